@@ -1,0 +1,146 @@
+"""JSON reading and writing with the number and spacing rules the DeepSeek templates use.
+
+Two output styles exist (spec §2.6, §3.6):
+
+* **prompt style** (tool schema lines, response-format schema, ``string="false"`` values): ``", "`` and
+  ``": "`` separators, non-ASCII raw, shortest round-trip floats written positionally when the decimal
+  exponent is in [-5, 16) and as ``1e+16`` / ``1.5e-7`` otherwise;
+* **compact style** (output constraints): no spaces, the same strings, exponents without ``+``.
+
+Reading follows the same number model: integers that fit a signed or unsigned 64-bit integer stay integers,
+larger ones become doubles, and ``-0`` is the double ``-0.0``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import orjson
+
+__all__ = ["JSONDecodeError", "dumps_compact", "dumps_prompt", "loads"]
+
+_I64_MIN = -(2**63)
+_U64_MAX = 2**64 - 1
+_NEG_ZERO = re.compile(rb"-0(?![0-9.eE])")
+
+
+class JSONDecodeError(ValueError):
+    """The text is not a JSON document dscodec accepts (RFC 8259, no NaN/Infinity, no lone surrogates)."""
+
+
+def _parse_int(text: str) -> int | float:
+    if text == "-0":
+        return -0.0
+    value = int(text)
+    if _I64_MIN <= value <= _U64_MAX:
+        return value
+    return float(value)
+
+
+def _parse_float(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise JSONDecodeError(f"number out of range: {text}")
+    return value
+
+
+def _reject_constant(name: str) -> Any:
+    raise JSONDecodeError(f"{name} is not valid JSON")
+
+
+def loads(data: str | bytes) -> Any:
+    """Parse JSON with 64-bit integer semantics.
+
+    Raises:
+        JSONDecodeError: not valid JSON (including invalid UTF-8 and lone surrogate escapes).
+    """
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        raise JSONDecodeError(str(exc)) from None
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    if b"-0" in raw and _NEG_ZERO.search(raw):
+        # orjson reads "-0" as the integer 0; re-read with hooks that keep the sign as -0.0.
+        text = raw.decode("utf-8")
+        try:
+            value = json.loads(
+                text, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_reject_constant
+            )
+        except ValueError as exc:
+            raise JSONDecodeError(str(exc)) from None
+    return value
+
+
+def _float_text(value: float, plus: bool) -> str:
+    text = orjson.dumps(value).decode()
+    return text if plus else text.replace("e+", "e")
+
+
+def _int_text(value: int) -> str:
+    if _I64_MIN <= value <= _U64_MAX:
+        return str(value)
+    return orjson.dumps(float(value)).decode()
+
+
+def _write(value: Any, out: list[str], item_sep: str, key_sep: str, plus: bool) -> None:
+    if isinstance(value, str):
+        out.append(orjson.dumps(value).decode())
+    elif value is None:
+        out.append("null")
+    elif value is True:
+        out.append("true")
+    elif value is False:
+        out.append("false")
+    elif isinstance(value, int):
+        out.append(_int_text(value))
+    elif isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            out.append("null")
+        else:
+            out.append(_float_text(value, plus))
+    elif isinstance(value, dict):
+        if not value:
+            out.append("{}")
+            return
+        out.append("{")
+        first = True
+        for key, item in value.items():
+            if not first:
+                out.append(item_sep)
+            first = False
+            out.append(orjson.dumps(str(key)).decode())
+            out.append(key_sep)
+            _write(item, out, item_sep, key_sep, plus)
+        out.append("}")
+    elif isinstance(value, (list, tuple)):
+        if not value:
+            out.append("[]")
+            return
+        out.append("[")
+        first = True
+        for item in value:
+            if not first:
+                out.append(item_sep)
+            first = False
+            _write(item, out, item_sep, key_sep, plus)
+        out.append("]")
+    else:
+        raise TypeError(f"cannot serialise {type(value).__name__} as JSON")
+
+
+def dumps_prompt(value: Any) -> str:
+    """Serialise ``value`` in the prompt style (``{"a": 1, "b": [1.5, 1e+16]}``)."""
+    if isinstance(value, str):
+        return orjson.dumps(value).decode()
+    out: list[str] = []
+    _write(value, out, ", ", ": ", True)
+    return "".join(out)
+
+
+def dumps_compact(value: Any) -> str:
+    """Serialise ``value`` compactly (``{"a":1,"b":[1.5,1e16]}``)."""
+    out: list[str] = []
+    _write(value, out, ",", ":", False)
+    return "".join(out)

@@ -1,0 +1,238 @@
+"""The neutral conversation: what every protocol converts into and what the prompt renderer reads.
+
+Nothing here knows a wire format. Field names are dscodec's own vocabulary; each protocol translates its
+own spelling in its ``inbound`` module.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from dscodec.errors import ContextLengthExceeded
+
+__all__ = [
+    "AssistantMessage",
+    "Conversation",
+    "ConversationRequest",
+    "Effort",
+    "ImagePlaceholder",
+    "ImageSource",
+    "InferenceOptions",
+    "LatestReminderMessage",
+    "Message",
+    "ModelVersion",
+    "OutputConstraint",
+    "ParsingOptions",
+    "Protocol",
+    "SystemMessage",
+    "ThinkingStage",
+    "ToolCall",
+    "ToolDefinition",
+    "ToolMessage",
+    "UserMessage",
+]
+
+ModelVersion = Literal["v4", "v4.1"]
+Protocol = Literal["chat_completions", "responses", "messages"]
+Effort = Literal["low", "high", "xhigh", "max"]
+ThinkingStage = Literal["reasoning_start", "reasoning_continuation", "content_continuation"]
+ToolChoice = Literal["auto", "none", "required"]
+ResponseFormat = Literal["text", "json_object", "json_schema", "regex"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=False)
+
+
+class ImageSource(_Model):
+    """Where an image comes from. dscodec fetches nothing; a server resolves sources itself.
+
+    ``path`` locates the image in the request body (``.messages[0]``, ``input[2]``,
+    ``messages.0.content[1]``), in the spelling the reference uses for that protocol.
+    """
+
+    kind: Literal["url", "data_url", "bytes"]
+    url: str | None = None
+    data: bytes | None = None
+    media_type: str | None = None
+    detail: Literal["low", "high", "original", "auto"] = "high"
+    path: str = ""
+
+
+class ImagePlaceholder(_Model):
+    """An image position inside a message's content.
+
+    ``offset`` is the code-point index in ``content`` where the image token spelling starts. Only these
+    positions become image ids; a user who types the spelling gets plain text.
+    """
+
+    offset: int
+    source: ImageSource
+
+
+class ToolDefinition(_Model):
+    """A function the model may call. ``parameters`` is a JSON value (normally an object schema)."""
+
+    name: str
+    description: str | None = None
+    parameters: Any = None
+    strict: bool | None = None
+    defer_loading: bool = False
+
+
+class ToolCall(_Model):
+    """A call written by the assistant. ``arguments`` is kept verbatim as the client sent it."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+class SystemMessage(_Model):
+    role: Literal["system"] = "system"
+    content: str = ""
+    images: list[ImagePlaceholder] = Field(default_factory=list)
+    #: Tools announced mid-conversation (V4.1 renders them as "Updated Tool Schemas"; V4 ignores them).
+    tools: list[ToolDefinition] | None = None
+
+
+class UserMessage(_Model):
+    role: Literal["user"] = "user"
+    content: str = ""
+    images: list[ImagePlaceholder] = Field(default_factory=list)
+
+
+class AssistantMessage(_Model):
+    role: Literal["assistant"] = "assistant"
+    content: str = ""
+    #: The reasoning (``<think>`` text) of this turn; ``None`` when the client sent none.
+    reasoning: str | None = None
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    #: True for the final message the model must continue (no end of turn is rendered).
+    prefix: bool = False
+
+
+class ToolMessage(_Model):
+    role: Literal["tool"] = "tool"
+    tool_call_id: str = ""
+    content: str = ""
+    images: list[ImagePlaceholder] = Field(default_factory=list)
+
+
+class LatestReminderMessage(_Model):
+    role: Literal["latest_reminder"] = "latest_reminder"
+    content: str = ""
+
+
+Message = Annotated[
+    Union[SystemMessage, UserMessage, AssistantMessage, ToolMessage, LatestReminderMessage],
+    Field(discriminator="role"),
+]
+
+
+class Conversation(_Model):
+    """A protocol-neutral conversation, ready to render.
+
+    ``tools`` are the tools visible to the model (``tool_choice="none"`` empties it, a named tool choice
+    filters it to that tool). ``reasoning_effort`` is ``None`` exactly when thinking is off.
+    """
+
+    messages: list[Message] = Field(default_factory=list)
+    thinking_mode: bool = True
+    reasoning_effort: Effort | None = None
+    tools: list[ToolDefinition] = Field(default_factory=list)
+    tool_choice: ToolChoice = "auto"
+    response_format: ResponseFormat = "text"
+    response_schema: Any = None
+    response_regex: str | None = None
+
+
+@dataclass(frozen=True)
+class OutputConstraint:
+    """A constraint for constrained decoding: ``schema`` is compact JSON, ``""`` or the regex."""
+
+    kind: Literal["tool_call", "tool_call_required", "json", "regex"]
+    schema: str = ""
+
+
+class InferenceOptions(_Model):
+    """Sampling settings resolved from the request (values the model server should use)."""
+
+    temperature: float = 1.0
+    top_p: float = 1.0
+    max_tokens: int | None = None
+    logprobs: bool = False
+    top_logprobs: int | None = None
+    seed: int | None = None
+    output_constraint: OutputConstraint | None = None
+
+
+class ParsingOptions(_Model):
+    """How the response path reads the model's output for this request."""
+
+    parse_tool_calls: bool = True
+    starts_in_tool_calls: bool = False
+    parse_json_output: bool = False
+    thinking_initial_stage: ThinkingStage | None = None
+    stop_sequences: list[str] = Field(default_factory=list)
+
+
+#: Default completion budget when the request sets none (spec §1.4).
+_DEFAULT_MAX_TOKENS_NOTHINK = 8192
+_DEFAULT_MAX_TOKENS_THINK = 65536
+_DEFAULT_MAX_TOKENS_THINK_MAX = 131072
+
+
+class ConversationRequest(_Model):
+    """The result of :func:`dscodec.convert`: a conversation plus everything the serving side needs."""
+
+    protocol: Protocol
+    model: str
+    model_version: ModelVersion
+    stream: bool = False
+    conversation: Conversation
+    inference_options: InferenceOptions = Field(default_factory=InferenceOptions)
+    parsing_options: ParsingOptions = Field(default_factory=ParsingOptions)
+    #: Chat Completions ``stream_options.include_usage``.
+    include_usage: bool = False
+    #: Request settings a protocol's response object repeats back (Responses), in wire spelling.
+    echo: dict[str, Any] | None = None
+    #: Responses namespaced tools: prompt name -> (namespace, name).
+    namespace_tool_map: dict[str, tuple[str, str]] = Field(default_factory=dict)
+
+    def resolve_max_tokens(self, prompt_tokens: int, context_limit: int) -> int:
+        """The completion budget for a prompt of ``prompt_tokens`` in a context of ``context_limit``.
+
+        A requested budget is kept and must fit; otherwise the default for the thinking mode is lowered to
+        what the context leaves (at least 1).
+
+        Raises:
+            ContextLengthExceeded: the prompt and the requested completion do not fit.
+        """
+        requested = self.inference_options.max_tokens
+        if requested is not None:
+            if prompt_tokens + requested > context_limit:
+                raise _context_error(prompt_tokens, requested, context_limit)
+            return requested
+        if prompt_tokens > context_limit:
+            raise _context_error(prompt_tokens, 0, context_limit)
+        conv = self.conversation
+        if not conv.thinking_mode:
+            default = _DEFAULT_MAX_TOKENS_NOTHINK
+        elif conv.reasoning_effort == "max":
+            default = _DEFAULT_MAX_TOKENS_THINK_MAX
+        else:
+            default = _DEFAULT_MAX_TOKENS_THINK
+        return max(1, min(default, context_limit - prompt_tokens))
+
+
+def _context_error(prompt_tokens: int, completion: int, limit: int) -> ContextLengthExceeded:
+    total = prompt_tokens + completion
+    return ContextLengthExceeded(
+        f"This model's maximum context length is {limit} tokens. However, you requested {total} tokens "
+        f"({prompt_tokens} in the messages, {completion} in the completion). "
+        "Please reduce the length of the messages or completion."
+    )

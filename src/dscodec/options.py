@@ -1,0 +1,73 @@
+"""Conversion options: the serving side's policy for turning requests into conversations."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Literal
+
+from dscodec.conversation import ModelVersion
+
+__all__ = ["DEFAULT_MAX_TOKENS_UPPER_BOUND", "DEFAULT_MODEL_NAMES", "ConversionOptions"]
+
+#: Upper bound of a requested completion budget, thinking or not (spec §1.4).
+DEFAULT_MAX_TOKENS_UPPER_BOUND = 393216
+
+#: Accepted model names and the template each one uses (spec §1.2).
+DEFAULT_MODEL_NAMES: Mapping[str, ModelVersion] = MappingProxyType(
+    {"DeepSeek-V4-Pro": "v4", "DeepSeek-V4.1-Flash": "v4.1"}
+)
+
+ReasoningBehavior = Literal["fill_empty", "reject"]
+ServerToolBehavior = Literal["drop", "reject"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ConversionOptions:
+    """How requests are converted. Every field has the reference's default.
+
+    Attributes:
+        default_thinking_mode: thinking mode when a request neither switches it nor names an effort.
+        reasoning_content_behavior: what to do with an assistant turn of the current agentic round that lacks
+            its reasoning in thinking mode: ``"fill_empty"`` (use ``""``) or ``"reject"`` (400).
+        responses_web_search: Responses ``web_search`` tools: ``"drop"`` them or ``"reject"`` the request.
+        messages_web_search: Messages ``web_search_*`` tools and server-tool history blocks.
+        thinking_max_tokens_upper_bound: largest accepted completion budget in thinking mode.
+        non_thinking_max_tokens_upper_bound: the same without thinking.
+        model_versions_by_name: accepted model names (exact match) and their template version.
+
+    Examples:
+        >>> opts = ConversionOptions().with_model_alias("my-model", "v4.1")
+        >>> sorted(opts.model_versions_by_name)
+        ['DeepSeek-V4-Pro', 'DeepSeek-V4.1-Flash', 'my-model']
+    """
+
+    default_thinking_mode: bool = True
+    reasoning_content_behavior: ReasoningBehavior = "fill_empty"
+    responses_web_search: ServerToolBehavior = "drop"
+    messages_web_search: ServerToolBehavior = "reject"
+    thinking_max_tokens_upper_bound: int = DEFAULT_MAX_TOKENS_UPPER_BOUND
+    non_thinking_max_tokens_upper_bound: int = DEFAULT_MAX_TOKENS_UPPER_BOUND
+    model_versions_by_name: Mapping[str, ModelVersion] = field(default_factory=lambda: DEFAULT_MODEL_NAMES)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "model_versions_by_name", MappingProxyType(dict(self.model_versions_by_name)))
+        for version in self.model_versions_by_name.values():
+            if version not in ("v4", "v4.1"):
+                raise ValueError(f"unknown model version {version!r}; expected 'v4' or 'v4.1'")
+
+    def with_model_alias(self, name: str, version: ModelVersion) -> ConversionOptions:
+        """A copy that also accepts ``name`` (or maps it anew) for ``version``."""
+        names = dict(self.model_versions_by_name)
+        names[name] = version
+        return dataclasses.replace(self, model_versions_by_name=names)
+
+    def with_model_versions_by_name(self, names: Mapping[str, ModelVersion]) -> ConversionOptions:
+        """A copy whose accepted model names are exactly ``names``."""
+        return dataclasses.replace(self, model_versions_by_name=dict(names))
+
+    def replace(self, **changes: object) -> ConversionOptions:
+        """A copy with some fields changed (``opts.replace(default_thinking_mode=False)``)."""
+        return dataclasses.replace(self, **changes)  # type: ignore[arg-type]

