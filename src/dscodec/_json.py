@@ -5,7 +5,11 @@ Two output styles exist (spec §2.6, §3.6):
 * **prompt style** (tool schema lines, response-format schema, ``string="false"`` values): ``", "`` and
   ``": "`` separators, non-ASCII raw, shortest round-trip floats written positionally when the decimal
   exponent is in [-5, 16) and as ``1e+16`` / ``1.5e-7`` otherwise;
-* **compact style** (output constraints): no spaces, the same strings, exponents without ``+``.
+* **compact style** (output constraints): no spaces, otherwise the same strings and numbers.
+
+The V4.1 template writes prompt-style floats the way Python's ``repr`` does instead (positional for decimal
+exponents in [-4, 16), otherwise ``1e-05`` / ``1e+16``), observed against the reference: ``dumps_prompt(value,
+python_floats=True)``.
 
 Reading follows the same number model: integers that fit a signed or unsigned 64-bit integer stay integers,
 larger ones become doubles, and ``-0`` is the double ``-0.0``.
@@ -14,6 +18,7 @@ larger ones become doubles, and ``-0`` is the double ``-0.0``.
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any
 
@@ -73,18 +78,21 @@ def loads(data: str | bytes) -> Any:
     return value
 
 
-def _float_text(value: float, plus: bool) -> str:
+def _float_text(value: float, plus: bool | None) -> str:
+    if plus is None:
+        # Python-repr style (V4.1 prompts): repr() is already the shortest round-trip form.
+        return repr(value)
     text = orjson.dumps(value).decode()
     return text if plus else text.replace("e+", "e")
 
 
-def _int_text(value: int) -> str:
+def _int_text(value: int, plus: bool | None) -> str:
     if _I64_MIN <= value <= _U64_MAX:
         return str(value)
-    return orjson.dumps(float(value)).decode()
+    return _float_text(float(value), plus)
 
 
-def _write(value: Any, out: list[str], item_sep: str, key_sep: str, plus: bool) -> None:
+def _write(value: Any, out: list[str], item_sep: str, key_sep: str, plus: bool | None) -> None:
     if isinstance(value, str):
         out.append(orjson.dumps(value).decode())
     elif value is None:
@@ -94,9 +102,9 @@ def _write(value: Any, out: list[str], item_sep: str, key_sep: str, plus: bool) 
     elif value is False:
         out.append("false")
     elif isinstance(value, int):
-        out.append(_int_text(value))
+        out.append(_int_text(value, plus))
     elif isinstance(value, float):
-        if value != value or value in (float("inf"), float("-inf")):
+        if not math.isfinite(value):
             out.append("null")
         else:
             out.append(_float_text(value, plus))
@@ -130,17 +138,32 @@ def _write(value: Any, out: list[str], item_sep: str, key_sep: str, plus: bool) 
         raise TypeError(f"cannot serialise {type(value).__name__} as JSON")
 
 
-def dumps_prompt(value: Any) -> str:
-    """Serialise ``value`` in the prompt style (``{"a": 1, "b": [1.5, 1e+16]}``)."""
+def dumps_prompt(value: Any, *, python_floats: bool = False) -> str:
+    """Serialise ``value`` in the prompt style (``{"a": 1, "b": [1.5, 1e+16]}``).
+
+    Args:
+        value: a JSON value (dict, list, str, int, float, bool or None).
+        python_floats: write floats as Python's ``repr`` does (``1e-05``), as the V4.1 template does;
+            by default floats use the V4 rule of spec §3.6 (``0.00001``, ``1e-6``).
+
+    Examples:
+        >>> dumps_prompt({"a": 0.00001, "b": [1e-06, 1e16]})
+        '{"a": 0.00001, "b": [1e-6, 1e+16]}'
+        >>> dumps_prompt({"a": 0.00001, "b": [1e-06, 1e16]}, python_floats=True)
+        '{"a": 1e-05, "b": [1e-06, 1e+16]}'
+    """
     if isinstance(value, str):
         return orjson.dumps(value).decode()
     out: list[str] = []
-    _write(value, out, ", ", ": ", True)
+    _write(value, out, ", ", ": ", None if python_floats else True)
     return "".join(out)
 
 
 def dumps_compact(value: Any) -> str:
-    """Serialise ``value`` compactly (``{"a":1,"b":[1.5,1e16]}``)."""
-    out: list[str] = []
-    _write(value, out, ",", ":", False)
-    return "".join(out)
+    """Serialise ``value`` compactly (``{"a":1,"b":[1.5,1e+16]}``)."""
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:  # integers beyond 64 bits: write them as doubles, as the reader would
+        out: list[str] = []
+        _write(value, out, ",", ":", True)
+        return "".join(out)

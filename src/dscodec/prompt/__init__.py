@@ -1,0 +1,28 @@
+"""Rendering conversations to DeepSeek prompts and encoding them to token ids."""
+
+from __future__ import annotations
+
+from dscodec.conversation import Conversation, ConversationRequest, ModelVersion
+from dscodec.prompt.render import RenderedPrompt, render_prompt
+
+__all__ = ["RenderedPrompt", "render_request"]
+
+
+def render_request(request: ConversationRequest | Conversation, *, version: ModelVersion | None = None) -> RenderedPrompt:
+    """Render a converted request (or a conversation and a ``version``) to its prompt text and special spans.
+
+    Examples:
+        >>> import dscodec
+        >>> request = dscodec.convert("chat_completions", {"model": "DeepSeek-V4-Pro",
+        ...     "thinking": {"type": "disabled"}, "messages": [{"role": "user", "content": "Hi"}]})
+        >>> prompt = dscodec.render(request)
+        >>> prompt.text
+        '<｜begin▁of▁sentence｜><｜User｜>Hi<｜Assistant｜></think>'
+        >>> prompt.special_spans
+        [(0, 21), (21, 29), (31, 44), (44, 52)]
+    """
+    if isinstance(request, ConversationRequest):
+        return render_prompt(request.conversation, version or request.model_version)
+    if version is None:
+        raise TypeError("rendering a Conversation needs version='v4' or 'v4.1'")
+    return render_prompt(request, version)

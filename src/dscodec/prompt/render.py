@@ -1,0 +1,571 @@
+"""Conversation -> DeepSeek V4 / V4.1 prompt, as text segments and special-token markers (spec §3).
+
+The renderer walks the conversation once and appends to a flat list of segments: plain ``str`` pieces and
+:class:`Special` markers, one per special token the template inserts. Text that came from the client (message
+contents, reasoning, tool names, argument values, schemas) is only ever a ``str`` segment, so a user who types
+``<｜User｜>`` gets ordinary text and never a control token. Everything that differs between V4 and V4.1 is read
+from the :class:`~dscodec.prompt.dialects.Dialect`.
+
+Performance: every piece is appended to one list and joined once; no regex runs over client text.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, TypeAlias
+
+from dscodec._json import JSONDecodeError, dumps_prompt, loads
+from dscodec.conversation import (
+    AssistantMessage,
+    Conversation,
+    ImagePlaceholder,
+    ImageSource,
+    LatestReminderMessage,
+    Message,
+    ModelVersion,
+    SystemMessage,
+    ToolCall,
+    ToolDefinition,
+    ToolMessage,
+    UserMessage,
+)
+from dscodec.errors import ConversionError
+from dscodec.prompt.dialects import Dialect, HistoryThink, PrefixThink, ReasoningKind, dialect_for
+
+__all__ = ["RenderedPrompt", "Segment", "Special", "render_prompt", "render_segments"]
+
+
+@dataclass(frozen=True, slots=True)
+class Special:
+    """One special token the template inserted; the encoder turns it into exactly one id."""
+
+    text: str
+
+
+Segment: TypeAlias = str | Special
+"""A piece of a rendered prompt: plain text (encoded as ordinary text) or one special token."""
+
+
+@dataclass(frozen=True)
+class RenderedPrompt:
+    """A rendered prompt.
+
+    Attributes:
+        text: the whole prompt.
+        special_spans: half-open ``(start, end)`` code-point offsets of every special token the template
+            inserted, ascending and disjoint (spec §3.7).
+        image_sources: the images of the prompt's image placeholders, in prompt order.
+    """
+
+    text: str
+    special_spans: list[tuple[int, int]]
+    image_sources: list[ImageSource]
+
+
+def render_segments(
+    conversation: Conversation, version: ModelVersion
+) -> tuple[list[Segment], list[ImageSource]]:
+    """Render ``conversation`` with the ``version`` template as segments, plus its image sources in prompt order.
+
+    Adjacent text segments are not merged; concatenating all segments gives the prompt text.
+
+    Raises:
+        ConversionError: an image placeholder does not point at the image token in its message.
+
+    Examples:
+        >>> from dscodec.conversation import Conversation, UserMessage
+        >>> conv = Conversation(messages=[UserMessage(content="Hi")], thinking_mode=False)
+        >>> segments, images = render_segments(conv, "v4")
+        >>> [s if isinstance(s, str) else s.text for s in segments]
+        ['<｜begin▁of▁sentence｜>', '<｜User｜>', 'Hi', '<｜Assistant｜>', '</think>']
+    """
+    renderer = _Renderer(conversation, dialect_for(version))
+    renderer.render()
+    return renderer.out, renderer.images
+
+
+def render_prompt(conversation: Conversation, version: ModelVersion) -> RenderedPrompt:
+    """Render ``conversation`` with the ``version`` template to its text and special spans.
+
+    Raises:
+        ConversionError: an image placeholder does not point at the image token in its message.
+
+    Examples:
+        >>> from dscodec.conversation import Conversation, SystemMessage, UserMessage
+        >>> conv = Conversation(messages=[SystemMessage(content="You are X."), UserMessage(content="Hi")],
+        ...     reasoning_effort="low")
+        >>> prompt = render_prompt(conv, "v4")
+        >>> prompt.text
+        '<｜begin▁of▁sentence｜>You are X.<｜User｜>Hi<｜Assistant｜><think>'
+        >>> prompt.special_spans
+        [(0, 21), (31, 39), (41, 54), (54, 61)]
+    """
+    segments, images = render_segments(conversation, version)
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    for segment in segments:
+        if isinstance(segment, str):
+            pos += len(segment)
+        else:
+            end = pos + len(segment.text)
+            spans.append((pos, end))
+            pos = end
+    text = "".join(s if isinstance(s, str) else s.text for s in segments)
+    return RenderedPrompt(text=text, special_spans=spans, image_sources=images)
+
+
+# -- constants split into segments -------------------------------------------------------------------------
+
+
+@functools.cache
+def _instruction_segments(version: ModelVersion) -> tuple[tuple[Segment, ...], tuple[Segment, ...]]:
+    """The tool instructions before and after the schema lines, with their special tokens marked.
+
+    Every DSML token, ``<think>`` and ``</think>`` inside the instruction text is a special token (§3.1). The
+    text is a template constant, so finding the spellings in it is safe (unlike in client text).
+    """
+    dialect = dialect_for(version)
+    spellings = sorted({dialect.dsml, dialect.think_open, dialect.think_close}, key=len, reverse=True)
+    pattern = re.compile("(" + "|".join(re.escape(s) for s in spellings) + ")")
+
+    def split(text: str) -> tuple[Segment, ...]:
+        parts: list[Segment] = []
+        for index, piece in enumerate(pattern.split(text)):
+            if index % 2:
+                parts.append(Special(piece))
+            elif piece:
+                parts.append(piece)
+        return tuple(parts)
+
+    return split(dialect.tools_instruction_head), split(dialect.tools_instruction_tail)
+
+
+def _schema_line(tool: ToolDefinition, python_floats: bool) -> str:
+    # §3.6: {"name": …, "description": … or "", "parameters": …} in the prompt JSON style; parameters is the
+    # stored value as is (null when a directly built definition has none).
+    line = {"name": tool.name, "description": tool.description or "", "parameters": tool.parameters}
+    return dumps_prompt(line, python_floats=python_floats)
+
+
+def _reasoning_kind(reasoning: str | None) -> ReasoningKind:
+    if reasoning is None:
+        return "none"
+    return "text" if reasoning else "empty"
+
+
+def _arguments(arguments: str, python_floats: bool) -> list[tuple[str, str, bool]]:
+    """The parameters of one call as ``(name, value, is_string)`` (§3.5)."""
+    try:
+        value: Any = loads(arguments)
+    except JSONDecodeError:
+        value = None
+        parsed = False
+    else:
+        parsed = True
+    if not parsed or not isinstance(value, dict):
+        # Invalid JSON or JSON that is not an object: one "arguments" parameter holding the raw text.
+        return [("arguments", arguments, True)]
+    params: list[tuple[str, str, bool]] = []
+    for key, item in value.items():
+        if isinstance(item, str):
+            params.append((key, item, True))
+        else:
+            params.append((key, dumps_prompt(item, python_floats=python_floats), False))
+    return params
+
+
+# -- message order -----------------------------------------------------------------------------------------
+
+# A working item: a message, or (V4) a run of consecutive user messages that forms one part of a user turn.
+_Item: TypeAlias = "Message | list[UserMessage]"
+
+
+def _merge_user_runs(messages: Sequence[Message]) -> list[_Item]:
+    """Consecutive user messages as one item (V4), so that a run counts once when results are sorted."""
+    items: list[_Item] = []
+    for message in messages:
+        if isinstance(message, UserMessage):
+            last = items[-1] if items else None
+            if isinstance(last, list):
+                last.append(message)
+            else:
+                items.append([message])
+        else:
+            items.append(message)
+    return items
+
+
+def _sort_results_by_id_windows(items: list[_Item]) -> list[_Item]:
+    """V4 result order (observed): after each assistant turn with ``n`` tool calls, the next ``n`` items.
+
+    The positions and call counts of the assistant turns are taken first; then, for each in order, the ``n``
+    items after that position (on the list as already reordered; skipped when fewer than ``n`` remain) are
+    stably sorted: tool results first, by tool-call id, then everything else in its order. With the calls
+    also written in id order (``sorts_tool_calls_by_id``) the results of a complete round follow the calls.
+    """
+    windows = [
+        (index, len(item.tool_calls))
+        for index, item in enumerate(items)
+        if isinstance(item, AssistantMessage) and item.tool_calls
+    ]
+    for index, count in windows:
+        start, stop = index + 1, index + 1 + count
+        if stop <= len(items):
+            items[start:stop] = sorted(items[start:stop], key=_id_window_key)
+    return items
+
+
+def _id_window_key(item: _Item) -> tuple[int, str]:
+    if isinstance(item, ToolMessage):
+        return (0, item.tool_call_id)
+    return (1, "")
+
+
+def _sort_results_by_call_position(items: list[_Item]) -> list[_Item]:
+    """V4.1 result order (observed): inside each run of user and tool items (one user turn), the tool results
+    are stably sorted by the position of their id among the latest assistant turn's tool calls (an unknown id
+    counts as position 0); the other items keep their places.
+    """
+    positions: dict[str, int] = {}
+    index = 0
+    while index < len(items):
+        item = items[index]
+        if isinstance(item, AssistantMessage):
+            if item.tool_calls:
+                positions = {}
+                for position, call in enumerate(item.tool_calls):
+                    positions.setdefault(call.id, position)
+            index += 1
+            continue
+        if not _in_user_turn(item):
+            index += 1
+            continue
+        stop = index
+        while stop < len(items) and _in_user_turn(items[stop]):
+            stop += 1
+        slots = [i for i in range(index, stop) if isinstance(items[i], ToolMessage)]
+        if len(slots) > 1:
+            table = positions
+            results = sorted(
+                (items[i] for i in slots),
+                key=lambda m: table.get(m.tool_call_id, 0) if isinstance(m, ToolMessage) else 0,
+            )
+            for slot, result in zip(slots, results):
+                items[slot] = result
+        index = stop
+    return items
+
+
+def _in_user_turn(item: _Item) -> bool:
+    return isinstance(item, (UserMessage, ToolMessage, list))
+
+
+# -- the renderer ------------------------------------------------------------------------------------------
+
+
+class _Renderer:
+    """One rendering pass; collects segments in ``out`` and image sources in ``images``."""
+
+    def __init__(self, conversation: Conversation, dialect: Dialect) -> None:
+        self.conv = conversation
+        self.d = dialect
+        self.out: list[Segment] = []
+        self.images: list[ImageSource] = []
+        # tool_choice "none" hides the tools from the prompt (§3.3).
+        self.tools = conversation.tools if conversation.tool_choice != "none" else []
+        self.bos = Special(dialect.bos)
+        self.eos = Special(dialect.eos)
+        self.user = Special(dialect.user)
+        self.assistant = Special(dialect.assistant)
+        self.system = Special(dialect.system) if dialect.system is not None else None
+        self.reminder = Special(dialect.latest_reminder)
+        self.think_open = Special(dialect.think_open)
+        self.think_close = Special(dialect.think_close)
+        self.dsml = Special(dialect.dsml)
+        self.image = Special(dialect.image)
+
+    # -- building blocks --
+
+    def content(self, text: str, placeholders: Sequence[ImagePlaceholder]) -> None:
+        """Append message text; only the placeholder positions become image tokens (§2.1.1, §3.7)."""
+        if not placeholders:
+            if text:
+                self.out.append(text)
+            return
+        spelling = self.d.image
+        width = len(spelling)
+        pos = 0
+        for placeholder in sorted(placeholders, key=lambda p: p.offset):
+            offset = placeholder.offset
+            if offset < pos or text[offset : offset + width] != spelling:
+                raise ConversionError(
+                    f"image placeholder at offset {offset} does not point at an unused {spelling!r} in the "
+                    "message content; placeholders must mark where the image token was inserted"
+                )
+            if offset > pos:
+                self.out.append(text[pos:offset])
+            self.out.append(self.image)
+            self.images.append(placeholder.source)
+            pos = offset + width
+        if pos < len(text):
+            self.out.append(text[pos:])
+
+    def effort(self) -> list[str]:
+        """The effort preamble plus its separator, or nothing (thinking off, or V4 low effort)."""
+        if not self.conv.thinking_mode:
+            return []
+        # A conversation built directly may leave the effort unset: it renders as "high" (§3.1).
+        text = self.d.effort_preambles[self.conv.reasoning_effort or "high"]
+        if not text:
+            return []
+        return [text, self.d.block_separator]
+
+    def tool_instructions(self) -> None:
+        """The tools block: instructions with one schema line per tool not deferred (§3.1, §3.6)."""
+        head, tail = _instruction_segments(self.d.version)
+        self.out.extend(head)
+        lines = "".join(
+            _schema_line(tool, self.d.python_floats) + "\n" for tool in self.tools if not tool.defer_loading
+        )
+        if not lines and self.d.newline_for_no_schemas:
+            # V4.1 with every tool deferred still writes the (empty) schema list's line end (observed).
+            lines = "\n"
+        if lines:
+            self.out.append(lines)
+        self.out.extend(tail)
+
+    def response_format(self) -> None:
+        fmt = self.conv.response_format
+        if fmt == "json_object":
+            self.out.append(self.d.json_object_block)
+        elif fmt == "json_schema" and self.conv.response_schema is not None:
+            # No schema, no block (the reference has no json_schema format without a schema).
+            self.out.append(
+                self.d.json_schema_block_head
+                + dumps_prompt(self.conv.response_schema, python_floats=self.d.python_floats)
+            )
+
+    def updated_tools(self, tools: list[ToolDefinition] | None) -> None:
+        # §3.2: V4.1 only; every tool of the system message, deferred ones included, lines joined by "\n".
+        if not tools:
+            return
+        self.out.append(
+            self.d.updated_tool_schemas_head
+            + "\n".join(_schema_line(tool, self.d.python_floats) for tool in tools)
+        )
+
+    def has_extras(self) -> bool:
+        """Whether tools or a response-format block go into the system text."""
+        conv = self.conv
+        return (
+            bool(self.tools)
+            or conv.response_format == "json_object"
+            or (conv.response_format == "json_schema" and conv.response_schema is not None)
+        )
+
+    # -- layout --
+
+    def render(self) -> None:
+        d = self.d
+        self.out.append(self.bos)
+        messages = self.conv.messages
+        body: Sequence[Message]
+        if d.hoists_system:
+            self.system_text_hoisted(messages)
+            body = [m for m in messages if not isinstance(m, SystemMessage)]
+        else:
+            body = self.first_system_block(messages)
+        # Putting results in order never moves an assistant turn to the front, so the first item is the
+        # conversation's first message exactly when nothing before it was taken out.
+        leading = bool(body) and body[0] is messages[0]
+        items: list[_Item] = _merge_user_runs(body) if d.merges_user_runs else list(body)
+        if d.sorts_results_by_id_windows:
+            items = _sort_results_by_id_windows(items)
+        else:
+            items = _sort_results_by_call_position(items)
+        self.turns(items, first_message_at=0 if leading else None)
+
+    def system_text_hoisted(self, messages: Sequence[Message]) -> None:
+        """V4 has no system token: effort, every system message, tools and format lead the prompt (§3.2)."""
+        self.out.extend(self.effort())
+        first = True
+        for message in messages:
+            if isinstance(message, SystemMessage) and message.content:
+                # Empty system contents contribute nothing, not even a separator.
+                if not first:
+                    self.out.append(self.d.block_separator)
+                self.content(message.content, message.images)
+                first = False
+        if self.tools:
+            self.tool_instructions()
+        self.response_format()
+
+    def first_system_block(self, messages: Sequence[Message]) -> Sequence[Message]:
+        """V4.1's first system block; returns the messages still to render (§3.2).
+
+        A leading system message absorbs the effort, tools and format; otherwise an implicit block holds them.
+        With no messages at all the effort alone opens no block.
+        """
+        assert self.system is not None
+        leading = messages[0] if messages and isinstance(messages[0], SystemMessage) else None
+        effort = self.effort()
+        needed = leading is not None or self.has_extras() or (bool(effort) and bool(messages))
+        if not needed:
+            return messages
+        self.out.append(self.system)
+        self.out.extend(effort)
+        if leading is not None:
+            self.content(leading.content, leading.images)
+        if self.tools:
+            self.tool_instructions()
+        self.response_format()
+        if leading is not None:
+            self.updated_tools(leading.tools)
+            return messages[1:]
+        return messages
+
+    def turns(self, items: Sequence[_Item], *, first_message_at: int | None) -> None:
+        """Every message in order, then the tail (§3.3).
+
+        ``first_message_at`` is the item index holding the conversation's first message, if any item does.
+        """
+        d = self.d
+        out = self.out
+        has_tools = bool(self.tools)
+        thinking = self.conv.thinking_mode
+        previous: str | None = None
+        last = len(items) - 1
+        for index, item in enumerate(items):
+            if isinstance(item, list):
+                # A merged run of user messages (V4): one user-turn part, joined by the separator; empty
+                # contents contribute nothing, not even a separator (observed, like V4 system texts).
+                self.user_part(previous)
+                first = True
+                for user in item:
+                    if not user.content:
+                        continue
+                    if not first:
+                        out.append(d.block_separator)
+                    self.content(user.content, user.images)
+                    first = False
+                previous = "user"
+            elif isinstance(item, UserMessage):
+                self.user_part(previous)
+                self.content(item.content, item.images)
+                previous = "user"
+            elif isinstance(item, ToolMessage):
+                if previous == "tool" or (previous == "user" and d.tool_result_joins_user):
+                    out.append(d.block_separator)
+                else:
+                    out.append(self.user)
+                out.append(d.tool_result_open)
+                self.content(item.content, item.images)
+                out.append(d.tool_result_close)
+                previous = "tool"
+            elif isinstance(item, LatestReminderMessage):
+                # V4.1 renders only the first of consecutive latest reminders.
+                if not (previous == "reminder" and d.dedupes_latest_reminders):
+                    out.append(self.reminder)
+                    if item.content:
+                        out.append(item.content)
+                previous = "reminder"
+            elif isinstance(item, SystemMessage):
+                # Only V4.1 gets here (V4 hoists system messages): a system block in place.
+                assert self.system is not None
+                out.append(self.system)
+                self.content(item.content, item.images)
+                self.updated_tools(item.tools)
+                previous = "system"
+            else:
+                out.append(self.assistant)
+                if item.prefix:
+                    self.prefix_turn(item, thinking, leading=index == first_message_at)
+                    if index != last and d.eos_after_inner_prefix:
+                        out.append(self.eos)
+                else:
+                    self.history_turn(item, has_tools, thinking)
+                    out.append(self.eos)
+                previous = "assistant"
+        self.tail(items)
+
+    def user_part(self, previous: str | None) -> None:
+        # Consecutive user-role parts share one user turn (§3.3).
+        if previous in ("user", "tool"):
+            self.out.append(self.d.block_separator)
+        else:
+            self.out.append(self.user)
+
+    def history_turn(self, message: AssistantMessage, has_tools: bool, thinking: bool) -> None:
+        """A complete assistant turn after its ``A`` token: THINK_PART, content, tool calls (§3.3)."""
+        form = self.d.history_think[(has_tools, thinking, _reasoning_kind(message.reasoning))]
+        if form is HistoryThink.KEPT:
+            self.out.append(self.think_open)
+            if message.reasoning:
+                self.out.append(message.reasoning)
+        self.out.append(self.think_close)
+        if message.content:
+            self.out.append(message.content)
+        self.tool_calls(message.tool_calls)
+
+    def prefix_turn(self, message: AssistantMessage, thinking: bool, *, leading: bool) -> None:
+        """A prefix assistant turn after its ``A`` token: the model continues it, so no EOS (§3.3)."""
+        d = self.d
+        out = self.out
+        content = message.content
+        if leading and d.leading_prefix_skips_think and not self.has_extras():
+            # Observed (V4.1): a prefix turn that is the very first message, in a conversation without tools
+            # or response format, renders as if thinking were off.
+            form = PrefixThink.SKIPPED
+        else:
+            form = d.prefix_think[(thinking, _reasoning_kind(message.reasoning))]
+        if form is PrefixThink.OPEN or form is PrefixThink.CLOSED:
+            out.append(self.think_open)
+            if message.reasoning:
+                out.append(message.reasoning)
+            # An open reasoning closes once the turn has content (V4.1: or tool calls).
+            closes = bool(content) or (bool(message.tool_calls) and d.prefix_calls_close_think)
+            if closes or form is PrefixThink.CLOSED:
+                out.append(self.think_close)
+        elif form is PrefixThink.SKIPPED or content:
+            out.append(self.think_close)
+        if content:
+            out.append(content)
+        self.tool_calls(message.tool_calls)
+
+    def tool_calls(self, calls: Sequence[ToolCall]) -> None:
+        """The DSML block of an assistant turn's tool calls (§3.5); nothing without calls."""
+        if not calls:
+            return
+        if self.d.sorts_tool_calls_by_id:
+            # V4 writes the calls of a turn ordered by call id (stable), like it orders their results.
+            calls = sorted(calls, key=lambda call: call.id)
+        d = self.d
+        out = self.out
+        dsml = self.dsml
+        out.extend((d.block_separator + "<", dsml, d.tool_calls_tag + ">\n"))
+        for call in calls:
+            out.extend(("<", dsml, f'{d.invoke_tag} name="', call.name, '">\n'))
+            params = _arguments(call.arguments, d.python_floats)
+            if not params and d.empty_invoke_line:
+                out.append("\n")
+            for name, value, is_string in params:
+                flag = "true" if is_string else "false"
+                out.extend(("<", dsml, f'{d.parameter_tag} name="', name, f'" string="{flag}">'))
+                if value:
+                    out.append(value)
+                out.extend(("</", dsml, d.parameter_tag + ">\n"))
+            out.extend(("</", dsml, d.invoke_tag + ">\n"))
+        out.extend(("</", dsml, d.tool_calls_tag + ">"))
+
+    def tail(self, items: Sequence[_Item]) -> None:
+        """After the last message: open the assistant turn, unless a prefix turn is being continued (§3.3)."""
+        last = items[-1] if items else None
+        if not (isinstance(last, AssistantMessage) and last.prefix):
+            self.out.append(self.assistant)
+            self.out.append(self.think_open if self.conv.thinking_mode else self.think_close)
+        if self.conv.tool_choice == "required" and self.tools:
+            # The model must call a tool: the DSML block opener is pre-filled.
+            self.out.extend((self.d.block_separator + "<", self.dsml, self.d.tool_calls_tag + ">\n"))

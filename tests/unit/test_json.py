@@ -1,0 +1,183 @@
+"""dscodec._json: the prompt JSON style (spec §3.6), compact strings (§2.6) and the reader's number model."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+
+from dscodec._json import JSONDecodeError, dumps_compact, dumps_prompt, loads
+
+# -- prompt style (§3.6) ---------------------------------------------------------------------------------------
+
+
+def test_prompt_separators_and_key_order() -> None:
+    value = {"b": 1, "a": [1, 2, {"z": None, "y": True}], "c": {}, "d": [], "e": False}
+    assert (
+        dumps_prompt(value) == '{"b": 1, "a": [1, 2, {"z": null, "y": true}], "c": {}, "d": [], "e": false}'
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("名字", '"名字"'),
+        ("é中😀", '"é中😀"'),
+        ('say "hi"', '"say \\"hi\\""'),
+        ("back\\slash", '"back\\\\slash"'),
+        ("a\nb\tc", '"a\\nb\\tc"'),
+        ("\r\b\f", '"\\r\\b\\f"'),
+        ("\x01", '"\\u0001"'),
+        ("\x1f", '"\\u001f"'),  # lower-case hex
+        ("\x7f", '"\x7f"'),  # DEL is not a JSON control character
+        ("\u2028\u2029", '"\u2028\u2029"'),  # kept raw
+        ("</think>", '"</think>"'),  # no HTML escaping
+    ],
+)
+def test_prompt_strings(text: str, expected: str) -> None:
+    assert dumps_prompt(text) == expected
+    assert dumps_prompt([text]) == "[" + expected + "]"
+    assert dumps_prompt({text: 1}) == "{" + expected + ": 1}"
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (0, "0"),
+        (-1, "-1"),
+        (2**63 - 1, "9223372036854775807"),
+        (-(2**63), "-9223372036854775808"),
+        (2**64 - 1, "18446744073709551615"),
+        (12345678901234567890, "12345678901234567890"),
+        # Integers outside i64/u64 become doubles.
+        (2**64, "1.8446744073709552e+19"),
+        (-(2**63) - 1, "-9.223372036854776e+18"),
+        (10**30, "1e+30"),
+    ],
+)
+def test_prompt_integers(value: int, expected: str) -> None:
+    assert dumps_prompt(value) == expected
+    assert dumps_prompt([value]) == f"[{expected}]"
+
+
+# (value, V4 text (§3.6), V4.1 text = Python repr, observed against the reference)
+FLOATS = [
+    (1.0, "1.0", "1.0"),
+    (1e5, "100000.0", "100000.0"),
+    (1e15, "1000000000000000.0", "1000000000000000.0"),
+    (1e16, "1e+16", "1e+16"),
+    (1.2345678901234568e16, "1.2345678901234568e+16", "1.2345678901234568e+16"),
+    (1e20, "1e+20", "1e+20"),
+    (1.7976931348623157e308, "1.7976931348623157e+308", "1.7976931348623157e+308"),
+    (0.1, "0.1", "0.1"),
+    (0.0001, "0.0001", "0.0001"),
+    (0.00001, "0.00001", "1e-05"),
+    (0.000015, "0.000015", "1.5e-05"),
+    (1e-6, "1e-6", "1e-06"),
+    (1.5e-7, "1.5e-7", "1.5e-07"),
+    (-1e-7, "-1e-7", "-1e-07"),
+    (5e-324, "5e-324", "5e-324"),
+    (1e-100, "1e-100", "1e-100"),
+    (-0.0, "-0.0", "-0.0"),
+    (123.456, "123.456", "123.456"),
+]
+
+
+@pytest.mark.parametrize(("value", "v4", "v41"), FLOATS)
+def test_prompt_floats(value: float, v4: str, v41: str) -> None:
+    assert dumps_prompt({"n": value}) == '{"n": ' + v4 + "}"
+    assert dumps_prompt({"n": value}, python_floats=True) == '{"n": ' + v41 + "}"
+    # Both spellings read back to the same double.
+    assert loads(v4) == value and loads(v41) == value
+    assert math.copysign(1.0, loads(v4)) == math.copysign(1.0, value)
+
+
+def test_python_floats_leave_integers_and_strings_alone() -> None:
+    value = {"i": 10**16, "s": "1e-05", "l": [2**64 - 1]}
+    assert dumps_prompt(value, python_floats=True) == dumps_prompt(value)
+
+
+# -- compact strings (§2.6) ------------------------------------------------------------------------------------
+
+
+def test_compact_has_no_spaces_and_same_strings() -> None:
+    value = {"a": [1, {"b": None}], "c": "é中😀\u2028\x01\n"}
+    assert dumps_compact(value) == '{"a":[1,{"b":null}],"c":"é中😀\u2028\\u0001\\n"}'
+
+
+# -- reading -------------------------------------------------------------------------------------------------
+
+
+def test_loads_negative_zero_is_a_signed_double() -> None:
+    for text in ("-0", "-0.0", "-0e3"):
+        value = loads(text)
+        assert isinstance(value, float) and value == 0.0 and math.copysign(1.0, value) == -1.0
+    assert loads("[-0, 0]") == [-0.0, 0]
+    nested = loads('{"a": {"b": [-0]}, "s": "-0"}')
+    assert math.copysign(1.0, nested["a"]["b"][0]) == -1.0
+    assert nested["s"] == "-0"  # a string stays a string
+    assert isinstance(loads("0"), int)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("18446744073709551615", 18446744073709551615),
+        ("-9223372036854775808", -(2**63)),
+        ("12345678901234567890", 12345678901234567890),
+    ],
+)
+def test_loads_keeps_64_bit_integers(text: str, expected: int) -> None:
+    value = loads(text)
+    assert isinstance(value, int) and value == expected
+
+
+@pytest.mark.parametrize(
+    "text", ["18446744073709551616", "-9223372036854775809", "123456789012345678901234567890"]
+)
+def test_loads_larger_integers_become_doubles(text: str) -> None:
+    value = loads(text)
+    assert isinstance(value, float) and value == float(int(text))
+
+
+def test_loads_keeps_key_order_and_last_duplicate() -> None:
+    assert list(loads('{"b": 1, "a": 2}')) == ["b", "a"]
+    assert loads('{"a": 1, "b": 2, "a": 3}') == {"a": 3, "b": 2}
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        "NaN",
+        "[Infinity]",
+        "-Infinity",
+        '{"a": NaN}',
+        '"\\ud800"',  # lone high surrogate
+        '"\\udc00"',  # lone low surrogate
+        '"\\udc00\\ud800"',  # reversed pair
+        b'"\xff"',  # invalid UTF-8
+        b"\xc3",
+        "\ufeff{}",  # byte order mark
+        "1e400",  # overflows a double
+        "[1,]",
+        "{'a': 1}",
+        "01",
+        "",
+        '{"a": 1} x',
+        '"\t"',  # raw control character in a string
+    ],
+)
+def test_loads_rejects(data: Any) -> None:
+    with pytest.raises(JSONDecodeError):
+        loads(data)
+
+
+def test_json_decode_error_is_a_value_error() -> None:
+    assert issubclass(JSONDecodeError, ValueError)
+
+
+def test_loads_accepts_a_surrogate_pair_and_bytes() -> None:
+    assert loads('"\\ud83d\\ude00"') == "😀"
+    assert loads('{"k": "é"}'.encode()) == {"k": "é"}
+    assert loads(" \n[1, 2.5, true] \t") == [1, 2.5, True]
