@@ -1,12 +1,30 @@
 """dscodec: OpenAI / Anthropic requests to DeepSeek V4 prompts and token ids, and model output back to events."""
 
-from dscodec.conversation import Conversation, ConversationRequest, InferenceOptions, OutputConstraint, ParsingOptions
-from dscodec.errors import ConversionError, DscodecError
+from dscodec.conversation import (
+    Conversation,
+    ConversationRequest,
+    InferenceOptions,
+    OutputConstraint,
+    ParsingOptions,
+)
+from dscodec.errors import (
+    ContextLengthExceeded,
+    ConversionError,
+    DscodecError,
+    SpecialTokenMissing,
+    TokenizerError,
+    UnsupportedProtocol,
+)
 from dscodec.options import ConversionOptions
+from dscodec.prompt import RenderedPrompt
+from dscodec.prompt import render_request as render
+from dscodec.prompt.tokenize import PromptEncoder
+from dscodec.protocols import convert
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "ContextLengthExceeded",
     "Conversation",
     "ConversationRequest",
     "ConversionError",
@@ -15,5 +33,12 @@ __all__ = [
     "InferenceOptions",
     "OutputConstraint",
     "ParsingOptions",
+    "PromptEncoder",
+    "RenderedPrompt",
+    "SpecialTokenMissing",
+    "TokenizerError",
+    "UnsupportedProtocol",
     "__version__",
+    "convert",
+    "render",
 ]

@@ -1,0 +1,44 @@
+"""The wire protocols dscodec speaks, and the one entry point that converts any of their request bodies."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, get_args
+
+from dscodec.conversation import ConversationRequest, Protocol
+from dscodec.errors import UnsupportedProtocol
+from dscodec.options import ConversionOptions
+
+__all__ = ["PROTOCOLS", "convert"]
+
+PROTOCOLS: tuple[str, ...] = get_args(Protocol)
+
+
+def convert(
+    protocol: Protocol, body: str | bytes | Mapping[str, Any], options: ConversionOptions | None = None
+) -> ConversationRequest:
+    """Convert a request body of ``protocol`` into a :class:`~dscodec.ConversationRequest`.
+
+    Args:
+        protocol: ``"chat_completions"``, ``"responses"`` or ``"messages"``.
+        body: the raw body (``str`` or ``bytes`` of JSON) or an already parsed mapping.
+        options: conversion policy; the reference's defaults when ``None``.
+
+    Raises:
+        ConversionError: the body is malformed or breaks a rule; ``.status_code`` and ``.body`` hold the
+            HTTP status and the JSON error body in the protocol's own shape.
+
+    Examples:
+        >>> request = convert("chat_completions", '{"model": "DeepSeek-V4-Pro", "messages": [{"role": "user", "content": "Hi"}]}')
+        >>> request.model_version, request.conversation.thinking_mode, request.conversation.reasoning_effort
+        ('v4', True, 'high')
+    """
+    if protocol == "chat_completions":
+        from dscodec.protocols.openai_chat.inbound import parse_request
+
+        return parse_request(body, options=options)
+    if protocol in PROTOCOLS:
+        raise UnsupportedProtocol(
+            f"converting {protocol!r} requests is not supported yet; dscodec converts 'chat_completions' today"
+        )
+    raise UnsupportedProtocol(f"unknown protocol {protocol!r}; expected one of {', '.join(PROTOCOLS)}")

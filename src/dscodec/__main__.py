@@ -1,0 +1,5 @@
+import sys
+
+from dscodec.cli import main
+
+sys.exit(main())

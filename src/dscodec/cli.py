@@ -1,0 +1,101 @@
+"""The ``dscodec`` command: look at what a request body becomes.
+
+    dscodec render FILE|- [--protocol P]                 the prompt, special tokens marked
+    dscodec encode FILE|- [--protocol P] [--tokenizer T]  the prompt and its token ids
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import TextIO
+
+from dscodec.errors import DscodecError
+from dscodec.prompt import RenderedPrompt, render_request
+from dscodec.prompt.tokenize import PromptEncoder
+from dscodec.protocols import PROTOCOLS, convert
+
+__all__ = ["main"]
+
+_OPEN, _CLOSE = "\x1b[7m", "\x1b[0m"  # reverse video on a terminal
+
+
+def _marked(prompt: RenderedPrompt, *, color: bool) -> str:
+    opening, closing = (_OPEN, _CLOSE) if color else ("⟦", "⟧")
+    out: list[str] = []
+    pos = 0
+    for start, end in prompt.special_spans:
+        out.append(prompt.text[pos:start])
+        out.append(opening + prompt.text[start:end] + closing)
+        pos = end
+    out.append(prompt.text[pos:])
+    return "".join(out)
+
+
+def _read(path: str) -> bytes:
+    if path == "-":
+        return sys.stdin.buffer.read()
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="dscodec", description="DeepSeek V4 / V4.1 request and response codec")
+    commands = parser.add_subparsers(dest="command", required=True)
+    for name, text in (
+        ("render", "print the prompt a request body renders to, special tokens marked"),
+        ("encode", "print the prompt and its token ids"),
+    ):
+        command = commands.add_parser(name, help=text, description=text)
+        command.add_argument("file", help="request body (JSON); - reads standard input")
+        command.add_argument(
+            "--protocol", choices=PROTOCOLS, default="chat_completions", help="wire protocol of the body"
+        )
+        command.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+        if name == "encode":
+            command.add_argument(
+                "--tokenizer", default=None, help="tokenizer.json to use (default: the bundled DeepSeek V4 one)"
+            )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None) -> int:
+    """Run the command line; returns the exit status (0 ok, 1 rejected request, 2 usage or I/O error)."""
+    args = _parser().parse_args(argv)
+    out = stdout or sys.stdout
+    try:
+        body = _read(args.file)
+    except OSError as exc:
+        print(f"dscodec: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
+        return 2
+    try:
+        request = convert(args.protocol, body)
+        prompt = render_request(request)
+        ids = PromptEncoder(args.tokenizer).encode(request) if args.command == "encode" else None
+    except DscodecError as exc:
+        print(f"dscodec: {type(exc).__name__} (HTTP {exc.status_code}): {exc}", file=sys.stderr)
+        print(json.dumps(exc.body, ensure_ascii=False), file=sys.stderr)
+        return 1
+    if args.json:
+        result: dict[str, object] = {
+            "model_version": request.model_version,
+            "prompt": prompt.text,
+            "special_spans": prompt.special_spans,
+        }
+        if ids is not None:
+            result["ids"] = ids
+        print(json.dumps(result, ensure_ascii=False), file=out)
+        return 0
+    color = out.isatty()
+    print(f"# {request.protocol} -> DeepSeek {request.model_version.upper()} ({request.model})", file=out)
+    print(_marked(prompt, color=color), file=out)
+    if ids is not None:
+        print(f"# {len(ids)} token ids", file=out)
+        print(json.dumps(ids), file=out)
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

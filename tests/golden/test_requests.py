@@ -1,0 +1,139 @@
+"""Golden request cases recorded from the reference: conversion, prompt, special spans, ids, errors.
+
+Each folder under ``fixtures/requests/<protocol>/`` is one case (see tools/README.md). A successful case must give
+the same resolved options, conversation, prompt text, special spans and token ids; an invalid one the same status
+and error body. Cases the reference rejects with a bare ValueError (malformed bodies) are deviation D2: dscodec
+answers 400 with the protocol's error body.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import dscodec
+from dscodec.conversation import ConversationRequest
+from tests.support.fixtures import case_dirs, conversion_options, encoder, read_json
+
+PROTOCOLS = ("chat_completions", "responses", "messages")
+CASES = [(protocol, path) for protocol in PROTOCOLS for path in case_dirs("requests", protocol)]
+
+
+def _ids(case: tuple[str, Path]) -> str:
+    return f"{case[0]}/{case[1].name}"
+
+
+def _convert(protocol: str, case: Path) -> ConversationRequest:
+    meta = read_json(case / "case.json")
+    body = (case / "request.json").read_bytes()
+    return dscodec.convert(protocol, body, conversion_options(meta.get("options", {})))  # type: ignore[arg-type]
+
+
+def _message_view(message: Any) -> dict[str, Any]:
+    view: dict[str, Any] = {"role": message.role, "content": message.content}
+    if message.role == "assistant":
+        view["reasoning"] = message.reasoning
+        view["tool_calls"] = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in message.tool_calls]
+        view["prefix"] = message.prefix
+    if message.role == "tool":
+        view["tool_call_id"] = message.tool_call_id
+    view["image_count"] = len(getattr(message, "images", ()))
+    return view
+
+
+def _first_difference(ours: str, theirs: str) -> str:
+    at = next((i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b), min(len(ours), len(theirs)))
+    return f"first difference at {at}:\n ours:   {ours[max(0, at - 60):at + 60]!r}\n theirs: {theirs[max(0, at - 60):at + 60]!r}"
+
+
+@pytest.mark.parametrize("case", CASES, ids=_ids)
+def test_golden_request(case: tuple[str, Path]) -> None:
+    protocol, path = case
+    expected = read_json(path / "expected.json")
+    if "error" in expected:
+        error = expected["error"]
+        with pytest.raises(dscodec.ConversionError) as caught:
+            _convert(protocol, path)
+        exc = caught.value
+        assert exc.status_code == error.get("status", 400)
+        if error["kind"] == "conversion":
+            assert exc.body == error["body"]
+        else:  # D2: the reference raised ValueError; dscodec answers with the protocol's 400 body.
+            assert exc.message
+            assert exc.body == _parse_error_body(protocol, exc)
+        return
+
+    request = _convert(protocol, path)
+    body = read_json(path / "request.json")
+    if protocol == "chat_completions" and "max_completion_tokens" in body:
+        # D4: the reference ignores max_completion_tokens; dscodec honours it as the output limit.
+        expected["inference_options"]["max_tokens"] = body["max_completion_tokens"]
+        expected.pop("max_tokens_resolution", None)
+    assert request.model_version == expected["model_version"]
+    assert request.stream == expected["stream"]
+
+    conv = request.conversation
+    want_conv = expected["conversation"]
+    assert conv.thinking_mode == want_conv["thinking_mode"]
+    assert conv.reasoning_effort == want_conv["reasoning_effort"]
+    assert conv.tool_choice == want_conv["tool_choice"]
+    assert conv.response_format == want_conv["response_format"]
+    assert conv.response_schema == want_conv["response_schema"]
+    assert conv.response_regex == want_conv["response_regex"]
+    assert [t.model_dump() for t in conv.tools] == want_conv["tools"]
+    assert [_message_view(m) for m in conv.messages] == [
+        {k: v for k, v in m.items()} for m in want_conv["messages"]
+    ]
+
+    options = request.inference_options
+    want = expected["inference_options"]
+    constraint = options.output_constraint
+    assert {
+        "temperature": options.temperature,
+        "top_p": options.top_p,
+        "max_tokens": options.max_tokens,
+        "logprobs": options.logprobs,
+        "top_logprobs": options.top_logprobs,
+        "seed": options.seed,
+        "output_constraint": None if constraint is None else {"kind": constraint.kind, "schema": constraint.schema},
+    } == want
+    assert request.parsing_options.model_dump() == expected["parsing_options"]
+
+    prompt = dscodec.render(request)
+    want_text = (path / "prompt.txt").read_bytes().decode("utf-8")
+    assert prompt.text == want_text, _first_difference(prompt.text, want_text)
+    assert [list(span) for span in prompt.special_spans] == expected["special_spans"]
+    assert [
+        {"kind": s.kind, "path": s.path, "url": s.url, "detail": s.detail} for s in prompt.image_sources
+    ] == expected["image_sources"]
+
+    ids = encoder(request.model_version).encode(request)
+    assert ids == expected["ids"], f"ids differ; prompt {prompt.text!r}"
+
+    for prompt_tokens, limit, result in expected.get("max_tokens_resolution", []):
+        if isinstance(result, dict):
+            with pytest.raises(dscodec.ContextLengthExceeded) as caught:
+                request.resolve_max_tokens(prompt_tokens, limit)
+            assert caught.value.message == result["error"]
+        else:
+            assert request.resolve_max_tokens(prompt_tokens, limit) == result
+
+
+def _parse_error_body(protocol: str, exc: dscodec.ConversionError) -> dict[str, Any]:
+    """D2: the body of a malformed request, in the protocol's own envelope (``param`` names the field)."""
+    if protocol == "messages":
+        return {"type": "error", "error": {"type": "invalid_request_error", "message": exc.message}}
+    return {
+        "error": {"message": exc.message, "type": "invalid_request_error", "param": exc.param, "code": "invalid_request_error"}
+    }
+
+
+def test_suite_is_large_enough() -> None:
+    """The foundation promises at least 300 valid and 60 invalid Chat Completions cases over both versions."""
+    chat = case_dirs("requests", "chat_completions")
+    invalid = [p for p in chat if "error" in read_json(p / "expected.json")]
+    valid = [p for p in chat if p not in invalid]
+    versions = {read_json(p / "expected.json")["model_version"] for p in valid}
+    assert len(valid) >= 300 and len(invalid) >= 60 and versions == {"v4", "v4.1"}
