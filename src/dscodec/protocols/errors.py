@@ -1,0 +1,64 @@
+"""Error bodies in each protocol's wire shape.
+
+A :class:`~dscodec.errors.DscodecError` knows its status and message; these functions render the JSON body a
+client expects. Protocol converters bind one of them to the errors they raise
+(``exc.bind("chat_completions", openai_error_body)``), so ``exc.body`` is always the right shape.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dscodec.errors import DscodecError
+
+__all__ = ["ANTHROPIC_ERROR_TYPES", "anthropic_error_body", "openai_error_body"]
+
+#: Anthropic's error ``type`` for each HTTP status (anything else is ``api_error``).
+ANTHROPIC_ERROR_TYPES: dict[int, str] = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    500: "api_error",
+    529: "overloaded_error",
+}
+
+
+def openai_error_body(exc: DscodecError) -> dict[str, Any]:
+    """The OpenAI error envelope, keys in the reference's order (spec §1.1).
+
+    ``param`` is the request path of a malformed field when dscodec knows it (deviation D2: the reference has
+    no body at all for those); for every rule the reference checks it is ``null``, as in the reference.
+
+    Examples:
+        >>> from dscodec.errors import ConversionError
+        >>> openai_error_body(ConversionError("Empty input messages"))
+        {'error': {'message': 'Empty input messages', 'type': 'invalid_request_error', 'param': None, 'code': 'invalid_request_error'}}
+    """
+    return {
+        "error": {
+            "message": exc.message,
+            "type": exc.error_type,
+            "param": exc.param,
+            "code": exc.error_type,
+        }
+    }
+
+
+def anthropic_error_body(exc: DscodecError) -> dict[str, Any]:
+    """Anthropic's error envelope with the ``type`` name for the error's status (deviation D1).
+
+    Examples:
+        >>> from dscodec.errors import ConversionError
+        >>> anthropic_error_body(ConversionError("messages: at least one message is required"))
+        {'type': 'error', 'error': {'type': 'invalid_request_error', 'message': 'messages: at least one message is required'}}
+    """
+    return {
+        "type": "error",
+        "error": {
+            "type": ANTHROPIC_ERROR_TYPES.get(exc.status_code, "api_error"),
+            "message": exc.message,
+        },
+    }

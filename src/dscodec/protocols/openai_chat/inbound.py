@@ -1,0 +1,508 @@
+"""Chat Completions request -> :class:`~dscodec.conversation.ConversationRequest` (spec §1, §2.1, §2.5–§2.7).
+
+:func:`parse_request` is the single entry point. It reads the body (:mod:`.models`), then applies the
+protocol's rules in the reference's validation order (§1.5: model, tools, messages, response format, tool
+choice, then the sampling fields), so that a request breaking several rules gets the same error as from the
+reference. Every error leaves as a :class:`~dscodec.errors.ConversionError` bound to the OpenAI error body.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from dscodec import conversation as conv
+from dscodec._json import JSONDecodeError, dumps_compact, loads
+from dscodec.errors import ConversionError
+from dscodec.options import ConversionOptions
+from dscodec.protocols import _shared as rules
+from dscodec.protocols.errors import openai_error_body
+from dscodec.protocols.openai_chat import models as wire
+
+__all__ = ["parse_request"]
+
+PROTOCOL: conv.Protocol = "chat_completions"
+
+#: Text standing for an image or file on the V4 template, which has no image token (§2.1.1).
+UNSUPPORTED_IMAGE_TEXT = "[Unsupported Image]"
+
+_PART_SEPARATOR = "\n\n"
+
+
+def parse_request(
+    body: str | bytes | Mapping[str, Any], *, options: ConversionOptions | None = None
+) -> conv.ConversationRequest:
+    """Convert a Chat Completions request body into a conversation plus inference and parsing options.
+
+    Args:
+        body: the request body as JSON text (``str`` or UTF-8 ``bytes``) or already parsed.
+        options: the serving side's conversion policy; the reference's defaults when omitted.
+
+    Returns:
+        The conversion result (``protocol="chat_completions"``, ``model`` = the requested name).
+
+    Raises:
+        ConversionError: the body is malformed (bad JSON, wrong types, missing fields: deviation D2) or breaks
+            a rule of the protocol; ``exc.body`` is the OpenAI error envelope.
+
+    Examples:
+        >>> req = parse_request('{"model": "DeepSeek-V4-Pro", "messages": [{"role": "user", "content": "Hi"}]}')
+        >>> req.model_version, req.conversation.thinking_mode, req.conversation.reasoning_effort
+        ('v4', True, 'high')
+    """
+    try:
+        value = _load(body)
+        try:
+            rules.check_json_depth(value)
+        except rules.WireError as exc:
+            raise ConversionError(f"invalid JSON request: {exc.detail}") from None
+        try:
+            request = wire.read_request(value)
+        except rules.WireError as exc:
+            raise ConversionError(f"invalid request body: {exc.detail}", param=exc.path) from None
+        return _Converter(request, options or ConversionOptions()).convert()
+    except ConversionError as exc:
+        raise exc.bind(PROTOCOL, openai_error_body) from None
+
+
+def _load(body: str | bytes | Mapping[str, Any]) -> Any:
+    if isinstance(body, (str, bytes, bytearray, memoryview)):
+        data = bytes(body) if isinstance(body, (bytearray, memoryview)) else body
+        try:
+            return loads(data)
+        except JSONDecodeError as exc:
+            raise ConversionError(f"invalid JSON request: {exc}") from None
+    if isinstance(body, Mapping):
+        # Re-reading a serialised copy applies the same number and string rules as a JSON body and refuses
+        # values JSON cannot carry (non-string keys, sets, integers beyond 64 bits, …).
+        try:
+            return loads(orjson.dumps(dict(body)))
+        except (orjson.JSONEncodeError, JSONDecodeError) as exc:
+            raise ConversionError(f"invalid request body: not a JSON document: {exc}") from None
+    raise ConversionError(f"invalid request body: expected JSON text or a mapping, got {type(body).__name__}")
+
+
+@dataclass
+class _Content:
+    """Converted message content: the text and the image placeholders in it."""
+
+    text: str
+    images: list[conv.ImagePlaceholder] = field(default_factory=list)
+
+
+@dataclass
+class _Converter:
+    request: wire.ChatCompletionRequest
+    options: ConversionOptions
+    version: conv.ModelVersion = "v4"
+
+    def convert(self) -> conv.ConversationRequest:
+        # The order of the checks below is the reference's (§1.5, refined by differential testing): a request
+        # breaking several rules gets the error of the first one.
+        req = self.request
+        self.version = rules.resolve_model(req.model, self.options)
+        thinking = rules.resolve_thinking(
+            req.thinking, req.reasoning_effort, default_thinking_mode=self.options.default_thinking_mode
+        )
+        wire_tools = req.tools or ()
+        rules.validate_tool_names([t.name for t in wire_tools])
+        messages = self._messages(thinking)
+        response_format = req.response_format or "text"
+        if response_format == "json_object" and not rules.contains_json_word(m.content for m in messages):
+            raise ConversionError(
+                "Prompt must contain the word 'json' in some form to use 'response_format' of type 'json_object'."
+            )
+        tools = self._tools()
+        response_schema: Any = None
+        response_regex: str | None = None
+        format_constraint: conv.OutputConstraint | None = None
+        if response_format == "json_object":
+            format_constraint = conv.OutputConstraint(kind="json", schema="")
+        elif isinstance(response_format, wire.JsonSchemaFormat):
+            response_schema = response_format.schema
+        elif isinstance(response_format, wire.RegexFormat):
+            response_regex = response_format.regex
+            format_constraint = conv.OutputConstraint(kind="regex", schema=response_format.regex)
+
+        tool_choice, tools = self._tool_choice(tools, thinking)
+        self._check_prefix(messages)
+
+        stop = req.stop or ()
+        rules.check_stop(stop, is_list=req.stop_is_list)
+        if req.stream_options and req.stream is not True:
+            raise ConversionError("stream_options should be set along with stream = true")
+        if isinstance(response_format, wire.JsonSchemaFormat):
+            # The schema is checked only here, when the constraint is built (the reference's order).
+            schema = response_format.schema
+            if response_format.strict is True:
+                schema = rules.normalize_strict_schema(schema, target="response_format")
+            else:
+                rules.validate_json_schema_value(schema)
+            format_constraint = conv.OutputConstraint(kind="json", schema=dumps_compact(schema))
+        strict = [tool.strict is True for tool in tools]
+        if any(strict):
+            # Strict tools are all-or-nothing and exclude any response format but text.
+            if not all(strict):
+                raise ConversionError("Cannot use strict tool with non-strict tool in the same request")
+            if response_format != "text":
+                raise ConversionError("response_format should not be used with tools")
+        if req.n is not None and req.n != 1:
+            raise ConversionError("Invalid n value (currently only n = 1 is supported)")
+        rules.check_penalty("presence_penalty", req.presence_penalty)
+        rules.check_penalty("frequency_penalty", req.frequency_penalty)
+        rules.check_temperature(req.temperature)
+        rules.check_top_p(req.top_p)
+        rules.check_top_logprobs(req.top_logprobs, req.logprobs)
+        # Deviation D4: the reference ignores max_completion_tokens. dscodec honours it as the output limit,
+        # and when both fields are sent the newer max_completion_tokens wins (max_tokens is its deprecated
+        # alias in the OpenAI API); both are range-checked, with the same message.
+        rules.check_max_tokens(req.max_tokens, thinking=thinking, options=self.options)
+        rules.check_max_tokens(req.max_completion_tokens, thinking=thinking, options=self.options)
+        max_tokens = req.max_completion_tokens if req.max_completion_tokens is not None else req.max_tokens
+        rules.check_seed(req.seed)
+
+        if tools:
+            constraint: conv.OutputConstraint | None = rules.tool_call_constraint(
+                tools, required=tool_choice == "required"
+            )
+        else:
+            constraint = format_constraint
+        conversation = conv.Conversation(
+            messages=messages,
+            thinking_mode=thinking,
+            reasoning_effort=rules.resolve_effort(thinking, req.reasoning_effort),
+            tools=tools,
+            tool_choice=tool_choice,
+            response_format=_format_name(response_format),
+            response_schema=response_schema,
+            response_regex=response_regex,
+        )
+        inference = conv.InferenceOptions(
+            temperature=rules.resolve_temperature(thinking, req.temperature),
+            top_p=rules.resolve_top_p(self.version, thinking, req.top_p, tools_active=bool(tools)),
+            max_tokens=max_tokens,
+            logprobs=req.logprobs is True,
+            top_logprobs=req.top_logprobs,
+            seed=req.seed,
+            output_constraint=constraint,
+        )
+        parsing = conv.ParsingOptions(
+            parse_tool_calls=bool(tools),
+            starts_in_tool_calls=tool_choice == "required",
+            parse_json_output=response_format == "json_object",
+            thinking_initial_stage=_initial_stage(thinking, messages),
+            stop_sequences=list(stop),
+        )
+        return conv.ConversationRequest(
+            protocol=PROTOCOL,
+            model=req.model,
+            model_version=self.version,
+            stream=req.stream is True,
+            conversation=conversation,
+            inference_options=inference,
+            parsing_options=parsing,
+            include_usage=req.include_usage,
+        )
+
+    # -- tools (§2.1.4, §2.5) ------------------------------------------------------------------------------
+
+    def _tools(self) -> list[conv.ToolDefinition]:
+        """Tools with checked schemas: per tool a new name, then its schema (the name syntax was checked before
+        the messages, the strict rules come later)."""
+        wire_tools = self.request.tools or ()
+        if self.request.tool_choice == "none":
+            # The tools vanish before their schemas are looked at (only their names were checked).
+            return []
+        tools: list[conv.ToolDefinition] = []
+        for tool in wire_tools:
+            # Each tool's name must differ from the earlier ones before its schema is checked.
+            if any(tool.name == earlier.name for earlier in tools):
+                raise ConversionError("Tool names must be unique.")
+            parameters: Any
+            if tool.strict is True:
+                source = tool.parameters if tool.parameters is not None else {"type": "object"}
+                parameters = rules.normalize_strict_schema(source, target="tool")
+            elif tool.parameters is None:
+                parameters = {}
+            else:
+                rules.validate_function_parameters(tool.name, tool.parameters)
+                parameters = tool.parameters
+            tools.append(
+                conv.ToolDefinition(
+                    name=tool.name, description=tool.description, parameters=parameters, strict=tool.strict
+                )
+            )
+        return tools
+
+    def _tool_choice(
+        self, tools: list[conv.ToolDefinition], thinking: bool
+    ) -> tuple[conv.ToolChoice, list[conv.ToolDefinition]]:
+        choice = self.request.tool_choice or "auto"
+        if choice == "none":
+            return "none", []
+        if not tools:
+            # required/named without tools quietly becomes auto (§2.1.4).
+            return "auto", tools
+        if isinstance(choice, wire.NamedToolChoice):
+            chosen = [t for t in tools if t.name == choice.name]
+            if not chosen:
+                raise ConversionError(
+                    f"Invalid value for 'tool_call': no function named '{choice.name}' was specified in the "
+                    "'tools' parameter."
+                )
+            tools = chosen
+            choice = "required"
+        if choice == "required" and thinking:
+            raise ConversionError("Thinking mode does not support this tool_choice")
+        return choice, tools
+
+    # -- messages (§2.1.1–§2.1.3) --------------------------------------------------------------------------
+
+    def _messages(self, thinking: bool) -> list[conv.Message]:
+        wire_messages = self.request.messages
+        if not wire_messages:
+            raise ConversionError("Empty input messages")
+        out: list[conv.Message] = []
+        index = 0
+        while index < len(wire_messages):
+            message = wire_messages[index]
+            if isinstance(message, wire.SystemMessage):
+                content = self._content(message.content, index)
+                # The reference drops system messages that end up empty.
+                if content.text:
+                    out.append(conv.SystemMessage(content=content.text, images=content.images))
+            elif isinstance(message, wire.UserMessage):
+                content = self._content(message.content, index)
+                out.append(conv.UserMessage(content=content.text, images=content.images))
+            elif isinstance(message, wire.LatestReminderMessage):
+                out.append(conv.LatestReminderMessage(content=message.content))
+            elif isinstance(message, wire.ToolMessage):
+                raise ConversionError(
+                    "Messages with role 'tool' must be a response to a preceding message with 'tool_calls'"
+                )
+            else:
+                index = self._assistant_turn(index, out)
+                continue
+            index += 1
+        self._fill_reasoning(out, thinking)
+        last = len(out) - 1
+        for position, converted in enumerate(out):
+            if isinstance(converted, conv.AssistantMessage) and converted.prefix and position != last:
+                raise ConversionError(
+                    "Invalid completion message: prefix set true with message which is not final message or "
+                    "message role is not assistant"
+                )
+        return out
+
+    def _assistant_turn(self, index: int, out: list[conv.Message]) -> int:
+        """Convert the assistant message at ``index`` and the tool messages answering it; the next index."""
+        message = self.request.messages[index]
+        assert isinstance(message, wire.AssistantMessage)
+        text = "" if message.content is None else self._assistant_content(message.content, index)
+        if message.content is None and message.tool_calls is None:
+            raise ConversionError("Invalid assistant message: content or tool_calls must be set")
+        calls = message.tool_calls or ()
+        if message.tool_calls is not None and not calls:
+            raise ConversionError(
+                f"Invalid 'messages[{index}].tool_calls': empty array. Expected an array with minimum length 1, "
+                "but got an empty array instead."
+            )
+        ids = [call.id for call in calls]
+        duplicate = _first_duplicate(ids)
+        if duplicate is not None:
+            raise ConversionError(f"Duplicate value for 'tool_call_id' of {duplicate} in message[{index}]")
+        out.append(
+            conv.AssistantMessage(
+                content=text,
+                reasoning=message.reasoning_content,
+                tool_calls=[conv.ToolCall(id=c.id, name=c.name, arguments=c.arguments) for c in calls],
+                prefix=message.prefix,
+            )
+        )
+        if not calls:
+            return index + 1
+        # The tool messages right after the call answer it, one per call and each id once. They stay in the
+        # client's order here, as in the reference's conversation; the renderer writes results in call order.
+        # Each answer's id is checked before its content is converted, and the count only at the end.
+        position = index + 1
+        answered: set[str] = set()
+        while len(answered) < len(calls) and position < len(self.request.messages):
+            answer = self.request.messages[position]
+            if not isinstance(answer, wire.ToolMessage):
+                break
+            if answer.tool_call_id not in ids:
+                raise ConversionError(
+                    "An assistant message with 'tool_calls' must be followed by tool messages responding to each "
+                    "'tool_call_id', The following tool_call_ids did not have response messages: "
+                    f"{answer.tool_call_id}"
+                )
+            if answer.tool_call_id in answered:
+                raise ConversionError(
+                    f"Duplicate value for 'tool_call_id' of {answer.tool_call_id} in message[{position}]"
+                )
+            answered.add(answer.tool_call_id)
+            content = self._content(answer.content, position)
+            out.append(
+                conv.ToolMessage(
+                    tool_call_id=answer.tool_call_id, content=content.text, images=content.images
+                )
+            )
+            position += 1
+        if len(answered) < len(calls):
+            raise ConversionError(
+                "An assistant message with 'tool_calls' must be followed by tool messages responding to each "
+                "'tool_call_id'. (insufficient tool messages following tool_calls message)"
+            )
+        return position
+
+    def _content(self, content: wire.Content, index: int) -> _Content:
+        """System, user and tool content: text parts and image placeholders joined with a blank line."""
+        if isinstance(content, str):
+            return _Content(content)
+        sources = self._image_sources(content, index)
+        pieces: list[str] = []
+        images: list[conv.ImagePlaceholder] = []
+        offset = 0
+        for part, source in zip(content, sources):
+            if pieces:
+                offset += len(_PART_SEPARATOR)
+            if isinstance(part, wire.TextPart):
+                piece = part.text
+            elif source is None:
+                piece = UNSUPPORTED_IMAGE_TEXT
+            else:
+                images.append(conv.ImagePlaceholder(offset=offset, source=source))
+                piece = rules.IMAGE_TOKEN
+            pieces.append(piece)
+            offset += len(piece)
+        return _Content(_PART_SEPARATOR.join(pieces), images)
+
+    def _assistant_content(self, content: wire.Content, index: int) -> str:
+        if isinstance(content, str):
+            return content
+        if self.version != "v4" and any(not isinstance(part, wire.TextPart) for part in content):
+            self._file_urls(content, index)
+            raise ConversionError("Image in assistant message is not supported")
+        pieces = [
+            part.text if isinstance(part, wire.TextPart) else UNSUPPORTED_IMAGE_TEXT for part in content
+        ]
+        return _PART_SEPARATOR.join(pieces)
+
+    def _image_sources(self, parts: Sequence[wire.ContentPart], index: int) -> list[conv.ImageSource | None]:
+        """The image source of every part (``None`` for text, and for every part on V4, which has no images).
+
+        As in the reference, all ``file`` parts of a message are checked before its image URLs.
+        """
+        if self.version == "v4":
+            return [None] * len(parts)
+        urls = self._file_urls(parts, index)
+        path = f".messages[{index}]"
+        sources: list[conv.ImageSource | None] = []
+        for part, url in zip(parts, urls):
+            if url is None:
+                sources.append(None)
+                continue
+            detail = part.detail if isinstance(part, wire.ImageUrlPart) else "high"
+            check = rules.image_source_for_url(url, detail=detail, path=path)
+            if check.source is None:
+                raise ConversionError(f"{path}: {check.error}")
+            sources.append(check.source)
+        return sources
+
+    def _file_urls(self, parts: Sequence[wire.ContentPart], index: int) -> list[str | None]:
+        """The image URL of every image or file part (``None`` for text); checks the file parts (§2.1.1)."""
+        path = f".messages[{index}]"
+        urls: list[str | None] = []
+        for part in parts:
+            if isinstance(part, wire.TextPart):
+                urls.append(None)
+            elif isinstance(part, wire.ImageUrlPart):
+                urls.append(part.url)
+            elif part.file_id is None and part.file_data is None:
+                raise ConversionError(f"{path}: file must have a file_id or file_data")
+            elif part.file_id is not None and part.file_data is not None:
+                raise ConversionError(f"{path}: file cannot have both file_id and file_data")
+            elif part.file_id is not None:
+                raise ConversionError(
+                    f"{path}: file_id is not supported. Pass the image as a base64 data url instead."
+                )
+            else:
+                assert part.file_data is not None
+                problem = rules.file_data_problem(part.file_data)
+                if problem is not None:
+                    raise ConversionError(f"{path}: {problem}")
+                urls.append(part.file_data)
+        return urls
+
+    def _fill_reasoning(self, messages: list[conv.Message], thinking: bool) -> None:
+        """Thinking mode needs every assistant turn's reasoning; fill or reject missing ones (§2.1.2).
+
+        Without thinking the reference drops reasoning the client sent, so it never reaches the prompt.
+        """
+        if not thinking:
+            for message in messages:
+                if isinstance(message, conv.AssistantMessage):
+                    message.reasoning = None
+            return
+        last_user = max((i for i, m in enumerate(messages) if isinstance(m, conv.UserMessage)), default=-1)
+        reject = self.options.reasoning_content_behavior == "reject"
+        # The current agentic turn: assistant messages after the last user message, in a request that offers
+        # tools (whatever tool_choice says) or for messages that call tools.
+        offers_tools = bool(self.request.tools)
+        for position, message in enumerate(messages):
+            if not isinstance(message, conv.AssistantMessage) or message.reasoning is not None:
+                continue
+            if reject and position > last_user and (offers_tools or message.tool_calls):
+                raise ConversionError(
+                    "The `reasoning_content` in the thinking mode must be passed back to the API."
+                )
+            message.reasoning = ""
+
+    def _check_prefix(self, messages: list[conv.Message]) -> None:
+        """A final prefix message cannot be combined with JSON mode, with tools or with tool calls in history."""
+        final = messages[-1] if messages else None
+        if not (isinstance(final, conv.AssistantMessage) and final.prefix):
+            return
+        if self.request.response_format == "json_object":
+            raise ConversionError("response_format json_object should not be used with prefix")
+        if self._uses_tools(messages):
+            raise ConversionError("Function call should not be used with prefix")
+
+    def _uses_tools(self, messages: Sequence[conv.Message]) -> bool:
+        """Whether the request offers tools (whatever tool_choice says) or its history has tool calls."""
+        return bool(self.request.tools) or any(
+            isinstance(m, conv.AssistantMessage) and m.tool_calls for m in messages
+        )
+
+
+def _first_duplicate(items: Sequence[str]) -> str | None:
+    seen: set[str] = set()
+    for item in items:
+        if item in seen:
+            return item
+        seen.add(item)
+    return None
+
+
+def _format_name(fmt: wire.ResponseFormat) -> conv.ResponseFormat:
+    if isinstance(fmt, wire.JsonSchemaFormat):
+        return "json_schema"
+    if isinstance(fmt, wire.RegexFormat):
+        return "regex"
+    return fmt
+
+
+def _initial_stage(thinking: bool, messages: Sequence[conv.Message]) -> conv.ThinkingStage | None:
+    if not thinking:
+        return None
+    final = messages[-1] if messages else None
+    if isinstance(final, conv.AssistantMessage) and final.prefix:
+        # Continue the answer when it has begun, else the reasoning when the client sent some.
+        if final.content:
+            return "content_continuation"
+        if final.reasoning:
+            return "reasoning_continuation"
+    return "reasoning_start"

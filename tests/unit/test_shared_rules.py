@@ -1,0 +1,623 @@
+"""Unit tests of the conversion rules shared by the protocols (``dscodec.protocols._shared``, spec §1–§2.7)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from dscodec.conversation import ToolDefinition
+from dscodec.errors import ConversionError
+from dscodec.options import ConversionOptions
+from dscodec.protocols import _shared as rules
+from dscodec.protocols.errors import anthropic_error_body, openai_error_body
+
+# -- wire reading (serde-style messages, spec §1.1) ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (None, "null"),
+        (True, "boolean `true`"),
+        (1, "integer `1`"),
+        (-1, "integer `-1`"),
+        (1.5, "floating point `1.5`"),
+        (1.0, "floating point `1.0`"),
+        (-0.0, "floating point `-0.0`"),
+        (1e15, "floating point `1000000000000000.0`"),
+        (1e16, "floating point `1e+16`"),
+        (1e-5, "floating point `0.00001`"),
+        (2.5e-5, "floating point `0.000025`"),
+        (1e-7, "floating point `1e-7`"),
+        (1.8446744073709552e19, "floating point `1.8446744073709552e+19`"),
+        ("s", 'string "s"'),
+        ('a"b\n', 'string "a\\"b\\n"'),
+        ("\x01", 'string "\\u{1}"'),
+        ("日本", 'string "日本"'),
+        ([], "sequence"),
+        ({}, "map"),
+    ],
+)
+def test_describe_value_matches_serde(value: Any, expected: str) -> None:
+    assert rules.describe_value(value) == expected
+
+
+def test_read_uint_refuses_floats_negatives_and_overflow() -> None:
+    assert rules.read_uint(7, 32, "max_tokens") == 7
+    with pytest.raises(rules.WireError, match=r"invalid type: floating point `1.0`, expected u32"):
+        rules.read_uint(1.0, 32, "max_tokens")
+    with pytest.raises(rules.WireError, match=r"invalid value: integer `-1`, expected u8"):
+        rules.read_uint(-1, 8, "n")
+    with pytest.raises(rules.WireError, match=r"invalid value: integer `4294967296`, expected u32"):
+        rules.read_uint(2**32, 32, "max_tokens")
+    with pytest.raises(rules.WireError, match=r"invalid type: boolean `true`, expected u64") as info:
+        rules.read_uint(True, 64, "seed")
+    assert info.value.path == "seed"
+
+
+def test_read_f32_rounds_to_single_precision() -> None:
+    assert rules.read_f32(0.3, None) == 0.30000001192092896
+    assert rules.read_f32(1, None) == 1.0
+    assert rules.to_f32(1e39) == float("inf")
+    assert rules.to_f32(-1e39) == float("-inf")
+    with pytest.raises(rules.WireError, match='invalid type: string "1", expected f32'):
+        rules.read_f32("1", None)
+
+
+def test_read_unit_enum_accepts_single_key_map() -> None:
+    assert rules.read_unit_enum({"low": None}, rules.EFFORT_VARIANTS, None) == "low"
+    with pytest.raises(rules.WireError, match="expected map with a single key"):
+        rules.read_unit_enum({}, rules.EFFORT_VARIANTS, None)
+    with pytest.raises(rules.WireError, match="invalid type: integer `1`, expected unit"):
+        rules.read_unit_enum({"low": 1}, rules.EFFORT_VARIANTS, None)
+    with pytest.raises(rules.WireError, match="unknown variant `HIGH`, expected one of `none`, `minimal`"):
+        rules.read_unit_enum("HIGH", rules.EFFORT_VARIANTS, None)
+    with pytest.raises(rules.WireError, match="unknown variant `x`, expected `function`$"):
+        rules.read_unit_enum("x", ("function",), None)
+
+
+def test_check_json_depth_limit() -> None:
+    ok: Any = []
+    for _ in range(rules.MAX_NESTING_DEPTH - 1):
+        ok = [ok]
+    rules.check_json_depth(ok)
+    with pytest.raises(rules.WireError, match="recursion limit exceeded"):
+        rules.check_json_depth([ok])
+
+
+# -- model, thinking, effort (§1.2, §1.3) ----------------------------------------------------------------------
+
+
+def test_resolve_model_lists_names_in_byte_order() -> None:
+    options = ConversionOptions().with_model_alias("my-model", "v4.1")
+    assert rules.resolve_model("my-model", options) == "v4.1"
+    with pytest.raises(ConversionError) as info:
+        rules.resolve_model("zzz", options)
+    assert info.value.message == (
+        "The supported API model names are DeepSeek-V4-Pro, DeepSeek-V4.1-Flash, my-model, but you passed zzz."
+    )
+    with pytest.raises(ConversionError, match=r"^The supported API model names are , but you passed zzz\.$"):
+        rules.resolve_model("zzz", options.with_model_versions_by_name({}))
+
+
+@pytest.mark.parametrize(
+    ("switch", "effort", "default", "expected"),
+    [
+        ("disabled", "max", True, False),
+        ("enabled", "none", False, True),
+        ("adaptive", None, False, True),
+        (None, "none", True, False),
+        (None, "low", False, True),
+        (None, None, True, True),
+        (None, None, False, False),
+    ],
+)
+def test_resolve_thinking_table(switch: Any, effort: Any, default: bool, expected: bool) -> None:
+    assert rules.resolve_thinking(switch, effort, default_thinking_mode=default) is expected
+
+
+@pytest.mark.parametrize(
+    ("effort", "expected"),
+    [
+        (None, "high"),
+        ("none", "high"),
+        ("minimal", "low"),
+        ("low", "low"),
+        ("medium", "high"),
+        ("high", "high"),
+        ("xhigh", "xhigh"),
+        ("ultra", "max"),
+        ("max", "max"),
+    ],
+)
+def test_resolve_effort_table(effort: Any, expected: str) -> None:
+    assert rules.resolve_effort(True, effort) == expected
+    assert rules.resolve_effort(False, effort) is None
+
+
+# -- sampling (§1.4) -------------------------------------------------------------------------------------------
+
+
+def test_sampling_ranges() -> None:
+    rules.check_temperature(0.0)
+    rules.check_temperature(2.0)
+    with pytest.raises(
+        ConversionError, match=r"^Invalid temperature value, the valid range of temperature is \[0, 2\]$"
+    ):
+        rules.check_temperature(2.01)
+    rules.check_top_p(1.0)
+    with pytest.raises(
+        ConversionError, match=r"^Invalid top_p value, the valid range of top_p is \(0, 1\.0\]$"
+    ):
+        rules.check_top_p(0.0)
+    with pytest.raises(ConversionError, match=r"valid range of presence_penalty is \[-2, 2\]"):
+        rules.check_penalty("presence_penalty", -2.5)
+    with pytest.raises(ConversionError, match=r"logprobs must be set to true if top_logprobs is used\.$"):
+        rules.check_top_logprobs(0, None)
+    with pytest.raises(ConversionError, match=r"valid range of top_logprobs is \[0, 20\]\.$"):
+        rules.check_top_logprobs(21, True)
+
+
+def test_max_tokens_bound_depends_on_thinking() -> None:
+    options = ConversionOptions(thinking_max_tokens_upper_bound=1000, non_thinking_max_tokens_upper_bound=500)
+    rules.check_max_tokens(1000, thinking=True, options=options)
+    with pytest.raises(
+        ConversionError, match=r"^Invalid max_tokens value, the valid range of max_tokens is \[1, 500\]$"
+    ):
+        rules.check_max_tokens(501, thinking=False, options=options)
+    with pytest.raises(ConversionError, match=r"\[1, 1000\]"):
+        rules.check_max_tokens(0, thinking=True, options=options)
+
+
+def test_seed_bound() -> None:
+    rules.check_seed(2**63 - 1)
+    with pytest.raises(
+        ConversionError, match=r"^Invalid seed value, the valid range of seed is \[0, 2\^63\)$"
+    ):
+        rules.check_seed(2**63)
+
+
+def test_stop_rules() -> None:
+    rules.check_stop(["a", "a"], is_list=True)
+    with pytest.raises(ConversionError, match=r"^Stop string array too long: 17$"):
+        rules.check_stop([str(i) for i in range(17)], is_list=True)
+    with pytest.raises(ConversionError, match=r"^Invalid 'stop\[1\]': empty string\. Expected a string"):
+        rules.check_stop(["a", ""], is_list=True)
+    with pytest.raises(ConversionError, match=r"^Invalid 'stop': empty string\."):
+        rules.check_stop([""], is_list=False)
+
+
+@pytest.mark.parametrize(
+    ("version", "thinking", "requested", "tools", "expected"),
+    [
+        ("v4", True, 0.5, True, rules.to_f32(0.95)),
+        ("v4", True, 0.5, False, 1.0),
+        ("v4", False, 0.5, True, 0.5),
+        ("v4", False, None, False, 1.0),
+        ("v4.1", True, None, False, 1.0),
+        ("v4.1", True, 0.5, False, rules.to_f32(0.95)),
+        ("v4.1", True, rules.to_f32(0.96), False, rules.to_f32(0.96)),
+        ("v4.1", False, 0.5, False, 1.0),
+    ],
+)
+def test_resolve_top_p_table(
+    version: Any, thinking: bool, requested: Any, tools: bool, expected: float
+) -> None:
+    assert rules.resolve_top_p(version, thinking, requested, tools_active=tools) == expected
+
+
+def test_resolve_temperature() -> None:
+    assert rules.resolve_temperature(True, 0.3) == 1.0
+    assert rules.resolve_temperature(False, 0.5) == 0.5
+    assert rules.resolve_temperature(False, None) == 1.0
+
+
+# -- tools, schemas, constraint (§2.1.4, §2.5, §2.6) ------------------------------------------------------------
+
+
+def test_tool_name_checks() -> None:
+    rules.validate_tool_names(["get_weather", "a-b_9"])
+    with pytest.raises(ConversionError, match=r"^Invalid 'tools\[1\]\.function\.name': empty string\."):
+        rules.validate_tool_names(["ok", ""])
+    with pytest.raises(
+        ConversionError, match=r"string does not match pattern\. Expected a string that matches"
+    ):
+        rules.validate_tool_names(["a b"])
+    with pytest.raises(
+        ConversionError, match=r"maximum length 128, but got a string with length 129 instead\.$"
+    ):
+        rules.validate_tool_names(["x" * 129])
+    with pytest.raises(ConversionError, match=r"^Invalid 'tools\[0\]\.name'"):
+        rules.validate_tool_names(["a.b"], path="tools[{i}].name")
+    with pytest.raises(ConversionError, match=r"^Tool names must be unique\.$"):
+        rules.check_unique_tool_names(["f", "f"])
+
+
+@pytest.mark.parametrize(
+    ("parameters", "message"),
+    [
+        ({}, "schema must be a JSON Schema of 'type: \"object\"', got 'type: null'."),
+        (True, "schema must be a JSON Schema of 'type: \"object\"', got 'type: null'."),
+        ({"type": "string"}, "schema must be a JSON Schema of 'type: \"object\"', got 'type: \"string\"'."),
+        (
+            {"type": ["object"]},
+            "schema must be a JSON Schema of 'type: \"object\"', got 'type: [\"object\"]'.",
+        ),
+        ([1], '[1] is not of types "boolean", "object"'),
+        ("s", '"s" is not of types "boolean", "object"'),
+        ({"type": "object", "required": "a"}, '"a" is not of type "array"'),
+        ({"type": "object", "minProperties": -1}, "-1 is less than the minimum of 0"),
+        (
+            {"type": "object", "properties": {"a": {"type": "bogus"}}},
+            "\"bogus\" is not valid under any of the schemas listed in the 'anyOf' keyword",
+        ),
+        ({"type": "object", "required": ["a", "a"]}, '["a","a"] has non-unique elements'),
+        ({"type": "object", "pattern": "("}, '"(" is not a "regex"'),
+        ({"type": "object", "multipleOf": 0}, "0 is less than or equal to the minimum of 0"),
+        ({"type": "object", "$ref": "#/x"}, "Pointer '/x' does not exist"),
+        # The meta-schema is checked before references are resolved.
+        (
+            {"type": 1, "properties": {"a": {"$ref": "#/nowhere"}}},
+            "1 is not valid under any of the schemas listed in the 'anyOf' keyword",
+        ),
+    ],
+)
+def test_function_parameters_validation(parameters: Any, message: str) -> None:
+    with pytest.raises(ConversionError) as info:
+        rules.validate_function_parameters("f", parameters)
+    assert info.value.message == f"Invalid schema for function 'f': {message}"
+
+
+def test_function_parameters_accepts_valid_schemas() -> None:
+    rules.validate_function_parameters("f", {"type": "object"})
+    rules.validate_function_parameters(
+        "f",
+        {
+            "type": "object",
+            "properties": {"a": {"$ref": "#/$defs/x"}},
+            "$defs": {"x": {"type": "string"}},
+            "maxLength": 1.0,
+            "enum": [],
+        },
+    )
+
+
+def test_strict_normalisation_examples() -> None:
+    schema = {
+        "type": "object",
+        "x": 1,
+        "properties": {"b": {"type": "integer"}, "a": {"type": "string"}},
+        "required": ["a", "b"],
+    }
+    out = rules.normalize_strict_schema(schema, target="tool")
+    assert json.dumps(out) == (
+        '{"type": "object", "properties": {"b": {"type": "integer"}, "a": {"type": "string"}}, '
+        '"additionalProperties": false, "required": ["b", "a"]}'
+    )
+    nested = {
+        "type": "object",
+        "properties": {
+            "a": {
+                "type": "array",
+                "description": "d",
+                "items": {"type": "object", "properties": {"x": {"type": "number", "minimum": 1.5}}},
+            },
+            "b": {
+                "anyOf": [
+                    {
+                        "type": "object",
+                        "properties": {"y": {"type": "string", "format": "uuid", "title": "t"}},
+                    },
+                    {"type": "null"},
+                ]
+            },
+            "c": {"$ref": "#/$defs/x", "description": "dropped"},
+            "d": {"type": ["string", "null"], "enum": ["x"], "description": "kept"},
+        },
+        "$defs": {"x": {"type": "string"}},
+        "description": "root",
+    }
+    assert rules.normalize_strict_schema(nested, target="tool") == {
+        "type": "object",
+        "properties": {
+            "a": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {"x": {"type": "number", "minimum": 1.5}},
+                    "additionalProperties": False,
+                    "required": ["x"],
+                },
+                "description": "d",
+            },
+            "b": {
+                "anyOf": [
+                    {
+                        "type": "object",
+                        "properties": {"y": {"type": "string", "format": "uuid"}},
+                        "additionalProperties": False,
+                        "required": ["y"],
+                    },
+                    {"type": "null"},
+                ]
+            },
+            "c": {"$ref": "#/$defs/x"},
+            "d": {"type": ["string", "null"], "description": "kept"},
+        },
+        "additionalProperties": False,
+        "required": ["a", "b", "c", "d"],
+        "description": "root",
+    }
+
+
+def test_strict_key_order_per_type() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "s": {
+                "x": 1,
+                "enum": ["a"],
+                "pattern": "^a",
+                "format": "email",
+                "description": "d",
+                "type": "string",
+            },
+            "i": {"multipleOf": 1, "default": 1, "type": "integer", "enum": [1], "minimum": 0},
+        },
+    }
+    props = rules.normalize_strict_schema(schema, target="tool")["properties"]
+    assert list(props["s"]) == ["type", "description", "pattern", "format", "enum"]
+    assert list(props["i"]) == ["type", "default", "minimum", "multipleOf"]
+
+
+@pytest.mark.parametrize(
+    ("schema", "target", "message"),
+    [
+        (
+            {
+                "type": "object",
+                "properties": {"a": {"type": "string"}, "b": {"type": "string"}},
+                "required": ["a"],
+            },
+            "tool",
+            "Required properties must match all properties in the object",
+        ),
+        (
+            {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["b"]},
+            "tool",
+            "Required property 'b' not found in object",
+        ),
+        (
+            {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a", "a"]},
+            "tool",
+            "Duplicate required property 'a'",
+        ),
+        (
+            {"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": True},
+            "tool",
+            "additionalProperties should not be true",
+        ),
+        (
+            {"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": {}},
+            "tool",
+            "Invalid tool parameters schema : invalid type: map, expected a boolean",
+        ),
+        (
+            {"type": ["object", "null"]},
+            "tool",
+            (
+                "Invalid tool parameters schema : field `type`: unknown variant `object`, expected one of `string`, "
+                "`number`, `integer`, `boolean`, `null`"
+            ),
+        ),
+        (
+            {"type": "object", "properties": {"a": {"type": "string", "format": "date"}}},
+            "tool",
+            (
+                "Invalid tool parameters schema : unknown variant `date`, expected one of `email`, `hostname`, `ipv4`, "
+                "`ipv6`, `uuid`"
+            ),
+        ),
+        (
+            {"type": "object", "properties": {"a": {"type": "array"}}},
+            "tool",
+            "Invalid tool parameters schema : missing field `items`",
+        ),
+        (
+            {"type": "object", "properties": {"a": {}}},
+            "tool",
+            "Invalid tool parameters schema : one of `type`, `anyOf`, `$ref` field is required",
+        ),
+        (
+            {"type": "object", "properties": {"a": {"anyOf": [{"$ref": "#/x"}]}}},
+            "tool",
+            "Invalid tool parameters schema : field `anyOf`: missing field `type`",
+        ),
+        (
+            {"type": "object", "properties": {"a": {"type": "integer", "minimum": 1.5}}},
+            "tool",
+            "Invalid tool parameters schema : invalid type: floating point `1.5`, expected i64",
+        ),
+        (
+            {"type": "object", "properties": {"a": {"type": "object"}}},
+            "tool",
+            "An object with no properties is not allowed.",
+        ),
+        ({"type": "string"}, "tool", "The top level of the function parameters schema must be an object."),
+        ({"type": "string"}, "response_format", "The top level of the json schema must be an object."),
+        ({"type": "object"}, "response_format", "An object with no properties is not allowed."),
+        ([1], "response_format", "Invalid json schema: one of `type`, `anyOf`, `$ref` field is required"),
+    ],
+)
+def test_strict_normalisation_errors(schema: Any, target: Any, message: str) -> None:
+    with pytest.raises(ConversionError) as info:
+        rules.normalize_strict_schema(schema, target=target)
+    assert info.value.message == message
+
+
+def test_strict_root_without_properties_is_fine_for_tools() -> None:
+    assert rules.normalize_strict_schema({"type": "object"}, target="tool") == {
+        "type": "object",
+        "properties": {},
+        "additionalProperties": False,
+        "required": [],
+    }
+
+
+def test_strict_children_are_checked_before_parents() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "a": {"type": "object", "properties": {"x": {"type": "string"}}, "additionalProperties": True}
+        },
+        "required": ["zz"],
+    }
+    with pytest.raises(ConversionError, match="^additionalProperties should not be true$"):
+        rules.normalize_strict_schema(schema, target="tool")
+
+
+def test_tool_call_constraint_json() -> None:
+    tools = [
+        ToolDefinition(name="f", parameters={}),
+        ToolDefinition(
+            name="g", description="é", parameters={"type": "object"}, strict=True, defer_loading=True
+        ),
+    ]
+    constraint = rules.tool_call_constraint(tools, required=False)
+    assert constraint.kind == "tool_call"
+    assert constraint.schema == (
+        '[{"type":"function","function":{"name":"f","description":null,"parameters":{},"strict":null}},'
+        '{"type":"function","function":{"name":"g","description":"é","parameters":{"type":"object"},"strict":true},'
+        '"defer_loading":true}]'
+    )
+    assert rules.tool_call_constraint(tools, required=True).kind == "tool_call_required"
+
+
+@pytest.mark.parametrize(
+    ("texts", "expected"),
+    [
+        (["Reply in JSON"], True),
+        (["jsonl please"], True),
+        (["a", "Json"], True),
+        (["ＪＳＯＮ"], False),
+        ([], False),
+    ],
+)
+def test_contains_json_word(texts: list[str], expected: bool) -> None:
+    assert rules.contains_json_word(texts) is expected
+
+
+# -- images (§2.1.1) ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("url", "kind"),
+    [
+        ("http://x/a.png", "url"),
+        ("HTTPS://x", "url"),
+        ("http", "url"),
+        ("data:image/png;base64,AAAA", "data_url"),
+        ("DATA:image/jpeg;base64,/9j/", "data_url"),
+        ("data:image/png;base64,", "data_url"),
+        ("data:image/png; base64,AA", "data_url"),
+        ("data: image/webp;charset=x;base64,A A\n==", "data_url"),
+        ("data:image/png;base64,AB", "data_url"),
+        ("data:image/png;base64,%41%41", "data_url"),
+        ("data:image/png;base64,AA#fragment", "data_url"),
+        ("\x0bdata:image/png;base64,AA", "data_url"),
+    ],
+)
+def test_image_urls_accepted(url: str, kind: str) -> None:
+    check = rules.image_source_for_url(url, detail="low", path=".messages[3]")
+    assert check.error is None
+    assert check.source is not None
+    assert (check.source.kind, check.source.url, check.source.detail, check.source.path) == (
+        kind,
+        url,
+        "low",
+        ".messages[3]",
+    )
+
+
+@pytest.mark.parametrize(
+    ("url", "error"),
+    [
+        ("ftp://x", "Unsupported image_url format"),
+        ("", "Unsupported image_url format"),
+        ("  http://a", "Unsupported image_url format"),
+        ("data:image/png,AA", "Unsupported image_url format"),
+        ("data:image/png;BASE64,AA", "Unsupported image_url format"),
+        (
+            "data:image/bmp;base64,AA",
+            (
+                "You have uploaded an unsupported image. Please make sure your image is "
+                "valid and has one of the following formats: webp, png, jpeg, and gif."
+            ),
+        ),
+        (
+            "data:;base64,AA",
+            (
+                "You have uploaded an unsupported image. Please make sure your image is valid and has "
+                "one of the following formats: webp, png, jpeg, and gif."
+            ),
+        ),
+        ("data:image/png;base64,A", "Invalid base64 data"),
+        ("data:image/png;base64,AA=", "Invalid base64 data"),
+        ("data:image/png;base64,-_", "Invalid base64 data"),
+        ("data:image/png;base64,AA,BB", "Invalid base64 data"),
+        ("data:image/png;base64,A\u00a0A", "Invalid base64 data"),
+    ],
+)
+def test_image_urls_refused(url: str, error: str) -> None:
+    check = rules.image_source_for_url(url, detail="high", path="p")
+    assert check.source is None
+    assert check.error == error
+
+
+def test_file_data_problems() -> None:
+    assert rules.file_data_problem("data:image/png;base64,AA") is None
+    assert rules.file_data_problem("http://x") == "file_data is not a valid base64 data url"
+    assert rules.file_data_problem("data:image/png;base64,!!") == "file_data is not a valid base64 data url"
+    assert rules.file_data_problem("data:text/plain;base64,!!") == (
+        "You have uploaded an unsupported file. Please make sure your file is valid and has one of the following "
+        "formats: webp, png, jpeg, and gif."
+    )
+    # Not base64: accepted as a file, then refused as an image URL.
+    assert rules.file_data_problem("data:image/png,AA") is None
+
+
+# -- error bodies ---------------------------------------------------------------------------------------------
+
+
+def test_openai_error_body_key_order() -> None:
+    body = openai_error_body(ConversionError('bad "x"'))
+    assert json.dumps(body, separators=(",", ":")) == (
+        '{"error":{"message":"bad \\"x\\"","type":"invalid_request_error","param":null,'
+        '"code":"invalid_request_error"}}'
+    )
+    assert openai_error_body(ConversionError("m", param="messages[0].content"))["error"]["param"] == (
+        "messages[0].content"
+    )
+
+
+@pytest.mark.parametrize(
+    ("status", "name"),
+    [
+        (400, "invalid_request_error"),
+        (401, "authentication_error"),
+        (403, "permission_error"),
+        (404, "not_found_error"),
+        (413, "request_too_large"),
+        (429, "rate_limit_error"),
+        (500, "api_error"),
+        (529, "overloaded_error"),
+        (502, "api_error"),
+    ],
+)
+def test_anthropic_error_body_types(status: int, name: str) -> None:
+    error_class = type("E", (ConversionError,), {"status_code": status})
+    body = anthropic_error_body(error_class("boom"))
+    assert body == {"type": "error", "error": {"type": name, "message": "boom"}}
+    assert list(body["error"]) == ["type", "message"]
