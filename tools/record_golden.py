@@ -4,9 +4,10 @@ Usage::
 
     python tools/record_golden.py requests chat_completions          # re-record that suite
     python tools/record_golden.py requests chat_completions --check  # compare, write nothing
+    python tools/record_golden.py requests                           # re-record every suite of the kind
     python tools/record_golden.py requests --list                    # list the known suites
 
-The case lists live in ``tools/golden_cases/<suite>.py``. Each run rebuilds
+The case lists live in ``tools/golden_cases/<module>.py`` (see ``SUITE_MODULES``). Each run rebuilds
 ``fixtures/<kind>/<suite>/`` from scratch, so a removed case disappears and fixtures are never edited by hand.
 The reference is only needed here: neither dscodec nor its tests import it. See tools/README.md.
 """
@@ -29,7 +30,7 @@ TOOLS_DIR = Path(__file__).resolve().parent
 REPO_DIR = TOOLS_DIR.parent
 sys.path.insert(0, str(TOOLS_DIR))
 
-from golden_cases import Case, check_unique
+from golden_cases import Case, CrossCase, check_unique
 
 REFERENCE_VERSION = "0.2.0"
 INSTALL_HINT = (
@@ -38,8 +39,20 @@ INSTALL_HINT = (
     "(it is a recording tool only, never a dependency of dscodec or its tests)"
 )
 
-#: Suites per fixture kind; each name is a module of tools/golden_cases/.
-SUITES: Mapping[str, Sequence[str]] = {"requests": ("chat_completions",)}
+#: Suites per fixture kind; each name is a fixture folder and, unless SUITE_MODULES says otherwise, a module of
+#: tools/golden_cases/.
+SUITES: Mapping[str, Sequence[str]] = {"requests": ("chat_completions", "responses", "messages", "cross")}
+
+#: Suites whose case module is not named like the suite.
+SUITE_MODULES: Mapping[str, str] = {"cross": "cross_protocol"}
+
+#: The cross suite: one conversation per protocol, recorded by _record_cross_suite (tools/README.md).
+CROSS_SUITE = "cross"
+CROSS_PROTOCOLS: Mapping[str, str] = {
+    "chat_completions": "ChatCompletionRequest",
+    "responses": "ResponsesRequest",
+    "messages": "MessagesRequest",
+}
 
 #: (prompt_tokens, context_limit) pairs for ``resolve_max_tokens`` (spec §1.4). The overflow pair is computed
 #: per case from the requested max_tokens, and a last pair fills the context exactly.
@@ -67,12 +80,14 @@ def _lookup(table: Sequence[tuple[Any, str]], member: Any) -> str:
 class Recorder:
     """Turns cases into fixture files using one loaded reference module."""
 
-    def __init__(self, ref: ModuleType, *, request_class: str) -> None:
+    def __init__(self, ref: ModuleType, *, request_class: str, record_echo: bool = False) -> None:
         # Imported here so that --list and the install hint work without dscodec's dependencies.
         from dscodec.vocab import bundled_tokenizer_path, with_added_tokens
 
         self.ref = ref
         self.request_class: Callable[[Any], Any] = getattr(ref, request_class)
+        # Responses requests also expose echo() and namespace_tool_map(); their suite asks for both to be recorded.
+        self.record_echo = record_echo
         # The reference's enums are not hashable, so they are looked up by equality.
         self.versions = [
             (ref.ModelVersion.DeepseekV4Pro, "v4"),
@@ -116,6 +131,11 @@ class Recorder:
             )
         for name, version in spec.get("model_aliases", {}).items():
             opts = opts.with_model_alias(name, by_name[version])
+        behaviors = {"drop": ref.WebSearchBehavior.Drop, "reject": ref.WebSearchBehavior.Reject}
+        if "responses_web_search" in spec:
+            opts = opts.with_responses_web_search(behaviors[spec["responses_web_search"]])
+        if "messages_web_search" in spec:
+            opts = opts.with_messages_web_search(behaviors[spec["messages_web_search"]])
         return opts
 
     def record(self, case: Case, *, protocol: str) -> tuple[dict[str, bytes], str | None]:
@@ -124,7 +144,13 @@ class Recorder:
         files = {
             "request.json": body,
             "case.json": dump_json(
-                {"description": case.description, "protocol": protocol, "options": dict(case.options)}
+                {
+                    "description": case.description,
+                    "protocol": protocol,
+                    "options": dict(case.options),
+                    # Only cases dscodec answers differently on purpose carry the key (tools/README.md).
+                    **({"deviation": case.deviation} if case.deviation else {}),
+                }
             ),
         }
         try:
@@ -133,8 +159,11 @@ class Recorder:
             # Deviation D2: the reference raises a bare ValueError for malformed bodies; dscodec answers 400.
             files["expected.json"] = dump_json({"error": {"kind": "parse", "message": str(exc)}})
             return files, None
+        options = self.options(case.options)
+        # echo() and namespace_tool_map() must run before convert(), which consumes the request.
+        extras = self._echo_and_map(request, options) if self.record_echo else {}
         try:
-            converted = request.convert(self.options(case.options))
+            converted = request.convert(options)
         except self.ref.ConversionError as exc:
             files["expected.json"] = dump_json(
                 {
@@ -143,15 +172,39 @@ class Recorder:
                         "status": exc.status_code,
                         "body": json.loads(exc.body),
                         "message": str(exc),
-                    }
+                    },
+                    **extras,
                 }
             )
             return files, None
         version = _lookup(self.versions, converted.model_version)
         expected, prompt = self._success(converted, version)
-        files["expected.json"] = dump_json(expected)
+        files["expected.json"] = dump_json({**expected, **extras})
         files["prompt.txt"] = prompt.encode("utf-8")
         return files, version
+
+    def _echo_and_map(self, request: Any, options: Any) -> dict[str, Any]:
+        """The Responses echo fields and namespace tool map (tools/README.md, "Responses extras")."""
+        echo = request.echo()
+        fields = ("instructions", "max_output_tokens", "temperature", "top_logprobs", "top_p", "user")
+        tool_map: Any
+        try:
+            # The reference returns a hash map whose iteration order varies between runs: sort by name.
+            raw = request.namespace_tool_map(options)
+            tool_map = {name: list(raw[name]) for name in sorted(raw)}
+        except self.ref.ConversionError as exc:
+            tool_map = {"error": str(exc)}
+        return {"echo": {f: getattr(echo, f) for f in fields}, "namespace_tool_map": tool_map}
+
+    def render(self, converted: Any) -> tuple[str, Any, list[int]]:
+        """The model version, rendered prompt and ids of a converted request."""
+        version = _lookup(self.versions, converted.model_version)
+        renderer, encoder = self.encodings[version]
+        return (
+            version,
+            renderer.render_conversation(converted.conversation),
+            list(encoder.encode(converted.conversation)),
+        )
 
     def _success(self, converted: Any, version: str) -> tuple[dict[str, Any], str]:
         renderer, encoder = self.encodings[version]
@@ -199,22 +252,28 @@ class Recorder:
             "response_format": conv.response_format,
             "response_schema": conv.response_schema,
             "response_regex": conv.response_regex,
-            "tools": [
-                {
-                    "name": t.name,
-                    "description": t.description,
-                    "parameters": t.parameters,
-                    "strict": t.strict,
-                    "defer_loading": t.defer_loading,
-                }
-                for t in conv.tools
-            ],
+            "tools": [self._tool(t) for t in conv.tools],
             "messages": [self._message(m) for m in conv.messages],
         }
 
     @staticmethod
-    def _message(message: Any) -> dict[str, Any]:
+    def _tool(tool: Any) -> dict[str, Any]:
+        return {
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": tool.parameters,
+            "strict": tool.strict,
+            "defer_loading": tool.defer_loading,
+        }
+
+    @classmethod
+    def _message(cls, message: Any) -> dict[str, Any]:
         out: dict[str, Any] = {"role": message.role, "content": message.content}
+        # SystemMessage.tools (Messages tool_addition / tool_reference, kept by V4.1 conversion): recorded only when
+        # set, so Chat fixtures, where it is always None, keep their shape.
+        tools = getattr(message, "tools", None) if message.role == "system" else None
+        if tools is not None:
+            out["tools"] = [cls._tool(t) for t in tools]
         if message.role == "assistant":
             out["reasoning"] = message.reasoning_content
             out["tool_calls"] = [
@@ -288,9 +347,15 @@ def dump_json(value: Any) -> bytes:
 
 
 def _record_suite(kind: str, suite: str, target: Path) -> dict[str, int]:
-    module = importlib.import_module(f"golden_cases.{suite}")
+    module = importlib.import_module(f"golden_cases.{SUITE_MODULES.get(suite, suite)}")
+    if suite == CROSS_SUITE:
+        return _record_cross_suite(module, target)
     cases = check_unique(module.cases())
-    recorder = Recorder(_load_reference(), request_class=module.REQUEST_CLASS)
+    recorder = Recorder(
+        _load_reference(),
+        request_class=module.REQUEST_CLASS,
+        record_echo=getattr(module, "RECORD_ECHO", False),
+    )
     counts = {"v4": 0, "v4.1": 0, "invalid": 0}
     problems: list[str] = []
     outputs: dict[str, dict[str, bytes]] = {}
@@ -307,6 +372,11 @@ def _record_suite(kind: str, suite: str, target: Path) -> dict[str, int]:
         outputs[case.name] = files
     if problems:
         sys.exit("refusing to write the suite:\n  " + "\n  ".join(problems))
+    _write_suite(target, outputs)
+    return counts
+
+
+def _write_suite(target: Path, outputs: Mapping[str, Mapping[str, bytes]]) -> None:
     if target.exists():
         shutil.rmtree(target)
     for name, files in outputs.items():
@@ -314,7 +384,65 @@ def _record_suite(kind: str, suite: str, target: Path) -> dict[str, int]:
         folder.mkdir(parents=True)
         for filename, data in files.items():
             (folder / filename).write_bytes(data)
+
+
+def _record_cross_suite(module: ModuleType, target: Path) -> dict[str, int]:
+    """Record conversations written in all three protocols; each must render identically (tools/README.md)."""
+    cases: list[CrossCase] = check_unique(module.cases())
+    ref = _load_reference()
+    # One recorder (its tokenizers are slow to load) renders for all three; only the parsing class differs.
+    recorder = Recorder(ref, request_class=CROSS_PROTOCOLS["chat_completions"])
+    parsers: dict[str, Callable[[Any], Any]] = {
+        protocol: getattr(ref, class_name) for protocol, class_name in CROSS_PROTOCOLS.items()
+    }
+    counts = {"v4": 0, "v4.1": 0, "invalid": 0}
+    problems: list[str] = []
+    outputs: dict[str, dict[str, bytes]] = {}
+    for case in cases:
+        bodies = case.bodies()
+        results: dict[str, tuple[str, str, list[list[int]], list[int]]] = {}
+        for protocol, body in bodies.items():
+            try:
+                converted = parsers[protocol](body).convert(recorder.options(case.options))
+            except (ValueError, ref.ConversionError) as exc:
+                problems.append(f"{case.name}: the {protocol} body failed: {exc}")
+                continue
+            version, rendered, ids = recorder.render(converted)
+            spans = [[start, end] for start, end in rendered.special_ranges]
+            results[protocol] = (version, rendered.prompt, spans, ids)
+        if len(results) != len(bodies):
+            continue
+        (first, reference), *others = results.items()
+        for protocol, result in others:
+            for index, part in enumerate(("model version", "prompt", "special spans", "ids")):
+                if result[index] != reference[index]:
+                    detail = _first_difference(reference[1], result[1]) if part == "prompt" else ""
+                    problems.append(f"{case.name}: {protocol} and {first} differ in the {part}{detail}")
+                    break
+        version = reference[0]
+        if not case.name.startswith("v4-" if version == "v4" else "v41-"):
+            problems.append(f"{case.name}: converted to {version}, the name prefix disagrees")
+        counts[version] += 1
+        files = {f"{protocol}.json": body for protocol, body in bodies.items()}
+        files["case.json"] = dump_json({"description": case.description, "options": dict(case.options)})
+        files["expected.json"] = dump_json(
+            {
+                "model_version": version,
+                "prompt": reference[1],
+                "special_spans": reference[2],
+                "ids": reference[3],
+            }
+        )
+        outputs[case.name] = files
+    if problems:
+        sys.exit("refusing to write the suite:\n  " + "\n  ".join(problems))
+    _write_suite(target, outputs)
     return counts
+
+
+def _first_difference(a: str, b: str) -> str:
+    at = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    return f" at code point {at}: {a[max(0, at - 40) : at + 40]!r} vs {b[max(0, at - 40) : at + 40]!r}"
 
 
 def _compare(old: Path, new: Path) -> list[str]:
