@@ -1,0 +1,152 @@
+"""Token ids to text, incrementally (spec §5.6).
+
+:class:`IncrementalDecoder` turns the ids a model server streams into text with the vocabulary's byte table:
+
+* ordinary ids contribute their bytes; a UTF-8 sequence split across ids (emoji ``😀`` = ids ``[28927, 225]``) is
+  held until it completes, so no U+FFFD ever appears for valid UTF-8, however the ids are split;
+* bytes that can never be valid UTF-8 become U+FFFD, one per *maximal subpart* of an ill-formed sequence (the
+  Unicode "best practice" that Python's ``errors="replace"`` follows): ``80`` → one U+FFFD, ``f0 9f 98 41`` →
+  U+FFFD then ``A``; an incomplete sequence still pending when a special id or :meth:`flush` comes also
+  becomes one U+FFFD;
+* special (added-vocabulary) ids decode to their spelling and are reported as special, so the output machine can
+  treat them as single units;
+* ids the vocabulary does not have decode to nothing and leave pending bytes alone.
+
+Each call reports, per id, the text that id *completed* (:class:`TokenText`), which the machine uses to attach
+logprob entries to the delta that carries the end of each token's text.
+"""
+
+from __future__ import annotations
+
+import codecs
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from dscodec.stream.events import TokenLogprob, TopLogprob
+from dscodec.vocab import Vocabulary
+
+__all__ = ["IncrementalDecoder", "TokenText", "logprob_token_text"]
+
+
+@dataclass(slots=True)
+class TokenText:
+    """What one id contributed to the decoded text (a plain record: cheap to make once per token).
+
+    Attributes:
+        token_id: the id.
+        text: the text this id completed (``""`` while a UTF-8 sequence is still incomplete; it may start with
+            characters begun by earlier ids).
+        spelling: for an added-vocabulary (special) id, its spelling, which ends ``text``; None otherwise.
+    """
+
+    token_id: int
+    text: str
+    spelling: str | None = None
+
+
+def logprob_token_text(data: bytes) -> str:
+    """The logprob ``token`` field for a token's bytes (spec §5.6).
+
+    The decoded text when the bytes are valid UTF-8 on their own, otherwise every byte as ``\\xHH`` (lower-case
+    hex, the valid bytes too).
+
+    Examples:
+        >>> logprob_token_text(b" hi")
+        ' hi'
+        >>> logprob_token_text(b" \\xf0\\x9f\\x98")
+        '\\\\x20\\\\xf0\\\\x9f\\\\x98'
+    """
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return "".join(f"\\x{b:02x}" for b in data)
+
+
+class IncrementalDecoder:
+    """Decodes streamed token ids; holds incomplete UTF-8 between calls.
+
+    Examples:
+        >>> dec = IncrementalDecoder(Vocabulary.load(None))
+        >>> dec.feed([28927]), dec.feed([225])
+        ('', '😀')
+    """
+
+    __slots__ = ("_lp_cache", "_pending", "_rows", "_special", "_utf8")
+
+    def __init__(self, vocab: Vocabulary) -> None:
+        self._rows = vocab.id_bytes
+        self._special: dict[int, str] = {token_id: spelling for spelling, token_id in vocab.added.items()}
+        self._utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._pending = False
+        self._lp_cache: dict[int, tuple[str, tuple[int, ...]]] = {}
+
+    @property
+    def pending_bytes(self) -> bool:
+        """True while an incomplete UTF-8 sequence is held."""
+        return self._pending
+
+    def feed(self, ids: Iterable[int]) -> str:
+        """The text the ids complete."""
+        return "".join(t.text for t in self.decode(ids))
+
+    def decode(self, ids: Iterable[int]) -> list[TokenText]:
+        """Per-id contributions; their texts concatenate to what :meth:`feed` would return."""
+        rows = self._rows
+        size = len(rows)
+        special = self._special
+        out: list[TokenText] = []
+        for token_id in ids:
+            spelling = special.get(token_id)
+            if spelling is not None:
+                # A pending incomplete sequence can no longer complete: it becomes U+FFFD before the spelling.
+                prefix = self._flush_bytes()
+                out.append(TokenText(token_id, prefix + spelling, spelling))
+                continue
+            data = rows[token_id] if 0 <= token_id < size else b""
+            if not data:
+                out.append(TokenText(token_id, ""))
+                continue
+            if not self._pending and data.isascii():
+                out.append(TokenText(token_id, data.decode("ascii")))
+                continue
+            text = self._utf8.decode(data)
+            self._pending = bool(self._utf8.getstate()[0])
+            out.append(TokenText(token_id, text))
+        return out
+
+    def flush(self) -> str:
+        """End of output: an incomplete sequence still held becomes one U+FFFD."""
+        return self._flush_bytes()
+
+    def _flush_bytes(self) -> str:
+        if not self._pending:
+            return ""
+        self._pending = False
+        return self._utf8.decode(b"", True)
+
+    def token_bytes(self, token_id: int) -> bytes:
+        """The bytes of one id (a special id's spelling in UTF-8; ``b""`` for an unknown id)."""
+        spelling = self._special.get(token_id)
+        if spelling is not None:
+            return spelling.encode("utf-8")
+        return self._rows[token_id] if 0 <= token_id < len(self._rows) else b""
+
+    def _lp_fields(self, token_id: int) -> tuple[str, tuple[int, ...]]:
+        fields = self._lp_cache.get(token_id)
+        if fields is None:
+            data = self.token_bytes(token_id)
+            fields = (logprob_token_text(data), tuple(data))
+            if len(self._lp_cache) < 200_000:
+                self._lp_cache[token_id] = fields
+        return fields
+
+    def logprob(
+        self, token_id: int, logprob: float, top_logprobs: Sequence[tuple[int, float]] = ()
+    ) -> TokenLogprob:
+        """A logprob entry for one generated id (spec §5.6 ``token``/``bytes`` rules), with its alternatives."""
+        token, data = self._lp_fields(token_id)
+        tops = []
+        for alt_id, alt_logprob in top_logprobs:
+            alt_token, alt_data = self._lp_fields(alt_id)
+            tops.append(TopLogprob(alt_token, alt_logprob, alt_data))
+        return TokenLogprob(token, logprob, data, tuple(tops))

@@ -1,0 +1,116 @@
+"""IncrementalDecoder: token ids → text, partial UTF-8, special ids, logprob token fields (spec §5.6)."""
+
+from __future__ import annotations
+
+import pytest
+
+from dscodec.stream.decoder import IncrementalDecoder, TokenText, logprob_token_text
+from dscodec.vocab import Vocabulary
+
+EMOJI_IDS = [28927, 225]  # "😀" split over two ids (spec §5.6)
+THINK_END = 128822
+EOS = 1
+
+
+@pytest.fixture(scope="module")
+def vocab() -> Vocabulary:
+    return Vocabulary.load(None)
+
+
+@pytest.fixture
+def dec(vocab: Vocabulary) -> IncrementalDecoder:
+    return IncrementalDecoder(vocab)
+
+
+def encode(vocab: Vocabulary, text: str) -> list[int]:
+    return list(vocab.full.encode(text, add_special_tokens=False).ids)
+
+
+def test_split_emoji_is_held_until_complete(dec: IncrementalDecoder) -> None:
+    assert dec.feed(EMOJI_IDS[:1]) == ""
+    assert dec.pending_bytes
+    assert dec.feed(EMOJI_IDS[1:]) == "😀"
+    assert not dec.pending_bytes
+    assert dec.flush() == ""
+
+
+def test_per_id_contributions(dec: IncrementalDecoder, vocab: Vocabulary) -> None:
+    ids = encode(vocab, "ab😀c") + [THINK_END]
+    pieces = dec.decode(ids)
+    assert [p.token_id for p in pieces] == ids
+    assert "".join(p.text for p in pieces) == "ab😀c</think>"
+    # the id that starts the emoji contributes nothing, the one that completes it the whole character
+    assert [p.text for p in pieces[1:3]] == ["", "😀"]
+    assert pieces[-1] == TokenText(THINK_END, "</think>", "</think>")
+    assert all(p.spelling is None for p in pieces[:-1])
+
+
+def test_special_ids_decode_to_their_spelling(dec: IncrementalDecoder) -> None:
+    assert dec.feed([EOS, 0, 128803]) == "<｜end▁of▁sentence｜><｜begin▁of▁sentence｜><｜User｜>"
+
+
+@pytest.mark.parametrize("token_id", [-1, 10**9, 129500])
+def test_unknown_ids_decode_to_nothing(dec: IncrementalDecoder, token_id: int) -> None:
+    assert dec.feed([EMOJI_IDS[0], token_id]) == ""
+    assert dec.feed([EMOJI_IDS[1]]) == "😀"  # pending bytes survive an unknown id
+
+
+def test_invalid_bytes_become_one_replacement_per_maximal_subpart(dec: IncrementalDecoder) -> None:
+    assert dec.feed([225]) == "\ufffd"  # a lone continuation byte 0x80
+    assert dec.feed([EMOJI_IDS[0], 67]) == "\ufffda"  # f0 9f 98 then "a"
+
+
+def test_incomplete_sequence_before_a_special_id(dec: IncrementalDecoder) -> None:
+    pieces = dec.decode([EMOJI_IDS[0], EOS])
+    assert pieces[1].text == "\ufffd<｜end▁of▁sentence｜>"
+    assert pieces[1].spelling == "<｜end▁of▁sentence｜>"
+
+
+def test_flush_turns_a_pending_sequence_into_one_replacement(dec: IncrementalDecoder) -> None:
+    assert dec.feed(EMOJI_IDS[:1]) == ""
+    assert dec.flush() == "\ufffd"
+    assert dec.flush() == ""
+
+
+@pytest.mark.parametrize(
+    ("data", "token"),
+    [
+        (b"Hello", "Hello"),
+        (b"\xf0\x9f\x98", "\\xf0\\x9f\\x98"),
+        (b" \xf0\x9f\x98", "\\x20\\xf0\\x9f\\x98"),
+        (b"\x80", "\\x80"),
+        (b"", ""),
+    ],
+)
+def test_logprob_token_text(data: bytes, token: str) -> None:
+    assert logprob_token_text(data) == token
+
+
+def test_logprob_entry(dec: IncrementalDecoder) -> None:
+    entry = dec.logprob(EMOJI_IDS[0], -0.25, [(EMOJI_IDS[1], -1.5), (THINK_END, -2.0)])
+    assert entry.token == "\\xf0\\x9f\\x98"
+    assert entry.bytes == (0xF0, 0x9F, 0x98)
+    assert entry.logprob == -0.25
+    assert [(t.token, t.logprob, t.bytes) for t in entry.top_logprobs] == [
+        ("\\x80", -1.5, (0x80,)),
+        ("</think>", -2.0, tuple(b"</think>")),
+    ]
+    assert dec.logprob(10**9, -1.0).bytes == ()
+
+
+UTF8_CORPUS = [
+    "plain ASCII text",
+    "中文和日本語のテキスト",
+    "emoji 😀👍🏽 and ZWJ 👩‍👩‍👧‍👦 family",
+    "RTL: مرحبا بالعالم — שלום עולם",
+    "combining: e\u0301 a\u0308 \u0915\u094d\u0937",
+    "math 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 and ﷽",
+]
+
+
+@pytest.mark.parametrize("text", UTF8_CORPUS)
+def test_utf8_corpus_one_id_at_a_time(vocab: Vocabulary, text: str) -> None:
+    dec = IncrementalDecoder(vocab)
+    pieces = [dec.feed([token_id]) for token_id in encode(vocab, text)]
+    assert "".join(pieces) + dec.flush() == text
+    assert not any("\ufffd" in piece for piece in pieces)

@@ -1,0 +1,646 @@
+"""OutputMachine: the stage machine, DSML tool calls, stop sequences, JSON mode and logprobs (spec §5.2–§5.6).
+
+Expected values are the reference's observed results (spec §5), except where DEVIATIONS.md D7/D8 apply.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+
+from dscodec.conversation import ParsingOptions
+from dscodec.errors import StreamStateError
+from dscodec.stream.decoder import IncrementalDecoder
+from dscodec.stream.dsml import HOLD_LIMIT, JsonPrefix, random_tool_call_id
+from dscodec.stream.events import (
+    ContentDelta,
+    Event,
+    OutputEnd,
+    ReasoningDelta,
+    ReasoningEnd,
+    StopSequence,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+)
+from dscodec.stream.machine import OutputMachine, Stage
+from dscodec.vocab import Vocabulary
+
+OP = "<｜DSML｜tool_calls>\n"
+CL = "</｜DSML｜tool_calls>"
+OP41 = "<｜DSML｜ calls>\n"
+CL41 = "</｜DSML｜ calls>"
+
+
+def inv(name: str, body: str, *, v41: bool = False) -> str:
+    sp = " " if v41 else ""
+    return f'<｜DSML｜{sp}invoke name="{name}">\n{body}</｜DSML｜{sp}invoke>\n'
+
+
+def par(key: str, value: str, kind: str = "true", *, v41: bool = False) -> str:
+    sp = " " if v41 else ""
+    return f'<｜DSML｜{sp}parameter name="{key}" string="{kind}">{value}</｜DSML｜{sp}parameter>\n'
+
+
+def options(
+    stage: str | None = None,
+    *,
+    tools: bool = True,
+    sitc: bool = False,
+    json_mode: bool = False,
+    stop: tuple[str, ...] = (),
+) -> ParsingOptions:
+    return ParsingOptions(
+        parse_tool_calls=tools,
+        starts_in_tool_calls=sitc,
+        parse_json_output=json_mode,
+        thinking_initial_stage=stage,  # type: ignore[arg-type]
+        stop_sequences=list(stop),
+    )
+
+
+def machine(**kw: Any) -> OutputMachine:
+    return OutputMachine(options(**kw), tool_call_id_factory=lambda index: f"call-{index}")
+
+
+def events_of(chunks: list[str], **kw: Any) -> list[Event]:
+    m = machine(**kw)
+    out: list[Event] = []
+    for chunk in chunks:
+        if m.state is Stage.FINISHED:
+            break
+        out += m.feed(chunk)
+    return out + m.close()
+
+
+def merged(chunks: list[str], **kw: Any) -> dict[str, Any]:
+    return merge(events_of(chunks, **kw))
+
+
+def merge(events: list[Event]) -> dict[str, Any]:
+    result: dict[str, Any] = {"r": "", "c": "", "calls": [], "stop": None}
+    for ev in events:
+        if isinstance(ev, ReasoningDelta):
+            result["r"] += ev.text
+        elif isinstance(ev, ContentDelta):
+            result["c"] += ev.text
+        elif isinstance(ev, ToolCallStart):
+            result["calls"].append([ev.name, ""])
+        elif isinstance(ev, ToolCallDelta):
+            result["calls"][ev.index][1] += ev.arguments
+        elif isinstance(ev, OutputEnd):
+            result["stop"] = ev.stop_sequence
+    return result
+
+
+def both(text: str, **kw: Any) -> dict[str, Any]:
+    """The merged result, checked to be the same whole and character by character."""
+    whole = merged([text], **kw)
+    assert merged(list(text), **kw) == whole
+    return whole
+
+
+# --- §5.2 stages and newlines ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("chunks", "stage", "reasoning", "content"),
+    [
+        (["abc</thi", "nk>xyz"], "reasoning_start", "abc", "xyz"),
+        (["\n\nabc\n", "\n</think>\n\nxyz"], "reasoning_start", "abc", "xyz"),
+        (["\n\nabc\n</think>\n\nxyz"], "content_continuation", "", "\n\nabc\n\n\nxyz"),
+        (["\n\nabc\n</think>\n\nxyz"], "reasoning_continuation", "\n\nabc", "xyz"),
+        (["  \n r</think>x"], "reasoning_start", "  \n r", "x"),
+        (["<think>r</think>A"], "reasoning_start", "<think>r", "A"),
+        (["r\n\n<think>\n</think>A"], "reasoning_start", "r\n\n<think>", "A"),
+        (["a\n\n", "b"], "reasoning_start", "a\n\nb", ""),
+        (["abc\n\n"], "reasoning_start", "abc\n\n", ""),
+        (["\n\n</think>x"], "reasoning_start", "", "x"),
+        (["r</think></think>\nb"], "reasoning_start", "r", "\nb"),
+        (["r</think>\n</think>\nb"], "reasoning_start", "r", "\nb"),
+        (["\n\n", "\nHello\n\n"], None, "", "Hello\n\n"),
+        (["a</think>b"], None, "", "ab"),
+        (["a\n</think>\nb"], None, "", "a\n\nb"),
+        (["\n</think>\nb"], None, "", "\nb"),
+        (["</think>\n\nb"], None, "", "\n\nb"),
+        (["A<｜end▁of▁sentence｜><｜User｜>"], None, "", "A<｜end▁of▁sentence｜><｜User｜>"),
+    ],
+)
+def test_stages_and_newlines(chunks: list[str], stage: str | None, reasoning: str, content: str) -> None:
+    for feed in (chunks, list("".join(chunks))):
+        result = merged(feed, stage=stage)
+        assert (result["r"], result["c"]) == (reasoning, content)
+
+
+def test_reasoning_end_is_emitted_once_in_order() -> None:
+    evs = events_of(["\nThink.</think>Answer"], stage="reasoning_start")
+    assert evs == [
+        ReasoningDelta("Think."),
+        ReasoningEnd(),
+        ContentDelta("Answer"),
+        OutputEnd(0),
+    ]
+    evs = events_of(["no end"], stage="reasoning_start")
+    assert evs[-2:] == [ReasoningEnd(), OutputEnd(0)]
+
+
+def test_text_is_released_as_soon_as_it_cannot_be_a_marker() -> None:
+    m = machine()
+    assert m.feed("hello <") == [ContentDelta("hello ")]
+    assert m.pending_text == "<"
+    assert m.feed("｜DS") == []
+    assert m.pending_text == "<｜DS"
+    assert m.feed("x") == [ContentDelta("<｜DSx")]
+    assert m.pending_text == ""
+
+
+@pytest.mark.parametrize("text", ["hello <｜DS", "hello <", "hello </thi"])
+def test_partial_markers_are_flushed_at_close(text: str) -> None:
+    assert both(text)["c"] == text
+
+
+# --- tool-call blocks -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("before", "content"),
+    [
+        ("Hi\n\n\n", "Hi"),
+        ("Hi \n", "Hi "),
+        ("Hi", "Hi"),
+        ("Hi\r\n", "Hi\r"),
+        ("\n\nHi\n \n", "Hi\n "),
+        ("\n\n", ""),
+    ],
+)
+def test_newlines_before_a_block_are_dropped(before: str, content: str) -> None:
+    result = both(before + OP + inv("f", par("a", "v")) + CL)
+    assert result["c"] == content
+    assert result["calls"] == [["f", '{"a": "v"}']]
+
+
+def test_block_in_reasoning_ends_it() -> None:
+    evs = events_of(["\n\nThink\n\n" + OP + inv("f", "") + CL + "after"], stage="reasoning_start")
+    assert evs == [
+        ReasoningDelta("Think"),
+        ReasoningEnd(),
+        ToolCallStart(0, "call-0", "f"),
+        ToolCallDelta(0, "{}"),
+        ToolCallEnd(0, "{}"),
+        OutputEnd(1),
+    ]
+
+
+def test_everything_after_the_block_is_discarded() -> None:
+    text = "A\n\n" + OP + inv("f", "") + CL + "\n\nmore text" + OP + inv("g", "") + CL
+    result = both(text)
+    assert result == {"r": "", "c": "A", "calls": [["f", "{}"]], "stop": None}
+
+
+def test_without_tool_parsing_markup_is_content() -> None:
+    text = "ab " + OP + inv("f", "") + CL
+    assert both(text, tools=False) == {"r": "", "c": text, "calls": [], "stop": None}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        OP41 + inv("f", par("a", "v", v41=True), v41=True) + CL41,
+        OP + inv("f", par("a", "v", v41=True), v41=True) + CL41,
+        OP41 + inv("f", par("a", "v")) + CL,
+        'Hi <｜DSML｜invoke name="f">\n' + par("a", "v") + "</｜DSML｜invoke>\n",
+    ],
+)
+def test_both_spellings_and_any_opener_tag(text: str) -> None:
+    assert both(text)["calls"] == [["f", '{"a": "v"}']]
+
+
+def test_newline_breaking_a_partial_opener_is_kept() -> None:
+    # Observed: "<\n" goes out whole; only the newlines after it are dropped before the block.
+    for before, content in (("<\n", "<\n"), ("a<\n\n", "a<\n"), ("<x\n", "<x"), ("a</th\n", "a</th")):
+        assert both(before + OP + inv("f", "") + CL)["c"] == content
+
+
+@pytest.mark.parametrize(
+    ("text", "calls"),
+    [
+        (OP + inv("f", "") + CL, [["f", "{}"]]),
+        ("\n" + OP + inv("f", "") + CL, [["f", "{}"]]),
+        (inv("f", ""), [["f", "{}"]]),
+        (OP + OP + inv("f", ""), [["f", "{}"]]),
+        ("plain text", []),
+        ("plain " + inv("f", ""), [["f", "{}"]]),
+        ("reason</think>" + inv("f", ""), [["f", "{}"]]),
+    ],
+)
+def test_required_tool_choice_starts_inside_a_block(text: str, calls: list[list[str]]) -> None:
+    for stage in (None, "reasoning_start"):
+        result = both(text, sitc=True, stage=stage)
+        assert result == {"r": "", "c": "", "calls": calls, "stop": None}
+
+
+# --- §5.3 DSML arguments --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("params", "arguments"),
+    [
+        (par("city", "Paris") + par("days", "3", "false"), '{"city": "Paris", "days": 3}'),
+        (par("city", 'a"b\\c\nd\te/\x01中😀</x>'), '{"city": "a\\"b\\\\c\\nd\\te/\\u0001中😀</x>"}'),
+        (
+            par("city", '{"a": [1, 2], "b": null}', "false") + par("days", "[1,2]", "false"),
+            '{"city": {"a": [1, 2], "b": null}, "days": [1,2]}',
+        ),
+        (
+            par("a", "true", "false") + par("b", "null", "false") + par("c", "-1.5e3", "false"),
+            '{"a": true, "b": null, "c": -1.5e3}',
+        ),
+        (par("a", " 3 ", "false"), '{"a":  3 }'),
+        (par("a", "\r\b\f\x1f\x7f\u2028"), '{"a": "\\r\\b\\f\\u001f\x7f\u2028"}'),
+        ("", "{}"),
+    ],
+)
+def test_arguments(params: str, arguments: str) -> None:
+    result = both(OP + inv("get", params) + CL)
+    assert result["calls"] == [["get", arguments]]
+    json.loads(arguments)
+
+
+def test_argument_delta_granularity_for_a_whole_chunk() -> None:
+    evs = events_of([OP + inv("get", par("city", "Paris") + par("days", "3", "false")) + CL])
+    deltas = [ev.arguments for ev in evs if isinstance(ev, ToolCallDelta)]
+    assert deltas == ["{", '"city"', ": ", '"', "Paris", '"', ", ", '"days"', ": ", "3", "}"]
+    end = [ev for ev in evs if isinstance(ev, ToolCallEnd)]
+    assert end == [ToolCallEnd(0, '{"city": "Paris", "days": 3}', True)]
+
+
+def test_string_values_stream_char_by_char_with_their_raw_text() -> None:
+    value = '*** Begin Patch\n+Hello "world"\n+\ttab \\ back\n*** End Patch\n'
+    text = OP + inv("apply_patch", par("input", value)) + CL
+    for feed in ([text], list(text)):
+        evs = events_of(feed)
+        raw = "".join(ev.raw for ev in evs if isinstance(ev, ToolCallDelta) and ev.raw is not None)
+        assert raw == value
+        assert {ev.parameter for ev in evs if isinstance(ev, ToolCallDelta) and ev.raw is not None} == {
+            "input"
+        }
+    deltas = [ev.arguments for ev in events_of(list(text)) if isinstance(ev, ToolCallDelta)]
+    assert deltas[3:6] == ['"', "*", "*"]  # a string value is never held back
+
+
+def test_several_calls_get_indexes_and_ids() -> None:
+    evs = events_of([OP + inv("a", "") + inv("zzz", par("k", "v")) + CL])
+    starts = [ev for ev in evs if isinstance(ev, ToolCallStart)]
+    assert starts == [ToolCallStart(0, "call-0", "a"), ToolCallStart(1, "call-1", "zzz")]
+    assert evs[-1] == OutputEnd(2)
+
+
+def test_default_tool_call_ids() -> None:
+    pattern = re.compile(r"call_(\d\d)_[A-Za-z0-9]{20}\d{4}")
+    ids = {random_tool_call_id(index) for index in range(12)}
+    assert len(ids) == 12
+    assert all(pattern.fullmatch(i) for i in ids)
+    assert random_tool_call_id(11).startswith("call_11_")
+    m = OutputMachine(options())
+    start = next(ev for ev in m.feed(OP + inv("f", "")) if isinstance(ev, ToolCallStart))
+    assert pattern.fullmatch(start.call_id)
+
+
+@pytest.mark.parametrize(
+    ("text", "calls"),
+    [
+        # missing string attribute: the rest of the output is the key (incomplete call, kept as written)
+        (
+            OP + inv("f", '<｜DSML｜parameter name="a">v</｜DSML｜parameter>\n') + CL,
+            [["f", '{"a">v</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>']],
+        ),
+        (OP + inv("f", par("a", "v", "maybe")) + CL, [["f", '{"a": ']]),
+        (OP + inv("f", par("a", "v", "maybe") + par("b", "w")) + CL, [["f", '{"a": "w"}']]),
+        (OP + '<｜DSML｜invoke name="f">\n<｜DSML｜parameter name="a" string="true">v', [["f", '{"a": "v']]),
+        (OP + '<｜DSML｜invoke name="f">\n' + par("a", "v"), [["f", '{"a": "v"']]),
+        (OP + inv("f", par("a", "v")), [["f", '{"a": "v"}']]),
+        (
+            OP + "junk\n" + inv("h", "") + "junk" + inv("i", "x" + par("x", "1", "false") + "y") + CL,
+            [["h", "{}"], ["i", '{"x": 1}']],
+        ),
+        (OP + '<｜DSML｜invok name="g">\n', []),
+        (OP + '<｜DSML｜invok name="g">\n' + inv("h", ""), [["h", "{}"]]),
+        (OP + inv("f", par("a", "a</｜DSML｜x <｜DSML｜y </z")) + CL, [["f", '{"a": "a"}']]),
+        (
+            OP + '<｜DSML｜invoke name="f">\n<｜DSML｜invoke name="g">\n</｜DSML｜invoke>\n' + CL,
+            [["f", "{}"]],
+        ),
+        (
+            OP + '<｜DSML｜invoke name="f">\n</｜DSML｜foo<｜DSML｜invoke name="g">\n</｜DSML｜invoke>\n',
+            [["f", "{}"], ["g", "{}"]],
+        ),
+        (OP + '<｜DSML｜invoke name="">\n</｜DSML｜invoke>\n', [["", "{}"]]),
+    ],
+)
+def test_malformed_markup(text: str, calls: list[list[str]]) -> None:
+    assert both(text)["calls"] == calls
+
+
+def test_incomplete_calls_end_at_close() -> None:
+    evs = events_of([OP + '<｜DSML｜invoke name="f">\n' + par("a", "v")])
+    assert evs[-2:] == [ToolCallEnd(0, '{"a": "v"', False), OutputEnd(1)]
+
+
+# --- D8: complete invokes always have valid JSON arguments ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "written"),
+    [
+        ("", "null"),
+        ("   ", "null"),
+        ("not json", '"not json"'),
+        ("NaN", '"NaN"'),
+        ("Infinity", '"Infinity"'),
+        ("tru", '"tru"'),
+        ("[1,", '"[1,"'),
+        ("'single'", "\"'single'\""),
+        ('{"a": 1} trailing', '"{\\"a\\": 1} trailing"'),
+        ("12", "12"),
+        ('"quoted"', '"quoted"'),
+    ],
+)
+def test_d8_non_string_values(value: str, written: str) -> None:
+    result = both(OP + inv("f", par("a", value, "false")) + CL)
+    arguments = result["calls"][0][1]
+    assert arguments == '{"a": ' + written + "}"
+    json.loads(arguments, parse_constant=_reject)
+
+
+def test_d8_long_values_are_streamed_and_completed() -> None:
+    long_valid = "[" + ", ".join(str(i) for i in range(40)) + "]"
+    assert len(long_valid) > HOLD_LIMIT
+    evs = events_of(list(OP + inv("f", par("a", long_valid, "false")) + CL))
+    deltas = [ev.arguments for ev in evs if isinstance(ev, ToolCallDelta)]
+    assert "".join(deltas) == '{"a": ' + long_valid + "}"
+    assert len(deltas) > 10  # streamed after the hold limit, not sent in one piece
+
+    broken = "[" + "1, " * 40 + "oops, 2]"
+    result = both(OP + inv("f", par("a", broken, "false")) + CL)
+    value = json.loads(result["calls"][0][1], parse_constant=_reject)["a"]
+    assert value == [1] * 40 + [None]
+
+
+def test_d8_keys_are_json_strings() -> None:
+    params = par('a"b', "x") + '<｜DSML｜parameter name=plain string="true">y</｜DSML｜parameter>\n'
+    params += par("k\\n", "z")
+    arguments = both(OP + inv("f", params) + CL)["calls"][0][1]
+    assert json.loads(arguments) == {'a"b': "x", "plain": "y", "k\n": "z"}
+
+
+def test_json_prefix_completion() -> None:
+    for text in ('{"a": [1, {"b": "x', "-", "1e+", '"\\u12', '{"k"', "[1,", ""):
+        checker = JsonPrefix()
+        assert checker.feed(text) == len(text)
+        json.loads(text + checker.completion())
+    assert JsonPrefix().feed("[1] x") == 4
+
+
+def _reject(name: str) -> None:
+    raise ValueError(name)
+
+
+# --- §5.4 stop sequences --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "stops", "content", "matched"),
+    [
+        ("abcd", ("bcd", "abc"), "", "abc"),
+        ("abcd", ("abcd", "bc"), "a", "bc"),
+        ("xabcd", ("cd", "bcd", "abcd"), "xab", "cd"),
+        ("xabcd", ("abcd", "bcd", "cd"), "x", "abcd"),
+        ("Hello END world", ("END",), "Hello ", "END"),
+        ("Hello EN", ("END",), "Hello EN", None),
+        ("abcd", ("", "c"), "ab", "c"),
+        ("ab</think>cd", ("b</th",), "a", "b</th"),
+        ("ab</think>cd", ("</think>",), "ab", "</think>"),
+        ("a</think>xy", ("think>",), "a</", "think>"),
+        ("a</think>xy", ("</think>x",), "axy", None),
+        ("a</think>b", ("ab",), "ab", None),
+        ("ab<｜DSML｜tool_calls>" + inv("f", ""), ("<｜DS",), "ab", "<｜DS"),
+        ("a｜DSML｜b", ("ML｜b",), "a｜DS", "ML｜b"),
+        ("a\n\nEND", ("\nEND",), "a\n", "\nEND"),
+        ("\n\nEND", ("\n",), "", "\n"),
+        ("\n\nEND", ("\n\n",), "END", None),
+        ("\n\nEND", ("\nE",), "END", None),
+    ],
+)
+def test_stop_sequences(text: str, stops: tuple[str, ...], content: str, matched: str | None) -> None:
+    result = both(text, stop=stops)
+    assert (result["c"], result["stop"]) == (content, matched)
+
+
+def test_stop_sequences_apply_to_content_only() -> None:
+    result = both("abEND</think>xEND", stop=("END",), stage="reasoning_start")
+    assert (result["r"], result["c"], result["stop"]) == ("abEND", "x", "END")
+    result = both("r</think>ab</think>cd", stop=("</think>",), stage="reasoning_start")
+    assert (result["r"], result["c"], result["stop"]) == ("r", "ab", "</think>")
+    text = OP + inv("f", par("a", "END")) + CL
+    assert both(text, stop=("END",))["calls"] == [["f", '{"a": "END"}']]
+
+
+def test_a_stop_ends_the_output() -> None:
+    m = machine(stop=("END",))
+    assert m.feed("abc EN") == [ContentDelta("abc ")]
+    assert m.feed("D more") == [StopSequence("END"), OutputEnd(0, "END")]
+    assert m.state is Stage.FINISHED
+    assert m.close() == []
+    with pytest.raises(StreamStateError):
+        m.feed("x")
+    with pytest.raises(StreamStateError):
+        m.close()
+
+
+# --- §5.5 JSON mode with D7 -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "content"),
+    [
+        ('{"a": 1}', '{"a": 1}'),
+        ('```json\n{"a": 1}\n```', '{"a": 1}'),
+        ('Here is the JSON:\n```json\n{"a": 1}\n```\nHope it helps!', ' {"a": 1} '),
+        ("just text", " "),
+        ('  \n{"a": 1}  \n', ' {"a": 1}  \n'),
+        ('Sure! {"a": 1} done', ' {"a": 1} done'),
+        ("42", " "),
+        ("[1, 2] x", "[1, 2] x"),
+        ("```\n[1]\n```", "[1]"),
+        ("```JSON\n{}\n```", " {}"),
+        ('{"a": 1}```yy', '{"a": 1}```yy'),
+        ("a```json\n{}\n```b```json\n{}\n```c", " {} "),
+        ("\n\n{}", "{}"),
+        ("", ""),
+        ("``", " "),
+        ("```json\n{}\n``", "{}\n``"),
+        ('{"a": "</think>"}\n\n<｜DSML｜invoke name="f">', '{"a": "</think>"}\n\n<｜DSML｜invoke name="f">'),
+        ("</think>{}", "{}"),
+        ("1 x</think>y {}", "  {}"),
+    ],
+)
+def test_json_mode_is_chunking_independent(text: str, content: str) -> None:
+    assert both(text, json_mode=True)["c"] == content
+
+
+def test_json_mode_tool_calls_and_stops() -> None:
+    result = both('{}\n```\n\n<｜DSML｜invoke name="f">\n</｜DSML｜invoke>\n', json_mode=True)
+    assert (result["c"], result["calls"]) == ("{}", [["f", "{}"]])
+    assert both('abc END {"a": 1} END', json_mode=True, stop=("END",))["c"] == ' {"a": 1} '
+    assert both('{"a"}', json_mode=True, stop=('{"',))["stop"] is None
+
+
+# --- token chunks ---------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def vocab() -> Vocabulary:
+    return Vocabulary.load(None)
+
+
+def token_events(
+    vocab: Vocabulary, groups: list[list[int]], *, with_logprobs: bool = True, **kw: Any
+) -> list[Event]:
+    dec = IncrementalDecoder(vocab)
+    m = machine(**kw)
+    out: list[Event] = []
+    for ids in groups:
+        lps = [dec.logprob(i, -(k + 1) / 10) for k, i in enumerate(ids)] if with_logprobs else None
+        out += m.feed_tokens(dec.decode(ids), logprobs=lps)
+    return out + m.close()
+
+
+def enc(vocab: Vocabulary, text: str, *, plain: bool = False) -> list[int]:
+    tok = vocab.plain if plain else vocab.full
+    return list(tok.encode(text, add_special_tokens=False).ids)
+
+
+def lp_view(events: list[Event]) -> list[tuple[str, str, list[str]]]:
+    return [
+        ("r" if isinstance(ev, ReasoningDelta) else "c", ev.text, [x.token for x in ev.logprobs])
+        for ev in events
+        if isinstance(ev, (ReasoningDelta, ContentDelta))
+    ]
+
+
+def test_only_special_ids_are_markers_in_token_chunks(vocab: Vocabulary) -> None:
+    plain = enc(vocab, "r</think>c", plain=True)
+    assert merge(token_events(vocab, [plain], stage="reasoning_start"))["r"] == "r</think>c"
+    special = enc(vocab, "r</think>c")
+    result = merge(token_events(vocab, [special], stage="reasoning_start"))
+    assert (result["r"], result["c"]) == ("r", "c")
+    block = "Hi\n\n" + OP + inv("f", par("a", "v")) + CL
+    assert merge(token_events(vocab, [enc(vocab, block, plain=True)]))["calls"] == []
+    assert merge(token_events(vocab, [[i] for i in enc(vocab, block)]))["calls"] == [["f", '{"a": "v"}']]
+
+
+def test_special_ids_are_barriers_for_stop_sequences(vocab: Vocabulary) -> None:
+    ids = enc(vocab, "abc<｜end▁of▁sentence｜>x")
+    assert merge(token_events(vocab, [ids], stop=("cx",)))["stop"] is None
+    assert merge(token_events(vocab, [ids], stop=("c<｜end",)))["stop"] is None
+    result = merge(token_events(vocab, [ids], stop=("bc",)))
+    assert (result["c"], result["stop"]) == ("a", "bc")
+
+
+def test_logprobs_whole_chunk(vocab: Vocabulary) -> None:
+    ids = enc(vocab, "\n\nthink\n\n</think>\n\nHi there\n\n")
+    view = lp_view(token_events(vocab, [ids], stage="reasoning_start"))
+    reasoning = [t for kind, _, lps in view if kind == "r" for t in lps]
+    content = [t for kind, _, lps in view if kind == "c" for t in lps]
+    assert reasoning == ["\n\n", "think", "\n\n"]  # the </think> entry is dropped
+    assert content == ["\n\n", "Hi", " there", "\n\n"]
+
+
+def test_logprobs_one_token_per_call(vocab: Vocabulary) -> None:
+    ids = enc(vocab, "\n\nthink\n\n</think>\n\nHi there\n\n")
+    view = lp_view(token_events(vocab, [[i] for i in ids], stage="reasoning_start"))
+    # dropped newlines sent on their own have nowhere to go (observed)
+    assert view == [
+        ("r", "think", ["think"]),
+        ("c", "Hi", ["Hi"]),
+        ("c", " there", [" there"]),
+        ("c", "\n\n", ["\n\n"]),
+    ]
+
+
+def test_logprobs_follow_held_text_and_split_characters(vocab: Vocabulary) -> None:
+    groups = [[i] for i in enc(vocab, "Hello <", plain=True)] + [enc(vocab, "x")]
+    view = lp_view(token_events(vocab, groups))
+    assert [t for _, _, lps in view for t in lps] == ["Hello", " <", "x"]
+    assert "".join(text for _, text, _ in view) == "Hello <x"
+    emoji = lp_view(token_events(vocab, [[28927], [225]]))
+    assert emoji == [("c", "😀", ["\\xf0\\x9f\\x98", "\\x80"])]
+
+
+def test_logprobs_after_a_stop_go_with_the_last_delta(vocab: Vocabulary) -> None:
+    ids = enc(vocab, "abc END x")
+    view = lp_view(token_events(vocab, [ids], stop=("END",)))
+    assert view == [("c", "abc ", ["abc", " END", " x"])]
+
+
+def test_logprobs_of_text_before_a_block(vocab: Vocabulary) -> None:
+    ids = enc(vocab, "Hi\n\n" + OP + inv("f", par("a", "v")) + CL)
+    assert lp_view(token_events(vocab, [ids])) == [("c", "Hi", ["Hi", "\n\n", "<"])]
+
+
+# --- lifecycle and errors -------------------------------------------------------------------------------------
+
+
+def test_state_follows_the_output() -> None:
+    m = machine(stage="reasoning_start")
+    states = [m.state]
+    m.feed("r</think>c")
+    states.append(m.state)
+    m.feed("\n\n" + OP)
+    states.append(m.state)
+    m.feed(inv("f", "") + CL)
+    states.append(m.state)
+    assert states == [Stage.REASONING, Stage.CONTENT, Stage.TOOL_CALLS, Stage.DISCARD]
+    assert m.tool_calls == 1
+    assert m.close() == [OutputEnd(1)]
+    assert m.state is Stage.FINISHED
+    assert m.close() == []
+
+
+def test_logprob_count_mismatch_fails_the_machine(vocab: Vocabulary) -> None:
+    dec = IncrementalDecoder(vocab)
+    m = machine()
+    tokens = dec.decode(enc(vocab, "a b"))
+    with pytest.raises(StreamStateError) as info:
+        m.feed_tokens(tokens, logprobs=[dec.logprob(0, -1.0)])
+    assert info.value.status_code == 500
+    assert m.state is Stage.ERROR
+    with pytest.raises(StreamStateError):
+        m.feed("x")
+    with pytest.raises(StreamStateError):
+        m.close()
+
+
+def test_surrogates_in_text_cannot_pose_as_markers() -> None:
+    result = both("a\ud800b\ud801c")
+    assert result["c"] == "a\ufffdb\ufffdc"
+
+
+def test_text_and_token_chunks_mix(vocab: Vocabulary) -> None:
+    dec = IncrementalDecoder(vocab)
+    m = machine(stage="reasoning_start")
+    out = m.feed("a</th") + m.feed_tokens(dec.decode(enc(vocab, "ink>b", plain=True)))
+    out += m.feed_tokens(dec.decode([128822])) + m.feed("c")
+    result = merge(out + m.close())
+    assert (result["r"], result["c"]) == ("a</think>b", "c")
+
+
+def test_a_stop_inside_a_held_partial_spelling_ends_the_output_at_once() -> None:
+    m = machine(stop=("b</t",))
+    assert m.feed("ab</th") == [ContentDelta("a"), StopSequence("b</t"), OutputEnd(0, "b</t")]
+    m = machine(stop=("b</think>x",))
+    assert m.feed("ab</th") == [ContentDelta("a")]
+    assert merge(m.feed("ink>x") + m.close()) == {"r": "", "c": "bx", "calls": [], "stop": None}
