@@ -1,5 +1,6 @@
 """dscodec: OpenAI / Anthropic requests to DeepSeek V4 prompts and token ids, and model output back to events."""
 
+from dscodec.accumulate import accumulate
 from dscodec.conversation import (
     Conversation,
     ConversationRequest,
@@ -8,16 +9,19 @@ from dscodec.conversation import (
     ParsingOptions,
 )
 from dscodec.errors import (
+    ModelOutputError,
     ContextLengthExceeded,
     ConversionError,
     DscodecError,
     SpecialTokenMissing,
+    StreamStateError,
     TokenizerError,
     UnsupportedProtocol,
 )
 from dscodec.options import ConversionOptions
 from dscodec.prompt import RenderedPrompt
 from dscodec.prompt import render_request as render
+from dscodec.processor import StreamProcessor
 from dscodec.prompt.tokenize import PromptEncoder
 from dscodec.protocols import convert
 
@@ -31,14 +35,18 @@ __all__ = [
     "ConversionOptions",
     "DscodecError",
     "InferenceOptions",
+    "ModelOutputError",
     "OutputConstraint",
     "ParsingOptions",
     "PromptEncoder",
     "RenderedPrompt",
     "SpecialTokenMissing",
+    "StreamProcessor",
+    "StreamStateError",
     "TokenizerError",
     "UnsupportedProtocol",
     "__version__",
+    "accumulate",
     "convert",
     "render",
 ]

@@ -35,10 +35,10 @@ def convert(
     """
     if protocol == "chat_completions":
         from dscodec.protocols.openai_chat.inbound import parse_request
-
-        return parse_request(body, options=options)
-    if protocol in PROTOCOLS:
-        raise UnsupportedProtocol(
-            f"converting {protocol!r} requests is not supported yet; dscodec converts 'chat_completions' today"
-        )
-    raise UnsupportedProtocol(f"unknown protocol {protocol!r}; expected one of {', '.join(PROTOCOLS)}")
+    elif protocol == "responses":
+        from dscodec.protocols.openai_responses.inbound import parse_request
+    elif protocol == "messages":
+        from dscodec.protocols.anthropic_messages.inbound import parse_request
+    else:
+        raise UnsupportedProtocol(f"unknown protocol {protocol!r}; expected one of {', '.join(PROTOCOLS)}")
+    return parse_request(body, options=options)

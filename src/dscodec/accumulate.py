@@ -1,0 +1,46 @@
+"""Stream events -> the complete response a non-streaming request gets (spec §5.10)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, Union
+
+from dscodec.conversation import Protocol
+from dscodec.protocols._wire import WireEvent
+
+__all__ = ["accumulate"]
+
+EventLike = Union[WireEvent, Mapping[str, Any]]
+
+
+def accumulate(
+    protocol: Protocol,
+    events: Iterable[EventLike],
+    *,
+    response_id: str | None = None,
+    model: str | None = None,
+    created: int | None = None,
+) -> dict[str, Any]:
+    """The complete response that ``events`` add up to.
+
+    Args:
+        protocol: ``"chat_completions"``, ``"responses"`` or ``"messages"``.
+        events: :class:`~dscodec.StreamProcessor` events, or plain dicts parsed from a recorded stream.
+        response_id: override the id the events carry (Chat Completions).
+        model: override the model the events carry (Chat Completions).
+        created: override the creation time the events carry (Chat Completions).
+    """
+    dicts = [e.to_dict() if isinstance(e, WireEvent) else e for e in events]
+    if protocol == "chat_completions":
+        from dscodec.protocols.openai_chat.accumulate import accumulate_chunks
+
+        return accumulate_chunks(dicts, response_id=response_id, model=model, created=created)
+    if protocol == "responses":
+        from dscodec.protocols.openai_responses.accumulate import accumulate_events as responses_events
+
+        return responses_events(dicts)
+    if protocol == "messages":
+        from dscodec.protocols.anthropic_messages.accumulate import accumulate_events as messages_events
+
+        return messages_events(dicts)
+    raise ValueError(f"unknown protocol {protocol!r}; expected chat_completions, responses or messages")

@@ -1,0 +1,134 @@
+"""What every protocol's stream writer shares: the wire event, prompt usage, the outcome, the writer contract."""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import orjson
+
+from dscodec.conversation import ConversationRequest
+from dscodec.errors import DscodecError
+from dscodec.stream.events import Event, TokenLogprob
+
+__all__ = ["BackendFinish", "EventWriter", "Outcome", "PromptUsage", "WireEvent", "logprob_dict"]
+
+BackendFinish = Literal["stop", "length", "content_filter"]
+
+
+class WireEvent:
+    """One event as a protocol sends it: a JSON object, and for SSE an optional event name.
+
+    Examples:
+        >>> event = WireEvent({"type": "ping"}, event="ping")
+        >>> event.to_json()
+        '{"type":"ping"}'
+        >>> event.sse()
+        'event: ping\\ndata: {"type":"ping"}\\n\\n'
+    """
+
+    __slots__ = ("_json", "data", "event")
+
+    def __init__(self, data: dict[str, Any], *, event: str | None = None) -> None:
+        self.data = data
+        self.event = event
+        self._json: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The event's JSON object (do not modify it)."""
+        return self.data
+
+    def to_json(self) -> str:
+        """Compact JSON, as sent on the wire (non-ASCII kept raw; non-finite numbers become ``null``)."""
+        if self._json is None:
+            self._json = orjson.dumps(self.data).decode()
+        return self._json
+
+    def sse(self) -> str:
+        """The whole Server-Sent Events frame, blank line included."""
+        if self.event is None:
+            return f"data: {self.to_json()}\n\n"
+        return f"event: {self.event}\ndata: {self.to_json()}\n\n"
+
+    def __repr__(self) -> str:
+        return f"WireEvent({self.to_json()})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, WireEvent) and other.event == self.event and other.data == self.data
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+@dataclass(frozen=True, slots=True)
+class PromptUsage:
+    """What the backend reports about the prompt before the output starts."""
+
+    prompt_tokens: int = 0
+    cached_tokens: int = 0
+    system_fingerprint: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How the output ended, for the writer's final events.
+
+    Attributes:
+        finish: the backend's finish reason, or None when it sent none (the stream simply ended).
+        tool_calls: number of tool calls in the output.
+        stop_sequence: the stop sequence that ended the output, if one did.
+        prompt: the prompt usage the stream started with.
+        completion_tokens: tokens the backend generated.
+        reasoning_tokens: tokens of the reasoning, or None when not counted.
+    """
+
+    finish: BackendFinish | None
+    tool_calls: int
+    stop_sequence: str | None
+    prompt: PromptUsage
+    completion_tokens: int
+    reasoning_tokens: int | None
+
+
+def logprob_dict(entry: TokenLogprob) -> dict[str, Any]:
+    """A logprob entry in the OpenAI shape (``token``, ``logprob``, ``bytes``, ``top_logprobs``)."""
+    return {
+        "token": entry.token,
+        "logprob": entry.logprob,
+        "bytes": list(entry.bytes),
+        "top_logprobs": [{"token": t.token, "logprob": t.logprob, "bytes": list(t.bytes)} for t in entry.top_logprobs],
+    }
+
+
+class EventWriter(abc.ABC):
+    """Turns protocol-neutral stream events into one protocol's wire events.
+
+    A writer is made per response. The processor calls :meth:`open` once (before any output), :meth:`write` with
+    each batch of machine events, then :meth:`close` once; or :meth:`error` if the backend fails mid-stream.
+    """
+
+    #: The SSE frame that ends a stream after the last event ("" when the protocol has none).
+    sse_done: str = ""
+
+    def __init__(self, request: ConversationRequest, *, response_id: str, model: str, created: int) -> None:
+        self.request = request
+        self.response_id = response_id
+        self.model = model
+        self.created = created
+
+    @abc.abstractmethod
+    def open(self, usage: PromptUsage) -> list[WireEvent]:
+        """The events that start the response."""
+
+    @abc.abstractmethod
+    def write(self, events: Sequence[Event]) -> list[WireEvent]:
+        """Wire events for a batch of machine events (never containing :class:`OutputEnd`)."""
+
+    @abc.abstractmethod
+    def close(self, outcome: Outcome) -> list[WireEvent]:
+        """The events that end the response."""
+
+    @abc.abstractmethod
+    def error(self, exc: DscodecError) -> list[WireEvent]:
+        """The events that end the response with an error after it started."""

@@ -1,0 +1,124 @@
+"""Stream events -> Chat Completions chunks (spec §5.7).
+
+Every chunk is ``{"id","object":"chat.completion.chunk","created","model","system_fingerprint","choices":[{"index":0,
+"delta","logprobs","finish_reason"}],"usage"}``. The first chunk announces the role; reasoning goes in
+``reasoning_content`` and the answer in ``content`` (in thinking mode each delta names the other field as null);
+tool calls stream as ``tool_calls`` deltas; the last chunk has the finish reason and always the usage. Non-final
+chunks carry ``"usage": null`` unless the request streams without ``stream_options.include_usage``, where the key
+is left out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from dscodec.conversation import ConversationRequest
+from dscodec.errors import DscodecError
+from dscodec.protocols._wire import EventWriter, Outcome, PromptUsage, WireEvent, logprob_dict
+from dscodec.protocols.errors import openai_error_body
+from dscodec.stream.events import ContentDelta, Event, ReasoningDelta, ToolCallDelta, ToolCallStart
+
+__all__ = ["ChatChunkWriter", "finish_reason", "usage_dict"]
+
+
+def finish_reason(outcome: Outcome) -> str:
+    """The Chat ``finish_reason`` (spec §5.1 table)."""
+    if outcome.finish is None or outcome.stop_sequence is not None:
+        return "stop"
+    if outcome.finish == "stop":
+        return "tool_calls" if outcome.tool_calls else "stop"
+    return outcome.finish
+
+
+def usage_dict(outcome: Outcome, *, with_reasoning: bool) -> dict[str, Any]:
+    """The Chat usage object (spec §5.6, §5.7; reasoning tokens per deviation D5)."""
+    prompt = outcome.prompt.prompt_tokens
+    cached = outcome.prompt.cached_tokens
+    usage: dict[str, Any] = {
+        "prompt_tokens": prompt,
+        "completion_tokens": outcome.completion_tokens,
+        "total_tokens": prompt + outcome.completion_tokens,
+        "prompt_tokens_details": {"cached_tokens": cached},
+    }
+    if with_reasoning and outcome.reasoning_tokens is not None:
+        usage["completion_tokens_details"] = {"reasoning_tokens": outcome.reasoning_tokens}
+    usage["prompt_cache_hit_tokens"] = cached
+    usage["prompt_cache_miss_tokens"] = max(0, prompt - cached)
+    return usage
+
+
+class ChatChunkWriter(EventWriter):
+    """Writes ``chat.completion.chunk`` objects; ``sse_done`` is the ``[DONE]`` frame."""
+
+    sse_done = "data: [DONE]\n\n"
+
+    def __init__(self, request: ConversationRequest, *, response_id: str, model: str, created: int) -> None:
+        super().__init__(request, response_id=response_id, model=model, created=created)
+        self._thinking = request.conversation.thinking_mode
+        self._omit_usage = request.stream and not request.include_usage
+        self._fingerprint: str | None = None
+        self._tool_calls_seen = False
+
+    def _chunk(self, delta: dict[str, Any], logprobs: Any = None, finish: str | None = None) -> WireEvent:
+        chunk: dict[str, Any] = {
+            "id": self.response_id,
+            "object": "chat.completion.chunk",
+            "created": self.created,
+            "model": self.model,
+            "system_fingerprint": self._fingerprint,
+            "choices": [{"index": 0, "delta": delta, "logprobs": logprobs, "finish_reason": finish}],
+        }
+        if not self._omit_usage:
+            chunk["usage"] = None
+        return WireEvent(chunk)
+
+    def open(self, usage: PromptUsage) -> list[WireEvent]:
+        self._fingerprint = usage.system_fingerprint
+        if not self._thinking:
+            delta: dict[str, Any] = {"role": "assistant", "content": ""}
+        elif self.request.parsing_options.thinking_initial_stage == "content_continuation":
+            delta = {"role": "assistant", "content": "", "reasoning_content": None}
+        else:
+            delta = {"role": "assistant", "content": None, "reasoning_content": ""}
+        return [self._chunk(delta)]
+
+    def write(self, events: Sequence[Event]) -> list[WireEvent]:
+        out: list[WireEvent] = []
+        thinking = self._thinking
+        for event in events:
+            if isinstance(event, ContentDelta):
+                delta: dict[str, Any] = (
+                    {"content": event.text, "reasoning_content": None} if thinking else {"content": event.text}
+                )
+                logprobs = {"content": [logprob_dict(e) for e in event.logprobs]} if event.logprobs else None
+                out.append(self._chunk(delta, logprobs))
+            elif isinstance(event, ReasoningDelta):
+                logprobs = (
+                    {"reasoning_content": [logprob_dict(e) for e in event.logprobs]} if event.logprobs else None
+                )
+                out.append(self._chunk({"content": None, "reasoning_content": event.text}, logprobs))
+            elif isinstance(event, ToolCallDelta):
+                if event.arguments:
+                    call = {"index": event.index, "function": {"arguments": event.arguments}}
+                    out.append(self._chunk({"tool_calls": [call]}))
+            elif isinstance(event, ToolCallStart):
+                call = {
+                    "index": event.index,
+                    "id": event.call_id,
+                    "type": "function",
+                    "function": {"name": event.name, "arguments": ""},
+                }
+                out.append(self._chunk({"tool_calls": [call]}))
+        return out
+
+    def close(self, outcome: Outcome) -> list[WireEvent]:
+        delta: dict[str, Any] = {"content": "", "reasoning_content": None} if self._thinking else {"content": ""}
+        with_reasoning = self.request.parsing_options.thinking_initial_stage is not None
+        chunk = self._chunk(delta, None, finish_reason(outcome)).data
+        chunk["usage"] = usage_dict(outcome, with_reasoning=with_reasoning)
+        return [WireEvent(chunk)]
+
+    def error(self, exc: DscodecError) -> list[WireEvent]:
+        # After a 200 the only way to report an error is in the stream: one data frame with the error body.
+        return [WireEvent(exc.bind("chat_completions", openai_error_body).body)]
