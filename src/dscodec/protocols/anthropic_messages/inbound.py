@@ -1,0 +1,638 @@
+"""Anthropic Messages request -> :class:`~dscodec.conversation.ConversationRequest` (spec §1, §2.3, §2.5–§2.7).
+
+:func:`parse_request` is the single entry point. It reads the body (:mod:`.models`), then applies the
+protocol's rules in the reference's order (found by differential testing): model; tool names and server tools;
+V4.1's "not every tool deferred"; the messages one by one; duplicate names and schemas; tool choice; stop
+sequences, temperature, top_p, max_tokens. A request breaking several rules gets the same error message as
+from the reference. Every error leaves as a :class:`~dscodec.errors.ConversionError` bound to Anthropic's
+error envelope (deviation D1).
+
+Messages become conversation messages as the reference splits them (§2.3):
+
+* the top-level ``system`` is the first system message;
+* each content block of a user message is its own user message (the renderer joins consecutive ones again),
+  and each ``tool_result`` block a tool message;
+* an assistant message is one assistant turn: its text blocks are the content, its thinking blocks the
+  reasoning, its ``tool_use`` blocks the tool calls; a trailing assistant message is a complete turn, never a
+  prefix to continue (Anthropic's prefill is not supported by the reference);
+* a ``system`` message inside ``messages`` is a system message on V4.1 and a ``<system-reminder>`` user text on
+  V4, which has no system turns;
+* on V4.1, ``tool_addition`` blocks give their system message tools, and ``tool_reference`` blocks in tool
+  results add a system message with the referenced tools after their user message; only tools still offered
+  after ``tool_choice`` are announced.
+"""
+
+from __future__ import annotations
+
+import binascii
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NoReturn
+
+import orjson
+
+from dscodec import conversation as conv
+from dscodec._json import JSONDecodeError, dumps_prompt, loads
+from dscodec.errors import ConversionError
+from dscodec.options import ConversionOptions
+from dscodec.protocols import _shared as rules
+from dscodec.protocols.anthropic_messages import models as wire
+from dscodec.protocols.errors import anthropic_error_body
+
+__all__ = ["parse_request"]
+
+PROTOCOL: conv.Protocol = "messages"
+
+#: Text standing for an image on the V4 template, which has no image token (§2.3).
+UNSUPPORTED_IMAGE_TEXT = "[Unsupported Image]"
+#: How a role-``system`` message is written on V4 (§2.3): a user text between these tags.
+SYSTEM_REMINDER_OPEN = "<system-reminder>\n"
+SYSTEM_REMINDER_CLOSE = "\n</system-reminder>"
+#: Deviation D10 and the reference's message for a forced tool call in thinking mode.
+THINKING_TOOL_CHOICE_ERROR = "Thinking mode does not support this tool_choice"
+
+_PART_SEPARATOR = "\n\n"
+#: The name of Anthropic's web search tool, when a request's web search tool has none.
+_WEB_SEARCH = "web_search"
+_BASE64_BODY = re.compile(r"[A-Za-z0-9+/]*")
+
+
+def parse_request(
+    body: str | bytes | Mapping[str, Any], *, options: ConversionOptions | None = None
+) -> conv.ConversationRequest:
+    """Convert an Anthropic Messages request body into a conversation plus inference and parsing options.
+
+    Args:
+        body: the request body as JSON text (``str`` or UTF-8 ``bytes``) or already parsed.
+        options: the serving side's conversion policy; the reference's defaults when omitted.
+
+    Returns:
+        The conversion result (``protocol="messages"``, ``model`` = the requested name).
+
+    Raises:
+        ConversionError: the body is malformed (bad JSON, wrong types, missing fields: deviation D2) or breaks
+            a rule of the protocol; ``exc.body`` is Anthropic's error envelope (deviation D1).
+
+    Examples:
+        >>> req = parse_request('{"model": "DeepSeek-V4-Pro", "max_tokens": 64, '
+        ...     '"messages": [{"role": "user", "content": "Hi"}]}')
+        >>> req.model_version, req.conversation.reasoning_effort, req.inference_options.max_tokens
+        ('v4', 'high', 64)
+    """
+    try:
+        value = _load(body)
+        try:
+            rules.check_json_depth(value)
+        except rules.WireError as exc:
+            raise ConversionError(f"invalid JSON request: {exc.detail}") from None
+        try:
+            request = wire.read_request(value)
+        except rules.WireError as exc:
+            raise ConversionError(f"invalid request body: {exc.detail}", param=exc.path) from None
+        return _Converter(request, options or ConversionOptions()).convert()
+    except ConversionError as exc:
+        raise exc.bind(PROTOCOL, anthropic_error_body) from None
+
+
+def _load(body: str | bytes | Mapping[str, Any]) -> Any:
+    if isinstance(body, (str, bytes, bytearray, memoryview)):
+        data = bytes(body) if isinstance(body, (bytearray, memoryview)) else body
+        try:
+            return loads(data)
+        except JSONDecodeError as exc:
+            raise ConversionError(f"invalid JSON request: {exc}") from None
+    if isinstance(body, Mapping):
+        # Re-reading a serialised copy applies the same number and string rules as a JSON body and refuses
+        # values JSON cannot carry (non-string keys, sets, integers beyond 64 bits, …).
+        try:
+            return loads(orjson.dumps(dict(body)))
+        except (orjson.JSONEncodeError, JSONDecodeError) as exc:
+            raise ConversionError(f"invalid request body: not a JSON document: {exc}") from None
+    raise ConversionError(f"invalid request body: expected JSON text or a mapping, got {type(body).__name__}")
+
+
+@dataclass
+class _Content:
+    """Converted text content: parts joined with a blank line, and the image placeholders in it."""
+
+    text: str = ""
+    images: list[conv.ImagePlaceholder] = field(default_factory=list)
+    parts: int = 0
+
+    def add(self, piece: str, source: conv.ImageSource | None = None) -> None:
+        """Append one part; ``source`` marks the part as an image token (its offset is tracked, §2.1.1)."""
+        if self.parts:
+            self.text += _PART_SEPARATOR
+        if source is not None:
+            self.images.append(conv.ImagePlaceholder(offset=len(self.text), source=source))
+        self.text += piece
+        self.parts += 1
+
+
+@dataclass
+class _Announcement:
+    """A V4.1 system message announcing tools by name; its tools are known once the tool list is final.
+
+    ``keep_empty``: the message stays even when none of its tools is offered (it has content of its own).
+    """
+
+    message: conv.SystemMessage
+    names: list[str]
+    keep_empty: bool
+
+
+@dataclass
+class _PendingCalls:
+    """The tool calls of the latest assistant message that its next message must answer."""
+
+    message_index: int
+    ids: list[str]
+
+
+@dataclass
+class _Converter:
+    request: wire.MessagesRequest
+    options: ConversionOptions
+    version: conv.ModelVersion = "v4"
+    #: The names of the client tools (server tools removed), for tool_addition and tool_reference blocks.
+    declared: set[str] = field(default_factory=set)
+    #: Names of the web search tools removed under ``messages_web_search="drop"``.
+    dropped: set[str] = field(default_factory=set)
+    #: System messages announcing tools (tool_addition, tool_reference), resolved after tool_choice.
+    announcements: list[_Announcement] = field(default_factory=list)
+
+    def convert(self) -> conv.ConversationRequest:
+        # The order of the checks below is the reference's (refined by differential testing): a request
+        # breaking several rules gets the error of the first one.
+        req = self.request
+        self.version = rules.resolve_model(req.model, self.options)
+        thinking = rules.resolve_thinking(
+            req.thinking, req.effort, default_thinking_mode=self.options.default_thinking_mode
+        )
+        client_tools = self._client_tools()
+        if self.version != "v4" and client_tools and all(t.defer_loading is True for t in client_tools):
+            # V4.1 needs at least one tool it can list (checked before anything else about tools or messages).
+            raise ConversionError(
+                "tools: at least one tool must have defer_loading=false. All tools cannot be deferred."
+            )
+        # tool_addition and tool_reference blocks may name any client tool.
+        self.declared = {tool.name for tool in client_tools}
+        # A request offers tools even when they are all dropped web search tools (observed).
+        messages = self._messages(thinking, offers_tools=bool(req.tools))
+        tools = self._tools(client_tools)
+        tool_choice, tools = self._tool_choice(tools, thinking)
+        messages = self._announce(messages, tools)
+
+        stop = req.stop_sequences or ()
+        rules.check_stop(stop, is_list=True)
+        rules.check_temperature(req.temperature)
+        rules.check_top_p(req.top_p)
+        max_tokens = self._max_tokens(thinking)
+
+        constraint = rules.tool_call_constraint(tools, required=tool_choice == "required") if tools else None
+        conversation = conv.Conversation(
+            messages=messages,
+            thinking_mode=thinking,
+            reasoning_effort=rules.resolve_effort(thinking, req.effort),
+            tools=tools,
+            tool_choice=tool_choice,
+        )
+        inference = conv.InferenceOptions(
+            temperature=rules.resolve_temperature(thinking, req.temperature),
+            top_p=rules.resolve_top_p(self.version, thinking, req.top_p, tools_active=bool(tools)),
+            max_tokens=max_tokens,
+            output_constraint=constraint,
+        )
+        parsing = conv.ParsingOptions(
+            parse_tool_calls=bool(tools),
+            starts_in_tool_calls=tool_choice == "required",
+            # A trailing assistant message is a complete turn, so the model always starts afresh (§2.3).
+            thinking_initial_stage="reasoning_start" if thinking else None,
+            stop_sequences=list(stop),
+        )
+        return conv.ConversationRequest(
+            protocol=PROTOCOL,
+            model=req.model,
+            model_version=self.version,
+            stream=req.stream is True,
+            conversation=conversation,
+            inference_options=inference,
+            parsing_options=parsing,
+        )
+
+    # -- tools and tool choice (§2.3, §2.1.4) ----------------------------------------------------------------
+
+    def _client_tools(self) -> list[wire.FunctionTool]:
+        """The client tools, with checked names; server tools refused or dropped (§2.3).
+
+        Their schemas are checked later, after the messages (the reference's order, as in Chat §1.5).
+        """
+        drop_web_search = self.options.messages_web_search == "drop"
+        client: list[wire.FunctionTool] = []
+        for index, tool in enumerate(self.request.tools or ()):
+            if isinstance(tool, wire.ServerTool):
+                # Only web search has a drop policy; every other server tool is refused (§2.3).
+                if not (drop_web_search and tool.type.startswith("web_search")):
+                    raise ConversionError(f"tools[{index}]: server tools are not supported")
+                self.dropped.add(tool.name if tool.name is not None else _WEB_SEARCH)
+                continue
+            rules.validate_tool_names([tool.name], path=f"tools[{index}].name")
+            client.append(tool)
+        return client
+
+    def _tools(self, client: Sequence[wire.FunctionTool]) -> list[conv.ToolDefinition]:
+        """The tool definitions, with unique names and checked schemas."""
+        if self.request.tool_choice == "none":
+            # The tools vanish before their schemas are looked at (only their names were checked), as in Chat.
+            return []
+        tools: list[conv.ToolDefinition] = []
+        for tool in client:
+            # Each tool's name must differ from the earlier ones before its schema is checked (as in Chat).
+            if any(tool.name == earlier.name for earlier in tools):
+                raise ConversionError("Tool names must be unique.")
+            # ``input_schema`` is required: a missing one is checked like ``null`` (§2.3).
+            rules.validate_function_parameters(tool.name, tool.input_schema)
+            tools.append(
+                conv.ToolDefinition(
+                    name=tool.name,
+                    description=tool.description,
+                    parameters=tool.input_schema,
+                    # V4 has no deferred tools: every tool is listed (§2.3).
+                    defer_loading=self.version != "v4" and tool.defer_loading is True,
+                )
+            )
+        return tools
+
+    def _announce(self, messages: list[conv.Message], tools: list[conv.ToolDefinition]) -> list[conv.Message]:
+        """Give the announcing system messages their tools: only tools still offered after tool_choice count,
+        and a message left with neither tools nor content of its own disappears (observed)."""
+        offered = {tool.name: tool for tool in tools}
+        dropped: set[int] = set()
+        for item in self.announcements:
+            found = [offered[name] for name in item.names if name in offered]
+            item.message.tools = found
+            if not found and not item.keep_empty:
+                dropped.add(id(item.message))
+        return [m for m in messages if id(m) not in dropped]
+
+    def _tool_choice(
+        self, tools: list[conv.ToolDefinition], thinking: bool
+    ) -> tuple[conv.ToolChoice, list[conv.ToolDefinition]]:
+        choice = self.request.tool_choice or "auto"
+        if choice == "none":
+            return "none", []
+        if choice == "auto" or not self.request.tools:
+            # A forced tool call in a request without tools quietly becomes auto, as Chat's required does
+            # (§2.1.4).
+            return "auto", tools
+        if isinstance(choice, wire.NamedToolChoice):
+            chosen = [t for t in tools if t.name == choice.name]
+            if not chosen and choice.name in self.dropped:
+                # Naming a web search tool that was dropped leaves the choice to the model (observed).
+                return "auto", tools
+            if not chosen:
+                raise ConversionError(
+                    f"Invalid value for 'tool_call': no function named '{choice.name}' was specified in the "
+                    "'tools' parameter."
+                )
+            tools = chosen
+        elif not tools:
+            # ``any`` with only dropped server tools: nothing to call.
+            return "auto", tools
+        # Deviation D10: ``any`` forces a tool call like a named tool does (the reference treats it as auto), and
+        # Anthropic documents that thinking only works with auto/none tool choice.
+        if thinking:
+            raise ConversionError(THINKING_TOOL_CHOICE_ERROR)
+        return "required", tools
+
+    def _max_tokens(self, thinking: bool) -> int | None:
+        """Messages' ``max_tokens``: optional, at least 1, quietly lowered to the bound (§1.4)."""
+        value = self.request.max_tokens
+        if value is None:
+            return None
+        options = self.options
+        bound = (
+            options.thinking_max_tokens_upper_bound
+            if thinking
+            else options.non_thinking_max_tokens_upper_bound
+        )
+        if value < 1:
+            # Only 0 is refused, with Chat's message; a value above the bound is lowered to it.
+            rules.check_max_tokens(value, thinking=thinking, options=options)
+        return min(value, bound)
+
+    # -- messages (§2.3) -------------------------------------------------------------------------------------
+
+    def _messages(self, thinking: bool, *, offers_tools: bool) -> list[conv.Message]:
+        req = self.request
+        if not req.messages:
+            raise ConversionError("messages: at least one message is required")
+        out: list[conv.Message] = []
+        if req.system is not None:
+            text = req.system if isinstance(req.system, str) else _PART_SEPARATOR.join(req.system)
+            out.append(conv.SystemMessage(content=text))
+        pending: _PendingCalls | None = None
+        for index, message in enumerate(req.messages):
+            if pending is not None and message.role != "user":
+                # Whatever follows a tool call other than a user message does not answer it.
+                _unanswered(f"messages.{index}: ", pending.ids)
+            if isinstance(message.content, tuple) and not message.content and message.role != "system":
+                raise ConversionError(f"messages.{index}: all messages must have non-empty content")
+            if message.role == "user":
+                self._user(index, message.content, pending, out)
+                pending = None
+                continue
+            if message.role == "assistant":
+                pending = self._assistant(index, message.content, out)
+            else:
+                self._system(index, message.content, out)
+        if pending is not None:
+            _unanswered(f"messages.{pending.message_index}:", pending.ids)
+        self._fill_reasoning(out, thinking, offers_tools=offers_tools)
+        return out
+
+    def _user(
+        self, index: int, content: wire.Content, pending: _PendingCalls | None, out: list[conv.Message]
+    ) -> None:
+        """A user message: one message per block, tool results answering the previous assistant's calls."""
+        if isinstance(content, str):
+            if pending is not None:
+                _unanswered(f"messages.{index}: ", pending.ids)
+            out.append(conv.UserMessage(content=content))
+            return
+        expected = pending.ids if pending is not None else []
+        answered: list[str] = []
+        references: list[str] = []
+        for position, block in enumerate(content):
+            if isinstance(block, wire.ToolResultBlock):
+                where = f"messages.{index}.content.{position}"
+                if block.tool_use_id not in expected:
+                    raise ConversionError(
+                        f"unexpected `{where}: tool_use_id` found in `tool_result` blocks: {block.tool_use_id}. "
+                        "Each `tool_result` block must have a corresponding `tool_use` block in the previous "
+                        "message."
+                    )
+                if block.tool_use_id in answered:
+                    raise ConversionError(
+                        f"{where}: each tool_use must have a single result. Found multiple `tool_result` blocks "
+                        f"with id: {block.tool_use_id}"
+                    )
+                answered.append(block.tool_use_id)
+                out.append(self._tool_result(index, position, block, references))
+                continue
+            _check_role(index, "user", block)
+            missing = [call_id for call_id in expected if call_id not in answered]
+            if missing:
+                # Results must come first: anything else before the last one leaves calls unanswered.
+                _unanswered(f"messages.{index}: ", missing)
+            if isinstance(block, wire.TextBlock):
+                out.append(conv.UserMessage(content=block.text))
+            else:
+                part = _Content()
+                self._media(
+                    block,
+                    part,
+                    source_path=f"messages.{index}.content[{position}]",
+                    error_path=f"messages.{index}.content[{position}]",
+                )
+                out.append(conv.UserMessage(content=part.text, images=part.images))
+        missing = [call_id for call_id in expected if call_id not in answered]
+        if pending is not None and missing:
+            _unanswered(f"messages.{pending.message_index}:", missing)
+        if references and self.version != "v4":
+            # V4.1 announces the referenced tools in a system message after the whole user message (§2.3).
+            announcement = conv.SystemMessage(content="")
+            self.announcements.append(_Announcement(announcement, references, keep_empty=False))
+            out.append(announcement)
+
+    def _tool_result(
+        self,
+        index: int,
+        position: int,
+        block: wire.ToolResultBlock,
+        references: list[str],
+    ) -> conv.ToolMessage:
+        """A tool message; ``is_error`` does not change it (§2.3)."""
+        content = block.content
+        if content is None or isinstance(content, str):
+            return conv.ToolMessage(tool_call_id=block.tool_use_id, content=content or "")
+        where = f"messages.{index}.content.{position}"
+        # The result's tool references are checked before its images (observed).
+        for item in content:
+            if isinstance(item, wire.ToolReferenceBlock) and item.tool_name not in self.declared:
+                raise ConversionError(
+                    f"{where}: tool reference '{item.tool_name}' not found in available tools"
+                )
+        part = _Content()
+        for inner, item in enumerate(content):
+            if isinstance(item, wire.TextBlock):
+                part.add(item.text)
+            elif isinstance(item, wire.ToolReferenceBlock):
+                references.append(item.tool_name)
+                part.add(item.tool_name)
+            else:
+                self._media(
+                    item,
+                    part,
+                    source_path=f"{where}.tool_result",
+                    error_path=f"{where}.tool_result.content[{inner}]",
+                )
+        return conv.ToolMessage(tool_call_id=block.tool_use_id, content=part.text, images=part.images)
+
+    def _assistant(self, index: int, content: wire.Content, out: list[conv.Message]) -> _PendingCalls | None:
+        """An assistant turn; returns the calls its next message must answer."""
+        if isinstance(content, str):
+            out.append(conv.AssistantMessage(content=content))
+            return None
+        text = ""
+        reasoning: list[str] = []
+        calls: list[conv.ToolCall] = []
+        drop_server_blocks = self.options.messages_web_search == "drop"
+        for position, block in enumerate(content):
+            _check_role(index, "assistant", block)
+            if isinstance(block, (wire.ServerToolUseBlock, wire.WebSearchToolResultBlock)):
+                # Server-tool history is refused, or dropped before anything else looks at it (§2.3).
+                if not drop_server_blocks:
+                    raise ConversionError("Unsupported content block: server tools are not supported")
+                continue
+            if calls and not isinstance(block, (wire.ToolUseBlock, wire.ThinkingBlock)):
+                # Only more calls may follow a call: its results must come right after it (§2.3).
+                _unanswered(f"messages.{index}.{position}: ", [c.id for c in calls])
+            if isinstance(block, wire.TextBlock):
+                text = _append_text(text, block.text)
+            elif isinstance(block, wire.ThinkingBlock):
+                reasoning.append(block.thinking)
+            elif isinstance(block, wire.ToolUseBlock):
+                if any(call.id == block.id for call in calls):
+                    raise ConversionError(
+                        f"messages.{index}.content.{position}: `tool_use` ids must be unique"
+                    )
+                calls.append(conv.ToolCall(id=block.id, name=block.name, arguments=dumps_prompt(block.input)))
+            elif isinstance(block, wire.ImageBlock) and self.version != "v4":
+                # Checked like any image first; then refused, since the model cannot see its own images.
+                self._image_source(
+                    block.source, source_path="", error_path=f"messages.{index}.content[{position}]"
+                )
+                raise ConversionError("Image in assistant message is unsupported")
+            elif isinstance(block, (wire.ImageBlock, wire.DocumentBlock)):
+                placeholder = _Content()
+                self._media(block, placeholder, source_path="", error_path="")
+                text = _append_text(text, placeholder.text)
+        out.append(
+            conv.AssistantMessage(
+                content=text,
+                reasoning=_PART_SEPARATOR.join(reasoning) if reasoning else None,
+                tool_calls=calls,
+            )
+        )
+        return _PendingCalls(index, [call.id for call in calls]) if calls else None
+
+    def _system(self, index: int, content: wire.Content, out: list[conv.Message]) -> None:
+        """A ``system`` message inside ``messages``: V4.1 keeps it in place, V4 makes it a reminder (§2.3)."""
+        part = _Content()
+        added: list[str] = []
+        blocks: Sequence[wire.Block] = (wire.TextBlock(content),) if isinstance(content, str) else content
+        for position, block in enumerate(blocks):
+            _check_role(index, "system", block)
+            if isinstance(block, wire.TextBlock):
+                part.add(block.text)
+            elif isinstance(block, wire.ToolAdditionBlock):
+                if block.name not in self.declared:
+                    raise ConversionError(
+                        f"messages.{index}.content.{position}: `tool_addition` references unknown tool '{block.name}'"
+                    )
+                added.append(block.name)
+            else:
+                self._media(
+                    block,
+                    part,
+                    source_path=f"messages.{index}",
+                    error_path=f"messages.{index}.content[{position}]",
+                )
+        if self.version == "v4":
+            # V4 has no system turns: the text becomes a user reminder, tool additions are dropped.
+            if part.text:
+                out.append(conv.UserMessage(content=SYSTEM_REMINDER_OPEN + part.text + SYSTEM_REMINDER_CLOSE))
+            return
+        message = conv.SystemMessage(content=part.text, images=part.images)
+        if added:
+            keep = bool(part.text or part.images)
+            self.announcements.append(_Announcement(message, added, keep_empty=keep))
+        out.append(message)
+
+    # -- images and documents --------------------------------------------------------------------------------
+
+    def _media(
+        self, block: wire.Block | wire.ToolResultPart, part: _Content, *, source_path: str, error_path: str
+    ) -> None:
+        """Append an image or document part: V4.1 images become image tokens, everything else a text."""
+        if isinstance(block, wire.DocumentBlock):
+            part.add(
+                f"[Unsupported document type: {block.media_type if block.media_type is not None else 'unknown'}]"
+            )
+        elif isinstance(block, wire.ImageBlock):
+            if self.version == "v4":
+                part.add(UNSUPPORTED_IMAGE_TEXT)
+            else:
+                source = self._image_source(block.source, source_path=source_path, error_path=error_path)
+                part.add(rules.IMAGE_TOKEN, source)
+        else:  # pragma: no cover - every other block kind is handled by the callers
+            raise ConversionError(f"unexpected content block {type(block).__name__}")
+
+    def _image_source(
+        self, source: wire.ImageSource, *, source_path: str, error_path: str
+    ) -> conv.ImageSource:
+        """Where a V4.1 image comes from: an http(s) URL or a base64 data URL (§2.3)."""
+        if isinstance(source, wire.FileSource):
+            raise ConversionError(
+                f"{error_path}: file_id is not supported. Pass the image as a base64 data url instead."
+            )
+        if isinstance(source, wire.UrlSource):
+            if source.url[:4].lower() != "http":
+                # The URL is quoted the way Rust's ``{:?}`` writes strings (the reference's message).
+                raise ConversionError(f"{error_path}: invalid url: {rules._debug_str(source.url)}")
+            return conv.ImageSource(kind="url", url=source.url, path=source_path)
+        data = _canonical_base64(source.data)
+        if data is None:
+            raise ConversionError(f"{error_path}: base64 decode error")
+        # The data URL names the canonical media type (``image/jpg`` is accepted as ``image/jpeg``).
+        media_type = "image/jpeg" if source.media_type == "image/jpg" else source.media_type
+        return conv.ImageSource(kind="data_url", url=f"data:{media_type};base64,{data}", path=source_path)
+
+    # -- reasoning ---------------------------------------------------------------------------------------------
+
+    def _fill_reasoning(self, messages: list[conv.Message], thinking: bool, *, offers_tools: bool) -> None:
+        """Thinking mode needs every assistant turn's reasoning; fill or reject missing ones (as in Chat §2.1.2).
+
+        Without thinking the reasoning is dropped, so it never reaches the prompt.
+        """
+        if not thinking:
+            for message in messages:
+                if isinstance(message, conv.AssistantMessage):
+                    message.reasoning = None
+            return
+        last_user = max((i for i, m in enumerate(messages) if isinstance(m, conv.UserMessage)), default=-1)
+        reject = self.options.reasoning_content_behavior == "reject"
+        for position, message in enumerate(messages):
+            if not isinstance(message, conv.AssistantMessage) or message.reasoning is not None:
+                continue
+            if reject and position > last_user and (offers_tools or message.tool_calls):
+                raise ConversionError(
+                    "The `content[].thinking` in the thinking mode must be passed back to the API."
+                )
+            message.reasoning = ""
+
+
+def _check_role(index: int, role: wire.Role, block: wire.Block) -> None:
+    """Refuse a block the role cannot hold (§2.3); the messages are the reference's."""
+    if isinstance(block, wire.ThinkingBlock) and role != "assistant":
+        raise ConversionError(
+            f"messages.{index}.content: thinking blocks may only be in `assistant` messages"
+        )
+    if isinstance(block, (wire.ToolUseBlock, wire.ServerToolUseBlock)) and role != "assistant":
+        raise ConversionError(f"messages.{index}: `tool_use` blocks can only be in `assistant` messages")
+    if isinstance(block, wire.WebSearchToolResultBlock) and role != "assistant":
+        raise ConversionError(
+            f"messages.{index}: `web_search_tool_result` blocks can only be in `assistant` messages"
+        )
+    if isinstance(block, wire.ToolResultBlock) and role != "user":
+        raise ConversionError(f"messages.{index}: `tool_result` blocks can only be in `user` messages")
+    if isinstance(block, wire.ToolAdditionBlock) and role != "system":
+        raise ConversionError(f"messages.{index}: `tool_addition` blocks can only be in `system` messages")
+
+
+def _append_text(text: str, piece: str) -> str:
+    """Assistant text parts: a blank line goes between parts only once some text was written (observed)."""
+    return f"{text}{_PART_SEPARATOR}{piece}" if text else piece
+
+
+def _unanswered(prefix: str, ids: Sequence[str]) -> NoReturn:
+    """Raise the error for tool calls whose results do not follow them (§2.3); ``prefix`` names the place."""
+    # The reference lists the ids in byte order, whatever order the calls had.
+    listed = ", ".join(sorted(ids, key=lambda i: i.encode("utf-8", "surrogatepass")))
+    raise ConversionError(
+        f"{prefix}`tool_use` ids were found without `tool_result` blocks immediately after: {listed}. "
+        "Each `tool_use` block must have a corresponding `tool_result` block in the next message."
+    )
+
+
+def _canonical_base64(data: str) -> str | None:
+    """``data`` in canonical padded base64, or ``None`` when the reference refuses it (observed rules).
+
+    Any number of trailing ``=`` is accepted; a last group of 2 or 3 characters needs at least one of them, and
+    its unused bits must be zero. No whitespace and no URL-safe alphabet.
+    """
+    stripped = data.rstrip("=")
+    if _BASE64_BODY.fullmatch(stripped) is None:
+        return None
+    tail = len(stripped) % 4
+    if tail == 1 or (tail and stripped == data):
+        return None
+    try:
+        decoded = binascii.a2b_base64(stripped + "=" * (-len(stripped) % 4), strict_mode=True)
+    except binascii.Error:
+        return None
+    canonical = binascii.b2a_base64(decoded, newline=False).decode("ascii")
+    # Non-zero unused bits in the last group decode to the same bytes: compare to refuse them.
+    return canonical if canonical.rstrip("=") == stripped else None
