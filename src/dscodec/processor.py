@@ -18,7 +18,7 @@ from dscodec.errors import DscodecError, ModelOutputError, StreamStateError
 from dscodec.protocols._wire import BackendFinish, EventWriter, Outcome, PromptUsage, WireEvent
 from dscodec.stream.decoder import IncrementalDecoder
 from dscodec.stream.dsml import ToolCallIdFactory
-from dscodec.stream.events import OutputEnd, ReasoningDelta, TokenLogprob
+from dscodec.stream.events import Event, OutputEnd, ReasoningDelta, TokenLogprob
 from dscodec.stream.machine import OutputMachine
 from dscodec.vocab import TokenizerLike, Vocabulary
 
@@ -146,6 +146,17 @@ class StreamProcessor:
             StreamStateError: after the response ended or failed, or when ``logprobs`` does not have one entry
                 per id (the processor then fails).
         """
+        if self._state == "open" and logprobs is None and len(ids) == 1 and self._decoder is not None:
+            # The per-token hot path: one ordinary id that decodes to whole characters.
+            text = self._decoder.plain_text(ids[0])
+            if text is not None:
+                self._completion_tokens += 1
+                try:
+                    events = self._machine.feed_plain_token(text)
+                except DscodecError as exc:
+                    self._state, self._failure = "failed", str(exc)
+                    raise
+                return self._deliver(events, [])
         out = self._begin()
         decoder = self._ensure_decoder()
         ids = [int(i) for i in ids]
@@ -213,17 +224,19 @@ class StreamProcessor:
             self._decoder = IncrementalDecoder(self._vocab)
         return self._decoder
 
-    def _deliver(self, events: list, out: list[WireEvent], finish: BackendFinish | None = None) -> list[WireEvent]:  # type: ignore[type-arg]
+    def _deliver(self, events: list[Event], out: list[WireEvent], finish: BackendFinish | None = None) -> list[WireEvent]:
         if not events:
             return out
         for event in events:
             if type(event) is ReasoningDelta:
                 self._reasoning.append(event.text)
+        if out:
+            out += self._writer.write(events)
+        else:
+            out = self._writer.write(events)
         end = events[-1]
         if type(end) is not OutputEnd:
-            out += self._writer.write(events)
             return out
-        out += self._writer.write(events)
         self._state = "finished"
         out += self._writer.close(
             Outcome(

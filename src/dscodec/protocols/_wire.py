@@ -21,20 +21,40 @@ BackendFinish = Literal["stop", "length", "content_filter"]
 class WireEvent:
     """One event as a protocol sends it: a JSON object, and for SSE an optional event name.
 
+    An event is made from its dict, or (on the per-token path) directly from its compact JSON text; the other
+    form is built on first use.
+
     Examples:
         >>> event = WireEvent({"type": "ping"}, event="ping")
         >>> event.to_json()
         '{"type":"ping"}'
         >>> event.sse()
         'event: ping\\ndata: {"type":"ping"}\\n\\n'
+        >>> WireEvent.from_json('{"a":1}').to_dict()
+        {'a': 1}
     """
 
-    __slots__ = ("_json", "data", "event")
+    __slots__ = ("_data", "_json", "event")
 
     def __init__(self, data: dict[str, Any], *, event: str | None = None) -> None:
-        self.data = data
-        self.event = event
+        self._data: dict[str, Any] | None = data
         self._json: str | None = None
+        self.event = event
+
+    @classmethod
+    def from_json(cls, text: str, *, event: str | None = None) -> WireEvent:
+        """An event from its compact JSON text (which dscodec wrote itself)."""
+        self = cls.__new__(cls)
+        self._data = None
+        self._json = text
+        self.event = event
+        return self
+
+    @property
+    def data(self) -> dict[str, Any]:
+        if self._data is None:
+            self._data = orjson.loads(self._json or "{}")
+        return self._data
 
     def to_dict(self) -> dict[str, Any]:
         """The event's JSON object (do not modify it)."""
@@ -43,7 +63,7 @@ class WireEvent:
     def to_json(self) -> str:
         """Compact JSON, as sent on the wire (non-ASCII kept raw; non-finite numbers become ``null``)."""
         if self._json is None:
-            self._json = orjson.dumps(self.data).decode()
+            self._json = orjson.dumps(self._data).decode()
         return self._json
 
     def sse(self) -> str:

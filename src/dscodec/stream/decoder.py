@@ -114,6 +114,25 @@ class IncrementalDecoder:
             out.append(TokenText(token_id, text))
         return out
 
+    def plain_text(self, token_id: int) -> str | None:
+        """The text of one ordinary id that completes on its own (the per-token fast path), else None.
+
+        None means: a special id, an unknown id, bytes that do not form whole characters, or an incomplete
+        sequence held from before — use :meth:`decode` for those.
+        """
+        if self._pending or token_id in self._special:
+            return None
+        try:
+            data = self._rows[token_id]
+        except IndexError:
+            return None
+        if data.isascii():
+            return data.decode("ascii") if data else None
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+
     def flush(self) -> str:
         """End of output: an incomplete sequence still held becomes one U+FFFD."""
         return self._flush_bytes()

@@ -277,6 +277,18 @@ class OutputMachine:
         except BaseException as exc:
             raise self._fail(exc) from exc
 
+    def feed_plain_token(self, text: str) -> list[Event]:
+        """Process the text of one ordinary (non-special) token id with no logprobs: the per-token fast path.
+
+        Same result as ``feed_tokens([TokenText(token_id, text)])``.
+        """
+        if self._quick_ok and not self._sym.held and not self._entries and text:
+            self._opener_prefixes = ("<",)
+            quick = self._quick(text if text.isascii() else sanitize_text(text), None)
+            if quick is not None:
+                return quick
+        return self.feed_tokens([TokenText(-1, text)])
+
     def close(self) -> list[Event]:
         """End of output: release what is held, end an open call or the reasoning, then :class:`OutputEnd`.
 
@@ -641,6 +653,16 @@ class OutputMachine:
                 if stops is not None:
                     stops.reset()
             stops = self._stops
+            if (
+                self._pend
+                and stops is None
+                and self._json == _JSON_OFF
+                and not "\ud800" <= u[i] <= "\udfff"
+                and interesting.match(u, i) is None
+            ):
+                # Held text (a newline run, a "<") followed by a character that cannot continue a marker: it
+                # would be released together with that character, so release it now and take the fast scan.
+                self._release(len(self._pend))
             if not self._pend and (stops is None or not stops.state):
                 m = interesting.search(u, i)
                 j = m.start() if m else n

@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import orjson
+
 from dscodec.conversation import ConversationRequest
 from dscodec.errors import DscodecError
 from dscodec.protocols._wire import EventWriter, Outcome, PromptUsage, WireEvent, logprob_dict
@@ -20,6 +22,10 @@ from dscodec.protocols.errors import openai_error_body
 from dscodec.stream.events import ContentDelta, Event, ReasoningDelta, ToolCallDelta, ToolCallStart
 
 __all__ = ["ChatChunkWriter", "finish_reason", "usage_dict"]
+
+
+def _dumps(value: Any) -> str:
+    return orjson.dumps(value).decode()
 
 
 def finish_reason(outcome: Outcome) -> str:
@@ -58,7 +64,10 @@ class ChatChunkWriter(EventWriter):
         self._thinking = request.conversation.thinking_mode
         self._omit_usage = request.stream and not request.include_usage
         self._fingerprint: str | None = None
-        self._tool_calls_seen = False
+        self._head = self._tail = ""
+        # Text pieces are the per-token hot path: their chunks are written as JSON text around the escaped piece.
+        self._content_open = '{"content":'
+        self._content_close = ',"reasoning_content":null}' if self._thinking else "}"
 
     def _chunk(self, delta: dict[str, Any], logprobs: Any = None, finish: str | None = None) -> WireEvent:
         chunk: dict[str, Any] = {
@@ -75,6 +84,12 @@ class ChatChunkWriter(EventWriter):
 
     def open(self, usage: PromptUsage) -> list[WireEvent]:
         self._fingerprint = usage.system_fingerprint
+        self._head = (
+            f'{{"id":{_dumps(self.response_id)},"object":"chat.completion.chunk","created":{self.created},'
+            f'"model":{_dumps(self.model)},"system_fingerprint":{_dumps(self._fingerprint)},'
+            '"choices":[{"index":0,"delta":'
+        )
+        self._tail = ',"logprobs":null,"finish_reason":null}]' + ("}" if self._omit_usage else ',"usage":null}')
         if not self._thinking:
             delta: dict[str, Any] = {"role": "assistant", "content": ""}
         elif self.request.parsing_options.thinking_initial_stage == "content_continuation":
@@ -88,20 +103,25 @@ class ChatChunkWriter(EventWriter):
         thinking = self._thinking
         for event in events:
             if isinstance(event, ContentDelta):
+                if not event.logprobs:
+                    text = _dumps(event.text)
+                    out.append(WireEvent.from_json(self._head + self._content_open + text + self._content_close + self._tail))
+                    continue
                 delta: dict[str, Any] = (
                     {"content": event.text, "reasoning_content": None} if thinking else {"content": event.text}
                 )
-                logprobs = {"content": [logprob_dict(e) for e in event.logprobs]} if event.logprobs else None
-                out.append(self._chunk(delta, logprobs))
+                out.append(self._chunk(delta, {"content": [logprob_dict(e) for e in event.logprobs]}))
             elif isinstance(event, ReasoningDelta):
-                logprobs = (
-                    {"reasoning_content": [logprob_dict(e) for e in event.logprobs]} if event.logprobs else None
-                )
+                if not event.logprobs:
+                    text = _dumps(event.text)
+                    out.append(WireEvent.from_json(self._head + '{"content":null,"reasoning_content":' + text + "}" + self._tail))
+                    continue
+                logprobs = {"reasoning_content": [logprob_dict(e) for e in event.logprobs]}
                 out.append(self._chunk({"content": None, "reasoning_content": event.text}, logprobs))
             elif isinstance(event, ToolCallDelta):
                 if event.arguments:
-                    call = {"index": event.index, "function": {"arguments": event.arguments}}
-                    out.append(self._chunk({"tool_calls": [call]}))
+                    delta_json = f'{{"tool_calls":[{{"index":{event.index},"function":{{"arguments":{_dumps(event.arguments)}}}}}]}}'
+                    out.append(WireEvent.from_json(self._head + delta_json + self._tail))
             elif isinstance(event, ToolCallStart):
                 call = {
                     "index": event.index,

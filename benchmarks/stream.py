@@ -1,0 +1,167 @@
+"""Response-path benchmark: model output pushed token by token, dscodec against the reference, in one process.
+
+The output: about 10K tokens — reasoning, an answer, then a tool call whose string argument is 2K characters of
+source code. Both sides decode token ids, run the output state machine and write Chat Completions chunks
+serialised to JSON (every event's ``to_json()``), pushing one id at a time and four at a time.
+
+A second measurement pushes the same output with a tool argument ten times longer, to show that the cost per
+character stays flat (linear total cost).
+
+    python benchmarks/stream.py [--runs 5]
+
+The reference is optional (``pip install deepseek-recipe``); without it only dscodec's figures are printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sysconfig
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import dscodec
+from dscodec.vocab import Vocabulary, bundled_tokenizer_path
+
+TOOL = {
+    "type": "function",
+    "function": {
+        "name": "write_file",
+        "description": "Write a file.",
+        "parameters": {"type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"}}},
+    },
+}
+BODY = {
+    "model": "DeepSeek-V4-Pro",
+    "messages": [{"role": "user", "content": "Refactor the module and write it back."}],
+    "tools": [TOOL],
+    "stream": True,
+    "stream_options": {"include_usage": True},
+}
+
+
+def _source(chars: int) -> str:
+    """``chars`` characters of real Python source (the standard library's), cut at a line end."""
+    text = ""
+    for path in sorted(Path(sysconfig.get_paths()["stdlib"]).glob("*.py")):
+        text += path.read_text(encoding="utf-8", errors="replace")
+        if len(text) > chars:
+            break
+    return text[: text.rfind("\n", 0, chars) + 1]
+
+
+def build_output(argument_chars: int, prose_tokens: int, vocab: Vocabulary) -> list[int]:
+    """Token ids of reasoning + answer (``prose_tokens`` in all) + a tool call with an ``argument_chars`` argument."""
+    argument = _source(argument_chars)
+    call = (
+        "\n\n<｜DSML｜tool_calls>\n<｜DSML｜invoke name=\"write_file\">\n"
+        '<｜DSML｜parameter name="path" string="true">lib/module.py</｜DSML｜parameter>\n'
+        f'<｜DSML｜parameter name="content" string="true">{argument}</｜DSML｜parameter>\n'
+        "</｜DSML｜invoke>\n</｜DSML｜tool_calls>"
+    )
+    words = vocab.full.encode(_source(200_000), add_special_tokens=False).ids
+    reasoning = vocab.full.decode(words[: prose_tokens // 2]) if prose_tokens else ""
+    answer = vocab.full.decode(words[prose_tokens // 2 : prose_tokens]) if prose_tokens else ""
+    # The prose must not contain markup of its own: angle brackets become parentheses.
+    text = reasoning.replace("<", "(") + "</think>" + answer.replace("<", "(") + call
+    return vocab.full.encode(text, add_special_tokens=False).ids
+
+
+def _groups(ids: list[int], size: int) -> list[list[int]]:
+    return [ids[i : i + size] for i in range(0, len(ids), size)]
+
+
+def ours(request: dscodec.ConversationRequest, vocab: Vocabulary, groups: list[list[int]]) -> Callable[[], int]:
+    def run() -> int:
+        processor = dscodec.StreamProcessor(request, response_id="chatcmpl-1", model="DeepSeek-V4-Pro", tokenizer=vocab)
+        size = 0
+        for event in processor.start(100, 0):
+            size += len(event.to_json())
+        for group in groups:
+            for event in processor.push_tokens(group):
+                size += len(event.to_json())
+        for event in processor.finish("stop"):
+            size += len(event.to_json())
+        return size
+
+    return run
+
+
+def reference(ref: Any, groups: list[list[int]]) -> Callable[[], int]:
+    tokenizer = ref.Tokenizer.from_file(str(bundled_tokenizer_path()))
+    options = ref.ConversionOptions()
+
+    def run() -> int:
+        request = ref.ChatCompletionRequest(json.dumps(BODY))
+        converted = request.convert(options)
+        generator = request.chunk_generator(converted, "chatcmpl-1", "DeepSeek-V4-Pro")
+        processor = ref.StreamProcessor(generator, converted.parsing_options, tokenizer)
+        size = 0
+        for event in processor.push(ref.InferenceChunk.ready(prompt_usage=ref.PromptUsage(prompt_tokens=100))):
+            size += len(event.to_json())
+        for group in groups:
+            for event in processor.push(ref.InferenceChunk.tokens(group, None)):
+                size += len(event.to_json())
+        for event in processor.push(ref.InferenceChunk.finish(ref.InferenceFinishReason.Stop)):
+            size += len(event.to_json())
+        for event in processor.finish():
+            size += len(event.to_json())
+        return size
+
+    return run
+
+
+def interleaved(sides: list[Callable[[], int]], runs: int) -> list[float]:
+    for side in sides:
+        side()
+    times: list[list[float]] = [[] for _ in sides]
+    for _ in range(runs):
+        for side, bucket in zip(sides, times):
+            start = time.perf_counter()
+            side()
+            bucket.append(time.perf_counter() - start)
+    return [statistics.median(bucket) for bucket in times]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+
+    vocab = Vocabulary.load(None)
+    request = dscodec.convert("chat_completions", BODY)
+    try:
+        import deepseek_recipe as ref
+    except ImportError:
+        ref = None
+        print("reference not installed (pip install deepseek-recipe): dscodec only")
+
+    call_only = len(build_output(2_000, 0, vocab))
+    output = build_output(2_000, 10_000 - call_only, vocab)
+    print(f"output: {len(output)} tokens (reasoning, answer, a tool call with a 2K-character string argument)")
+    print(f"{'pushes':<20}{'dscodec µs/token':>18}{'reference µs/token':>20}{'ratio':>8}")
+    for size in (1, 4):
+        groups = _groups(output, size)
+        sides = [ours(request, vocab, groups)] + ([reference(ref, groups)] if ref is not None else [])
+        medians = interleaved(sides, args.runs)
+        mine = medians[0] / len(output) * 1e6
+        line = f"{f'{size} id per push' if size == 1 else f'{size} ids per push':<20}{mine:>18.2f}"
+        if ref is not None:
+            theirs = medians[1] / len(output) * 1e6
+            line += f"{theirs:>20.2f}{mine / theirs:>8.2f}"
+        print(line)
+
+    # Linear cost: a tool call alone, its string argument 2K and then 20K characters long.
+    short, long = build_output(2_000, 0, vocab), build_output(20_000, 0, vocab)
+    t_short, t_long = interleaved([ours(request, vocab, _groups(short, 1)), ours(request, vocab, _groups(long, 1))], args.runs)
+    print(
+        f"tool call alone, one id per push: 2K argument {t_short * 1e3:.2f} ms ({len(short)} tokens), "
+        f"20K argument {t_long * 1e3:.2f} ms ({len(long)} tokens): {t_long / t_short:.2f}x the time "
+        f"for {len(long) / len(short):.2f}x the tokens"
+    )
+
+
+if __name__ == "__main__":
+    main()
