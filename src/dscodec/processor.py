@@ -87,7 +87,7 @@ class StreamProcessor:
         stamp = int(time.time()) if created is None else created
         writer = _writer_class(request.protocol)(request, response_id=response_id, model=model, created=stamp)
         if signature is not None:
-            writer.signature = signature  # type: ignore[attr-defined]
+            writer.signature = signature
         self._writer = writer
         self._machine = OutputMachine(request.parsing_options, tool_call_id_factory=tool_call_id_factory)
         self._tokenizer = tokenizer

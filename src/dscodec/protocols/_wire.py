@@ -136,6 +136,8 @@ class EventWriter(abc.ABC):
         self.response_id = response_id
         self.model = model
         self.created = created
+        #: Messages: the thinking block's signature (the response id unless the caller sets one).
+        self.signature: str | None = None
 
     @abc.abstractmethod
     def open(self, usage: PromptUsage) -> list[WireEvent]:
@@ -143,7 +145,8 @@ class EventWriter(abc.ABC):
 
     @abc.abstractmethod
     def write(self, events: Sequence[Event]) -> list[WireEvent]:
-        """Wire events for a batch of machine events (never containing :class:`OutputEnd`)."""
+        """Wire events for a batch of machine events; :class:`OutputEnd` and :class:`StopSequence` (whose
+        information reaches :meth:`close` in the :class:`Outcome`) are to be ignored."""
 
     @abc.abstractmethod
     def close(self, outcome: Outcome) -> list[WireEvent]:

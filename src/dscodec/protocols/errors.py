@@ -13,15 +13,18 @@ from dscodec.errors import DscodecError
 
 __all__ = ["ANTHROPIC_ERROR_TYPES", "anthropic_error_body", "openai_error_body"]
 
-#: Anthropic's error ``type`` for each HTTP status (anything else is ``api_error``).
+#: Anthropic's error ``type`` for each HTTP status (anything else is ``api_error``). The official SDK's
+#: ``ErrorResponse`` knows no separate type for 413, so an oversized request is an ``invalid_request_error``.
 ANTHROPIC_ERROR_TYPES: dict[int, str] = {
     400: "invalid_request_error",
     401: "authentication_error",
+    402: "billing_error",
     403: "permission_error",
     404: "not_found_error",
-    413: "request_too_large",
+    413: "invalid_request_error",
     429: "rate_limit_error",
     500: "api_error",
+    504: "timeout_error",
     529: "overloaded_error",
 }
 

@@ -1,0 +1,197 @@
+"""Stream events -> Anthropic Messages stream events (spec §5.9; deviation D1 for errors).
+
+A response is ``message_start``, then content blocks, then ``message_delta`` (stop reason, usage) and
+``message_stop``. Each block is ``content_block_start``, deltas, ``content_block_stop``; blocks are numbered
+from 0 and never interleave. In thinking mode block 0 is a thinking block, opened with ``message_start``; it
+ends with a ``signature_delta`` even when the reasoning is empty. A single ``ping`` follows the first
+``content_block_start`` (none when the response has no block at all).
+
+Like the reference, a block is stopped lazily: when the next block starts or the response ends. So the
+thinking block's signature and stop come with the first answer text or tool call (or the end), not at
+``</think>`` itself; a client sees the same events in the same order either way.
+
+The SSE event name of every event is its ``type`` (``ping`` included); there is no closing ``[DONE]`` frame.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from dscodec.conversation import ConversationRequest
+from dscodec.errors import DscodecError
+from dscodec.protocols._wire import EventWriter, Outcome, PromptUsage, WireEvent
+from dscodec.protocols.errors import anthropic_error_body
+from dscodec.stream.events import ContentDelta, Event, ReasoningDelta, ToolCallDelta, ToolCallStart
+
+__all__ = ["MessagesEventWriter", "stop_reason"]
+
+_PING = {"type": "ping"}
+_THINKING = "thinking"
+_TEXT = "text"
+
+
+def stop_reason(outcome: Outcome) -> str:
+    """The Messages ``stop_reason`` for how the output ended (spec §5.1 table).
+
+    Examples:
+        >>> from dscodec.protocols._wire import PromptUsage
+        >>> def outcome(finish, calls=0, stop=None):
+        ...     return Outcome(finish, calls, stop, PromptUsage(), 0, None)
+        >>> [stop_reason(outcome("stop")), stop_reason(outcome("stop", 1)), stop_reason(outcome(None, 1))]
+        ['end_turn', 'tool_use', 'end_turn']
+        >>> [stop_reason(outcome("length")), stop_reason(outcome("content_filter")), stop_reason(outcome(None, 0, "END"))]
+        ['max_tokens', 'refusal', 'stop_sequence']
+    """
+    if outcome.stop_sequence is not None:
+        return "stop_sequence"
+    finish = outcome.finish
+    if finish == "stop":
+        return "tool_use" if outcome.tool_calls else "end_turn"
+    if finish == "length":
+        return "max_tokens"
+    if finish == "content_filter":
+        return "refusal"
+    # No finish chunk: the stream simply ended, which the reference reports as a normal end even after calls.
+    return "end_turn"
+
+
+def _event(data: dict[str, Any]) -> WireEvent:
+    return WireEvent(data, event=data["type"])
+
+
+class MessagesEventWriter(EventWriter):
+    """Writes Anthropic Messages stream events.
+
+    Attributes:
+        signature: the thinking block's signature (``signature_delta``); the response id unless the caller
+            sets another (``StreamProcessor(signature=...)``). None also means the response id.
+
+    Examples:
+        >>> import dscodec
+        >>> request = dscodec.convert("messages", {"model": "DeepSeek-V4-Pro", "max_tokens": 64,
+        ...     "thinking": {"type": "enabled", "budget_tokens": 32}, "messages": [{"role": "user", "content": "Hi"}]})
+        >>> p = dscodec.StreamProcessor(request, response_id="msg_1", model="DeepSeek-V4-Pro", signature="sig")
+        >>> events = p.start(prompt_tokens=5) + p.push_text("Hmm.</think>Hello!", token_count=4) + p.finish("stop")
+        >>> [e.event for e in events]  # doctest: +NORMALIZE_WHITESPACE
+        ['message_start', 'content_block_start', 'ping', 'content_block_delta', 'content_block_delta',
+         'content_block_stop', 'content_block_start', 'content_block_delta', 'content_block_stop',
+         'message_delta', 'message_stop']
+        >>> events[4].to_json()
+        '{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"sig"}}'
+    """
+
+    sse_done = ""
+
+    def __init__(self, request: ConversationRequest, *, response_id: str, model: str, created: int) -> None:
+        super().__init__(request, response_id=response_id, model=model, created=created)
+        self.signature: str | None = response_id
+        # The generator's thinking mode decides the opening thinking block (spec §5.9, §7), not the parsing
+        # options; both agree for every request dscodec converts.
+        self._thinking = request.conversation.thinking_mode
+        self._kind: str | None = None  # type of the open block, None when no block is open
+        self._index = -1  # index of the open (or last) block
+        self._pinged = False
+        self._usage: dict[str, Any] = {}
+
+    # -- EventWriter --------------------------------------------------------------------------------------------
+
+    def open(self, usage: PromptUsage) -> list[WireEvent]:
+        # Anthropic counts cache reads apart from input tokens; the reference floors P - H at 0 when a
+        # backend reports more cached than prompt tokens (docs/golden-streams.md, lifecycle).
+        self._usage = {
+            "input_tokens": max(0, usage.prompt_tokens - usage.cached_tokens),
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": usage.cached_tokens,
+        }
+        start = {
+            "type": "message_start",
+            "message": {
+                "id": self.response_id,
+                "type": "message",
+                "role": "assistant",
+                "model": self.model,
+                "content": [],
+                "stop_reason": None,
+                "stop_sequence": None,
+                "usage": {**self._usage, "output_tokens": 0, "service_tier": "standard"},
+            },
+        }
+        out = [_event(start)]
+        if self._thinking:
+            self._start(out, {"type": "thinking", "thinking": "", "signature": ""})
+        return out
+
+    def write(self, events: Sequence[Event]) -> list[WireEvent]:
+        out: list[WireEvent] = []
+        for event in events:
+            # Most frequent first: this runs once per generated token.
+            if type(event) is ContentDelta:
+                if self._kind != _TEXT:
+                    self._start(out, {"type": "text", "text": ""})
+                delta: dict[str, Any] = {"type": "text_delta", "text": event.text}
+            elif type(event) is ReasoningDelta:
+                if self._kind != _THINKING:
+                    # Only reachable when the parsing options start in reasoning but the conversation is not
+                    # in thinking mode; a thinking block keeps the stream well formed.
+                    self._start(out, {"type": "thinking", "thinking": "", "signature": ""})
+                delta = {"type": "thinking_delta", "thinking": event.text}
+            elif type(event) is ToolCallDelta:
+                if not event.arguments:
+                    continue
+                delta = {"type": "input_json_delta", "partial_json": event.arguments}
+            elif type(event) is ToolCallStart:
+                self._start(out, {"type": "tool_use", "id": event.call_id, "name": event.name, "input": {}})
+                continue
+            else:
+                # ReasoningEnd, ToolCallEnd: the open block is stopped when the next one starts or at the end
+                # (the reference's timing). StopSequence, OutputEnd: close() ends the message.
+                continue
+            out.append(_event({"type": "content_block_delta", "index": self._index, "delta": delta}))
+        return out
+
+    def close(self, outcome: Outcome) -> list[WireEvent]:
+        out: list[WireEvent] = []
+        self._stop(out)
+        usage = {**self._usage, "output_tokens": outcome.completion_tokens, "service_tier": "standard"}
+        out.append(
+            _event(
+                {
+                    "type": "message_delta",
+                    "delta": {"stop_reason": stop_reason(outcome), "stop_sequence": outcome.stop_sequence},
+                    "usage": usage,
+                }
+            )
+        )
+        out.append(_event({"type": "message_stop"}))
+        return out
+
+    def error(self, exc: DscodecError) -> list[WireEvent]:
+        # Deviation D1: Anthropic's envelope, as the `error` SSE event Anthropic sends mid-stream. Rendered
+        # directly (not through `exc.body`) so an error first bound to another protocol still has this shape.
+        exc.bind("messages", anthropic_error_body)
+        return [_event(anthropic_error_body(exc))]
+
+    # -- blocks -------------------------------------------------------------------------------------------------
+
+    def _start(self, out: list[WireEvent], block: dict[str, Any]) -> None:
+        """Stop the open block, then start ``block`` at the next index (with the single ping after the first)."""
+        if self._kind is not None:
+            self._stop(out)
+        self._index += 1
+        self._kind = block["type"]
+        out.append(_event({"type": "content_block_start", "index": self._index, "content_block": block}))
+        if not self._pinged:
+            self._pinged = True
+            out.append(WireEvent(dict(_PING), event="ping"))
+
+    def _stop(self, out: list[WireEvent]) -> None:
+        """Stop the open block, if any; a thinking block gets its signature first."""
+        if self._kind is None:
+            return
+        if self._kind == _THINKING:
+            signature = self.signature if self.signature is not None else self.response_id
+            delta = {"type": "signature_delta", "signature": signature}
+            out.append(_event({"type": "content_block_delta", "index": self._index, "delta": delta}))
+        out.append(_event({"type": "content_block_stop", "index": self._index}))
+        self._kind = None
