@@ -26,9 +26,10 @@ def accumulate(
     Args:
         protocol: ``"chat_completions"``, ``"responses"`` or ``"messages"``.
         events: :class:`~dscodec.StreamProcessor` events, or plain dicts parsed from a recorded stream.
-        response_id: override the id the events carry (Chat Completions).
-        model: override the model the events carry (Chat Completions).
-        created: override the creation time the events carry (Chat Completions).
+        response_id: Chat Completions: the id of the result instead of the chunks' one; Responses: the id of
+            the in-progress object returned when the events hold no response yet.
+        model: the same for the model name.
+        created: the same for the creation time.
     """
     dicts = [e.to_dict() if isinstance(e, WireEvent) else e for e in events]
     if protocol == "chat_completions":
@@ -38,7 +39,7 @@ def accumulate(
     if protocol == "responses":
         from dscodec.protocols.openai_responses.accumulate import accumulate_events as responses_events
 
-        return responses_events(dicts)
+        return responses_events(dicts, response_id=response_id, model=model, created=created)
     if protocol == "messages":
         from dscodec.protocols.anthropic_messages.accumulate import accumulate_events as messages_events
 

@@ -609,11 +609,13 @@ def test_openai_error_body_key_order() -> None:
         (401, "authentication_error"),
         (403, "permission_error"),
         (404, "not_found_error"),
-        (413, "request_too_large"),
+        (402, "billing_error"),
+        (413, "invalid_request_error"),  # the anthropic SDK's ErrorResponse has no type of its own for 413
         (429, "rate_limit_error"),
         (500, "api_error"),
         (529, "overloaded_error"),
         (502, "api_error"),
+        (504, "timeout_error"),
     ],
 )
 def test_anthropic_error_body_types(status: int, name: str) -> None:
@@ -621,3 +623,5 @@ def test_anthropic_error_body_types(status: int, name: str) -> None:
     body = anthropic_error_body(error_class("boom"))
     assert body == {"type": "error", "error": {"type": name, "message": "boom"}}
     assert list(body["error"]) == ["type", "message"]
+    anthropic_types = pytest.importorskip("anthropic.types")
+    anthropic_types.ErrorResponse.model_validate(body, strict=True)

@@ -1,0 +1,165 @@
+"""Responses stream events -> the complete response object (spec §5.10).
+
+Works on event dicts, ours or parsed from a recorded wire transcript (anything malformed is skipped, never
+raised on). The result is:
+
+* the response of the last ``response.completed`` / ``response.incomplete`` / ``response.failed`` event;
+* otherwise the last lifecycle response seen (``response.created`` / ``in_progress``) with its output rebuilt
+  from the item events: finished items as their ``output_item.done`` said, open ones from their added event plus
+  the deltas so far (the reference's accumulator does the same); after an ``error`` event its status is
+  ``failed`` and ``error`` holds the event's code and message;
+* with no lifecycle event at all, an in-progress skeleton (reference: the accumulator's constructor values).
+
+The result is a fresh object: changing it does not change the events.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from dscodec.protocols.openai_responses.outbound import default_settings, response_object
+
+__all__ = ["accumulate_events"]
+
+_FINAL = frozenset({"response.completed", "response.incomplete", "response.failed"})
+_START = frozenset({"response.created", "response.queued", "response.in_progress"})
+
+
+def accumulate_events(
+    events: Iterable[Mapping[str, Any]],
+    *,
+    response_id: str | None = None,
+    model: str | None = None,
+    created: int | None = None,
+) -> dict[str, Any]:
+    """The complete response the events add up to.
+
+    Args:
+        events: Responses stream events as dicts, in stream order.
+        response_id: the id of the skeleton returned when the events hold no response object.
+        model: the model of that skeleton.
+        created: the ``created_at`` of that skeleton.
+
+    Examples:
+        >>> events = [
+        ...     {"type": "response.created", "response": {"id": "r", "status": "in_progress", "output": []}},
+        ...     {"type": "response.output_item.added", "output_index": 0,
+        ...      "item": {"type": "function_call", "id": "fc", "call_id": "c", "name": "f", "arguments": ""}},
+        ...     {"type": "response.function_call_arguments.delta", "output_index": 0, "delta": "{}"},
+        ... ]
+        >>> accumulate_events(events)["output"][0]["arguments"]
+        '{}'
+    """
+    final: Mapping[str, Any] | None = None
+    start: Mapping[str, Any] | None = None
+    added: dict[int, dict[str, Any]] = {}
+    done: dict[int, Mapping[str, Any]] = {}
+    failure: Mapping[str, Any] | None = None
+    for event in events:
+        if not isinstance(event, Mapping):
+            continue
+        kind = event.get("type")
+        index = event.get("output_index")
+        if kind in _FINAL:
+            response = event.get("response")
+            if isinstance(response, Mapping):
+                final = response
+        elif kind in _START:
+            response = event.get("response")
+            if isinstance(response, Mapping):
+                start = response
+        elif kind == "error":
+            failure = event
+        elif not isinstance(index, int):
+            continue
+        elif kind == "response.output_item.added":
+            item = event.get("item")
+            if isinstance(item, Mapping):
+                added[index] = copy.deepcopy(dict(item))
+        elif kind == "response.output_item.done":
+            item = event.get("item")
+            if isinstance(item, Mapping):
+                done[index] = item
+        elif index in added:
+            _apply(added[index], kind, event)
+    if final is not None:
+        return copy.deepcopy(dict(final))
+    result = copy.deepcopy(dict(start)) if start is not None else _skeleton(response_id, model, created)
+    result["output"] = [
+        copy.deepcopy(dict(done[i])) if i in done else added[i] for i in sorted(added.keys() | done.keys())
+    ]
+    if failure is not None:
+        code = failure.get("code")
+        result["status"] = "failed"
+        result["error"] = {
+            "code": code if isinstance(code, str) else "server_error",
+            "message": str(failure.get("message") or ""),
+        }
+    return result
+
+
+def _apply(item: dict[str, Any], kind: Any, event: Mapping[str, Any]) -> None:
+    """Add a content or argument event to an open item (the item as ``output_item.added`` announced it)."""
+    delta = event.get("delta")
+    if kind == "response.content_part.added":
+        part = event.get("part")
+        if isinstance(part, Mapping):
+            _part(item, event, dict(copy.deepcopy(part)))
+    elif kind in ("response.output_text.delta", "response.reasoning_text.delta") and isinstance(delta, str):
+        text_kind = "output_text" if kind == "response.output_text.delta" else "reasoning_text"
+        part = _part(item, event, None)
+        if part is None:
+            part = _part(item, event, _empty_part(text_kind))
+        if part is not None:
+            part["text"] = str(part.get("text") or "") + delta
+            logprobs = event.get("logprobs")
+            if logprobs and text_kind == "output_text":
+                part.setdefault("logprobs", []).extend(copy.deepcopy(list(logprobs)))
+    elif kind == "response.function_call_arguments.delta" and isinstance(delta, str):
+        item["arguments"] = str(item.get("arguments") or "") + delta
+    elif kind == "response.custom_tool_call_input.delta" and isinstance(delta, str):
+        item["input"] = str(item.get("input") or "") + delta
+
+
+def _empty_part(kind: str) -> dict[str, Any]:
+    if kind == "output_text":
+        return {"type": "output_text", "annotations": [], "logprobs": [], "text": ""}
+    return {"type": "reasoning_text", "text": ""}
+
+
+def _part(
+    item: dict[str, Any], event: Mapping[str, Any], new: dict[str, Any] | None
+) -> dict[str, Any] | None:
+    """The content part ``event`` names; ``new`` is stored there first when given."""
+    content = item.get("content")
+    if not isinstance(content, list):
+        if new is None:
+            return None
+        content = item["content"] = []
+    index = event.get("content_index", 0)
+    if not isinstance(index, int) or index < 0:
+        return None
+    if new is not None:
+        if index < len(content):
+            content[index] = new
+        elif index == len(content):
+            content.append(new)
+        else:
+            return None
+        return new
+    part = content[index] if index < len(content) else None
+    return part if isinstance(part, dict) else None
+
+
+def _skeleton(response_id: str | None, model: str | None, created: int | None) -> dict[str, Any]:
+    """An in-progress response object with no output, for a stream that never started."""
+    return response_object(
+        response_id=response_id or "",
+        model=model or "",
+        created_at=created or 0,
+        settings=default_settings(),
+        status="in_progress",
+        output=[],
+    )

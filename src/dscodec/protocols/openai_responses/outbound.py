@@ -1,0 +1,662 @@
+"""Stream events -> OpenAI Responses stream events (spec §5.1, §5.6, §5.8, §5.11; deviations D3, D5, D6).
+
+A Responses stream is a lifecycle around output items::
+
+    response.created, response.in_progress                 (the response object, status in_progress, no output)
+    per output item:  output_item.added
+                      [content_part.added, <text deltas>, <text done>, content_part.done]   (reasoning, message)
+                      [<argument / input deltas>, <arguments / input done>]                 (tool calls)
+                      output_item.done
+    response.completed | response.incomplete | response.failed
+
+Items are opened lazily (a reasoning item on the first reasoning text, a message on the first answer text, a
+call when its name is complete) and, as in the reference, closed lazily: an item's done events are written when
+the next item opens or when the response ends. An item still open when the response ends incomplete (length,
+content filter) or fails is done with status ``incomplete``.
+
+Every event carries ``sequence_number`` (0, 1, 2, … without gaps); keys follow the reference's order (``type``
+first, the others alphabetically), so the JSON matches it byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Final
+
+from dscodec.conversation import ConversationRequest
+from dscodec.errors import DscodecError
+from dscodec.protocols._wire import EventWriter, Outcome, PromptUsage, WireEvent, logprob_dict
+from dscodec.stream.events import (
+    ContentDelta,
+    Event,
+    ReasoningDelta,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+)
+
+__all__ = ["APPLY_PATCH", "ResponsesEventWriter", "default_settings", "response_object", "usage_dict"]
+
+#: The one custom tool the reference supports (spec §2.2); its calls stream as ``custom_tool_call`` items.
+APPLY_PATCH: Final = "apply_patch"
+
+_REASONING, _MESSAGE, _FUNCTION, _CUSTOM = range(4)
+
+_LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+#: Why a response ended incomplete, per backend finish (spec §5.1 table).
+_INCOMPLETE_REASONS: Final[Mapping[str, str]] = {
+    "length": "max_output_tokens",
+    "content_filter": "content_filter",
+}
+
+#: D6: the phase a message item is announced with, and keeps. The reference announces ``final_answer`` and
+#: rewrites it to ``commentary`` in ``output_item.done`` when a tool call follows; streaming UIs act on the
+#: added event, so dscodec never changes it. Holding the announcement until the next item is known would hold
+#: every answer delta back, so the item keeps the phase it was announced with, also when a call follows it.
+_MESSAGE_PHASE: Final = "final_answer"
+
+
+def default_settings() -> dict[str, Any]:
+    """The request settings a response object echoes when the request set none (spec §5.8)."""
+    return {
+        "instructions": None,
+        "max_output_tokens": None,
+        "temperature": 1.0,
+        "top_p": 1.0,
+        "top_logprobs": 0,
+        "user": None,
+        "metadata": {},
+        "tools": [],
+        "tool_choice": "auto",
+        "text": {"format": {"type": "text"}, "verbosity": None},
+        "reasoning": {"effort": None, "summary": None},
+    }
+
+
+def response_object(
+    *,
+    response_id: str,
+    model: str,
+    created_at: int,
+    settings: Mapping[str, Any],
+    status: str,
+    output: list[dict[str, Any]],
+    completed_at: int | None = None,
+    error: dict[str, Any] | None = None,
+    incomplete_details: dict[str, Any] | None = None,
+    usage: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The response object with every key of spec §5.8, in the reference's order.
+
+    ``settings`` are the request's echoed settings (:func:`default_settings` keys), shared, not copied.
+    """
+    s = settings
+    return {
+        "id": response_id,
+        "object": "response",
+        "created_at": created_at,
+        "status": status,
+        "background": False,
+        "completed_at": completed_at,
+        "content_filters": None,
+        "error": error,
+        "frequency_penalty": 0.0,
+        "incomplete_details": incomplete_details,
+        "instructions": s["instructions"],
+        "max_output_tokens": s["max_output_tokens"],
+        "max_tool_calls": None,
+        "model": model,
+        "moderation": None,
+        "output": output,
+        "parallel_tool_calls": True,
+        "presence_penalty": 0.0,
+        "previous_response_id": None,
+        "prompt_cache_key": None,
+        "prompt_cache_retention": None,
+        "reasoning": s["reasoning"],
+        "safety_identifier": None,
+        "service_tier": "default",
+        "store": False,
+        "temperature": s["temperature"],
+        "text": s["text"],
+        "tool_choice": s["tool_choice"],
+        "tools": s["tools"],
+        "top_logprobs": s["top_logprobs"],
+        "top_p": s["top_p"],
+        "truncation": "disabled",
+        "usage": usage,
+        "user": s["user"],
+        "metadata": s["metadata"],
+    }
+
+
+def usage_dict(outcome: Outcome) -> dict[str, Any]:
+    """The Responses usage object (spec §5.6).
+
+    ``cache_write_tokens`` is always 0 (D3: required by the openai SDK's types; the reference leaves it out), and
+    ``reasoning_tokens`` is counted for every kind of backend chunk (D5), 0 when the request has no thinking stage.
+    """
+    prompt = outcome.prompt.prompt_tokens
+    return {
+        "input_tokens": prompt,
+        "input_tokens_details": {"cached_tokens": outcome.prompt.cached_tokens, "cache_write_tokens": 0},
+        "output_tokens": outcome.completion_tokens,
+        "output_tokens_details": {"reasoning_tokens": outcome.reasoning_tokens or 0},
+        "total_tokens": prompt + outcome.completion_tokens,
+    }
+
+
+class _PatchInput:
+    """Turns an ``apply_patch`` call's streamed JSON arguments into the custom call's ``input``.
+
+    The reference's rule, observed from outside: when the arguments open with a parameter named ``input`` whose
+    value is a JSON string (``string="true"``, or a ``string="false"`` value that is a JSON string), ``input`` is
+    that string, decoded, and whatever follows it is dropped; otherwise it is the whole arguments JSON text
+    (``{"patch": "x", "input": 1}``; ``{}`` without parameters). So ``input`` followed by other parameters still
+    gives the raw ``input`` (docs/golden-streams.md says "exactly that one string parameter"; black-box runs of
+    the reference show the first-parameter rule). Working on the arguments text rather than
+    :attr:`ToolCallDelta.raw` covers ``string="false"`` JSON strings too. The opening ``{"input": "`` is held
+    back until the arguments either complete it or depart from it, so every fragment is sent once and never
+    retracted, whatever the chunking.
+    """
+
+    __slots__ = ("_held", "_mode", "_pending")
+
+    _PREFIX: Final = '{"input": "'
+    _HOLD, _STRING, _JSON, _AFTER = range(4)
+
+    def __init__(self) -> None:
+        self._mode = self._HOLD
+        self._held = ""
+        self._pending = ""  # a cut escape sequence of the string value
+
+    def feed(self, text: str) -> str:
+        """The input text that the arguments fragment ``text`` adds ("" when nothing is ready)."""
+        mode = self._mode
+        if mode == self._JSON:
+            return text
+        if mode == self._STRING:
+            return self._decode(text)
+        if mode == self._AFTER:
+            return ""
+        held = self._held + text
+        prefix = self._PREFIX
+        if held.startswith(prefix):
+            self._mode, self._held = self._STRING, ""
+            return self._decode(held[len(prefix) :])
+        if prefix.startswith(held):
+            self._held = held
+            return ""
+        self._mode, self._held = self._JSON, ""
+        return held
+
+    def flush(self) -> str:
+        """At the end of the call: text still held back (arguments that stopped inside the opening)."""
+        held, self._held = self._held, ""
+        return held if self._mode == self._HOLD else ""
+
+    def _decode(self, text: str) -> str:
+        body = self._pending + text if self._pending else text
+        end, closed = _string_prefix(body)
+        self._pending = "" if closed else body[end:]
+        if closed:
+            self._mode = self._AFTER
+        piece = body[:end]
+        if "\\" not in piece:
+            return piece
+        try:
+            decoded: str = json.loads('"' + piece + '"', strict=False)
+        except ValueError:  # not reachable with the machine's valid JSON arguments (D8); keep the text
+            return piece
+        if "\\u" in piece and _LONE_SURROGATE.search(decoded):
+            # ``"\ud83d"`` alone is valid JSON but no text: it cannot be sent as UTF-8.
+            decoded = _LONE_SURROGATE.sub("\ufffd", decoded)
+        return decoded
+
+
+def _string_prefix(body: str) -> tuple[int, bool]:
+    """Where the decodable part of a JSON string body ends, and whether the closing quote is there."""
+    i, n = 0, len(body)
+    while i < n:
+        c = body[i]
+        if c == '"':
+            return i, True
+        if c != "\\":
+            i += 1
+            continue
+        if i + 1 >= n:
+            break
+        if body[i + 1] != "u":
+            i += 2
+            continue
+        if i + 6 > n:
+            break
+        try:
+            unit = int(body[i + 2 : i + 6], 16)
+        except ValueError:
+            i += 2
+            continue
+        if 0xD800 <= unit < 0xDC00:
+            # A high surrogate decodes together with the low one that should follow it.
+            tail = body[i + 6 : i + 12]
+            if len(tail) < 6 and "\\u".startswith(tail[:2]):
+                break
+        i += 6
+    return i, False
+
+
+class _Item:
+    """One output item while it streams."""
+
+    __slots__ = ("call_id", "done", "id", "index", "input", "kind", "logprobs", "name", "namespace", "parts")
+
+    def __init__(self, kind: int, index: int, item_id: str) -> None:
+        self.kind = kind
+        self.index = index
+        self.id = item_id
+        self.parts: list[str] = []  # text, arguments or input fragments
+        self.logprobs: list[dict[str, Any]] = []
+        self.call_id = ""
+        self.name = ""
+        self.namespace: str | None = None
+        self.input: _PatchInput | None = None
+        self.done: dict[str, Any] | None = None
+
+
+class ResponsesEventWriter(EventWriter):
+    """Writes Responses stream events; the SSE event name is the event's ``type`` and there is no done frame.
+
+    Attributes:
+        clock: unix time source for ``completed_at`` (the only clock a Responses stream reads).
+
+    Examples:
+        >>> import dscodec
+        >>> request = dscodec.convert("responses", {"model": "DeepSeek-V4-Pro", "input": "Hi",
+        ...     "reasoning": {"effort": "none"}})
+        >>> writer = ResponsesEventWriter(request, response_id="resp_1", model="DeepSeek-V4-Pro", created=0)
+        >>> events = writer.open(PromptUsage(5)) + writer.write([ContentDelta("Hello!")])
+        >>> [(e.event, e.to_dict()["sequence_number"]) for e in events][-2:]
+        [('response.content_part.added', 3), ('response.output_text.delta', 4)]
+    """
+
+    sse_done = ""
+
+    def __init__(self, request: ConversationRequest, *, response_id: str, model: str, created: int) -> None:
+        super().__init__(request, response_id=response_id, model=model, created=created)
+        settings = default_settings()
+        if request.echo:
+            settings.update(request.echo)
+        self._settings = settings
+        self._namespaces = request.namespace_tool_map
+        self._custom_tools = frozenset(
+            APPLY_PATCH
+            for tool in settings["tools"] or ()
+            if isinstance(tool, Mapping) and tool.get("type") == "custom" and tool.get("name") == APPLY_PATCH
+        )
+        self.clock: Callable[[], float] = time.time
+        self._seq = 0
+        self._items: list[_Item] = []
+        self._open: _Item | None = None
+        self._calls: dict[int, _Item] = {}
+        self._ended = False
+
+    # -- the response object ------------------------------------------------------------------------------------
+
+    def _response(
+        self,
+        status: str,
+        *,
+        completed_at: int | None = None,
+        error: dict[str, Any] | None = None,
+        incomplete: dict[str, Any] | None = None,
+        usage: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        return response_object(
+            response_id=self.response_id,
+            model=self.model,
+            created_at=self.created,
+            settings=self._settings,
+            status=status,
+            output=[item.done for item in self._items if item.done is not None],
+            completed_at=completed_at,
+            error=error,
+            incomplete_details=incomplete,
+            usage=usage,
+        )
+
+    def _lifecycle(self, kind: str, response: dict[str, Any]) -> WireEvent:
+        seq = self._seq
+        self._seq = seq + 1
+        return WireEvent({"type": kind, "response": response, "sequence_number": seq}, event=kind)
+
+    # -- EventWriter ------------------------------------------------------------------------------------------
+
+    def open(self, usage: PromptUsage) -> list[WireEvent]:
+        # Prompt usage is only reported with the final response (spec §5.6); the start shows usage null.
+        return [
+            self._lifecycle("response.created", self._response("in_progress")),
+            self._lifecycle("response.in_progress", self._response("in_progress")),
+        ]
+
+    def write(self, events: Sequence[Event]) -> list[WireEvent]:
+        if self._ended:
+            return []
+        out: list[WireEvent] = []
+        for event in events:
+            if isinstance(event, ContentDelta):
+                self._text(out, event, _MESSAGE)
+            elif isinstance(event, ToolCallDelta):
+                self._arguments(out, event)
+            elif isinstance(event, ReasoningDelta):
+                self._text(out, event, _REASONING)
+            elif isinstance(event, ToolCallStart):
+                self._start_call(out, event)
+            elif isinstance(event, ToolCallEnd):
+                self._end_call(out, event)
+            # ReasoningEnd / StopSequence: nothing to send; items close when the next one opens (reference).
+        return out
+
+    def close(self, outcome: Outcome) -> list[WireEvent]:
+        if self._ended:
+            return []
+        self._ended = True
+        reason = None if outcome.stop_sequence is not None else _INCOMPLETE_REASONS.get(outcome.finish or "")
+        out: list[WireEvent] = []
+        self._close_item(out, "completed" if reason is None else "incomplete")
+        response = self._response(
+            "completed" if reason is None else "incomplete",
+            completed_at=self._now(),
+            incomplete=None if reason is None else {"reason": reason},
+            usage=usage_dict(outcome),
+        )
+        out.append(
+            self._lifecycle("response.completed" if reason is None else "response.incomplete", response)
+        )
+        return out
+
+    def error(self, exc: DscodecError) -> list[WireEvent]:
+        """End the stream with ``response.failed``: the response object with ``status: failed`` and ``error``.
+
+        Of the two error forms a Responses stream has, this is the one the openai SDK's stream state handles as
+        the end of the response (like ``response.incomplete``: it rebuilds the output from the items), and the
+        one that carries the whole response, so the failed response is also what accumulating the stream
+        gives. The bare ``error`` event ends nothing and has no response, so it is not sent as well: a client
+        would see the failure twice. ``error.code`` is one of the SDK's codes: ``server_error`` for a failure of
+        the serving side (status ≥ 500), else ``invalid_prompt``.
+        """
+        if self._ended:
+            return []
+        self._ended = True
+        out: list[WireEvent] = []
+        self._close_item(out, "incomplete")
+        code = "server_error" if exc.status_code >= 500 else "invalid_prompt"
+        response = self._response("failed", error={"code": code, "message": exc.message})
+        out.append(self._lifecycle("response.failed", response))
+        return out
+
+    # -- items ------------------------------------------------------------------------------------------------
+
+    def _now(self) -> int:
+        return max(self.created, int(self.clock()))
+
+    def _next(self) -> int:
+        seq = self._seq
+        self._seq = seq + 1
+        return seq
+
+    def _new_item(self, out: list[WireEvent], kind: int, prefix: str) -> _Item:
+        self._close_item(out, "completed")
+        index = len(self._items)
+        item = _Item(kind, index, f"{prefix}_{self.response_id}_{index}")
+        self._items.append(item)
+        self._open = item
+        return item
+
+    def _text(self, out: list[WireEvent], event: ContentDelta | ReasoningDelta, kind: int) -> None:
+        item = self._open
+        if item is None or item.kind != kind:
+            item = self._open_text_item(out, kind)
+        item.parts.append(event.text)
+        if kind == _MESSAGE:
+            logprobs = [logprob_dict(e) for e in event.logprobs] if event.logprobs else []
+            item.logprobs.extend(logprobs)
+            data: dict[str, Any] = {
+                "type": "response.output_text.delta",
+                "content_index": 0,
+                "delta": event.text,
+                "item_id": item.id,
+                "logprobs": logprobs,
+                "output_index": item.index,
+                "sequence_number": self._next(),
+            }
+        else:
+            # Reasoning deltas have no logprobs field in the Responses shape; their entries are dropped (§5.6).
+            data = {
+                "type": "response.reasoning_text.delta",
+                "content_index": 0,
+                "delta": event.text,
+                "item_id": item.id,
+                "output_index": item.index,
+                "sequence_number": self._next(),
+            }
+        out.append(WireEvent(data, event=data["type"]))
+
+    def _open_text_item(self, out: list[WireEvent], kind: int) -> _Item:
+        if kind == _MESSAGE:
+            item = self._new_item(out, kind, "msg")
+            added: dict[str, Any] = {
+                "type": "message",
+                "id": item.id,
+                "status": "in_progress",
+                "role": "assistant",
+                "phase": _MESSAGE_PHASE,
+                "content": [],
+            }
+            part: dict[str, Any] = {"type": "output_text", "annotations": [], "logprobs": [], "text": ""}
+        else:
+            item = self._new_item(out, kind, "rs")
+            added = {
+                "type": "reasoning",
+                "id": item.id,
+                "status": "in_progress",
+                "content": [],
+                "summary": [],
+                "encrypted_content": f"{self.response_id}-{item.index}",
+            }
+            part = {"type": "reasoning_text", "text": ""}
+        self._item_added(out, item, added)
+        data = {
+            "type": "response.content_part.added",
+            "content_index": 0,
+            "item_id": item.id,
+            "output_index": item.index,
+            "part": part,
+            "sequence_number": self._next(),
+        }
+        out.append(WireEvent(data, event="response.content_part.added"))
+        return item
+
+    def _item_added(self, out: list[WireEvent], item: _Item, added: dict[str, Any]) -> None:
+        data = {
+            "type": "response.output_item.added",
+            "item": added,
+            "output_index": item.index,
+            "sequence_number": self._next(),
+        }
+        out.append(WireEvent(data, event="response.output_item.added"))
+
+    def _start_call(self, out: list[WireEvent], event: ToolCallStart) -> None:
+        custom = event.name in self._custom_tools
+        item = self._new_item(out, _CUSTOM if custom else _FUNCTION, "ctc" if custom else "fc")
+        item.call_id = event.call_id
+        item.name = event.name
+        self._calls[event.index] = item
+        added: dict[str, Any]
+        if custom:
+            item.input = _PatchInput()
+            added = {
+                "type": "custom_tool_call",
+                "id": item.id,
+                "status": "in_progress",
+                "call_id": item.call_id,
+                "name": item.name,
+                "input": "",
+            }
+        else:
+            added = {"type": "function_call", "id": item.id, "status": "in_progress", "call_id": item.call_id}
+            # Namespaced tools are rendered to the model as one joined name (spec §2.2); the client declared
+            # them as name + namespace, so that is how the call goes back. Unknown names pass through as written.
+            qualified = self._namespaces.get(event.name)
+            if qualified is None:
+                added["name"] = event.name
+            else:
+                item.namespace, item.name = qualified
+                added["name"] = item.name
+                added["namespace"] = item.namespace
+            added["arguments"] = ""
+        self._item_added(out, item, added)
+
+    def _arguments(self, out: list[WireEvent], event: ToolCallDelta) -> None:
+        item = self._calls.get(event.index)
+        if item is None or not event.arguments:
+            return
+        if item.input is None:
+            item.parts.append(event.arguments)
+            data: dict[str, Any] = {
+                "type": "response.function_call_arguments.delta",
+                "delta": event.arguments,
+                "item_id": item.id,
+                "output_index": item.index,
+                "sequence_number": self._next(),
+            }
+            out.append(WireEvent(data, event="response.function_call_arguments.delta"))
+        else:
+            self._input(out, item, item.input.feed(event.arguments))
+
+    def _input(self, out: list[WireEvent], item: _Item, text: str) -> None:
+        if not text:
+            return
+        item.parts.append(text)
+        data = {
+            "type": "response.custom_tool_call_input.delta",
+            "delta": text,
+            "item_id": item.id,
+            "output_index": item.index,
+            "sequence_number": self._next(),
+        }
+        out.append(WireEvent(data, event="response.custom_tool_call_input.delta"))
+
+    def _end_call(self, out: list[WireEvent], event: ToolCallEnd) -> None:
+        # The call's done events wait until the next item opens or the response ends (reference), so that a
+        # call cut short by the length limit is done with status ``incomplete``.
+        item = self._calls.get(event.index)
+        if item is not None and item.input is not None:
+            self._input(out, item, item.input.flush())
+
+    def _close_item(self, out: list[WireEvent], status: str) -> None:
+        """The done events of the open item, if any; ``status`` is the item's final status."""
+        item = self._open
+        if item is None:
+            return
+        self._open = None
+        if item.input is not None:
+            self._input(out, item, item.input.flush())
+        kind = item.kind
+        index = item.index
+        text = "".join(item.parts)
+        if kind == _MESSAGE or kind == _REASONING:
+            if kind == _MESSAGE:
+                part: dict[str, Any] = {
+                    "type": "output_text",
+                    "annotations": [],
+                    "logprobs": item.logprobs,
+                    "text": text,
+                }
+                text_done: dict[str, Any] = {
+                    "type": "response.output_text.done",
+                    "content_index": 0,
+                    "item_id": item.id,
+                    "logprobs": item.logprobs,
+                    "output_index": index,
+                    "sequence_number": self._next(),
+                    "text": text,
+                }
+                done: dict[str, Any] = {
+                    "type": "message",
+                    "id": item.id,
+                    "status": status,
+                    "role": "assistant",
+                    "phase": _MESSAGE_PHASE,  # D6: as announced
+                    "content": [part],
+                }
+            else:
+                part = {"type": "reasoning_text", "text": text}
+                text_done = {
+                    "type": "response.reasoning_text.done",
+                    "content_index": 0,
+                    "item_id": item.id,
+                    "output_index": index,
+                    "sequence_number": self._next(),
+                    "text": text,
+                }
+                done = {
+                    "type": "reasoning",
+                    "id": item.id,
+                    "status": status,
+                    "content": [part],
+                    "summary": [],
+                    "encrypted_content": f"{self.response_id}-{index}",
+                }
+            out.append(WireEvent(text_done, event=text_done["type"]))
+            part_done = {
+                "type": "response.content_part.done",
+                "content_index": 0,
+                "item_id": item.id,
+                "output_index": index,
+                "part": part,
+                "sequence_number": self._next(),
+            }
+            out.append(WireEvent(part_done, event="response.content_part.done"))
+        elif kind == _FUNCTION:
+            args_done = {
+                "type": "response.function_call_arguments.done",
+                "arguments": text,
+                "item_id": item.id,
+                "output_index": index,
+                "sequence_number": self._next(),
+            }
+            out.append(WireEvent(args_done, event="response.function_call_arguments.done"))
+            done = {"type": "function_call", "id": item.id, "status": status, "call_id": item.call_id}
+            done["name"] = item.name
+            if item.namespace is not None:
+                done["namespace"] = item.namespace
+            done["arguments"] = text
+        else:
+            input_done = {
+                "type": "response.custom_tool_call_input.done",
+                "input": text,
+                "item_id": item.id,
+                "output_index": index,
+                "sequence_number": self._next(),
+            }
+            out.append(WireEvent(input_done, event="response.custom_tool_call_input.done"))
+            done = {
+                "type": "custom_tool_call",
+                "id": item.id,
+                "status": status,
+                "call_id": item.call_id,
+                "name": item.name,
+                "input": text,
+            }
+        item.done = done
+        data = {
+            "type": "response.output_item.done",
+            "item": done,
+            "output_index": index,
+            "sequence_number": self._next(),
+        }
+        out.append(WireEvent(data, event="response.output_item.done"))
