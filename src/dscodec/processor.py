@@ -2,7 +2,8 @@
 
     decoder (ids -> text) -> machine (markers, stages, DSML -> JSON) -> protocol writer (wire events)
 
-The processor never waits, reads a clock (except for the default ``created``), or touches a socket. The
+The processor never waits or touches a socket; it reads the clock only for timestamps the caller did not give
+(``created``; the Responses ``completed_at``, through the writer's ``clock``). The
 caller pushes what the backend produced and sends the returned events; :func:`dscodec.accumulate` turns the
 same events into the complete response.
 """
@@ -146,16 +147,26 @@ class StreamProcessor:
             StreamStateError: after the response ended or failed, or when ``logprobs`` does not have one entry
                 per id (the processor then fails).
         """
-        if self._state == "open" and logprobs is None and len(ids) == 1 and self._decoder is not None:
-            # The per-token hot path: one ordinary id that decodes to whole characters.
-            text = self._decoder.plain_text(ids[0])
+        if self._state == "open" and logprobs is None and self._decoder is not None and ids:
+            # The per-token hot path: ordinary ids that each decode to whole characters.
+            plain = self._decoder.plain_text
+            if len(ids) == 1:
+                text = plain(ids[0])
+            else:
+                parts = [plain(i) for i in ids]
+                text = None if None in parts else "".join(parts)  # type: ignore[arg-type]
             if text is not None:
-                self._completion_tokens += 1
+                self._completion_tokens += len(ids)
                 try:
                     events = self._machine.feed_plain_token(text)
                 except DscodecError as exc:
                     self._state, self._failure = "failed", str(exc)
                     raise
+                if len(events) == 1:
+                    event = events[0]
+                    if type(event) is ReasoningDelta:
+                        self._reasoning.append(event.text)
+                    return self._writer.write(events)
                 return self._deliver(events, [])
         out = self._begin()
         decoder = self._ensure_decoder()

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 import pytest
+from anthropic.types import ErrorResponse
 
 from dscodec.conversation import ToolDefinition
 from dscodec.errors import ConversionError
@@ -623,5 +624,4 @@ def test_anthropic_error_body_types(status: int, name: str) -> None:
     body = anthropic_error_body(error_class("boom"))
     assert body == {"type": "error", "error": {"type": name, "message": "boom"}}
     assert list(body["error"]) == ["type", "message"]
-    anthropic_types = pytest.importorskip("anthropic.types")
-    anthropic_types.ErrorResponse.model_validate(body, strict=True)
+    ErrorResponse.model_validate(body, strict=True)

@@ -16,6 +16,8 @@ token; "soft" sentinels come from spellings found in text chunks, "hard" ones fr
 from __future__ import annotations
 
 import json
+
+import orjson
 import re
 
 __all__ = [
@@ -168,4 +170,7 @@ def escape_json_string(text: str) -> str:
     """
     if text.isalnum():
         return text
-    return json.dumps(text, ensure_ascii=False)[1:-1]
+    try:
+        return orjson.dumps(text).decode()[1:-1]
+    except TypeError:  # a lone surrogate, which orjson refuses
+        return json.dumps(text, ensure_ascii=False)[1:-1]

@@ -428,7 +428,7 @@ class BlockParser:
     def _flush_delta(self) -> None:
         if self._delta:
             text = "".join(self._delta)
-            raw = "".join(self._delta_raw) if self._delta_kind == _VALUETEXT else None
+            raw = "".join(self._delta_raw) if self._delta_kind == _VALUETEXT and self._delta_raw else None
             self._out.append(
                 ToolCallDelta(self._index, text, raw, self._param_name if raw is not None else None)
             )
@@ -454,6 +454,15 @@ class BlockParser:
         self._flush_delta()
         self._out.append(ToolCallEnd(self._index, "".join(self._args), complete))
         self._index = -1
+
+    def string_value_piece(self, text: str) -> ToolCallDelta | None:
+        """Fast path: ``text`` (plain text, no sentinels) continues a ``string="true"`` value and cannot start
+        its closing tag. Returns the argument delta, or None when the general :meth:`feed` is needed."""
+        if self.state != _SVALUE or self._held or self._delta or "<" in text:
+            return None
+        escaped = escape_json_string(text)
+        self._args.append(escaped)
+        return ToolCallDelta(self._index, escaped, text, self._param_name)
 
     # -- feeding ----------------------------------------------------------------------------------------------
 

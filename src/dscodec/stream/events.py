@@ -1,6 +1,7 @@
 """Protocol-neutral events produced by :class:`dscodec.stream.machine.OutputMachine`.
 
-Events are nouns (h11 style) and frozen slotted dataclasses, cheap to create on the per-token hot path. The
+Events are nouns (h11 style) and slotted dataclasses, cheap to create on the per-token hot path (they are not
+declared frozen because a frozen dataclass costs three times as much to build; treat them as read-only). The
 protocol writers (Chat chunks, Responses events, Messages events) map them to wire events; nothing here knows a
 wire format.
 
@@ -66,7 +67,7 @@ class TokenLogprob(NamedTuple):
     top_logprobs: tuple[TopLogprob, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ReasoningDelta:
     """A piece of reasoning (thinking) text.
 
@@ -79,12 +80,12 @@ class ReasoningDelta:
     logprobs: tuple[TokenLogprob, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ReasoningEnd:
     """The reasoning stage is over (``</think>``, a tool-call block, or the end of the output)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ContentDelta:
     """A piece of the visible answer text.
 
@@ -97,7 +98,7 @@ class ContentDelta:
     logprobs: tuple[TokenLogprob, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ToolCallStart:
     """A tool call begins: its name is complete (spec §5.3).
 
@@ -112,7 +113,7 @@ class ToolCallStart:
     name: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ToolCallDelta:
     """The next fragment of a call's JSON arguments.
 
@@ -130,7 +131,7 @@ class ToolCallDelta:
     parameter: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ToolCallEnd:
     """A tool call is over.
 
@@ -146,7 +147,7 @@ class ToolCallEnd:
     complete: bool = True
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class StopSequence:
     """A stop sequence matched in the content; the output is over (spec §5.4).
 
@@ -157,7 +158,7 @@ class StopSequence:
     sequence: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class OutputEnd:
     """The output is over; always the last event.
 

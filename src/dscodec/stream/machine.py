@@ -96,6 +96,8 @@ _FINISHED = Stage.FINISHED
 _ERROR = Stage.ERROR
 # JSON-mode phases inside Stage.CONTENT.
 _JSON_OFF, _JSON_BEFORE, _JSON_AFTER = 0, 1, 2
+#: In token input only the Dsml id can follow a "<": the partial openers a token's text can leave behind.
+_TOKEN_OPENERS = ("<",)
 
 _FENCES = ("```json\n", "```\n")
 _FENCE_PREFIXES = frozenset(f[:k] for f in _FENCES for k in range(1, len(f)))
@@ -243,7 +245,7 @@ class OutputMachine:
             token = tokens[0]
             text = token.text
             if token.spelling is None and text and (logprobs is None or len(logprobs) == 1):
-                self._opener_prefixes = ("<",)
+                self._opener_prefixes = _TOKEN_OPENERS
                 quick = self._quick(text if text.isascii() else sanitize_text(text), logprobs)
                 if quick is not None:
                     return quick
@@ -256,7 +258,7 @@ class OutputMachine:
             # Spellings held from an earlier text chunk cannot continue into token text; in token text only
             # the Dsml id can follow a "<".
             parts = [self._sym.flush()]
-            self._opener_prefixes = ("<",)
+            self._opener_prefixes = _TOKEN_OPENERS
             size = len(parts[0])
             base = self._pos
             entries = self._entries
@@ -278,16 +280,63 @@ class OutputMachine:
             raise self._fail(exc) from exc
 
     def feed_plain_token(self, text: str) -> list[Event]:
-        """Process the text of one ordinary (non-special) token id with no logprobs: the per-token fast path.
+        """Process the text of ordinary (non-special) token ids with no logprobs: the per-token fast path.
 
-        Same result as ``feed_tokens([TokenText(token_id, text)])``.
+        Same result as ``feed_tokens([TokenText(token_id, text)])``. ``text`` comes from the decoder, so it holds
+        no lone surrogates (which the machine uses as sentinels). Handled here: plain text in the middle of the
+        reasoning or the content, possibly ending in a newline run (held back: a marker may follow) or following
+        a held newline run (released with it), and text in the middle of a string argument. Everything else
+        takes the general path.
         """
-        if self._quick_ok and not self._sym.held and not self._entries and text:
-            self._opener_prefixes = ("<",)
-            quick = self._quick(text if text.isascii() else sanitize_text(text), None)
-            if quick is not None:
-                return quick
-        return self.feed_tokens([TokenText(-1, text)])
+        if not text or self._entries or self._sym.held or self._orphans[0] or self._orphans[1]:
+            return self.feed_tokens([TokenText(-1, text)])
+        if not self._quick_ok:
+            block = self._block
+            if block is not None and self._stage is Stage.TOOL_CALLS:
+                delta = block.string_value_piece(text)
+                if delta is not None:  # the middle of a string argument
+                    self._opener_prefixes = _TOKEN_OPENERS
+                    self._pos += len(text)
+                    return [delta]
+            return self.feed_tokens([TokenText(-1, text)])
+        pend = self._pend
+        stops = self._stops
+        if stops is None:
+            if pend and pend.strip("\n"):
+                return self.feed_tokens([TokenText(-1, text)])
+            body = text.rstrip("\n") if text[-1] == "\n" else text
+            inner = self._interesting_inner
+            if inner is not None and inner.search(body) is not None:
+                return self.feed_tokens([TokenText(-1, text)])
+        else:
+            # With stop sequences, newlines are checked one by one by the general path.
+            if pend or stops.state or self._interesting.search(text) is not None:
+                return self.feed_tokens([TokenText(-1, text)])
+            body = text
+        if self._tools:
+            if text[0] == "\n" and self._tail.endswith(self._opener_prefixes):
+                return self.feed_tokens([TokenText(-1, text)])  # a newline after a partial opener
+            # The tail only serves to see a partial opener (which starts with "<") at its end; this text has
+            # no "<", so no partial opener can end inside or after it: an empty tail answers the same.
+            self._tail = ""
+        self._opener_prefixes = _TOKEN_OPENERS
+        base = self._pos
+        self._pos = base + len(text)
+        run = len(text) - len(body)
+        if run and (self._tools or self._stage is Stage.REASONING):
+            # A newline run at the end waits: newlines right before </think> or a block are dropped.
+            if body:
+                self._pend = text[len(body) :]
+                self._pend_pos = list(range(base + len(body), base + len(text)))
+                self._nostrip = 0
+                return [self._quick_delta(pend + body)]
+            self._pend = pend + text
+            self._pend_pos.extend(range(base, base + run))
+            return []
+        if pend:
+            self._clear()
+            return [self._quick_delta(pend + text)]
+        return [self._quick_delta(text)]
 
     def close(self) -> list[Event]:
         """End of output: release what is held, end an open call or the reasoning, then :class:`OutputEnd`.
@@ -400,6 +449,9 @@ class OutputMachine:
         else:
             self._stops = None
         self._interesting = re.compile("[" + "".join(re.escape(c) for c in chars) + ranges + "]")
+        # Without stop sequences a newline followed by more text on the same feed needs no closer look.
+        inner = chars.replace("\n", "")
+        self._interesting_inner = re.compile("[" + "".join(re.escape(c) for c in inner) + ranges + "]") if inner else None
         self._update_quick()
 
     def _update_quick(self) -> None:

@@ -28,6 +28,19 @@ def _dumps(value: Any) -> str:
     return orjson.dumps(value).decode()
 
 
+_escaped: dict[str, str] = {}
+
+
+def _json_string(text: str) -> str:
+    """``text`` as a JSON string literal; token texts repeat, so the escaped forms are kept (up to a bound)."""
+    literal = _escaped.get(text)
+    if literal is None:
+        literal = orjson.dumps(text).decode()
+        if len(text) <= 32 and len(_escaped) < 65_536:
+            _escaped[text] = literal
+    return literal
+
+
 def finish_reason(outcome: Outcome) -> str:
     """The Chat ``finish_reason`` (spec §5.1 table)."""
     if outcome.finish is None or outcome.stop_sequence is not None:
@@ -64,10 +77,10 @@ class ChatChunkWriter(EventWriter):
         self._thinking = request.conversation.thinking_mode
         self._omit_usage = request.stream and not request.include_usage
         self._fingerprint: str | None = None
+        # Text pieces are the per-token hot path: their chunks are written as JSON text around the escaped piece
+        # (set up in open(), once the system fingerprint is known).
         self._head = self._tail = ""
-        # Text pieces are the per-token hot path: their chunks are written as JSON text around the escaped piece.
-        self._content_open = '{"content":'
-        self._content_close = ',"reasoning_content":null}' if self._thinking else "}"
+        self._content_before = self._content_after = self._reasoning_before = self._reasoning_after = ""
 
     def _chunk(self, delta: dict[str, Any], logprobs: Any = None, finish: str | None = None) -> WireEvent:
         chunk: dict[str, Any] = {
@@ -90,6 +103,10 @@ class ChatChunkWriter(EventWriter):
             '"choices":[{"index":0,"delta":'
         )
         self._tail = ',"logprobs":null,"finish_reason":null}]' + ("}" if self._omit_usage else ',"usage":null}')
+        self._content_before = self._head + '{"content":'
+        self._content_after = (',"reasoning_content":null}' if self._thinking else "}") + self._tail
+        self._reasoning_before = self._head + '{"content":null,"reasoning_content":'
+        self._reasoning_after = "}" + self._tail
         if not self._thinking:
             delta: dict[str, Any] = {"role": "assistant", "content": ""}
         elif self.request.parsing_options.thinking_initial_stage == "content_continuation":
@@ -104,8 +121,7 @@ class ChatChunkWriter(EventWriter):
         for event in events:
             if isinstance(event, ContentDelta):
                 if not event.logprobs:
-                    text = _dumps(event.text)
-                    out.append(WireEvent.from_json(self._head + self._content_open + text + self._content_close + self._tail))
+                    out.append(WireEvent.from_json(self._content_before + _json_string(event.text) + self._content_after))
                     continue
                 delta: dict[str, Any] = (
                     {"content": event.text, "reasoning_content": None} if thinking else {"content": event.text}
@@ -113,14 +129,15 @@ class ChatChunkWriter(EventWriter):
                 out.append(self._chunk(delta, {"content": [logprob_dict(e) for e in event.logprobs]}))
             elif isinstance(event, ReasoningDelta):
                 if not event.logprobs:
-                    text = _dumps(event.text)
-                    out.append(WireEvent.from_json(self._head + '{"content":null,"reasoning_content":' + text + "}" + self._tail))
+                    out.append(
+                        WireEvent.from_json(self._reasoning_before + _json_string(event.text) + self._reasoning_after)
+                    )
                     continue
                 logprobs = {"reasoning_content": [logprob_dict(e) for e in event.logprobs]}
                 out.append(self._chunk({"content": None, "reasoning_content": event.text}, logprobs))
             elif isinstance(event, ToolCallDelta):
                 if event.arguments:
-                    delta_json = f'{{"tool_calls":[{{"index":{event.index},"function":{{"arguments":{_dumps(event.arguments)}}}}}]}}'
+                    delta_json = f'{{"tool_calls":[{{"index":{event.index},"function":{{"arguments":{_json_string(event.arguments)}}}}}]}}'
                     out.append(WireEvent.from_json(self._head + delta_json + self._tail))
             elif isinstance(event, ToolCallStart):
                 call = {
