@@ -20,6 +20,8 @@ first, the others alphabetically), so the JSON matches it byte for byte.
 
 from __future__ import annotations
 
+import struct
+
 import json
 import re
 import time
@@ -58,6 +60,19 @@ _INCOMPLETE_REASONS: Final[Mapping[str, str]] = {
 #: added event, so dscodec never changes it. Holding the announcement until the next item is known would hold
 #: every answer delta back, so the item keeps the phase it was announced with, also when a call follows it.
 _MESSAGE_PHASE: Final = "final_answer"
+
+
+def _f32_text(value: Any) -> Any:
+    """A sampling value as the reference writes it: the request stores it as a 32-bit float, and the response
+    shows that float's shortest decimal (``0.3``, not ``0.30000001192092896``)."""
+    if not isinstance(value, float):
+        return value
+    packed = struct.pack("<f", value)
+    for digits in range(1, 10):
+        shortest = float(f"{value:.{digits}g}")
+        if struct.pack("<f", shortest) == packed:
+            return shortest
+    return value
 
 
 def default_settings() -> dict[str, Any]:
@@ -121,12 +136,12 @@ def response_object(
         "safety_identifier": None,
         "service_tier": "default",
         "store": False,
-        "temperature": s["temperature"],
+        "temperature": _f32_text(s["temperature"]),
         "text": s["text"],
         "tool_choice": s["tool_choice"],
         "tools": s["tools"],
         "top_logprobs": s["top_logprobs"],
-        "top_p": s["top_p"],
+        "top_p": _f32_text(s["top_p"]),
         "truncation": "disabled",
         "usage": usage,
         "user": s["user"],
