@@ -21,8 +21,9 @@ import json
 import statistics
 import sysconfig
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import dscodec
 from dscodec.vocab import bundled_tokenizer_path, with_added_tokens
@@ -30,7 +31,11 @@ from dscodec.vocab import bundled_tokenizer_path, with_added_tokens
 TOOLS = [
     ("read_file", "Read a file of the repository.", {"path": {"type": "string"}}),
     ("list_dir", "List a directory.", {"path": {"type": "string"}, "depth": {"type": "integer"}}),
-    ("grep", "Search files with a regular expression.", {"pattern": {"type": "string"}, "path": {"type": "string"}}),
+    (
+        "grep",
+        "Search files with a regular expression.",
+        {"pattern": {"type": "string"}, "path": {"type": "string"}},
+    ),
     ("apply_patch", "Apply a unified diff.", {"patch": {"type": "string"}}),
     ("run_tests", "Run the test suite.", {"args": {"type": "array", "items": {"type": "string"}}}),
     ("bash", "Run a shell command.", {"command": {"type": "string"}, "timeout": {"type": "number"}}),
@@ -112,7 +117,9 @@ def interleaved_medians(sides: list[Callable[[], object]], runs: int) -> list[fl
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--tokens", type=int, default=80_000)
     parser.add_argument("--version", choices=["v4", "v4.1"], default="v4")
@@ -127,7 +134,9 @@ def main() -> None:
         return encoder.encode(dscodec.convert("chat_completions", body))
 
     our_ids = ours()
-    print(f"prompt: {len(our_ids)} tokens, {len(body)} bytes of JSON, {args.version}, median of {args.runs} runs")
+    print(
+        f"prompt: {len(our_ids)} tokens, {len(body)} bytes of JSON, {args.version}, median of {args.runs} runs"
+    )
     try:
         import deepseek_recipe as ref
     except ImportError:

@@ -19,8 +19,9 @@ import json
 import statistics
 import sysconfig
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import dscodec
 from dscodec.vocab import Vocabulary, bundled_tokenizer_path
@@ -30,7 +31,10 @@ TOOL = {
     "function": {
         "name": "write_file",
         "description": "Write a file.",
-        "parameters": {"type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"}}},
+        "parameters": {
+            "type": "object",
+            "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+        },
     },
 }
 BODY = {
@@ -56,7 +60,7 @@ def build_output(argument_chars: int, prose_tokens: int, vocab: Vocabulary) -> l
     """Token ids of reasoning + answer (``prose_tokens`` in all) + a tool call with an ``argument_chars`` argument."""
     argument = _source(argument_chars)
     call = (
-        "\n\n<｜DSML｜tool_calls>\n<｜DSML｜invoke name=\"write_file\">\n"
+        '\n\n<｜DSML｜tool_calls>\n<｜DSML｜invoke name="write_file">\n'
         '<｜DSML｜parameter name="path" string="true">lib/module.py</｜DSML｜parameter>\n'
         f'<｜DSML｜parameter name="content" string="true">{argument}</｜DSML｜parameter>\n'
         "</｜DSML｜invoke>\n</｜DSML｜tool_calls>"
@@ -73,9 +77,13 @@ def _groups(ids: list[int], size: int) -> list[list[int]]:
     return [ids[i : i + size] for i in range(0, len(ids), size)]
 
 
-def ours(request: dscodec.ConversationRequest, vocab: Vocabulary, groups: list[list[int]]) -> Callable[[], int]:
+def ours(
+    request: dscodec.ConversationRequest, vocab: Vocabulary, groups: list[list[int]]
+) -> Callable[[], int]:
     def run() -> int:
-        processor = dscodec.StreamProcessor(request, response_id="chatcmpl-1", model="DeepSeek-V4-Pro", tokenizer=vocab)
+        processor = dscodec.StreamProcessor(
+            request, response_id="chatcmpl-1", model="DeepSeek-V4-Pro", tokenizer=vocab
+        )
         size = 0
         for event in processor.start(100, 0):
             size += len(event.to_json())
@@ -99,7 +107,9 @@ def reference(ref: Any, groups: list[list[int]]) -> Callable[[], int]:
         generator = request.chunk_generator(converted, "chatcmpl-1", "DeepSeek-V4-Pro")
         processor = ref.StreamProcessor(generator, converted.parsing_options, tokenizer)
         size = 0
-        for event in processor.push(ref.InferenceChunk.ready(prompt_usage=ref.PromptUsage(prompt_tokens=100))):
+        for event in processor.push(
+            ref.InferenceChunk.ready(prompt_usage=ref.PromptUsage(prompt_tokens=100))
+        ):
             size += len(event.to_json())
         for group in groups:
             for event in processor.push(ref.InferenceChunk.tokens(group, None)):
@@ -126,7 +136,9 @@ def interleaved(sides: list[Callable[[], int]], runs: int) -> list[float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
 
@@ -140,7 +152,9 @@ def main() -> None:
 
     call_only = len(build_output(2_000, 0, vocab))
     output = build_output(2_000, 10_000 - call_only, vocab)
-    print(f"output: {len(output)} tokens (reasoning, answer, a tool call with a 2K-character string argument)")
+    print(
+        f"output: {len(output)} tokens (reasoning, answer, a tool call with a 2K-character string argument)"
+    )
     print(f"{'pushes':<20}{'dscodec µs/token':>18}{'reference µs/token':>20}{'ratio':>8}")
     for size in (1, 4):
         groups = _groups(output, size)
@@ -155,7 +169,9 @@ def main() -> None:
 
     # Linear cost: a tool call alone, its string argument 2K and then 20K characters long.
     short, long = build_output(2_000, 0, vocab), build_output(20_000, 0, vocab)
-    t_short, t_long = interleaved([ours(request, vocab, _groups(short, 1)), ours(request, vocab, _groups(long, 1))], args.runs)
+    t_short, t_long = interleaved(
+        [ours(request, vocab, _groups(short, 1)), ours(request, vocab, _groups(long, 1))], args.runs
+    )
     print(
         f"tool call alone, one id per push: 2K argument {t_short * 1e3:.2f} ms ({len(short)} tokens), "
         f"20K argument {t_long * 1e3:.2f} ms ({len(long)} tokens): {t_long / t_short:.2f}x the time "

@@ -9,19 +9,19 @@ from dscodec.conversation import (
     ParsingOptions,
 )
 from dscodec.errors import (
-    ModelOutputError,
     ContextLengthExceeded,
     ConversionError,
     DscodecError,
+    ModelOutputError,
     SpecialTokenMissing,
     StreamStateError,
     TokenizerError,
     UnsupportedProtocol,
 )
 from dscodec.options import ConversionOptions
+from dscodec.processor import StreamProcessor
 from dscodec.prompt import RenderedPrompt
 from dscodec.prompt import render_request as render
-from dscodec.processor import StreamProcessor
 from dscodec.prompt.tokenize import PromptEncoder
 from dscodec.protocols import convert
 

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any, Union
+from typing import Any
 
 from dscodec.conversation import Protocol
 from dscodec.protocols._wire import WireEvent
 
 __all__ = ["accumulate"]
 
-EventLike = Union[WireEvent, Mapping[str, Any]]
+EventLike = WireEvent | Mapping[str, Any]
 
 
 def accumulate(

@@ -7,7 +7,7 @@ own spelling in its ``inbound`` module.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -128,7 +128,7 @@ class LatestReminderMessage(_Model):
 
 
 Message = Annotated[
-    Union[SystemMessage, UserMessage, AssistantMessage, ToolMessage, LatestReminderMessage],
+    SystemMessage | UserMessage | AssistantMessage | ToolMessage | LatestReminderMessage,
     Field(discriminator="role"),
 ]
 

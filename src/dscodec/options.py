@@ -53,7 +53,9 @@ class ConversionOptions:
     model_versions_by_name: Mapping[str, ModelVersion] = field(default_factory=lambda: DEFAULT_MODEL_NAMES)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "model_versions_by_name", MappingProxyType(dict(self.model_versions_by_name)))
+        object.__setattr__(
+            self, "model_versions_by_name", MappingProxyType(dict(self.model_versions_by_name))
+        )
         for version in self.model_versions_by_name.values():
             if version not in ("v4", "v4.1"):
                 raise ValueError(f"unknown model version {version!r}; expected 'v4' or 'v4.1'")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import Literal, Union
+from typing import Literal
 
 from dscodec.conversation import ConversationRequest
 from dscodec.errors import DscodecError, ModelOutputError, StreamStateError
@@ -26,7 +26,7 @@ from dscodec.vocab import TokenizerLike, Vocabulary
 __all__ = ["Logprob", "StreamProcessor"]
 
 #: A token's log probability, or ``(logprob, [(alternative_id, logprob), ...])`` with its top alternatives.
-Logprob = Union[float, tuple[float, Sequence[tuple[int, float]]]]
+Logprob = float | tuple[float, Sequence[tuple[int, float]]]
 
 _State = Literal["new", "open", "finished", "failed"]
 _FINISH_REASONS = (None, "stop", "length", "content_filter")
@@ -175,7 +175,9 @@ class StreamProcessor:
         if logprobs is not None:
             if len(logprobs) != len(ids):
                 self._state = "failed"
-                self._failure = f"invalid log probabilities: {len(logprobs)} log probabilities for {len(ids)} token IDs"
+                self._failure = (
+                    f"invalid log probabilities: {len(logprobs)} log probabilities for {len(ids)} token IDs"
+                )
                 raise StreamStateError(self._failure)
             entries = [_entry(decoder, token_id, lp) for token_id, lp in zip(ids, logprobs)]
         self._completion_tokens += len(ids)
@@ -190,7 +192,9 @@ class StreamProcessor:
         """End the response: ``reason`` is the backend's (``"stop"``, ``"length"``, ``"content_filter"``) or None
         when it gave none. Returns ``[]`` when the response already ended (a stop sequence matched)."""
         if reason not in _FINISH_REASONS:
-            raise ValueError(f"finish reason must be 'stop', 'length', 'content_filter' or None, not {reason!r}")
+            raise ValueError(
+                f"finish reason must be 'stop', 'length', 'content_filter' or None, not {reason!r}"
+            )
         if self._state == "finished":
             return []
         out = self._begin()
@@ -209,7 +213,11 @@ class StreamProcessor:
         """
         if self._state in ("finished", "failed"):
             return []
-        exc = error if isinstance(error, DscodecError) else ModelOutputError(f"the model server failed: {error}")
+        exc = (
+            error
+            if isinstance(error, DscodecError)
+            else ModelOutputError(f"the model server failed: {error}")
+        )
         out = self._writer.open(self._usage) if self._state == "new" else []
         self._state, self._failure = "failed", str(exc)
         return out + self._writer.error(exc)
@@ -235,7 +243,9 @@ class StreamProcessor:
             self._decoder = IncrementalDecoder(self._vocab)
         return self._decoder
 
-    def _deliver(self, events: list[Event], out: list[WireEvent], finish: BackendFinish | None = None) -> list[WireEvent]:
+    def _deliver(
+        self, events: list[Event], out: list[WireEvent], finish: BackendFinish | None = None
+    ) -> list[WireEvent]:
         if not events:
             return out
         for event in events:

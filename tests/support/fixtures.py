@@ -39,7 +39,7 @@ def conversion_options(spec: dict[str, Any]) -> ConversionOptions:
     return options
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def encoder(version: str) -> PromptEncoder:
     """V4: the bundled tokenizer. V4.1: the test tokenizer, the V4 vocabulary plus ``<｜System｜>``."""
     if version == "v4":

@@ -103,7 +103,9 @@ def replay(case: Path, protocol: str, chunking: str) -> Replay:
     pushed = 0
     ready = scenario.get("ready")
     if ready:
-        events += processor.start(ready["prompt_tokens"], ready["prompt_cache_hit_tokens"], ready["system_fingerprint"])
+        events += processor.start(
+            ready["prompt_tokens"], ready["prompt_cache_hit_tokens"], ready["system_fingerprint"]
+        )
     for chunk in chunks_of(scenario, chunking):
         if processor.finished:
             break

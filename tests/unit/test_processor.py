@@ -77,8 +77,13 @@ def test_stop_sequence_finishes_the_stream() -> None:
 def test_finish_reasons() -> None:
     tool = {"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {}}}}
     block = '<｜DSML｜tool_calls>\n<｜DSML｜invoke name="f">\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>'
-    cases = [("stop", block, "tool_calls"), (None, block, "stop"), ("length", "abc", "length"),
-             ("content_filter", "abc", "content_filter"), ("stop", "abc", "stop")]
+    cases = [
+        ("stop", block, "tool_calls"),
+        (None, block, "stop"),
+        ("length", "abc", "length"),
+        ("content_filter", "abc", "content_filter"),
+        ("stop", "abc", "stop"),
+    ]
     for reason, text, want in cases:
         p = _processor(thinking={"type": "disabled"}, tools=[tool])
         events = p.push_text(text, 3) + p.finish(reason)  # type: ignore[arg-type]
@@ -101,10 +106,16 @@ def test_token_ids_and_incomplete_utf8_at_the_end() -> None:
 def test_logprobs_ride_on_their_delta() -> None:
     p = _processor(thinking={"type": "disabled"})
     ids = _ids("Hello world")
-    events = p.push_tokens(ids, logprobs=[(-0.5, [(ids[0], -0.5)])] + [-1.0] * (len(ids) - 1)) + p.finish("stop")
-    entries = [e for ev in events for e in ((ev.to_dict()["choices"][0]["logprobs"] or {}).get("content") or [])]
+    events = p.push_tokens(ids, logprobs=[(-0.5, [(ids[0], -0.5)])] + [-1.0] * (len(ids) - 1)) + p.finish(
+        "stop"
+    )
+    entries = [
+        e for ev in events for e in ((ev.to_dict()["choices"][0]["logprobs"] or {}).get("content") or [])
+    ]
     assert [e["token"] for e in entries] == [VOCAB.full.decode([i]) for i in ids]
-    assert entries[0]["top_logprobs"] == [{"token": entries[0]["token"], "logprob": -0.5, "bytes": entries[0]["bytes"]}]
+    assert entries[0]["top_logprobs"] == [
+        {"token": entries[0]["token"], "logprob": -0.5, "bytes": entries[0]["bytes"]}
+    ]
 
 
 def test_reasoning_tokens_are_counted_for_text_chunks() -> None:
@@ -114,7 +125,11 @@ def test_reasoning_tokens_are_counted_for_text_chunks() -> None:
     usage_text = (by_text.push_text(text, 9) + by_text.finish("stop"))[-1].to_dict()["usage"]
     by_ids = _processor()
     usage_ids = (by_ids.push_tokens(_ids(text)) + by_ids.finish("stop"))[-1].to_dict()["usage"]
-    assert usage_text["completion_tokens_details"] == usage_ids["completion_tokens_details"] == {"reasoning_tokens": 4}
+    assert (
+        usage_text["completion_tokens_details"]
+        == usage_ids["completion_tokens_details"]
+        == {"reasoning_tokens": 4}
+    )
 
 
 def test_usage_key_follows_stream_options() -> None:
@@ -143,7 +158,7 @@ def test_sse_frames() -> None:
     events = p.push_text("é", 1)
     frame = events[-1].sse()
     assert frame.startswith("data: {") and frame.endswith("}\n\n") and "é" in frame
-    assert json.loads(frame[len("data: "):]) == events[-1].to_dict()
+    assert json.loads(frame[len("data: ") :]) == events[-1].to_dict()
     assert p.sse_done == "data: [DONE]\n\n"
 
 

@@ -9,9 +9,18 @@ import dscodec
 
 
 def test_all_is_sorted_and_complete() -> None:
-    public = [n for n, v in vars(dscodec).items() if not n.startswith("_") and not isinstance(v, types.ModuleType)]
+    public = [
+        n for n, v in vars(dscodec).items() if not n.startswith("_") and not isinstance(v, types.ModuleType)
+    ]
     assert dscodec.__all__ == sorted([*public, "__version__"])
-    for name in ("convert", "render", "PromptEncoder", "ConversionError", "ConversationRequest", "RenderedPrompt"):
+    for name in (
+        "convert",
+        "render",
+        "PromptEncoder",
+        "ConversionError",
+        "ConversationRequest",
+        "RenderedPrompt",
+    ):
         assert name in dscodec.__all__
 
 
@@ -20,7 +29,12 @@ def test_package_is_typed() -> None:
 
 
 def test_error_tree() -> None:
-    for cls in (dscodec.ConversionError, dscodec.TokenizerError, dscodec.UnsupportedProtocol, dscodec.ContextLengthExceeded):
+    for cls in (
+        dscodec.ConversionError,
+        dscodec.TokenizerError,
+        dscodec.UnsupportedProtocol,
+        dscodec.ContextLengthExceeded,
+    ):
         assert issubclass(cls, dscodec.DscodecError)
         assert isinstance(cls.status_code, int)
     assert dscodec.ConversionError.status_code == 400

@@ -625,8 +625,13 @@ def test_apply_patch_input_decodes_escapes_cut_anywhere() -> None:
 
 def test_sampling_settings_echo_as_32_bit_floats() -> None:
     """The request keeps temperature/top_p as 32-bit floats; the response shows their shortest decimal."""
-    body = {"model": "DeepSeek-V4-Pro", "input": "hi", "temperature": 0.3, "top_p": 0.12345678,
-            "reasoning": {"effort": "none"}}
+    body = {
+        "model": "DeepSeek-V4-Pro",
+        "input": "hi",
+        "temperature": 0.3,
+        "top_p": 0.12345678,
+        "reasoning": {"effort": "none"},
+    }
     request = dscodec.convert("responses", body)
     processor = dscodec.StreamProcessor(request, response_id="resp_1", model="M", created=1)
     created = processor.push_text("x", 1)[0].to_json()

@@ -8,7 +8,9 @@ from dscodec.prompt.render import RenderedPrompt, render_prompt
 __all__ = ["RenderedPrompt", "render_request"]
 
 
-def render_request(request: ConversationRequest | Conversation, *, version: ModelVersion | None = None) -> RenderedPrompt:
+def render_request(
+    request: ConversationRequest | Conversation, *, version: ModelVersion | None = None
+) -> RenderedPrompt:
     """Render a converted request (or a conversation and a ``version``) to its prompt text and special spans.
 
     Examples:

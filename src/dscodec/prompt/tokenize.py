@@ -88,7 +88,9 @@ class PromptEncoder:
         self._special_ids: dict[str, int] = {}
         self._cut = _cutting_is_safe(self.vocabulary)
 
-    def encode(self, request: ConversationRequest | Conversation, *, version: ModelVersion | None = None) -> list[int]:
+    def encode(
+        self, request: ConversationRequest | Conversation, *, version: ModelVersion | None = None
+    ) -> list[int]:
         """Render ``request`` (a converted request, or a conversation plus ``version``) and encode it.
 
         Raises:
@@ -157,8 +159,10 @@ class PromptEncoder:
 
         try:
             encodings = self._plain.encode_batch_fast(gaps, add_special_tokens=False) if gaps else []
-        except Exception as exc:  # tokenizers raises a bare Exception subclass
-            raise TokenizerError(f"tokenizer {self.vocabulary.name} failed to encode the prompt: {exc}") from None
+        except Exception as exc:  # noqa: BLE001 - tokenizers raises a bare Exception subclass
+            raise TokenizerError(
+                f"tokenizer {self.vocabulary.name} failed to encode the prompt: {exc}"
+            ) from None
         ids: list[int] = []
         for item in layout:
             if isinstance(item, int):

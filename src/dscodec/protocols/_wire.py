@@ -82,7 +82,7 @@ class _JsonEvent(WireEvent):
 
     __slots__ = ()
 
-    def __init__(self, text: str, event: str | None = None) -> None:  # noqa: D107 - a faster WireEvent.__init__
+    def __init__(self, text: str, event: str | None = None) -> None:
         self._data = None
         self._json = text
         self.event = event
@@ -124,7 +124,9 @@ def logprob_dict(entry: TokenLogprob) -> dict[str, Any]:
         "token": entry.token,
         "logprob": entry.logprob,
         "bytes": list(entry.bytes),
-        "top_logprobs": [{"token": t.token, "logprob": t.logprob, "bytes": list(t.bytes)} for t in entry.top_logprobs],
+        "top_logprobs": [
+            {"token": t.token, "logprob": t.logprob, "bytes": list(t.bytes)} for t in entry.top_logprobs
+        ],
     }
 
 

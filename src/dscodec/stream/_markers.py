@@ -16,9 +16,9 @@ token; "soft" sentinels come from spellings found in text chunks, "hard" ones fr
 from __future__ import annotations
 
 import json
+import re
 
 import orjson
-import re
 
 __all__ = [
     "DSML",

@@ -451,7 +451,9 @@ class OutputMachine:
         self._interesting = re.compile("[" + "".join(re.escape(c) for c in chars) + ranges + "]")
         # Without stop sequences a newline followed by more text on the same feed needs no closer look.
         inner = chars.replace("\n", "")
-        self._interesting_inner = re.compile("[" + "".join(re.escape(c) for c in inner) + ranges + "]") if inner else None
+        self._interesting_inner = (
+            re.compile("[" + "".join(re.escape(c) for c in inner) + ranges + "]") if inner else None
+        )
         self._update_quick()
 
     def _update_quick(self) -> None:

@@ -102,7 +102,9 @@ class ChatChunkWriter(EventWriter):
             f'"model":{_dumps(self.model)},"system_fingerprint":{_dumps(self._fingerprint)},'
             '"choices":[{"index":0,"delta":'
         )
-        self._tail = ',"logprobs":null,"finish_reason":null}]' + ("}" if self._omit_usage else ',"usage":null}')
+        self._tail = ',"logprobs":null,"finish_reason":null}]' + (
+            "}" if self._omit_usage else ',"usage":null}'
+        )
         self._content_before = self._head + '{"content":'
         self._content_after = (',"reasoning_content":null}' if self._thinking else "}") + self._tail
         self._reasoning_before = self._head + '{"content":null,"reasoning_content":'
@@ -121,16 +123,24 @@ class ChatChunkWriter(EventWriter):
         for event in events:
             if isinstance(event, ContentDelta):
                 if not event.logprobs:
-                    out.append(WireEvent.from_json(self._content_before + _json_string(event.text) + self._content_after))
+                    out.append(
+                        WireEvent.from_json(
+                            self._content_before + _json_string(event.text) + self._content_after
+                        )
+                    )
                     continue
                 delta: dict[str, Any] = (
-                    {"content": event.text, "reasoning_content": None} if thinking else {"content": event.text}
+                    {"content": event.text, "reasoning_content": None}
+                    if thinking
+                    else {"content": event.text}
                 )
                 out.append(self._chunk(delta, {"content": [logprob_dict(e) for e in event.logprobs]}))
             elif isinstance(event, ReasoningDelta):
                 if not event.logprobs:
                     out.append(
-                        WireEvent.from_json(self._reasoning_before + _json_string(event.text) + self._reasoning_after)
+                        WireEvent.from_json(
+                            self._reasoning_before + _json_string(event.text) + self._reasoning_after
+                        )
                     )
                     continue
                 logprobs = {"reasoning_content": [logprob_dict(e) for e in event.logprobs]}
@@ -150,7 +160,9 @@ class ChatChunkWriter(EventWriter):
         return out
 
     def close(self, outcome: Outcome) -> list[WireEvent]:
-        delta: dict[str, Any] = {"content": "", "reasoning_content": None} if self._thinking else {"content": ""}
+        delta: dict[str, Any] = (
+            {"content": "", "reasoning_content": None} if self._thinking else {"content": ""}
+        )
         with_reasoning = self.request.parsing_options.thinking_initial_stage is not None
         chunk = self._chunk(delta, None, finish_reason(outcome)).data
         chunk["usage"] = usage_dict(outcome, with_reasoning=with_reasoning)

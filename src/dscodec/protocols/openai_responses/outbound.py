@@ -20,10 +20,9 @@ first, the others alphabetically), so the JSON matches it byte for byte.
 
 from __future__ import annotations
 
-import struct
-
 import json
 import re
+import struct
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
