@@ -1,0 +1,219 @@
+"""Properties of the whole response path, for every protocol (Chat Completions, Responses, Messages).
+
+* Split invariance: any split of the model output into text chunks, and the token ids one at a time, give the
+  same complete response as the whole output in one chunk.
+* No leaks: with tool parsing on, no DSML markup, partial marker or ``</think>`` reaches reasoning, content or
+  arguments; arguments of well-formed calls are valid JSON holding the parameters written.
+* Streams add up: the deltas of the stream concatenate to the texts and arguments of the complete response.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+import dscodec
+from dscodec.vocab import Vocabulary
+
+VOCAB = Vocabulary.load(None)
+PROTOCOLS = ("chat_completions", "responses", "messages")
+TOOL = {
+    "name": "lookup",
+    "description": "Look something up",
+    "parameters": {"type": "object", "properties": {}},
+}
+
+plain = st.text(alphabet="ab <>/\n｜{}\"'\\é中😀", max_size=12)
+values = st.one_of(
+    st.text(alphabet='xy <>\n"\\中😀/', max_size=10).map(lambda v: (v, "true", v)),
+    st.sampled_from(
+        [
+            ("1", "false", 1),
+            ("-2.5", "false", -2.5),
+            ("true", "false", True),
+            ("null", "false", None),
+            ('[1, "a"]', "false", [1, "a"]),
+            ('{"k": {"n": 2}}', "false", {"k": {"n": 2}}),
+        ]
+    ),
+)
+
+
+@st.composite
+def outputs(draw: st.DrawFn) -> tuple[str, list[dict[str, Any]]]:
+    """A model output (reasoning, answer, maybe a tool-call block) and the calls it contains."""
+    reasoning = draw(plain).replace("</think>", "")
+    answer = draw(plain)
+    calls: list[dict[str, Any]] = []
+    text = reasoning + "</think>" + answer
+    if draw(st.booleans()):
+        opener, invoke, param = draw(
+            st.sampled_from([("tool_calls", "invoke", "parameter"), (" calls", " invoke", " parameter")])
+        )
+        block = f"\n\n<｜DSML｜{opener}>\n"
+        for _ in range(draw(st.integers(min_value=1, max_value=2))):
+            params = draw(st.dictionaries(st.sampled_from(["q", "n", "flag"]), values, max_size=3))
+            block += f'<｜DSML｜{invoke} name="lookup">\n'
+            for key, (raw, is_string, _) in params.items():
+                block += f'<｜DSML｜{param} name="{key}" string="{is_string}">{raw}</｜DSML｜{param}>\n'
+            block += f"</｜DSML｜{invoke}>\n"
+            calls.append({key: value for key, (_, _, value) in params.items()})
+        text += block + f"</｜DSML｜{opener}>"
+    return text, calls
+
+
+def _body(protocol: str, thinking: bool) -> dict[str, Any]:
+    switch = {"type": "enabled" if thinking else "disabled"}
+    if protocol == "chat_completions":
+        return {
+            "model": "DeepSeek-V4-Pro",
+            "messages": [{"role": "user", "content": "q"}],
+            "thinking": switch,
+            "tools": [{"type": "function", "function": TOOL}],
+        }
+    if protocol == "responses":
+        return {
+            "model": "DeepSeek-V4-Pro",
+            "input": "q",
+            "reasoning": {"effort": "high" if thinking else "none"},
+            "tools": [{"type": "function", **TOOL}],
+        }
+    return {
+        "model": "DeepSeek-V4-Pro",
+        "max_tokens": 100,
+        "messages": [{"role": "user", "content": "q"}],
+        "thinking": switch,
+        "tools": [
+            {"name": TOOL["name"], "description": TOOL["description"], "input_schema": TOOL["parameters"]}
+        ],
+    }
+
+
+def _run(protocol: str, thinking: bool, pushes: list[Any]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    request = dscodec.convert(protocol, _body(protocol, thinking))  # type: ignore[arg-type]
+    processor = dscodec.StreamProcessor(
+        request, response_id="r1", model="M", created=1, tool_call_id_factory=lambda i: f"call_{i:02d}_x"
+    )
+    writer = processor._writer
+    if hasattr(writer, "clock"):
+        writer.clock = lambda: 2  # Responses completed_at
+    events = processor.start(10, 2)
+    for push in pushes:
+        if isinstance(push, str):
+            events += processor.push_text(push, 1)
+        else:
+            events += processor.push_tokens(push)
+    events += processor.finish("stop")
+    return [e.to_dict() for e in events], dscodec.accumulate(protocol, events)  # type: ignore[arg-type]
+
+
+def _parts(protocol: str, response: dict[str, Any]) -> tuple[str, str, list[tuple[str, Any]]]:
+    """(reasoning, content, [(tool name, parsed arguments)]) of a complete response."""
+    if protocol == "chat_completions":
+        message = response["choices"][0]["message"]
+        calls = [
+            (c["function"]["name"], json.loads(c["function"]["arguments"]))
+            for c in message.get("tool_calls", [])
+        ]
+        return message.get("reasoning_content") or "", message["content"], calls
+    if protocol == "responses":
+        reasoning = content = ""
+        calls = []
+        for item in response["output"]:
+            if item["type"] == "reasoning":
+                reasoning += "".join(part["text"] for part in item["content"])
+            elif item["type"] == "message":
+                content += "".join(part["text"] for part in item["content"])
+            elif item["type"] == "function_call":
+                calls.append((item["name"], json.loads(item["arguments"])))
+        return reasoning, content, calls
+    reasoning = content = ""
+    calls = []
+    for block in response["content"]:
+        if block["type"] == "thinking":
+            reasoning += block["thinking"]
+        elif block["type"] == "text":
+            content += block["text"]
+        elif block["type"] == "tool_use":
+            calls.append((block["name"], block["input"]))
+    return reasoning, content, calls
+
+
+def _streamed(protocol: str, events: list[dict[str, Any]]) -> tuple[str, str, list[str]]:
+    """(reasoning, content, [arguments]) concatenated from the stream's deltas."""
+    reasoning, content, args = [], [], {}
+    for event in events:
+        if protocol == "chat_completions":
+            delta = event["choices"][0]["delta"] if event.get("choices") else {}
+            reasoning.append(delta.get("reasoning_content") or "")
+            content.append(delta.get("content") or "")
+            for call in delta.get("tool_calls", []):
+                args[call["index"]] = args.get(call["index"], "") + call["function"].get("arguments", "")
+        elif protocol == "responses":
+            kind = event["type"]
+            if kind == "response.reasoning_text.delta":
+                reasoning.append(event["delta"])
+            elif kind == "response.output_text.delta":
+                content.append(event["delta"])
+            elif kind == "response.function_call_arguments.delta":
+                args[event["output_index"]] = args.get(event["output_index"], "") + event["delta"]
+        elif event["type"] == "content_block_delta":
+            delta = event["delta"]
+            if delta["type"] == "thinking_delta":
+                reasoning.append(delta["thinking"])
+            elif delta["type"] == "text_delta":
+                content.append(delta["text"])
+            elif delta["type"] == "input_json_delta":
+                args[event["index"]] = args.get(event["index"], "") + delta["partial_json"]
+    return "".join(reasoning), "".join(content), [args[k] for k in sorted(args)]
+
+
+def _split(text: str, cuts: list[int]) -> list[str]:
+    bounds = sorted({0, len(text), *(c % (len(text) + 1) for c in cuts)})
+    return [text[a:b] for a, b in zip(bounds, bounds[1:])]
+
+
+@given(
+    output=outputs(),
+    cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=12),
+    protocol=st.sampled_from(PROTOCOLS),
+    thinking=st.booleans(),
+)
+def test_any_split_gives_the_same_response(
+    output: tuple[str, list[dict[str, Any]]], cuts: list[int], protocol: str, thinking: bool
+) -> None:
+    text, calls = output
+    whole_events, whole = _run(protocol, thinking, [text])
+    ids = VOCAB.full.encode(text, add_special_tokens=False).ids
+    for pushes in (_split(text, cuts), list(text), [[i] for i in ids]):
+        _, response = _run(protocol, thinking, pushes)
+        # Usage counts the chunks the backend reported; everything else is the same whatever the chunking.
+        assert _without_usage(response) == _without_usage(whole)
+
+    reasoning, content, tool_calls = _parts(protocol, whole)
+    for field in (reasoning, content):
+        assert "｜DSML｜" not in field and "</think>" not in field
+    assert tool_calls == [("lookup", call) for call in calls]
+
+    assert _streamed(protocol, whole_events) == (
+        reasoning,
+        content,
+        [_arguments(protocol, whole, i) for i in range(len(calls))],
+    )
+
+
+def _without_usage(response: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in response.items() if k != "usage"}
+
+
+def _arguments(protocol: str, response: dict[str, Any], index: int) -> str:
+    """The arguments text of call ``index`` in a complete response (Messages keeps the parsed object only)."""
+    if protocol == "chat_completions":
+        return str(response["choices"][0]["message"]["tool_calls"][index]["function"]["arguments"])
+    if protocol == "responses":
+        return str([i for i in response["output"] if i["type"] == "function_call"][index]["arguments"])
+    block = [b for b in response["content"] if b["type"] == "tool_use"][index]
+    return json.dumps(block["input"], ensure_ascii=False)
