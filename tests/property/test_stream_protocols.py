@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Any
 
@@ -173,7 +174,7 @@ def _streamed(protocol: str, events: list[dict[str, Any]]) -> tuple[str, str, li
 
 def _split(text: str, cuts: list[int]) -> list[str]:
     bounds = sorted({0, len(text), *(c % (len(text) + 1) for c in cuts)})
-    return [text[a:b] for a, b in zip(bounds, bounds[1:])]
+    return [text[a:b] for a, b in itertools.pairwise(bounds)]
 
 
 @given(
