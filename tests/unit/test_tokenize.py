@@ -148,3 +148,34 @@ def test_bad_tokenizer_files(tmp_path: Path) -> None:
     bad.write_text('{"added_tokens": []}', encoding="utf-8")
     with pytest.raises(dscodec.TokenizerError):
         PromptEncoder(bad)
+
+
+def test_gap_cache_gives_the_same_ids_and_stays_bounded() -> None:
+    conversations = [
+        Conversation(messages=[UserMessage(content=f"question {i} " + "words of a long enough user turn " * 4)])
+        for i in range(6)
+    ]
+    cold = PromptEncoder(cache_chars=0)
+    warm = PromptEncoder(cache_chars=400)
+    for _ in range(2):
+        for conversation in conversations:
+            assert warm.encode(conversation, version="v4") == cold.encode(conversation, version="v4")
+    assert cold._cache is None
+    assert warm._cache is not None and 0 < warm._cached_chars <= 400
+    assert sum(len(gap) for gap in warm._cache) == warm._cached_chars
+    warm.clear_cache()
+    assert warm._cached_chars == 0 and not warm._cache
+
+
+def test_gap_cache_is_safe_across_threads() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    encoder = PromptEncoder(cache_chars=2_000)
+    conversations = [
+        Conversation(messages=[UserMessage(content=f"thread {i % 7} " + "some shared history text " * 5)])
+        for i in range(60)
+    ]
+    expected = [ENCODER.encode(c, version="v4") for c in conversations]
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda c: encoder.encode(c, version="v4"), conversations))
+    assert results == expected
