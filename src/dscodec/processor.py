@@ -281,7 +281,7 @@ class StreamProcessor:
             return 0
         if self._vocab is None:
             self._vocab = Vocabulary.load(self._tokenizer)
-        return len(self._vocab.full.encode(text, add_special_tokens=False).ids)
+        return self._vocab.count_tokens(text)
 
 
 def _entry(decoder: IncrementalDecoder, token_id: int, logprob: Logprob) -> TokenLogprob:

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import itertools
 import json
 import os
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Union
@@ -22,7 +24,7 @@ from tokenizers import Tokenizer
 
 from dscodec.errors import SpecialTokenMissing, TokenizerError
 
-__all__ = ["TokenizerLike", "Vocabulary", "bundled_tokenizer_path", "with_added_tokens"]
+__all__ = ["TokenizerLike", "Vocabulary", "bundled_tokenizer_path", "safe_cuts", "with_added_tokens"]
 
 TokenizerLike = Union[str, "os.PathLike[str]", Tokenizer, "Vocabulary", None]
 
@@ -61,6 +63,51 @@ def _byte_decoder() -> dict[str, int]:
     return {chr(c): b for b, c in zip(printable, chars)}
 
 
+_CUT = re.compile(r"\n(?=[A-Za-z])")
+
+
+def safe_cuts(text: str, piece: int) -> list[int]:
+    """Offsets (each at least ``piece`` characters apart) where ``text`` may be cut without changing its tokens.
+
+    A newline directly followed by an ASCII letter is always a word boundary for the DeepSeek V4 pre-tokenizer:
+    no alternative of its splitting pattern matches a newline and a following letter together (newline runs end
+    a word; letter words cannot start with a newline). BPE merges never cross words, so encoding the two sides
+    separately yields the same ids. The encoder checks that the tokenizer uses that pre-tokenizer before cutting.
+    """
+    cuts: list[int] = []
+    start = 0
+    while len(text) - start > piece:
+        match = _CUT.search(text, start + piece)
+        if match is None:
+            break
+        start = match.end()
+        cuts.append(start)
+    return cuts
+
+
+#: The pre-tokenizer pattern that makes "newline, then ASCII letter" a word boundary (the DeepSeek V4 one).
+_SAFE_PATTERN = (
+    "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+|"
+    " ?[\\p{P}\\p{S}]+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+"
+)
+
+
+def _cutting_is_safe(document: dict[str, Any]) -> bool:
+    """Whether :func:`safe_cuts` holds for this tokenizer: the DeepSeek V4 pre-tokenizer, no normalizer, and no
+    added token that holds a line break or swallows the whitespace around it."""
+    if document.get("normalizer") not in (None, {"type": "Sequence", "normalizers": []}):
+        return False
+    for token in document.get("added_tokens", []):
+        content = str(token.get("content", ""))
+        if "\n" in content or "\r" in content or token.get("lstrip") or token.get("rstrip"):
+            return False
+    pre = document.get("pre_tokenizer") or {}
+    steps = pre.get("pretokenizers", []) if pre.get("type") == "Sequence" else [pre]
+    patterns = [s.get("pattern", {}).get("Regex") for s in steps if s.get("type") == "Split"]
+    others = [s.get("type") for s in steps if s.get("type") != "Split"]
+    return _SAFE_PATTERN in patterns and others == ["ByteLevel"] and steps[-1].get("use_regex") is False
+
+
 class Vocabulary:
     """One loaded ``tokenizer.json``; build it with :meth:`load`.
 
@@ -86,6 +133,7 @@ class Vocabulary:
         self._full: Tokenizer | None = None
         self._id_bytes: list[bytes] | None = None
         self._special_ids: frozenset[int] = frozenset(self.added.values())
+        self._cuttable = _cutting_is_safe(document)
 
     @classmethod
     def load(cls, tokenizer: TokenizerLike = None) -> Vocabulary:
@@ -137,6 +185,25 @@ class Vocabulary:
                 f"special token {spelling!r} is not in the added vocabulary of tokenizer {self.name}; "
                 "use a tokenizer.json made for this model version"
             ) from None
+
+    def pieces(self, text: str, piece: int) -> list[str]:
+        """``text`` cut where tokens cannot cross (pieces of at least ``piece`` characters), for batch encoding.
+
+        The pieces encode to the same ids as the whole, with this vocabulary with or without its added tokens
+        (no added-token spelling holds a newline). One piece when the tokenizer's pre-tokenizer is not the one
+        whose word boundaries :func:`safe_cuts` relies on.
+        """
+        if not self._cuttable or len(text) <= piece:
+            return [text]
+        bounds = [0, *safe_cuts(text, piece), len(text)]
+        return [text[a:b] for a, b in itertools.pairwise(bounds)]
+
+    def count_tokens(self, text: str) -> int:
+        """How many ids the full vocabulary (added tokens included) encodes ``text`` to."""
+        if not text:
+            return 0
+        encodings = self.full.encode_batch_fast(self.pieces(text, 2048), add_special_tokens=False)
+        return sum(len(e.ids) for e in encodings)
 
     def is_special(self, token_id: int) -> bool:
         return token_id in self._special_ids

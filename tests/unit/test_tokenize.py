@@ -13,15 +13,15 @@ from tokenizers import Tokenizer
 import dscodec
 from dscodec.conversation import Conversation, SystemMessage, UserMessage
 from dscodec.prompt.render import Special
-from dscodec.prompt.tokenize import PromptEncoder, _cutting_is_safe, _safe_cuts
-from dscodec.vocab import Vocabulary, bundled_tokenizer_path, with_added_tokens
+from dscodec.prompt.tokenize import PromptEncoder
+from dscodec.vocab import Vocabulary, bundled_tokenizer_path, safe_cuts, with_added_tokens
 
 ENCODER = PromptEncoder()
 PLAIN = ENCODER.vocabulary.plain
 
 
-def test_bundled_tokenizer_allows_safe_cuts() -> None:
-    assert _cutting_is_safe(ENCODER.vocabulary)
+def test_bundled_tokenizer_allowssafe_cuts() -> None:
+    assert ENCODER.vocabulary._cuttable
 
 
 def test_cutting_is_refused_for_another_pre_tokenizer() -> None:
@@ -32,7 +32,8 @@ def test_cutting_is_refused_for_another_pre_tokenizer() -> None:
         "trim_offsets": True,
         "use_regex": True,
     }
-    assert not _cutting_is_safe(Vocabulary(document, name="test"))
+    vocab = Vocabulary(document, name="test")
+    assert not vocab._cuttable and vocab.pieces("a\nb" * 100, 4) == ["a\nb" * 100]
 
 
 # Text shaped like source code: words, digits, CJK, punctuation, and every kind of line break and indentation.
@@ -76,7 +77,7 @@ code_text = st.lists(
 
 @given(code_text, st.integers(min_value=1, max_value=40))
 def test_safe_cuts_keep_the_ids(text: str, piece: int) -> None:
-    cuts = _safe_cuts(text, piece)
+    cuts = safe_cuts(text, piece)
     bounds = [0, *cuts, len(text)]
     pieces = [text[a:b] for a, b in itertools.pairwise(bounds)]
     assert all(b - a >= piece for a, b in itertools.pairwise(bounds[:-1]))  # only the last piece may be short
@@ -87,7 +88,7 @@ def test_safe_cuts_keep_the_ids(text: str, piece: int) -> None:
 
 def test_long_gap_is_cut_and_encodes_like_one_piece() -> None:
     source = Path(dscodec.__file__).parent.joinpath("conversation.py").read_text(encoding="utf-8") * 8
-    assert len(source) > 3 * 16_384 and len(_safe_cuts(source, 16_384)) >= 2
+    assert len(source) > 3 * 16_384 and len(safe_cuts(source, 16_384)) >= 2
     ids = ENCODER.encode_segments([Special("<｜User｜>"), source, Special("<｜Assistant｜>")])
     assert ids == [128803, *PLAIN.encode(source, add_special_tokens=False).ids, 128804]
 
@@ -152,7 +153,9 @@ def test_bad_tokenizer_files(tmp_path: Path) -> None:
 
 def test_gap_cache_gives_the_same_ids_and_stays_bounded() -> None:
     conversations = [
-        Conversation(messages=[UserMessage(content=f"question {i} " + "words of a long enough user turn " * 4)])
+        Conversation(
+            messages=[UserMessage(content=f"question {i} " + "words of a long enough user turn " * 4)]
+        )
         for i in range(6)
     ]
     cold = PromptEncoder(cache_chars=0)

@@ -7,12 +7,11 @@ go to Hugging Face ``tokenizers`` in one batch call, which releases the GIL and 
 
 Very long gaps (a whole source file in a tool result) are cut into pieces first, so one huge gap does not keep
 one core busy while the others idle. A cut is only made where the pre-tokenizer is certain to start a new word
-(see :func:`_safe_cuts`), which leaves the ids unchanged.
+(see :meth:`dscodec.vocab.Vocabulary.pieces`), which leaves the ids unchanged.
 """
 
 from __future__ import annotations
 
-import re
 import threading
 from array import array
 from collections import OrderedDict
@@ -32,46 +31,6 @@ PIECE_CHARS = 16_384
 
 #: Shorter gaps (template glue such as ``">\n``) are not worth a cache entry.
 _CACHE_MIN_CHARS = 64
-
-
-_CUT = re.compile(r"\n(?=[A-Za-z])")
-
-
-def _safe_cuts(text: str, piece: int) -> list[int]:
-    """Offsets (each at least ``piece`` characters apart) where ``text`` may be cut without changing its tokens.
-
-    A newline directly followed by an ASCII letter is always a word boundary for the DeepSeek V4 pre-tokenizer:
-    no alternative of its splitting pattern matches a newline and a following letter together (newline runs end
-    a word; letter words cannot start with a newline). BPE merges never cross words, so encoding the two sides
-    separately yields the same ids. The encoder checks that the tokenizer uses that pre-tokenizer before cutting.
-    """
-    cuts: list[int] = []
-    start = 0
-    while len(text) - start > piece:
-        match = _CUT.search(text, start + piece)
-        if match is None:
-            break
-        start = match.end()
-        cuts.append(start)
-    return cuts
-
-
-#: The pre-tokenizer pattern that makes "newline, then ASCII letter" a word boundary (the DeepSeek V4 one).
-_SAFE_PATTERN = (
-    "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+|"
-    " ?[\\p{P}\\p{S}]+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+"
-)
-
-
-def _cutting_is_safe(vocab: Vocabulary) -> bool:
-    document = vocab._document
-    if document.get("normalizer") not in (None, {"type": "Sequence", "normalizers": []}):
-        return False
-    pre = document.get("pre_tokenizer") or {}
-    steps = pre.get("pretokenizers", []) if pre.get("type") == "Sequence" else [pre]
-    patterns = [s.get("pattern", {}).get("Regex") for s in steps if s.get("type") == "Split"]
-    others = [s.get("type") for s in steps if s.get("type") != "Split"]
-    return _SAFE_PATTERN in patterns and others == ["ByteLevel"] and steps[-1].get("use_regex") is False
 
 
 class PromptEncoder:
@@ -97,7 +56,6 @@ class PromptEncoder:
         self.vocabulary = Vocabulary.load(tokenizer)
         self._plain = self.vocabulary.plain
         self._special_ids: dict[str, int] = {}
-        self._cut = _cutting_is_safe(self.vocabulary)
         self._cache: OrderedDict[str, array[int]] | None = OrderedDict() if cache_chars > 0 else None
         self._cache_chars = cache_chars
         self._cached_chars = 0
@@ -198,12 +156,8 @@ class PromptEncoder:
             if not text:
                 return
             first = len(gaps)
-            if self._cut and len(text) > PIECE_CHARS:
-                pos = 0
-                for cut in _safe_cuts(text, PIECE_CHARS):
-                    gaps.append(text[pos:cut])
-                    pos = cut
-                gaps.append(text[pos:])
+            if len(text) > PIECE_CHARS:
+                gaps.extend(self.vocabulary.pieces(text, PIECE_CHARS))
             else:
                 gaps.append(text)
             layout.append((first, len(gaps) - first))
