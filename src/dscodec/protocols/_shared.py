@@ -22,11 +22,13 @@ import math
 import re
 import struct
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, NoReturn
+from typing import Any, Literal, NoReturn, TypeVar
 
-from dscodec._json import dumps_compact
+import orjson
+
+from dscodec._json import JSONDecodeError, dumps_compact, loads
 from dscodec.conversation import Effort, ImageSource, ModelVersion, OutputConstraint, ToolDefinition
 from dscodec.errors import ConversionError
 from dscodec.options import ConversionOptions
@@ -84,6 +86,9 @@ MAX_NESTING_DEPTH = 127
 # ---------------------------------------------------------------------------------------------------------------
 # Wire reading
 # ---------------------------------------------------------------------------------------------------------------
+
+
+_T = TypeVar("_T")
 
 
 class WireError(Exception):
@@ -315,6 +320,54 @@ def read_tagged_map(
         if first not in variants:
             fail(unknown_variant(first, variants), path)
     return read_map(value, expected, path)
+
+
+def missing_field(name: str, path: str | None) -> WireError:
+    """The error for a required field that is absent."""
+    return WireError(f"missing field `{name}`", path)
+
+
+def join_path(path: str, key: str) -> str:
+    """``path.key`` (or ``key`` at the top level)."""
+    return f"{path}.{key}" if path else key
+
+
+def load_body(body: str | bytes | Mapping[str, Any]) -> Any:
+    """Parse a request body given as JSON text or as an already parsed mapping (deviation D2 errors).
+
+    A mapping is serialised and read again, so it follows the same number and string rules as JSON text and
+    values JSON cannot carry (non-string keys, sets, integers beyond 64 bits, …) are refused.
+    """
+    if isinstance(body, (str, bytes, bytearray, memoryview)):
+        data = bytes(body) if isinstance(body, (bytearray, memoryview)) else body
+        try:
+            return loads(data)
+        except JSONDecodeError as exc:
+            raise ConversionError(f"invalid JSON request: {exc}") from None
+    if isinstance(body, Mapping):
+        try:
+            return loads(orjson.dumps(dict(body)))
+        except (orjson.JSONEncodeError, JSONDecodeError) as exc:
+            raise ConversionError(f"invalid request body: not a JSON document: {exc}") from None
+    raise ConversionError(f"invalid request body: expected JSON text or a mapping, got {type(body).__name__}")
+
+
+def read_body(body: str | bytes | Mapping[str, Any], reader: Callable[[Any], _T]) -> _T:
+    """A protocol's typed request from a body: parse, check the nesting limit, read with ``reader``.
+
+    Raises:
+        ConversionError: malformed JSON, too deep, or a field of the wrong type (deviation D2); ``param`` names
+            the field.
+    """
+    value = load_body(body)
+    try:
+        check_json_depth(value)
+    except WireError as exc:
+        raise ConversionError(f"invalid JSON request: {exc.detail}") from None
+    try:
+        return reader(value)
+    except WireError as exc:
+        raise ConversionError(f"invalid request body: {exc.detail}", param=exc.path) from None
 
 
 def check_json_depth(value: Any, *, limit: int = MAX_NESTING_DEPTH) -> None:

@@ -23,6 +23,8 @@ from dscodec.protocols._shared import (
     ThinkingSwitch,
     WireError,
     fail,
+    join_path,
+    missing_field,
     read_bool,
     read_f32,
     read_list,
@@ -247,14 +249,6 @@ class MessagesRequest:
 # ---------------------------------------------------------------------------------------------------------------
 
 
-def _missing(name: str, path: str | None) -> WireError:
-    return WireError(f"missing field `{name}`", path)
-
-
-def _join(path: str, key: str) -> str:
-    return f"{path}.{key}" if path else key
-
-
 def _read_content(value: Any, path: str) -> Content:
     if isinstance(value, str):
         return value
@@ -268,16 +262,16 @@ def _read_fields(block: Mapping[str, Any], path: str, strings: tuple[str, ...]) 
     out: dict[str, str] = {}
     for key, item in block.items():
         if key in strings:
-            out[key] = read_str(item, _join(path, key))
+            out[key] = read_str(item, join_path(path, key))
     for key in strings:
         if key not in out:
-            raise _missing(key, path)
+            raise missing_field(key, path)
     return out
 
 
 def _read_block(value: Any, path: str) -> Block:
     block = read_tagged_map(value, "type", _BLOCK_TYPES, "internally tagged enum MessagesContentBlock", path)
-    kind = read_tag(block, "type", _BLOCK_TYPES, _join(path, "type"))
+    kind = read_tag(block, "type", _BLOCK_TYPES, join_path(path, "type"))
     if kind == "text":
         return TextBlock(_read_fields(block, path, ("text",))["text"])
     if kind == "image":
@@ -288,17 +282,17 @@ def _read_block(value: Any, path: str) -> Block:
         thinking: str | None = None
         for key, item in block.items():
             if key == "thinking":
-                thinking = read_str(item, _join(path, key))
+                thinking = read_str(item, join_path(path, key))
             elif key == "signature" and item is not None:
                 # Read for its type only: signatures cannot be checked here and are not needed.
-                read_str(item, _join(path, key))
+                read_str(item, join_path(path, key))
         if thinking is None:
-            raise _missing("thinking", path)
+            raise missing_field("thinking", path)
         return ThinkingBlock(thinking)
     if kind in ("tool_use", "server_tool_use"):
         fields = _read_fields(block, path, ("id", "name"))
         if "input" not in block:
-            raise _missing("input", path)
+            raise missing_field("input", path)
         if kind == "server_tool_use":
             return ServerToolUseBlock(id=fields["id"], name=fields["name"])
         return ToolUseBlock(id=fields["id"], name=fields["name"], input=block["input"])
@@ -307,14 +301,14 @@ def _read_block(value: Any, path: str) -> Block:
     if kind == "web_search_tool_result":
         fields = _read_fields(block, path, ("tool_use_id",))
         if "content" not in block:
-            raise _missing("content", path)
+            raise missing_field("content", path)
         return WebSearchToolResultBlock(tool_use_id=fields["tool_use_id"])
     name: str | None = None
     for key, item in block.items():
         if key == "tool":
-            name = _read_tool_reference(item, _join(path, key))
+            name = _read_tool_reference(item, join_path(path, key))
     if name is None:
-        raise _missing("tool", path)
+        raise missing_field("tool", path)
     return ToolAdditionBlock(name)
 
 
@@ -322,7 +316,7 @@ def _read_tool_reference(value: Any, path: str) -> str:
     reference = read_tagged_map(
         value, "type", ("tool_reference",), "internally tagged enum MessagesToolReference", path
     )
-    read_tag(reference, "type", ("tool_reference",), _join(path, "type"))
+    read_tag(reference, "type", ("tool_reference",), join_path(path, "type"))
     return _read_fields(reference, path, ("name",))["name"]
 
 
@@ -330,15 +324,15 @@ def _read_image(block: Mapping[str, Any], path: str) -> ImageBlock:
     source: ImageSource | None = None
     for key, item in block.items():
         if key == "source":
-            source = _read_image_source(item, _join(path, key))
+            source = _read_image_source(item, join_path(path, key))
     if source is None:
-        raise _missing("source", path)
+        raise missing_field("source", path)
     return ImageBlock(source)
 
 
 def _read_image_source(value: Any, path: str) -> ImageSource:
     source = read_tagged_map(value, "type", _SOURCE_TYPES, "internally tagged enum MessagesImageSource", path)
-    kind = read_tag(source, "type", _SOURCE_TYPES, _join(path, "type"))
+    kind = read_tag(source, "type", _SOURCE_TYPES, join_path(path, "type"))
     if kind == "url":
         return UrlSource(_read_fields(source, path, ("url",))["url"])
     if kind == "file":
@@ -347,13 +341,13 @@ def _read_image_source(value: Any, path: str) -> ImageSource:
     data: str | None = None
     for key, item in source.items():
         if key == "media_type":
-            media_type = read_unit_enum(item, _MEDIA_TYPES, _join(path, key))
+            media_type = read_unit_enum(item, _MEDIA_TYPES, join_path(path, key))
         elif key == "data":
-            data = read_str(item, _join(path, key))
+            data = read_str(item, join_path(path, key))
     if media_type is None:
-        raise _missing("media_type", path)
+        raise missing_field("media_type", path)
     if data is None:
-        raise _missing("data", path)
+        raise missing_field("data", path)
     return Base64Source(media_type=cast(MediaType, media_type), data=data)
 
 
@@ -364,14 +358,14 @@ def _read_document(block: Mapping[str, Any], path: str) -> DocumentBlock:
     has_source = False
     for key, item in block.items():
         if key == "source":
-            where = _join(path, key)
+            where = join_path(path, key)
             source = read_map(item, "struct MessagesDocumentSource", where, fields=1)
             has_source = True
             for source_key, source_item in source.items():
                 if source_key == "media_type" and source_item is not None:
-                    media_type = read_str(source_item, _join(where, source_key))
+                    media_type = read_str(source_item, join_path(where, source_key))
     if not has_source:
-        raise _missing("source", path)
+        raise missing_field("source", path)
     return DocumentBlock(media_type)
 
 
@@ -380,7 +374,7 @@ def _read_tool_result(block: Mapping[str, Any], path: str) -> ToolResultBlock:
     content: str | tuple[ToolResultPart, ...] | None = None
     is_error: bool | None = None
     for key, item in block.items():
-        where = _join(path, key)
+        where = join_path(path, key)
         if key == "tool_use_id":
             tool_use_id = read_str(item, where)
         elif key == "content" and item is not None:
@@ -393,7 +387,7 @@ def _read_tool_result(block: Mapping[str, Any], path: str) -> ToolResultBlock:
         elif key == "is_error" and item is not None:
             is_error = read_bool(item, where)
     if tool_use_id is None:
-        raise _missing("tool_use_id", path)
+        raise missing_field("tool_use_id", path)
     return ToolResultBlock(tool_use_id=tool_use_id, content=content, is_error=is_error)
 
 
@@ -401,7 +395,7 @@ def _read_result_part(value: Any, path: str) -> ToolResultPart:
     part = read_tagged_map(
         value, "type", _RESULT_BLOCK_TYPES, "internally tagged enum MessagesToolResultBlock", path
     )
-    kind = read_tag(part, "type", _RESULT_BLOCK_TYPES, _join(path, "type"))
+    kind = read_tag(part, "type", _RESULT_BLOCK_TYPES, join_path(path, "type"))
     if kind == "text":
         return TextBlock(_read_fields(part, path, ("text",))["text"])
     if kind == "image":
@@ -416,11 +410,11 @@ def _read_message(value: Any, path: str) -> Message:
     # it is in the object (serde buffers a payload that comes before its tag).
     message = read_map(value, "adjacently tagged enum MessagesMessage", path)
     if "role" not in message:
-        raise _missing("role", path)
-    role = read_unit_enum(message["role"], _ROLES, _join(path, "role"))
+        raise missing_field("role", path)
+    role = read_unit_enum(message["role"], _ROLES, join_path(path, "role"))
     if "content" not in message:
-        raise _missing("content", path)
-    content = _read_content(message["content"], _join(path, "content"))
+        raise missing_field("content", path)
+    content = _read_content(message["content"], join_path(path, "content"))
     return Message(role=cast(Role, role), content=content)
 
 
@@ -433,7 +427,7 @@ def _read_system(value: Any, path: str) -> str | tuple[str, ...]:
     for index, item in enumerate(value):
         where = f"{path}[{index}]"
         block = read_tagged_map(item, "type", ("text",), "internally tagged enum MessagesSystemBlock", where)
-        read_tag(block, "type", ("text",), _join(where, "type"))
+        read_tag(block, "type", ("text",), join_path(where, "type"))
         texts.append(_read_fields(block, where, ("text",))["text"])
     return tuple(texts)
 
@@ -444,15 +438,17 @@ def _read_tool(value: Any, path: str) -> Tool:
     tool: Mapping[str, Any] = value if isinstance(value, Mapping) else {}
     tool_type: str | None = None
     if "type" in tool:
-        tool_type = read_str(tool["type"], _join(path, "type"))
+        tool_type = read_str(tool["type"], join_path(path, "type"))
     if tool_type is not None:
         name = tool.get("name")
-        return ServerTool(type=tool_type, name=None if name is None else read_str(name, _join(path, "name")))
+        return ServerTool(
+            type=tool_type, name=None if name is None else read_str(name, join_path(path, "name"))
+        )
     if "name" not in tool:
-        raise _missing("name", path)
+        raise missing_field("name", path)
     fields: dict[str, Any] = {}
     for key, item in tool.items():
-        where = _join(path, key)
+        where = join_path(path, key)
         try:
             if key == "name":
                 fields["name"] = read_str(item, where)
@@ -471,10 +467,10 @@ def _read_tool_choice(value: Any, path: str) -> ToolChoice:
     choice = read_tagged_map(
         value, "type", _TOOL_CHOICE_TYPES, "internally tagged enum MessagesToolChoice", path
     )
-    kind = read_tag(choice, "type", _TOOL_CHOICE_TYPES, _join(path, "type"))
+    kind = read_tag(choice, "type", _TOOL_CHOICE_TYPES, join_path(path, "type"))
     name: str | None = None
     for key, item in choice.items():
-        where = _join(path, key)
+        where = join_path(path, key)
         if key == "disable_parallel_tool_use" and kind != "none" and item is not None:
             # Read for its type only: parallel tool use cannot be switched off (spec §2.3).
             read_bool(item, where)
@@ -483,7 +479,7 @@ def _read_tool_choice(value: Any, path: str) -> ToolChoice:
     if kind != "tool":
         return cast(ToolChoice, kind)
     if name is None:
-        raise _missing("name", path)
+        raise missing_field("name", path)
     return NamedToolChoice(name)
 
 
@@ -491,14 +487,14 @@ def _read_thinking(value: Any, path: str) -> ThinkingSwitch:
     thinking = read_map(value, "struct MessagesThinking", path, fields=2)
     switch: str | None = None
     for key, item in thinking.items():
-        where = _join(path, key)
+        where = join_path(path, key)
         if key == "type":
             switch = read_unit_enum(item, THINKING_VARIANTS, where)
         elif key == "budget_tokens" and item is not None:
             # Read for its type only: the budget never matters (spec §1.3).
             read_uint(item, 64, where)
     if switch is None:
-        raise _missing("type", path)
+        raise missing_field("type", path)
     return cast(ThinkingSwitch, switch)
 
 
@@ -506,7 +502,7 @@ def _read_metadata(value: Any, path: str) -> None:
     metadata = read_map(value, "struct MessagesMetadata", path, fields=1)
     for key, item in metadata.items():
         if key == "user_id" and item is not None:
-            read_str(item, _join(path, key))
+            read_str(item, join_path(path, key))
 
 
 def _read_output_config(value: Any, path: str) -> EffortInput | None:
@@ -514,7 +510,7 @@ def _read_output_config(value: Any, path: str) -> EffortInput | None:
     effort: EffortInput | None = None
     for key, item in config.items():
         if key == "effort" and item is not None:
-            effort = cast(EffortInput, read_unit_enum(item, EFFORT_VARIANTS, _join(path, key)))
+            effort = cast(EffortInput, read_unit_enum(item, EFFORT_VARIANTS, join_path(path, key)))
     return effort
 
 
@@ -558,5 +554,5 @@ def read_request(body: Any) -> MessagesRequest:
     # serde reports missing fields after reading the others, in declaration order.
     for required in ("model", "messages"):
         if required not in fields:
-            raise _missing(required, None)
+            raise missing_field(required, None)
     return MessagesRequest(**fields)

@@ -21,6 +21,8 @@ from dscodec.protocols._shared import (
     WireError,
     describe_value,
     fail,
+    join_path,
+    missing_field,
     read_bool,
     read_f32,
     read_list,
@@ -192,14 +194,6 @@ class ChatCompletionRequest:
 # ---------------------------------------------------------------------------------------------------------------
 
 
-def _missing(name: str, path: str | None) -> WireError:
-    return WireError(f"missing field `{name}`", path)
-
-
-def _join(path: str, key: str) -> str:
-    return f"{path}.{key}" if path else key
-
-
 def _read_content(value: Any, path: str, *, allow_null: bool) -> Content | None:
     if value is None and allow_null:
         return None
@@ -214,27 +208,27 @@ def _read_part(value: Any, path: str) -> ContentPart:
     part = read_tagged_map(
         value, "type", _PART_TYPES, "internally tagged enum ChatCompletionRequestContentBlock", path
     )
-    kind = read_tag(part, "type", _PART_TYPES, _join(path, "type"))
+    kind = read_tag(part, "type", _PART_TYPES, join_path(path, "type"))
     if kind == "text":
         text: str | None = None
         for key, item in part.items():
             if key == "text":
-                text = read_str(item, _join(path, key))
+                text = read_str(item, join_path(path, key))
         if text is None:
-            raise _missing("text", path)
+            raise missing_field("text", path)
         return TextPart(text)
     if kind == "image_url":
         image: ImageUrlPart | None = None
         for key, item in part.items():
             if key == "image_url":
-                image = _read_image_url(item, _join(path, key))
+                image = _read_image_url(item, join_path(path, key))
         if image is None:
-            raise _missing("image_url", path)
+            raise missing_field("image_url", path)
         return image
     fields: dict[str, str | None] = {"file_id": None, "file_data": None}
     for key, item in part.items():
         if key in ("file_id", "file_data", "filename") and item is not None:
-            text_value = read_str(item, _join(path, key))
+            text_value = read_str(item, join_path(path, key))
             if key != "filename":
                 fields[key] = text_value
     return FilePart(file_id=fields["file_id"], file_data=fields["file_data"])
@@ -246,11 +240,11 @@ def _read_image_url(value: Any, path: str) -> ImageUrlPart:
     detail: Detail = "high"
     for key, item in image.items():
         if key == "url":
-            url = read_str(item, _join(path, key))
+            url = read_str(item, join_path(path, key))
         elif key == "detail" and item is not None:
-            detail = cast(Detail, read_unit_enum(item, _DETAILS, _join(path, key)))
+            detail = cast(Detail, read_unit_enum(item, _DETAILS, join_path(path, key)))
     if url is None:
-        raise _missing("url", path)
+        raise missing_field("url", path)
     return ImageUrlPart(url=url, detail=detail)
 
 
@@ -261,18 +255,18 @@ def _read_tool_call(value: Any, path: str) -> ToolCall:
     function: tuple[str, str] | None = None
     for key, item in call.items():
         if key == "id":
-            call_id = read_str(item, _join(path, key))
+            call_id = read_str(item, join_path(path, key))
         elif key == "type":
-            read_unit_enum(item, ("function",), _join(path, key))
+            read_unit_enum(item, ("function",), join_path(path, key))
             has_type = True
         elif key == "function":
-            function = _read_function_call(item, _join(path, key))
+            function = _read_function_call(item, join_path(path, key))
     if call_id is None:
-        raise _missing("id", path)
+        raise missing_field("id", path)
     if not has_type:
-        raise _missing("type", path)
+        raise missing_field("type", path)
     if function is None:
-        raise _missing("function", path)
+        raise missing_field("function", path)
     return ToolCall(id=call_id, name=function[0], arguments=function[1])
 
 
@@ -282,13 +276,13 @@ def _read_function_call(value: Any, path: str) -> tuple[str, str]:
     arguments: str | None = None
     for key, item in function.items():
         if key == "name":
-            name = read_str(item, _join(path, key))
+            name = read_str(item, join_path(path, key))
         elif key == "arguments":
-            arguments = read_str(item, _join(path, key))
+            arguments = read_str(item, join_path(path, key))
     if name is None:
-        raise _missing("name", path)
+        raise missing_field("name", path)
     if arguments is None:
-        raise _missing("arguments", path)
+        raise missing_field("arguments", path)
     return name, arguments
 
 
@@ -296,7 +290,7 @@ def _read_message(value: Any, path: str) -> Message:
     message = read_tagged_map(
         value, "role", _ROLES, "internally tagged enum ChatCompletionRequestMessage", path
     )
-    role = read_tag(message, "role", _ROLES, _join(path, "role"))
+    role = read_tag(message, "role", _ROLES, join_path(path, "role"))
     content: Content | None = None
     has_content = False
     reasoning: str | None = None
@@ -304,7 +298,7 @@ def _read_message(value: Any, path: str) -> Message:
     prefix = False
     tool_call_id: str | None = None
     for key, item in message.items():
-        where = _join(path, key)
+        where = join_path(path, key)
         if key == "content":
             if role == "latest_reminder":
                 content = read_str(item, where)
@@ -328,7 +322,7 @@ def _read_message(value: Any, path: str) -> Message:
             content=content, reasoning_content=reasoning, tool_calls=tool_calls, prefix=prefix
         )
     if not has_content:
-        raise _missing("content", path)
+        raise missing_field("content", path)
     assert content is not None  # only assistant content may be null
     if role == "system":
         return SystemMessage(content)
@@ -337,7 +331,7 @@ def _read_message(value: Any, path: str) -> Message:
     if role == "latest_reminder":
         return LatestReminderMessage(cast(str, content))
     if tool_call_id is None:
-        raise _missing("tool_call_id", path)
+        raise missing_field("tool_call_id", path)
     return ToolMessage(content=content, tool_call_id=tool_call_id)
 
 
@@ -346,16 +340,16 @@ def _read_tool(value: Any, path: str) -> FunctionTool:
     has_type = False
     function: FunctionTool | None = None
     for key, item in tool.items():
-        where = _join(path, key)
+        where = join_path(path, key)
         if key == "type":
             read_unit_enum(item, ("function",), where)
             has_type = True
         elif key == "function":
             function = _read_function(item, where)
     if not has_type:
-        raise _missing("type", path)
+        raise missing_field("type", path)
     if function is None:
-        raise _missing("function", path)
+        raise missing_field("function", path)
     return function
 
 
@@ -366,7 +360,7 @@ def _read_function(value: Any, path: str) -> FunctionTool:
     parameters: Any = None
     strict: bool | None = None
     for key, item in function.items():
-        where = _join(path, key)
+        where = join_path(path, key)
         if key == "name":
             name = read_str(item, where)
         elif key == "description" and item is not None:
@@ -376,7 +370,7 @@ def _read_function(value: Any, path: str) -> FunctionTool:
         elif key == "strict" and item is not None:
             strict = read_bool(item, where)
     if name is None:
-        raise _missing("name", path)
+        raise missing_field("name", path)
     return FunctionTool(name=name, description=description, parameters=parameters, strict=strict)
 
 
@@ -419,23 +413,23 @@ def _read_response_format(value: Any, path: str) -> ResponseFormat:
     fmt = read_tagged_map(
         value, "type", _FORMAT_TYPES, "internally tagged enum ChatCompletionResponseFormat", path
     )
-    kind = read_tag(fmt, "type", _FORMAT_TYPES, _join(path, "type"))
+    kind = read_tag(fmt, "type", _FORMAT_TYPES, join_path(path, "type"))
     if kind in ("text", "json_object"):
         return cast(ResponseFormat, kind)
     if kind == "regex":
         regex: str | None = None
         for key, item in fmt.items():
             if key == "regex":
-                regex = read_str(item, _join(path, key))
+                regex = read_str(item, join_path(path, key))
         if regex is None:
-            raise _missing("regex", path)
+            raise missing_field("regex", path)
         return RegexFormat(regex)
     schema_format: JsonSchemaFormat | None = None
     for key, item in fmt.items():
         if key == "json_schema":
-            schema_format = _read_json_schema(item, _join(path, key))
+            schema_format = _read_json_schema(item, join_path(path, key))
     if schema_format is None:
-        raise _missing("json_schema", path)
+        raise missing_field("json_schema", path)
     return schema_format
 
 
@@ -444,7 +438,7 @@ def _read_json_schema(value: Any, path: str) -> JsonSchemaFormat:
     fields: dict[str, Any] = {}
     has_schema = False
     for key, item in body.items():
-        where = _join(path, key)
+        where = join_path(path, key)
         if key == "schema":
             fields["schema"] = item
             has_schema = True
@@ -454,7 +448,7 @@ def _read_json_schema(value: Any, path: str) -> JsonSchemaFormat:
         elif key == "strict" and item is not None:
             fields[key] = read_bool(item, where)
     if not has_schema:
-        raise _missing("schema", path)
+        raise missing_field("schema", path)
     return JsonSchemaFormat(**fields)
 
 
@@ -471,7 +465,7 @@ def _read_stream_options(value: Any, path: str) -> bool:
     include_usage = False
     for key, item in options.items():
         if key == "include_usage" and item is not None:
-            include_usage = read_bool(item, _join(path, key))
+            include_usage = read_bool(item, join_path(path, key))
     return include_usage
 
 
@@ -479,14 +473,14 @@ def _read_thinking(value: Any, path: str) -> ThinkingSwitch:
     thinking = read_map(value, "struct ChatCompletionThinking", path, fields=2)
     switch: str | None = None
     for key, item in thinking.items():
-        where = _join(path, key)
+        where = join_path(path, key)
         if key == "type":
             switch = read_unit_enum(item, THINKING_VARIANTS, where)
         elif key == "budget_tokens" and item is not None:
             # Read for its type only: the budget never matters (spec §1.3).
             read_uint(item, 64, where)
     if switch is None:
-        raise _missing("type", path)
+        raise missing_field("type", path)
     return cast(ThinkingSwitch, switch)
 
 
@@ -535,5 +529,5 @@ def read_request(body: Any) -> ChatCompletionRequest:
     # serde reports missing fields after reading the others, in declaration order.
     for required in ("messages", "model"):
         if required not in fields:
-            raise _missing(required, None)
+            raise missing_field(required, None)
     return ChatCompletionRequest(**fields)

@@ -24,10 +24,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
-
 from dscodec import conversation as conv
-from dscodec._json import JSONDecodeError, dumps_compact, loads
+from dscodec._json import dumps_compact
 from dscodec.errors import ConversionError
 from dscodec.options import ConversionOptions
 from dscodec.prompt.dialects import APPLY_PATCH_TOOL
@@ -91,35 +89,10 @@ def parse_request(
         ('Be brief.', 1.0)
     """
     try:
-        value = _load(body)
-        try:
-            rules.check_json_depth(value)
-        except rules.WireError as exc:
-            raise ConversionError(f"invalid JSON request: {exc.detail}") from None
-        try:
-            request = wire.read_request(value)
-        except rules.WireError as exc:
-            raise ConversionError(f"invalid request body: {exc.detail}", param=exc.path) from None
+        request = rules.read_body(body, wire.read_request)
         return _Converter(request, options or ConversionOptions()).convert()
     except ConversionError as exc:
         raise exc.bind(PROTOCOL, openai_error_body) from None
-
-
-def _load(body: str | bytes | Mapping[str, Any]) -> Any:
-    if isinstance(body, (str, bytes, bytearray, memoryview)):
-        data = bytes(body) if isinstance(body, (bytearray, memoryview)) else body
-        try:
-            return loads(data)
-        except JSONDecodeError as exc:
-            raise ConversionError(f"invalid JSON request: {exc}") from None
-    if isinstance(body, Mapping):
-        # Re-reading a serialised copy applies the same number and string rules as a JSON body and refuses
-        # values JSON cannot carry (non-string keys, sets, integers beyond 64 bits, …).
-        try:
-            return loads(orjson.dumps(dict(body)))
-        except (orjson.JSONEncodeError, JSONDecodeError) as exc:
-            raise ConversionError(f"invalid request body: not a JSON document: {exc}") from None
-    raise ConversionError(f"invalid request body: expected JSON text or a mapping, got {type(body).__name__}")
 
 
 @dataclass

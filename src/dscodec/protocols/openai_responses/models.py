@@ -22,9 +22,10 @@ from typing import Any, Literal, cast
 from dscodec.protocols._shared import (
     EFFORT_VARIANTS,
     EffortInput,
-    WireError,
     fail,
     invalid_type,
+    join_path,
+    missing_field,
     read_bool,
     read_f32,
     read_list,
@@ -306,14 +307,6 @@ class ResponsesRequest:
 # ---------------------------------------------------------------------------------------------------------------
 
 
-def _missing(name: str, path: str | None) -> WireError:
-    return WireError(f"missing field `{name}`", path)
-
-
-def _join(path: str, key: str) -> str:
-    return f"{path}.{key}" if path else key
-
-
 def _optional_str(value: Any, path: str) -> str | None:
     return None if value is None else read_str(value, path)
 
@@ -336,14 +329,14 @@ def _read_part(value: Any, path: str, *, output: bool) -> ContentPart:
         else "internally tagged enum ResponsesContentBlock"
     )
     part = read_tagged_map(value, "type", variants, expected, path)
-    kind = read_tag(part, "type", variants, _join(path, "type"))
+    kind = read_tag(part, "type", variants, join_path(path, "type"))
     if kind in ("input_text", "output_text"):
         text: str | None = None
         for key, item in part.items():
             if key == "text":
-                text = read_str(item, _join(path, key))
+                text = read_str(item, join_path(path, key))
         if text is None:
-            raise _missing("text", path)
+            raise missing_field("text", path)
         return TextPart(text)
     if kind == "input_file":
         return FilePart()
@@ -351,7 +344,7 @@ def _read_part(value: Any, path: str, *, output: bool) -> ContentPart:
     file_id: str | None = None
     detail: Detail = "high"
     for key, item in part.items():
-        where = _join(path, key)
+        where = join_path(path, key)
         if key == "image_url":
             image_url = _optional_str(item, where)
         elif key == "file_id":
@@ -365,15 +358,15 @@ def _read_message(item: Mapping[str, Any], path: str) -> MessageItem:
     role: str | None = None
     content: Content | None = None
     for key, value in item.items():
-        where = _join(path, key)
+        where = join_path(path, key)
         if key == "role":
             role = read_unit_enum(value, _ROLES, where)
         elif key == "content":
             content = _read_content(value, where, output=False)
     if role is None:
-        raise _missing("role", path)
+        raise missing_field("role", path)
     if content is None:
-        raise _missing("content", path)
+        raise missing_field("content", path)
     return MessageItem(role=cast(Role, role), content=content)
 
 
@@ -384,10 +377,10 @@ def _read_fields(
     found: dict[str, str] = {}
     for key, value in item.items():
         if key in strings or key in optional and value is not None:
-            found[key] = read_str(value, _join(path, key))
+            found[key] = read_str(value, join_path(path, key))
     for key in strings:
         if key not in found:
-            raise _missing(key, path)
+            raise missing_field(key, path)
     return found
 
 
@@ -401,7 +394,7 @@ def _read_item(value: Any, path: str) -> InputItem:
         return _read_message(value, path)
     kind = value["type"]
     if not isinstance(kind, str):
-        invalid_type(kind, "variant identifier", _join(path, "type"))
+        invalid_type(kind, "variant identifier", join_path(path, "type"))
     if kind == "message":
         return _read_message(value, path)
     if kind == "function_call":
@@ -417,13 +410,13 @@ def _read_item(value: Any, path: str) -> InputItem:
         call_id: str | None = None
         output: Content | None = None
         for key, item in value.items():
-            where = _join(path, key)
+            where = join_path(path, key)
             if key == "call_id" and item is not None:
                 call_id = read_str(item, where)
             elif key == "output":
                 output = _read_content(item, where, output=True)
         if output is None:
-            raise _missing("output", path)
+            raise missing_field("output", path)
         return FunctionCallOutputItem(call_id=call_id, output=output)
     if kind == "custom_tool_call":
         fields = _read_fields(value, path, ("call_id", "name", "input"))
@@ -432,13 +425,13 @@ def _read_item(value: Any, path: str) -> InputItem:
         custom_id: str | None = None
         custom_output: Content | None = None
         for key, item in value.items():
-            where = _join(path, key)
+            where = join_path(path, key)
             if key == "call_id":
                 custom_id = read_str(item, where)
             elif key == "output" and item is not None:
                 custom_output = _read_content(item, where, output=True)
         if custom_id is None:
-            raise _missing("call_id", path)
+            raise missing_field("call_id", path)
         # Unlike a function output, a custom tool's output may be left out (it is then empty).
         return CustomToolCallOutputItem(
             call_id=custom_id, output=custom_output if custom_output is not None else ""
@@ -453,7 +446,7 @@ def _read_item(value: Any, path: str) -> InputItem:
 def _read_reasoning_item(item: Mapping[str, Any], path: str) -> ReasoningItem:
     texts: tuple[str, ...] = ()
     for key, value in item.items():
-        where = _join(path, key)
+        where = join_path(path, key)
         if key == "content" and value is not None:
             texts = tuple(
                 _read_reasoning_text(part, f"{where}[{i}]") for i, part in enumerate(read_list(value, where))
@@ -468,9 +461,9 @@ def _read_reasoning_text(value: Any, path: str) -> str:
     text: str | None = None
     for key, item in part.items():
         if key == "text":
-            text = read_str(item, _join(path, key))
+            text = read_str(item, join_path(path, key))
     if text is None:
-        raise _missing("text", path)
+        raise missing_field("text", path)
     return text
 
 
@@ -492,7 +485,7 @@ def _tool_type(value: Any, expected: str, path: str) -> tuple[Mapping[str, Any],
         fail("missing field `type`", path)
     kind = tool["type"]
     if not isinstance(kind, str):
-        invalid_type(kind, "variant identifier", _join(path, "type"))
+        invalid_type(kind, "variant identifier", join_path(path, "type"))
     return tool, kind
 
 
@@ -502,7 +495,7 @@ def _read_function(tool: Mapping[str, Any], path: str) -> FunctionTool:
     parameters: Any = None
     strict: bool | None = None
     for key, item in tool.items():
-        where = _join(path, key)
+        where = join_path(path, key)
         if key == "name":
             name = read_str(item, where)
         elif key == "description":
@@ -512,7 +505,7 @@ def _read_function(tool: Mapping[str, Any], path: str) -> FunctionTool:
         elif key == "strict" and item is not None:
             strict = read_bool(item, where)
     if name is None:
-        raise _missing("name", path)
+        raise missing_field("name", path)
     return FunctionTool(name=name, description=description, parameters=parameters, strict=strict)
 
 
@@ -521,9 +514,9 @@ def _read_custom(tool: Mapping[str, Any], path: str) -> CustomTool:
     name: str | None = None
     for key, item in tool.items():
         if key == "name":
-            name = read_str(item, _join(path, key))
+            name = read_str(item, join_path(path, key))
     if name is None:
-        raise _missing("name", path)
+        raise missing_field("name", path)
     return CustomTool(name)
 
 
@@ -532,7 +525,7 @@ def _read_namespace(tool: Mapping[str, Any], path: str) -> NamespaceTool:
     description: str | None = None
     inner: tuple[FunctionTool | CustomTool, ...] | None = None
     for key, item in tool.items():
-        where = _join(path, key)
+        where = join_path(path, key)
         if key == "name":
             name = read_str(item, where)
         elif key == "description":
@@ -542,9 +535,9 @@ def _read_namespace(tool: Mapping[str, Any], path: str) -> NamespaceTool:
                 _read_namespace_member(t, f"{where}[{i}]") for i, t in enumerate(read_list(item, where))
             )
     if name is None:
-        raise _missing("name", path)
+        raise missing_field("name", path)
     if inner is None:
-        raise _missing("tools", path)
+        raise missing_field("tools", path)
     return NamespaceTool(name=name, tools=inner, description=description)
 
 
@@ -555,8 +548,8 @@ def _read_namespace_member(value: Any, path: str) -> FunctionTool | CustomTool:
     kind = tool.get("type")
     if isinstance(kind, str) and kind not in _NAMESPACE_TOOL_TYPES:
         # serde words a two-variant list "expected `a` or `b`" (``_shared.unknown_variant`` says "one of").
-        fail(f"unknown variant `{kind}`, expected `function` or `custom`", _join(path, "type"))
-    kind = read_tag(tool, "type", _NAMESPACE_TOOL_TYPES, _join(path, "type"))
+        fail(f"unknown variant `{kind}`, expected `function` or `custom`", join_path(path, "type"))
+    kind = read_tag(tool, "type", _NAMESPACE_TOOL_TYPES, join_path(path, "type"))
     if kind == "function":
         return _read_function(tool, path)
     return _read_custom(tool, path)
@@ -567,7 +560,7 @@ def _read_user_location(value: Any, path: str) -> UserLocation:
     fields: dict[str, str] = {}
     for key, item in location.items():
         if key in ("city", "country", "region", "timezone") and item is not None:
-            fields[key] = read_str(item, _join(path, key))
+            fields[key] = read_str(item, join_path(path, key))
     return UserLocation(**fields)
 
 
@@ -575,7 +568,7 @@ def _read_web_search(tool: Mapping[str, Any], kind: str, path: str) -> WebSearch
     size: str | None = None
     location: UserLocation | None = None
     for key, item in tool.items():
-        where = _join(path, key)
+        where = join_path(path, key)
         if key == "search_context_size" and item is not None:
             size = read_unit_enum(item, _CONTEXT_SIZES, where)
         elif key == "user_location" and item is not None:
@@ -606,15 +599,15 @@ def _read_tool_choice(value: Any, path: str) -> ToolChoice:
         fail(_TOOL_CHOICE_ERROR, path)
     if not isinstance(value, Mapping) or "type" not in value:
         fail(_TOOL_CHOICE_ERROR, path)
-    kind = read_tag(value, "type", _TOOL_CHOICE_TYPES, _join(path, "type"))
+    kind = read_tag(value, "type", _TOOL_CHOICE_TYPES, join_path(path, "type"))
     if kind in WEB_SEARCH_TYPES:
         return WebSearchChoice(kind)
     name: str | None = None
     for key, item in value.items():
         if key == "name":
-            name = read_str(item, _join(path, key))
+            name = read_str(item, join_path(path, key))
     if name is None:
-        raise _missing("name", path)
+        raise missing_field("name", path)
     return NamedToolChoice(type=cast(Literal["function", "custom"], kind), name=name)
 
 
@@ -623,7 +616,7 @@ def _read_tool_choice(value: Any, path: str) -> ToolChoice:
 
 def _read_format(value: Any, path: str) -> TextFormat:
     fmt = read_tagged_map(value, "type", _FORMAT_TYPES, "internally tagged enum ResponsesTextFormat", path)
-    kind = read_tag(fmt, "type", _FORMAT_TYPES, _join(path, "type"))
+    kind = read_tag(fmt, "type", _FORMAT_TYPES, join_path(path, "type"))
     if kind in ("text", "json_object"):
         return cast(TextFormat, kind)
     name: str | None = None
@@ -632,7 +625,7 @@ def _read_format(value: Any, path: str) -> TextFormat:
     description: str | None = None
     strict: bool | None = None
     for key, item in fmt.items():
-        where = _join(path, key)
+        where = join_path(path, key)
         if key == "name":
             name = read_str(item, where)
         elif key == "schema":
@@ -642,9 +635,9 @@ def _read_format(value: Any, path: str) -> TextFormat:
         elif key == "strict" and item is not None:
             strict = read_bool(item, where)
     if name is None:
-        raise _missing("name", path)
+        raise missing_field("name", path)
     if not has_schema:
-        raise _missing("schema", path)
+        raise missing_field("schema", path)
     return JsonSchemaFormat(name=name, schema=schema, description=description, strict=strict)
 
 
@@ -653,7 +646,7 @@ def _read_text(value: Any, path: str) -> TextConfig:
     fmt: TextFormat = "text"
     verbosity: str | None = None
     for key, item in config.items():
-        where = _join(path, key)
+        where = join_path(path, key)
         if key == "format":
             fmt = _read_format(item, where)
         elif key == "verbosity" and item is not None:
@@ -665,7 +658,7 @@ def _read_reasoning(value: Any, path: str) -> ReasoningConfig:
     config = read_map(value, "struct ResponsesReasoningConfig", path, fields=3)
     fields: dict[str, str] = {}
     for key, item in config.items():
-        where = _join(path, key)
+        where = join_path(path, key)
         if item is None:
             continue
         if key == "effort":
@@ -713,5 +706,5 @@ def read_request(body: Any) -> ResponsesRequest:
         elif key == "text":
             fields[key] = _read_text(item, key)
     if "model" not in fields:
-        raise _missing("model", None)
+        raise missing_field("model", None)
     return ResponsesRequest(**fields)
