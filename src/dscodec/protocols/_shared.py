@@ -636,6 +636,40 @@ def tool_call_constraint(tools: Sequence[ToolDefinition], *, required: bool) -> 
 _JSON_WORD = re.compile(r"json", re.IGNORECASE | re.ASCII)
 
 
+THINKING_TOOL_CHOICE_ERROR = "Thinking mode does not support this tool_choice"
+
+
+def unknown_tool_choice(name: str) -> ConversionError:
+    """The error for a named tool choice that names no offered tool (§2.1.4)."""
+    return ConversionError(
+        f"Invalid value for 'tool_call': no function named '{name}' was specified in the 'tools' parameter."
+    )
+
+
+def resolve_tool_choice(
+    mode: Literal["auto", "none", "required"],
+    name: str | None,
+    tools: list[ToolDefinition],
+    *,
+    thinking: bool,
+) -> tuple[Literal["auto", "none", "required"], list[ToolDefinition]]:
+    """Chat Completions / Responses tool choice (§2.1.4): ``none`` hides the tools; ``required`` or a named tool
+    (``name``) without tools quietly becomes ``auto``; a named tool filters the tools and forces a call; a forced
+    call is refused in thinking mode."""
+    if mode == "none":
+        return "none", []
+    if not tools:
+        return "auto", tools
+    if name is not None:
+        chosen = [t for t in tools if t.name == name]
+        if not chosen:
+            raise unknown_tool_choice(name)
+        tools, mode = chosen, "required"
+    if mode == "required" and thinking:
+        raise ConversionError(THINKING_TOOL_CHOICE_ERROR)
+    return mode, tools
+
+
 def contains_json_word(texts: Iterable[str]) -> bool:
     """Whether any text contains the ASCII word ``json`` in any case (``jsonl`` counts, full-width does not)."""
     return any(_JSON_WORD.search(text) is not None for text in texts)

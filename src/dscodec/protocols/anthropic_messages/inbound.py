@@ -48,7 +48,6 @@ UNSUPPORTED_IMAGE_TEXT = "[Unsupported Image]"
 SYSTEM_REMINDER_OPEN = "<system-reminder>\n"
 SYSTEM_REMINDER_CLOSE = "\n</system-reminder>"
 #: Deviation D10 and the reference's message for a forced tool call in thinking mode.
-THINKING_TOOL_CHOICE_ERROR = "Thinking mode does not support this tool_choice"
 
 _PART_SEPARATOR = "\n\n"
 #: The name of Anthropic's web search tool, when a request's web search tool has none.
@@ -265,10 +264,7 @@ class _Converter:
                 # Naming a web search tool that was dropped leaves the choice to the model (observed).
                 return "auto", tools
             if not chosen:
-                raise ConversionError(
-                    f"Invalid value for 'tool_call': no function named '{choice.name}' was specified in the "
-                    "'tools' parameter."
-                )
+                raise rules.unknown_tool_choice(choice.name)
             tools = chosen
         elif not tools:
             # ``any`` with only dropped server tools: nothing to call.
@@ -276,7 +272,7 @@ class _Converter:
         # Deviation D10: ``any`` forces a tool call like a named tool does (the reference treats it as auto), and
         # Anthropic documents that thinking only works with auto/none tool choice.
         if thinking:
-            raise ConversionError(THINKING_TOOL_CHOICE_ERROR)
+            raise ConversionError(rules.THINKING_TOOL_CHOICE_ERROR)
         return "required", tools
 
     def _max_tokens(self, thinking: bool) -> int | None:

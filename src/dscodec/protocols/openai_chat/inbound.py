@@ -214,23 +214,9 @@ class _Converter:
         self, tools: list[conv.ToolDefinition], thinking: bool
     ) -> tuple[conv.ToolChoice, list[conv.ToolDefinition]]:
         choice = self.request.tool_choice or "auto"
-        if choice == "none":
-            return "none", []
-        if not tools:
-            # required/named without tools quietly becomes auto (§2.1.4).
-            return "auto", tools
         if isinstance(choice, wire.NamedToolChoice):
-            chosen = [t for t in tools if t.name == choice.name]
-            if not chosen:
-                raise ConversionError(
-                    f"Invalid value for 'tool_call': no function named '{choice.name}' was specified in the "
-                    "'tools' parameter."
-                )
-            tools = chosen
-            choice = "required"
-        if choice == "required" and thinking:
-            raise ConversionError("Thinking mode does not support this tool_choice")
-        return choice, tools
+            return rules.resolve_tool_choice("required", choice.name, tools, thinking=thinking)
+        return rules.resolve_tool_choice(choice, None, tools, thinking=thinking)
 
     # -- messages (§2.1.1–§2.1.3) --------------------------------------------------------------------------
 

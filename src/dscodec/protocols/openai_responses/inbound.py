@@ -333,24 +333,10 @@ class _Converter:
         choice = self.request.tool_choice or "auto"
         if isinstance(choice, wire.WebSearchChoice):
             choice = "auto"  # the server tool was dropped (a rejected one was refused before)
-        if choice == "none":
-            return "none", []
-        if not tools:
-            # required/named without tools quietly becomes auto (as in Chat, §2.1.4).
-            return "auto", tools
         if isinstance(choice, wire.NamedToolChoice):
             # Function and custom choices both look the tool up by its prompt name.
-            chosen = [t for t in tools if t.name == choice.name]
-            if not chosen:
-                raise ConversionError(
-                    f"Invalid value for 'tool_call': no function named '{choice.name}' was specified in the "
-                    "'tools' parameter."
-                )
-            tools = chosen
-            choice = "required"
-        if choice == "required" and thinking:
-            raise ConversionError("Thinking mode does not support this tool_choice")
-        return choice, tools
+            return rules.resolve_tool_choice("required", choice.name, tools, thinking=thinking)
+        return rules.resolve_tool_choice(choice, None, tools, thinking=thinking)
 
     # -- input items (§2.2) -------------------------------------------------------------------------------------
 
