@@ -218,3 +218,38 @@ def _arguments(protocol: str, response: dict[str, Any], index: int) -> str:
         return str([i for i in response["output"] if i["type"] == "function_call"][index]["arguments"])
     block = [b for b in response["content"] if b["type"] == "tool_use"][index]
     return json.dumps(block["input"], ensure_ascii=False)
+
+
+@given(
+    pushes=st.lists(
+        st.one_of(
+            st.text(max_size=20),
+            st.lists(
+                st.integers(min_value=-5, max_value=130_000)
+                | st.sampled_from([128821, 128822, 128825, 1, 0]),
+                max_size=6,
+            ),
+        ),
+        max_size=15,
+    ),
+    protocol=st.sampled_from(PROTOCOLS),
+    thinking=st.booleans(),
+    finish=st.sampled_from([None, "stop", "length", "content_filter"]),
+)
+def test_arbitrary_output_raises_nothing(
+    pushes: list[Any], protocol: str, thinking: bool, finish: Any
+) -> None:
+    """Any text and any ids (unknown ones too) make a complete response; nothing raises."""
+    request = dscodec.convert(protocol, _body(protocol, thinking))  # type: ignore[arg-type]
+    processor = dscodec.StreamProcessor(request, response_id="r1", model="M", created=1)
+    events = []
+    for push in pushes:
+        if processor.finished:
+            break
+        events += processor.push_text(push, 1) if isinstance(push, str) else processor.push_tokens(push)
+    events += processor.finish(finish)
+    assert processor.finished
+    response = dscodec.accumulate(protocol, events)  # type: ignore[arg-type]
+    assert response and response.get("error") is None and response.get("type") != "error"
+    for event in events:
+        json.loads(event.to_json())

@@ -644,3 +644,26 @@ def test_a_stop_inside_a_held_partial_spelling_ends_the_output_at_once() -> None
     m = machine(stop=("b</think>x",))
     assert m.feed("ab</th") == [ContentDelta("a")]
     assert merge(m.feed("ink>x") + m.close()) == {"r": "", "c": "bx", "calls": [], "stop": None}
+
+
+def test_d14_newline_after_a_partial_opener_is_the_same_for_text_and_ids() -> None:
+    """D14: "<｜" then newlines before a block: text chunks give what token ids give (the newlines are dropped)."""
+    output = (
+        'x<｜\n\n<｜DSML｜tool_calls>\n<｜DSML｜invoke name="f">\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>'
+    )
+    vocab = Vocabulary.load(None)
+    options = ParsingOptions(parse_tool_calls=True)
+
+    def content(events: list[Any]) -> str:
+        return "".join(e.text for e in events if isinstance(e, ContentDelta))
+
+    by_text = OutputMachine(options)
+    whole = content(by_text.feed(output) + by_text.close())
+    by_ids = OutputMachine(options)
+    decoder = IncrementalDecoder(vocab)
+    events: list[Any] = []
+    for token_id in vocab.full.encode(output, add_special_tokens=False).ids:
+        events += by_ids.feed_tokens(decoder.decode([token_id]))
+    assert whole == content(events + by_ids.close()) == "x<｜"
+    lone = OutputMachine(options)  # a newline right after "<" is kept, as the reference keeps it
+    assert content(lone.feed("x<\n\n<｜DSML｜tool_calls>\n</｜DSML｜tool_calls>") + lone.close()) == "x<\n"

@@ -96,13 +96,10 @@ _FINISHED = Stage.FINISHED
 _ERROR = Stage.ERROR
 # JSON-mode phases inside Stage.CONTENT.
 _JSON_OFF, _JSON_BEFORE, _JSON_AFTER = 0, 1, 2
-#: In token input only the Dsml id can follow a "<": the partial openers a token's text can leave behind.
-_TOKEN_OPENERS = ("<",)
 
 _FENCES = ("```json\n", "```\n")
 _FENCE_PREFIXES = frozenset(f[:k] for f in _FENCES for k in range(1, len(f)))
 _CLOSE_FENCE = "\n```"
-_OPENER_PREFIXES = tuple("<" + DSML_SPELLING[:k] for k in range(len(DSML_SPELLING)))
 _SURROGATE = "\ud800-\udfff"
 
 _HARD = re.compile("[\ud802-\udfff]")
@@ -153,7 +150,6 @@ class OutputMachine:
         self._hard_codes: dict[str, str] = {}
         self._pend = ""  # raw text held back in a text stage
         self._tail = ""  # the last few characters of the text stage (for the partial-opener newline rule)
-        self._opener_prefixes = _OPENER_PREFIXES  # partial openers a text chunk can hold ("<" for tokens)
         self._nostrip = 0  # leading characters of _pend that are never dropped as newlines before a marker
         self._pend_pos: list[int] = []  # unit index of each character of _pend
         self._pos = 0  # absolute index of the next unit
@@ -214,7 +210,6 @@ class OutputMachine:
             self._check()
         try:
             units = self._sym.feed(sanitize_text(text))
-            self._opener_prefixes = _OPENER_PREFIXES
             if self._quick_ok and units and not self._entries:
                 quick = self._quick(units, logprobs)
                 if quick is not None:
@@ -245,7 +240,6 @@ class OutputMachine:
             token = tokens[0]
             text = token.text
             if token.spelling is None and text and (logprobs is None or len(logprobs) == 1):
-                self._opener_prefixes = _TOKEN_OPENERS
                 quick = self._quick(text if text.isascii() else sanitize_text(text), logprobs)
                 if quick is not None:
                     return quick
@@ -258,7 +252,6 @@ class OutputMachine:
             # Spellings held from an earlier text chunk cannot continue into token text; in token text only
             # the Dsml id can follow a "<".
             parts = [self._sym.flush()]
-            self._opener_prefixes = _TOKEN_OPENERS
             size = len(parts[0])
             base = self._pos
             entries = self._entries
@@ -295,7 +288,6 @@ class OutputMachine:
             if block is not None and self._stage is Stage.TOOL_CALLS:
                 delta = block.string_value_piece(text)
                 if delta is not None:  # the middle of a string argument
-                    self._opener_prefixes = _TOKEN_OPENERS
                     self._pos += len(text)
                     return [delta]
             return self.feed_tokens([TokenText(-1, text)])
@@ -314,12 +306,11 @@ class OutputMachine:
                 return self.feed_tokens([TokenText(-1, text)])
             body = text
         if self._tools:
-            if text[0] == "\n" and self._tail.endswith(self._opener_prefixes):
+            if text[0] == "\n" and self._tail.endswith("<"):
                 return self.feed_tokens([TokenText(-1, text)])  # a newline after a partial opener
             # The tail only serves to see a partial opener (which starts with "<") at its end; this text has
             # no "<", so no partial opener can end inside or after it: an empty tail answers the same.
             self._tail = ""
-        self._opener_prefixes = _TOKEN_OPENERS
         base = self._pos
         self._pos = base + len(text)
         run = len(text) - len(body)
@@ -769,7 +760,7 @@ class OutputMachine:
                 self._enter_json_value()
                 return i
             else:
-                sticky = c == "\n" and self._tools and self._tail.endswith(self._opener_prefixes)
+                sticky = c == "\n" and self._tools and self._tail.endswith("<")
                 self._append(c, pos)
                 if stops is not None:
                     hit = stops.step(c)
@@ -777,8 +768,10 @@ class OutputMachine:
                         self._stop_hit(hit, pos)
                         return n
                 if sticky:
-                    # Observed: a newline that breaks a partial block opener ("<\n") goes out with it and is
-                    # never dropped as a newline before a block.
+                    # Observed: a newline right after a "<" (which could have begun a block opener) goes out
+                    # with it and is never dropped as a newline before a block. The reference also does this
+                    # after longer partial openers ("<｜D") in text chunks but not in token ids, where "｜DSML｜"
+                    # is one id; dscodec treats both alike, as the ids do (deviation D14).
                     self._nostrip = len(self._pend)
                     self._release(len(self._pend) - (len(stops.state) if stops is not None else 0))
                     continue
