@@ -23,7 +23,8 @@ from dscodec.processor import StreamProcessor
 from dscodec.prompt import RenderedPrompt
 from dscodec.prompt import render_request as render
 from dscodec.prompt.tokenize import PromptEncoder
-from dscodec.protocols import convert
+from dscodec.protocols import convert, error_body
+from dscodec.protocols._wire import WireEvent
 
 __version__ = "0.1.0"
 
@@ -45,8 +46,10 @@ __all__ = [
     "StreamStateError",
     "TokenizerError",
     "UnsupportedProtocol",
+    "WireEvent",
     "__version__",
     "accumulate",
     "convert",
+    "error_body",
     "render",
 ]

@@ -1,7 +1,9 @@
 """The ``dscodec`` command: look at what a request body becomes.
 
-    dscodec render FILE|- [--protocol P]                 the prompt, special tokens marked
-    dscodec encode FILE|- [--protocol P] [--tokenizer T]  the prompt and its token ids
+dscodec render FILE|- [--protocol P]                 the prompt, special tokens marked
+dscodec encode FILE|- [--protocol P] [--tokenizer T]  the prompt and its token ids
+dscodec serve --script FILE [--host H] [--port N] [--tokenizer T] [--context-limit N]
+                                                      the example server with a scripted backend
 """
 
 from __future__ import annotations
@@ -42,7 +44,9 @@ def _read(path: str) -> bytes:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="dscodec", description="DeepSeek V4 / V4.1 request and response codec")
+    parser = argparse.ArgumentParser(
+        prog="dscodec", description="DeepSeek V4 / V4.1 request and response codec"
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     for name, text in (
         ("render", "print the prompt a request body renders to, special tokens marked"),
@@ -56,14 +60,54 @@ def _parser() -> argparse.ArgumentParser:
         command.add_argument("--json", action="store_true", help="print one JSON object instead of text")
         if name == "encode":
             command.add_argument(
-                "--tokenizer", default=None, help="tokenizer.json to use (default: the bundled DeepSeek V4 one)"
+                "--tokenizer",
+                default=None,
+                help="tokenizer.json to use (default: the bundled DeepSeek V4 one)",
             )
+    text = "serve the example HTTP server with a scripted model backend (needs dscodec[server])"
+    serve = commands.add_parser("serve", help=text, description=text)
+    serve.add_argument("--script", required=True, help="JSON file of named scripts (see docs/server.md)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: loopback only)")
+    serve.add_argument("--port", type=int, default=8000, help="port to listen on (default: 8000)")
+    serve.add_argument(
+        "--tokenizer",
+        default=None,
+        help="tokenizer.json to use (default: the bundled DeepSeek V4 one plus <｜System｜>, so V4.1 prompts encode)",
+    )
+    serve.add_argument(
+        "--context-limit", type=int, default=None, help="context window in tokens (default: 131072)"
+    )
     return parser
+
+
+def _serve(args: argparse.Namespace) -> int:
+    """Run ``dscodec serve``; the web stack is imported only here."""
+    try:
+        from dscodec.server.serve import serve
+    except ImportError as exc:
+        print(
+            f"dscodec: serve needs the server extra (pip install 'dscodec[server]'): {exc}", file=sys.stderr
+        )
+        return 2
+    try:
+        serve(
+            args.script,
+            host=args.host,
+            port=args.port,
+            tokenizer=args.tokenizer,
+            context_limit=args.context_limit,
+        )
+    except DscodecError as exc:
+        print(f"dscodec: {exc}", file=sys.stderr)
+        return 2
+    return 0
 
 
 def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None) -> int:
     """Run the command line; returns the exit status (0 ok, 1 rejected request, 2 usage or I/O error)."""
     args = _parser().parse_args(argv)
+    if args.command == "serve":
+        return _serve(args)
     out = stdout or sys.stdout
     try:
         body = _read(args.file)

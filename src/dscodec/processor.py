@@ -96,6 +96,7 @@ class StreamProcessor:
         self._decoder: IncrementalDecoder | None = None
         self._state: _State = "new"
         self._failure: str | None = None
+        self._error_sent = False
         self._usage = PromptUsage()
         self._completion_tokens = 0
         self._reasoning: list[str] = []
@@ -144,8 +145,9 @@ class StreamProcessor:
         """Push generated token ids, with one log probability entry per id when the backend gives them.
 
         Raises:
-            StreamStateError: after the response ended or failed, or when ``logprobs`` does not have one entry
-                per id (the processor then fails).
+            StreamStateError: after the response ended or failed.
+            ModelOutputError: ``logprobs`` does not have one entry per id (the processor then fails; send
+                :meth:`fail`'s events to tell the client).
         """
         if self._state == "open" and logprobs is None and self._decoder is not None and ids:
             # The per-token hot path: ordinary ids that each decode to whole characters.
@@ -178,7 +180,7 @@ class StreamProcessor:
                 self._failure = (
                     f"invalid log probabilities: {len(logprobs)} log probabilities for {len(ids)} token IDs"
                 )
-                raise StreamStateError(self._failure)
+                raise ModelOutputError(self._failure)
             entries = [_entry(decoder, token_id, lp) for token_id, lp in zip(ids, logprobs)]
         self._completion_tokens += len(ids)
         try:
@@ -207,11 +209,13 @@ class StreamProcessor:
         return self._deliver(events, out, finish=reason)
 
     def fail(self, error: BaseException | str) -> list[WireEvent]:
-        """End a started response because the backend failed: the protocol's mid-stream error event(s).
+        """End a started response because it failed: the protocol's mid-stream error event(s).
 
-        The processor is finished afterwards; calling ``fail`` again returns ``[]``.
+        Use it when the backend fails, and also when a ``push_*`` call raised (the processor then failed
+        itself and refuses more output, but the client still has to be told). Calling ``fail`` again returns
+        ``[]``; so does calling it after a normal end.
         """
-        if self._state in ("finished", "failed"):
+        if self._state == "finished" or self._error_sent:
             return []
         exc = (
             error
@@ -219,7 +223,9 @@ class StreamProcessor:
             else ModelOutputError(f"the model server failed: {error}")
         )
         out = self._writer.open(self._usage) if self._state == "new" else []
-        self._state, self._failure = "failed", str(exc)
+        if self._state != "failed":  # after a failure of the processor itself, its first message stays
+            self._state, self._failure = "failed", str(exc)
+        self._error_sent = True
         return out + self._writer.error(exc)
 
     # -- plumbing -----------------------------------------------------------------------------------------------

@@ -57,11 +57,15 @@ def test_push_after_finish_and_after_failure() -> None:
     with pytest.raises(dscodec.StreamStateError):
         p.start()
     q = _processor()
-    with pytest.raises(dscodec.StreamStateError):
+    with pytest.raises(dscodec.ModelOutputError) as bad:
         q.push_tokens([1, 2], logprobs=[-0.5])
+    assert bad.value.status_code == 502
     with pytest.raises(dscodec.StreamStateError) as caught:
         q.push_text("x")
     assert "invalid log probabilities" in caught.value.message
+    # The client still learns that the response failed, once.
+    failed = q.fail(bad.value)
+    assert failed and "error" in failed[-1].to_dict() and q.fail(bad.value) == []
 
 
 def test_stop_sequence_finishes_the_stream() -> None:

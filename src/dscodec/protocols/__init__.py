@@ -6,10 +6,10 @@ from collections.abc import Mapping
 from typing import Any, get_args
 
 from dscodec.conversation import ConversationRequest, Protocol
-from dscodec.errors import UnsupportedProtocol
+from dscodec.errors import DscodecError, UnsupportedProtocol
 from dscodec.options import ConversionOptions
 
-__all__ = ["PROTOCOLS", "convert"]
+__all__ = ["PROTOCOLS", "convert", "error_body"]
 
 PROTOCOLS: tuple[str, ...] = get_args(Protocol)
 
@@ -42,3 +42,19 @@ def convert(
     else:
         raise UnsupportedProtocol(f"unknown protocol {protocol!r}; expected one of {', '.join(PROTOCOLS)}")
     return parse_request(body, options=options)
+
+
+def error_body(protocol: Protocol, exc: DscodecError) -> dict[str, Any]:
+    """``exc`` as the JSON error body of ``protocol``: Anthropic's envelope for ``"messages"`` (deviation D1),
+    the OpenAI one otherwise. Send it with ``exc.status_code``.
+
+    Examples:
+        >>> from dscodec.errors import ConversionError
+        >>> error_body("messages", ConversionError("bad"))
+        {'type': 'error', 'error': {'type': 'invalid_request_error', 'message': 'bad'}}
+    """
+    from dscodec.protocols.errors import anthropic_error_body, openai_error_body
+
+    if protocol == "messages":
+        return anthropic_error_body(exc)
+    return openai_error_body(exc)

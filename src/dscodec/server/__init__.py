@@ -1,0 +1,38 @@
+"""An example server for dscodec: OpenAI and Anthropic endpoints in front of a pluggable model backend.
+
+Needs the ``server`` extra (``pip install 'dscodec[server]'``: FastAPI and uvicorn); ``import dscodec`` never
+imports it. See ``docs/server.md``.
+"""
+
+from dscodec.server.app import DEFAULT_CONTEXT_LIMIT, MAX_BODY_BYTES, RequestTooLarge, create_app
+from dscodec.server.backend import (
+    Backend,
+    BackendOutput,
+    BackendRequest,
+    Finish,
+    FinishReason,
+    PromptUsage,
+    TextChunk,
+    TokenChunk,
+)
+from dscodec.server.scripted import SCENARIO_HEADER, Script, ScriptedBackend, ScriptedFailure, ScriptError
+
+__all__ = [
+    "DEFAULT_CONTEXT_LIMIT",
+    "MAX_BODY_BYTES",
+    "SCENARIO_HEADER",
+    "Backend",
+    "BackendOutput",
+    "BackendRequest",
+    "Finish",
+    "FinishReason",
+    "PromptUsage",
+    "RequestTooLarge",
+    "Script",
+    "ScriptError",
+    "ScriptedBackend",
+    "ScriptedFailure",
+    "TextChunk",
+    "TokenChunk",
+    "create_app",
+]

@@ -1,0 +1,102 @@
+"""What the example server and a model backend exchange: the request it hands over, and what the backend yields.
+
+A backend is any callable that takes a :class:`BackendRequest` and returns an async iterator of
+:data:`BackendOutput` items; an ``async def`` generator function is the natural way to write one::
+
+    async def backend(job: BackendRequest) -> AsyncIterator[BackendOutput]:
+        yield PromptUsage(prompt_tokens=len(job.token_ids))
+        async for ids in my_engine.generate(job.token_ids, max_tokens=job.max_tokens):
+            yield TokenChunk(ids)
+        yield Finish("stop")
+
+The server closes the iterator (``aclose()``) as soon as it needs no more output: after the backend's
+:class:`Finish`, when a stop sequence ended the response, when the client went away, or after an error. A
+backend releases its engine slot in a ``finally`` block. This module imports no web framework.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from dscodec.conversation import ConversationRequest
+from dscodec.processor import Logprob
+from dscodec.prompt import RenderedPrompt
+
+__all__ = [
+    "Backend",
+    "BackendOutput",
+    "BackendRequest",
+    "Finish",
+    "FinishReason",
+    "PromptUsage",
+    "TextChunk",
+    "TokenChunk",
+]
+
+#: Why the model stopped, as a model server reports it (spec §5.1 maps it to each protocol's own reason).
+FinishReason = Literal["stop", "length", "content_filter"]
+
+
+@dataclass(frozen=True, slots=True)
+class BackendRequest:
+    """One generation job: the converted request, its prompt, and the completion budget.
+
+    Attributes:
+        request: the converted request (sampling settings in ``request.inference_options``, the constrained
+            decoding target in ``request.inference_options.output_constraint``).
+        prompt: the rendered prompt text with its special-token spans.
+        token_ids: the prompt's token ids, what the model is fed.
+        max_tokens: the completion budget resolved against the server's context limit (spec §1.4); a backend
+            stops there and yields ``Finish("length")``.
+        headers: the HTTP request headers (lower-case names), for backends that route on them.
+    """
+
+    request: ConversationRequest
+    prompt: RenderedPrompt
+    token_ids: Sequence[int]
+    max_tokens: int
+    headers: Mapping[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class PromptUsage:
+    """The prompt as the backend counted it; only counts before the first output (spec §5.1 ``ready``)."""
+
+    prompt_tokens: int
+    cached_tokens: int = 0
+    system_fingerprint: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TextChunk:
+    """Generated text, and how many tokens the backend generated for it (counted in the usage)."""
+
+    text: str
+    token_count: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class TokenChunk:
+    """Generated token ids, with one log probability entry per id when the backend has them.
+
+    A logprob entry is a float, or ``(logprob, [(alternative_id, logprob), ...])`` with the top alternatives.
+    """
+
+    ids: Sequence[int]
+    logprobs: Sequence[Logprob] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Finish:
+    """The end of the generation; ``None`` when the backend does not know why it stopped."""
+
+    reason: FinishReason | None = "stop"
+
+
+#: One item a backend yields.
+BackendOutput = PromptUsage | TextChunk | TokenChunk | Finish
+
+#: A model backend: called once per request, iterated by the server until it needs no more output.
+Backend = Callable[[BackendRequest], AsyncIterator[BackendOutput]]

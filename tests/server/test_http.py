@@ -1,0 +1,270 @@
+"""The server at the HTTP level (raw httpx): SSE framing, error shapes and statuses, limits, disconnects, odd backends."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from dscodec.errors import ConversionError
+from dscodec.server import (
+    BackendOutput,
+    BackendRequest,
+    Finish,
+    PromptUsage,
+    TextChunk,
+    TokenChunk,
+    create_app,
+)
+from tests.server.conftest import VOCABULARY, LiveServer, Recorder, new_id, scenario
+
+PATHS = {"chat_completions": "/v1/chat/completions", "responses": "/v1/responses", "messages": "/v1/messages"}
+PROTOCOLS = list(PATHS)
+LIMIT = 64 * 1024
+
+
+def body(
+    protocol: str, *, stream: bool = False, model: str = "DeepSeek-V4-Pro", **more: Any
+) -> dict[str, Any]:
+    if protocol == "responses":
+        base: dict[str, Any] = {"model": model, "input": "Hi"}
+    else:
+        base = {"model": model, "messages": [{"role": "user", "content": "Hi"}]}
+    if protocol == "messages":
+        base["max_tokens"] = 100
+    return {**base, "stream": stream, **more}
+
+
+def assert_error_shape(protocol: str, response: httpx.Response, status: int, error_type: str) -> str:
+    """The body is the protocol's error envelope (deviation D1 for Messages); returns the message."""
+    assert response.status_code == status and response.headers["content-type"] == "application/json"
+    data = response.json()
+    if protocol == "messages":
+        assert data["type"] == "error" and set(data["error"]) == {"type", "message"}
+        assert data["error"]["type"] == error_type
+        return str(data["error"]["message"])
+    assert list(data["error"]) == ["message", "type", "param", "code"]
+    assert data["error"]["type"] == error_type
+    return str(data["error"]["message"])
+
+
+def frames(text: str) -> list[tuple[str | None, str]]:
+    """SSE frames as (event name, data)."""
+    out = []
+    for block in text.split("\n\n"):
+        if not block:
+            continue
+        fields = dict(line.split(": ", 1) for line in block.split("\n"))
+        assert set(fields) <= {"event", "data"}, block
+        out.append((fields.get("event"), fields["data"]))
+    return out
+
+
+@pytest.fixture(scope="module")
+def http(server: LiveServer) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=server.url, timeout=10) as client:
+        yield client
+
+
+async def odd_backend(job: BackendRequest) -> AsyncIterator[BackendOutput]:
+    """Backends that misbehave or use the less common outputs, picked by ``X-Case``."""
+    case = job.headers.get("x-case")
+    ids = VOCABULARY.full.encode("Hello world", add_special_tokens=False).ids
+    if case == "refuse":
+        raise ConversionError("this backend refuses the request")
+    yield PromptUsage(prompt_tokens=7, cached_tokens=2, system_fingerprint="fp_test")
+    if case == "no_finish":
+        yield TextChunk("Hi", 1)
+    elif case == "logprobs":
+        yield TokenChunk(ids, logprobs=[(-0.5, [(ids[0], -0.5), (1, -2.0)])] + [-0.25] * (len(ids) - 1))
+        yield Finish("stop")
+    elif case == "bad_logprobs":
+        yield TextChunk("Hi", 1)
+        yield TokenChunk(ids, logprobs=[-0.5])
+    elif case == "bad_item":
+        yield TextChunk("Hi", 1)
+        yield "not an output"  # type: ignore[misc]
+    elif case == "content_filter":
+        yield TextChunk("Hm", 1)
+        yield Finish("content_filter")
+
+
+@pytest.fixture(scope="module")
+def odd() -> Iterator[httpx.Client]:
+    app = create_app(odd_backend, tokenizer=VOCABULARY, max_body_bytes=LIMIT)
+    with LiveServer(app) as live, httpx.Client(base_url=live.url, timeout=10) as client:
+        yield client
+
+
+# -- framing ------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_sse_framing(http: httpx.Client, protocol: str) -> None:
+    response = http.post(PATHS[protocol], json=body(protocol, stream=True), headers=scenario("reasoning"))
+    assert response.status_code == 200 and response.headers["content-type"].startswith("text/event-stream")
+    assert response.headers["cache-control"] == "no-cache"
+    parsed = frames(response.text)
+    if protocol == "chat_completions":
+        # Chat: unnamed data frames, ended by [DONE] (spec §5.7).
+        assert parsed[-1] == (None, "[DONE]") and all(name is None for name, _ in parsed)
+        assert sum(1 for _, data in parsed if data == "[DONE]") == 1
+        assert json.loads(parsed[-2][1])["choices"][0]["finish_reason"] == "stop"
+    else:
+        # Responses and Messages: each frame is named after its type; no [DONE] (spec §5.8, §5.9).
+        assert all(name == json.loads(data)["type"] for name, data in parsed)
+        assert parsed[-1][0] == ("response.completed" if protocol == "responses" else "message_stop")
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_complete_response_is_json(http: httpx.Client, protocol: str) -> None:
+    response = http.post(PATHS[protocol], json=body(protocol), headers=scenario("plain"))
+    assert response.status_code == 200 and response.headers["content-type"] == "application/json"
+    data = response.json()
+    prefix = {"chat_completions": "chatcmpl-", "responses": "resp_", "messages": "msg_"}[protocol]
+    assert data["id"].startswith(prefix) and data["model"] == "DeepSeek-V4-Pro"
+
+
+def test_get_is_not_allowed(http: httpx.Client) -> None:
+    assert http.get("/v1/chat/completions").status_code == 405
+
+
+# -- request errors -----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_malformed_json_is_a_400_in_the_protocol_shape(http: httpx.Client, protocol: str) -> None:
+    response = http.post(PATHS[protocol], content=b"{not json", headers={"content-type": "application/json"})
+    assert_error_shape(protocol, response, 400, "invalid_request_error")  # deviation D2
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_wrong_field_type_is_a_400(http: httpx.Client, protocol: str) -> None:
+    response = http.post(PATHS[protocol], json=body(protocol, model=5))
+    assert_error_shape(protocol, response, 400, "invalid_request_error")
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_unknown_scenario_is_a_400(http: httpx.Client, protocol: str) -> None:
+    response = http.post(PATHS[protocol], json=body(protocol, stream=True), headers=scenario("nope"))
+    message = assert_error_shape(protocol, response, 400, "invalid_request_error")
+    assert "'nope'" in message and "plain" in message
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+@pytest.mark.parametrize("chunked", [False, True])
+def test_body_over_the_limit_is_a_413(odd: httpx.Client, protocol: str, chunked: bool) -> None:
+    payload = json.dumps(body(protocol, metadata={"pad": "x" * LIMIT})).encode()
+    content: Any = iter([payload[i : i + 8192] for i in range(0, len(payload), 8192)]) if chunked else payload
+    response = odd.post(PATHS[protocol], content=content, headers={"content-type": "application/json"})
+    assert_error_shape(protocol, response, 413, "invalid_request_error")
+    # Just under the limit is served.
+    assert odd.post(PATHS[protocol], json=body(protocol)).status_code == 200
+
+
+# -- stopping the backend -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_client_disconnect_stops_the_backend(http: httpx.Client, recorder: Recorder, protocol: str) -> None:
+    key = new_id()
+    with http.stream(
+        "POST", PATHS[protocol], json=body(protocol, stream=True), headers=scenario("slow", key)
+    ) as response:
+        assert response.status_code == 200
+        next(response.iter_bytes())
+    run = recorder.wait_closed(key, timeout=3)
+    assert not run.exhausted and run.yielded < 100  # the script has 400 chunks at 10 ms each
+
+
+# -- unusual backends ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_client_disconnect_stops_a_complete_response_too(
+    server: LiveServer, recorder: Recorder, protocol: str
+) -> None:
+    key = new_id()
+    with httpx.Client(base_url=server.url, timeout=0.3) as impatient, pytest.raises(httpx.ReadTimeout):
+        impatient.post(PATHS[protocol], json=body(protocol), headers=scenario("slow", key))
+    run = recorder.wait_closed(key, timeout=3)
+    assert not run.exhausted and run.yielded < 200
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_backend_error_before_output_keeps_its_status(odd: httpx.Client, protocol: str, stream: bool) -> None:
+    response = odd.post(PATHS[protocol], json=body(protocol, stream=stream), headers={"x-case": "refuse"})
+    assert (
+        assert_error_shape(protocol, response, 400, "invalid_request_error")
+        == "this backend refuses the request"
+    )
+
+
+def test_backend_that_raises_when_called() -> None:
+    def broken(job: BackendRequest) -> AsyncIterator[BackendOutput]:
+        raise RuntimeError("no engine")
+
+    with LiveServer(create_app(broken, tokenizer=VOCABULARY)) as live:
+        response = httpx.post(live.url + PATHS["messages"], json=body("messages"), timeout=10)
+    assert assert_error_shape("messages", response, 502, "api_error") == "the model server failed: no engine"
+
+
+def test_backend_without_finish_ends_with_stop(odd: httpx.Client) -> None:
+    data = odd.post(
+        PATHS["chat_completions"], json=body("chat_completions"), headers={"x-case": "no_finish"}
+    ).json()
+    assert data["choices"][0]["finish_reason"] == "stop" and data["system_fingerprint"] == "fp_test"
+    assert data["usage"]["prompt_tokens"] == 7 and data["usage"]["prompt_cache_hit_tokens"] == 2
+
+
+def test_token_logprobs_reach_the_client(odd: httpx.Client) -> None:
+    data = odd.post(
+        PATHS["chat_completions"],
+        json=body("chat_completions", thinking={"type": "disabled"}),
+        headers={"x-case": "logprobs"},
+    ).json()
+    choice = data["choices"][0]
+    assert choice["message"]["content"] == "Hello world"
+    entries = choice["logprobs"]["content"]
+    assert "".join(e["token"] for e in entries) == "Hello world" and entries[0]["logprob"] == -0.5
+    assert [t["logprob"] for t in entries[0]["top_logprobs"]] == [-0.5, -2.0]
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_content_filter_finish(odd: httpx.Client, protocol: str) -> None:
+    data = odd.post(PATHS[protocol], json=body(protocol), headers={"x-case": "content_filter"}).json()
+    if protocol == "chat_completions":
+        assert data["choices"][0]["finish_reason"] == "content_filter"
+    elif protocol == "responses":
+        assert data["status"] == "incomplete" and data["incomplete_details"] == {"reason": "content_filter"}
+    else:
+        assert data["stop_reason"] == "refusal"
+
+
+@pytest.mark.parametrize("case", ["bad_logprobs", "bad_item"])
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_broken_backend_output(odd: httpx.Client, protocol: str, case: str) -> None:
+    response = odd.post(PATHS[protocol], json=body(protocol), headers={"x-case": case})
+    assert_error_shape(protocol, response, 502, "api_error")
+    streamed = odd.post(PATHS[protocol], json=body(protocol, stream=True), headers={"x-case": case})
+    assert streamed.status_code == 200
+    last_name, last = frames(streamed.text)[-1]
+    if protocol == "chat_completions":
+        assert last_name is None and json.loads(last)["error"]["type"] == "api_error"
+    elif protocol == "responses":
+        assert (
+            last_name == "response.failed" and json.loads(last)["response"]["error"]["code"] == "server_error"
+        )
+    else:
+        assert last_name == "error" and json.loads(last)["error"]["type"] == "api_error"
+
+
+def test_import_dscodec_does_not_import_the_web_stack() -> None:
+    code = "import sys, dscodec; sys.exit(1 if {'fastapi', 'uvicorn', 'starlette'} & set(sys.modules) else 0)"
+    assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0

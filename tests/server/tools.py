@@ -1,0 +1,28 @@
+"""Tool definitions the server tests send, as pydantic models (strict tools for the SDKs' parse helpers)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+
+class TripOptions(BaseModel):
+    hotel: str
+    rooms: int
+    note: str
+
+
+class PlanTrip(BaseModel):
+    """Plan a trip."""
+
+    city: str
+    days: int
+    budget: float
+    refundable: bool
+    stops: list[str]
+    options: TripOptions
+
+
+class GetWeather(BaseModel):
+    """The current weather in a city."""
+
+    city: str
