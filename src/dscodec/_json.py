@@ -78,21 +78,20 @@ def loads(data: str | bytes) -> Any:
     return value
 
 
-def _float_text(value: float, plus: bool | None) -> str:
-    if plus is None:
+def _float_text(value: float, python_floats: bool) -> str:
+    if python_floats:
         # Python-repr style (V4.1 prompts): repr() is already the shortest round-trip form.
         return repr(value)
-    text = orjson.dumps(value).decode()
-    return text if plus else text.replace("e+", "e")
+    return orjson.dumps(value).decode()
 
 
-def _int_text(value: int, plus: bool | None) -> str:
+def _int_text(value: int, python_floats: bool) -> str:
     if _I64_MIN <= value <= _U64_MAX:
         return str(value)
-    return _float_text(float(value), plus)
+    return _float_text(float(value), python_floats)
 
 
-def _write(value: Any, out: list[str], item_sep: str, key_sep: str, plus: bool | None) -> None:
+def _write(value: Any, out: list[str], item_sep: str, key_sep: str, python_floats: bool) -> None:
     if isinstance(value, str):
         out.append(orjson.dumps(value).decode())
     elif value is None:
@@ -102,12 +101,12 @@ def _write(value: Any, out: list[str], item_sep: str, key_sep: str, plus: bool |
     elif value is False:
         out.append("false")
     elif isinstance(value, int):
-        out.append(_int_text(value, plus))
+        out.append(_int_text(value, python_floats))
     elif isinstance(value, float):
         if not math.isfinite(value):
             out.append("null")
         else:
-            out.append(_float_text(value, plus))
+            out.append(_float_text(value, python_floats))
     elif isinstance(value, dict):
         if not value:
             out.append("{}")
@@ -120,7 +119,7 @@ def _write(value: Any, out: list[str], item_sep: str, key_sep: str, plus: bool |
             first = False
             out.append(orjson.dumps(str(key)).decode())
             out.append(key_sep)
-            _write(item, out, item_sep, key_sep, plus)
+            _write(item, out, item_sep, key_sep, python_floats)
         out.append("}")
     elif isinstance(value, (list, tuple)):
         if not value:
@@ -132,7 +131,7 @@ def _write(value: Any, out: list[str], item_sep: str, key_sep: str, plus: bool |
             if not first:
                 out.append(item_sep)
             first = False
-            _write(item, out, item_sep, key_sep, plus)
+            _write(item, out, item_sep, key_sep, python_floats)
         out.append("]")
     else:
         raise TypeError(f"cannot serialise {type(value).__name__} as JSON")
@@ -155,7 +154,7 @@ def dumps_prompt(value: Any, *, python_floats: bool = False) -> str:
     if isinstance(value, str):
         return orjson.dumps(value).decode()
     out: list[str] = []
-    _write(value, out, ", ", ": ", None if python_floats else True)
+    _write(value, out, ", ", ": ", python_floats)
     return "".join(out)
 
 
@@ -165,5 +164,5 @@ def dumps_compact(value: Any) -> str:
         return orjson.dumps(value).decode()
     except TypeError:  # integers beyond 64 bits: write them as doubles, as the reader would
         out: list[str] = []
-        _write(value, out, ",", ":", True)
+        _write(value, out, ",", ":", False)
         return "".join(out)
