@@ -12,7 +12,9 @@ exponents in [-4, 16), otherwise ``1e-05`` / ``1e+16``), observed against the re
 python_floats=True)``.
 
 Reading follows the same number model: integers that fit a signed or unsigned 64-bit integer stay integers,
-larger ones become doubles, and ``-0`` is the double ``-0.0``.
+larger ones become doubles, and ``-0`` is the double ``-0.0``. A document nested deeper than :data:`MAX_DEPTH`
+arrays and objects is refused, as the reference's reader refuses it; so is a number too large for a double and a
+lone surrogate escape. "Valid JSON" in dscodec always means "accepted by :func:`loads`".
 """
 
 from __future__ import annotations
@@ -24,7 +26,11 @@ from typing import Any
 
 import orjson
 
-__all__ = ["JSONDecodeError", "dumps_compact", "dumps_prompt", "loads"]
+__all__ = ["MAX_DEPTH", "JSONDecodeError", "dumps_compact", "dumps_prompt", "loads"]
+
+#: The deepest nesting of arrays and objects :func:`loads` accepts (a bare scalar has depth 0, ``[]`` depth 1).
+#: The reference's reader accepts 127 levels and refuses 128, in request bodies and in tool-call arguments alike.
+MAX_DEPTH = 127
 
 _I64_MIN = -(2**63)
 _U64_MAX = 2**64 - 1
@@ -41,7 +47,10 @@ def _parse_int(text: str) -> int | float:
     value = int(text)
     if _I64_MIN <= value <= _U64_MAX:
         return value
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:
+        raise JSONDecodeError(f"number is infinity when parsed as double: {text[:40]}") from None
 
 
 def _parse_float(text: str) -> float:
@@ -55,25 +64,65 @@ def _reject_constant(name: str) -> Any:
     raise JSONDecodeError(f"{name} is not valid JSON")
 
 
-def loads(data: str | bytes) -> Any:
+def depth_error(limit: int) -> str:
+    """The message for a document nested deeper than ``limit``."""
+    return f"recursion limit exceeded (more than {limit} nested arrays or objects)"
+
+
+def nesting_depth_exceeds(value: Any, limit: int) -> bool:
+    """Whether a parsed value nests arrays and objects more than ``limit`` deep (checked without recursion)."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, (list, tuple)):
+            children = item
+        else:
+            continue
+        depth += 1
+        if depth > limit:
+            return True
+        stack.extend((child, depth) for child in children if isinstance(child, (dict, list, tuple)))
+    return False
+
+
+def loads(data: str | bytes, *, max_depth: int = MAX_DEPTH) -> Any:
     """Parse JSON with 64-bit integer semantics.
 
+    Args:
+        data: JSON text, as ``str`` or UTF-8 ``bytes``.
+        max_depth: the deepest nesting of arrays and objects accepted.
+
     Raises:
-        JSONDecodeError: not valid JSON (including invalid UTF-8 and lone surrogate escapes).
+        JSONDecodeError: not valid JSON (including invalid UTF-8, lone surrogate escapes, numbers beyond the
+            double range and nesting deeper than ``max_depth``).
+
+    Examples:
+        >>> loads('{"a": [1, -0, 1.5]}')
+        {'a': [1, -0.0, 1.5]}
+        >>> loads("[[1]]", max_depth=1)
+        Traceback (most recent call last):
+        ...
+        dscodec._json.JSONDecodeError: recursion limit exceeded (more than 1 nested arrays or objects)
     """
     try:
         value = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
         raise JSONDecodeError(str(exc)) from None
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    # Only a document with enough brackets can be too deep: counting them is far cheaper than walking the value.
+    if raw.count(b"[") + raw.count(b"{") > max_depth and nesting_depth_exceeds(value, max_depth):
+        raise JSONDecodeError(depth_error(max_depth))
     if b"-0" in raw and _NEG_ZERO.search(raw):
-        # orjson reads "-0" as the integer 0; re-read with hooks that keep the sign as -0.0.
+        # orjson reads "-0" as the integer 0; re-read with hooks that keep the sign as -0.0. The depth was
+        # checked above, so the recursive reader stays far from Python's recursion limit.
         text = raw.decode("utf-8")
         try:
             value = json.loads(
                 text, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_reject_constant
             )
-        except ValueError as exc:
+        except (ValueError, OverflowError, RecursionError) as exc:
             raise JSONDecodeError(str(exc)) from None
     return value
 
