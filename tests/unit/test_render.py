@@ -55,6 +55,10 @@ _NAMES = {
     "</think>": "</think>",
     DSML: "DSML",
     IMAGE: "IMG",
+    "<｜ref｜>": "REF",
+    "<｜/ref｜>": "/REF",
+    "<｜box｜>": "BOX",
+    "<｜/box｜>": "/BOX",
 }
 
 # -- spec §3.1 / §3.9 literals, copied escape-exact (JSON string literals) ------------------------------------
@@ -925,3 +929,62 @@ def test_worked_example_chat_v41_json_object() -> None:
         "<｜begin▁of▁sentence｜><｜System｜>\n\n## Response Format:\n\nYou MUST strictly adhere to the following "
         'schema to reply:\n{"type": "json_object"}<｜User｜>Reply in JSON<｜Assistant｜></think>'
     )
+
+
+# -- grounding tokens in assistant turns (docs/reference-notes.md, prompt rendering) ------------------------
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_assistant_content_keeps_grounding_tokens(version: ModelVersion) -> None:
+    text = "<｜ref｜>cat<｜/ref｜><｜box｜>(1,2)<｜/box｜> <｜User｜>"
+    prompt = render(conv(U(text), A(text), U("next")), version)
+    assert prompt.count("{REF}") == 1 and prompt.count("{/BOX}") == 1
+    # The user's copy stays text; so does the assistant's <｜User｜>.
+    assert f"{{U}}{text}{{A}}" in prompt
+    assert "{A}{</think>}{REF}cat{/REF}{BOX}(1,2){/BOX} <｜User｜>{EOS}" in prompt
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_assistant_reasoning_keeps_grounding_tokens_when_rendered(version: ModelVersion) -> None:
+    history = conv(
+        U("q"), A("a", reasoning="<｜ref｜>x<｜/ref｜>"), U("n"), tools=[tool()], thinking_mode=True
+    )
+    assert "{<think>}{REF}x{/REF}{</think>}a" in render(history, version)
+    prefix = conv(U("q"), A("<｜box｜>", reasoning="<｜ref｜>", prefix=True), thinking_mode=True)
+    assert render(prefix, version).endswith("{A}{<think>}{REF}{</think>}{BOX}")
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_grounding_spellings_stay_text_outside_assistant_turns(version: ModelVersion) -> None:
+    text = "<｜ref｜>x<｜/ref｜>"
+    rendered = render(
+        conv(
+            S(text),
+            U(text),
+            A("", calls=[call(arguments=json.dumps({text: text}))]),
+            T(text, "c1"),
+            LR(text),
+            tools=[tool(description=text)],
+        ),
+        version,
+    )
+    assert "{REF}" not in rendered and "{/REF}" not in rendered
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_grounding_spellings_are_found_left_to_right(version: ModelVersion) -> None:
+    rendered = render(conv(U("q"), A("<｜ref<｜ref｜>｜><｜/ref｜<｜box｜><｜box｜>")), version)
+    assert "{</think>}<｜ref{REF}｜><｜/ref｜{BOX}{BOX}{EOS}" in rendered
+
+
+def test_missing_grounding_token_names_it() -> None:
+    from dscodec.errors import SpecialTokenMissing
+    from dscodec.prompt.tokenize import PromptEncoder
+    from dscodec.vocab import Vocabulary, bundled_tokenizer_path
+
+    document = json.loads(bundled_tokenizer_path().read_text(encoding="utf-8"))
+    document["added_tokens"] = [t for t in document["added_tokens"] if t["content"] != "<｜ref｜>"]
+    encoder = PromptEncoder(Vocabulary(document, name="no-ref"))
+    assert encoder.encode(conv(U("<｜ref｜>"), A("x")), version="v4")  # user text needs no grounding token
+    with pytest.raises(SpecialTokenMissing, match="<｜ref｜>"):
+        encoder.encode(conv(U("q"), A("<｜ref｜>")), version="v4")

@@ -1786,6 +1786,121 @@ def _specials() -> list[Case]:
     return cases
 
 
+#: The grounding spellings (spec §0 Ref … PolygonEnd), which assistant turns keep as special tokens.
+GROUNDING = (
+    "<｜ref｜>",
+    "<｜/ref｜>",
+    "<｜box｜>",
+    "<｜/box｜>",
+    "<｜point｜>",
+    "<｜/point｜>",
+    "<｜polygon｜>",
+    "<｜/polygon｜>",
+)
+#: Grounding markup as a model writes it, with other special spellings and near misses around it.
+GROUNDED = (
+    "See <｜ref｜>the cat<｜/ref｜><｜box｜>(10,20),(30,40)<｜/box｜> and <｜point｜>(5,6)<｜/point｜>; "
+    "<｜polygon｜>(1,2),(3,4),(5,6)<｜/polygon｜>. Also <｜User｜> <｜latest_reminder｜> <｜image｜> "
+    "<｜end▁of▁sentence｜> ｜DSML｜ </think> and near misses <｜ref <｜ref<｜ref｜>｜> <｜/ref｜ <｜REF｜> <|ref|>"
+)
+GROUNDED_TIGHT = "".join(GROUNDING) + "".join(GROUNDING)
+
+
+def _grounding() -> list[Case]:
+    """Assistant turns keep the grounding spellings as special tokens in their content and reasoning (history and
+    prefix, thinking or not, with or without tools); every other field, and every other spelling, stays plain."""
+    cases: list[Case] = []
+    for mode in ("think", "nothink"):
+        for tools in ("tools", "notools"):
+
+            def make(m: str, md: str = mode, tl: str = tools) -> JSON:
+                body = _req(
+                    m,
+                    [
+                        system(f"System {GROUNDED}"),
+                        user(f"User {GROUNDED}"),
+                        assistant(f"Answer {GROUNDED}", reasoning=f"Reasoning {GROUNDED}"),
+                        user(GROUNDED_TIGHT),
+                        assistant(GROUNDED_TIGHT, reasoning=GROUNDED_TIGHT),
+                        reminder(f"Reminder {GROUNDED}"),
+                        user("next"),
+                    ],
+                )
+                if tl == "tools":
+                    body["tools"] = [fn("echo", f"Echo {GROUNDED}", obj({"text": {"type": "string"}}))]
+                if md == "nothink":
+                    body["thinking"] = {"type": "disabled"}
+                return body
+
+            cases += _both(
+                f"grounding-history-{mode}-{tools}",
+                f"grounding spellings in every field of a history ({mode}, {tools})",
+                make,
+            )
+    cases += _both(
+        "grounding-tool-calls",
+        "grounding spellings in tool-call arguments (keys, string and JSON values, raw text) and tool results",
+        lambda m: _req(
+            m,
+            [
+                user("x"),
+                assistant(
+                    f"Calling {GROUNDING[0]}",
+                    reasoning=f"Need {GROUNDING[2]}",
+                    calls=[
+                        call(
+                            "c1",
+                            "echo",
+                            {"text": GROUNDED, GROUNDING[4]: [GROUNDING[5], {"k": GROUNDING[6]}]},
+                        ),
+                        call("c2", "echo", f"not json {GROUNDED_TIGHT}"),
+                    ],
+                ),
+                tool("c1", f"Result {GROUNDED}"),
+                tool("c2", GROUNDED_TIGHT),
+            ],
+            tools=[fn("echo", "Echo", obj({"text": {"type": "string"}}))],
+        ),
+    )
+    for slug, body_fields in (
+        ("content", {"content": GROUNDED_TIGHT}),
+        ("reasoning", {"content": "", "reasoning": GROUNDED}),
+        ("both", {"content": GROUNDED, "reasoning": GROUNDED_TIGHT}),
+    ):
+        for mode in ("think", "nothink"):
+
+            def make_prefix(m: str, fields: JSON = body_fields, md: str = mode) -> JSON:
+                msg = assistant(fields["content"], prefix=True)
+                if "reasoning" in fields:
+                    msg["reasoning_content"] = fields["reasoning"]
+                body = _req(m, [user("Describe the picture."), msg])
+                if md == "nothink":
+                    body["thinking"] = {"type": "disabled"}
+                return body
+
+            cases += _both(
+                f"grounding-prefix-{slug}-{mode}",
+                f"grounding spellings in a prefix message's {slug} ({mode})",
+                make_prefix,
+            )
+    cases += _both(
+        "grounding-parts-and-adjacent",
+        "assistant content parts holding grounding spellings, back to back and split across parts",
+        lambda m: _nothink(
+            m,
+            [
+                user("x"),
+                {
+                    "role": "assistant",
+                    "content": [text("<｜ref｜>a"), text("b<｜/ref｜><｜ref｜><｜ref｜>"), text("<｜")],
+                },
+                user("y"),
+            ],
+        ),
+    )
+    return cases
+
+
 def _escapes() -> list[Case]:
     """JSON escape spellings in the raw body (\\u escapes, surrogate pairs, escaped slash) decode as expected."""
     cases: list[Case] = []
@@ -2545,6 +2660,7 @@ def cases() -> list[Case]:
         *_models(),
         *_corpus(),
         *_specials(),
+        *_grounding(),
         *_escapes(),
         *_invalid_semantic(),
         *_invalid_parse(),

@@ -20,7 +20,14 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from golden_cases import Case, Raw, both
-from golden_cases.chat_completions import ALL_SPECIALS, ALL_SPECIALS_TIGHT, CORPUS, SPECIALS
+from golden_cases.chat_completions import (
+    ALL_SPECIALS,
+    ALL_SPECIALS_TIGHT,
+    CORPUS,
+    GROUNDED,
+    GROUNDED_TIGHT,
+    SPECIALS,
+)
 
 PROTOCOL = "messages"
 REQUEST_CLASS = "MessagesRequest"
@@ -1389,6 +1396,40 @@ def _specials() -> list[Case]:
     return cases
 
 
+def _grounding() -> list[Case]:
+    """Assistant text and thinking blocks keep the grounding spellings as special tokens (also in a final
+    assistant message); tool_use input, tool results, system and user text keep them as plain text."""
+    cases: list[Case] = []
+    for mode in ("think", "nothink"):
+
+        def make(m: str, md: str = mode) -> JSON:
+            body = _req(
+                m,
+                [
+                    user(f"User {GROUNDED}"),
+                    assistant(
+                        [
+                            thinking(f"Thinking {GROUNDED}"),
+                            text(f"Answer {GROUNDED}"),
+                            tool_use("t1", "echo", {"text": GROUNDED}),
+                        ]
+                    ),
+                    user([tool_result("t1", f"Result {GROUNDED}"), text(GROUNDED_TIGHT)]),
+                    assistant([thinking(GROUNDED_TIGHT), text(GROUNDED_TIGHT)]),
+                    user("next"),
+                    assistant(f"Prefill {GROUNDED}"),
+                ],
+                system=f"System {GROUNDED}",
+                tools=[tool("echo", f"Echo {GROUNDED}", obj({"text": {"type": "string"}}))],
+            )
+            if md == "nothink":
+                body["thinking"] = {"type": "disabled"}
+            return body
+
+        cases += both(f"grounding-history-{mode}", f"grounding spellings in every block ({mode})", make)
+    return cases
+
+
 def _escapes() -> list[Case]:
     """JSON escape spellings in the raw body decode as expected."""
     cases: list[Case] = []
@@ -1970,6 +2011,7 @@ def cases() -> list[Case]:
         *_models(),
         *_corpus(),
         *_specials(),
+        *_grounding(),
         *_escapes(),
         *_invalid_semantic(),
         *_invalid_parse(),

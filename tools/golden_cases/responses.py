@@ -20,7 +20,15 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from golden_cases import Case, Raw, both
-from golden_cases.chat_completions import ALL_SPECIALS, ALL_SPECIALS_TIGHT, CORPUS, PNG_DATA_URL, SPECIALS
+from golden_cases.chat_completions import (
+    ALL_SPECIALS,
+    ALL_SPECIALS_TIGHT,
+    CORPUS,
+    GROUNDED,
+    GROUNDED_TIGHT,
+    PNG_DATA_URL,
+    SPECIALS,
+)
 
 PROTOCOL = "responses"
 REQUEST_CLASS = "ResponsesRequest"
@@ -1818,6 +1826,36 @@ def _specials() -> list[Case]:
     return cases
 
 
+def _grounding() -> list[Case]:
+    """Assistant output text and reasoning items keep the grounding spellings as special tokens; function-call
+    arguments, outputs, instructions and user text keep them as plain text."""
+    cases: list[Case] = []
+    for mode in ("think", "nothink"):
+
+        def make(m: str, md: str = mode) -> JSON:
+            body = _req(
+                m,
+                [
+                    user(f"User {GROUNDED}"),
+                    reasoning(f"Reasoning {GROUNDED}", GROUNDED_TIGHT, summary=[GROUNDED]),
+                    message("assistant", [otext(f"Answer {GROUNDED}"), otext(GROUNDED_TIGHT)]),
+                    fcall("c1", "echo", {"text": GROUNDED}),
+                    fout("c1", f"Result {GROUNDED}"),
+                    developer(f"Developer {GROUNDED}"),
+                    assistant(GROUNDED_TIGHT),
+                    user("next"),
+                ],
+                instructions=f"Instructions {GROUNDED}",
+                tools=[fn("echo", f"Echo {GROUNDED}", obj({"text": {"type": "string"}}))],
+            )
+            if md == "nothink":
+                body["reasoning"] = {"effort": "none"}
+            return body
+
+        cases += both(f"grounding-history-{mode}", f"grounding spellings in every input item ({mode})", make)
+    return cases
+
+
 def _escapes() -> list[Case]:
     """JSON escape spellings in the raw body decode as expected."""
     cases: list[Case] = []
@@ -2568,6 +2606,7 @@ def cases() -> list[Case]:
         *_misc(),
         *_corpus(),
         *_specials(),
+        *_grounding(),
         *_escapes(),
         *_invalid_semantic(),
         *_invalid_parse(),

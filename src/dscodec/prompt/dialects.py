@@ -70,6 +70,9 @@ class Dialect:
         think_close: ``</think>``.
         dsml: the DSML token that starts every tool-call markup tag.
         image: the image placeholder token.
+        assistant_specials: spellings that stay special tokens when they occur in an assistant turn's content or
+            reasoning (the grounding tokens ``<｜ref｜>`` … ``<｜/polygon｜>``, observed against the reference);
+            everywhere else client text is plain text.
         effort_preambles: the reasoning-effort text per resolved effort, ``""`` for none (§3.1).
         tools_instruction_head: the tool instructions up to the schema lines (§3.1 ``{TOOLS_V4}``).
         tools_instruction_tail: the tool instructions after the schema lines.
@@ -118,6 +121,7 @@ class Dialect:
     think_close: str
     dsml: str
     image: str
+    assistant_specials: tuple[str, ...]
     effort_preambles: Mapping[Effort, str]
     tools_instruction_head: str
     tools_instruction_tail: str
@@ -162,6 +166,18 @@ _THINK_OPEN = "<think>"
 _THINK_CLOSE = "</think>"
 _DSML = "｜DSML｜"
 _IMAGE = "<｜image｜>"
+#: The grounding tokens (spec §0: Ref/RefEnd, Box/BoxEnd, Point/PointEnd, Polygon/PolygonEnd). An assistant turn
+#: that quotes them back keeps them as single tokens, the way the model wrote them (docs/reference-notes.md).
+_GROUNDING = (
+    "<｜ref｜>",
+    "<｜/ref｜>",
+    "<｜box｜>",
+    "<｜/box｜>",
+    "<｜point｜>",
+    "<｜/point｜>",
+    "<｜polygon｜>",
+    "<｜/polygon｜>",
+)
 
 # -- effort preambles (spec §3.1) ----------------------------------------------------------------------------
 
@@ -284,6 +300,7 @@ V4 = Dialect(
     think_close=_THINK_CLOSE,
     dsml=_DSML,
     image=_IMAGE,
+    assistant_specials=_GROUNDING,
     # V4 writes nothing at all for low effort (spec §3.1); xhigh shares the high text.
     effort_preambles=MappingProxyType(
         {"low": "", "high": _EFF_V4_HIGH, "xhigh": _EFF_V4_HIGH, "max": _EFF_V4_MAX}
@@ -327,6 +344,7 @@ V41 = Dialect(
     think_close=_THINK_CLOSE,
     dsml=_DSML,
     image=_IMAGE,
+    assistant_specials=_GROUNDING,
     effort_preambles=MappingProxyType(
         {"low": _effort_v41(50), "high": _effort_v41(75), "xhigh": _effort_v41(75), "max": _effort_v41(100)}
     ),

@@ -2,11 +2,14 @@
 
 The renderer walks the conversation once and appends to a flat list of segments: plain ``str`` pieces and
 :class:`Special` markers, one per special token the template inserts. Text that came from the client (message
-contents, reasoning, tool names, argument values, schemas) is only ever a ``str`` segment, so a user who types
-``<｜User｜>`` gets ordinary text and never a control token. Everything that differs between V4 and V4.1 is read
-from the :class:`~dscodec.prompt.dialects.Dialect`.
+contents, reasoning, tool names, argument values, schemas) is a ``str`` segment, so a user who types
+``<｜User｜>`` gets ordinary text and never a control token. One exception, observed on the reference: the
+content and reasoning of *assistant* turns keep the grounding tokens (``<｜ref｜>`` … ``<｜/polygon｜>``,
+:attr:`~dscodec.prompt.dialects.Dialect.assistant_specials`) as special tokens, since that is how the model wrote
+them. Everything that differs between V4 and V4.1 is read from the :class:`~dscodec.prompt.dialects.Dialect`.
 
-Performance: every piece is appended to one list and joined once; no regex runs over client text.
+Performance: every piece is appended to one list and joined once; the only scan of client text looks for the
+grounding spellings in assistant turns, after a substring test that almost always says there are none.
 """
 
 from __future__ import annotations
@@ -118,6 +121,19 @@ def render_prompt(conversation: Conversation, version: ModelVersion) -> Rendered
 
 
 # -- constants split into segments -------------------------------------------------------------------------
+
+
+@functools.cache
+def _assistant_specials(version: ModelVersion) -> tuple[str, re.Pattern[str] | None]:
+    """A substring every assistant special spelling contains, and a pattern finding them left to right."""
+    spellings = dialect_for(version).assistant_specials
+    if not spellings:
+        return "", None
+    probe = spellings[0][:2]
+    if not all(s.startswith(probe) for s in spellings):
+        probe = ""
+    alternatives = sorted(spellings, key=len, reverse=True)
+    return probe, re.compile("|".join(re.escape(s) for s in alternatives))
 
 
 @functools.cache
@@ -286,6 +302,7 @@ class _Renderer:
         self.think_close = Special(dialect.think_close)
         self.dsml = Special(dialect.dsml)
         self.image = Special(dialect.image)
+        self.specials_probe, self.specials_pattern = _assistant_specials(dialect.version)
 
     # -- building blocks --
 
@@ -312,6 +329,24 @@ class _Renderer:
             pos = offset + width
         if pos < len(text):
             self.out.append(text[pos:])
+
+    def assistant_text(self, text: str) -> None:
+        """Append an assistant turn's content or reasoning; its grounding spellings become special tokens."""
+        pattern = self.specials_pattern
+        if pattern is None or self.specials_probe not in text:
+            if text:
+                self.out.append(text)
+            return
+        out = self.out
+        pos = 0
+        for match in pattern.finditer(text):
+            start = match.start()
+            if start > pos:
+                out.append(text[pos:start])
+            out.append(Special(match.group()))
+            pos = match.end()
+        if pos < len(text):
+            out.append(text[pos:])
 
     def effort(self) -> list[str]:
         """The effort preamble plus its separator, or nothing (thinking off, or V4 low effort)."""
@@ -504,10 +539,9 @@ class _Renderer:
         if form is HistoryThink.KEPT:
             self.out.append(self.think_open)
             if message.reasoning:
-                self.out.append(message.reasoning)
+                self.assistant_text(message.reasoning)
         self.out.append(self.think_close)
-        if message.content:
-            self.out.append(message.content)
+        self.assistant_text(message.content)
         self.tool_calls(message.tool_calls)
 
     def prefix_turn(self, message: AssistantMessage, thinking: bool, *, leading: bool) -> None:
@@ -524,15 +558,14 @@ class _Renderer:
         if form is PrefixThink.OPEN or form is PrefixThink.CLOSED:
             out.append(self.think_open)
             if message.reasoning:
-                out.append(message.reasoning)
+                self.assistant_text(message.reasoning)
             # An open reasoning closes once the turn has content (V4.1: or tool calls).
             closes = bool(content) or (bool(message.tool_calls) and d.prefix_calls_close_think)
             if closes or form is PrefixThink.CLOSED:
                 out.append(self.think_close)
         elif form is PrefixThink.SKIPPED or content:
             out.append(self.think_close)
-        if content:
-            out.append(content)
+        self.assistant_text(content)
         self.tool_calls(message.tool_calls)
 
     def tool_calls(self, calls: Sequence[ToolCall]) -> None:
