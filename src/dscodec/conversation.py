@@ -210,15 +210,16 @@ class ConversationRequest(_Model):
         what the context leaves (at least 1).
 
         Raises:
-            ContextLengthExceeded: the prompt and the requested completion do not fit.
+            ContextLengthExceeded: the prompt and the requested completion do not fit; bound to the request's
+                protocol, so its ``body`` has that protocol's error shape.
         """
         requested = self.inference_options.max_tokens
         if requested is not None:
             if prompt_tokens + requested > context_limit:
-                raise _context_error(prompt_tokens, requested, context_limit)
+                raise _context_error(prompt_tokens, requested, context_limit).bind(self.protocol)
             return requested
         if prompt_tokens > context_limit:
-            raise _context_error(prompt_tokens, 0, context_limit)
+            raise _context_error(prompt_tokens, 0, context_limit).bind(self.protocol)
         conv = self.conversation
         if not conv.thinking_mode:
             default = _DEFAULT_MAX_TOKENS_NOTHINK

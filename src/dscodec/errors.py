@@ -1,8 +1,11 @@
 """The one error tree of dscodec.
 
 Every error knows its HTTP status. The JSON body a client sees depends on the protocol it spoke, so the
-protocol that raised (or caught) an error binds its own body renderer to it with :meth:`DscodecError.bind`;
-until then :attr:`DscodecError.body` uses the OpenAI envelope, which Chat Completions and Responses share.
+protocol that raised (or caught) an error binds it with :meth:`DscodecError.bind`: either to a body renderer
+directly, or by protocol name only, in which case :attr:`DscodecError.body` uses the renderer registered for that
+name (:func:`register_body_renderer`; ``dscodec.protocols`` registers one per protocol when it is imported). This
+lets code that knows no wire format, such as :mod:`dscodec.conversation`, raise errors in the right shape. An
+unbound error uses the OpenAI envelope, which Chat Completions and Responses share.
 """
 
 from __future__ import annotations
@@ -19,9 +22,18 @@ __all__ = [
     "StreamStateError",
     "TokenizerError",
     "UnsupportedProtocol",
+    "register_body_renderer",
 ]
 
 BodyRenderer = Callable[["DscodecError"], dict[str, Any]]
+
+#: Body renderer per protocol name, for errors bound by name only.
+_BODY_RENDERERS: dict[str, BodyRenderer] = {}
+
+
+def register_body_renderer(protocol: str, render: BodyRenderer) -> None:
+    """Make ``render`` the error body of ``protocol`` for errors bound to that name without a renderer."""
+    _BODY_RENDERERS[protocol] = render
 
 
 class DscodecError(Exception):
@@ -47,9 +59,13 @@ class DscodecError(Exception):
     def __str__(self) -> str:
         return self.message
 
-    def bind(self, protocol: str, render: BodyRenderer) -> DscodecError:
-        """Attach the protocol whose error shape :attr:`body` must use; returns ``self``."""
-        if self._render is None:
+    def bind(self, protocol: str, render: BodyRenderer | None = None) -> DscodecError:
+        """Attach the protocol whose error shape :attr:`body` must use; returns ``self``.
+
+        Without ``render``, the renderer registered for ``protocol`` is used (looked up when :attr:`body` is
+        read). The first binding wins: an error passing through several layers keeps the innermost protocol.
+        """
+        if self.protocol is None and self._render is None:
             self.protocol = protocol
             self._render = render
         return self
@@ -57,8 +73,11 @@ class DscodecError(Exception):
     @property
     def body(self) -> dict[str, Any]:
         """The JSON error body to send to the client, in the bound protocol's shape."""
-        if self._render is not None:
-            return self._render(self)
+        render = self._render
+        if render is None and self.protocol is not None:
+            render = _BODY_RENDERERS.get(self.protocol)
+        if render is not None:
+            return render(self)
         return {
             "error": {
                 "message": self.message,

@@ -15,6 +15,7 @@ import pytest
 
 import dscodec
 from dscodec.conversation import ConversationRequest
+from dscodec.protocols._shared import MAX_STOP_LENGTH
 from tests.support.fixtures import case_dirs, conversion_options, encoder, read_json
 
 PROTOCOLS = ("chat_completions", "responses", "messages")
@@ -185,6 +186,24 @@ def _check_deviation(deviation: str, protocol: str, path: Path, expected: dict[s
             assert constraint is not None and constraint.kind == "tool_call_required"
             opener = "<｜DSML｜tool_calls>" if request.model_version == "v4" else "<｜DSML｜ calls>"
             assert dscodec.render(request).text.endswith(f"\n\n{opener}\n")
+    elif deviation == "D16":
+        # A stop string over dscodec's length cap: a 400 naming the item and the cap (the reference accepts it).
+        with pytest.raises(dscodec.ConversionError) as caught:
+            _convert(protocol, path)
+        exc = caught.value
+        field = "stop_sequences" if protocol == "messages" else "stop"
+        stops = body[field] if isinstance(body[field], list) else [body[field]]
+        index = next(i for i, s in enumerate(stops) if len(s) > MAX_STOP_LENGTH)
+        where = f"{field}[{index}]" if isinstance(body[field], list) else field
+        assert exc.status_code == 400
+        assert f"'{where}'" in exc.message and f"maximum length {MAX_STOP_LENGTH}" in exc.message
+        assert exc.body == _parse_error_body(protocol, exc)
+        # Everything else about the request is as the reference recorded it once the long stop string is gone.
+        shortened = dict(body, **{field: [s[:MAX_STOP_LENGTH] for s in stops]})
+        request = dscodec.convert(protocol, shortened)  # type: ignore[arg-type]
+        assert request.parsing_options.stop_sequences == [s[:MAX_STOP_LENGTH] for s in stops]
+        assert request.model_version == expected["model_version"]
+        assert dscodec.render(request).text == (path / "prompt.txt").read_bytes().decode("utf-8")
     else:  # pragma: no cover - a new deviation needs its own check here
         raise AssertionError(f"no check written for deviation {deviation}")
 

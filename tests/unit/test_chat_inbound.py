@@ -21,9 +21,12 @@ from dscodec.conversation import (
     ToolMessage,
     UserMessage,
 )
-from dscodec.errors import ConversionError
+from dscodec.errors import ContextLengthExceeded, ConversionError
 from dscodec.options import ConversionOptions
+from dscodec.protocols import _shared as rules
+from dscodec.protocols import error_body
 from dscodec.protocols.openai_chat.inbound import parse_request
+from tests.unit.test_shared_rules import Counted
 
 V4 = "DeepSeek-V4-Pro"
 V41 = "DeepSeek-V4.1-Flash"
@@ -1149,3 +1152,106 @@ def test_deep_nesting_everywhere(depth: int) -> None:
         f'{{"model": "{V4}", "messages": [{{"role": "user", "content": "u"}}], "tools": '
         f'[{{"type": "function", "function": {{"name": "f", "strict": true, "parameters": {schema}}}}}]}}'
     )
+
+
+# -- hardening: linear checks, the stop length cap (D16), error shapes ----------------------------------------
+#
+# The checks below count comparisons instead of timing anything: names and ids are ``Counted`` strings, which a
+# linear check compares about once each and a scan of all earlier items compares quadratically often. The body
+# is handed over as parsed (``load_body`` patched to the identity) so that the counted strings reach the checks.
+
+MANY = 2_000
+
+
+@pytest.fixture
+def parsed_bodies(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(rules, "load_body", lambda request: request)
+
+
+def _tools(names: list[str]) -> list[dict[str, Any]]:
+    return [{"type": "function", "function": {"name": n, "parameters": {"type": "object"}}} for n in names]
+
+
+@pytest.mark.usefixtures("parsed_bodies")
+def test_tool_name_uniqueness_is_linear() -> None:
+    names = [Counted(f"t{i}") for i in range(MANY)]
+    Counted.reset()
+    assert len(parse_request(body(tools=_tools(names))).conversation.tools) == MANY
+    assert Counted.comparisons <= 4 * MANY
+    Counted.reset()
+    with pytest.raises(ConversionError, match=r"^Tool names must be unique\.$"):
+        parse_request(body(tools=_tools([*names, Counted("t0")])))
+    assert Counted.comparisons <= 4 * MANY
+
+
+@pytest.mark.usefixtures("parsed_bodies")
+def test_tool_call_pairing_is_linear() -> None:
+    ids = [Counted(f"c{i}") for i in range(MANY)]
+    calls = [{"id": i, "type": "function", "function": {"name": "f", "arguments": "{}"}} for i in ids]
+    results = [{"role": "tool", "tool_call_id": Counted(str(i)), "content": "r"} for i in reversed(ids)]
+    messages = [USER, {"role": "assistant", "content": None, "tool_calls": calls}, *results]
+    Counted.reset()
+    converted = parse_request(body(messages=messages)).conversation.messages
+    assert len(converted) == 2 + MANY
+    assert Counted.comparisons <= 6 * MANY
+    Counted.reset()
+    with pytest.raises(ConversionError, match=r"^Duplicate value for 'tool_call_id' of c0 in message\[1\]$"):
+        duplicated = [*calls, {"id": Counted("c0"), "type": "function", "function": {"name": "f", "arguments": ""}}]
+        parse_request(body(messages=[USER, {"role": "assistant", "tool_calls": duplicated}, *results]))
+    assert Counted.comparisons <= 6 * MANY
+
+
+def test_twenty_thousand_tools_and_calls() -> None:
+    n = 20_000
+    request = convert(body(tools=_tools([f"t{i}" for i in range(n)])))
+    assert [t.name for t in request.conversation.tools[:2]] == ["t0", "t1"]
+    assert len(request.conversation.tools) == n
+    assert message_of(body(tools=_tools([*(f"t{i}" for i in range(n)), "t0"]))) == "Tool names must be unique."
+    # A bad schema before the repeated name wins, since each tool's name is checked just before its schema.
+    bad = {"type": "function", "function": {"name": "bad", "parameters": {"type": "string"}}}
+    tools = [*_tools([f"t{i}" for i in range(n)]), bad, *_tools(["t0"])]
+    assert message_of(body(tools=tools)).startswith("Invalid schema for function 'bad'")
+
+    calls = [{"id": f"c{i}", "type": "function", "function": {"name": "f", "arguments": "{}"}} for i in range(n)]
+    results = [{"role": "tool", "tool_call_id": f"c{i}", "content": f"r{i}"} for i in reversed(range(n))]
+    assistant = {"role": "assistant", "content": None, "tool_calls": calls}
+    converted = convert(body(messages=[USER, assistant, *results])).conversation.messages
+    assert [m.tool_call_id for m in converted[2:5] if isinstance(m, ToolMessage)] == ["c19999", "c19998", "c19997"]
+    assert message_of(body(messages=[USER, assistant, *results[:-1], USER])).endswith(
+        "(insufficient tool messages following tool_calls message)"
+    )
+    assert message_of(body(messages=[USER, assistant, *results[:-1], results[0]])) == (
+        f"Duplicate value for 'tool_call_id' of c19999 in message[{n + 1}]"
+    )
+    names = [f"p{i}" for i in range(n)]
+    schema = {"type": "object", "properties": {p: {"type": "string"} for p in names}, "required": [*names, "p0"]}
+    function = {"type": "function", "function": {"name": "f", "parameters": schema}}
+    assert message_of(body(tools=[function])).endswith("has non-unique elements")
+    function["function"]["strict"] = True
+    assert message_of(body(tools=[function])) == "Duplicate required property 'p0'"
+
+
+def test_stop_string_length_cap_d16() -> None:
+    at_cap, over_cap = "s" * 4096, "s" * 4097
+    assert convert(body(stop=["a", at_cap])).parsing_options.stop_sequences == ["a", at_cap]
+    exc = error_of(body(stop=["a", "b", "c", over_cap]))
+    assert exc.message == (
+        "Invalid 'stop[3]': string too long. Expected a string with maximum length 4096, but got a string with "
+        "length 4097 instead."
+    )
+    assert exc.body["error"]["param"] == "stop[3]"
+    assert error_of(body(stop=over_cap)).message.startswith("Invalid 'stop': string too long.")
+    # Every check of the reference comes first: it accepts any length, so its errors must stay the same.
+    assert message_of(body(stop=[over_cap, ""])).startswith("Invalid 'stop[1]': empty string.")
+    assert message_of(body(stop=[over_cap], seed=2**63)) == "Invalid seed value, the valid range of seed is [0, 2^63)"
+    assert message_of(body(stop=over_cap, max_completion_tokens=0)).startswith("Invalid max_tokens value")
+
+
+def test_context_length_error_is_in_the_openai_envelope() -> None:
+    request = convert(body(max_tokens=100))
+    with pytest.raises(ContextLengthExceeded) as info:
+        request.resolve_max_tokens(950, 1000)
+    exc = info.value
+    assert exc.protocol == "chat_completions"
+    assert exc.body == error_body("chat_completions", exc)
+    assert list(exc.body["error"]) == ["message", "type", "param", "code"]

@@ -11,10 +11,12 @@ error envelope — never any other exception.
 
 from __future__ import annotations
 
+import binascii
 import json
 from typing import Any
 
 import pytest
+from anthropic.types import ErrorResponse
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -29,9 +31,11 @@ from dscodec.conversation import (
     ToolMessage,
     UserMessage,
 )
-from dscodec.errors import ConversionError
+from dscodec.errors import ContextLengthExceeded, ConversionError
 from dscodec.options import ConversionOptions
-from dscodec.protocols.anthropic_messages import parse_request
+from dscodec.protocols import _shared as rules
+from dscodec.protocols.anthropic_messages import inbound, parse_request
+from tests.unit.test_shared_rules import Counted
 
 V4 = "DeepSeek-V4-Pro"
 V41 = "DeepSeek-V4.1-Flash"
@@ -1214,3 +1218,171 @@ def test_deep_nesting_everywhere(depth: int) -> None:
         f'[{{"type": "tool_use", "id": "t", "name": "f", "input": {deep_input}}}]}}, {{"role": "user", "content": '
         '[{"type": "tool_result", "tool_use_id": "t"}]}]}'
     )
+
+
+# -- hardening: linear checks, the stop length cap (D16), error shapes, base64 on every Python -------------------
+#
+# Comparisons are counted, not timed (see ``Counted``): the body is handed over as parsed so the counted names and
+# ids reach the checks.
+
+MANY = 2_000
+
+
+@pytest.fixture
+def parsed_bodies(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(rules, "load_body", lambda request: request)
+
+
+@pytest.mark.usefixtures("parsed_bodies")
+def test_tool_name_uniqueness_is_linear() -> None:
+    names = [Counted(f"t{i}") for i in range(MANY)]
+    Counted.reset()
+    assert len(parse_request(body(tools=[tool(n) for n in names])).conversation.tools) == MANY
+    assert Counted.comparisons <= 4 * MANY
+    Counted.reset()
+    with pytest.raises(ConversionError, match=r"^Tool names must be unique\.$"):
+        parse_request(body(tools=[*(tool(n) for n in names), tool(Counted("t0"))]))
+    assert Counted.comparisons <= 4 * MANY
+
+
+@pytest.mark.usefixtures("parsed_bodies")
+def test_tool_use_pairing_is_linear() -> None:
+    ids = [Counted(f"c{i}") for i in range(MANY)]
+    uses = [tool_use(i) for i in ids]
+    results = [tool_result(Counted(str(i))) for i in reversed(ids)]
+    # Text blocks after the results: each one checks that every call was answered.
+    answer = user([*results, *(text("x") for _ in range(MANY))])
+    Counted.reset()
+    converted = parse_request(body(user("Go"), assistant(uses), answer, **NOTHINK)).conversation.messages
+    assert len(converted) == 2 + 2 * MANY
+    assert Counted.comparisons <= 6 * MANY
+    Counted.reset()
+    with pytest.raises(ConversionError, match=r"`tool_use` ids must be unique$"):
+        parse_request(body(user("Go"), assistant([*uses, tool_use(Counted("c0"))]), answer, **NOTHINK))
+    assert Counted.comparisons <= 6 * MANY
+
+
+def test_content_is_joined_once() -> None:
+    # Parts are collected and joined when the text is read: appending to one string would copy it per part.
+    part = inbound._Content()
+    for piece in ("a", "", "bc"):
+        part.add(piece)
+    part.add(IMAGE, ImageSource(kind="url", url="http://x"))
+    assert part.pieces == ["a", "", "bc", IMAGE]
+    assert part.text == "a\n\n\n\nbc\n\n" + IMAGE and part.length == len(part.text)
+    assert part.images[0].offset == part.text.index(IMAGE)
+    texts: list[str] = []
+    for piece in ("", "", "a", "", "b"):
+        inbound._append_text(texts, piece)
+    assert texts == ["a", "", "b"]
+
+
+def test_twenty_thousand_tools_blocks_and_calls() -> None:
+    n = 20_000
+    assert len(convert(body(tools=[tool(f"t{i}") for i in range(n)])).conversation.tools) == n
+    assert message_of(body(tools=[*(tool(f"t{i}") for i in range(n)), tool("t0")])) == "Tool names must be unique."
+    uses = [tool_use(f"c{i}") for i in range(n)]
+    results = [tool_result(f"c{i}", f"r{i}") for i in reversed(range(n))]
+    converted = convert(body(user("Go"), assistant(uses), user(results), **NOTHINK)).conversation.messages
+    assert len(converted) == 2 + n
+    assert [m.tool_call_id for m in converted[2:4] if isinstance(m, ToolMessage)] == ["c19999", "c19998"]
+    assert message_of(body(user("Go"), assistant(uses), user([*results[:-1], text("x")]), **NOTHINK)) == (
+        unanswered("messages.2: ", "c0")
+    )
+    assert message_of(body(user("Go"), assistant(uses), user([*results, tool_result("c1")]), **NOTHINK)) == (
+        f"messages.2.content.{n}: each tool_use must have a single result. Found multiple `tool_result` blocks "
+        "with id: c1"
+    )
+    blocks = [text("") for _ in range(3)] + [text(f"b{i}" if i % 2 else "") for i in range(n)]
+    reply = convert(body(user("Go"), assistant(blocks), **NOTHINK)).conversation.messages[1]
+    assert isinstance(reply, AssistantMessage)
+    assert reply.content == "\n\n".join(f"b{i}" if i % 2 else "" for i in range(1, n))
+    parts = [text(f"s{i}") for i in range(n)]
+    system_message = convert(body(system(parts), user("Go"), model=V41)).conversation.messages[0]
+    assert isinstance(system_message, SystemMessage)
+    assert system_message.content == "\n\n".join(f"s{i}" for i in range(n))
+
+
+def test_stop_sequence_length_cap_d16() -> None:
+    at_cap, over_cap = "s" * 4096, "s" * 4097
+    assert convert(body(stop_sequences=[at_cap])).parsing_options.stop_sequences == [at_cap]
+    exc = error_of(body(stop_sequences=["a", "b", "c", over_cap]))
+    assert exc.message == (
+        "Invalid 'stop_sequences[3]': string too long. Expected a string with maximum length 4096, but got a "
+        "string with length 4097 instead."
+    )
+    assert exc.body == {"type": "error", "error": {"type": "invalid_request_error", "message": exc.message}}
+    assert ErrorResponse.model_validate(exc.body).error.type == "invalid_request_error"
+    # Every check of the reference comes first: it accepts any length, so its errors must stay the same.
+    assert message_of(body(stop_sequences=[over_cap, ""])).startswith("Invalid 'stop[1]': empty string.")
+    assert message_of(body(stop_sequences=[over_cap], max_tokens=0)).startswith("Invalid max_tokens value")
+    assert message_of(body(stop_sequences=[over_cap], temperature=3)).startswith("Invalid temperature value")
+
+
+def test_context_length_error_is_in_anthropics_envelope() -> None:
+    request = convert(body(max_tokens=100))
+    with pytest.raises(ContextLengthExceeded) as info:
+        request.resolve_max_tokens(950, 1000)
+    exc = info.value
+    assert exc.protocol == "messages"
+    assert exc.body == {"type": "error", "error": {"type": "invalid_request_error", "message": exc.message}}
+    assert dscodec.error_body("messages", exc) == exc.body
+    # Without a requested budget, a prompt larger than the context is refused in the same shape.
+    with pytest.raises(ContextLengthExceeded) as info:
+        convert(body()).resolve_max_tokens(1001, 1000)
+    assert info.value.body["type"] == "error"
+    # A request built by hand (not converted) is bound by its protocol name too.
+    rebuilt = ConversationRequest.model_validate(request.model_dump())
+    with pytest.raises(ContextLengthExceeded) as info:
+        rebuilt.resolve_max_tokens(950, 1000)
+    assert info.value.body["type"] == "error"
+
+
+def _decoder_without_strict_mode(data: Any, /) -> bytes:
+    # Python 3.10's a2b_base64 has no keyword arguments: any use of strict_mode is a TypeError there.
+    return REAL_A2B_BASE64(data)
+
+
+REAL_A2B_BASE64 = binascii.a2b_base64
+
+
+@pytest.mark.parametrize(
+    ("data", "canonical"),
+    [
+        ("", ""),
+        ("AA==", "AA=="),
+        ("AA=", "AA=="),
+        ("AA===", "AA=="),
+        ("AAA=", "AAA="),
+        ("AAAA====", "AAAA"),
+        ("AAAA", "AAAA"),
+        ("+/+/", "+/+/"),
+        (PNG, PNG),
+        ("AA", None),
+        ("A===", None),
+        ("A", None),
+        ("AB==", None),
+        ("AAB=", None),
+        (" AAAA", None),
+        ("AA AA", None),
+        ("AAAA\n", None),
+        ("-_-_", None),
+        ("=AAA", None),
+        ("AA=A", None),
+        ("AAAA=AAA", None),
+        ("ÀAAA", None),
+        ("AAA٣", None),
+    ],
+)
+def test_base64_decisions_without_strict_mode(
+    monkeypatch: pytest.MonkeyPatch, data: str, canonical: str | None
+) -> None:
+    # The decoder is the one Python 3.10 offers; the decisions are the ones observed on the reference.
+    monkeypatch.setattr(binascii, "a2b_base64", _decoder_without_strict_mode)
+    assert inbound._canonical_base64(data) == canonical
+    if canonical is None:
+        assert message_of(body(user([b64_image(data)]), model=V41)) == "messages.0.content[0]: base64 decode error"
+    else:
+        message = convert(body(user([b64_image(data)]), model=V41)).conversation.messages[0]
+        assert isinstance(message, UserMessage)
+        assert message.images[0].source.url == f"data:image/png;base64,{canonical}"

@@ -24,10 +24,14 @@ from dscodec.conversation import (
     ToolMessage,
     UserMessage,
 )
-from dscodec.errors import ConversionError
+from dscodec.errors import ContextLengthExceeded, ConversionError
 from dscodec.options import ConversionOptions
 from dscodec.prompt.dialects import APPLY_PATCH_TOOL
+from dscodec.protocols import _shared as rules
+from dscodec.protocols import error_body
+from dscodec.protocols.openai_responses import inbound
 from dscodec.protocols.openai_responses.inbound import parse_request
+from tests.unit.test_shared_rules import Counted
 
 V4 = "DeepSeek-V4-Pro"
 V41 = "DeepSeek-V4.1-Flash"
@@ -1158,3 +1162,111 @@ def test_deep_nesting_everywhere(depth: int) -> None:
     for field in ("input", "tools", "zz", "text", "reasoning"):
         _only_conversion_errors(f'{{"model": "{V4}", "input": "x", "{field}": {nested}}}')
         _only_conversion_errors(f'{{"model": "{V4}", "input": "x", "{field}": {obj}}}')
+
+
+# -- hardening: linear checks, error shapes ---------------------------------------------------------------------
+#
+# Comparisons are counted, not timed (see ``Counted``): the body is handed over as parsed so the counted names and
+# ids reach the checks.
+
+MANY = 2_000
+
+
+@pytest.fixture
+def parsed_bodies(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(rules, "load_body", lambda request: request)
+
+
+@pytest.mark.usefixtures("parsed_bodies")
+def test_tool_name_uniqueness_is_linear() -> None:
+    names = [Counted(f"t{i}") for i in range(MANY)]
+    Counted.reset()
+    assert len(parse_request(body(tools=[function(n) for n in names])).conversation.tools) == MANY
+    assert Counted.comparisons <= 4 * MANY
+    Counted.reset()
+    with pytest.raises(ConversionError, match=r"^Tool names must be unique\.$"):
+        parse_request(body(tools=[*(function(n) for n in names), function(Counted("t0"))]))
+    assert Counted.comparisons <= 4 * MANY
+
+
+@pytest.mark.usefixtures("parsed_bodies")
+def test_call_output_pairing_is_linear() -> None:
+    ids = [Counted(f"c{i}") for i in range(MANY)]
+    items = [user("Go"), *(fcall(i) for i in ids), *(fout(Counted(str(i))) for i in reversed(ids))]
+    Counted.reset()
+    assert len(parse_request(nothink(input=items)).conversation.messages) == 2 + MANY
+    assert Counted.comparisons <= 6 * MANY
+
+
+def test_name_allocator_is_linear() -> None:
+    lookups = 0
+
+    class CountingSet(set[str]):
+        def __contains__(self, item: object) -> bool:
+            nonlocal lookups
+            lookups += 1
+            return super().__contains__(item)
+
+    allocator = inbound._NameAllocator(())
+    allocator.taken = CountingSet({"gh__x_2"})
+    names = [allocator.take("gh__x") for _ in range(MANY)]
+    assert names[:4] == ["gh__x", "gh__x_1", "gh__x_3", "gh__x_4"] and names[-1] == f"gh__x_{MANY}"
+    assert lookups <= 3 * MANY
+
+
+def test_flat_tool_names_are_collected_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen = 0
+    real = inbound._flat_name
+
+    def counting(tool: Any) -> str | None:
+        nonlocal seen
+        seen += 1
+        return real(tool)
+
+    monkeypatch.setattr(inbound, "_flat_name", counting)
+    tools = [function(f"t{i}") for i in range(MANY)] + [function("gh__x"), namespace("gh", function("x"))]
+    items = [user("Go")]
+    for i in range(MANY):
+        items += [fcall(f"c{i}", "x", namespace="gh"), fout(f"c{i}")]
+    messages = messages_of(nothink(input=items, tools=tools))
+    calls = [m for m in messages if isinstance(m, AssistantMessage)]
+    assert len(calls) == MANY and {c.tool_calls[0].name for c in calls} == {"gh__x_1"}
+    assert seen <= len(tools) + 1
+
+
+def test_many_namespaces_with_one_name() -> None:
+    tools = [function("gh__x"), function("gh__x_2"), *(namespace("gh", function("x")) for _ in range(MANY))]
+    request = convert(body(tools=tools))
+    names = [t.name for t in request.conversation.tools]
+    assert names[:5] == ["gh__x", "gh__x_2", "gh__x_1", "gh__x_3", "gh__x_4"]
+    assert len(set(names)) == len(names) == MANY + 2
+    assert request.namespace_tool_map[f"gh__x_{MANY + 1}"] == ("gh", "x")
+
+
+def test_twenty_thousand_tools_and_calls() -> None:
+    n = 20_000
+    assert len(convert(body(tools=[function(f"t{i}") for i in range(n)])).conversation.tools) == n
+    tools = [*(function(f"t{i}") for i in range(n)), function("t0")]
+    assert message_of(body(tools=tools)) == "Tool names must be unique."
+    calls = [fcall(f"c{i}") for i in range(n)]
+    outputs = [fout(f"c{i}", f"r{i}") for i in reversed(range(n))]
+    messages = messages_of(nothink(input=[user("Go"), *calls, *outputs]))
+    assert len(messages) == 2 + n
+    # Calls and outputs come out sorted by call id (code point order).
+    assert [m.tool_call_id for m in messages[2:5] if isinstance(m, ToolMessage)] == ["c0", "c1", "c10"]
+    assert message_of(nothink(input=[user("Go"), *calls, fcall("c0")])) == "Duplicate 'call_id': c0."
+    assert message_of(nothink(input=[user("Go"), *calls, *outputs[:-1], user("x")])) == (
+        "No tool output found for tool call c0."
+    )
+    assert message_of(nothink(input=[user("Go"), *calls, *outputs[:-1], fout("c1")])) == (
+        "Duplicate tool output for call_id: c1."
+    )
+
+
+def test_context_length_error_is_in_the_openai_envelope() -> None:
+    request = convert(body(max_output_tokens=100))
+    with pytest.raises(ContextLengthExceeded) as info:
+        request.resolve_max_tokens(950, 1000)
+    assert info.value.protocol == "responses"
+    assert info.value.body == error_body("responses", info.value)
+    assert list(info.value.body["error"]) == ["message", "type", "param", "code"]

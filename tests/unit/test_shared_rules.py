@@ -79,13 +79,104 @@ def test_read_unit_enum_accepts_single_key_map() -> None:
         rules.read_unit_enum("x", ("function",), None)
 
 
-def test_check_json_depth_limit() -> None:
-    ok: Any = []
-    for _ in range(rules.MAX_NESTING_DEPTH - 1):
-        ok = [ok]
-    rules.check_json_depth(ok)
-    with pytest.raises(rules.WireError, match="recursion limit exceeded"):
-        rules.check_json_depth([ok])
+DEPTH_ERROR = "invalid JSON request: recursion limit exceeded (more than 127 nested arrays or objects)"
+
+
+def _nested_body(depth: int) -> dict[str, Any]:
+    """A body object whose deepest array is at depth ``depth`` (the body itself is depth 1)."""
+    inner: Any = [-0.0]
+    for _ in range(depth - 2):
+        inner = [inner]
+    return {"zz": inner}
+
+
+@pytest.mark.parametrize("depth", [126, 127, 128, 129, 300, 1000])
+def test_body_nesting_limit_is_the_same_for_text_and_mappings(depth: int) -> None:
+    value = _nested_body(depth)
+    text = '{"zz": ' + "[" * (depth - 1) + "-0" + "]" * (depth - 1) + "}"
+    if depth <= rules.MAX_NESTING_DEPTH:
+        assert rules.read_body(text, lambda v: v) == value
+        assert rules.read_body(value, lambda v: v) == value
+        return
+    # Deeper than orjson's own limit (255) too: the mapping is checked before it is serialised.
+    for given_body in (text, text.encode(), value):
+        with pytest.raises(ConversionError) as info:
+            rules.read_body(given_body, lambda v: v)
+        assert info.value.message == DEPTH_ERROR
+
+
+def test_a_mapping_that_contains_itself_is_too_deep() -> None:
+    looped: dict[str, Any] = {"model": "m"}
+    looped["self"] = looped
+    with pytest.raises(ConversionError) as info:
+        rules.read_body(looped, lambda v: v)
+    assert info.value.message == DEPTH_ERROR
+
+
+class Counted(str):
+    """A string that counts the equality comparisons made with it, in any position (``==``, ``!=``, ``in`` on a
+    list). Sets and dicts compare only on a hash match, so linear code makes about one comparison per item and a
+    scan of all earlier items makes quadratically many. Shared by the inbound tests' linearity checks."""
+
+    comparisons = 0
+
+    def __eq__(self, other: object) -> bool:
+        Counted.comparisons += 1
+        return str.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        Counted.comparisons += 1
+        return str.__ne__(self, other)
+
+    __hash__ = str.__hash__
+
+    @classmethod
+    def reset(cls) -> None:
+        cls.comparisons = 0
+
+
+def test_counted_strings_see_list_scans() -> None:
+    names = [Counted(f"n{i}") for i in range(100)]
+    Counted.reset()
+    assert Counted("n99") in names and Counted.comparisons == 100
+    Counted.reset()
+    assert Counted("n99") in set(names) and Counted.comparisons <= 2
+
+
+def test_schema_array_uniqueness_is_linear(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 20,000 required names with a duplicate at the end: found by one set pass, no per-item JSON text.
+    names = [Counted(f"p{i}") for i in range(20_000)]
+    schema = {"type": "object", "properties": {n: {"type": "string"} for n in names}, "required": names}
+    texts: list[Any] = []
+    real_json_text = rules.json_text
+    monkeypatch.setattr(rules, "json_text", lambda value: texts.append(value) or real_json_text(value))
+    Counted.reset()
+    rules.validate_function_parameters("f", schema)
+    assert texts == [] and Counted.comparisons <= 2 * len(names)
+    schema["required"] = [*names, Counted("p0")]
+    Counted.reset()
+    with pytest.raises(ConversionError, match=r"has non-unique elements$"):
+        rules.validate_function_parameters("f", schema)
+    assert len(texts) == 1 and Counted.comparisons <= 2 * len(names)
+    with pytest.raises(ConversionError, match="is not valid under any of the schemas listed in the 'anyOf'"):
+        rules.validate_function_parameters(
+            "f", {"type": "object", "properties": {"a": {"type": ["string", "null", "string"]}}}
+        )
+
+
+def test_meta_schema_keywords_belong_to_one_vocabulary() -> None:
+    # Keywords are checked vocabulary by vocabulary through one lookup table: no keyword may be in two.
+    assert sum(len(v) for v in rules._VOCABULARIES) == len(rules._VOCABULARY_OF)
+    # Within a vocabulary the schema's own order decides; across vocabularies the vocabulary order does.
+    assert rules.meta_schema_problem({"minLength": -1, "maxLength": -2}) == "-1 is less than the minimum of 0"
+    assert rules.meta_schema_problem({"minLength": -1, "items": 1}) == '1 is not of types "boolean", "object"'
+
+
+@pytest.mark.parametrize("token", ["²", "١", "1" * 5000, "0" * 5000 + "9", "-1", "1e3"])
+def test_pointer_tokens_that_are_not_array_indexes(token: str) -> None:
+    schema = {"type": "object", "allOf": [{}], "properties": {"a": {"$ref": f"#/allOf/{token}"}}}
+    assert rules.schema_problem(schema) == f"Pointer '/allOf/{token}' does not exist"
+    assert rules.schema_problem({**schema, "properties": {"a": {"$ref": "#/allOf/000"}}}) is None
 
 
 # -- model, thinking, effort (§1.2, §1.3) ----------------------------------------------------------------------
@@ -234,6 +325,22 @@ def test_tool_name_checks() -> None:
         rules.validate_tool_names(["a.b"], path="tools[{i}].name")
     with pytest.raises(ConversionError, match=r"^Tool names must be unique\.$"):
         rules.check_unique_tool_names(["f", "f"])
+
+
+def test_stop_length_cap_d16() -> None:
+    rules.check_stop_lengths(["s" * rules.MAX_STOP_LENGTH], field="stop", is_list=True)
+    with pytest.raises(ConversionError) as info:
+        rules.check_stop_lengths(["a", "b", "c", "s" * 5000], field="stop", is_list=True)
+    assert info.value.message == (
+        "Invalid 'stop[3]': string too long. Expected a string with maximum length 4096, but got a string with "
+        "length 5000 instead."
+    )
+    assert info.value.param == "stop[3]"
+    with pytest.raises(ConversionError, match=r"^Invalid 'stop': string too long") as info:
+        rules.check_stop_lengths(["s" * 4097], field="stop", is_list=False)
+    assert info.value.param == "stop"
+    with pytest.raises(ConversionError, match=r"^Invalid 'stop_sequences\[0\]': string too long"):
+        rules.check_stop_lengths(["s" * 4097], field="stop_sequences", is_list=True)
 
 
 @pytest.mark.parametrize(

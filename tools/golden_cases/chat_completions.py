@@ -2644,6 +2644,251 @@ def _invalid_precedence() -> list[Case]:
     return cases
 
 
+# ----------------------------------------------------------------------------------------------------------------
+# Hardening: the JSON reader's depth limit, -0, very many tools and calls, stop string length (deviation D16)
+
+#: Spelled ``-0`` in the request bytes (``json.dumps`` would write ``-0.0``): see :func:`with_negzero`.
+NEGZERO = "__negzero__"
+#: Depths around the reference's JSON nesting limit (127 accepted, 128 refused) and one far beyond it.
+DEEP_DEPTHS = (126, 127, 128, 129, 1000)
+#: How the deep values are built: plain arrays, arrays with ``-0`` innermost, objects with ``-0`` innermost.
+DEEP_KINDS = ("array", "negzero-array", "negzero-object")
+#: The number of tools and parallel calls of the "many" cases. The cases with many tools are recorded for V4 only
+#: (their checks do not depend on the version), to keep the fixtures small.
+MANY_TOOLS = 2000
+MANY_CALLS = 100
+
+
+def deep_json(depth: int, kind: str) -> str:
+    """JSON text nested ``depth`` arrays or objects deep (``[]`` is depth 1), ``-0`` innermost unless ``array``."""
+    if kind == "array":
+        return "[" * depth + "]" * depth
+    if kind == "negzero-array":
+        return "[" * depth + "-0" + "]" * depth
+    return '{"a":' * depth + "-0" + "}" * depth
+
+
+def with_negzero(body: Any) -> Raw:
+    """``body`` as exact bytes, with every :data:`NEGZERO` string written as the number ``-0``."""
+    data = json.dumps(body, ensure_ascii=False).replace(f'"{NEGZERO}"', "-0")
+    return Raw(data=data.encode("utf-8"))
+
+
+def deep_field(body: Any, depth: int) -> Raw:
+    """``body`` plus an unknown field ``zz`` whose innermost array, holding ``-0``, is at body depth ``depth``."""
+    data = json.dumps(body, ensure_ascii=False)
+    assert data.endswith("}")
+    return Raw(data=(data[:-1] + ', "zz": ' + deep_json(depth - 1, "negzero-array") + "}").encode("utf-8"))
+
+
+def nested_items_schema(levels: int, innermost: JSON) -> JSON:
+    """An array schema whose ``items`` nest ``levels`` deep (each level one JSON object) around ``innermost``."""
+    schema = innermost
+    for _ in range(levels):
+        schema = {"type": "array", "items": schema}
+    return schema
+
+
+def _versions(
+    slug: str, description: str, make: Make, *, only: str | None = None, deviation: str | None = None
+) -> list[Case]:
+    """Like :func:`_both`, with the deviation a case is marked with (docs/deviations.md)."""
+    return [
+        Case(
+            name=f"{prefix}-{slug}",
+            description=f"{description} ({'V4' if prefix == 'v4' else 'V4.1'})",
+            body=make(model),
+            deviation=deviation,
+        )
+        for prefix, model in VERSIONS
+        if only is None or prefix == only
+    ]
+
+
+def _hardening() -> list[Case]:
+    """Hostile shapes at their limits: history ``function.arguments`` strings nested around the JSON reader's depth
+    limit (with and without ``-0``), bodies nested to the limit with ``-0``, 2,000 tools with a duplicate name at
+    the very end (and its precedence against a schema error), 100 parallel calls with results in reverse order,
+    schema arrays with a duplicate at the end, and stop strings at and over dscodec's length cap (D16)."""
+    cases: list[Case] = []
+    for depth in DEEP_DEPTHS:
+        for kind in DEEP_KINDS:
+            cases += _both(
+                f"deep-arguments-{kind}-{depth}",
+                f"history function.arguments nested {depth} deep ({kind}); past 127 it is not valid JSON",
+                lambda m, d=depth, k=kind: _req(
+                    m,
+                    [user("Go"), assistant(calls=[call("c1", "probe", deep_json(d, k))]), tool("c1", "done")],
+                ),
+            )
+    # The body itself: a -0 at depth 126 and 127 is read, 128 and beyond is a parse error.
+    for depth in (126, 127):
+        cases += _both(
+            f"body-negzero-depth-{depth}",
+            f"an unknown field holding -0 at body depth {depth}",
+            lambda m, d=depth: deep_field(_req(m, [user("Hi")]), d),
+        )
+    for depth in (128, 1000):
+        cases += _both(
+            f"invalid-parse-body-negzero-depth-{depth}",
+            f"an unknown field holding -0 at body depth {depth}: beyond the reader's limit",
+            lambda m, d=depth: deep_field(_req(m, [user("Hi")]), d),
+        )
+    # -0 where it reaches the prompt: a tool schema's default at body depth 127 (one level more is refused).
+    # body 1, tools 2, tool 3, function 4, parameters 5, properties 6, "a" 7: 120 nested items reach 127.
+    cases += _both(
+        "body-negzero-schema-depth-127",
+        "a tool schema nested to body depth 127 whose innermost default is -0",
+        lambda m: with_negzero(
+            _req(
+                m,
+                [user("Hi")],
+                tools=[fn("probe", "Probe.", obj({"a": nested_items_schema(120, {"type": "number", "default": NEGZERO})}))],
+            )
+        ),
+    )
+    cases += _both(
+        "invalid-parse-body-negzero-schema-depth-128",
+        "a tool schema nested to body depth 127 whose innermost enum array (depth 128) holds -0",
+        lambda m: with_negzero(
+            _req(
+                m,
+                [user("Hi")],
+                tools=[fn("probe", "Probe.", obj({"a": nested_items_schema(120, {"type": "number", "enum": [NEGZERO]})}))],
+            )
+        ),
+    )
+
+    many = [fn(f"t{i}") for i in range(MANY_TOOLS)]
+    bad_schema = fn("bad", parameters={"type": "string"})
+    cases += _both(
+        "invalid-many-tools-duplicate-last",
+        f"{MANY_TOOLS} tools, the last one repeating the first one's name",
+        lambda m: _req(m, [user("Hi")], tools=[*many, fn("t0")]),
+        only="v4",
+    )
+    cases += _both(
+        "many-tools-duplicate-last-tool-choice-none",
+        f"{MANY_TOOLS} tools with a repeated name at the end and tool_choice none: the tools vanish unchecked",
+        lambda m: _req(m, [user("Hi")], tools=[*many, fn("t0")], tool_choice="none"),
+        only="v4",
+    )
+    cases += _both(
+        "invalid-order-tool-schema-vs-later-duplicate",
+        "a bad schema in the middle of many tools and a repeated name at the end: per tool, so the schema wins",
+        lambda m: _req(m, [user("Hi")], tools=[*many[:1000], bad_schema, *many[1000:], fn("t0")]),
+        only="v4",
+    )
+    cases += _both(
+        "invalid-order-tool-duplicate-vs-later-schema",
+        "a repeated name in the middle of many tools and a bad schema at the end: the name wins",
+        lambda m: _req(m, [user("Hi")], tools=[*many[:1000], fn("t0"), *many[1000:], bad_schema]),
+        only="v4",
+    )
+
+    calls = [call(f"c{i}", "probe", {"i": i}) for i in range(MANY_CALLS)]
+    results = [tool(f"c{i}", f"r{i}") for i in reversed(range(MANY_CALLS))]
+    cases += _both(
+        "many-parallel-calls-reversed-results",
+        f"{MANY_CALLS} parallel calls answered in reverse order",
+        lambda m: _nothink(m, [user("Go"), assistant(calls=calls), *results, user("Next")]),
+    )
+    cases += _both(
+        "invalid-many-parallel-calls-duplicate-id-last",
+        f"{MANY_CALLS} parallel calls, the last one repeating the first one's id",
+        lambda m: _nothink(m, [user("Go"), assistant(calls=[*calls, call("c0", "probe", {})]), *results]),
+    )
+    cases += _both(
+        "invalid-many-parallel-results-duplicate-last",
+        f"{MANY_CALLS} parallel calls answered in reverse order, the last answer repeating an earlier id",
+        lambda m: _nothink(m, [user("Go"), assistant(calls=calls), *results[:-1], tool("c1", "again")]),
+    )
+    cases += _both(
+        "invalid-many-parallel-results-one-missing",
+        f"{MANY_CALLS} parallel calls answered in reverse order but one",
+        lambda m: _nothink(m, [user("Go"), assistant(calls=calls), *results[:-1], user("Next")]),
+    )
+
+    names = [f"p{i}" for i in range(MANY_TOOLS)]
+    wide = {name: {"type": "string"} for name in names}
+    cases += _both(
+        "invalid-schema-required-duplicate-last",
+        f"a schema with {MANY_TOOLS} required properties, the last name repeating the first",
+        lambda m: _req(m, [user("Hi")], tools=[fn("probe", parameters=obj(wide, required=[*names, "p0"]))]),
+        only="v4",
+    )
+    cases += _both(
+        "invalid-strict-required-duplicate-last",
+        f"a strict schema with {MANY_TOOLS} required properties, the last name repeating the first",
+        lambda m: _req(
+            m, [user("Hi")], tools=[fn("probe", parameters=obj(wide, required=[*names, "p0"]), strict=True)]
+        ),
+        only="v4",
+    )
+    cases += _both(
+        "invalid-schema-type-duplicate-last",
+        "a type array listing every simple type, then string again",
+        lambda m: _req(
+            m,
+            [user("Hi")],
+            tools=[
+                fn(
+                    "probe",
+                    parameters=obj(
+                        {"a": {"type": ["string", "number", "integer", "boolean", "null", "array", "object", "string"]}}
+                    ),
+                )
+            ],
+        ),
+    )
+    cases += _both(
+        "schema-enum-duplicates",
+        "enum values need not be unique: a repeated value at the end is accepted",
+        lambda m: _req(
+            m,
+            [user("Hi")],
+            tools=[fn("probe", parameters=obj({"a": {"type": "string", "enum": [*(f"v{i}" for i in range(50)), "v0"]}}))],
+        ),
+    )
+
+    # Stop strings: dscodec caps one at 4,096 characters (D16); the reference takes any length.
+    at_cap = "s" * 4096
+    over_cap = "s" * 4097
+    cases += _both(
+        "stop-at-length-cap",
+        "a stop string of exactly 4,096 characters among others",
+        lambda m: _req(m, [user("Hi")], stop=["a", "b", "c", at_cap]),
+    )
+    cases += _versions(
+        "stop-over-length-cap",
+        "a stop string of 4,097 characters at index 3: refused by dscodec (D16), accepted by the reference",
+        lambda m: _req(m, [user("Hi")], stop=["a", "b", "c", over_cap]),
+        deviation="D16",
+    )
+    cases += _versions(
+        "stop-string-over-length-cap",
+        "stop given as one string of 4,097 characters: refused by dscodec (D16), accepted by the reference",
+        lambda m: _req(m, [user("Hi")], stop=over_cap),
+        deviation="D16",
+    )
+    cases += _both(
+        "invalid-order-stop-empty-vs-stop-length",
+        "an over-long stop string before an empty one: the reference's empty-string error wins",
+        lambda m: _req(m, [user("Hi")], stop=[over_cap, ""]),
+    )
+    cases += _both(
+        "invalid-order-seed-vs-stop-length",
+        "an over-long stop string and a seed out of range: the seed error (the reference's last check) wins",
+        lambda m: _req(m, [user("Hi")], stop=[over_cap], seed=2**63),
+    )
+    cases += _both(
+        "invalid-order-temperature-vs-stop-length",
+        "an over-long stop string and a temperature out of range: the temperature error wins",
+        lambda m: _nothink(m, [user("Hi")], stop=over_cap, temperature=3),
+    )
+    return cases
+
+
 def cases() -> list[Case]:
     """All Chat Completions golden cases, in a stable order."""
     return [
@@ -2665,4 +2910,5 @@ def cases() -> list[Case]:
         *_invalid_semantic(),
         *_invalid_parse(),
         *_invalid_precedence(),
+        *_hardening(),
     ]

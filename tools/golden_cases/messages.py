@@ -24,9 +24,17 @@ from golden_cases.chat_completions import (
     ALL_SPECIALS,
     ALL_SPECIALS_TIGHT,
     CORPUS,
+    DEEP_KINDS,
     GROUNDED,
     GROUNDED_TIGHT,
+    MANY_CALLS,
+    MANY_TOOLS,
+    NEGZERO,
     SPECIALS,
+    deep_field,
+    deep_json,
+    nested_items_schema,
+    with_negzero,
 )
 
 PROTOCOL = "messages"
@@ -1997,6 +2005,171 @@ def _invalid_precedence() -> list[Case]:
     return cases
 
 
+# ----------------------------------------------------------------------------------------------------------------
+# Hardening: the JSON reader's depth limit, -0, very many tools and calls, stop sequence length (deviation D16)
+
+#: Stands for the deep ``tool_use.input`` in a body; replaced by the exact JSON text (see :func:`_deep_input`).
+_DEEP_INPUT = "__deep_input__"
+
+
+def _deep_input(body: JSON, value: str) -> Raw:
+    """``body`` as exact bytes, with the :data:`_DEEP_INPUT` string replaced by the JSON text ``value``."""
+    data = json.dumps(body, ensure_ascii=False).replace(f'"{_DEEP_INPUT}"', value)
+    return Raw(data=data.encode("utf-8"))
+
+
+def _hardening() -> list[Case]:
+    """Hostile shapes at their limits: history ``tool_use.input`` nested up to and past the body's depth limit
+    (the input sits at depth 5, so 122 levels reach 127), with and without ``-0``; bodies nested to the limit with
+    ``-0``; 2,000 tools with a duplicate name at the very end; 100 parallel calls with results in reverse order;
+    schema arrays with a duplicate at the end; stop sequences at and over dscodec's length cap (D16)."""
+    cases: list[Case] = []
+    # body 1, messages 2, message 3, content 4, block 5: the input's innermost level is at 5 + depth.
+    for depth, valid in ((121, True), (122, True), (123, False), (1000, False)):
+        for kind in DEEP_KINDS:
+            slug = f"deep-input-{kind}-{depth}" if valid else f"invalid-parse-deep-input-{kind}-{depth}"
+            cases += both(
+                slug,
+                f"history tool_use.input nested {depth} deep ({kind}): body depth {5 + depth}",
+                lambda m, d=depth, k=kind: _deep_input(
+                    _req(
+                        m,
+                        [
+                            user("Go"),
+                            assistant([tool_use("c1", "probe", _DEEP_INPUT)]),
+                            user([tool_result("c1", "done")]),
+                        ],
+                    ),
+                    deep_json(d, k),
+                ),
+            )
+    for depth in (126, 127):
+        cases += both(
+            f"body-negzero-depth-{depth}",
+            f"an unknown field holding -0 at body depth {depth}",
+            lambda m, d=depth: deep_field(_req(m, [user("Hi")]), d),
+        )
+    for depth in (128, 1000):
+        cases += both(
+            f"invalid-parse-body-negzero-depth-{depth}",
+            f"an unknown field holding -0 at body depth {depth}: beyond the reader's limit",
+            lambda m, d=depth: deep_field(_req(m, [user("Hi")]), d),
+        )
+    # body 1, tools 2, tool 3, input_schema 4, properties 5, "a" 6: 121 nested items reach depth 127.
+    cases += both(
+        "body-negzero-schema-depth-127",
+        "a tool schema nested to body depth 127 whose innermost default is -0",
+        lambda m: with_negzero(
+            _req(
+                m,
+                [user("Hi")],
+                tools=[tool("probe", "Probe.", obj({"a": nested_items_schema(121, {"type": "number", "default": NEGZERO})}))],
+            )
+        ),
+    )
+    cases += both(
+        "invalid-parse-body-negzero-schema-depth-128",
+        "a tool schema nested to body depth 127 whose innermost enum array (depth 128) holds -0",
+        lambda m: with_negzero(
+            _req(
+                m,
+                [user("Hi")],
+                tools=[tool("probe", "Probe.", obj({"a": nested_items_schema(121, {"type": "number", "enum": [NEGZERO]})}))],
+            )
+        ),
+    )
+
+    many = [tool(f"t{i}", input_schema={"type": "object"}) for i in range(MANY_TOOLS)]
+    bad_schema = tool("bad", input_schema={"type": "string"})
+    cases += both(
+        "invalid-many-tools-duplicate-last",
+        f"{MANY_TOOLS} tools, the last one repeating the first one's name",
+        lambda m: _req(m, [user("Hi")], tools=[*many, many[0]]),
+        only="v4",
+    )
+    cases += both(
+        "invalid-order-tool-schema-vs-later-duplicate",
+        "a bad schema in the middle of many tools and a repeated name at the end: per tool, so the schema wins",
+        lambda m: _req(m, [user("Hi")], tools=[*many[:1000], bad_schema, *many[1000:], many[0]]),
+        only="v4",
+    )
+    cases += both(
+        "invalid-order-tool-duplicate-vs-later-schema",
+        "a repeated name in the middle of many tools and a bad schema at the end: the name wins",
+        lambda m: _req(m, [user("Hi")], tools=[*many[:1000], many[0], *many[1000:], bad_schema]),
+        only="v4",
+    )
+
+    uses = [tool_use(f"c{i}", "probe", {"i": i}) for i in range(MANY_CALLS)]
+    results = [tool_result(f"c{i}", f"r{i}") for i in reversed(range(MANY_CALLS))]
+    cases += both(
+        "many-parallel-calls-reversed-results",
+        f"{MANY_CALLS} parallel tool_use blocks answered in reverse order",
+        lambda m: _nothink(m, [user("Go"), assistant(uses), user([*results, text("Next")])]),
+    )
+    cases += both(
+        "invalid-many-parallel-calls-duplicate-id-last",
+        f"{MANY_CALLS} parallel tool_use blocks, the last one repeating the first one's id",
+        lambda m: _nothink(m, [user("Go"), assistant([*uses, tool_use("c0", "probe", {})]), user(results)]),
+    )
+    cases += both(
+        "invalid-many-parallel-results-duplicate-last",
+        f"{MANY_CALLS} parallel calls answered in reverse order, then one answered again",
+        lambda m: _nothink(m, [user("Go"), assistant(uses), user([*results, tool_result("c1", "again")])]),
+    )
+    cases += both(
+        "invalid-many-parallel-results-one-missing",
+        f"{MANY_CALLS} parallel calls answered in reverse order but one, then a text block",
+        lambda m: _nothink(m, [user("Go"), assistant(uses), user([*results[:-1], text("Next")])]),
+    )
+    cases += both(
+        "many-assistant-text-blocks",
+        "an assistant message of 500 text blocks, empty ones first and in between",
+        lambda m: _nothink(
+            m, [user("Go"), assistant([text(""), text(""), *(text(f"b{i}" if i % 3 else "") for i in range(500))]), user("Next")]
+        ),
+    )
+
+    names = [f"p{i}" for i in range(MANY_TOOLS)]
+    wide = {name: {"type": "string"} for name in names}
+    cases += both(
+        "invalid-schema-required-duplicate-last",
+        f"a schema with {MANY_TOOLS} required properties, the last name repeating the first",
+        lambda m: _req(m, [user("Hi")], tools=[tool("probe", input_schema=obj(wide, required=[*names, "p0"]))]),
+        only="v4",
+    )
+
+    at_cap = "s" * 4096
+    over_cap = "s" * 4097
+    cases += both(
+        "stop-at-length-cap",
+        "a stop sequence of exactly 4,096 characters among others",
+        lambda m: _req(m, [user("Hi")], stop_sequences=["a", "b", "c", at_cap]),
+    )
+    cases += both(
+        "stop-over-length-cap",
+        "a stop sequence of 4,097 characters at index 3: refused by dscodec (D16), accepted by the reference",
+        lambda m: _req(m, [user("Hi")], stop_sequences=["a", "b", "c", over_cap]),
+        deviation="D16",
+    )
+    cases += both(
+        "invalid-order-stop-empty-vs-stop-length",
+        "an over-long stop sequence before an empty one: the reference's empty-string error wins",
+        lambda m: _req(m, [user("Hi")], stop_sequences=[over_cap, ""]),
+    )
+    cases += both(
+        "invalid-order-max-tokens-vs-stop-length",
+        "an over-long stop sequence and max_tokens 0: the max_tokens error (the reference's last check) wins",
+        lambda m: _req(m, [user("Hi")], stop_sequences=[over_cap], max_tokens=0),
+    )
+    cases += both(
+        "invalid-order-temperature-vs-stop-length",
+        "an over-long stop sequence and a temperature out of range: the temperature error wins",
+        lambda m: _nothink(m, [user("Hi")], stop_sequences=[over_cap], temperature=3),
+    )
+    return cases
+
+
 def cases() -> list[Case]:
     """All Messages golden cases, in a stable order."""
     return [
@@ -2016,4 +2189,5 @@ def cases() -> list[Case]:
         *_invalid_semantic(),
         *_invalid_parse(),
         *_invalid_precedence(),
+        *_hardening(),
     ]

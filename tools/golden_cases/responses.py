@@ -24,10 +24,19 @@ from golden_cases.chat_completions import (
     ALL_SPECIALS,
     ALL_SPECIALS_TIGHT,
     CORPUS,
+    DEEP_DEPTHS,
+    DEEP_KINDS,
     GROUNDED,
     GROUNDED_TIGHT,
+    MANY_CALLS,
+    MANY_TOOLS,
+    NEGZERO,
     PNG_DATA_URL,
     SPECIALS,
+    deep_field,
+    deep_json,
+    nested_items_schema,
+    with_negzero,
 )
 
 PROTOCOL = "responses"
@@ -2592,6 +2601,124 @@ def _invalid_precedence() -> list[Case]:
     return cases
 
 
+# ----------------------------------------------------------------------------------------------------------------
+# Hardening: the JSON reader's depth limit, -0, very many tools, calls and namespaces
+
+
+def _hardening() -> list[Case]:
+    """Hostile shapes at their limits: history ``function_call.arguments`` strings nested around the JSON reader's
+    depth limit (with and without ``-0``), bodies nested to the limit with ``-0``, 2,000 tools with a duplicate name
+    at the very end, 100 parallel calls with outputs in reverse order, 100 namespaces sharing one name (numbered
+    suffixes), and schema arrays with a duplicate at the end."""
+    cases: list[Case] = []
+    for depth in DEEP_DEPTHS:
+        for kind in DEEP_KINDS:
+            cases += both(
+                f"deep-arguments-{kind}-{depth}",
+                f"history function_call.arguments nested {depth} deep ({kind}); past 127 it is not valid JSON",
+                lambda m, d=depth, k=kind: _req(
+                    m, [user("Go"), fcall("c1", "probe", deep_json(d, k)), fout("c1", "done")]
+                ),
+            )
+    for depth in (126, 127):
+        cases += both(
+            f"body-negzero-depth-{depth}",
+            f"an unknown field holding -0 at body depth {depth}",
+            lambda m, d=depth: deep_field(_req(m, "Hi"), d),
+        )
+    for depth in (128, 1000):
+        cases += both(
+            f"invalid-parse-body-negzero-depth-{depth}",
+            f"an unknown field holding -0 at body depth {depth}: beyond the reader's limit",
+            lambda m, d=depth: deep_field(_req(m, "Hi"), d),
+        )
+    # body 1, tools 2, tool 3, parameters 4, properties 5, "a" 6: 121 nested items reach depth 127.
+    cases += both(
+        "body-negzero-schema-depth-127",
+        "a tool schema nested to body depth 127 whose innermost default is -0",
+        lambda m: with_negzero(
+            _req(m, "Hi", tools=[fn("probe", "Probe.", obj({"a": nested_items_schema(121, {"type": "number", "default": NEGZERO})}))])
+        ),
+    )
+    cases += both(
+        "invalid-parse-body-negzero-schema-depth-128",
+        "a tool schema nested to body depth 127 whose innermost enum array (depth 128) holds -0",
+        lambda m: with_negzero(
+            _req(m, "Hi", tools=[fn("probe", "Probe.", obj({"a": nested_items_schema(121, {"type": "number", "enum": [NEGZERO]})}))])
+        ),
+    )
+
+    many = [fn(f"t{i}") for i in range(MANY_TOOLS)]
+    cases += both(
+        "invalid-many-tools-duplicate-last",
+        f"{MANY_TOOLS} tools, the last one repeating the first one's name",
+        lambda m: _req(m, "Hi", tools=[*many, fn("t0")]),
+        only="v4",
+    )
+    cases += both(
+        "invalid-order-tool-schema-vs-later-duplicate",
+        "a bad schema in the middle of many tools and a repeated name at the end: per tool, so the schema wins",
+        lambda m: _req(m, "Hi", tools=[*many[:1000], fn("bad", parameters={"type": "string"}), *many[1000:], fn("t0")]),
+        only="v4",
+    )
+    cases += both(
+        "invalid-order-tool-duplicate-vs-later-schema",
+        "a repeated name in the middle of many tools and a bad schema at the end: the name wins",
+        lambda m: _req(m, "Hi", tools=[*many[:1000], fn("t0"), *many[1000:], fn("bad", parameters={"type": "string"})]),
+        only="v4",
+    )
+
+    calls = [fcall(f"c{i}", "probe", {"i": i}) for i in range(MANY_CALLS)]
+    outputs = [fout(f"c{i}", f"r{i}") for i in reversed(range(MANY_CALLS))]
+    cases += both(
+        "many-parallel-calls-reversed-outputs",
+        f"{MANY_CALLS} parallel calls answered in reverse order (written sorted by call id)",
+        lambda m: _nothink(m, [user("Go"), *calls, *outputs, user("Next")]),
+    )
+    cases += both(
+        "invalid-many-parallel-calls-duplicate-id-last",
+        f"{MANY_CALLS} parallel calls, the last one repeating the first one's call_id",
+        lambda m: _nothink(m, [user("Go"), *calls, fcall("c0", "probe", {}), *outputs]),
+    )
+    cases += both(
+        "invalid-many-parallel-outputs-duplicate-last",
+        f"{MANY_CALLS} parallel calls answered in reverse order, the last output repeating an earlier call_id",
+        lambda m: _nothink(m, [user("Go"), *calls, *outputs[:-1], fout("c1", "again")]),
+    )
+    cases += both(
+        "invalid-many-parallel-outputs-one-missing",
+        f"{MANY_CALLS} parallel calls answered in reverse order but one",
+        lambda m: _nothink(m, [user("Go"), *calls, *outputs[:-1], user("Next")]),
+    )
+
+    spaces = [namespace("gh", [fn("x", "X.")]) for _ in range(100)]
+    cases += both(
+        "many-namespaces-same-name",
+        "100 namespaces all named gh with one member x, next to flat tools gh__x and gh__x_2 (V4's spelling)",
+        lambda m: _nothink(
+            m,
+            [user("Go"), fcall("c1", "x", {}, namespace="gh"), fout("c1", "ok"), user("Next")],
+            tools=[fn("gh__x"), fn("gh__x_2"), *spaces],
+        ),
+    )
+
+    names = [f"p{i}" for i in range(MANY_TOOLS)]
+    wide = {name: {"type": "string"} for name in names}
+    cases += both(
+        "invalid-schema-required-duplicate-last",
+        f"a schema with {MANY_TOOLS} required properties, the last name repeating the first",
+        lambda m: _req(m, "Hi", tools=[fn("probe", parameters=obj(wide, required=[*names, "p0"]))]),
+        only="v4",
+    )
+    cases += both(
+        "invalid-strict-required-duplicate-last",
+        f"a strict schema with {MANY_TOOLS} required properties, the last name repeating the first",
+        lambda m: _req(m, "Hi", tools=[fn("probe", parameters=obj(wide, required=[*names, "p0"]), strict=True)]),
+        only="v4",
+    )
+    return cases
+
+
 def cases() -> list[Case]:
     """All Responses golden cases, in a stable order."""
     return [
@@ -2611,4 +2738,5 @@ def cases() -> list[Case]:
         *_invalid_semantic(),
         *_invalid_parse(),
         *_invalid_precedence(),
+        *_hardening(),
     ]

@@ -8,6 +8,7 @@ from typing import Any, get_args
 from dscodec.conversation import ConversationRequest, Protocol
 from dscodec.errors import DscodecError, UnsupportedProtocol
 from dscodec.options import ConversionOptions
+from dscodec.protocols.errors import anthropic_error_body, openai_error_body  # also registers the renderers
 
 __all__ = ["PROTOCOLS", "convert", "error_body"]
 
@@ -53,8 +54,6 @@ def error_body(protocol: Protocol, exc: DscodecError) -> dict[str, Any]:
         >>> error_body("messages", ConversionError("bad"))
         {'type': 'error', 'error': {'type': 'invalid_request_error', 'message': 'bad'}}
     """
-    from dscodec.protocols.errors import anthropic_error_body, openai_error_body
-
     if protocol == "messages":
         return anthropic_error_body(exc)
     return openai_error_body(exc)

@@ -28,7 +28,7 @@ from typing import Any, Literal, NoReturn, TypeVar
 
 import orjson
 
-from dscodec._json import JSONDecodeError, dumps_compact, loads
+from dscodec._json import MAX_DEPTH, JSONDecodeError, depth_error, dumps_compact, loads, nesting_depth_exceeds
 from dscodec.conversation import Effort, ImageSource, ModelVersion, OutputConstraint, ToolDefinition
 from dscodec.errors import ConversionError
 from dscodec.options import ConversionOptions
@@ -36,15 +36,16 @@ from dscodec.options import ConversionOptions
 __all__ = [
     "IMAGE_TOKEN",
     "MAX_NESTING_DEPTH",
+    "MAX_STOP_LENGTH",
     "EffortInput",
     "ImageCheck",
     "ThinkingSwitch",
     "WireError",
-    "check_json_depth",
     "check_max_tokens",
     "check_penalty",
     "check_seed",
     "check_stop",
+    "check_stop_lengths",
     "check_temperature",
     "check_top_logprobs",
     "check_top_p",
@@ -79,8 +80,8 @@ IMAGE_TOKEN = "<｜image｜>"
 
 #: Deepest JSON nesting accepted in a request body, counting the body object itself. The reference's JSON
 #: reader stops at 128 levels ("recursion limit exceeded"); every recursive walk in dscodec stays far below
-#: Python's own recursion limit with this bound.
-MAX_NESTING_DEPTH = 127
+#: Python's own recursion limit with this bound. :func:`dscodec._json.loads` enforces it while parsing.
+MAX_NESTING_DEPTH = MAX_DEPTH
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -335,8 +336,10 @@ def join_path(path: str, key: str) -> str:
 def load_body(body: str | bytes | Mapping[str, Any]) -> Any:
     """Parse a request body given as JSON text or as an already parsed mapping (deviation D2 errors).
 
-    A mapping is serialised and read again, so it follows the same number and string rules as JSON text and
-    values JSON cannot carry (non-string keys, sets, integers beyond 64 bits, …) are refused.
+    JSON text nested deeper than :data:`MAX_NESTING_DEPTH` is refused by the parser itself. A mapping is checked
+    for the same depth (with the same message), then serialised and read again, so it follows the same number and
+    string rules as JSON text and values JSON cannot carry (non-string keys, sets, integers beyond 64 bits, …) are
+    refused.
     """
     if isinstance(body, (str, bytes, bytearray, memoryview)):
         data = bytes(body) if isinstance(body, (bytearray, memoryview)) else body
@@ -345,15 +348,19 @@ def load_body(body: str | bytes | Mapping[str, Any]) -> Any:
         except JSONDecodeError as exc:
             raise ConversionError(f"invalid JSON request: {exc}") from None
     if isinstance(body, Mapping):
+        top = dict(body)
+        # Checked before serialising: orjson has a deeper limit of its own, with another message.
+        if nesting_depth_exceeds(top, MAX_NESTING_DEPTH):
+            raise ConversionError(f"invalid JSON request: {depth_error(MAX_NESTING_DEPTH)}")
         try:
-            return loads(orjson.dumps(dict(body)))
+            return loads(orjson.dumps(top))
         except (orjson.JSONEncodeError, JSONDecodeError) as exc:
             raise ConversionError(f"invalid request body: not a JSON document: {exc}") from None
     raise ConversionError(f"invalid request body: expected JSON text or a mapping, got {type(body).__name__}")
 
 
 def read_body(body: str | bytes | Mapping[str, Any], reader: Callable[[Any], _T]) -> _T:
-    """A protocol's typed request from a body: parse, check the nesting limit, read with ``reader``.
+    """A protocol's typed request from a body: parse (nesting limit included), read with ``reader``.
 
     Raises:
         ConversionError: malformed JSON, too deep, or a field of the wrong type (deviation D2); ``param`` names
@@ -361,33 +368,9 @@ def read_body(body: str | bytes | Mapping[str, Any], reader: Callable[[Any], _T]
     """
     value = load_body(body)
     try:
-        check_json_depth(value)
-    except WireError as exc:
-        raise ConversionError(f"invalid JSON request: {exc.detail}") from None
-    try:
         return reader(value)
     except WireError as exc:
         raise ConversionError(f"invalid request body: {exc.detail}", param=exc.path) from None
-
-
-def check_json_depth(value: Any, *, limit: int = MAX_NESTING_DEPTH) -> None:
-    """Refuse JSON nested deeper than ``limit`` arrays/objects (iteratively, so any depth is safe to check).
-
-    Raises:
-        WireError: the value is nested too deeply.
-    """
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, Mapping):
-            children: Iterable[Any] = item.values()
-        elif isinstance(item, (list, tuple)):
-            children = item
-        else:
-            continue
-        if depth > limit:
-            fail(f"recursion limit exceeded (more than {limit} nested arrays or objects)", None)
-        stack.extend((child, depth + 1) for child in children)
 
 
 def json_text(value: Any) -> str:
@@ -516,6 +499,12 @@ def check_seed(value: int | None) -> None:
         raise ConversionError("Invalid seed value, the valid range of seed is [0, 2^63)")
 
 
+#: The longest single stop string accepted, in code points (deviation D16: the reference takes any length). The
+#: response path matches every stop string against the output it holds back, so one huge stop string would make
+#: each chunk cost as much as the string.
+MAX_STOP_LENGTH = 4096
+
+
 def check_stop(stop: Sequence[str], *, is_list: bool) -> None:
     """At most 16 stop strings, none empty (§2.1); duplicates are kept."""
     if len(stop) > 16:
@@ -526,6 +515,23 @@ def check_stop(stop: Sequence[str], *, is_list: bool) -> None:
             raise ConversionError(
                 f"Invalid '{where}': empty string. Expected a string with minimum length 1, "
                 "but got an empty string instead."
+            )
+
+
+def check_stop_lengths(stop: Sequence[str], *, field: str, is_list: bool) -> None:
+    """Refuse a stop string longer than :data:`MAX_STOP_LENGTH` (deviation D16).
+
+    ``field`` is the request field (``stop``, ``stop_sequences``); the message and ``param`` name the item
+    (``stop[3]``, or ``stop`` for a single string). Converters call this after every check the reference makes,
+    so a request the reference refuses gets the reference's error.
+    """
+    for index, item in enumerate(stop):
+        if len(item) > MAX_STOP_LENGTH:
+            where = f"{field}[{index}]" if is_list else field
+            raise ConversionError(
+                f"Invalid '{where}': string too long. Expected a string with maximum length {MAX_STOP_LENGTH}, "
+                f"but got a string with length {len(item)} instead.",
+                param=where,
             )
 
 
@@ -760,14 +766,10 @@ def _type_problem(value: Any, *names: str) -> str | None:
     return f"{json_text(value)} is not of types {listed}"
 
 
-def _unique(items: Sequence[Any]) -> bool:
-    seen: list[str] = []
-    for item in items:
-        key = json_text(item)
-        if key in seen:
-            return False
-        seen.append(key)
-    return True
+def _unique(items: Sequence[str]) -> bool:
+    # Only string arrays (``type`` lists and ``required``) are checked for uniqueness, after their items were
+    # found to be strings: a set compares them in linear time.
+    return len(set(items)) == len(items)
 
 
 def _regex_ok(pattern: str) -> bool:
@@ -779,6 +781,9 @@ def _regex_ok(pattern: str) -> bool:
     return True
 
 
+_ARRAY_INDEX = re.compile(r"[0-9]+")
+
+
 def _resolve_pointer(root: Any, ref: str) -> bool:
     # Only same-document JSON pointers are checked; other references are left to whoever resolves them.
     if not ref.startswith("#/"):
@@ -788,11 +793,20 @@ def _resolve_pointer(root: Any, ref: str) -> bool:
         token = raw.replace("~1", "/").replace("~0", "~")
         if isinstance(node, Mapping) and token in node:
             node = node[token]
-        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-            node = node[int(token)]
+        elif isinstance(node, list) and (index := _array_index(token)) is not None and index < len(node):
+            node = node[index]
         else:
             return False
     return True
+
+
+def _array_index(token: str) -> int | None:
+    """A pointer token as an array index: ASCII digits only (``str.isdigit`` also takes ``²``), and no more
+    significant digits than any list can have (``int`` refuses very long digit strings)."""
+    if _ARRAY_INDEX.fullmatch(token) is None:
+        return None
+    digits = token.lstrip("0") or "0"
+    return int(digits) if len(digits) <= 18 else None
 
 
 def schema_problem(schema: Any) -> str | None:
@@ -880,6 +894,10 @@ _VOCABULARIES: tuple[frozenset[str], ...] = (
     frozenset({"contentEncoding", "contentMediaType", "contentSchema"}),
     frozenset({"definitions", "dependencies", "$recursiveAnchor", "$recursiveRef"}),
 )
+#: The position of each keyword's vocabulary in :data:`_VOCABULARIES` (every keyword is in exactly one).
+_VOCABULARY_OF: Mapping[str, int] = {
+    key: position for position, vocabulary in enumerate(_VOCABULARIES) for key in vocabulary
+}
 
 
 def meta_schema_problem(schema: Any, *, root: Any = None, formats: bool = False) -> str | None:
@@ -893,12 +911,11 @@ def meta_schema_problem(schema: Any, *, root: Any = None, formats: bool = False)
     problem = None if formats else _type_problem(schema, "boolean", "object")
     if problem is not None or not isinstance(schema, Mapping):
         return problem
-    for vocabulary in _VOCABULARIES:
-        for key, value in schema.items():
-            if key in vocabulary:
-                problem = _keyword_problem(key, value, root, formats)
-                if problem is not None:
-                    return problem
+    # Vocabulary by vocabulary, each in the schema's key order: a stable sort of the known keywords.
+    for key in sorted((key for key in schema if key in _VOCABULARY_OF), key=_VOCABULARY_OF.__getitem__):
+        problem = _keyword_problem(key, schema[key], root, formats)
+        if problem is not None:
+            return problem
     return None
 
 

@@ -86,20 +86,29 @@ def parse_request(
 
 @dataclass
 class _Content:
-    """Converted text content: parts joined with a blank line, and the image placeholders in it."""
+    """Converted text content: parts joined with a blank line, and the image placeholders in it.
 
-    text: str = ""
+    The parts are joined once, when :attr:`text` is read: appending to one string part by part would copy it
+    each time.
+    """
+
+    pieces: list[str] = field(default_factory=list)
     images: list[conv.ImagePlaceholder] = field(default_factory=list)
-    parts: int = 0
+    #: ``len(text)``, kept up to date for the image offsets.
+    length: int = 0
 
     def add(self, piece: str, source: conv.ImageSource | None = None) -> None:
         """Append one part; ``source`` marks the part as an image token (its offset is tracked, §2.1.1)."""
-        if self.parts:
-            self.text += _PART_SEPARATOR
+        if self.pieces:
+            self.length += len(_PART_SEPARATOR)
         if source is not None:
-            self.images.append(conv.ImagePlaceholder(offset=len(self.text), source=source))
-        self.text += piece
-        self.parts += 1
+            self.images.append(conv.ImagePlaceholder(offset=self.length, source=source))
+        self.pieces.append(piece)
+        self.length += len(piece)
+
+    @property
+    def text(self) -> str:
+        return _PART_SEPARATOR.join(self.pieces)
 
 
 @dataclass
@@ -116,7 +125,7 @@ class _Announcement:
 
 @dataclass
 class _PendingCalls:
-    """The tool calls of the latest assistant message that its next message must answer."""
+    """The tool calls of the latest assistant message that its next message must answer (ids are unique)."""
 
     message_index: int
     ids: list[str]
@@ -161,6 +170,8 @@ class _Converter:
         rules.check_temperature(req.temperature)
         rules.check_top_p(req.top_p)
         max_tokens = self._max_tokens(thinking)
+        # Deviation D16, checked after every rule of the reference (which accepts stop sequences of any length).
+        rules.check_stop_lengths(stop, field="stop_sequences", is_list=True)
 
         constraint = rules.tool_call_constraint(tools, required=tool_choice == "required") if tools else None
         conversation = conv.Conversation(
@@ -219,10 +230,12 @@ class _Converter:
             # The tools vanish before their schemas are looked at (only their names were checked), as in Chat.
             return []
         tools: list[conv.ToolDefinition] = []
+        names: set[str] = set()
         for tool in client:
             # Each tool's name must differ from the earlier ones before its schema is checked (as in Chat).
-            if any(tool.name == earlier.name for earlier in tools):
+            if tool.name in names:
                 raise ConversionError("Tool names must be unique.")
+            names.add(tool.name)
             # ``input_schema`` is required: a missing one is checked like ``null`` (§2.3).
             rules.validate_function_parameters(tool.name, tool.input_schema)
             tools.append(
@@ -331,12 +344,13 @@ class _Converter:
             out.append(conv.UserMessage(content=content))
             return
         expected = pending.ids if pending is not None else []
-        answered: list[str] = []
+        expected_ids = set(expected)
+        answered: set[str] = set()
         references: list[str] = []
         for position, block in enumerate(content):
             if isinstance(block, wire.ToolResultBlock):
                 where = f"messages.{index}.content.{position}"
-                if block.tool_use_id not in expected:
+                if block.tool_use_id not in expected_ids:
                     raise ConversionError(
                         f"unexpected `{where}: tool_use_id` found in `tool_result` blocks: {block.tool_use_id}. "
                         "Each `tool_result` block must have a corresponding `tool_use` block in the previous "
@@ -347,14 +361,13 @@ class _Converter:
                         f"{where}: each tool_use must have a single result. Found multiple `tool_result` blocks "
                         f"with id: {block.tool_use_id}"
                     )
-                answered.append(block.tool_use_id)
+                answered.add(block.tool_use_id)
                 out.append(self._tool_result(index, position, block, references))
                 continue
             _check_role(index, "user", block)
-            missing = [call_id for call_id in expected if call_id not in answered]
-            if missing:
+            if len(answered) < len(expected_ids):
                 # Results must come first: anything else before the last one leaves calls unanswered.
-                _unanswered(f"messages.{index}: ", missing)
+                _unanswered(f"messages.{index}: ", [i for i in expected if i not in answered])
             if isinstance(block, wire.TextBlock):
                 out.append(conv.UserMessage(content=block.text))
             else:
@@ -366,9 +379,8 @@ class _Converter:
                     error_path=f"messages.{index}.content[{position}]",
                 )
                 out.append(conv.UserMessage(content=part.text, images=part.images))
-        missing = [call_id for call_id in expected if call_id not in answered]
-        if pending is not None and missing:
-            _unanswered(f"messages.{pending.message_index}:", missing)
+        if pending is not None and len(answered) < len(expected_ids):
+            _unanswered(f"messages.{pending.message_index}:", [i for i in expected if i not in answered])
         if references and self.version != "v4":
             # V4.1 announces the referenced tools in a system message after the whole user message (§2.3).
             announcement = conv.SystemMessage(content="")
@@ -414,9 +426,10 @@ class _Converter:
         if isinstance(content, str):
             out.append(conv.AssistantMessage(content=content))
             return None
-        text = ""
+        texts: list[str] = []
         reasoning: list[str] = []
         calls: list[conv.ToolCall] = []
+        call_ids: set[str] = set()
         drop_server_blocks = self.options.messages_web_search == "drop"
         for position, block in enumerate(content):
             _check_role(index, "assistant", block)
@@ -429,14 +442,15 @@ class _Converter:
                 # Only more calls may follow a call: its results must come right after it (§2.3).
                 _unanswered(f"messages.{index}.{position}: ", [c.id for c in calls])
             if isinstance(block, wire.TextBlock):
-                text = _append_text(text, block.text)
+                _append_text(texts, block.text)
             elif isinstance(block, wire.ThinkingBlock):
                 reasoning.append(block.thinking)
             elif isinstance(block, wire.ToolUseBlock):
-                if any(call.id == block.id for call in calls):
+                if block.id in call_ids:
                     raise ConversionError(
                         f"messages.{index}.content.{position}: `tool_use` ids must be unique"
                     )
+                call_ids.add(block.id)
                 calls.append(conv.ToolCall(id=block.id, name=block.name, arguments=dumps_prompt(block.input)))
             elif isinstance(block, wire.ImageBlock) and self.version != "v4":
                 # Checked like any image first; then refused, since the model cannot see its own images.
@@ -447,10 +461,10 @@ class _Converter:
             elif isinstance(block, (wire.ImageBlock, wire.DocumentBlock)):
                 placeholder = _Content()
                 self._media(block, placeholder, source_path="", error_path="")
-                text = _append_text(text, placeholder.text)
+                _append_text(texts, placeholder.text)
         out.append(
             conv.AssistantMessage(
-                content=text,
+                content=_PART_SEPARATOR.join(texts),
                 reasoning=_PART_SEPARATOR.join(reasoning) if reasoning else None,
                 tool_calls=calls,
             )
@@ -571,9 +585,11 @@ def _check_role(index: int, role: wire.Role, block: wire.Block) -> None:
         raise ConversionError(f"messages.{index}: `tool_addition` blocks can only be in `system` messages")
 
 
-def _append_text(text: str, piece: str) -> str:
-    """Assistant text parts: a blank line goes between parts only once some text was written (observed)."""
-    return f"{text}{_PART_SEPARATOR}{piece}" if text else piece
+def _append_text(texts: list[str], piece: str) -> None:
+    """Collect an assistant text part; the parts are joined with a blank line, which goes between parts only
+    once some text was written (observed), so empty parts before the first text leave no trace."""
+    if texts or piece:
+        texts.append(piece)
 
 
 def _unanswered(prefix: str, ids: Sequence[str]) -> NoReturn:
@@ -598,8 +614,10 @@ def _canonical_base64(data: str) -> str | None:
     tail = len(stripped) % 4
     if tail == 1 or (tail and stripped == data):
         return None
+    # ``stripped`` is pure alphabet and its padding is exact, so the plain decoder (the same on every Python
+    # version; ``strict_mode`` needs 3.11) has nothing left to be lenient about.
     try:
-        decoded = binascii.a2b_base64(stripped + "=" * (-len(stripped) % 4), strict_mode=True)
+        decoded = binascii.a2b_base64(stripped + "=" * (-len(stripped) % 4))
     except binascii.Error:
         return None
     canonical = binascii.b2a_base64(decoded, newline=False).decode("ascii")

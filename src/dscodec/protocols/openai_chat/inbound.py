@@ -136,6 +136,8 @@ class _Converter:
         rules.check_max_tokens(req.max_completion_tokens, thinking=thinking, options=self.options)
         max_tokens = req.max_completion_tokens if req.max_completion_tokens is not None else req.max_tokens
         rules.check_seed(req.seed)
+        # Deviation D16, checked after every rule of the reference (which accepts stop strings of any length).
+        rules.check_stop_lengths(stop, field="stop", is_list=req.stop_is_list)
 
         if tools:
             constraint: conv.OutputConstraint | None = rules.tool_call_constraint(
@@ -190,10 +192,12 @@ class _Converter:
             # The tools vanish before their schemas are looked at (only their names were checked).
             return []
         tools: list[conv.ToolDefinition] = []
+        names: set[str] = set()
         for tool in wire_tools:
             # Each tool's name must differ from the earlier ones before its schema is checked.
-            if any(tool.name == earlier.name for earlier in tools):
+            if tool.name in names:
                 raise ConversionError("Tool names must be unique.")
+            names.add(tool.name)
             parameters: Any
             if tool.strict is True:
                 source = tool.parameters if tool.parameters is not None else {"type": "object"}
@@ -269,10 +273,11 @@ class _Converter:
                 f"Invalid 'messages[{index}].tool_calls': empty array. Expected an array with minimum length 1, "
                 "but got an empty array instead."
             )
-        ids = [call.id for call in calls]
-        duplicate = _first_duplicate(ids)
-        if duplicate is not None:
-            raise ConversionError(f"Duplicate value for 'tool_call_id' of {duplicate} in message[{index}]")
+        ids: set[str] = set()
+        for call in calls:
+            if call.id in ids:
+                raise ConversionError(f"Duplicate value for 'tool_call_id' of {call.id} in message[{index}]")
+            ids.add(call.id)
         out.append(
             conv.AssistantMessage(
                 content=text,
@@ -435,15 +440,6 @@ class _Converter:
         return bool(self.request.tools) or any(
             isinstance(m, conv.AssistantMessage) and m.tool_calls for m in messages
         )
-
-
-def _first_duplicate(items: Sequence[str]) -> str | None:
-    seen: set[str] = set()
-    for item in items:
-        if item in seen:
-            return item
-        seen.add(item)
-    return None
 
 
 def _format_name(fmt: wire.ResponseFormat) -> conv.ResponseFormat:

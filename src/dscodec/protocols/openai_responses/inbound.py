@@ -20,7 +20,7 @@ Input items become conversation messages as the reference groups them (§2.2), o
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -110,7 +110,14 @@ class _Turn:
     reasoning: list[str] = field(default_factory=list)
     contents: list[str] = field(default_factory=list)
     calls: list[conv.ToolCall] = field(default_factory=list)
+    #: The ids of ``calls``, for pairing outputs in constant time.
+    call_ids: set[str] = field(default_factory=set)
     outputs: dict[str, conv.ToolMessage] = field(default_factory=dict)
+
+    def add_call(self, call: conv.ToolCall) -> None:
+        """Append a call (its id is new: duplicates were refused before)."""
+        self.calls.append(call)
+        self.call_ids.add(call.id)
 
     @property
     def answered(self) -> bool:
@@ -147,6 +154,10 @@ class _Converter:
     turn: _Turn | None = None
     call_ids: set[str] = field(default_factory=set)
     answered: set[str] = field(default_factory=set)
+    #: ``_flat_names()``, computed once.
+    flat_names: frozenset[str] | None = None
+    #: Joined name of a namespaced call (before suffixing) -> its prompt name; the flat names never change.
+    call_names: dict[str, str] = field(default_factory=dict)
 
     def convert(self) -> conv.ConversationRequest:
         req = self.request
@@ -274,19 +285,20 @@ class _Converter:
         while that collides with any flat name or an earlier member's name.
         """
         separator = NAMESPACE_SEPARATORS[self.version]
-        taken = self._flat_names()
+        allocator = _NameAllocator(self._flat_names())
         names: list[str] = []
         for tool in self.request.tools or ():
             if isinstance(tool, wire.NamespaceTool):
                 for inner in tool.tools:
-                    name = _suffixed(f"{tool.name}{separator}{inner.name}", taken)
-                    taken.add(name)
-                    names.append(name)
+                    names.append(allocator.take(f"{tool.name}{separator}{inner.name}"))
         return names
 
-    def _flat_names(self) -> set[str]:
+    def _flat_names(self) -> frozenset[str]:
         """The names tools take as they are: functions, and ``apply_patch`` for the custom tool."""
-        return {name for name in map(_flat_name, self.request.tools or ()) if name is not None}
+        if self.flat_names is None:
+            tools = self.request.tools or ()
+            self.flat_names = frozenset(name for name in map(_flat_name, tools) if name is not None)
+        return self.flat_names
 
     def _namespace_tool_map(self) -> dict[str, tuple[str, str]]:
         """Prompt name -> (namespace, name) of every namespace member, whatever ``tool_choice`` says."""
@@ -305,13 +317,16 @@ class _Converter:
             return []
         namespaced = iter(self._namespaced_names())
         tools: list[conv.ToolDefinition] = []
+        # The names of ``tools`` so far: a function or custom tool must not repeat any of them (checked before
+        # its schema), namespace members never do (their names were made unique).
+        names: set[str] = set()
         for tool in self.request.tools or ():
             if isinstance(tool, wire.FunctionTool):
-                if any(tool.name == earlier.name for earlier in tools):
+                if tool.name in names:
                     raise ConversionError("Tool names must be unique.")
                 tools.append(_definition(tool, tool.name, tool.description))
             elif isinstance(tool, wire.CustomTool):
-                if any(earlier.name == APPLY_PATCH_TOOL.name for earlier in tools):
+                if APPLY_PATCH_TOOL.name in names:
                     raise ConversionError("Tool names must be unique.")
                 tools.append(APPLY_PATCH_TOOLS[self.version].model_copy(deep=True))
             elif isinstance(tool, wire.NamespaceTool):
@@ -319,6 +334,11 @@ class _Converter:
                     assert isinstance(inner, wire.FunctionTool)  # custom members were refused before
                     description = self._namespaced_description(tool, inner)
                     tools.append(_definition(inner, next(namespaced), description))
+                    names.add(tools[-1].name)
+                continue
+            else:
+                continue
+            names.add(tools[-1].name)
         return tools
 
     def _namespaced_description(self, namespace: wire.NamespaceTool, tool: wire.FunctionTool) -> str | None:
@@ -384,7 +404,7 @@ class _Converter:
                 # A call after the outputs of every earlier call starts a new turn; while some output is still
                 # missing, the call joins the turn being answered.
                 self._close_turn()
-            self._open_turn().calls.append(self._call(item))
+            self._open_turn().add_call(self._call(item))
         elif isinstance(item, wire.FunctionCallOutputItem):
             # A function output's content is converted (and its images checked) before it is paired.
             content = self._content(item.output, index, parts_path=f"input[{index}].output")
@@ -426,7 +446,7 @@ class _Converter:
         if call_id in self.answered:
             raise ConversionError(f"Duplicate tool output for call_id: {call_id}.")
         turn = self.turn
-        if turn is None or all(call.id != call_id for call in turn.calls):
+        if turn is None or call_id not in turn.call_ids:
             raise ConversionError(f"No tool call found for tool output with call_id {call_id}.")
         self.answered.add(call_id)
         return turn
@@ -441,10 +461,12 @@ class _Converter:
         if item.namespace is not None:
             # Joined as a namespace member's name is, suffixed ``_1``, ``_2``… while it collides with a flat
             # tool's name (the other members' names do not count, so ``gh`` + ``x`` is ``gh__x`` even when two
-            # members were named ``gh__x`` and ``gh__x_1``).
-            name = _suffixed(
-                f"{item.namespace}{NAMESPACE_SEPARATORS[self.version]}{name}", self._flat_names()
-            )
+            # members were named ``gh__x`` and ``gh__x_1``). The flat names are fixed, so each joined name is
+            # resolved once.
+            joined = f"{item.namespace}{NAMESPACE_SEPARATORS[self.version]}{name}"
+            name = self.call_names.get(joined, "")
+            if not name:
+                name = self.call_names[joined] = _first_free(joined, self._flat_names())[0]
         return conv.ToolCall(id=item.call_id, name=name, arguments=item.arguments)
 
     @staticmethod
@@ -576,13 +598,36 @@ def _check_custom_tool(name: str) -> None:
         raise ConversionError(f"Unsupported custom tool: '{name}'. Only 'apply_patch' is supported.")
 
 
-def _suffixed(base: str, taken: set[str]) -> str:
-    """``base``, or the first of ``base_1``, ``base_2``… that is not in ``taken``."""
-    name, suffix = base, 0
+def _first_free(base: str, taken: Container[str], start: int = 0) -> tuple[str, int]:
+    """The first of ``base``, ``base_1``, ``base_2``… not in ``taken``, and its suffix number (0 for ``base``).
+
+    The search starts at suffix ``start``: the caller knows the names before it are taken.
+    """
+    suffix = start
+    name = base if suffix == 0 else f"{base}_{suffix}"
     while name in taken:
         suffix += 1
         name = f"{base}_{suffix}"
-    return name
+    return name, suffix
+
+
+class _NameAllocator:
+    """Hands out unique names: ``base``, or the first of ``base_1``, ``base_2``… not taken yet.
+
+    Names are only ever added, so a suffix found taken stays taken: each base remembers where its last search
+    ended, and the next search for it starts there. Handing out ``n`` names with one base costs ``O(n)`` lookups
+    in total, not ``O(n²)``.
+    """
+
+    def __init__(self, taken: Iterable[str]) -> None:
+        self.taken = set(taken)
+        self.next_suffix: dict[str, int] = {}
+
+    def take(self, base: str) -> str:
+        """The first free name for ``base``, now taken."""
+        name, self.next_suffix[base] = _first_free(base, self.taken, self.next_suffix.get(base, 0))
+        self.taken.add(name)
+        return name
 
 
 def _offers_function(tool: wire.Tool) -> bool:
