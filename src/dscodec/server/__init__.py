@@ -4,7 +4,16 @@ Needs the ``server`` extra (``pip install 'dscodec[server]'``: FastAPI and uvico
 imports it. See ``docs/server.md``.
 """
 
-from dscodec.server.app import DEFAULT_CONTEXT_LIMIT, MAX_BODY_BYTES, RequestTooLarge, create_app
+from dscodec.server.app import (
+    BACKEND_TIMEOUT,
+    BODY_TIMEOUT,
+    DEFAULT_CONTEXT_LIMIT,
+    MAX_BODY_BYTES,
+    BackendTimeout,
+    RequestTimeout,
+    RequestTooLarge,
+    create_app,
+)
 from dscodec.server.backend import (
     Backend,
     BackendOutput,
@@ -18,15 +27,19 @@ from dscodec.server.backend import (
 from dscodec.server.scripted import SCENARIO_HEADER, Script, ScriptedBackend, ScriptedFailure, ScriptError
 
 __all__ = [
+    "BACKEND_TIMEOUT",
+    "BODY_TIMEOUT",
     "DEFAULT_CONTEXT_LIMIT",
     "MAX_BODY_BYTES",
     "SCENARIO_HEADER",
     "Backend",
     "BackendOutput",
     "BackendRequest",
+    "BackendTimeout",
     "Finish",
     "FinishReason",
     "PromptUsage",
+    "RequestTimeout",
     "RequestTooLarge",
     "Script",
     "ScriptError",

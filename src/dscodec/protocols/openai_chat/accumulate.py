@@ -23,11 +23,15 @@ def accumulate_chunks(
     ``reasoning_content`` appears when the stream announced reasoning (thinking mode), ``tool_calls`` when
     there were calls; ``logprobs`` holds the entries of each field that had any. An error frame in the stream
     makes the result that error body. ``response_id``, ``model`` and ``created`` override the chunks' values.
+    Text and argument fragments that are not strings are skipped. The cost is linear in the size of the stream:
+    fragments are collected and joined once.
     """
     first: Mapping[str, Any] | None = None
     content: list[str] = []
     reasoning: list[str] | None = None
     calls: dict[int, dict[str, Any]] = {}
+    # Per call index: its argument fragments, joined once at the end (``+=`` per delta is quadratic).
+    arguments: dict[int, list[str]] = {}
     logprobs: dict[str, list[Any]] = {}
     finish: Any = None
     usage: Any = None
@@ -61,7 +65,10 @@ def accumulate_chunks(
                         "type": call.get("type", "function"),
                         "function": {"name": function.get("name"), "arguments": ""},
                     }
-                entry["function"]["arguments"] += function.get("arguments") or ""
+                    arguments[index] = []
+                fragment = function.get("arguments")
+                if isinstance(fragment, str):
+                    arguments[index].append(fragment)
             lp = choice.get("logprobs")
             if isinstance(lp, Mapping):
                 for field in ("content", "reasoning_content"):
@@ -84,6 +91,8 @@ def accumulate_chunks(
     if reasoning is not None:
         message["reasoning_content"] = "".join(reasoning)
     if calls:
+        for index, entry in calls.items():
+            entry["function"]["arguments"] = "".join(arguments[index])
         message["tool_calls"] = [calls[i] for i in sorted(calls)]
     result["choices"] = [
         {

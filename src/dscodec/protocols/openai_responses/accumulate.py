@@ -10,7 +10,8 @@ raised on). The result is:
   ``failed`` and ``error`` holds the event's code and message;
 * with no lifecycle event at all, an in-progress skeleton (reference: the accumulator's constructor values).
 
-The result is a fresh object: changing it does not change the events.
+The result is a fresh object: changing it does not change the events. The cost is linear in the size of the
+stream: text and argument deltas are collected per field and joined once, at the end.
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ def accumulate_events(
     added: dict[int, dict[str, Any]] = {}
     done: dict[int, Mapping[str, Any]] = {}
     failure: Mapping[str, Any] | None = None
+    texts = _Texts()
     for event in events:
         if not isinstance(event, Mapping):
             continue
@@ -83,9 +85,10 @@ def accumulate_events(
             if isinstance(item, Mapping):
                 done[index] = item
         elif index in added:
-            _apply(added[index], kind, event)
+            _apply(added[index], kind, event, texts)
     if final is not None:
         return copy.deepcopy(dict(final))
+    texts.join()
     result = copy.deepcopy(dict(start)) if start is not None else _skeleton(response_id, model, created)
     result["output"] = [
         copy.deepcopy(dict(done[i])) if i in done else added[i] for i in sorted(added.keys() | done.keys())
@@ -100,7 +103,37 @@ def accumulate_events(
     return result
 
 
-def _apply(item: dict[str, Any], kind: Any, event: Mapping[str, Any]) -> None:
+class _Texts:
+    """The string fields that deltas grow, each kept as a list of pieces until :meth:`join` writes it back.
+
+    A field is keyed by the identity of the dict holding it (a content part or an item); the dict itself is kept
+    too, so its id cannot be reused while the table lives. A part replaced in its item (a second
+    ``content_part.added`` at the same index) keeps its own pieces and is simply no longer in the output.
+    """
+
+    __slots__ = ("_fields",)
+
+    def __init__(self) -> None:
+        self._fields: dict[tuple[int, str], tuple[dict[str, Any], list[str]]] = {}
+
+    def append(self, holder: dict[str, Any], field: str, delta: str) -> None:
+        """Add ``delta`` to ``holder[field]``."""
+        entry = self._fields.get((id(holder), field))
+        if entry is None:
+            # The field gets its key (and so its place in the key order) at the first delta, with the value
+            # it had, as a string; a missing or empty one starts from "".
+            initial = holder[field] = str(holder.get(field) or "")
+            entry = self._fields[(id(holder), field)] = (holder, [initial])
+        entry[1].append(delta)
+
+    def join(self) -> None:
+        """Write every grown field back as one string."""
+        for (_, field), (holder, pieces) in self._fields.items():
+            holder[field] = "".join(pieces)
+        self._fields.clear()
+
+
+def _apply(item: dict[str, Any], kind: Any, event: Mapping[str, Any], texts: _Texts) -> None:
     """Add a content or argument event to an open item (the item as ``output_item.added`` announced it)."""
     delta = event.get("delta")
     if kind == "response.content_part.added":
@@ -113,14 +146,14 @@ def _apply(item: dict[str, Any], kind: Any, event: Mapping[str, Any]) -> None:
         if part is None:
             part = _part(item, event, _empty_part(text_kind))
         if part is not None:
-            part["text"] = str(part.get("text") or "") + delta
+            texts.append(part, "text", delta)
             logprobs = event.get("logprobs")
             if logprobs and text_kind == "output_text":
                 part.setdefault("logprobs", []).extend(copy.deepcopy(list(logprobs)))
     elif kind == "response.function_call_arguments.delta" and isinstance(delta, str):
-        item["arguments"] = str(item.get("arguments") or "") + delta
+        texts.append(item, "arguments", delta)
     elif kind == "response.custom_tool_call_input.delta" and isinstance(delta, str):
-        item["input"] = str(item.get("input") or "") + delta
+        texts.append(item, "input", delta)
 
 
 def _empty_part(kind: str) -> dict[str, Any]:
