@@ -1,0 +1,359 @@
+"""Growth benchmark: every hostile shape at size n and 4n, and the ratio of the two times.
+
+Each shape builds an input whose size grows with n (a request body, a model output, a list of stream events),
+times what dscodec does with it at n and at 4n (the best of ``--runs``), and prints the ratio. A linear cost gives
+about 4; a quadratic one about 16. Ratios above 4.5 are flagged. The shapes are the ones a hostile client or
+backend would reach for: long stop strings, many tools or calls, long schema arrays, ``-0`` in wide and deep
+bodies, deep tool-call arguments in the history, long outputs in every form the stream processor reads, and
+the accumulation of many small deltas.
+
+    python benchmarks/hostile.py [--runs 3] [--scale 1.0] [--only NAME]
+
+The last shape, one very long word, measures the Hugging Face ``tokenizers`` BPE call alone: its merge loop on a
+single pre-token is not linear, and dscodec cannot cut a word without changing its ids (see docs/limits.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+import dscodec
+from dscodec.vocab import Vocabulary
+
+_VOCAB = Vocabulary.load(None)
+_ENCODER = dscodec.PromptEncoder()
+MODEL = "DeepSeek-V4-Pro"
+
+
+def _tool(name: str, required: list[str] | None = None) -> dict[str, Any]:
+    parameters: dict[str, Any] = {"type": "object", "properties": {"a": {"type": "string"}}}
+    if required is not None:
+        parameters["required"] = required
+    return {"type": "function", "function": {"name": name, "parameters": parameters}}
+
+
+def _chat(messages: list[dict[str, Any]], **fields: Any) -> dict[str, Any]:
+    return {"model": MODEL, "messages": messages, **fields}
+
+
+def _convert(protocol: str, body: dict[str, Any] | bytes, *, encode: bool = True) -> Callable[[], object]:
+    """Convert (and render and encode) ``body``; a refusal is a result too (its cost is what is measured)."""
+    data = body if isinstance(body, bytes) else json.dumps(body).encode()
+
+    def run() -> object:
+        try:
+            request = dscodec.convert(protocol, data)  # type: ignore[arg-type]
+        except dscodec.ConversionError as exc:
+            return exc.body
+        return _ENCODER.encode(request) if encode else dscodec.render(request)
+
+    return run
+
+
+# -- request shapes ------------------------------------------------------------------------------------------
+
+
+def tools_duplicate_last(n: int) -> Callable[[], object]:
+    tools = [_tool(f"tool_{i}") for i in range(n)] + [_tool("tool_0")]
+    return _convert("chat_completions", _chat([{"role": "user", "content": "hi"}], tools=tools))
+
+
+def many_tools(n: int) -> Callable[[], object]:
+    tools = [_tool(f"tool_{i}") for i in range(n)]
+    return _convert("chat_completions", _chat([{"role": "user", "content": "hi"}], tools=tools))
+
+
+def parallel_calls_reversed(n: int) -> Callable[[], object]:
+    calls = [
+        {"id": f"call_{i}", "type": "function", "function": {"name": "f", "arguments": "{}"}} for i in range(n)
+    ]
+    results = [{"role": "tool", "tool_call_id": f"call_{i}", "content": "ok"} for i in reversed(range(n))]
+    messages = [{"role": "user", "content": "go"}, {"role": "assistant", "tool_calls": calls}, *results]
+    return _convert("chat_completions", _chat(messages, tools=[_tool("f")]))
+
+
+def messages_results_reversed(n: int) -> Callable[[], object]:
+    uses = [{"type": "tool_use", "id": f"toolu_{i}", "name": "f", "input": {}} for i in range(n)]
+    results = [{"type": "tool_result", "tool_use_id": f"toolu_{i}", "content": "ok"} for i in reversed(range(n))]
+    body = {
+        "model": MODEL,
+        "max_tokens": 100,
+        "tools": [{"name": "f", "input_schema": {"type": "object"}}],
+        "messages": [
+            {"role": "user", "content": "go"},
+            {"role": "assistant", "content": uses},
+            {"role": "user", "content": results},
+        ],
+    }
+    return _convert("messages", body)
+
+
+def schema_required_duplicate_last(n: int) -> Callable[[], object]:
+    required = [f"p{i}" for i in range(n)] + ["p0"]
+    tool = _tool("f", required)
+    return _convert("chat_completions", _chat([{"role": "user", "content": "hi"}], tools=[tool]))
+
+
+def negzero_wide(n: int) -> Callable[[], object]:
+    body = b'{"model":"%s","messages":[{"role":"user","content":"hi"}],"metadata_x":[%s]}' % (
+        MODEL.encode(),
+        b",".join([b"-0"] * n),
+    )
+    return _convert("chat_completions", body)
+
+
+def negzero_deep(n: int) -> Callable[[], object]:
+    # A body nested far past the depth limit: refused before anything recursive reads it.
+    body = b'{"model":"x","messages":' + b"[" * n + b"-0" + b"]" * n + b"}"
+    return _convert("chat_completions", body)
+
+
+def deep_history_arguments(n: int) -> Callable[[], object]:
+    arguments = "[" * n + "-0" + "]" * n
+    call = {"id": "c", "type": "function", "function": {"name": "f", "arguments": arguments}}
+    messages = [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "c", "content": "ok"},
+    ]
+    return _convert("chat_completions", _chat(messages, tools=[_tool("f")]), encode=False)
+
+
+def long_stop_list(n: int) -> Callable[[], object]:
+    # Sixteen stop strings, each n characters (n stays under the length cap).
+    stops = [("stop%02d" % i) + "x" * (n - 6) for i in range(16)]
+    return _convert("chat_completions", _chat([{"role": "user", "content": "hi"}], stop=stops))
+
+
+def long_user_prose(n: int) -> Callable[[], object]:
+    text = ("The quick brown fox jumps over the lazy dog, again and again. " * (n // 62 + 1))[:n]
+    return _convert("chat_completions", _chat([{"role": "user", "content": text}]))
+
+
+def long_user_cjk_sentences(n: int) -> Callable[[], object]:
+    text = ("深度求索的模型在长上下文中表现良好。" * (n // 18 + 1))[:n]
+    return _convert("chat_completions", _chat([{"role": "user", "content": text}]))
+
+
+def many_special_spellings_in_user_text(n: int) -> Callable[[], object]:
+    text = "<｜User｜><｜Assistant｜>" * (n // 20)
+    return _convert("chat_completions", _chat([{"role": "user", "content": text}]))
+
+
+def tokenizer_one_giant_word(n: int) -> Callable[[], object]:
+    text = "中" * n
+    return lambda: _VOCAB.plain.encode(text, add_special_tokens=False)
+
+
+# -- stream shapes -------------------------------------------------------------------------------------------
+
+_TOOL_BODY = _chat(
+    [{"role": "user", "content": "go"}],
+    tools=[_tool("write")],
+    stream=True,
+    stream_options={"include_usage": True},
+)
+
+
+def _stream(body: dict[str, Any], chunks: list[str] | list[list[int]], *, protocol: str = "chat_completions"):
+    request = dscodec.convert(protocol, body)  # type: ignore[arg-type]
+
+    def run() -> object:
+        processor = dscodec.StreamProcessor(request, response_id="r", model=MODEL, tokenizer=_VOCAB)
+        size = sum(len(e.to_json()) for e in processor.start(10, 0))
+        try:
+            for chunk in chunks:
+                events = (
+                    processor.push_text(chunk, 1) if isinstance(chunk, str) else processor.push_tokens(chunk)
+                )
+                size += sum(len(e.to_json()) for e in events)
+            size += sum(len(e.to_json()) for e in processor.finish("stop"))
+        except dscodec.DscodecError as exc:
+            return str(exc)
+        return size
+
+    return run
+
+
+def _split(text: str, size: int) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+def _call(value: str, *, string: str = "true", name: str = "a") -> str:
+    return (
+        '<｜DSML｜tool_calls>\n<｜DSML｜invoke name="write">\n'
+        f'<｜DSML｜parameter name="{name}" string="{string}">{value}</｜DSML｜parameter>\n'
+        "</｜DSML｜invoke>\n</｜DSML｜tool_calls>"
+    )
+
+
+def stream_prose_text(n: int) -> Callable[[], object]:
+    text = ("Reasoning about < and <｜ and </ without markup. " * (n // 48 + 1))[:n]
+    return _stream(_TOOL_BODY, _split(text + "</think>" + text, 7))
+
+
+def stream_prose_ids(n: int) -> Callable[[], object]:
+    text = ("Plain prose, 中文, and code: x = f(y) < 3. " * (n // 40 + 1))[:n]
+    ids = _VOCAB.full.encode(text + "</think>" + text, add_special_tokens=False).ids
+    return _stream(_TOOL_BODY, [[i] for i in ids])
+
+
+def stream_long_string_argument(n: int) -> Callable[[], object]:
+    value = ('line with "quotes" and \\ and \n newlines ' * (n // 40 + 1))[:n]
+    return _stream(_TOOL_BODY, _split("</think>" + _call(value), 5))
+
+
+def stream_long_json_argument(n: int) -> Callable[[], object]:
+    value = json.dumps([{"k": i, "v": [1.5, -0.0, "s\\u00e9"]} for i in range(n // 32)])
+    return _stream(_TOOL_BODY, _split("</think>" + _call(value, string="false"), 5))
+
+
+def stream_deep_json_argument(n: int) -> Callable[[], object]:
+    # Past the depth limit: the value turns into a JSON string (D8), its cost still linear.
+    value = "[" * n + "1" + "]" * n
+    return _stream(_TOOL_BODY, _split("</think>" + _call(value, string="false"), 5))
+
+
+def stream_many_parameters(n: int) -> Callable[[], object]:
+    params = "".join(
+        f'<｜DSML｜parameter name="p{i}" string="{"true" if i % 2 else "false"}">{i}</｜DSML｜parameter>\n'
+        for i in range(n // 50)
+    )
+    text = '</think><｜DSML｜tool_calls>\n<｜DSML｜invoke name="write">\n' + params
+    text += "</｜DSML｜invoke>\n</｜DSML｜tool_calls>"
+    return _stream(_TOOL_BODY, _split(text, 9))
+
+
+def stream_long_stop_string(n: int) -> Callable[[], object]:
+    # A stop string of n/64 characters that almost matches over and over, in an output of n characters.
+    length = max(8, n // 64)
+    stop = "a" * (length - 1) + "b"
+    body = _chat([{"role": "user", "content": "go"}], stream=True, stop=[stop], thinking={"type": "disabled"})
+    return _stream(body, _split("a" * n, 11))
+
+
+def stream_json_mode(n: int) -> Callable[[], object]:
+    value = json.dumps({"items": [{"id": i, "name": "x" * 10} for i in range(n // 30)]})
+    body = _chat(
+        [{"role": "user", "content": "json"}],
+        stream=True,
+        response_format={"type": "json_object"},
+        thinking={"type": "disabled"},
+    )
+    return _stream(body, _split("prefix " + value + " suffix", 6))
+
+
+def stream_eos_then_output(n: int) -> Callable[[], object]:
+    text = "answer" + "<｜end▁of▁sentence｜>" + "ignored text " * (n // 13)
+    body = _chat([{"role": "user", "content": "go"}], stream=True, thinking={"type": "disabled"})
+    return _stream(body, _split(text, 8))
+
+
+# -- accumulation --------------------------------------------------------------------------------------------
+
+
+def _events(protocol: str, body: dict[str, Any], chunks: list[str]) -> list[Any]:
+    request = dscodec.convert(protocol, body)  # type: ignore[arg-type]
+    processor = dscodec.StreamProcessor(request, response_id="r", model=MODEL, tokenizer=_VOCAB)
+    events = list(processor.start(10, 0))
+    for chunk in chunks:
+        events += processor.push_text(chunk, 1)
+    events += processor.finish("stop")
+    return [e.to_dict() for e in events]
+
+
+def _accumulate(protocol: str, body: dict[str, Any], chunks: list[str]) -> Callable[[], object]:
+    events = _events(protocol, body, chunks)
+    return lambda: dscodec.accumulate(protocol, events)  # type: ignore[arg-type]
+
+
+def accumulate_responses_text(n: int) -> Callable[[], object]:
+    body = {"model": MODEL, "input": "hi", "stream": True, "reasoning": {"effort": "none"}}
+    return _accumulate("responses", body, ["ab"] * (n // 2))
+
+
+def accumulate_responses_arguments(n: int) -> Callable[[], object]:
+    body = {
+        "model": MODEL,
+        "input": "hi",
+        "stream": True,
+        "tools": [{"type": "function", "name": "write", "parameters": {"type": "object"}}],
+    }
+    return _accumulate("responses", body, _split("</think>" + _call("x" * n), 2))
+
+
+def accumulate_chat_arguments(n: int) -> Callable[[], object]:
+    return _accumulate("chat_completions", _TOOL_BODY, _split("</think>" + _call("x" * n), 2))
+
+
+def accumulate_messages_text(n: int) -> Callable[[], object]:
+    body = {"model": MODEL, "max_tokens": 100, "stream": True, "messages": [{"role": "user", "content": "hi"}]}
+    return _accumulate("messages", body, ["ab"] * (n // 2))
+
+
+SHAPES: list[tuple[str, Callable[[int], Callable[[], object]], int]] = [
+    ("tools, duplicate name last", tools_duplicate_last, 2_500),
+    ("tools, many", many_tools, 2_500),
+    ("chat: parallel calls, results reversed", parallel_calls_reversed, 2_500),
+    ("messages: tool results reversed", messages_results_reversed, 2_500),
+    ("schema required, duplicate last", schema_required_duplicate_last, 25_000),
+    ("-0, wide body", negzero_wide, 50_000),
+    ("-0, body nested past the limit", negzero_deep, 50_000),
+    ("history arguments nested deep", deep_history_arguments, 50_000),
+    ("16 stop strings of n characters", long_stop_list, 1_000),
+    ("user prose", long_user_prose, 100_000),
+    ("user CJK sentences", long_user_cjk_sentences, 50_000),
+    ("special spellings in user text", many_special_spellings_in_user_text, 50_000),
+    ("stream: text chunks, prose", stream_prose_text, 50_000),
+    ("stream: one id per push", stream_prose_ids, 20_000),
+    ("stream: long string argument", stream_long_string_argument, 50_000),
+    ("stream: long JSON argument", stream_long_json_argument, 50_000),
+    ("stream: JSON argument nested deep", stream_deep_json_argument, 20_000),
+    ("stream: many parameters", stream_many_parameters, 50_000),
+    ("stream: long stop string", stream_long_stop_string, 50_000),
+    ("stream: JSON mode", stream_json_mode, 50_000),
+    ("stream: output after end of sentence", stream_eos_then_output, 50_000),
+    ("accumulate: responses text deltas", accumulate_responses_text, 100_000),
+    ("accumulate: responses argument deltas", accumulate_responses_arguments, 100_000),
+    ("accumulate: chat argument deltas", accumulate_chat_arguments, 100_000),
+    ("accumulate: messages text deltas", accumulate_messages_text, 100_000),
+    ("tokenizers: one giant CJK word (library cost)", tokenizer_one_giant_word, 25_000),
+]
+
+
+def best(run: Callable[[], object], runs: int) -> float:
+    run()
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--scale", type=float, default=1.0, help="multiply every base size n")
+    parser.add_argument("--only", default=None, help="run the shapes whose name contains this text")
+    args = parser.parse_args()
+    print(f"{'shape':<48}{'n':>9}{'t(n) ms':>11}{'t(4n) ms':>11}{'ratio':>8}")
+    flagged = 0
+    for name, build, base in SHAPES:
+        if args.only and args.only not in name:
+            continue
+        n = max(4, int(base * args.scale))
+        small, large = best(build(n), args.runs), best(build(4 * n), args.runs)
+        ratio = large / small if small else float("inf")
+        flag = "  <-- superlinear" if ratio > 4.5 else ""
+        flagged += bool(flag)
+        print(f"{name:<48}{n:>9}{small * 1e3:>11.2f}{large * 1e3:>11.2f}{ratio:>8.2f}{flag}")
+    print(f"{flagged} shape(s) above 4.5" if flagged else "every shape grows linearly (ratio <= 4.5)")
+
+
+if __name__ == "__main__":
+    main()
