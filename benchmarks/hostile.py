@@ -69,7 +69,8 @@ def many_tools(n: int) -> Callable[[], object]:
 
 def parallel_calls_reversed(n: int) -> Callable[[], object]:
     calls = [
-        {"id": f"call_{i}", "type": "function", "function": {"name": "f", "arguments": "{}"}} for i in range(n)
+        {"id": f"call_{i}", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+        for i in range(n)
     ]
     results = [{"role": "tool", "tool_call_id": f"call_{i}", "content": "ok"} for i in reversed(range(n))]
     messages = [{"role": "user", "content": "go"}, {"role": "assistant", "tool_calls": calls}, *results]
@@ -78,7 +79,9 @@ def parallel_calls_reversed(n: int) -> Callable[[], object]:
 
 def messages_results_reversed(n: int) -> Callable[[], object]:
     uses = [{"type": "tool_use", "id": f"toolu_{i}", "name": "f", "input": {}} for i in range(n)]
-    results = [{"type": "tool_result", "tool_use_id": f"toolu_{i}", "content": "ok"} for i in reversed(range(n))]
+    results = [
+        {"type": "tool_result", "tool_use_id": f"toolu_{i}", "content": "ok"} for i in reversed(range(n))
+    ]
     body = {
         "model": MODEL,
         "max_tokens": 100,
@@ -125,7 +128,7 @@ def deep_history_arguments(n: int) -> Callable[[], object]:
 
 def long_stop_list(n: int) -> Callable[[], object]:
     # Sixteen stop strings, each n characters (n stays under the length cap).
-    stops = [("stop%02d" % i) + "x" * (n - 6) for i in range(16)]
+    stops = [f"stop{i:02d}" + "x" * (n - 6) for i in range(16)]
     return _convert("chat_completions", _chat([{"role": "user", "content": "hi"}], stop=stops))
 
 
@@ -291,7 +294,12 @@ def accumulate_chat_arguments(n: int) -> Callable[[], object]:
 
 
 def accumulate_messages_text(n: int) -> Callable[[], object]:
-    body = {"model": MODEL, "max_tokens": 100, "stream": True, "messages": [{"role": "user", "content": "hi"}]}
+    body = {
+        "model": MODEL,
+        "max_tokens": 100,
+        "stream": True,
+        "messages": [{"role": "user", "content": "hi"}],
+    }
     return _accumulate("messages", body, ["ab"] * (n // 2))
 
 
@@ -336,7 +344,9 @@ def best(run: Callable[[], object], runs: int) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--scale", type=float, default=1.0, help="multiply every base size n")
     parser.add_argument("--only", default=None, help="run the shapes whose name contains this text")
