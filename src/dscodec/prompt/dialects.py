@@ -8,6 +8,7 @@ punctuation of the long texts is written as escapes to keep it visible in review
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -148,10 +149,6 @@ class Dialect:
     python_floats: bool
     history_think: Mapping[tuple[bool, bool, ReasoningKind], HistoryThink]
     prefix_think: Mapping[tuple[bool, ReasoningKind], PrefixThink]
-
-    def tools_instruction(self, schema_lines: str) -> str:
-        """The whole tool-instruction text around ``schema_lines`` (each line already ends with ``\\n``)."""
-        return self.tools_instruction_head + schema_lines + self.tools_instruction_tail
 
 
 # -- special-token spellings (spec §0, default SpecialTokens) ------------------------------------------------
@@ -332,30 +329,16 @@ V4 = Dialect(
     prefix_think=_PREFIX_V4,
 )
 
-V41 = Dialect(
+#: V4.1 is V4 with these differences (every field not named here has V4's value).
+V41 = dataclasses.replace(
+    V4,
     version="v4.1",
-    bos=_BOS,
-    eos=_EOS,
-    user=_USER,
-    assistant=_ASSISTANT,
     system=_SYSTEM,
-    latest_reminder=_LATEST_REMINDER,
-    think_open=_THINK_OPEN,
-    think_close=_THINK_CLOSE,
-    dsml=_DSML,
-    image=_IMAGE,
-    assistant_specials=_GROUNDING,
     effort_preambles=MappingProxyType(
         {"low": _effort_v41(50), "high": _effort_v41(75), "xhigh": _effort_v41(75), "max": _effort_v41(100)}
     ),
     tools_instruction_head=_tools_instruction_head(" calls", " invoke", " parameter"),
-    tools_instruction_tail=_TOOLS_INSTRUCTION_TAIL,
     json_object_block=_JSON_OBJECT_V41,
-    json_schema_block_head=_JSON_SCHEMA_HEAD,
-    updated_tool_schemas_head=_UPDATED_TOOL_SCHEMAS_HEAD,
-    tool_result_open="<tool_result>",
-    tool_result_close="</tool_result>",
-    block_separator="\n\n",
     tool_calls_tag=" calls",
     invoke_tag=" invoke",
     parameter_tag=" parameter",
