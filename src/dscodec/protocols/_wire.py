@@ -90,7 +90,8 @@ class _JsonEvent(WireEvent):
 
 @dataclass(frozen=True, slots=True)
 class PromptUsage:
-    """What the backend reports about the prompt before the output starts."""
+    """What the backend reports about the prompt before the output starts: prompt tokens, the part of them
+    served from its cache, and its configuration fingerprint. Backends of the example server yield it first."""
 
     prompt_tokens: int = 0
     cached_tokens: int = 0

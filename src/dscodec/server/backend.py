@@ -23,6 +23,7 @@ from typing import Literal
 from dscodec.conversation import ConversationRequest
 from dscodec.processor import Logprob
 from dscodec.prompt import RenderedPrompt
+from dscodec.protocols._wire import PromptUsage
 
 __all__ = [
     "Backend",
@@ -58,15 +59,6 @@ class BackendRequest:
     token_ids: Sequence[int]
     max_tokens: int
     headers: Mapping[str, str]
-
-
-@dataclass(frozen=True, slots=True)
-class PromptUsage:
-    """The prompt as the backend counted it; only counts before the first output (spec §5.1 ``ready``)."""
-
-    prompt_tokens: int
-    cached_tokens: int = 0
-    system_fingerprint: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
