@@ -1,0 +1,227 @@
+"""HTTP plumbing of the example server: the server's own errors, error responses in each protocol's shape, an
+event stream that stops its producer when the client leaves, and the guards for routing errors and bugs."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncGenerator, Awaitable, Mapping
+from typing import ClassVar, TypeVar
+
+import anyio
+import orjson
+from fastapi.exception_handlers import http_exception_handler
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+import dscodec
+from dscodec.conversation import Protocol
+from dscodec.errors import ConversionError, DscodecError
+
+__all__ = [
+    "BackendTimeout",
+    "Disconnected",
+    "EventStream",
+    "LastResort",
+    "RequestTimeout",
+    "RequestTooLarge",
+    "error_response",
+    "gone",
+    "http_error",
+    "too_large",
+    "unless_disconnected",
+]
+
+logger = logging.getLogger("dscodec.server")
+
+
+_SSE_HEADERS = {"cache-control": "no-cache", "x-accel-buffering": "no"}
+
+
+class RequestTooLarge(ConversionError):
+    """A request body over the server's size limit."""
+
+    status_code = 413
+
+
+class RequestTimeout(ConversionError):
+    """A request body that stopped arriving before it was complete."""
+
+    status_code = 408
+
+
+class BackendTimeout(DscodecError):
+    """The model backend yielded nothing for longer than the server waits."""
+
+    status_code: ClassVar[int] = 504
+
+
+class _NotFound(ConversionError):
+    """A path that names no endpoint."""
+
+    status_code = 404
+
+
+class _MethodNotAllowed(ConversionError):
+    """A method other than POST on an endpoint."""
+
+    status_code = 405
+
+
+_T = TypeVar("_T")
+
+
+async def unless_disconnected(http: Request, work: Awaitable[_T]) -> _T | None:
+    """``work``'s result, or None when the client disconnected first (``work`` is then cancelled)."""
+    result: _T | None = None
+    failure: Exception | None = None
+    async with anyio.create_task_group() as group:
+
+        async def watch() -> None:
+            while (await http.receive())["type"] != "http.disconnect":
+                pass
+            group.cancel_scope.cancel()
+
+        group.start_soon(watch)
+        try:
+            result = await work
+        except Exception as exc:  # noqa: BLE001 - re-raised below, outside the group (which would wrap it)
+            failure = exc
+        group.cancel_scope.cancel()
+    if failure is not None:
+        raise failure
+    return result
+
+
+class EventStream(Response):
+    """A ``text/event-stream`` response that stops its producer as soon as the client disconnects.
+
+
+    Starlette's ``StreamingResponse`` notices a disconnect only when a write fails and leaves closing the
+    iterator to the garbage collector; a backend waiting on its engine would keep generating for nobody. Here a
+    watcher cancels the producer at once, and the producer's ``finally`` closes the backend.
+    """
+
+    media_type = "text/event-stream"
+
+    def __init__(self, frames: AsyncGenerator[bytes, None]) -> None:
+        self.frames = frames
+        self.status_code = 200
+        self.background = None
+        self.init_headers(_SSE_HEADERS)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async with anyio.create_task_group() as group:
+
+            async def watch() -> None:
+                while (await receive())["type"] != "http.disconnect":
+                    pass
+                group.cancel_scope.cancel()
+
+            group.start_soon(watch)
+            try:
+                await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
+                async for frame in self.frames:
+                    await send({"type": "http.response.body", "body": frame, "more_body": True})
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+            except OSError:
+                pass  # the client went away while we wrote; nothing is left to tell it
+            finally:
+                with anyio.CancelScope(shield=True):
+                    await self.frames.aclose()
+                group.cancel_scope.cancel()
+
+
+class Disconnected(Exception):
+    """The client went away before its request body was complete."""
+
+
+def gone() -> Response:
+    """The answer to a client that already left: nobody reads it (nginx's 499 "client closed request")."""
+    return Response(status_code=499)
+
+
+def too_large(limit: int) -> RequestTooLarge:
+    return RequestTooLarge(f"The request body is larger than this server accepts ({limit} bytes).")
+
+
+def error_response(
+    protocol: Protocol, exc: DscodecError, headers: Mapping[str, str] | None = None
+) -> Response:
+    """The error in the protocol's own body shape (deviations D1, D2) with its HTTP status."""
+    # Rendered for this protocol rather than read from exc.body: an error object a backend re-raises may have
+    # been bound to another protocol by an earlier request.
+    body = dscodec.error_body(protocol, exc)
+    status = exc.status_code if 400 <= exc.status_code <= 599 else 500  # a backend's error class may say 200
+    return Response(orjson.dumps(body), status_code=status, media_type="application/json", headers=headers)
+
+
+def _route_path(scope: Scope) -> str:
+    """The request path below the app's mount point."""
+    path = str(scope.get("path", ""))
+    root = str(scope.get("root_path", ""))
+    return path[len(root) :] if root and path.startswith(root) else path
+
+
+def _protocol_of(path: str) -> Protocol | None:
+    """The protocol whose error shape answers ``path``: Anthropic's under ``/v1/messages``, OpenAI's for any other
+    ``/v1/`` path; None elsewhere (FastAPI's own pages)."""
+    if path == "/v1/messages" or path.startswith("/v1/messages/"):
+        return "messages"
+    if path == "/v1" or path.startswith("/v1/"):
+        return "chat_completions"
+    return None
+
+
+async def http_error(request: Request, exc: Exception) -> Response:
+    """Routing errors (404, 405) in the protocol's shape; FastAPI's ``{"detail": ...}`` outside ``/v1/``."""
+    assert isinstance(exc, HTTPException)
+    protocol = _protocol_of(_route_path(request.scope))
+    if protocol is None:
+        return await http_exception_handler(request, exc)
+    method, path = request.method, request.url.path
+    error: DscodecError
+    if exc.status_code == 404:
+        error = _NotFound(f"Invalid URL ({method} {path}): this server has no such endpoint.")
+    elif exc.status_code == 405:
+        error = _MethodNotAllowed(f"Method {method} is not allowed on {path}; send a POST request.")
+    else:
+        error = DscodecError(str(exc.detail))
+    response = error_response(protocol, error, exc.headers)
+    if exc.status_code not in (404, 405):
+        response.status_code = exc.status_code
+    return response
+
+
+class LastResort:
+    """The outermost guard: an exception that escaped every handler (a bug) still gets the protocol's 500 body,
+    or, when the response had already started, just ends it; it is logged, never passed on to the server."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def tracked(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracked)
+        except Exception:
+            logger.exception("unhandled error answering %s %s", scope.get("method"), scope.get("path"))
+            if started:
+                return
+            protocol = _protocol_of(_route_path(scope)) or "chat_completions"
+            error = DscodecError("The server failed to answer the request.")
+            try:
+                await error_response(protocol, error)(scope, receive, send)
+            except OSError:
+                pass  # the client is gone too

@@ -1,0 +1,152 @@
+"""What a backend yields, checked and handed to the stream processor; closing a backend; backend failures.
+
+Every check here turns a misbehaving backend into a :class:`~dscodec.ModelOutputError` (status 502), never into an
+exception of another kind, so the app can always answer in the protocol's shape.
+"""
+
+from __future__ import annotations
+
+import logging
+import operator
+from collections.abc import AsyncIterator, Sequence
+
+import anyio
+import orjson
+
+import dscodec
+from dscodec.conversation import Protocol
+from dscodec.errors import DscodecError, ModelOutputError
+from dscodec.processor import StreamProcessor
+from dscodec.protocols._wire import WireEvent
+from dscodec.server.backend import BackendOutput, Finish, PromptUsage, TextChunk, TokenChunk
+
+__all__ = [
+    "backend_count",
+    "backend_error",
+    "close_outputs",
+    "complete_json",
+    "failure_frame",
+    "feed",
+    "feed_sse",
+    "is_large",
+    "iterate_outputs",
+]
+
+logger = logging.getLogger("dscodec.server")
+
+
+#: Backend chunks at least this large (characters of text, or token ids) are processed in a worker thread; the
+#: per-token ones stay on the event loop, where a thread hop would cost more than the work.
+_LARGE_TEXT = 16384
+
+
+_LARGE_IDS = 4096
+
+
+#: The largest token count a backend may report: counts are JSON numbers that every client must read exactly.
+_MAX_COUNT = 2**53 - 1
+
+
+def iterate_outputs(outputs: object) -> AsyncIterator[BackendOutput]:
+    """The backend's return value, checked to be an async iterator."""
+    if hasattr(outputs, "__anext__"):
+        return outputs  # type: ignore[return-value]
+    close = getattr(outputs, "close", None)
+    if callable(close) and hasattr(outputs, "__await__"):
+        close()  # a coroutine never awaited would warn
+    raise ModelOutputError(
+        f"the model backend returned a {type(outputs).__name__}; expected an async iterator of outputs"
+    )
+
+
+def is_large(item: BackendOutput | None) -> bool:
+    """Whether processing ``item`` may take long: a big chunk, or the end (it counts the reasoning tokens)."""
+    if item is None or isinstance(item, Finish):
+        return True
+    if isinstance(item, TextChunk):
+        return isinstance(item.text, str) and len(item.text) >= _LARGE_TEXT
+    if isinstance(item, TokenChunk):
+        return isinstance(item.ids, Sequence) and len(item.ids) >= _LARGE_IDS
+    return False
+
+
+def backend_count(value: object, what: str) -> int:
+    """A token count from the backend: an integer from 0 to 2**53 - 1."""
+    try:
+        count = operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        raise ModelOutputError(f"the model backend sent {what}={value!r}; expected an integer") from None
+    if not 0 <= count <= _MAX_COUNT:
+        raise ModelOutputError(
+            f"the model backend sent {what}={count}; expected a count from 0 to {_MAX_COUNT}"
+        )
+    return count
+
+
+def feed(processor: StreamProcessor, item: BackendOutput | None) -> list[WireEvent]:
+    """Hand one backend item (None: the end of the backend's output) to the processor."""
+    if item is None:
+        return processor.finish()
+    if isinstance(item, TextChunk):
+        return processor.push_text(item.text, backend_count(item.token_count, "TextChunk.token_count"))
+    if isinstance(item, TokenChunk):
+        return processor.push_tokens(item.ids, item.logprobs)
+    if isinstance(item, PromptUsage):
+        fingerprint = item.system_fingerprint
+        if fingerprint is not None and not isinstance(fingerprint, str):
+            raise ModelOutputError(
+                f"the model backend sent system_fingerprint={fingerprint!r}; expected a string or None"
+            )
+        return processor.start(
+            backend_count(item.prompt_tokens, "PromptUsage.prompt_tokens"),
+            backend_count(item.cached_tokens, "PromptUsage.cached_tokens"),
+            fingerprint,
+        )
+    if isinstance(item, Finish):
+        return processor.finish(item.reason)
+    raise ModelOutputError(
+        f"the model backend yielded a {type(item).__name__}; expected PromptUsage, TextChunk, TokenChunk or Finish"
+    )
+
+
+def feed_sse(processor: StreamProcessor, item: BackendOutput | None) -> bytes:
+    """The SSE frames of the events ``item`` gives, as one byte string."""
+    events = feed(processor, item)
+    return "".join(event.sse() for event in events).encode() if events else b""
+
+
+def failure_frame(processor: StreamProcessor, error: DscodecError) -> bytes:
+    """The protocol's mid-stream error event(s) for ``error``; empty when nothing more can be said."""
+    try:
+        return "".join(event.sse() for event in processor.fail(error)).encode()
+    except Exception:
+        # The events of the failed response cannot be written either (the processor's own state is broken):
+        # the stream just ends, and the client sees it cut short.
+        logger.exception("writing the error event of a failed stream failed")
+        return b""
+
+
+def complete_json(protocol: Protocol, events: list[WireEvent]) -> bytes:
+    """The complete response the events add up to, as JSON (in a worker thread: both steps are linear but long)."""
+    return orjson.dumps(dscodec.accumulate(protocol, events))
+
+
+async def close_outputs(outputs: AsyncIterator[BackendOutput]) -> None:
+    """Close the backend iterator; shielded, so a cancelled request (client gone) still releases the backend."""
+    aclose = getattr(outputs, "aclose", None)
+    if aclose is None:
+        return
+    with anyio.CancelScope(shield=True):
+        try:
+            await aclose()
+        except Exception:  # a backend that fails to close must not turn a finished response into an error
+            logger.exception("closing the backend failed")
+
+
+def backend_error(exc: Exception) -> DscodecError:
+    """A backend failure as a dscodec error (logged): its own when it raised one, else a 502 naming the cause."""
+    if isinstance(exc, DscodecError):
+        logger.warning("the model backend refused or failed: %s", exc)
+        return exc
+    logger.error("the model backend failed", exc_info=exc)
+    return ModelOutputError(f"the model server failed: {exc}")
