@@ -36,6 +36,12 @@ from dscodec.conversation import (
     UserMessage,
 )
 from dscodec.errors import ConversionError
+from dscodec.prompt._order import (
+    Item,
+    merge_user_runs,
+    sort_results_by_call_position,
+    sort_results_by_id_windows,
+)
 from dscodec.prompt.dialects import Dialect, HistoryThink, PrefixThink, ReasoningKind, dialect_for
 
 __all__ = ["RenderedPrompt", "Segment", "Special", "render_prompt", "render_segments"]
@@ -193,92 +199,6 @@ def _arguments(arguments: str, python_floats: bool) -> list[tuple[str, str, bool
     return params
 
 
-# -- message order -----------------------------------------------------------------------------------------
-
-# A working item: a message, or (V4) a run of consecutive user messages that forms one part of a user turn.
-_Item: TypeAlias = "Message | list[UserMessage]"
-
-
-def _merge_user_runs(messages: Sequence[Message]) -> list[_Item]:
-    """Consecutive user messages as one item (V4), so that a run counts once when results are sorted."""
-    items: list[_Item] = []
-    for message in messages:
-        if isinstance(message, UserMessage):
-            last = items[-1] if items else None
-            if isinstance(last, list):
-                last.append(message)
-            else:
-                items.append([message])
-        else:
-            items.append(message)
-    return items
-
-
-def _sort_results_by_id_windows(items: list[_Item]) -> list[_Item]:
-    """V4 result order (observed): after each assistant turn with ``n`` tool calls, the next ``n`` items.
-
-    The positions and call counts of the assistant turns are taken first; then, for each in order, the ``n``
-    items after that position (on the list as already reordered; skipped when fewer than ``n`` remain) are
-    stably sorted: tool results first, by tool-call id, then everything else in its order. With the calls
-    also written in id order (``sorts_tool_calls_by_id``) the results of a complete round follow the calls.
-    """
-    windows = [
-        (index, len(item.tool_calls))
-        for index, item in enumerate(items)
-        if isinstance(item, AssistantMessage) and item.tool_calls
-    ]
-    for index, count in windows:
-        start, stop = index + 1, index + 1 + count
-        if stop <= len(items):
-            items[start:stop] = sorted(items[start:stop], key=_id_window_key)
-    return items
-
-
-def _id_window_key(item: _Item) -> tuple[int, str]:
-    if isinstance(item, ToolMessage):
-        return (0, item.tool_call_id)
-    return (1, "")
-
-
-def _sort_results_by_call_position(items: list[_Item]) -> list[_Item]:
-    """V4.1 result order (observed): inside each run of user and tool items (one user turn), the tool results
-    are stably sorted by the position of their id among the latest assistant turn's tool calls (an unknown id
-    counts as position 0); the other items keep their places.
-    """
-    positions: dict[str, int] = {}
-    index = 0
-    while index < len(items):
-        item = items[index]
-        if isinstance(item, AssistantMessage):
-            if item.tool_calls:
-                positions = {}
-                for position, call in enumerate(item.tool_calls):
-                    positions.setdefault(call.id, position)
-            index += 1
-            continue
-        if not _in_user_turn(item):
-            index += 1
-            continue
-        stop = index
-        while stop < len(items) and _in_user_turn(items[stop]):
-            stop += 1
-        slots = [i for i in range(index, stop) if isinstance(items[i], ToolMessage)]
-        if len(slots) > 1:
-            table = positions
-            results = sorted(
-                (items[i] for i in slots),
-                key=lambda m: table.get(m.tool_call_id, 0) if isinstance(m, ToolMessage) else 0,
-            )
-            for slot, result in zip(slots, results):
-                items[slot] = result
-        index = stop
-    return items
-
-
-def _in_user_turn(item: _Item) -> bool:
-    return isinstance(item, (UserMessage, ToolMessage, list))
-
-
 # -- the renderer ------------------------------------------------------------------------------------------
 
 
@@ -416,11 +336,11 @@ class _Renderer:
         # Putting results in order never moves an assistant turn to the front, so the first item is the
         # conversation's first message exactly when nothing before it was taken out.
         leading = bool(body) and body[0] is messages[0]
-        items: list[_Item] = _merge_user_runs(body) if d.merges_user_runs else list(body)
+        items: list[Item] = merge_user_runs(body) if d.merges_user_runs else list(body)
         if d.sorts_results_by_id_windows:
-            items = _sort_results_by_id_windows(items)
+            items = sort_results_by_id_windows(items)
         else:
-            items = _sort_results_by_call_position(items)
+            items = sort_results_by_call_position(items)
         self.turns(items, first_message_at=0 if leading else None)
 
     def system_text_hoisted(self, messages: Sequence[Message]) -> None:
@@ -462,7 +382,7 @@ class _Renderer:
             return messages[1:]
         return messages
 
-    def turns(self, items: Sequence[_Item], *, first_message_at: int | None) -> None:
+    def turns(self, items: Sequence[Item], *, first_message_at: int | None) -> None:
         """Every message in order, then the tail (§3.3).
 
         ``first_message_at`` is the item index holding the conversation's first message, if any item does.
@@ -593,7 +513,7 @@ class _Renderer:
             out.extend(("</", dsml, d.invoke_tag + ">\n"))
         out.extend(("</", dsml, d.tool_calls_tag + ">"))
 
-    def tail(self, items: Sequence[_Item]) -> None:
+    def tail(self, items: Sequence[Item]) -> None:
         """After the last message: open the assistant turn, unless a prefix turn is being continued (§3.3)."""
         last = items[-1] if items else None
         if not (isinstance(last, AssistantMessage) and last.prefix):
