@@ -49,7 +49,7 @@ class PromptEncoder:
         >>> request = dscodec.convert("chat_completions", {"model": "DeepSeek-V4-Pro",
         ...     "thinking": {"type": "disabled"}, "messages": [{"role": "user", "content": "Hi"}]})
         >>> dscodec.PromptEncoder().encode(request)
-        [0, 128803, 19923, 128804, 128822]
+        [0, 128803, 23166, 128804, 128822]
     """
 
     def __init__(self, tokenizer: TokenizerLike = None, *, cache_chars: int = 8_000_000) -> None:
