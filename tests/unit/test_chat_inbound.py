@@ -1196,7 +1196,10 @@ def test_tool_call_pairing_is_linear() -> None:
     assert Counted.comparisons <= 6 * MANY
     Counted.reset()
     with pytest.raises(ConversionError, match=r"^Duplicate value for 'tool_call_id' of c0 in message\[1\]$"):
-        duplicated = [*calls, {"id": Counted("c0"), "type": "function", "function": {"name": "f", "arguments": ""}}]
+        duplicated = [
+            *calls,
+            {"id": Counted("c0"), "type": "function", "function": {"name": "f", "arguments": ""}},
+        ]
         parse_request(body(messages=[USER, {"role": "assistant", "tool_calls": duplicated}, *results]))
     assert Counted.comparisons <= 6 * MANY
 
@@ -1206,17 +1209,25 @@ def test_twenty_thousand_tools_and_calls() -> None:
     request = convert(body(tools=_tools([f"t{i}" for i in range(n)])))
     assert [t.name for t in request.conversation.tools[:2]] == ["t0", "t1"]
     assert len(request.conversation.tools) == n
-    assert message_of(body(tools=_tools([*(f"t{i}" for i in range(n)), "t0"]))) == "Tool names must be unique."
+    assert (
+        message_of(body(tools=_tools([*(f"t{i}" for i in range(n)), "t0"]))) == "Tool names must be unique."
+    )
     # A bad schema before the repeated name wins, since each tool's name is checked just before its schema.
     bad = {"type": "function", "function": {"name": "bad", "parameters": {"type": "string"}}}
     tools = [*_tools([f"t{i}" for i in range(n)]), bad, *_tools(["t0"])]
     assert message_of(body(tools=tools)).startswith("Invalid schema for function 'bad'")
 
-    calls = [{"id": f"c{i}", "type": "function", "function": {"name": "f", "arguments": "{}"}} for i in range(n)]
+    calls = [
+        {"id": f"c{i}", "type": "function", "function": {"name": "f", "arguments": "{}"}} for i in range(n)
+    ]
     results = [{"role": "tool", "tool_call_id": f"c{i}", "content": f"r{i}"} for i in reversed(range(n))]
     assistant = {"role": "assistant", "content": None, "tool_calls": calls}
     converted = convert(body(messages=[USER, assistant, *results])).conversation.messages
-    assert [m.tool_call_id for m in converted[2:5] if isinstance(m, ToolMessage)] == ["c19999", "c19998", "c19997"]
+    assert [m.tool_call_id for m in converted[2:5] if isinstance(m, ToolMessage)] == [
+        "c19999",
+        "c19998",
+        "c19997",
+    ]
     assert message_of(body(messages=[USER, assistant, *results[:-1], USER])).endswith(
         "(insufficient tool messages following tool_calls message)"
     )
@@ -1224,7 +1235,11 @@ def test_twenty_thousand_tools_and_calls() -> None:
         f"Duplicate value for 'tool_call_id' of c19999 in message[{n + 1}]"
     )
     names = [f"p{i}" for i in range(n)]
-    schema = {"type": "object", "properties": {p: {"type": "string"} for p in names}, "required": [*names, "p0"]}
+    schema = {
+        "type": "object",
+        "properties": {p: {"type": "string"} for p in names},
+        "required": [*names, "p0"],
+    }
     function = {"type": "function", "function": {"name": "f", "parameters": schema}}
     assert message_of(body(tools=[function])).endswith("has non-unique elements")
     function["function"]["strict"] = True
@@ -1243,7 +1258,10 @@ def test_stop_string_length_cap_d16() -> None:
     assert error_of(body(stop=over_cap)).message.startswith("Invalid 'stop': string too long.")
     # Every check of the reference comes first: it accepts any length, so its errors must stay the same.
     assert message_of(body(stop=[over_cap, ""])).startswith("Invalid 'stop[1]': empty string.")
-    assert message_of(body(stop=[over_cap], seed=2**63)) == "Invalid seed value, the valid range of seed is [0, 2^63)"
+    assert (
+        message_of(body(stop=[over_cap], seed=2**63))
+        == "Invalid seed value, the valid range of seed is [0, 2^63)"
+    )
     assert message_of(body(stop=over_cap, max_completion_tokens=0)).startswith("Invalid max_tokens value")
 
 

@@ -25,14 +25,14 @@ MODULES = _module_names()
 @pytest.mark.parametrize("name", MODULES)
 def test_docstring_examples(name: str) -> None:
     module = importlib.import_module(name)
-    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE, verbose=False)
+    result = doctest.testmod(
+        module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE, verbose=False
+    )
     assert result.failed == 0, f"{result.failed} of {result.attempted} examples in {name} failed"
 
 
 def test_the_examples_are_found() -> None:
     # The docstrings hold examples in many modules; finding none would mean this test checks nothing.
     finder = doctest.DocTestFinder()
-    total = sum(
-        len(test.examples) for name in MODULES for test in finder.find(importlib.import_module(name))
-    )
+    total = sum(len(test.examples) for name in MODULES for test in finder.find(importlib.import_module(name)))
     assert total >= 50

@@ -1280,7 +1280,10 @@ def test_content_is_joined_once() -> None:
 def test_twenty_thousand_tools_blocks_and_calls() -> None:
     n = 20_000
     assert len(convert(body(tools=[tool(f"t{i}") for i in range(n)])).conversation.tools) == n
-    assert message_of(body(tools=[*(tool(f"t{i}") for i in range(n)), tool("t0")])) == "Tool names must be unique."
+    assert (
+        message_of(body(tools=[*(tool(f"t{i}") for i in range(n)), tool("t0")]))
+        == "Tool names must be unique."
+    )
     uses = [tool_use(f"c{i}") for i in range(n)]
     results = [tool_result(f"c{i}", f"r{i}") for i in reversed(range(n))]
     converted = convert(body(user("Go"), assistant(uses), user(results), **NOTHINK)).conversation.messages
@@ -1381,7 +1384,10 @@ def test_base64_decisions_without_strict_mode(
     monkeypatch.setattr(binascii, "a2b_base64", _decoder_without_strict_mode)
     assert inbound._canonical_base64(data) == canonical
     if canonical is None:
-        assert message_of(body(user([b64_image(data)]), model=V41)) == "messages.0.content[0]: base64 decode error"
+        assert (
+            message_of(body(user([b64_image(data)]), model=V41))
+            == "messages.0.content[0]: base64 decode error"
+        )
     else:
         message = convert(body(user([b64_image(data)]), model=V41)).conversation.messages[0]
         assert isinstance(message, UserMessage)

@@ -2743,7 +2743,13 @@ def _hardening() -> list[Case]:
             _req(
                 m,
                 [user("Hi")],
-                tools=[fn("probe", "Probe.", obj({"a": nested_items_schema(120, {"type": "number", "default": NEGZERO})}))],
+                tools=[
+                    fn(
+                        "probe",
+                        "Probe.",
+                        obj({"a": nested_items_schema(120, {"type": "number", "default": NEGZERO})}),
+                    )
+                ],
             )
         ),
     )
@@ -2754,7 +2760,13 @@ def _hardening() -> list[Case]:
             _req(
                 m,
                 [user("Hi")],
-                tools=[fn("probe", "Probe.", obj({"a": nested_items_schema(120, {"type": "number", "enum": [NEGZERO]})}))],
+                tools=[
+                    fn(
+                        "probe",
+                        "Probe.",
+                        obj({"a": nested_items_schema(120, {"type": "number", "enum": [NEGZERO]})}),
+                    )
+                ],
             )
         ),
     )
@@ -2835,7 +2847,20 @@ def _hardening() -> list[Case]:
                 fn(
                     "probe",
                     parameters=obj(
-                        {"a": {"type": ["string", "number", "integer", "boolean", "null", "array", "object", "string"]}}
+                        {
+                            "a": {
+                                "type": [
+                                    "string",
+                                    "number",
+                                    "integer",
+                                    "boolean",
+                                    "null",
+                                    "array",
+                                    "object",
+                                    "string",
+                                ]
+                            }
+                        }
                     ),
                 )
             ],
@@ -2847,7 +2872,12 @@ def _hardening() -> list[Case]:
         lambda m: _req(
             m,
             [user("Hi")],
-            tools=[fn("probe", parameters=obj({"a": {"type": "string", "enum": [*(f"v{i}" for i in range(50)), "v0"]}}))],
+            tools=[
+                fn(
+                    "probe",
+                    parameters=obj({"a": {"type": "string", "enum": [*(f"v{i}" for i in range(50)), "v0"]}}),
+                )
+            ],
         ),
     )
 

@@ -2063,7 +2063,13 @@ def _hardening() -> list[Case]:
             _req(
                 m,
                 [user("Hi")],
-                tools=[tool("probe", "Probe.", obj({"a": nested_items_schema(121, {"type": "number", "default": NEGZERO})}))],
+                tools=[
+                    tool(
+                        "probe",
+                        "Probe.",
+                        obj({"a": nested_items_schema(121, {"type": "number", "default": NEGZERO})}),
+                    )
+                ],
             )
         ),
     )
@@ -2074,7 +2080,13 @@ def _hardening() -> list[Case]:
             _req(
                 m,
                 [user("Hi")],
-                tools=[tool("probe", "Probe.", obj({"a": nested_items_schema(121, {"type": "number", "enum": [NEGZERO]})}))],
+                tools=[
+                    tool(
+                        "probe",
+                        "Probe.",
+                        obj({"a": nested_items_schema(121, {"type": "number", "enum": [NEGZERO]})}),
+                    )
+                ],
             )
         ),
     )
@@ -2126,7 +2138,12 @@ def _hardening() -> list[Case]:
         "many-assistant-text-blocks",
         "an assistant message of 500 text blocks, empty ones first and in between",
         lambda m: _nothink(
-            m, [user("Go"), assistant([text(""), text(""), *(text(f"b{i}" if i % 3 else "") for i in range(500))]), user("Next")]
+            m,
+            [
+                user("Go"),
+                assistant([text(""), text(""), *(text(f"b{i}" if i % 3 else "") for i in range(500))]),
+                user("Next"),
+            ],
         ),
     )
 
@@ -2135,7 +2152,9 @@ def _hardening() -> list[Case]:
     cases += both(
         "invalid-schema-required-duplicate-last",
         f"a schema with {MANY_TOOLS} required properties, the last name repeating the first",
-        lambda m: _req(m, [user("Hi")], tools=[tool("probe", input_schema=obj(wide, required=[*names, "p0"]))]),
+        lambda m: _req(
+            m, [user("Hi")], tools=[tool("probe", input_schema=obj(wide, required=[*names, "p0"]))]
+        ),
         only="v4",
     )
 

@@ -2637,14 +2637,34 @@ def _hardening() -> list[Case]:
         "body-negzero-schema-depth-127",
         "a tool schema nested to body depth 127 whose innermost default is -0",
         lambda m: with_negzero(
-            _req(m, "Hi", tools=[fn("probe", "Probe.", obj({"a": nested_items_schema(121, {"type": "number", "default": NEGZERO})}))])
+            _req(
+                m,
+                "Hi",
+                tools=[
+                    fn(
+                        "probe",
+                        "Probe.",
+                        obj({"a": nested_items_schema(121, {"type": "number", "default": NEGZERO})}),
+                    )
+                ],
+            )
         ),
     )
     cases += both(
         "invalid-parse-body-negzero-schema-depth-128",
         "a tool schema nested to body depth 127 whose innermost enum array (depth 128) holds -0",
         lambda m: with_negzero(
-            _req(m, "Hi", tools=[fn("probe", "Probe.", obj({"a": nested_items_schema(121, {"type": "number", "enum": [NEGZERO]})}))])
+            _req(
+                m,
+                "Hi",
+                tools=[
+                    fn(
+                        "probe",
+                        "Probe.",
+                        obj({"a": nested_items_schema(121, {"type": "number", "enum": [NEGZERO]})}),
+                    )
+                ],
+            )
         ),
     )
 
@@ -2658,13 +2678,17 @@ def _hardening() -> list[Case]:
     cases += both(
         "invalid-order-tool-schema-vs-later-duplicate",
         "a bad schema in the middle of many tools and a repeated name at the end: per tool, so the schema wins",
-        lambda m: _req(m, "Hi", tools=[*many[:1000], fn("bad", parameters={"type": "string"}), *many[1000:], fn("t0")]),
+        lambda m: _req(
+            m, "Hi", tools=[*many[:1000], fn("bad", parameters={"type": "string"}), *many[1000:], fn("t0")]
+        ),
         only="v4",
     )
     cases += both(
         "invalid-order-tool-duplicate-vs-later-schema",
         "a repeated name in the middle of many tools and a bad schema at the end: the name wins",
-        lambda m: _req(m, "Hi", tools=[*many[:1000], fn("t0"), *many[1000:], fn("bad", parameters={"type": "string"})]),
+        lambda m: _req(
+            m, "Hi", tools=[*many[:1000], fn("t0"), *many[1000:], fn("bad", parameters={"type": "string"})]
+        ),
         only="v4",
     )
 
@@ -2713,7 +2737,9 @@ def _hardening() -> list[Case]:
     cases += both(
         "invalid-strict-required-duplicate-last",
         f"a strict schema with {MANY_TOOLS} required properties, the last name repeating the first",
-        lambda m: _req(m, "Hi", tools=[fn("probe", parameters=obj(wide, required=[*names, "p0"]), strict=True)]),
+        lambda m: _req(
+            m, "Hi", tools=[fn("probe", parameters=obj(wide, required=[*names, "p0"]), strict=True)]
+        ),
         only="v4",
     )
     return cases
