@@ -1,0 +1,281 @@
+"""What the engine backends share: one streamed HTTP request per job, its SSE ``data:`` events, and the engine's
+failures turned into dscodec errors.
+
+Each engine module supplies the request body it sends and a *reader*: an object that takes one decoded SSE event
+at a time and returns the backend outputs it gives (:class:`StreamReader`). This module does the I/O around it.
+
+Cancellation: the request is sent with ``httpx``'s streaming API inside ``async with``, so when the server closes
+the backend's iterator (client gone, stop sequence matched, error) the response is closed and its connection
+dropped. Both engines abort a generation whose client connection went away, so the engine slot is freed.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Mapping
+from typing import Any, ClassVar, Protocol
+
+import httpx
+import orjson
+
+from dscodec.errors import ConversionError, DscodecError, ModelOutputError
+from dscodec.server.backend import BackendOutput, BackendRequest
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "EngineBackend",
+    "EngineBusy",
+    "EngineError",
+    "EngineRejected",
+    "EngineUnavailable",
+    "StreamReader",
+    "engine_failure",
+]
+
+logger = logging.getLogger("dscodec.server")
+
+#: Connecting may take 10 s; reading waits as long as the engine needs (the server's own backend timeout bounds
+#: the wait for each output), so a long prefill is not cut short here.
+DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=None, write=60.0, pool=None)
+
+#: How much of an engine's error body is read and quoted.
+_ERROR_BODY_LIMIT = 64 * 1024
+_MESSAGE_LIMIT = 1000
+
+
+class EngineError(ModelOutputError):
+    """The inference engine failed, could not be reached, or sent something outside its documented wire format
+    (status 502)."""
+
+
+class EngineRejected(ConversionError):
+    """The inference engine refused the request as invalid (its 400, 413 or 422): a bad constraint, a prompt it
+    finds too long, a parameter out of its range (status 400)."""
+
+
+class EngineBusy(DscodecError):
+    """The inference engine is rate limiting (its 429): the client may retry later (status 429)."""
+
+    status_code: ClassVar[int] = 429
+    error_type: ClassVar[str] = "rate_limit_exceeded"
+
+
+class EngineUnavailable(DscodecError):
+    """The inference engine is not ready or is overloaded (its 503) (status 503)."""
+
+    status_code: ClassVar[int] = 503
+    error_type: ClassVar[str] = "service_unavailable"
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= _MESSAGE_LIMIT else text[:_MESSAGE_LIMIT] + "…"
+
+
+def error_message(body: object) -> str | None:
+    """The message of an engine's error body: ``{"error": {"message"}}`` (vLLM's current envelope, SGLang's
+    stream error), ``{"error": "..."}``, ``{"message"}`` (vLLM's older flat envelope) or ``{"detail"}`` (its web
+    framework's validation errors)."""
+    if not isinstance(body, dict):
+        return None
+    error = body.get("error")
+    if isinstance(error, dict) and isinstance(error.get("message"), str):
+        return str(error["message"])
+    if isinstance(error, str):
+        return error
+    for key in ("message", "detail"):
+        value = body.get(key)
+        if isinstance(value, str):
+            return value
+        if value is not None:
+            return orjson.dumps(value).decode()
+    return None
+
+
+def engine_failure(engine: str, status: int, body: bytes) -> DscodecError:
+    """The dscodec error for an engine's non-200 answer: its 4xx meaning where the client can act on it, else a
+    502 naming the engine's status and message."""
+    try:
+        message = error_message(orjson.loads(body))
+    except orjson.JSONDecodeError:
+        message = None
+    if message is None:
+        message = body.decode("utf-8", "replace").strip() or httpx.codes.get_reason_phrase(status)
+    message = _clip(message)
+    if status in (400, 413, 422):
+        return EngineRejected(f"The inference engine ({engine}) refused the request: {message}")
+    if status == 429:
+        return EngineBusy(f"The inference engine ({engine}) is rate limiting; retry later: {message}")
+    if status == 503:
+        return EngineUnavailable(f"The inference engine ({engine}) is unavailable: {message}")
+    return EngineError(f"The inference engine ({engine}) answered HTTP {status}: {message}")
+
+
+class StreamReader(Protocol):
+    """One request's reading state: events in, backend outputs out."""
+
+    def feed(self, event: dict[str, Any]) -> list[BackendOutput]:
+        """The outputs one decoded ``data:`` event gives (raises a dscodec error for an engine error event)."""
+        ...
+
+    @property
+    def done(self) -> bool:
+        """True once nothing more is needed from the stream."""
+        ...
+
+    def end(self) -> list[BackendOutput]:
+        """The outputs still due when the stream ended (raises when it ended too early)."""
+        ...
+
+
+class EngineBackend:
+    """A backend that forwards each job to an inference engine over HTTP and streams its tokens back.
+
+    Subclasses name the engine, the path, the request body (:meth:`payload`) and the reader of the stream
+    (:meth:`reader`).
+
+    Args:
+        base_url: the engine's address, e.g. ``http://127.0.0.1:8000`` (no path).
+        api_key: sent as ``Authorization: Bearer <key>`` when given.
+        client: an ``httpx.AsyncClient`` to use (the backend then does not close it); one is made on first use
+            otherwise.
+        timeout: the timeouts of the client the backend makes.
+        constraints: pass dscodec's output constraint to the engine's structured-output fields (default).
+        extra: more fields merged into every request body (engine options dscodec does not set).
+    """
+
+    engine: ClassVar[str] = "engine"
+    path: ClassVar[str] = "/"
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        api_key: str | None = None,
+        client: httpx.AsyncClient | None = None,
+        timeout: httpx.Timeout = DEFAULT_TIMEOUT,
+        constraints: bool = True,
+        extra: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.url = self.base_url + self.path
+        self.headers = {"content-type": "application/json", "accept": "text/event-stream"}
+        if api_key:
+            self.headers["authorization"] = f"Bearer {api_key}"
+        self.constraints = constraints
+        self.extra: dict[str, Any] = dict(extra or {})
+        self._client = client
+        self._owns_client = client is None
+        self._timeout = timeout
+
+    def payload(self, job: BackendRequest) -> dict[str, Any]:
+        """The JSON body sent to the engine for ``job``."""
+        raise NotImplementedError
+
+    def reader(self, job: BackendRequest) -> StreamReader:
+        """A fresh reader for the stream of ``job``."""
+        raise NotImplementedError
+
+    @property
+    def client(self) -> httpx.AsyncClient:
+        """The HTTP client (made on first use)."""
+        if self._client is None:
+            self._client = httpx.AsyncClient(
+                timeout=self._timeout,
+                limits=httpx.Limits(max_connections=1024, max_keepalive_connections=64),
+            )
+        return self._client
+
+    async def aclose(self) -> None:
+        """Close the HTTP client the backend made (a client passed in is left open)."""
+        if self._client is not None and self._owns_client:
+            await self._client.aclose()
+            self._client = None
+
+    async def health(self) -> None:
+        """Check that the engine answers its ``GET /health``.
+
+        Raises:
+            EngineError: it does not answer, or not with a 200.
+        """
+        try:
+            response = await self.client.get(self.base_url + "/health", timeout=5.0)
+        except httpx.HTTPError as exc:
+            raise EngineError(
+                f"The inference engine ({self.engine}) at {self.base_url} is unreachable: {exc}"
+            )
+        if response.status_code != 200:
+            raise engine_failure(self.engine, response.status_code, response.content[:_ERROR_BODY_LIMIT])
+
+    async def __call__(self, job: BackendRequest) -> AsyncIterator[BackendOutput]:
+        """Send ``job`` to the engine and yield what it streams back, as dscodec backend outputs."""
+        body = orjson.dumps({**self.payload(job), **self.extra})
+        reader = self.reader(job)
+        try:
+            async with self.client.stream("POST", self.url, content=body, headers=self.headers) as response:
+                if response.status_code != 200:
+                    raise engine_failure(self.engine, response.status_code, await _read_some(response))
+                async for event in _events(response, self.engine):
+                    for item in reader.feed(event):
+                        yield item
+                    if reader.done:
+                        return
+            for item in reader.end():
+                yield item
+        except httpx.HTTPError as exc:
+            # Connection refused, reset mid-stream, a protocol error: the engine failed, not the client.
+            raise EngineError(
+                f"The inference engine ({self.engine}) at {self.base_url} failed: {type(exc).__name__}: {exc}"
+            ) from None
+
+
+async def _read_some(response: httpx.Response) -> bytes:
+    """The start of an error body (at most 64 KiB; an engine's error is short)."""
+    parts: list[bytes] = []
+    size = 0
+    async for part in response.aiter_bytes():
+        parts.append(part)
+        size += len(part)
+        if size >= _ERROR_BODY_LIMIT:
+            break
+    return b"".join(parts)[:_ERROR_BODY_LIMIT]
+
+
+async def _events(response: httpx.Response, engine: str) -> AsyncIterator[dict[str, Any]]:
+    """The decoded ``data:`` events of a Server-Sent Events stream, up to ``data: [DONE]``.
+
+    An event's data lines are joined with newlines and the event ends at a blank line (the SSE format); comment
+    lines and other fields are skipped. Both engines send one JSON object per event.
+    """
+    lines: list[str] = []
+    async for line in response.aiter_lines():
+        if line:
+            if line.startswith("data:"):
+                lines.append(line[5:].removeprefix(" "))
+            continue
+        if lines:
+            event = _decode("\n".join(lines), engine)
+            lines = []
+            if event is None:
+                return
+            yield event
+    if lines:
+        event = _decode("\n".join(lines), engine)
+        if event is not None:
+            yield event
+
+
+def _decode(data: str, engine: str) -> dict[str, Any] | None:
+    """One event's JSON object; None for the ``[DONE]`` sentinel."""
+    if data.strip() == "[DONE]":
+        return None
+    try:
+        event = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        raise EngineError(
+            f"The inference engine ({engine}) sent an event that is not JSON: {_clip(data)}"
+        ) from None
+    if not isinstance(event, dict):
+        raise EngineError(
+            f"The inference engine ({engine}) sent an event that is not a JSON object: {_clip(data)}"
+        )
+    return event

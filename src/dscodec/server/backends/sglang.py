@@ -1,0 +1,205 @@
+"""SGLang as a dscodec backend: token ids in, token ids out, over SGLang's native ``/generate`` endpoint.
+
+The prompt goes as ``input_ids`` and the generated ids come back as ``output_ids``, with ``meta_info`` in every
+streamed event (prompt, completion and cached token counts, the finish reason, log probabilities). Field names are
+the ones SGLang documents for ``/generate`` (its ``GenerateReqInput`` and ``SamplingParams``) and writes in its
+stream; ``docs/backends.md`` lists them with their sources.
+
+SGLang streams ``output_ids`` (and the log probabilities in ``meta_info``) either cumulatively (its default) or as
+deltas (when started with its incremental streaming option); the reader tells them apart with
+``meta_info.completion_tokens``, the running total of generated tokens.
+
+What SGLang needs to be started with: nothing special for plain generation; ``--reasoning-parser`` (the one for
+the DeepSeek model) for a constraint to apply only after the reasoning, in thinking mode.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import orjson
+
+from dscodec.processor import Logprob
+from dscodec.server.backend import (
+    BackendOutput,
+    BackendRequest,
+    Finish,
+    FinishReason,
+    PromptUsage,
+    TokenChunk,
+)
+from dscodec.server.backends._constraints import engine_constraint, in_thinking_stage
+from dscodec.server.backends._engine import EngineBackend, EngineError, engine_failure
+
+__all__ = ["SGLangBackend"]
+
+_ENGINE = "SGLang"
+
+#: ``meta_info.finish_reason.type`` and dscodec's reason; "abort" is a failure.
+_FINISH: dict[str, FinishReason] = {"stop": "stop", "length": "length"}
+
+#: What SGLang's own OpenAI layer sends for ``{"type": "json_object"}``: a schema that any JSON object matches.
+_ANY_OBJECT = '{"type": "object"}'
+
+
+class SGLangBackend(EngineBackend):
+    """Streams generations from an SGLang server (``POST {base_url}/generate``).
+
+    Args:
+        base_url: the SGLang server, e.g. ``http://127.0.0.1:30000``.
+        **options: see :class:`~dscodec.server.backends.EngineBackend` (``api_key``, ``client``, ``timeout``,
+            ``constraints``, ``extra``).
+
+    Examples:
+        >>> SGLangBackend("http://127.0.0.1:30000").url
+        'http://127.0.0.1:30000/generate'
+    """
+
+    engine = _ENGINE
+    path = "/generate"
+
+    def payload(self, job: BackendRequest) -> dict[str, Any]:
+        """The ``/generate`` request for ``job`` (stop strings are not sent: dscodec applies them)."""
+        options = job.request.inference_options
+        sampling: dict[str, Any] = {
+            "max_new_tokens": job.max_tokens,
+            "temperature": options.temperature,
+            "top_p": options.top_p,
+            # Special tokens (</think>, ｜DSML｜, the end of sentence) stay in the output dscodec reads.
+            "skip_special_tokens": False,
+            "no_stop_trim": True,
+        }
+        if options.seed is not None:
+            sampling["sampling_seed"] = options.seed
+        body: dict[str, Any] = {"input_ids": list(job.token_ids), "stream": True, "sampling_params": sampling}
+        if options.logprobs:
+            body["return_logprob"] = True
+            body["top_logprobs_num"] = options.top_logprobs or 0
+        constraint = engine_constraint(job.request) if self.constraints else None
+        if constraint is not None:
+            field = {
+                "json_schema": ("json_schema", constraint.value),
+                "json_object": ("json_schema", _ANY_OBJECT),
+                "regex": ("regex", constraint.value),
+                "grammar": ("ebnf", constraint.value),
+            }[constraint.kind]
+            sampling[field[0]] = field[1]
+            if in_thinking_stage(job.request):
+                # SGLang's native API applies the grammar only after the reasoning when asked to (with a reasoning
+                # parser configured on the server).
+                body["require_reasoning"] = True
+        return body
+
+    def reader(self, job: BackendRequest) -> _Reader:
+        options = job.request.inference_options
+        top = options.top_logprobs if options.logprobs and options.top_logprobs else 0
+        return _Reader(logprobs=options.logprobs, top=top)
+
+
+class _Reader:
+    """Reads SGLang's ``/generate`` events (cumulative or incremental ``output_ids``)."""
+
+    def __init__(self, *, logprobs: bool, top: int) -> None:
+        self.logprobs = logprobs
+        self.top = top
+        self.seen = 0
+        self.started = False
+        self.done = False
+
+    def feed(self, event: dict[str, Any]) -> list[BackendOutput]:
+        error = event.get("error")
+        if error is not None:
+            code = error.get("code") if isinstance(error, dict) else None
+            status = code if isinstance(code, int) and 400 <= code <= 599 else 500
+            raise engine_failure(_ENGINE, status, orjson.dumps(event))
+        meta = event.get("meta_info")
+        if not isinstance(meta, dict):
+            raise EngineError("SGLang sent an event without meta_info")
+        out: list[BackendOutput] = []
+        if not self.started:
+            self.started = True
+            out.append(
+                PromptUsage(
+                    prompt_tokens=_count(meta, "prompt_tokens"), cached_tokens=_count(meta, "cached_tokens")
+                )
+            )
+        ids = event.get("output_ids") or []
+        if not isinstance(ids, list):
+            raise EngineError(f"SGLang sent output_ids={ids!r}; expected a list of ids")
+        total = meta.get("completion_tokens")
+        cumulative = isinstance(total, int) and len(ids) == total and total >= self.seen
+        start = self.seen if cumulative else 0
+        new = ids[start:]
+        if new:
+            out.append(TokenChunk(new, self._logprobs(meta, start, len(new)) if self.logprobs else None))
+        self.seen += len(new)
+        finish = meta.get("finish_reason")
+        if finish is not None:
+            out.append(Finish(_finish(finish)))
+            self.done = True
+        return out
+
+    def end(self) -> list[BackendOutput]:
+        raise EngineError("SGLang's stream ended before the generation finished")
+
+    def _logprobs(self, meta: dict[str, Any], start: int, count: int) -> Sequence[Logprob] | None:
+        """``output_token_logprobs`` (``[logprob, id, text]`` per token) and ``output_top_logprobs`` (a list of
+        such entries per token) for the new tokens: the ones from ``start`` in a cumulative event, all of them in
+        an incremental one; None when the event has none."""
+        entries = meta.get("output_token_logprobs")
+        if not isinstance(entries, list):
+            return None
+        tops = meta.get("output_top_logprobs")
+        if len(entries) >= start + count:
+            entries = entries[start : start + count]
+            tops = tops[start : start + count] if isinstance(tops, list) else None
+        if len(entries) != count:
+            raise EngineError(f"SGLang sent log probabilities for {len(entries)} tokens of {count}")
+        out: list[Logprob] = []
+        for k, entry in enumerate(entries):
+            logprob = _logprob(entry)
+            if logprob is None:
+                return None
+            if not self.top:
+                out.append(logprob)
+                continue
+            row = tops[k] if isinstance(tops, list) and k < len(tops) else None
+            pairs = [pair for pair in (_pair(alt) for alt in row or []) if pair is not None]
+            pairs.sort(key=lambda pair: -pair[1])
+            out.append((logprob, pairs[: self.top]))
+        return out
+
+
+def _count(meta: dict[str, Any], key: str) -> int:
+    value = meta.get(key, 0)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise EngineError(f"SGLang sent meta_info.{key}={value!r}; expected an integer")
+    return value
+
+
+def _logprob(entry: object) -> float | None:
+    value = entry[0] if isinstance(entry, (list, tuple)) and entry else None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    return None
+
+
+def _pair(entry: object) -> tuple[int, float] | None:
+    if isinstance(entry, (list, tuple)) and len(entry) >= 2 and isinstance(entry[1], int):
+        logprob = _logprob(entry)
+        return None if logprob is None else (entry[1], logprob)
+    return None
+
+
+def _finish(value: object) -> FinishReason | None:
+    """``meta_info.finish_reason``: ``{"type": "stop" | "length" | "abort", ...}``; an abort is a failure."""
+    kind = value.get("type") if isinstance(value, dict) else value
+    if kind == "abort":
+        message = value.get("message") if isinstance(value, dict) else None
+        status = value.get("status_code") if isinstance(value, dict) else None
+        body = orjson.dumps({"error": {"message": message or "the generation was aborted"}})
+        raise engine_failure(
+            _ENGINE, status if isinstance(status, int) and 400 <= status <= 599 else 500, body
+        )
+    return _FINISH.get(kind) if isinstance(kind, str) else None

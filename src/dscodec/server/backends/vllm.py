@@ -1,0 +1,238 @@
+"""vLLM as a dscodec backend: token ids in, token ids out, over vLLM's OpenAI-compatible completions endpoint.
+
+dscodec renders and tokenizes the prompt itself, so the engine gets the prompt as token ids and no chat template
+runs on its side; the generated token ids come back in each streamed chunk and dscodec decodes them (special
+tokens included). Every field name below is the one vLLM documents for ``POST /v1/completions`` (its
+``CompletionRequest`` and the stream chunks its completions server writes); ``docs/backends.md`` lists them with
+their sources.
+
+What vLLM needs to be started with: nothing special for plain generation. ``--enable-prompt-tokens-details``
+makes it report cached prompt tokens; ``--reasoning-parser`` (the one for the DeepSeek model) makes a constraint
+apply only after the reasoning, in thinking mode.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import orjson
+
+from dscodec.processor import Logprob
+from dscodec.server.backend import (
+    BackendOutput,
+    BackendRequest,
+    Finish,
+    FinishReason,
+    PromptUsage,
+    TokenChunk,
+)
+from dscodec.server.backends._constraints import engine_constraint
+from dscodec.server.backends._engine import EngineBackend, EngineError, engine_failure
+
+__all__ = ["VLLMBackend"]
+
+_ENGINE = "vLLM"
+
+#: vLLM's finish reasons and dscodec's; "abort" and "error" are failures (the engine gave up on the request).
+_FINISH: dict[str, FinishReason] = {"stop": "stop", "length": "length"}
+
+#: With ``return_tokens_as_token_ids`` vLLM writes each token of a logprob entry as ``token_id:<id>``.
+_TOKEN_PREFIX = "token_id:"
+
+
+class VLLMBackend(EngineBackend):
+    """Streams generations from a vLLM server (``POST {base_url}/v1/completions``).
+
+    Args:
+        base_url: the vLLM server, e.g. ``http://127.0.0.1:8000``.
+        model: the served model name to send (vLLM's ``--served-model-name``); None sends none, and vLLM
+            uses the model it serves.
+        **options: see :class:`~dscodec.server.backends.EngineBackend` (``api_key``, ``client``, ``timeout``,
+            ``constraints``, ``extra``).
+
+    Examples:
+        >>> backend = VLLMBackend("http://127.0.0.1:8000/")
+        >>> backend.url
+        'http://127.0.0.1:8000/v1/completions'
+    """
+
+    engine = _ENGINE
+    path = "/v1/completions"
+
+    def __init__(self, base_url: str, *, model: str | None = None, **options: Any) -> None:
+        super().__init__(base_url, **options)
+        self.model = model
+
+    def payload(self, job: BackendRequest) -> dict[str, Any]:
+        """The completions request for ``job`` (stop strings are not sent: dscodec applies them)."""
+        options = job.request.inference_options
+        body: dict[str, Any] = {
+            "prompt": list(job.token_ids),
+            "max_tokens": job.max_tokens,
+            "temperature": options.temperature,
+            "top_p": options.top_p,
+            "stream": True,
+            "stream_options": {"include_usage": True},
+            # The generated ids in every chunk; special tokens (</think>, ｜DSML｜, the end of sentence) stay in
+            # the output, as dscodec's stream processor reads them.
+            "return_token_ids": True,
+            "skip_special_tokens": False,
+            "include_stop_str_in_output": True,
+            # The prompt is complete as rendered: no BOS or other token added by the engine.
+            "add_special_tokens": False,
+        }
+        if self.model is not None:
+            body["model"] = self.model
+        if options.seed is not None:
+            body["seed"] = options.seed
+        if options.logprobs:
+            # vLLM's ``logprobs`` is the number of top alternatives; the sampled token's own is always there.
+            body["logprobs"] = options.top_logprobs or 0
+            body["return_tokens_as_token_ids"] = True
+        constraint = engine_constraint(job.request) if self.constraints else None
+        if constraint is not None:
+            field = {
+                "json_schema": ("json", constraint.value),
+                "json_object": ("json_object", True),
+                "regex": ("regex", constraint.value),
+                "grammar": ("grammar", constraint.value),
+            }[constraint.kind]
+            body["structured_outputs"] = {field[0]: field[1]}
+        return body
+
+    def reader(self, job: BackendRequest) -> _Reader:
+        options = job.request.inference_options
+        top = options.top_logprobs if options.logprobs and options.top_logprobs else 0
+        return _Reader(len(job.token_ids), buffered=not job.request.stream, top=top)
+
+
+class _Reader:
+    """Reads vLLM's completion chunks.
+
+    vLLM reports usage (cached tokens included) only in the stream's last chunk, after the finish. For a client
+    that streams, the prompt usage is given with the first output, from the prompt's length, without cached
+    tokens; for a client that waits for the complete response the outputs are held until that last chunk, so
+    its usage is exact.
+    """
+
+    def __init__(self, prompt_tokens: int, *, buffered: bool, top: int) -> None:
+        self.prompt_tokens = prompt_tokens
+        self.cached_tokens = 0
+        self.buffered = buffered
+        self.top = top
+        self.started = False
+        self.held: list[BackendOutput] = []
+        self.finish: FinishReason | None = None
+        self.finished = False
+        self.done = False
+
+    def feed(self, event: dict[str, Any]) -> list[BackendOutput]:
+        if "error" in event or event.get("object") == "error":
+            raise engine_failure(_ENGINE, _error_status(event), _error_bytes(event))
+        usage = event.get("usage")
+        if isinstance(usage, dict):
+            self._usage(usage)
+        out: list[BackendOutput] = []
+        choices = event.get("choices") or []
+        if not isinstance(choices, list):
+            raise EngineError(f"vLLM sent choices={choices!r}; expected a list")
+        for choice in choices:
+            if not isinstance(choice, dict) or choice.get("index", 0) != 0:
+                continue
+            ids = choice.get("token_ids")
+            if ids is None:
+                if choice.get("text"):
+                    raise EngineError(
+                        "vLLM sent text without token_ids: the server does not support return_token_ids"
+                    )
+                ids = []
+            if not isinstance(ids, list):
+                raise EngineError(f"vLLM sent token_ids={ids!r}; expected a list of ids")
+            if ids:
+                out.append(TokenChunk(ids, _logprobs(choice.get("logprobs"), len(ids), self.top)))
+            reason = choice.get("finish_reason")
+            if reason is not None:
+                self._finish(reason)
+        if self.buffered:
+            self.held += out
+            return []
+        if out and not self.started:
+            self.started = True
+            out.insert(0, PromptUsage(prompt_tokens=self.prompt_tokens))
+        if self.finished:
+            # A streaming client gets the finish at once; the usage chunk that follows is not waited for.
+            out.append(Finish(self.finish))
+            self.done = True
+        return out
+
+    def end(self) -> list[BackendOutput]:
+        if not self.finished:
+            raise EngineError("vLLM's stream ended before the generation finished")
+        if not self.buffered:
+            return [Finish(self.finish)]
+        usage = PromptUsage(prompt_tokens=self.prompt_tokens, cached_tokens=self.cached_tokens)
+        return [usage, *self.held, Finish(self.finish)]
+
+    def _usage(self, usage: dict[str, Any]) -> None:
+        prompt = usage.get("prompt_tokens")
+        if isinstance(prompt, int):
+            self.prompt_tokens = prompt
+        details = usage.get("prompt_tokens_details")
+        cached = details.get("cached_tokens") if isinstance(details, dict) else None
+        if isinstance(cached, int):
+            self.cached_tokens = cached
+
+    def _finish(self, reason: object) -> None:
+        if reason in ("abort", "error"):
+            raise EngineError(f"vLLM ended the generation with finish_reason={reason!r}")
+        self.finish = _FINISH.get(reason) if isinstance(reason, str) else None
+        self.finished = True
+
+
+def _error_status(event: dict[str, Any]) -> int:
+    """The HTTP status an error event carries in its ``code`` (vLLM writes the status there), else 500."""
+    error = event.get("error")
+    code = error.get("code") if isinstance(error, dict) else event.get("code")
+    return code if isinstance(code, int) and 400 <= code <= 599 else 500
+
+
+def _error_bytes(event: dict[str, Any]) -> bytes:
+    return orjson.dumps(event)
+
+
+def _token_id(text: object) -> int:
+    if isinstance(text, str) and text.startswith(_TOKEN_PREFIX) and text[len(_TOKEN_PREFIX) :].isdigit():
+        return int(text[len(_TOKEN_PREFIX) :])
+    raise EngineError(f"vLLM sent the logprob token {text!r}; expected 'token_id:<id>'")
+
+
+def _logprobs(value: object, count: int, top: int) -> Sequence[Logprob] | None:
+    """A chunk's ``logprobs`` object (``tokens``, ``token_logprobs``, ``top_logprobs``) as dscodec entries, one
+    per generated id; None when the chunk has none or an entry lacks its log probability."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise EngineError(f"vLLM sent logprobs={value!r}; expected an object")
+    tokens = value.get("tokens") or []
+    logprobs = value.get("token_logprobs") or []
+    tops = value.get("top_logprobs") or [None] * len(tokens)
+    if not (len(tokens) == len(logprobs) == len(tops) == count):
+        raise EngineError(
+            f"vLLM sent log probabilities for {len(logprobs)} tokens in a chunk of {count} tokens"
+        )
+    entries: list[Logprob] = []
+    for logprob, alternatives in zip(logprobs, tops):
+        if not isinstance(logprob, (int, float)) or isinstance(logprob, bool):
+            return None
+        if not top:
+            entries.append(float(logprob))
+            continue
+        pairs = (
+            [(_token_id(token), float(lp)) for token, lp in alternatives.items()]
+            if isinstance(alternatives, dict)
+            else []
+        )
+        pairs.sort(key=lambda pair: -pair[1])
+        entries.append((float(logprob), pairs[:top]))
+    return entries

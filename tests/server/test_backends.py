@@ -1,0 +1,352 @@
+"""The vLLM and SGLang backends on their own, against the local stand-ins (tests/server/standins.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+import dscodec
+from dscodec.prompt.dialects import V4, V41
+from dscodec.server import BackendRequest, Finish, PromptUsage, TokenChunk
+from dscodec.server.backends import (
+    EngineBackend,
+    EngineError,
+    EngineRejected,
+    SGLangBackend,
+    VLLMBackend,
+    dsml_tool_grammar,
+)
+from dscodec.server.backends._engine import engine_failure
+from tests.server.conftest import VOCABULARY, LiveServer, new_id
+from tests.server.standins import EOS, SCRIPTS, StandIn, wait_for
+
+ENGINES = ["vllm", "sglang", "sglang-incremental"]
+WEATHER_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "The weather in a city.",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+    },
+}
+
+
+@pytest.fixture(scope="module", params=ENGINES)
+def engine(request: pytest.FixtureRequest) -> Iterator[tuple[str, StandIn, LiveServer]]:
+    name = str(request.param)
+    stand_in = StandIn(
+        "vllm" if name == "vllm" else "sglang", incremental=name.endswith("incremental"), chunk=2
+    )
+    with LiveServer(stand_in) as live:
+        yield name, stand_in, live
+
+
+def make_backend(name: str, url: str, **options: Any) -> EngineBackend:
+    return VLLMBackend(url, **options) if name == "vllm" else SGLangBackend(url, **options)
+
+
+def job(body: dict[str, Any], protocol: str = "chat_completions") -> BackendRequest:
+    """What the server hands a backend for ``body``."""
+    request = dscodec.convert(protocol, body)  # type: ignore[arg-type]
+    prompt = dscodec.render(request)
+    ids = dscodec.PromptEncoder(VOCABULARY).encode_rendered(prompt)
+    budget = request.resolve_max_tokens(len(ids), 4096)
+    return BackendRequest(request=request, prompt=prompt, token_ids=ids, max_tokens=budget, headers={})
+
+
+def chat(text: str, **more: Any) -> dict[str, Any]:
+    return {"model": "DeepSeek-V4-Pro", "messages": [{"role": "user", "content": text}], **more}
+
+
+def tagged(body: dict[str, Any], key: str) -> dict[str, Any]:
+    """``body`` with ``[id:key]`` in front of its first message."""
+    first = {**body["messages"][0], "content": f"[id:{key}] " + body["messages"][0]["content"]}
+    return {**body, "messages": [first, *body["messages"][1:]]}
+
+
+def run(backend: EngineBackend, work: BackendRequest, take: int | None = None) -> list[Any]:
+    """The backend's outputs (the first ``take`` of them, then the iterator is closed)."""
+
+    async def go() -> list[Any]:
+        outputs = backend(work)
+        items: list[Any] = []
+        try:
+            async for item in outputs:
+                items.append(item)
+                if take is not None and len(items) >= take:
+                    break
+        finally:
+            await outputs.aclose()
+            await backend.aclose()
+        return items
+
+    return asyncio.run(go())
+
+
+def ids_of(items: list[Any]) -> list[int]:
+    return [i for item in items if isinstance(item, TokenChunk) for i in item.ids]
+
+
+def expected_ids(text: str) -> list[int]:
+    return list(VOCABULARY.full.encode(text, add_special_tokens=False).ids) + [EOS]
+
+
+def test_a_streamed_generation(engine: tuple[str, StandIn, LiveServer]) -> None:
+    name, stand_in, live = engine
+    key = new_id()
+    work = job(chat(f"[script:reasoning][id:{key}] What is 17 × 3?", stream=True))
+    items = run(make_backend(name, live.url), work)
+    script = SCRIPTS["reasoning"]
+    assert isinstance(items[0], PromptUsage) and items[0].prompt_tokens == len(work.token_ids)
+    # SGLang reports cached tokens in every event; vLLM only at the end of the stream, too late for a stream.
+    assert items[0].cached_tokens == (0 if name == "vllm" else script.cached_tokens)
+    assert ids_of(items) == expected_ids(script.reasoning + "</think>" + script.output)
+    assert items[-1] == Finish("stop")
+    assert sum(isinstance(item, PromptUsage) for item in items) == 1
+    assert stand_in.runs[key].finished
+
+
+def test_a_complete_response_waits_for_the_usage(engine: tuple[str, StandIn, LiveServer]) -> None:
+    name, _, live = engine
+    work = job(chat("[script:reasoning] What is 17 × 3?"))
+    items = run(make_backend(name, live.url), work)
+    assert items[0] == PromptUsage(prompt_tokens=len(work.token_ids), cached_tokens=8)
+    assert items[-1] == Finish("stop")
+
+
+def test_request_fields(engine: tuple[str, StandIn, LiveServer]) -> None:
+    name, stand_in, live = engine
+    key = new_id()
+    # Without thinking: in thinking mode the converter fixes temperature and top_p (spec §2.1.4).
+    body = chat(f"[id:{key}] Hi", temperature=0.3, top_p=0.9, seed=7, max_tokens=50, stop=["END"])
+    work = job({**body, "thinking": {"type": "disabled"}})
+    run(make_backend(name, live.url, extra={"priority": 1}), work)
+    payload = stand_in.runs[key].payload
+    if name == "vllm":
+        assert payload["prompt"] == list(work.token_ids)
+        assert payload["stream"] is True and payload["stream_options"] == {"include_usage": True}
+        assert payload["return_token_ids"] is True and payload["skip_special_tokens"] is False
+        assert payload["include_stop_str_in_output"] is True and payload["add_special_tokens"] is False
+        assert (payload["max_tokens"], payload["seed"]) == (50, 7)
+        assert (payload["temperature"], payload["top_p"]) == pytest.approx((0.3, 0.9))
+        assert "model" not in payload and "logprobs" not in payload
+    else:
+        assert payload["input_ids"] == list(work.token_ids) and payload["stream"] is True
+        assert payload["sampling_params"] == {
+            "max_new_tokens": 50,
+            "temperature": pytest.approx(0.3),
+            "top_p": pytest.approx(0.9),
+            "sampling_seed": 7,
+            "skip_special_tokens": False,
+            "no_stop_trim": True,
+        }
+    # dscodec applies stop sequences itself; the engine never sees them.
+    assert "stop" not in payload and "stop" not in payload.get("sampling_params", {})
+    assert payload["priority"] == 1
+
+
+def test_the_served_model_name_goes_to_vllm() -> None:
+    stand_in = StandIn("vllm")
+    with LiveServer(stand_in) as live:
+        run(VLLMBackend(live.url, model="deepseek-v4"), job(chat("[id:m] Hi")))
+    assert stand_in.runs["m"].payload["model"] == "deepseek-v4"
+
+
+def test_a_length_finish(engine: tuple[str, StandIn, LiveServer]) -> None:
+    name, _, live = engine
+    items = run(make_backend(name, live.url), job(chat("[script:long] Go", max_tokens=5, stream=True)))
+    assert len(ids_of(items)) == 5 and items[-1] == Finish("length")
+
+
+@pytest.mark.parametrize("top", [None, 3])
+def test_logprobs(engine: tuple[str, StandIn, LiveServer], top: int | None) -> None:
+    name, stand_in, live = engine
+    key = new_id()
+    more: dict[str, Any] = {"logprobs": True, "stream": True}
+    if top is not None:
+        more["top_logprobs"] = top
+    items = run(make_backend(name, live.url), job(chat(f"[id:{key}] Hi", **more)))
+    payload = stand_in.runs[key].payload
+    if name == "vllm":
+        assert payload["logprobs"] == (top or 0) and payload["return_tokens_as_token_ids"] is True
+    else:
+        assert payload["return_logprob"] is True and payload["top_logprobs_num"] == (top or 0)
+    chunks = [item for item in items if isinstance(item, TokenChunk)]
+    assert chunks and all(
+        chunk.logprobs is not None and len(chunk.logprobs) == len(chunk.ids) for chunk in chunks
+    )
+    entry = chunks[0].logprobs[0]  # type: ignore[index]
+    if top is None:
+        assert isinstance(entry, float)
+    else:
+        assert isinstance(entry, tuple) and len(entry[1]) == top
+        logprobs = [lp for _, lp in entry[1]]
+        assert logprobs == sorted(logprobs, reverse=True)
+
+
+def test_constraints(engine: tuple[str, StandIn, LiveServer]) -> None:
+    name, stand_in, live = engine
+    backend = make_backend(name, live.url)
+    nothink = {"thinking": {"type": "disabled"}}
+    schema = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+    cases: dict[str, dict[str, Any]] = {
+        "schema": chat(
+            "[script:json] weather",
+            response_format={"type": "json_schema", "json_schema": {"name": "w", "schema": schema}},
+            **nothink,
+        ),
+        "object": chat("[script:json] Reply in JSON", response_format={"type": "json_object"}, **nothink),
+        "required": chat(
+            "[script:required] weather?", tools=[WEATHER_TOOL], tool_choice="required", **nothink
+        ),
+        "auto": chat("[script:tool] weather?", tools=[WEATHER_TOOL]),
+        "regex": chat(
+            "[script:plain] Shout", response_format={"type": "regex", "regex": "[A-Z !]+"}, **nothink
+        ),
+        "thinking": chat(
+            "[script:json] weather",
+            response_format={"type": "json_schema", "json_schema": {"name": "w", "schema": schema}},
+        ),
+    }
+    sent = {}
+    for case, body in cases.items():
+        key = new_id()
+        run(backend, job(tagged(body, key)))
+        sent[case] = stand_in.runs[key].payload
+    grammar = dsml_tool_grammar(
+        job(cases["required"]).request.inference_options.output_constraint.schema,  # type: ignore[union-attr]
+        V4,
+    )
+    if name == "vllm":
+        assert sent["schema"]["structured_outputs"] == {
+            "json": '{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}'
+        }
+        assert sent["object"]["structured_outputs"] == {"json_object": True}
+        assert sent["required"]["structured_outputs"] == {"grammar": grammar}
+        assert "structured_outputs" not in sent["auto"]
+        assert sent["regex"]["structured_outputs"] == {"regex": "[A-Z !]+"}
+        assert "structured_outputs" in sent["thinking"]
+    else:
+        assert (
+            sent["schema"]["sampling_params"]["json_schema"]
+            == '{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}'
+        )
+        assert sent["object"]["sampling_params"]["json_schema"] == '{"type": "object"}'
+        assert sent["required"]["sampling_params"]["ebnf"] == grammar
+        assert not {"json_schema", "regex", "ebnf"} & set(sent["auto"]["sampling_params"])
+        assert sent["regex"]["sampling_params"]["regex"] == "[A-Z !]+"
+        assert "require_reasoning" not in sent["schema"] and sent["thinking"]["require_reasoning"] is True
+    # Constraints can be switched off.
+    key = new_id()
+    run(make_backend(name, live.url, constraints=False), job(tagged(cases["object"], key)))
+    assert "structured_outputs" not in stand_in.runs[key].payload
+    assert "json_schema" not in stand_in.runs[key].payload.get("sampling_params", {})
+
+
+def test_required_tool_grammar_follows_the_dialect() -> None:
+    tools = (
+        '[{"type":"function","function":{"name":"f","parameters":{"type":"object","properties":{"a":{}}}}}]'
+    )
+    v4 = dsml_tool_grammar(tools, V4)
+    v41 = dsml_tool_grammar(tools, V41)
+    assert '"</｜DSML｜tool_calls>"' in v4 and '"<｜DSML｜invoke name=\\"f\\">\\n" arg0* ' in v4
+    assert '"</｜DSML｜ calls>"' in v41 and '( "\\n" | arg0+ )' in v41
+
+
+def test_grammar_is_accepted_by_xgrammar() -> None:
+    """Only where XGrammar (which both engines use) is installed: it parses the grammar and accepts DSML."""
+    xgrammar = pytest.importorskip("xgrammar")
+    from xgrammar.testing import _is_grammar_accept_string
+
+    request = job(
+        chat("weather?", tools=[WEATHER_TOOL], tool_choice="required", thinking={"type": "disabled"})
+    ).request
+    grammar = xgrammar.Grammar.from_ebnf(
+        dsml_tool_grammar(
+            request.inference_options.output_constraint.schema,  # type: ignore[union-attr]
+            V4,
+        )
+    )
+    assert _is_grammar_accept_string(grammar, SCRIPTS["required"].output)
+
+
+def test_closing_the_backend_cancels_the_engine_request(engine: tuple[str, StandIn, LiveServer]) -> None:
+    name, stand_in, live = engine
+    key = new_id()
+    items = run(make_backend(name, live.url), job(chat(f"[script:slow][id:{key}] Go", stream=True)), take=3)
+    assert len(items) == 3
+    record = stand_in.runs[key]
+    wait_for(lambda: record.cancelled)
+    assert not record.finished and record.sent < record.total
+
+
+def test_an_engine_refusal_is_a_400(engine: tuple[str, StandIn, LiveServer]) -> None:
+    name, _, live = engine
+    with pytest.raises(EngineRejected) as refused:
+        run(make_backend(name, live.url), job(chat("[script:reject] Hi")))
+    assert refused.value.status_code == 400 and "maximum context length" in refused.value.message
+
+
+def test_an_engine_failure_mid_stream_is_a_502(engine: tuple[str, StandIn, LiveServer]) -> None:
+    name, _, live = engine
+    items: list[Any] = []
+
+    async def go() -> None:
+        backend = make_backend(name, live.url)
+        try:
+            async for item in backend(job(chat("[script:midfail] Hi", stream=True))):
+                items.append(item)
+        finally:
+            await backend.aclose()
+
+    with pytest.raises(EngineError) as failed:
+        asyncio.run(go())
+    assert failed.value.status_code == 502 and ids_of(items)
+
+
+def test_an_unreachable_engine_is_a_502() -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    with pytest.raises(EngineError) as failed:
+        run(VLLMBackend(f"http://127.0.0.1:{port}"), job(chat("Hi")))
+    assert "could not" in failed.value.message or "failed" in failed.value.message
+
+
+def test_health(engine: tuple[str, StandIn, LiveServer]) -> None:
+    name, _, live = engine
+
+    async def go() -> None:
+        backend = make_backend(name, live.url)
+        await backend.health()
+        await backend.aclose()
+
+    asyncio.run(go())
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "kind", "code"),
+    [
+        (400, b'{"error": {"message": "bad regex", "code": 400}}', EngineRejected, 400),
+        (
+            400,
+            b'{"object": "error", "message": "old shape", "type": "BadRequestError", "code": 400}',
+            EngineRejected,
+            400,
+        ),
+        (422, b'{"detail": [{"msg": "field required"}]}', EngineRejected, 400),
+        (429, b"slow down", None, 429),
+        (503, b"", None, 503),
+        (404, b'{"error": {"message": "The model `x` does not exist."}}', EngineError, 502),
+        (500, b"boom", EngineError, 502),
+    ],
+)
+def test_engine_status_mapping(status: int, body: bytes, kind: type | None, code: int) -> None:
+    error = engine_failure("vLLM", status, body)
+    assert error.status_code == code
+    if kind is not None:
+        assert isinstance(error, kind)
