@@ -288,11 +288,11 @@ def test_head_is_a_405_without_a_body(client: httpx.Client, protocol: str) -> No
 @pytest.mark.parametrize(
     ("path", "protocol"),
     [
-        ("/v1/models", "chat_completions"),
+        ("/v1/embeddings", "chat_completions"),
         ("/v1", "chat_completions"),
         ("/v1/chat/completion", "chat_completions"),
         ("/v1/responses/resp_1/cancel", "chat_completions"),
-        ("/v1/messages/count_tokens", "messages"),
+        ("/v1/messages/count_token", "messages"),
         ("/v1/messages/batches", "messages"),
     ],
 )

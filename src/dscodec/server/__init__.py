@@ -25,6 +25,7 @@ from dscodec.server.backend import (
     TokenChunk,
 )
 from dscodec.server.scripted import SCENARIO_HEADER, Script, ScriptedBackend, ScriptedFailure, ScriptError
+from dscodec.server.store import MemoryResponseStore, ResponseNotFound, ResponseStore
 
 __all__ = [
     "BACKEND_TIMEOUT",
@@ -38,9 +39,12 @@ __all__ = [
     "BackendTimeout",
     "Finish",
     "FinishReason",
+    "MemoryResponseStore",
     "PromptUsage",
     "RequestTimeout",
     "RequestTooLarge",
+    "ResponseNotFound",
+    "ResponseStore",
     "Script",
     "ScriptError",
     "ScriptedBackend",

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import operator
 from collections.abc import AsyncIterator, Sequence
+from typing import Any
 
 import anyio
 import orjson
@@ -24,12 +25,13 @@ __all__ = [
     "backend_count",
     "backend_error",
     "close_outputs",
-    "complete_json",
+    "complete_response",
     "failure_frame",
     "feed",
     "feed_sse",
     "is_large",
     "iterate_outputs",
+    "sse_of",
 ]
 
 logger = logging.getLogger("dscodec.server")
@@ -109,10 +111,14 @@ def feed(processor: StreamProcessor, item: BackendOutput | None) -> list[WireEve
     )
 
 
+def sse_of(events: list[WireEvent]) -> bytes:
+    """The SSE frames of ``events``, as one byte string."""
+    return "".join(event.sse() for event in events).encode() if events else b""
+
+
 def feed_sse(processor: StreamProcessor, item: BackendOutput | None) -> bytes:
     """The SSE frames of the events ``item`` gives, as one byte string."""
-    events = feed(processor, item)
-    return "".join(event.sse() for event in events).encode() if events else b""
+    return sse_of(feed(processor, item))
 
 
 def failure_frame(processor: StreamProcessor, error: DscodecError) -> bytes:
@@ -126,9 +132,11 @@ def failure_frame(processor: StreamProcessor, error: DscodecError) -> bytes:
         return b""
 
 
-def complete_json(protocol: Protocol, events: list[WireEvent]) -> bytes:
-    """The complete response the events add up to, as JSON (in a worker thread: both steps are linear but long)."""
-    return orjson.dumps(dscodec.accumulate(protocol, events))
+def complete_response(protocol: Protocol, events: list[WireEvent]) -> tuple[bytes, dict[str, Any]]:
+    """The complete response the events add up to, as JSON and as the object (in a worker thread: both steps are
+    linear but long)."""
+    response = dscodec.accumulate(protocol, events)
+    return orjson.dumps(response), response
 
 
 async def close_outputs(outputs: AsyncIterator[BackendOutput]) -> None:

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from fastapi import FastAPI
@@ -31,7 +31,7 @@ from starlette.responses import Response
 import dscodec
 from dscodec.conversation import Protocol
 from dscodec.errors import DscodecError, ModelOutputError
-from dscodec.options import ConversionOptions
+from dscodec.options import DEFAULT_MODEL_NAMES, ConversionOptions
 from dscodec.processor import StreamProcessor
 from dscodec.server._http import (
     BackendTimeout,
@@ -49,13 +49,15 @@ from dscodec.server._http import (
 from dscodec.server._outputs import (
     backend_error,
     close_outputs,
-    complete_json,
+    complete_response,
     failure_frame,
     feed,
     feed_sse,
     is_large,
     iterate_outputs,
+    sse_of,
 )
+from dscodec.server._probes import Catalog, count_tokens_response, health_response
 from dscodec.server.backend import (
     Backend,
     BackendOutput,
@@ -63,6 +65,7 @@ from dscodec.server.backend import (
     Finish,
     PromptUsage,
 )
+from dscodec.server.store import MemoryResponseStore, ResponseStore, Turn, begin_turn
 from dscodec.vocab import TokenizerLike, Vocabulary
 
 if TYPE_CHECKING:
@@ -113,8 +116,11 @@ def create_app(
     max_body_bytes: int = MAX_BODY_BYTES,
     body_timeout: float | None = BODY_TIMEOUT,
     backend_timeout: float | None = BACKEND_TIMEOUT,
+    served_models: Sequence[str] | None = None,
+    response_store: ResponseStore | None = None,
 ) -> FastAPI:
-    """An ASGI app serving ``POST /v1/chat/completions``, ``/v1/responses`` and ``/v1/messages`` from ``backend``.
+    """An ASGI app serving ``POST /v1/chat/completions``, ``/v1/responses`` and ``/v1/messages`` from ``backend``,
+    with ``GET /v1/models``, ``POST /v1/messages/count_tokens`` and ``GET /health`` beside them.
 
     Args:
         backend: called once per request with a :class:`~dscodec.server.BackendRequest`; yields the model output.
@@ -126,6 +132,9 @@ def create_app(
         body_timeout: seconds a client may pause while sending the body (408 after that); None waits forever.
         backend_timeout: seconds the backend may take for each item it yields (504 before the response starts,
             the protocol's error event after); None waits forever.
+        served_models: the names ``GET /v1/models`` lists (None: every name ``options`` accepts).
+        response_store: where Responses turns are kept for ``previous_response_id`` (None: a
+            :class:`~dscodec.server.MemoryResponseStore` of the default size).
 
     Raises:
         TokenizerError: the tokenizer cannot be loaded.
@@ -133,8 +142,9 @@ def create_app(
     Examples:
         >>> from dscodec.server import ScriptedBackend, create_app
         >>> app = create_app(ScriptedBackend({"hi": {"output": "Hello!"}}))
-        >>> sorted(route.path for route in app.routes if route.path.startswith("/v1/"))
-        ['/v1/chat/completions', '/v1/messages', '/v1/responses']
+        >>> sorted(route.path for route in app.routes if route.path.startswith("/v1/"))  # doctest: +NORMALIZE_WHITESPACE
+        ['/v1/chat/completions', '/v1/messages', '/v1/messages/count_tokens', '/v1/models', '/v1/models/{model}',
+         '/v1/responses']
     """
     server = _Server(
         backend,
@@ -144,10 +154,18 @@ def create_app(
         max_body_bytes=max_body_bytes,
         body_timeout=body_timeout,
         backend_timeout=backend_timeout,
+        response_store=MemoryResponseStore() if response_store is None else response_store,
     )
+    if served_models is None:
+        served_models = list((options.model_versions_by_name if options else DEFAULT_MODEL_NAMES).keys())
+    catalog = Catalog(served_models)
     app = FastAPI(title="dscodec example server", version=dscodec.__version__)
     for protocol, (path, _) in _ROUTES.items():
         app.add_api_route(path, server.endpoint(protocol), methods=["POST"], name=protocol)
+    app.add_api_route("/v1/messages/count_tokens", server.count_tokens, methods=["POST"], name="count_tokens")
+    app.add_api_route("/v1/models", catalog.list, methods=["GET"], name="list_models")
+    app.add_api_route("/v1/models/{model}", catalog.get, methods=["GET"], name="retrieve_model")
+    app.add_api_route("/health", server.health, methods=["GET"], name="health")
     app.add_exception_handler(HTTPException, http_error)
     app.add_middleware(LastResort)
     return app
@@ -166,8 +184,10 @@ class _Server:
         max_body_bytes: int,
         body_timeout: float | None,
         backend_timeout: float | None,
+        response_store: ResponseStore,
     ) -> None:
         self.backend = backend
+        self.store = response_store
         self.vocabulary = vocabulary
         self.encoder = dscodec.PromptEncoder(vocabulary)
         self.context_limit = context_limit
@@ -182,6 +202,29 @@ class _Server:
 
         handle.__name__ = f"create_{protocol}"
         return handle
+
+    async def health(self, http: Request) -> Response:
+        """``GET /health``: the backend's own ``health()`` check when it has one."""
+        return await health_response(getattr(self.backend, "health", None))
+
+    async def count_tokens(self, http: Request) -> Response:
+        """``POST /v1/messages/count_tokens``: the exact prompt length of a Messages request."""
+        try:
+            try:
+                body = await self._read_body(http)
+            except Disconnected:
+                return gone()
+            count = await anyio.to_thread.run_sync(self._count, body)
+        except DscodecError as exc:
+            return error_response("messages", exc)
+        except Exception:
+            logger.exception("counting the tokens of a request failed")
+            return error_response("messages", DscodecError("The server could not count the tokens."))
+        return count_tokens_response(count)
+
+    def _count(self, body: bytes) -> int:
+        request = dscodec.convert("messages", body, self.options)
+        return len(self.encoder.encode_rendered(dscodec.render(request)))
 
     async def handle(self, protocol: Protocol, http: Request) -> Response:
         """Answer one request: an error body, a complete response, or an event stream."""
@@ -200,29 +243,28 @@ class _Server:
         except Disconnected:
             return gone()
         try:
-            job = await anyio.to_thread.run_sync(self._prepare, protocol, body, dict(http.headers))
+            job, turn = await anyio.to_thread.run_sync(self._prepare, protocol, body, dict(http.headers))
         except DscodecError:
             raise
         except Exception:
             logger.exception("preparing a %s request failed", protocol)
             raise DscodecError("The server could not prepare the request.") from None
         request = job.request
+        response_id = _ROUTES[protocol][1] + secrets.token_hex(12)
         processor = dscodec.StreamProcessor(
-            request,
-            response_id=_ROUTES[protocol][1] + secrets.token_hex(12),
-            model=request.model,
-            tokenizer=self.vocabulary,
+            request, response_id=response_id, model=request.model, tokenizer=self.vocabulary
         )
+        keep = None if turn is None else _Keep(response_id, turn)
         try:
             outputs = iterate_outputs(self.backend(job))
         except Exception as exc:  # noqa: BLE001 - whatever the backend raised, the client gets an answer
             return error_response(protocol, backend_error(exc))
         if not request.stream:
-            return await self._complete(protocol, http, processor, outputs)
+            return await self._complete(protocol, http, processor, outputs, keep)
         # The status line goes out with the first frame, so a backend that fails before its first output (or
         # whose first output the processor refuses) still gets a proper error status: run it that far first.
         try:
-            head = await unless_disconnected(http, self._start(processor, outputs))
+            head = await unless_disconnected(http, self._start(processor, outputs, keep))
         except BaseException as exc:
             await close_outputs(outputs)
             if not isinstance(exc, Exception):
@@ -232,17 +274,36 @@ class _Server:
             await close_outputs(outputs)
             return gone()
         frames, done = head
-        return EventStream(self._frames(processor, outputs, frames, done))
+        return EventStream(self._frames(processor, outputs, frames, done, keep))
 
-    def _prepare(self, protocol: Protocol, body: bytes, headers: Mapping[str, str]) -> BackendRequest:
-        """Convert, render and encode (in a worker thread); resolve the completion budget."""
+    def _prepare(
+        self, protocol: Protocol, body: bytes, headers: Mapping[str, str]
+    ) -> tuple[BackendRequest, Turn | None]:
+        """Convert, render and encode (in a worker thread); resolve the completion budget. A Responses request
+        first gets the items of the response it continues (``previous_response_id``)."""
+        turn = None
+        if protocol == "responses":
+            body, turn = begin_turn(body, self.store)
         request = dscodec.convert(protocol, body, self.options)
         prompt = dscodec.render(request)
         ids = self.encoder.encode_rendered(prompt)
         max_tokens = request.resolve_max_tokens(len(ids), self.context_limit)
-        return BackendRequest(
+        job = BackendRequest(
             request=request, prompt=prompt, token_ids=ids, max_tokens=max_tokens, headers=headers
         )
+        return job, turn
+
+    def _remember(self, keep: _Keep, response: dict[str, Any]) -> None:
+        """Store a finished Responses turn: its input items, then the response's output items."""
+        if response.get("status") not in ("completed", "incomplete"):
+            return
+        try:
+            self.store.put(keep.response_id, [*keep.turn.items, *response.get("output", [])])
+        except Exception:  # a failing store must not fail the response it stores
+            logger.exception("storing response %s failed", keep.response_id)
+
+    def _remember_events(self, keep: _Keep) -> None:
+        self._remember(keep, dscodec.accumulate("responses", keep.events))
 
     # -- the request body ---------------------------------------------------------------------------------------
 
@@ -305,8 +366,13 @@ class _Server:
             return await anyio.to_thread.run_sync(feed, processor, item)
         return feed(processor, item)
 
-    async def _sse(self, processor: StreamProcessor, item: BackendOutput | None) -> bytes:
-        """The SSE bytes of the events one backend item gives; large work in a worker thread."""
+    async def _sse(self, processor: StreamProcessor, item: BackendOutput | None, keep: _Keep | None) -> bytes:
+        """The SSE bytes of the events one backend item gives; large work in a worker thread. The events of a
+        turn to store are kept too."""
+        if keep is not None:
+            events = await self._push(processor, item)
+            keep.events += events
+            return sse_of(events)
         if is_large(item):
             return await anyio.to_thread.run_sync(feed_sse, processor, item)
         return feed_sse(processor, item)
@@ -317,6 +383,7 @@ class _Server:
         http: Request,
         processor: StreamProcessor,
         outputs: AsyncIterator[BackendOutput],
+        keep: _Keep | None,
     ) -> Response:
         """The non-streaming answer: run the backend to its end, then build the complete response."""
         try:
@@ -328,13 +395,15 @@ class _Server:
         if events is None:
             return gone()
         try:
-            content = await anyio.to_thread.run_sync(complete_json, protocol, events)
+            content, response = await anyio.to_thread.run_sync(complete_response, protocol, events)
         except Exception as exc:  # events the accumulator or the encoder cannot take
             logger.error("building the complete %s response failed", protocol, exc_info=exc)
             return error_response(
                 protocol,
                 ModelOutputError(f"the complete response could not be built from the model output: {exc}"),
             )
+        if keep is not None:
+            await anyio.to_thread.run_sync(self._remember, keep, response)
         return Response(content, media_type="application/json")
 
     async def _collect(
@@ -349,7 +418,7 @@ class _Server:
                 return events
 
     async def _start(
-        self, processor: StreamProcessor, outputs: AsyncIterator[BackendOutput]
+        self, processor: StreamProcessor, outputs: AsyncIterator[BackendOutput], keep: _Keep | None
     ) -> tuple[list[bytes], bool]:
         """Run a streaming response up to its first output (or its end): the frames so far, and whether it ended.
 
@@ -358,7 +427,7 @@ class _Server:
         frames: list[bytes] = []
         while True:
             item = await self._next(outputs)
-            frame = await self._sse(processor, item)
+            frame = await self._sse(processor, item, keep)
             if frame:
                 frames.append(frame)
             if item is None or processor.finished or isinstance(item, Finish):
@@ -367,7 +436,12 @@ class _Server:
                 return frames, False
 
     async def _frames(
-        self, processor: StreamProcessor, outputs: AsyncIterator[BackendOutput], head: list[bytes], done: bool
+        self,
+        processor: StreamProcessor,
+        outputs: AsyncIterator[BackendOutput],
+        head: list[bytes],
+        done: bool,
+        keep: _Keep | None,
     ) -> AsyncGenerator[bytes, None]:
         """The SSE frames of a started response (``head`` first); closes the backend at the end."""
         try:
@@ -375,10 +449,12 @@ class _Server:
                 yield frame
             while not done:
                 item = await self._next(outputs)
-                frame = await self._sse(processor, item)
+                frame = await self._sse(processor, item, keep)
                 if frame:
                     yield frame
                 done = item is None or processor.finished or isinstance(item, Finish)
+            if keep is not None and processor.finished:
+                await anyio.to_thread.run_sync(self._remember_events, keep)
             if processor.sse_done:
                 yield processor.sse_done.encode()
         except Exception as exc:  # noqa: BLE001 - whatever failed, the client is told
@@ -388,3 +464,12 @@ class _Server:
                 yield frame
         finally:
             await close_outputs(outputs)
+
+
+class _Keep:
+    """A Responses turn to store once answered, with the events of its stream so far."""
+
+    def __init__(self, response_id: str, turn: Turn) -> None:
+        self.response_id = response_id
+        self.turn = turn
+        self.events: list[WireEvent] = []

@@ -1,0 +1,161 @@
+"""Stored Responses turns: ``store`` and ``previous_response_id`` for the OpenAI Responses endpoint.
+
+The OpenAI Responses API keeps each response (``store`` defaults to true) so that a follow-up request can name it
+in ``previous_response_id`` instead of sending the conversation again: the earlier turn's input items and output
+items then come before the new input. dscodec's converter reads one request body, so the server does this before
+converting: it keeps, for every stored response, the request's full input items followed by the response's output
+items, and a follow-up request gets those items put in front of its own ``input``. The earlier ``instructions``
+are not carried over (as in the OpenAI API, the new request's own apply).
+
+A store is anything with ``get`` and ``put`` (:class:`ResponseStore`); :class:`MemoryResponseStore`, the default,
+keeps the most recently used entries in memory, bounded by count and by size. Both methods are called from
+worker threads.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol
+
+import orjson
+
+from dscodec.errors import ConversionError
+
+__all__ = [
+    "DEFAULT_STORE_BYTES",
+    "DEFAULT_STORE_ENTRIES",
+    "MemoryResponseStore",
+    "ResponseNotFound",
+    "ResponseStore",
+    "Turn",
+    "begin_turn",
+]
+
+#: How many responses the default store keeps, and how many bytes of JSON items at most.
+DEFAULT_STORE_ENTRIES = 1024
+DEFAULT_STORE_BYTES = 256 * 1024 * 1024
+
+
+class ResponseNotFound(ConversionError):
+    """A ``previous_response_id`` the store does not have (never stored, or evicted): a 404."""
+
+    status_code: ClassVar[int] = 404
+
+
+class ResponseStore(Protocol):
+    """Where the server keeps the items of stored responses, by response id."""
+
+    def get(self, response_id: str) -> Sequence[Any] | None:
+        """The items stored for ``response_id`` (input items, then output items), or None."""
+        ...
+
+    def put(self, response_id: str, items: Sequence[Any]) -> None:
+        """Keep ``items`` (JSON values) for ``response_id``."""
+        ...
+
+
+class MemoryResponseStore:
+    """A bounded in-memory store: the least recently used entries go first once there are more than
+    ``max_entries`` or their JSON is larger than ``max_bytes`` in total.
+
+    Examples:
+        >>> store = MemoryResponseStore(max_entries=1)
+        >>> store.put("resp_1", [{"role": "user", "content": "Hi"}])
+        >>> store.put("resp_2", [])
+        >>> store.get("resp_1") is None, store.get("resp_2")
+        (True, [])
+    """
+
+    def __init__(
+        self, max_entries: int = DEFAULT_STORE_ENTRIES, max_bytes: int = DEFAULT_STORE_BYTES
+    ) -> None:
+        self.max_entries = max_entries
+        self.max_bytes = max_bytes
+        self._entries: OrderedDict[str, bytes] = OrderedDict()
+        self._size = 0
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def get(self, response_id: str) -> list[Any] | None:
+        with self._lock:
+            data = self._entries.get(response_id)
+            if data is None:
+                return None
+            self._entries.move_to_end(response_id)
+        items: list[Any] = orjson.loads(data)
+        return items
+
+    def put(self, response_id: str, items: Sequence[Any]) -> None:
+        data = orjson.dumps(list(items))
+        if self.max_entries <= 0 or len(data) > self.max_bytes:
+            return
+        with self._lock:
+            old = self._entries.pop(response_id, None)
+            if old is not None:
+                self._size -= len(old)
+            self._entries[response_id] = data
+            self._size += len(data)
+            while len(self._entries) > self.max_entries or self._size > self.max_bytes:
+                _, evicted = self._entries.popitem(last=False)
+                self._size -= len(evicted)
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """A Responses request to remember once answered: its full input items (earlier turns first)."""
+
+    items: list[Any]
+
+
+def _input_items(value: object) -> list[Any] | None:
+    """The ``input`` as a list of items: a string is one user message; None when it is neither (the converter
+    then reports it)."""
+    if isinstance(value, str):
+        return [{"type": "message", "role": "user", "content": value}]
+    if isinstance(value, list):
+        return value
+    return None
+
+
+def begin_turn(body: bytes, store: ResponseStore) -> tuple[bytes, Turn | None]:
+    """The body to convert (with the earlier turn's items in front of its input when it names a
+    ``previous_response_id``), and the turn to store once answered (None when ``store`` is false or the body is
+    not one the converter will take; it reports that itself).
+
+    Raises:
+        ResponseNotFound: ``previous_response_id`` names no stored response.
+        ConversionError: ``previous_response_id`` is not a string.
+    """
+    try:
+        document = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return body, None
+    if not isinstance(document, dict):
+        return body, None
+    items = _input_items(document.get("input", []))
+    previous = document.get("previous_response_id")
+    if previous is not None:
+        if not isinstance(previous, str):
+            raise ConversionError(
+                f"Invalid type for 'previous_response_id': expected a string, got {type(previous).__name__}.",
+                param="previous_response_id",
+            )
+        earlier = store.get(previous)
+        if earlier is None:
+            raise ResponseNotFound(
+                f"Previous response with id '{previous}' not found.", param="previous_response_id"
+            )
+        if items is None:
+            return body, None
+        items = [*earlier, *items]
+        document["input"] = items
+        del document["previous_response_id"]
+        body = orjson.dumps(document)
+    if items is None or document.get("store", True) is False:
+        return body, None
+    return body, Turn(items)

@@ -1,0 +1,165 @@
+"""The endpoints clients probe: GET /v1/models (both SDKs), POST /v1/messages/count_tokens, GET /health."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import anthropic
+import httpx
+import openai
+import pytest
+
+import dscodec
+from dscodec.server import BackendOutput, BackendRequest, ScriptedBackend, create_app
+from dscodec.server.backends import VLLMBackend
+from tests.server.conftest import VOCABULARY, LiveServer
+from tests.server.scripts import SCRIPTS
+from tests.server.standins import StandIn
+
+NAMES = ["DeepSeek-V4-Pro", "DeepSeek-V4.1-Flash"]
+
+
+@pytest.fixture(scope="module")
+def live() -> Iterator[LiveServer]:
+    options = dscodec.ConversionOptions().with_model_alias("deepseek-v4-pro", "v4")
+    app = create_app(ScriptedBackend(SCRIPTS, tokenizer=VOCABULARY), tokenizer=VOCABULARY, options=options)
+    with LiveServer(app) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def oai(live: LiveServer) -> Iterator[openai.OpenAI]:
+    with openai.OpenAI(base_url=live.url + "/v1", api_key="k", max_retries=0, timeout=10) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def claude(live: LiveServer) -> Iterator[anthropic.Anthropic]:
+    with anthropic.Anthropic(base_url=live.url, api_key="k", max_retries=0, timeout=10) as client:
+        yield client
+
+
+# -- /v1/models ----------------------------------------------------------------------------------------------------
+
+
+def test_models_with_the_openai_sdk(oai: openai.OpenAI) -> None:
+    models = [m for m in oai.models.list()]
+    assert [m.id for m in models] == [*NAMES, "deepseek-v4-pro"]
+    assert all(m.object == "model" and m.owned_by == "dscodec" for m in models)
+    assert oai.models.retrieve("deepseek-v4-pro").id == "deepseek-v4-pro"
+    with pytest.raises(openai.NotFoundError) as missing:
+        oai.models.retrieve("gpt-4o")
+    assert missing.value.body["param"] == "model"  # type: ignore[index]
+
+
+def test_models_with_the_anthropic_sdk(claude: anthropic.Anthropic) -> None:
+    page = claude.models.list()
+    assert [m.id for m in page.data] == [*NAMES, "deepseek-v4-pro"]
+    assert all(m.type == "model" and m.display_name == m.id for m in page.data)
+    assert claude.models.retrieve("DeepSeek-V4-Pro").id == "DeepSeek-V4-Pro"
+    with pytest.raises(anthropic.NotFoundError):
+        claude.models.retrieve("claude-opus")
+
+
+def test_served_models_can_be_named() -> None:
+    app = create_app(
+        ScriptedBackend(SCRIPTS, tokenizer=VOCABULARY), tokenizer=VOCABULARY, served_models=["one"]
+    )
+    with LiveServer(app) as server:
+        data = httpx.get(server.url + "/v1/models", timeout=10).json()
+    assert data == {
+        "object": "list",
+        "data": [
+            {"id": "one", "object": "model", "created": data["data"][0]["created"], "owned_by": "dscodec"}
+        ],
+    }
+
+
+# -- /v1/messages/count_tokens -------------------------------------------------------------------------------------
+
+
+def _expected(body: dict[str, Any]) -> int:
+    request = dscodec.convert("messages", body)
+    return len(dscodec.PromptEncoder(VOCABULARY).encode_rendered(dscodec.render(request)))
+
+
+def test_count_tokens_is_the_prompt_length(claude: anthropic.Anthropic) -> None:
+    tool = {
+        "name": "get_weather",
+        "description": "Weather.",
+        "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+    }
+    body: dict[str, Any] = {
+        "model": "DeepSeek-V4-Pro",
+        "system": "Be brief.",
+        "messages": [{"role": "user", "content": "Weather in Paris?"}],
+        "tools": [tool],
+    }
+    counted = claude.messages.count_tokens(**body)
+    assert counted.input_tokens == _expected(body) > 20
+    # The same request, generated: the usage reports the same prompt length.
+    message = claude.messages.create(max_tokens=50, extra_headers={"X-Scenario": "plain"}, **body)
+    assert message.usage.input_tokens == counted.input_tokens
+    # Thinking changes the prompt, and the count follows.
+    off = claude.messages.count_tokens(thinking={"type": "disabled"}, **body)
+    assert off.input_tokens == _expected({**body, "thinking": {"type": "disabled"}}) != counted.input_tokens
+
+
+def test_count_tokens_errors_in_anthropic_shape(claude: anthropic.Anthropic, live: LiveServer) -> None:
+    with pytest.raises(anthropic.BadRequestError) as bad:
+        claude.messages.count_tokens(model="nope", messages=[{"role": "user", "content": "Hi"}])
+    assert bad.value.body["type"] == "error"  # type: ignore[index]
+    response = httpx.post(live.url + "/v1/messages/count_tokens", content=b"{", timeout=10)
+    assert response.status_code == 400 and response.json()["error"]["type"] == "invalid_request_error"
+    assert httpx.get(live.url + "/v1/messages/count_tokens", timeout=10).status_code == 405
+
+
+# -- /health -------------------------------------------------------------------------------------------------------
+
+
+def test_health_without_a_check(live: LiveServer) -> None:
+    response = httpx.get(live.url + "/health", timeout=10)
+    assert (response.status_code, response.json()) == (200, {"status": "ok"})
+
+
+class Checked:
+    """A backend with a health check that fails while ``healthy`` is false."""
+
+    def __init__(self) -> None:
+        self.healthy = True
+
+    async def health(self) -> None:
+        if not self.healthy:
+            raise RuntimeError("engine down")
+
+    async def __call__(self, job: BackendRequest) -> AsyncIterator[BackendOutput]:
+        if False:  # pragma: no cover - never generates
+            yield
+
+
+def test_health_uses_the_backend_check() -> None:
+    backend = Checked()
+    with LiveServer(create_app(backend, tokenizer=VOCABULARY)) as server:
+        assert httpx.get(server.url + "/health", timeout=10).status_code == 200
+        backend.healthy = False
+        response = httpx.get(server.url + "/health", timeout=10)
+    assert response.status_code == 503 and response.json() == {
+        "status": "unavailable",
+        "error": "engine down",
+    }
+
+
+def test_health_follows_the_engine() -> None:
+    with (
+        LiveServer(StandIn("vllm")) as engine,
+        LiveServer(create_app(VLLMBackend(engine.url), tokenizer=VOCABULARY)) as server,
+    ):
+        assert httpx.get(server.url + "/health", timeout=10).status_code == 200
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    with LiveServer(create_app(VLLMBackend(f"http://127.0.0.1:{port}"), tokenizer=VOCABULARY)) as server:
+        response = httpx.get(server.url + "/health", timeout=10)
+    assert response.status_code == 503 and "unreachable" in response.json()["error"]

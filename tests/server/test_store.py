@@ -1,0 +1,213 @@
+"""Responses ``store`` and ``previous_response_id``: the server's response store, with the openai SDK."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import openai
+import pytest
+
+from dscodec.conversation import AssistantMessage, ToolMessage, UserMessage
+from dscodec.server import (
+    BackendOutput,
+    BackendRequest,
+    MemoryResponseStore,
+    ResponseNotFound,
+    ScriptedBackend,
+    create_app,
+)
+from dscodec.server.store import begin_turn
+from tests.server.conftest import VOCABULARY, LiveServer, new_id
+from tests.server.scripts import AFTER_TOOL, PLAIN, REASONING_ANSWER, SCRIPTS, WEATHER_CALLS
+from tests.server.tools import GetWeather
+
+MODEL = "DeepSeek-V4-Pro"
+TOOL = {
+    "type": "function",
+    "name": "get_weather",
+    "parameters": GetWeather.model_json_schema(),
+    "strict": False,
+}
+
+
+@dataclass
+class Jobs:
+    """The scripted backend, recording the request each job carried (by ``X-Test-Id``)."""
+
+    inner: ScriptedBackend
+    seen: dict[str, BackendRequest] = field(default_factory=dict)
+
+    async def __call__(self, job: BackendRequest) -> AsyncIterator[BackendOutput]:
+        key = job.headers.get("x-test-id")
+        if key:
+            self.seen[key] = job
+        async for item in self.inner(job):
+            yield item
+
+
+@pytest.fixture(scope="module")
+def jobs() -> Jobs:
+    return Jobs(ScriptedBackend(SCRIPTS, tokenizer=VOCABULARY))
+
+
+@pytest.fixture(scope="module")
+def client(jobs: Jobs) -> Iterator[openai.OpenAI]:
+    with (
+        LiveServer(create_app(jobs, tokenizer=VOCABULARY)) as live,
+        openai.OpenAI(base_url=live.url + "/v1", api_key="k", max_retries=0, timeout=10) as sdk,
+    ):
+        yield sdk
+
+
+def headers(script: str, key: str | None = None) -> dict[str, str]:
+    out = {"X-Scenario": script}
+    if key:
+        out["X-Test-Id"] = key
+    return out
+
+
+def roles(job: BackendRequest) -> list[tuple[str, str]]:
+    return [(m.role, getattr(m, "content", "")) for m in job.request.conversation.messages]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_follow_up_continues_the_stored_turn(client: openai.OpenAI, jobs: Jobs, stream: bool) -> None:
+    if stream:
+        with client.responses.stream(model=MODEL, input="Hi", extra_headers=headers("reasoning")) as events:
+            first = events.get_final_response()
+    else:
+        first = client.responses.create(model=MODEL, input="Hi", extra_headers=headers("reasoning"))
+    assert first.output_text == REASONING_ANSWER
+    key = new_id()
+    second = client.responses.create(
+        model=MODEL, input="And again?", previous_response_id=first.id, extra_headers=headers("plain", key)
+    )
+    assert second.output_text == PLAIN
+    messages = jobs.seen[key].request.conversation.messages
+    assert [type(m) for m in messages] == [UserMessage, AssistantMessage, UserMessage]
+    assert messages[0].content == "Hi" and messages[2].content == "And again?"
+    assert isinstance(messages[1], AssistantMessage) and messages[1].content == REASONING_ANSWER
+    # The chain goes on: the second response holds both earlier turns.
+    key = new_id()
+    client.responses.create(
+        model=MODEL,
+        input=[{"role": "user", "content": "Third"}],
+        previous_response_id=second.id,
+        extra_headers=headers("plain", key),
+    )
+    assert [m.role for m in jobs.seen[key].request.conversation.messages] == [
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+        "user",
+    ]
+
+
+def test_tool_results_can_answer_a_stored_call(client: openai.OpenAI, jobs: Jobs) -> None:
+    first = client.responses.create(
+        model=MODEL,
+        input="Weather in Paris and Tokyo?",
+        tools=[TOOL],
+        extra_headers=headers("parallel"),  # type: ignore[list-item]
+    )
+    calls = [item for item in first.output if item.type == "function_call"]
+    assert [json.loads(c.arguments) for c in calls] == WEATHER_CALLS
+    key = new_id()
+    results = [{"type": "function_call_output", "call_id": c.call_id, "output": "sunny"} for c in calls]
+    second = client.responses.create(
+        model=MODEL,
+        input=results,
+        previous_response_id=first.id,
+        tools=[TOOL],  # type: ignore[arg-type,list-item]
+        extra_headers=headers("after_tool", key),
+    )
+    assert second.output_text == AFTER_TOOL
+    messages = jobs.seen[key].request.conversation.messages
+    assert [type(m) for m in messages][-2:] == [ToolMessage, ToolMessage]
+
+
+def test_an_unknown_id_is_a_404(client: openai.OpenAI) -> None:
+    with pytest.raises(openai.NotFoundError) as missing:
+        client.responses.create(model=MODEL, input="Hi", previous_response_id="resp_unknown")
+    body = missing.value.body
+    assert isinstance(body, dict) and body["param"] == "previous_response_id"
+    assert body["type"] == "invalid_request_error" and "resp_unknown" in body["message"]
+    with pytest.raises(openai.NotFoundError):
+        client.responses.create(model=MODEL, input="Hi", previous_response_id="resp_unknown", stream=True)
+
+
+def test_store_false_keeps_nothing(client: openai.OpenAI) -> None:
+    first = client.responses.create(model=MODEL, input="Hi", store=False)
+    with pytest.raises(openai.NotFoundError):
+        client.responses.create(model=MODEL, input="Again", previous_response_id=first.id)
+
+
+def test_a_failed_response_is_not_stored(client: openai.OpenAI) -> None:
+    with client.responses.stream(model=MODEL, input="Hi", extra_headers=headers("fail_mid")) as events:
+        ids = {event.response.id for event in events if event.type == "response.created"}
+    (response_id,) = ids
+    with pytest.raises(openai.NotFoundError):
+        client.responses.create(model=MODEL, input="Again", previous_response_id=response_id)
+
+
+class DictStore:
+    """A store of one's own: anything with get and put."""
+
+    def __init__(self) -> None:
+        self.entries: dict[str, list[Any]] = {}
+
+    def get(self, response_id: str) -> Sequence[Any] | None:
+        return self.entries.get(response_id)
+
+    def put(self, response_id: str, items: Sequence[Any]) -> None:
+        self.entries[response_id] = list(items)
+
+
+def test_a_pluggable_store() -> None:
+    store = DictStore()
+    app = create_app(
+        ScriptedBackend(SCRIPTS, tokenizer=VOCABULARY), tokenizer=VOCABULARY, response_store=store
+    )
+    with LiveServer(app) as live, openai.OpenAI(base_url=live.url + "/v1", api_key="k", max_retries=0) as sdk:
+        first = sdk.responses.create(model=MODEL, input="Hi", extra_headers=headers("plain"))
+        items = store.entries[first.id]
+        assert items[0] == {"type": "message", "role": "user", "content": "Hi"}
+        assert items[-1]["type"] == "message" and items[-1]["content"][0]["text"] == PLAIN
+        sdk.responses.create(model=MODEL, input="More", previous_response_id=first.id)
+
+
+def test_memory_store_bounds() -> None:
+    store = MemoryResponseStore(max_entries=2)
+    for n in range(3):
+        store.put(f"r{n}", [n])
+    assert store.get("r0") is None and store.get("r1") == [1] and len(store) == 2
+    store.put("r3", [3])  # r2 is now the least recently used (r1 was just read)
+    assert store.get("r2") is None and store.get("r1") == [1]
+    small = MemoryResponseStore(max_bytes=10)
+    small.put("a", ["12345"])
+    small.put("b", ["67890"])
+    assert small.get("a") is None and small.get("b") == ["67890"]
+    small.put("c", ["x" * 20])  # larger than the whole store: not kept
+    assert small.get("c") is None and small.get("b") == ["67890"]
+    off = MemoryResponseStore(max_entries=0)
+    off.put("a", [])
+    assert off.get("a") is None
+
+
+def test_begin_turn() -> None:
+    store = MemoryResponseStore()
+    store.put("resp_1", [{"role": "user", "content": "Hi"}])
+    body, turn = begin_turn(b'{"model": "m", "input": "Next", "previous_response_id": "resp_1"}', store)
+    assert json.loads(body) == {
+        "model": "m",
+        "input": [{"role": "user", "content": "Hi"}, {"type": "message", "role": "user", "content": "Next"}],
+    }
+    assert turn is not None and len(turn.items) == 2
+    assert begin_turn(b"not json", store) == (b"not json", None)
+    assert begin_turn(b'{"input": "x", "store": false}', store)[1] is None
+    with pytest.raises(ResponseNotFound):
+        begin_turn(b'{"input": "x", "previous_response_id": "resp_2"}', store)
