@@ -388,6 +388,82 @@ def _spell(ids: Iterable[int]) -> str:
     return b"".join(ID_BYTES[i] for i in ids).decode("utf-8")
 
 
+# ----------------------------------------------------------------------------------------------------------------
+# Deviation-aware expectations: the same chunkings, applied to an output the reference reads the way dscodec
+# reads the scenario's output (docs/golden-streams.md "Deviation-aware expectations").
+
+
+def _edit_map(output: str, other: str) -> Any:
+    """A map of code-point offsets of ``output`` onto ``other``, for two texts that differ in one stretch
+    (a cut-off end, a rewritten tag): offsets in the common prefix stay, those in the common suffix shift,
+    those inside the changed stretch go to its start."""
+    prefix = 0
+    while prefix < min(len(output), len(other)) and output[prefix] == other[prefix]:
+        prefix += 1
+    suffix = 0
+    while (
+        suffix < min(len(output), len(other)) - prefix
+        and output[len(output) - 1 - suffix] == other[len(other) - 1 - suffix]
+    ):
+        suffix += 1
+    shift = len(other) - len(output)
+
+    def mapped(offset: int) -> int:
+        if offset <= prefix:
+            return offset
+        if offset >= len(output) - suffix:
+            return offset + shift
+        return prefix
+
+    return mapped
+
+
+def equivalent_chunkings(sc: Any, chunkings: list[Chunking], other: str) -> list[Chunking]:
+    """The scenario's chunkings applied to ``other``: each chunk covers the mapped stretch of the new text.
+
+    Text chunks keep their (mapped) bounds; chunks that become empty only because of the mapping are dropped
+    (what was cut off is never pushed). ``tokens``/``tokens4`` are rebuilt from the ids of ``other``; explicit id
+    chunks are re-encoded from their mapped stretch (checked to spell it back).
+    """
+    mapped = _edit_map(sc.output, other)
+    other_ids = encode(other)
+    check_round_trip(other, other_ids, where=f"{sc.name} (reads as)")
+    out = []
+    for c in chunkings:
+        if c.description["kind"] == "tokens":
+            group = c.description["group"]
+            lps = fake_logprobs(other_ids) if c.description["logprobs"] else None
+            chunks: list[JsonObj] = []
+            for start in range(0, len(other_ids), group):
+                chunk: JsonObj = {"kind": "tokens", "ids": other_ids[start : start + group]}
+                if lps is not None:
+                    chunk["logprobs"] = lps[start : start + group]
+                chunks.append(chunk)
+            out.append(Chunking(c.name, c.description, chunks, c.tokenizer))
+            continue
+        chunks = []
+        at = 0
+        for chunk in c.chunks:
+            size = len(chunk["text"]) if chunk["kind"] == "text" else len(_spell(chunk["ids"]))
+            a, b = mapped(at), mapped(at + size)
+            at += size
+            piece = other[a:b]
+            if not piece and size:
+                continue
+            if chunk["kind"] == "text":
+                count = 1 if c.name == "chars" else len(encode(piece))
+                chunks.append({"kind": "text", "text": piece, "token_count": count})
+            else:
+                piece_ids = encode(piece)
+                check_round_trip(piece, piece_ids, where=f"{sc.name}/{c.name} (reads as)")
+                chunks.append({"kind": "tokens", "ids": piece_ids})
+        spelled = "".join(ch["text"] if ch["kind"] == "text" else _spell(ch["ids"]) for ch in chunks)
+        if spelled != other:
+            raise SystemExit(f"{sc.name}/{c.name}: the mapped chunks spell {spelled!r}, not {other!r}")
+        out.append(Chunking(c.name, c.description, chunks, c.tokenizer))
+    return out
+
+
 def _strip_kind(chunk: JsonObj) -> JsonObj:
     return {k: v for k, v in chunk.items() if k != "kind"}
 
@@ -701,6 +777,7 @@ def record_scenario(sc: Any) -> tuple[JsonObj, int]:
         options[protocol] = parsing_options_json(converted.parsing_options)
     directory = OUT / sc.name
     directory.mkdir(parents=True, exist_ok=True)
+    reads_as = sc.reads_as_output()
     scenario_json: JsonObj = {
         "name": sc.name,
         "description": sc.description,
@@ -730,6 +807,7 @@ def record_scenario(sc: Any) -> tuple[JsonObj, int]:
         "ready": ready_spec(sc),
         "finish": sc.finish,
         "output": sc.output,
+        **({} if reads_as is None else {"reads_as": {"deviation": reads_as[0], "output": reads_as[1]}}),
         "token_ids": ids,
         "logprobs": logprobs,
         "chunkings": {c.name: c.description for c in chunkings},
@@ -749,6 +827,25 @@ def record_scenario(sc: Any) -> tuple[JsonObj, int]:
             {"protocol": protocol, "scenario": sc.name, "chunkings": results},
             expand="chunkings",
         )
+        if reads_as is not None:
+            deviation, other = reads_as
+            results = {
+                c.name: run_stream(protocol, sc, bodies[protocol], c)
+                for c in equivalent_chunkings(sc, chunkings, other)
+                if not (protocol == "messages" and c.name in MESSAGES_SKIP)
+            }
+            runs += len(results)
+            _write_lines(
+                directory / f"{protocol}.{deviation.lower()}.json",
+                {
+                    "protocol": protocol,
+                    "scenario": sc.name,
+                    "deviation": deviation,
+                    "output": other,
+                    "chunkings": results,
+                },
+                expand="chunkings",
+            )
     return {
         "version": sc.version,
         "protocols": list(protocols),

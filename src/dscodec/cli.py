@@ -4,6 +4,9 @@ dscodec render FILE|- [--protocol P]                 the prompt, special tokens 
 dscodec encode FILE|- [--protocol P] [--tokenizer T]  the prompt and its token ids
 dscodec serve --script FILE [--host H] [--port N] [--tokenizer T] [--context-limit N]
                                                       the example server with a scripted backend
+dscodec lint FILE|- --protocol P | --url URL --body FILE  check a stream or response against its protocol
+dscodec record --url URL --body FILE -o OUT.jsonl         save a live server's answer as a transcript
+dscodec replay DIR                                        replay transcripts through dscodec, pass/fail table
 """
 
 from __future__ import annotations
@@ -77,7 +80,47 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--context-limit", type=int, default=None, help="context window in tokens (default: 131072)"
     )
+    _add_testing_commands(commands)
     return parser
+
+
+def _add_testing_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The conformance verbs of dscodec.testing (docs/testing.md); their code is imported only when run."""
+    text = "check a saved SSE stream or JSON response (or a live server's answer) against its protocol"
+    lint = commands.add_parser("lint", help=text, description=text)
+    lint.add_argument(
+        "file", nargs="?", help="SSE stream, JSON response or transcript; - reads standard input"
+    )
+    lint.add_argument("--protocol", choices=PROTOCOLS, default=None, help="the answer's protocol")
+    lint.add_argument("--request", default=None, help="the request body (JSON), for rules that depend on it")
+    lint.add_argument("--url", default=None, help="send --body to this live server and lint its answer")
+    lint.add_argument("--body", default=None, help="the request body (JSON) to send with --url")
+    lint.add_argument("--header", action="append", help="an HTTP header 'Name: value' for --url (repeatable)")
+    lint.add_argument("--no-sdk", action="store_true", help="skip the strict check against the official SDKs")
+    text = "send a request body to a live server and save the exchange as a transcript"
+    record = commands.add_parser("record", help=text, description=text)
+    record.add_argument("--url", required=True, help="the endpoint (or base URL with --protocol)")
+    record.add_argument("--body", required=True, help="the request body (JSON)")
+    record.add_argument("-o", "--output", required=True, help="the transcript file to write (.jsonl)")
+    record.add_argument(
+        "--protocol", choices=PROTOCOLS, default=None, help="the protocol, if the URL is a base"
+    )
+    record.add_argument("--header", action="append", help="an HTTP header 'Name: value' (repeatable)")
+    record.add_argument("--name", default="", help="the transcript's name (default: the file name)")
+    text = "replay every transcript under a folder through dscodec and print a pass/fail table"
+    replay = commands.add_parser("replay", help=text, description=text)
+    replay.add_argument("directory", help="a folder of transcripts (*.jsonl), or one transcript")
+    replay.add_argument(
+        "--chunking", choices=("recorded", "whole", "chars"), default="recorded", help="how to cut the output"
+    )
+
+
+def _run_testing_command(args: argparse.Namespace, out: TextIO) -> int:
+    """Run ``dscodec lint`` / ``record`` / ``replay``."""
+    from dscodec.testing import _cli
+
+    command = {"lint": _cli.lint_command, "record": _cli.record_command, "replay": _cli.replay_command}
+    return command[args.command](args, out)
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -109,6 +152,8 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None) -> 
     if args.command == "serve":
         return _serve(args)
     out = stdout or sys.stdout
+    if args.command in ("lint", "record", "replay"):
+        return _run_testing_command(args, out)
     try:
         body = _read(args.file)
     except OSError as exc:

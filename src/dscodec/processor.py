@@ -6,13 +6,29 @@ The processor never waits or touches a socket; it reads the clock only for times
 (``created``; the Responses ``completed_at``, through the writer's ``clock``). The
 caller pushes what the backend produced and sends the returned events; :func:`dscodec.accumulate` turns the
 same events into the complete response.
+
+What the backend hands over is checked where it enters (the limits below); a value out of bounds raises
+:class:`~dscodec.errors.ModelOutputError` (status 502) and fails the processor, whose :meth:`StreamProcessor.fail`
+then gives the protocol's mid-stream error events:
+
+* token ids (also those of top logprobs): ``int`` (not ``bool``), ``0 <= id < 2**32``; ids the vocabulary does not
+  have decode to nothing (spec §5.6);
+* token counts (``token_count``, ``prompt_tokens``, ``cached_tokens``): ``int`` (not ``bool``),
+  ``0 <= n < 2**63``, and the completion tokens of a response add up to less than ``2**63``, so every usage
+  number, totals included, fits the 64-bit integers JSON readers use. ``cached_tokens`` larger than
+  ``prompt_tokens`` is accepted, as the reference accepts it (the uncached count then saturates at 0);
+* log probabilities: real numbers (not ``bool``), finite or ``-inf``; ``-inf`` (a token the engine's sampler had
+  ruled out) becomes ``-9999.0``, as vLLM's OpenAI-compatible server writes it; NaN and ``+inf`` are refused.
 """
 
 from __future__ import annotations
 
+import math
+import numbers
+import operator
 import time
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal, NoReturn
 
 from dscodec.conversation import ConversationRequest
 from dscodec.errors import DscodecError, ModelOutputError, StreamStateError
@@ -30,6 +46,13 @@ Logprob = float | tuple[float, Sequence[tuple[int, float]]]
 
 _State = Literal["new", "open", "finished", "failed"]
 _FINISH_REASONS = (None, "stop", "length", "content_filter")
+
+#: Token ids are unsigned 32-bit integers.
+ID_LIMIT = 1 << 32
+#: Token counts, alone and added up, stay below this (they fit a signed 64-bit integer).
+COUNT_LIMIT = 1 << 63
+#: What a ``-inf`` log probability becomes (the value vLLM's OpenAI-compatible server writes for it).
+NEG_INF_LOGPROB = -9999.0
 
 
 def _writer_class(protocol: str) -> type[EventWriter]:
@@ -97,6 +120,8 @@ class StreamProcessor:
         self._state: _State = "new"
         self._failure: str | None = None
         self._error_sent = False
+        self._opened = False  # the writer's opening events were made
+        self._undelivered: list[WireEvent] = []  # events made by a call that then raised
         self._usage = PromptUsage()
         self._completion_tokens = 0
         self._reasoning: list[str] = []
@@ -119,50 +144,92 @@ class StreamProcessor:
         """Start the response with the backend's prompt usage; the protocol's opening events.
 
         Only the first call counts: once output was pushed the response has started (with zero usage when
-        ``start`` was never called) and a later ``start`` returns ``[]``.
+        ``start`` was never called) and a later ``start`` returns ``[]`` (its values are still checked).
+
+        Args:
+            prompt_tokens: prompt tokens, ``0 <= prompt_tokens < 2**63``.
+            cached_tokens: prompt tokens served from the cache, ``0 <= cached_tokens < 2**63`` (more than
+                ``prompt_tokens`` is taken as it is, as the reference takes it).
+            system_fingerprint: the backend's configuration fingerprint, or None.
+
+        Raises:
+            StreamStateError: after the response ended or failed.
+            ModelOutputError: a value out of bounds (the processor then fails; send :meth:`fail`'s events).
         """
         self._check_open()
+        prompt = self._count(prompt_tokens, "prompt_tokens")
+        cached = self._count(cached_tokens, "cached_tokens")
+        if system_fingerprint is not None and not isinstance(system_fingerprint, str):
+            self._refuse(f"system_fingerprint must be a str or None, not {type(system_fingerprint).__name__}")
         if self._state != "new":
             return []
-        self._usage = PromptUsage(int(prompt_tokens), int(cached_tokens), system_fingerprint)
+        self._usage = PromptUsage(prompt, cached, system_fingerprint)
         self._state = "open"
+        self._opened = True
         return self._writer.open(self._usage)
 
     def push_text(self, text: str, token_count: int = 0) -> list[WireEvent]:
-        """Push a chunk of generated text that the backend counts as ``token_count`` tokens."""
+        """Push a chunk of generated text that the backend counts as ``token_count`` tokens.
+
+        Args:
+            text: the text.
+            token_count: its tokens, ``0 <= token_count < 2**63`` (the completion tokens of the response must
+                stay below ``2**63`` too).
+
+        Raises:
+            StreamStateError: after the response ended or failed.
+            ModelOutputError: ``token_count`` out of bounds (the processor then fails; send :meth:`fail`'s
+                events).
+        """
         if not isinstance(text, str):
             raise TypeError(f"text must be a str, not {type(text).__name__}")
+        self._check_open()
+        count = self._count(token_count, "token_count")
+        self._add_completion_tokens(count)
         out = self._begin()
-        self._completion_tokens += int(token_count)
         try:
             events = self._machine.feed(text)
         except DscodecError as exc:
-            self._state, self._failure = "failed", str(exc)
+            self._failed(exc, out)
             raise
         return self._deliver(events, out)
 
     def push_tokens(self, ids: Sequence[int], logprobs: Sequence[Logprob] | None = None) -> list[WireEvent]:
         """Push generated token ids, with one log probability entry per id when the backend gives them.
 
+        Args:
+            ids: the ids, each an ``int`` with ``0 <= id < 2**32``.
+            logprobs: None, or one entry per id: its log probability, or ``(logprob, [(alternative_id,
+                logprob), ...])``. Log probabilities are finite numbers or ``-inf`` (written as ``-9999.0``).
+
         Raises:
             StreamStateError: after the response ended or failed.
-            ModelOutputError: ``logprobs`` does not have one entry per id (the processor then fails; send
-                :meth:`fail`'s events to tell the client).
+            ModelOutputError: an id or log probability out of bounds, or ``logprobs`` without one entry per id
+                (the processor then fails; send :meth:`fail`'s events to tell the client).
         """
-        if self._state == "open" and logprobs is None and self._decoder is not None and ids:
+        if (
+            self._state == "open"
+            and logprobs is None
+            and self._decoder is not None
+            and type(ids) in (list, tuple)
+            and ids
+        ):
             # The per-token hot path: ordinary ids that each decode to whole characters.
             plain = self._decoder.plain_text
+            text: str | None = None
             if len(ids) == 1:
-                text = plain(ids[0])
-            else:
+                token_id = ids[0]
+                if type(token_id) is int and 0 <= token_id < ID_LIMIT:
+                    text = plain(token_id)
+            elif all(type(i) is int and 0 <= i < ID_LIMIT for i in ids):
                 parts = [plain(i) for i in ids]
                 text = None if None in parts else "".join(parts)  # type: ignore[arg-type]
-            if text is not None:
+            if text is not None and self._completion_tokens + len(ids) < COUNT_LIMIT:
                 self._completion_tokens += len(ids)
                 try:
                     events = self._machine.feed_plain_token(text)
                 except DscodecError as exc:
-                    self._state, self._failure = "failed", str(exc)
+                    self._failed(exc, [])
                     raise
                 if len(events) == 1:
                     event = events[0]
@@ -170,23 +237,25 @@ class StreamProcessor:
                         self._reasoning.append(event.text)
                     return self._writer.write(events)
                 return self._deliver(events, [])
-        out = self._begin()
+        self._check_open()
+        checked = self._token_ids(ids)
         decoder = self._ensure_decoder()
-        ids = [int(i) for i in ids]
         entries: list[TokenLogprob] | None = None
         if logprobs is not None:
-            if len(logprobs) != len(ids):
-                self._state = "failed"
-                self._failure = (
-                    f"invalid log probabilities: {len(logprobs)} log probabilities for {len(ids)} token IDs"
+            given = self._sequence(logprobs, "log probabilities")
+            if len(given) != len(checked):
+                self._refuse(
+                    f"invalid log probabilities: {len(given)} log probabilities for {len(checked)} token IDs"
                 )
-                raise ModelOutputError(self._failure)
-            entries = [_entry(decoder, token_id, lp) for token_id, lp in zip(ids, logprobs)]
-        self._completion_tokens += len(ids)
+            entries = [
+                self._entry(decoder, k, token_id, lp) for k, (token_id, lp) in enumerate(zip(checked, given))
+            ]
+        self._add_completion_tokens(len(checked))
+        out = self._begin()
         try:
-            events = self._machine.feed_tokens(decoder.decode(ids), logprobs=entries)
+            events = self._machine.feed_tokens(decoder.decode(checked), logprobs=entries)
         except DscodecError as exc:
-            self._state, self._failure = "failed", str(exc)
+            self._failed(exc, out)
             raise
         return self._deliver(events, out)
 
@@ -222,7 +291,9 @@ class StreamProcessor:
             if isinstance(error, DscodecError)
             else ModelOutputError(f"the model server failed: {error}")
         )
-        out = self._writer.open(self._usage) if self._state == "new" else []
+        # The opening events, when the client has not had them: never made, or made by a call that raised.
+        out = self._undelivered if self._opened else self._writer.open(self._usage)
+        self._opened, self._undelivered = True, []
         if self._state != "failed":  # after a failure of the processor itself, its first message stays
             self._state, self._failure = "failed", str(exc)
         self._error_sent = True
@@ -240,8 +311,99 @@ class StreamProcessor:
         if self._state != "open":
             self._check_open()
             self._state = "open"
+            self._opened = True
             return self._writer.open(self._usage)
         return []
+
+    def _failed(self, exc: DscodecError, undelivered: list[WireEvent]) -> None:
+        """A push raised ``exc`` after making ``undelivered`` events: fail, keeping them for :meth:`fail`."""
+        self._state, self._failure = "failed", str(exc)
+        self._undelivered = undelivered
+
+    def _refuse(self, message: str) -> NoReturn:
+        """Fail on a value the backend handed over (nothing was made from it)."""
+        self._state, self._failure = "failed", message
+        raise ModelOutputError(message)
+
+    def _count(self, value: object, name: str) -> int:
+        """A token count: an integer, ``0 <= value < 2**63``."""
+        if isinstance(value, bool):
+            self._refuse(f"{name} must be an integer, not a bool")
+        try:
+            count = operator.index(value)  # type: ignore[arg-type]
+        except TypeError:
+            self._refuse(f"{name} must be an integer, not {type(value).__name__}")
+        if not 0 <= count < COUNT_LIMIT:
+            self._refuse(f"{name} must be at least 0 and below 2**63, not {count}")
+        return count
+
+    def _add_completion_tokens(self, count: int) -> None:
+        total = self._completion_tokens + count
+        if total >= COUNT_LIMIT:
+            self._refuse(f"the backend reported {total} completion tokens; the limit is 2**63 - 1")
+        self._completion_tokens = total
+
+    def _token_id(self, value: object, where: str) -> int:
+        """A token id: an integer, ``0 <= value < 2**32``."""
+        if type(value) is int and 0 <= value < ID_LIMIT:
+            return value
+        if isinstance(value, bool):
+            self._refuse(f"{where} must be an integer, not a bool")
+        try:
+            token_id = operator.index(value)  # type: ignore[arg-type]
+        except TypeError:
+            self._refuse(f"{where} must be an integer, not {type(value).__name__}")
+        if not 0 <= token_id < ID_LIMIT:
+            self._refuse(f"{where} must be at least 0 and below 2**32, not {token_id}")
+        return token_id
+
+    def _sequence(self, value: object, what: str) -> list[object]:
+        """``value`` as a list, refused when it is no sequence (a str or bytes neither)."""
+        if isinstance(value, (str, bytes, bytearray)):
+            self._refuse(f"{what} must be a sequence, not {type(value).__name__}")
+        try:
+            items: list[object] = list(value)  # type: ignore[call-overload]
+        except TypeError:
+            self._refuse(f"{what} must be a sequence, not {type(value).__name__}")
+        return items
+
+    def _token_ids(self, ids: Sequence[int]) -> list[int]:
+        return [
+            self._token_id(value, f"token id {k}") for k, value in enumerate(self._sequence(ids, "token ids"))
+        ]
+
+    def _logprob(self, value: object, where: str) -> float:
+        """A log probability: a real number, finite or ``-inf`` (which becomes ``-9999.0``)."""
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            self._refuse(f"{where} must be a number, not {type(value).__name__}")
+        number = float(value)
+        if math.isfinite(number):
+            return number
+        if number == -math.inf:
+            return NEG_INF_LOGPROB
+        self._refuse(f"{where} must be a finite number or -inf, not {number}")
+
+    def _entry(self, decoder: IncrementalDecoder, k: int, token_id: int, logprob: object) -> TokenLogprob:
+        if isinstance(logprob, numbers.Real) and not isinstance(logprob, bool):
+            return decoder.logprob(token_id, self._logprob(logprob, f"log probability {k}"))
+        value: object
+        top: Any
+        pairs: list[tuple[object, object]]
+        try:
+            value, top = logprob  # type: ignore[misc]
+            pairs = [(alt_id, alt) for alt_id, alt in top]
+        except (TypeError, ValueError):
+            self._refuse(
+                f"log probability {k} must be a number or a (logprob, [(token id, logprob), ...]) pair"
+            )
+        checked = [
+            (
+                self._token_id(alt_id, f"top log probability {k}.{j} token id"),
+                self._logprob(alt, f"top log probability {k}.{j}"),
+            )
+            for j, (alt_id, alt) in enumerate(pairs)
+        ]
+        return decoder.logprob(token_id, self._logprob(value, f"log probability {k}"), checked)
 
     def _ensure_decoder(self) -> IncrementalDecoder:
         if self._decoder is None:
@@ -288,10 +450,3 @@ class StreamProcessor:
         if self._vocab is None:
             self._vocab = Vocabulary.load(self._tokenizer)
         return self._vocab.count_tokens(text)
-
-
-def _entry(decoder: IncrementalDecoder, token_id: int, logprob: Logprob) -> TokenLogprob:
-    if isinstance(logprob, (int, float)):
-        return decoder.logprob(token_id, float(logprob))
-    value, top = logprob
-    return decoder.logprob(token_id, float(value), [(int(i), float(v)) for i, v in top])

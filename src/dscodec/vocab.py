@@ -1,11 +1,22 @@
 """The tokenizer vocabulary, loaded once and shared by the prompt encoder and the stream decoder.
 
-A :class:`Vocabulary` wraps one ``tokenizer.json`` three ways:
+A :class:`Vocabulary` wraps one ``tokenizer.json``:
 
+* ``full``: the tokenizer as the file describes it, added vocabulary included (what the model server uses);
+* ``plain``: the same tokenizer without its added vocabulary, so text a user typed can never become a special id
+  (spec §4). It shares ``full``'s model, so the second tokenizer costs no memory;
 * the added (special) tokens, spelling -> id, for the spans the template inserts;
-* a *plain* Hugging Face tokenizer built from the same file with the added vocabulary removed, so text a user
-  typed can never become a special id (spec §4);
 * the byte string of every id, for decoding model output (byte-level BPE, special ids spell themselves).
+
+Memory and start-up: the file is parsed once, by ``tokenizers``; no Python copy of the JSON document is kept,
+and the C heap's pages freed by that parse are handed back to the system. Everything is built in
+:meth:`Vocabulary.load`, the ``tokenizers`` thread pool included, so the first request costs what later ones do.
+
+Plain text is encoded by :meth:`Vocabulary.encode_plain`. For the DeepSeek V4 pre-tokenizer, text made only of
+printable ASCII, tabs and line breaks (source code, JSON, English) is split into pre-tokenizer words here, by a
+regular expression that is the pre-tokenizer's own restricted to those characters, and each distinct word is
+encoded once by ``tokenizers`` and remembered: BPE never crosses a word, so a word's ids never depend on the text
+around it. Any other text goes to ``tokenizers`` whole, in one batch call that spreads over every core.
 """
 
 from __future__ import annotations
@@ -16,17 +27,29 @@ import itertools
 import json
 import os
 import re
-from collections.abc import Iterable
+import sys
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Union
 
-from tokenizers import Tokenizer
+from tokenizers import Encoding, Tokenizer, models, pre_tokenizers
 
 from dscodec.errors import SpecialTokenMissing, TokenizerError
 
-__all__ = ["TokenizerLike", "Vocabulary", "bundled_tokenizer_path", "safe_cuts", "with_added_tokens"]
+__all__ = [
+    "PIECE_CHARS",
+    "TokenizerLike",
+    "Vocabulary",
+    "bundled_tokenizer_path",
+    "safe_cuts",
+    "with_added_tokens",
+]
 
 TokenizerLike = Union[str, "os.PathLike[str]", Tokenizer, "Vocabulary", None]
+
+#: Text for ``tokenizers`` longer than this many characters is cut into pieces of about this size first, so that
+#: one long text does not keep one core busy while the others idle.
+PIECE_CHARS = 2_048
 
 
 def bundled_tokenizer_path() -> Path:
@@ -63,16 +86,33 @@ def _byte_decoder() -> dict[str, int]:
     return {chr(c): b for b, c in zip(printable, chars)}
 
 
-_CUT = re.compile(r"\n(?=[A-Za-z])")
+@functools.lru_cache(maxsize=1)
+def _byte_table() -> dict[int, int]:
+    """``str.translate`` table: each alphabet character to the byte it stands for (as a code point below 256),
+    every other character below 256 to U+0100, so that a token with a character outside the alphabet fails to
+    encode as Latin-1 and is taken as UTF-8 text instead."""
+    table = dict.fromkeys(range(256), 0x100)
+    table.update({ord(c): b for c, b in _byte_decoder().items()})
+    return table
+
+
+# -- where text may be cut ---------------------------------------------------------------------------------------
+
+#: A line break followed by spaces or tabs and then a character that is not whitespace.
+_CUT = re.compile(r"\n(?=[ \t]*[^\s])")
 
 
 def safe_cuts(text: str, piece: int) -> list[int]:
     """Offsets (each at least ``piece`` characters apart) where ``text`` may be cut without changing its tokens.
 
-    A newline directly followed by an ASCII letter is always a word boundary for the DeepSeek V4 pre-tokenizer:
-    no alternative of its splitting pattern matches a newline and a following letter together (newline runs end
-    a word; letter words cannot start with a newline). BPE merges never cross words, so encoding the two sides
-    separately yields the same ids. The encoder checks that the tokenizer uses that pre-tokenizer before cutting.
+    A cut goes right after a line break that is followed by spaces or tabs and then a character that is not
+    whitespace. The DeepSeek V4 pre-tokenizer always starts a new word there: of its pattern's alternatives, only
+    ``\\s*[\\r\\n]+`` and `` ?[\\p{P}\\p{S}]+[\\r\\n]*`` can take a line break, both end with line breaks, and no
+    other line break follows before the next word; at any whitespace before the break ``\\s*[\\r\\n]+`` is the
+    first alternative that matches, and it ends at the break. BPE merges never cross words, so encoding the two
+    sides separately yields the same ids. Python's ``\\s`` holds every character Unicode calls white space, so
+    the character after the spaces is never one the pre-tokenizer treats as whitespace. The vocabulary checks
+    that the tokenizer uses that pre-tokenizer before it cuts.
     """
     cuts: list[int] = []
     start = 0
@@ -91,21 +131,159 @@ _SAFE_PATTERN = (
     " ?[\\p{P}\\p{S}]+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+"
 )
 
+#: The whole DeepSeek V4 pre-tokenizer (``trim_offsets`` left out: it changes offsets, never ids).
+_V4_PRE_TOKENIZER = {
+    "type": "Sequence",
+    "pretokenizers": [
+        {"type": "Split", "pattern": {"Regex": "\\p{N}{1,3}"}, "behavior": "Isolated", "invert": False},
+        {
+            "type": "Split",
+            "pattern": {"Regex": "[\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff]+"},
+            "behavior": "Isolated",
+            "invert": False,
+        },
+        {"type": "Split", "pattern": {"Regex": _SAFE_PATTERN}, "behavior": "Isolated", "invert": False},
+        {"type": "ByteLevel", "add_prefix_space": False, "use_regex": False},
+    ],
+}
 
-def _cutting_is_safe(document: dict[str, Any]) -> bool:
+
+def _state(component: Any) -> Any:
+    """The JSON form of a tokenizer component (normalizer, pre-tokenizer), or None when there is none."""
+    return None if component is None else json.loads(component.__getstate__())
+
+
+def _cutting_is_safe(tokenizer: Tokenizer) -> bool:
     """Whether :func:`safe_cuts` holds for this tokenizer: the DeepSeek V4 pre-tokenizer, no normalizer, and no
     added token that holds a line break or swallows the whitespace around it."""
-    if document.get("normalizer") not in (None, {"type": "Sequence", "normalizers": []}):
+    if _state(tokenizer.normalizer) not in (None, {"type": "Sequence", "normalizers": []}):
         return False
-    for token in document.get("added_tokens", []):
-        content = str(token.get("content", ""))
-        if "\n" in content or "\r" in content or token.get("lstrip") or token.get("rstrip"):
+    for token in tokenizer.get_added_tokens_decoder().values():
+        if "\n" in token.content or "\r" in token.content or token.lstrip or token.rstrip:
             return False
-    pre = document.get("pre_tokenizer") or {}
+    pre = _state(tokenizer.pre_tokenizer) or {}
     steps = pre.get("pretokenizers", []) if pre.get("type") == "Sequence" else [pre]
     patterns = [s.get("pattern", {}).get("Regex") for s in steps if s.get("type") == "Split"]
     others = [s.get("type") for s in steps if s.get("type") != "Split"]
     return _SAFE_PATTERN in patterns and others == ["ByteLevel"] and steps[-1].get("use_regex") is False
+
+
+# -- words of plain ASCII text -------------------------------------------------------------------------------------
+
+#: Any character outside the alphabet of :data:`_WORD`: printable ASCII, tab, line feed, carriage return.
+_NOT_WORD_TEXT = re.compile(r"[^\t\n\r -~]")
+
+_PUNCT = r"!-/:-@\[-`{-~"  # the 32 ASCII punctuation characters; each is in \p{P} or \p{S}
+_SPACE = r"\t\n\r "  # \s in that alphabet
+
+#: The words the DeepSeek V4 pre-tokenizer makes of text in that alphabet, in order, with nothing left over.
+#: Its first step isolates runs of at most three digits (``\p{N}{1,3}``); the second (CJK runs) finds none; the
+#: third applies the pattern below to each piece between digit runs, alternatives in the same order: ``\p{L}`` is
+#: ``[A-Za-z]`` here, ``\p{M}`` is empty, ``[\p{P}\p{S}]`` is the punctuation class, ``[^\r\n\p{L}\p{P}\p{S}]``
+#: is a space or a tab (digits never get there: they are pieces of their own), and the end of a piece, which
+#: ``\s+(?!\S)`` may end on, is also where a digit follows. Every character of the alphabet starts a match of some
+#: alternative, so the words always add up to the text.
+_WORD = re.compile(
+    r"[0-9]{1,3}"
+    rf"|[{_PUNCT}][A-Za-z]+"
+    r"|[\t ]?[A-Za-z]+"
+    rf"| ?[{_PUNCT}]+[\r\n]*"
+    rf"|[{_SPACE}]*[\r\n]+"
+    rf"|[{_SPACE}]+(?![^{_SPACE}0-9])"
+    rf"|[{_SPACE}]+"
+)
+
+#: Words remembered with their ids, at most; then the memory starts over.
+_WORD_MEMO_SIZE = 1 << 16
+#: Longer words (a run of 300 "=") are encoded every time, not remembered.
+_WORD_MEMO_CHARS = 128
+
+
+def _is_word_text(text: str) -> bool:
+    return text.isascii() and _NOT_WORD_TEXT.search(text) is None
+
+
+def _splits_words_exactly(tokenizer: Tokenizer) -> bool:
+    """Whether the plain tokenizer splits text as :data:`_WORD` does and encodes each word on its own: the V4
+    pre-tokenizer, no normalizer, no truncation or padding, and a BPE model without dropout."""
+    pre = _state(tokenizer.pre_tokenizer)
+    if isinstance(pre, dict) and pre.get("type") == "Sequence":
+        for step in pre.get("pretokenizers", []):
+            if isinstance(step, dict) and step.get("type") == "ByteLevel":
+                step.pop("trim_offsets", None)
+    model = tokenizer.model
+    return (
+        pre == _V4_PRE_TOKENIZER
+        and _state(tokenizer.normalizer) in (None, {"type": "Sequence", "normalizers": []})
+        and tokenizer.truncation is None
+        and tokenizer.padding is None
+        and isinstance(model, models.BPE)
+        and not model.dropout
+    )
+
+
+def _without_added(tokenizer: Tokenizer) -> Tokenizer:
+    """A tokenizer over the same model (shared, not copied) and pipeline, with an empty added vocabulary."""
+    plain = Tokenizer(tokenizer.model)
+    plain.normalizer = tokenizer.normalizer
+    plain.pre_tokenizer = tokenizer.pre_tokenizer
+    plain.post_processor = tokenizer.post_processor
+    plain.decoder = tokenizer.decoder
+    if tokenizer.truncation is not None:
+        plain.enable_truncation(**tokenizer.truncation)
+    if tokenizer.padding is not None:
+        plain.enable_padding(**tokenizer.padding)
+    return plain
+
+
+def _id_bytes(tokenizer: Tokenizer, added: dict[str, int]) -> list[bytes]:
+    """The bytes of every id: model tokens through the byte-level alphabet (UTF-8 when a token has a character
+    outside it), added tokens their spelling; ids nobody has map to ``b""``."""
+    table = _byte_table()
+    to_token = tokenizer.model.id_to_token
+    rows: list[bytes] = []
+    holes = 0
+    # One id at a time: no dict of the whole vocabulary is built, which would fragment the Python heap.
+    for token_id in range(tokenizer.get_vocab_size(with_added_tokens=False)):
+        token = to_token(token_id)
+        if token is None:
+            rows.append(b"")
+            holes += 1
+            continue
+        try:
+            rows.append(token.translate(table).encode("latin-1"))
+        except UnicodeEncodeError:
+            rows.append(token.encode("utf-8"))
+    if holes:  # ids beyond the vocabulary size: the slow way
+        for token, token_id in tokenizer.get_vocab(with_added_tokens=False).items():
+            if token_id >= len(rows):
+                rows.extend([b""] * (token_id + 1 - len(rows)))
+                try:
+                    rows[token_id] = token.translate(table).encode("latin-1")
+                except UnicodeEncodeError:
+                    rows[token_id] = token.encode("utf-8")
+    for spelling, token_id in added.items():
+        if token_id >= len(rows):
+            rows.extend([b""] * (token_id + 1 - len(rows)))
+        rows[token_id] = spelling.encode("utf-8")
+    return rows
+
+
+def _release_free_memory() -> None:
+    """Hand the C heap's free pages back to the system (glibc only; elsewhere nothing happens).
+
+    ``tokenizers`` parses a tokenizer.json into temporary structures (about 20 MB for the V4 file) before it
+    builds the model; glibc keeps the freed pages, and the process would stay that much larger for good.
+    """
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    try:
+        trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):
+        return
+    trim(0)
 
 
 class Vocabulary:
@@ -113,27 +291,35 @@ class Vocabulary:
 
     Attributes:
         name: where the tokenizer came from, for error messages.
+        full: the tokenizer with its added vocabulary (what the model server itself uses).
+        plain: the tokenizer without its added vocabulary (for prompt text gaps); it shares ``full``'s model.
         added: added-token spelling -> id.
-        plain: the tokenizer without its added vocabulary (for prompt text gaps).
+        id_bytes: the bytes each id stands for; ids the vocabulary lacks map to ``b""``.
     """
 
-    def __init__(self, document: dict[str, Any], *, name: str) -> None:
+    def __init__(self, tokenizer: Tokenizer, *, name: str) -> None:
+        """Wrap ``tokenizer``, which the vocabulary then owns (its model is shared, not copied)."""
         self.name = name
         try:
+            self.full = tokenizer
             self.added: dict[str, int] = {
-                t["content"]: int(t["id"]) for t in document.get("added_tokens", [])
+                token.content: token_id for token_id, token in tokenizer.get_added_tokens_decoder().items()
             }
-            stripped = dict(document)
-            stripped["added_tokens"] = []
-            self.plain = Tokenizer.from_str(json.dumps(stripped))
-            self._vocab: dict[str, int] = dict(document["model"]["vocab"])
+            self.plain = _without_added(tokenizer)
+            self._cuttable = _cutting_is_safe(tokenizer)
+            self._words: Tokenizer | None = None
+            if _splits_words_exactly(self.plain):
+                # Each word on its own: the model and the last (byte-level) step of the plain pipeline.
+                self._words = Tokenizer(tokenizer.model)
+                self._words.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
+            self.id_bytes: list[bytes] = _id_bytes(tokenizer, self.added)
         except Exception as exc:  # noqa: BLE001 - tokenizers raises a bare Exception subclass for bad files
             raise TokenizerError(f"tokenizer {name} could not be loaded: {exc}") from None
-        self._document = document
-        self._full: Tokenizer | None = None
-        self._id_bytes: list[bytes] | None = None
+        self._word_ids: dict[str, tuple[int, ...]] = {}
         self._special_ids: frozenset[int] = frozenset(self.added.values())
-        self._cuttable = _cutting_is_safe(document)
+        # Start the tokenizers thread pool and touch every path once, so that the first request pays nothing.
+        self.encode_plain(["Warm up: words, 123 numbers,\n\tand 中文.", "ok"])
+        self.count_tokens("warm up")
 
     @classmethod
     def load(cls, tokenizer: TokenizerLike = None) -> Vocabulary:
@@ -147,30 +333,16 @@ class Vocabulary:
         if tokenizer is None:
             return _bundled()
         if isinstance(tokenizer, Tokenizer):
-            return cls(json.loads(tokenizer.to_str()), name="<tokenizers.Tokenizer>")
-        if isinstance(tokenizer, (str, os.PathLike)):
-            path = Path(tokenizer)
-            if path.is_dir():
-                path = path / "tokenizer.json"
-            try:
-                document = json.loads(path.read_text(encoding="utf-8"))
-            except OSError as exc:
-                raise TokenizerError(f"tokenizer {path} could not be read: {exc.strerror}") from None
-            except ValueError as exc:
-                raise TokenizerError(f"tokenizer {path} is not valid JSON: {exc}") from None
-            if not isinstance(document, dict) or "model" not in document:
-                raise TokenizerError(f"tokenizer {path} is not a tokenizer.json (no 'model' section)")
-            return cls(document, name=str(path))
-        raise TypeError(
-            f"tokenizer must be None, a path or a tokenizers.Tokenizer, not {type(tokenizer).__name__}"
-        )
-
-    @property
-    def full(self) -> Tokenizer:
-        """The tokenizer with its added vocabulary (what the model server itself uses)."""
-        if self._full is None:
-            self._full = Tokenizer.from_str(json.dumps(self._document))
-        return self._full
+            # A copy: the caller may still change theirs.
+            vocabulary = cls(Tokenizer.from_str(tokenizer.to_str()), name="<tokenizers.Tokenizer>")
+        elif isinstance(tokenizer, (str, os.PathLike)):
+            vocabulary = cls(_read(Path(tokenizer)), name=str(tokenizer))
+        else:
+            raise TypeError(
+                f"tokenizer must be None, a path or a tokenizers.Tokenizer, not {type(tokenizer).__name__}"
+            )
+        _release_free_memory()
+        return vocabulary
 
     def special_id(self, spelling: str) -> int:
         """The id of an added token.
@@ -198,45 +370,155 @@ class Vocabulary:
         bounds = [0, *safe_cuts(text, piece), len(text)]
         return [text[a:b] for a, b in itertools.pairwise(bounds)]
 
+    def encode_plain(self, texts: Sequence[str]) -> list[list[int]]:
+        """The ids of each text without the added vocabulary: what ``plain`` encodes it to.
+
+        Raises:
+            TokenizerError: ``tokenizers`` failed.
+
+        Examples:
+            >>> Vocabulary.load(None).encode_plain(["Hi", "<｜User｜>"])
+            [[23166], [30, 28217, 6756, 28217, 32]]
+        """
+        layout: list[list[tuple[bool, int]]] = []
+        words: list[str] = []
+        others: list[str] = []
+        for text in texts:
+            entry: list[tuple[bool, int]] = []
+            for part, is_words in self._parts(text):
+                bucket = words if is_words else others
+                entry.append((is_words, len(bucket)))
+                bucket.append(part)
+            layout.append(entry)
+        other_ids = [e.ids for e in self._encode(self.plain, others)]
+        word_ids = self._encode_words(words)
+        out: list[list[int]] = []
+        for entry in layout:
+            if len(entry) == 1:
+                is_words, index = entry[0]
+                out.append(word_ids[index] if is_words else other_ids[index])
+                continue
+            ids: list[int] = []
+            for is_words, index in entry:
+                ids.extend(word_ids[index] if is_words else other_ids[index])
+            out.append(ids)
+        return out
+
+    def _parts(self, text: str) -> list[tuple[str, bool]]:
+        """``text`` as consecutive parts, each marked True when it goes the word way."""
+        if not text:
+            return []
+        if self._words is not None and _is_word_text(text):
+            return [(text, True)]
+        if self._words is None or not self._cuttable:
+            return [(piece, False) for piece in self.pieces(text, PIECE_CHARS)]
+        # Line by line (where cuts are safe): runs of word-way lines, and runs of others up to a piece long.
+        parts: list[tuple[str, bool]] = []
+        run_start = previous = 0
+        run_words = None
+        for cut in itertools.chain((m.end() for m in _CUT.finditer(text)), (len(text),)):
+            is_words = _is_word_text(text[previous:cut])
+            if run_words is None:
+                run_words = is_words
+            elif is_words != run_words or (not is_words and previous - run_start >= PIECE_CHARS):
+                parts.append((text[run_start:previous], run_words))
+                run_start, run_words = previous, is_words
+            previous = cut
+        parts.append((text[run_start:], bool(run_words)))
+        return parts
+
+    def _encode_words(self, texts: list[str]) -> list[list[int]]:
+        """Ids of texts in the word alphabet: split into words, each word's ids remembered."""
+        if not texts:
+            return []
+        memo = self._word_ids
+        split = [_WORD.findall(text) for text in texts]
+        out: list[list[int]] = []
+        missed: list[int] = []
+        get = memo.__getitem__
+        for index, words in enumerate(split):
+            try:
+                out.append(list(itertools.chain.from_iterable(map(get, words))))
+            except KeyError:
+                out.append([])
+                missed.append(index)
+        if not missed:
+            return out
+        if len(memo) >= _WORD_MEMO_SIZE:
+            # Start over rather than track use; other threads keep the dict they hold.
+            memo = self._word_ids = {}
+        new = [w for w in dict.fromkeys(itertools.chain.from_iterable(split[i] for i in missed)) if w not in memo]
+        assert self._words is not None
+        long: dict[str, tuple[int, ...]] = {}
+        for word, encoding in zip(new, self._encode(self._words, new)):
+            (memo if len(word) <= _WORD_MEMO_CHARS else long)[word] = tuple(encoding.ids)
+        lookup: Callable[[str], tuple[int, ...]] = memo.__getitem__
+        if long:
+            lookup = functools.partial(_either, long, memo)
+        for index in missed:
+            out[index] = list(itertools.chain.from_iterable(map(lookup, split[index])))
+        return out
+
+    def _encode(self, tokenizer: Tokenizer, texts: list[str]) -> list[Encoding]:
+        if not texts:
+            return []
+        try:
+            return tokenizer.encode_batch_fast(texts, add_special_tokens=False)
+        except Exception as exc:  # noqa: BLE001 - tokenizers raises a bare Exception subclass
+            raise TokenizerError(f"tokenizer {self.name} failed to encode the prompt: {exc}") from None
+
     def count_tokens(self, text: str) -> int:
         """How many ids the full vocabulary (added tokens included) encodes ``text`` to."""
         if not text:
             return 0
-        encodings = self.full.encode_batch_fast(self.pieces(text, 2048), add_special_tokens=False)
-        return sum(len(e.ids) for e in encodings)
+        return sum(len(e.ids) for e in self._encode(self.full, self.pieces(text, PIECE_CHARS)))
 
     def is_special(self, token_id: int) -> bool:
         return token_id in self._special_ids
-
-    @property
-    def id_bytes(self) -> list[bytes]:
-        """The bytes each id stands for; ids the vocabulary lacks map to ``b""``."""
-        if self._id_bytes is None:
-            table: dict[int, bytes] = {}
-            decoder = _byte_decoder()
-            for token, token_id in self._vocab.items():
-                try:
-                    table[token_id] = bytes(decoder[c] for c in token)
-                except KeyError:
-                    table[token_id] = token.encode("utf-8")
-            for spelling, token_id in self.added.items():
-                table[token_id] = spelling.encode("utf-8")
-            size = max(table) + 1 if table else 0
-            rows = [b""] * size
-            for token_id, data in table.items():
-                rows[token_id] = data
-            self._id_bytes = rows
-        return self._id_bytes
 
     def token_bytes(self, token_id: int) -> bytes:
         rows = self.id_bytes
         return rows[token_id] if 0 <= token_id < len(rows) else b""
 
 
+def _either(first: dict[str, tuple[int, ...]], second: dict[str, tuple[int, ...]], word: str) -> tuple[int, ...]:
+    found = first.get(word)
+    return second[word] if found is None else found
+
+
+def _read(path: Path) -> Tokenizer:
+    """The tokenizer of a tokenizer.json (or of the folder holding one).
+
+    Raises:
+        TokenizerError: the file cannot be read or is not a tokenizer.json.
+    """
+    if path.is_dir():
+        path = path / "tokenizer.json"
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise TokenizerError(f"tokenizer {path} could not be read: {exc.strerror}") from None
+    try:
+        return Tokenizer.from_buffer(data)
+    except Exception as exc:  # noqa: BLE001 - tokenizers raises a bare Exception subclass for bad files
+        problem = f"could not be loaded: {exc}"
+    # Only on failure: say whether the file is JSON at all.
+    try:
+        document = json.loads(data)
+    except ValueError as exc:
+        problem = f"is not valid JSON: {exc}"
+    else:
+        if not isinstance(document, dict) or "model" not in document:
+            problem = "is not a tokenizer.json (no 'model' section)"
+    raise TokenizerError(f"tokenizer {path} {problem}")
+
+
 @functools.lru_cache(maxsize=1)
 def _bundled() -> Vocabulary:
     path = bundled_tokenizer_path()
-    return Vocabulary(json.loads(path.read_text(encoding="utf-8")), name=f"{path} (bundled DeepSeek V4)")
+    vocabulary = Vocabulary(_read(path), name=f"{path} (bundled DeepSeek V4)")
+    _release_free_memory()
+    return vocabulary
 
 
 def with_added_tokens(tokenizer: TokenizerLike, spellings: Iterable[str]) -> Tokenizer:
@@ -250,7 +532,7 @@ def with_added_tokens(tokenizer: TokenizerLike, spellings: Iterable[str]) -> Tok
         129280
     """
     vocab = Vocabulary.load(tokenizer)
-    document = json.loads(json.dumps(vocab._document))
+    document = json.loads(vocab.full.to_str())
     added = document.setdefault("added_tokens", [])
     used = [int(t["id"]) for t in added] + [int(i) for i in document["model"]["vocab"].values()]
     next_id = max(used, default=-1) + 1

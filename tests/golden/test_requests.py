@@ -15,7 +15,7 @@ import pytest
 
 import dscodec
 from dscodec.conversation import ConversationRequest
-from dscodec.protocols._shared import MAX_STOP_LENGTH
+from dscodec.protocols._sampling import MAX_STOP_LENGTH
 from tests.support.fixtures import case_dirs, conversion_options, encoder, read_json
 
 PROTOCOLS = ("chat_completions", "responses", "messages")

@@ -1,7 +1,10 @@
 """Properties of the response path (STYLE §6).
 
 Fuzz invariant, as h11's fuzzing states it: arbitrary text or token ids fed to :class:`OutputMachine` in any
-chunking produce events, never an exception; and the merged events never depend on the chunking.
+chunking produce events, never an exception; and the merged events never depend on the chunking. A closed invoke
+always has arguments that dscodec's own reader accepts (D8, whatever its parameter tags look like), the
+end-of-sentence token ends the output (D15), and the incremental checkers (JSON prefixes, stop sequences) agree
+with their one-shot definitions.
 
 Example counts come from ``DSCODEC_MAX_EXAMPLES`` (tests/conftest.py).
 """
@@ -15,9 +18,11 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
+from dscodec._json import MAX_DEPTH, loads
 from dscodec.conversation import ParsingOptions
+from dscodec.stream._markers import StopMatcher
 from dscodec.stream.decoder import IncrementalDecoder
-from dscodec.stream.dsml import HOLD_LIMIT
+from dscodec.stream.dsml import HOLD_LIMIT, JsonPrefix
 from dscodec.stream.events import (
     ContentDelta,
     Event,
@@ -66,6 +71,17 @@ FRAGMENTS = [
     "</｜DSML｜invoke>",
     '<｜DSML｜parameter name="a" string="true">',
     '<｜DSML｜ parameter name="b" string="false">',
+    '<｜DSML｜parameter string="true" name="c">',
+    '<｜DSML｜parameter name="d">',
+    '<｜DSML｜parameter name="e" string="maybe" lang="en">',
+    '<｜DSML｜parameter string="false">',
+    '<｜DSML｜parameter name="f"',
+    'name="g" string="false">',
+    '"',
+    "1e400",
+    '"\\ud800"',
+    "[[[[",
+    "-0",
     "</｜DSML｜parameter>",
     'true">',
     'invoke name="',
@@ -80,6 +96,9 @@ FRAGMENTS = [
     "1",
     "null",
     "NaN",
+    "<｜end▁of▁sentence｜>",
+    "<｜end",
+    "▁of▁sentence｜>",
 ]
 
 KEYS = st.from_regex(r"[a-z_]{1,8}", fullmatch=True)
@@ -138,7 +157,8 @@ parsing_options = st.builds(
         [None, "reasoning_start", "reasoning_continuation", "content_continuation"]
     ),
     stop_sequences=st.lists(
-        st.sampled_from(["END", "\n", "\n\n", "b</th", "<｜DS", "</think>", "ab", "x"]), max_size=2
+        st.sampled_from(["END", "\n", "\n\n", "b</th", "<｜DS", "</think>", "ab", "x", "<｜end", "<"]),
+        max_size=2,
     ),
 )
 
@@ -178,10 +198,13 @@ def merge(events: list[Event]) -> dict[str, Any]:
 
 
 def strict_json(text: str) -> Any:
-    def reject(name: str) -> None:
-        raise ValueError(name)
+    """What "valid JSON" means in dscodec: accepted by its own reader (no NaN, no lone surrogates, numbers within
+    the double range, at most 127 levels deep)."""
+    return loads(text)
 
-    return json.loads(text, parse_constant=reject)
+
+EOS = "<｜end▁of▁sentence｜>"
+LEAKS = ("｜DSML｜", "</think>", EOS)
 
 
 @given(opts=parsing_options, text=outputs, cuts=st.lists(st.integers(0, 10_000), max_size=8))
@@ -191,7 +214,25 @@ def test_any_chunking_gives_the_same_events(opts: ParsingOptions, text: str, cut
     assert merge(run(opts, list(text))) == whole
     for name, arguments, complete in whole["calls"]:
         if complete:  # D8: a closed invoke always has valid JSON arguments
-            strict_json(arguments)
+            assert isinstance(strict_json(arguments), dict)
+    assert EOS not in whole["r"] + whole["c"]  # D15: never text
+
+
+@given(
+    opts=parsing_options,
+    before=outputs,
+    after=outputs,
+    cuts=st.lists(st.integers(0, 10_000), max_size=8),
+)
+def test_d15_the_end_of_sentence_token_ends_the_output(
+    opts: ParsingOptions, before: str, after: str, cuts: list[int]
+) -> None:
+    """Whatever precedes and follows it, the output reads as if it ended right before the token."""
+    before = before.split(EOS)[0]
+    expected = merge(run(opts, [before]))
+    text = before + EOS + after
+    assert merge(run(opts, [text])) == expected
+    assert merge(run(opts, split(text, cuts))) == expected
 
 
 @given(
@@ -212,12 +253,13 @@ def test_no_markup_leaks_and_arguments_are_the_parameters(
     text = (reasoning + "</think>" if thinking else "") + content + "\n\n" + block_text
     opts = ParsingOptions(thinking_initial_stage="reasoning_start" if thinking else None)
     merged = merge(run(opts, split(text, cuts)))
+    assert merge(run(opts, split(text + EOS + "\n\n" + block_text + "tail", cuts))) == merged  # D15
     for produced in (merged["r"], merged["c"]):
-        assert "｜DSML｜" not in produced and "</think>" not in produced
+        assert not any(leak in produced for leak in LEAKS)
     assert [name for name, _, _ in merged["calls"]] == [name for name, _ in calls]
     for (_, arguments, complete), (_, params) in zip(merged["calls"], calls):
         assert complete
-        assert "｜DSML｜" not in arguments
+        assert not any(leak in arguments for leak in LEAKS)
         assert strict_json(arguments) == params
 
 
@@ -278,10 +320,129 @@ def test_d8_any_json_value_text_gives_valid_arguments(value: str, cuts: list[int
     assert complete
     parsed = strict_json(arguments)
     try:
-        expected = strict_json(value)
+        expected = loads(value, max_depth=MAX_DEPTH - 1)  # the arguments object is one more level
     except ValueError:
         expected = None if not value.strip(" \t\n\r") else value
     valid = expected is not None or not value.strip(" \t\n\r") or value.strip(" \t\n\r") == "null"
     if len(value) <= HOLD_LIMIT or valid:
         # held values are decided whole; longer valid values are streamed through unchanged
         assert parsed["a"] == expected
+
+
+JSONISH = st.text(alphabet='[]{}",:0123456789-+.eEtrufalsn \\u\nxé', max_size=14) | st.sampled_from(
+    ["1e400", '"\\ud800"', '"\\udc00"', '"\\ud83d\\ude00"', "[" * 127 + "]" * 127, "-0", "1" * 330]
+)
+
+
+def _mutations(draw: st.DrawFn) -> str:
+    """Valid JSON text, sometimes cut short or with a character inserted."""
+    text = json.dumps(draw(JSON_VALUES), ensure_ascii=draw(st.booleans()))
+    cut = draw(st.integers(0, len(text)))
+    how = draw(st.sampled_from(["whole", "cut", "insert"]))
+    if how == "cut":
+        return text[:cut]
+    if how == "insert":
+        return text[:cut] + draw(st.sampled_from(list('[]{}",:0-e. x\\'))) + text[cut:]
+    return text
+
+
+@given(data=st.data(), depth=st.sampled_from([2, MAX_DEPTH - 1, MAX_DEPTH]))
+def test_json_prefix_agrees_with_the_reader(data: st.DataObject, depth: int) -> None:
+    """JsonPrefix accepts exactly what dscodec._json.loads accepts, and what it committed always completes to
+    a document loads accepts."""
+    text = data.draw(JSONISH | st.composite(_mutations)())
+    checker = JsonPrefix(max_depth=depth)
+    consumed = checker.feed(text)
+    whole = consumed == len(text) and checker.finish() and checker.complete()
+    try:
+        loads(text, max_depth=depth)
+    except ValueError:
+        assert not whole
+    else:
+        assert whole
+    loads(text[: checker.committed] + checker.completion(), max_depth=depth)
+
+
+def _first_stop(stops: list[str], text: str) -> tuple[int, int]:
+    """(position, stop index) of the first stop match by the definition: the one that ends first, ties to the
+    stop listed first; (-1, -1) when none matches."""
+    for end in range(1, len(text) + 1):
+        for index, stop in enumerate(stops):
+            if stop and text[:end].endswith(stop):
+                return end - 1, index
+    return -1, -1
+
+
+@given(
+    stops=st.lists(st.text(alphabet="ab", min_size=1, max_size=6), min_size=1, max_size=4),
+    text=st.text(alphabet="abc", max_size=40),
+)
+def test_stop_matcher_agrees_with_the_definition(stops: list[str], text: str) -> None:
+    matcher = StopMatcher(stops)
+    position, index = _first_stop(stops, text)
+    for at, ch in enumerate(text):
+        hit = matcher.step(ch)
+        if hit >= 0:
+            assert (at, hit) == (position, index)
+            return
+        # the held text is the longest suffix that can still grow into a stop
+        held = next(
+            (
+                k
+                for k in range(min(at + 1, 6), 0, -1)
+                if any(s.startswith(text[at + 1 - k : at + 1]) for s in stops)
+            ),
+            0,
+        )
+        assert matcher.depth == held
+    assert position == -1
+
+
+TAGS = st.sampled_from(
+    [
+        'name="a" string="true"',
+        'string="true" name="a"',
+        'name="a" string="false"',
+        'string="false" name="a"',
+        'name="a"',
+        'name="a" string="maybe"',
+        'name="a" lang="en" string="true"',
+        'name="a" string="true" lang="en"',
+        "name=a string=false",
+        'string="true"',
+        "",
+    ]
+)
+
+
+@given(
+    attributes=TAGS,
+    value=st.text(max_size=40).filter(lambda v: "｜" not in v) | JSONISH,
+    v41=st.booleans(),
+    cuts=st.lists(st.integers(0, 500), max_size=6),
+)
+def test_d8_any_parameter_tag_gives_valid_arguments(
+    attributes: str, value: str, v41: bool, cuts: list[int]
+) -> None:
+    """Whatever the tag's attributes, a closed invoke gives arguments dscodec's reader accepts; the value of a
+    tag without a usable ``string`` flag is the JSON value when it is JSON, else the text itself."""
+    sp = " " if v41 else ""
+    text = (
+        f'<｜DSML｜{sp}{"calls" if v41 else "tool_calls"}>\n<｜DSML｜{sp}invoke name="f">\n'
+        f"<｜DSML｜{sp}parameter {attributes}>{value}</｜DSML｜{sp}parameter>\n"
+        f"</｜DSML｜{sp}invoke>\n</｜DSML｜{sp}{'calls' if v41 else 'tool_calls'}>"
+    )
+    whole = merge(run(ParsingOptions(), [text]))
+    assert merge(run(ParsingOptions(), split(text, cuts))) == whole
+    ((_, arguments, complete),) = whole["calls"]
+    assert complete
+    parsed = strict_json(arguments)
+    assert isinstance(parsed, dict)
+    if "name" not in attributes:
+        assert parsed == {}
+    elif "string=" not in attributes or "maybe" in attributes:
+        try:
+            expected = loads(value, max_depth=MAX_DEPTH - 1)
+        except ValueError:
+            expected = value
+        assert parsed == {"a": expected}

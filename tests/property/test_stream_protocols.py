@@ -2,9 +2,13 @@
 
 * Split invariance: any split of the model output into text chunks, and the token ids one at a time, give the
   same complete response as the whole output in one chunk.
-* No leaks: with tool parsing on, no DSML markup, partial marker or ``</think>`` reaches reasoning, content or
-  arguments; arguments of well-formed calls are valid JSON holding the parameters written.
+* No leaks: with tool parsing on, no DSML markup, partial marker, ``</think>`` or end-of-sentence token reaches
+  reasoning, content or arguments; arguments of well-formed calls are valid JSON (what ``dscodec._json.loads``
+  accepts) holding the parameters written.
+* D15: output after the end-of-sentence token (its id or its spelling) changes nothing but the token count.
 * Streams add up: the deltas of the stream concatenate to the texts and arguments of the complete response.
+* Hostile input: any text, any ids (invalid ones too), any counts and log probabilities give events or a
+  ``ModelOutputError`` (after which ``fail()`` tells the client), never another exception.
 """
 
 from __future__ import annotations
@@ -17,9 +21,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import dscodec
+from dscodec._json import loads
 from dscodec.vocab import Vocabulary
 
 VOCAB = Vocabulary.load(None)
+EOS = "<｜end▁of▁sentence｜>"
 PROTOCOLS = ("chat_completions", "responses", "messages")
 TOOL = {
     "name": "lookup",
@@ -116,8 +122,7 @@ def _parts(protocol: str, response: dict[str, Any]) -> tuple[str, str, list[tupl
     if protocol == "chat_completions":
         message = response["choices"][0]["message"]
         calls = [
-            (c["function"]["name"], json.loads(c["function"]["arguments"]))
-            for c in message.get("tool_calls", [])
+            (c["function"]["name"], loads(c["function"]["arguments"])) for c in message.get("tool_calls", [])
         ]
         return message.get("reasoning_content") or "", message["content"], calls
     if protocol == "responses":
@@ -129,7 +134,7 @@ def _parts(protocol: str, response: dict[str, Any]) -> tuple[str, str, list[tupl
             elif item["type"] == "message":
                 content += "".join(part["text"] for part in item["content"])
             elif item["type"] == "function_call":
-                calls.append((item["name"], json.loads(item["arguments"])))
+                calls.append((item["name"], loads(item["arguments"])))
         return reasoning, content, calls
     reasoning = content = ""
     calls = []
@@ -196,7 +201,7 @@ def test_any_split_gives_the_same_response(
 
     reasoning, content, tool_calls = _parts(protocol, whole)
     for field in (reasoning, content):
-        assert "｜DSML｜" not in field and "</think>" not in field
+        assert "｜DSML｜" not in field and "</think>" not in field and EOS not in field
     assert tool_calls == [("lookup", call) for call in calls]
 
     assert _streamed(protocol, whole_events) == (
@@ -221,35 +226,104 @@ def _arguments(protocol: str, response: dict[str, Any], index: int) -> str:
 
 
 @given(
+    output=outputs(),
+    tail=st.text(alphabet="ab <>/\n｜{}", max_size=12)
+    | st.sampled_from(["</think>x", "\n\n<｜DSML｜tool_calls>"]),
+    cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=12),
+    protocol=st.sampled_from(PROTOCOLS),
+    thinking=st.booleans(),
+)
+def test_d15_output_after_the_end_of_sentence_token_changes_nothing(
+    output: tuple[str, list[dict[str, Any]]], tail: str, cuts: list[int], protocol: str, thinking: bool
+) -> None:
+    text, _ = output
+    _, alone = _run(protocol, thinking, [text])
+    full = text + EOS + tail
+    ids = VOCAB.full.encode(full, add_special_tokens=False).ids
+    for pushes in ([full], _split(full, cuts), [[i] for i in ids]):
+        _, response = _run(protocol, thinking, pushes)
+        assert _without_usage(response) == _without_usage(alone)
+        assert EOS not in json.dumps(response, ensure_ascii=False)
+
+
+def _output_tokens(protocol: str, response: dict[str, Any]) -> int:
+    usage = response["usage"]
+    return int(usage["completion_tokens"] if protocol == "chat_completions" else usage["output_tokens"])
+
+
+BAD_IDS = st.sampled_from([-1, -(2**63), 2**32, 2**64, True, 1.5, None, "7", [3]])
+IDS = st.lists(
+    st.integers(min_value=0, max_value=130_000)
+    | st.sampled_from([128821, 128822, 128825, 1, 0, 2**32 - 1])
+    | BAD_IDS,
+    max_size=6,
+)
+LOGPROB = st.floats(allow_nan=True, allow_infinity=True) | st.sampled_from([None, "x", True, -1.0])
+ENTRY = LOGPROB | st.tuples(
+    LOGPROB, st.lists(st.tuples(st.integers(0, 130_000) | BAD_IDS, LOGPROB), max_size=2)
+)
+
+
+@st.composite
+def ids_with_logprobs(draw: st.DrawFn) -> tuple[list[Any], list[Any]]:
+    """Ids with one log probability entry each (or, now and then, one too many or too few)."""
+    ids = draw(IDS)
+    count = len(ids) + draw(st.sampled_from([0, 0, 0, 0, 1, -1]))
+    return ids, [draw(ENTRY) for _ in range(max(0, count))]
+
+
+COUNTS = st.integers(min_value=0, max_value=5) | st.sampled_from([-1, 2**63, 2**63 - 1, True, 1.5, None])
+
+
+@given(
     pushes=st.lists(
         st.one_of(
-            st.text(max_size=20),
-            st.lists(
-                st.integers(min_value=-5, max_value=130_000)
-                | st.sampled_from([128821, 128822, 128825, 1, 0]),
-                max_size=6,
-            ),
+            st.tuples(st.text(max_size=20), COUNTS),
+            IDS,
+            ids_with_logprobs(),
         ),
         max_size=15,
     ),
+    start=st.none() | st.tuples(COUNTS, COUNTS),
     protocol=st.sampled_from(PROTOCOLS),
     thinking=st.booleans(),
     finish=st.sampled_from([None, "stop", "length", "content_filter"]),
 )
-def test_arbitrary_output_raises_nothing(
-    pushes: list[Any], protocol: str, thinking: bool, finish: Any
+def test_arbitrary_pushes_give_events_or_a_model_output_error(
+    pushes: list[Any], start: Any, protocol: str, thinking: bool, finish: Any
 ) -> None:
-    """Any text and any ids (unknown ones too) make a complete response; nothing raises."""
+    """Any text and any ids (unknown and invalid ones too), counts and log probabilities: each call gives events
+    or raises ModelOutputError, after which fail() ends the stream with the protocol's error event."""
     request = dscodec.convert(protocol, _body(protocol, thinking))  # type: ignore[arg-type]
     processor = dscodec.StreamProcessor(request, response_id="r1", model="M", created=1)
-    events = []
-    for push in pushes:
-        if processor.finished:
-            break
-        events += processor.push_text(push, 1) if isinstance(push, str) else processor.push_tokens(push)
-    events += processor.finish(finish)
-    assert processor.finished
+    events: list[Any] = []
+    error: dscodec.ModelOutputError | None = None
+    try:
+        if start is not None:
+            events += processor.start(*start)
+        for push in pushes:
+            if processor.finished:
+                break
+            if isinstance(push, tuple) and isinstance(push[0], str):
+                events += processor.push_text(push[0], push[1])
+            elif isinstance(push, tuple):
+                events += processor.push_tokens(push[0], push[1])
+            else:
+                events += processor.push_tokens(push)
+        events += processor.finish(finish)
+    except dscodec.ModelOutputError as exc:
+        error = exc
+        events += processor.fail(exc)
     response = dscodec.accumulate(protocol, events)  # type: ignore[arg-type]
-    assert response and response.get("error") is None and response.get("type") != "error"
+    if error is None:
+        assert processor.finished
+        assert response and response.get("error") is None and response.get("type") != "error"
+        assert 0 <= _output_tokens(protocol, response) < 2**63
+    else:
+        assert response.get("error") or response.get("type") == "error"
     for event in events:
-        json.loads(event.to_json())
+        json.loads(event.to_json(), parse_constant=_no_constants)  # no NaN or Infinity on the wire
+
+
+def _no_constants(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")

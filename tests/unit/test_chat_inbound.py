@@ -23,8 +23,7 @@ from dscodec.conversation import (
 )
 from dscodec.errors import ContextLengthExceeded, ConversionError
 from dscodec.options import ConversionOptions
-from dscodec.protocols import _shared as rules
-from dscodec.protocols import error_body
+from dscodec.protocols import _body, error_body
 from dscodec.protocols.openai_chat.inbound import parse_request
 from tests.unit.test_shared_rules import Counted
 
@@ -1165,7 +1164,7 @@ MANY = 2_000
 
 @pytest.fixture
 def parsed_bodies(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(rules, "load_body", lambda request: request)
+    monkeypatch.setattr(_body, "load_body", lambda request: request)
 
 
 def _tools(names: list[str]) -> list[dict[str, Any]]:

@@ -55,6 +55,14 @@ def test_unknown_ids_decode_to_nothing(dec: IncrementalDecoder, token_id: int) -
     assert dec.feed([EMOJI_IDS[1]]) == "😀"  # pending bytes survive an unknown id
 
 
+@pytest.mark.parametrize("token_id", [-1, -2, -129_000, 10**9, 129500])
+def test_unknown_ids_have_no_plain_text(dec: IncrementalDecoder, token_id: int) -> None:
+    """The per-token fast path never indexes the table from its end (-1 once gave the last row's text)."""
+    assert dec.plain_text(token_id) is None
+    assert dec.token_bytes(token_id) == b""
+    assert dec.decode([token_id])[0].text == ""
+
+
 def test_invalid_bytes_become_one_replacement_per_maximal_subpart(dec: IncrementalDecoder) -> None:
     assert dec.feed([225]) == "\ufffd"  # a lone continuation byte 0x80
     assert dec.feed([EMOJI_IDS[0], 67]) == "\ufffda"  # f0 9f 98 then "a"

@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import json
 import re
+import tracemalloc
 from typing import Any
 
 import pytest
 
+from dscodec._json import loads
 from dscodec.conversation import ParsingOptions
 from dscodec.errors import StreamStateError
+from dscodec.stream._markers import StopMatcher
 from dscodec.stream.decoder import IncrementalDecoder
 from dscodec.stream.dsml import HOLD_LIMIT, JsonPrefix, random_tool_call_id
 from dscodec.stream.events import (
@@ -126,7 +129,8 @@ def both(text: str, **kw: Any) -> dict[str, Any]:
         (["a\n</think>\nb"], None, "", "a\n\nb"),
         (["\n</think>\nb"], None, "", "\nb"),
         (["</think>\n\nb"], None, "", "\n\nb"),
-        (["A<｜end▁of▁sentence｜><｜User｜>"], None, "", "A<｜end▁of▁sentence｜><｜User｜>"),
+        (["A<｜User｜><think>B"], None, "", "A<｜User｜><think>B"),
+        (["A<｜User｜><｜end▁of▁sentence｜>B"], None, "", "A<｜User｜>"),  # D15
     ],
 )
 def test_stages_and_newlines(chunks: list[str], stage: str | None, reasoning: str, content: str) -> None:
@@ -312,13 +316,11 @@ def test_default_tool_call_ids() -> None:
 @pytest.mark.parametrize(
     ("text", "calls"),
     [
-        # missing string attribute: the rest of the output is the key (incomplete call, kept as written)
-        (
-            OP + inv("f", '<｜DSML｜parameter name="a">v</｜DSML｜parameter>\n') + CL,
-            [["f", '{"a">v</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>']],
-        ),
-        (OP + inv("f", par("a", "v", "maybe")) + CL, [["f", '{"a": ']]),
-        (OP + inv("f", par("a", "v", "maybe") + par("b", "w")) + CL, [["f", '{"a": "w"}']]),
+        # D8: a missing or unknown string attribute: JSON if the value is JSON, else a string (the reference
+        # writes '{"a">v</｜DSML｜parameter>…' and '{"a": ' here)
+        (OP + inv("f", '<｜DSML｜parameter name="a">v</｜DSML｜parameter>\n') + CL, [["f", '{"a": "v"}']]),
+        (OP + inv("f", par("a", "v", "maybe")) + CL, [["f", '{"a": "v"}']]),
+        (OP + inv("f", par("a", "v", "maybe") + par("b", "w")) + CL, [["f", '{"a": "v", "b": "w"}']]),
         (OP + '<｜DSML｜invoke name="f">\n<｜DSML｜parameter name="a" string="true">v', [["f", '{"a": "v']]),
         (OP + '<｜DSML｜invoke name="f">\n' + par("a", "v"), [["f", '{"a": "v"']]),
         (OP + inv("f", par("a", "v")), [["f", '{"a": "v"}']]),
@@ -366,13 +368,22 @@ def test_incomplete_calls_end_at_close() -> None:
         ('{"a": 1} trailing', '"{\\"a\\": 1} trailing"'),
         ("12", "12"),
         ('"quoted"', '"quoted"'),
+        # "valid JSON" is what dscodec's reader accepts (dscodec._json.loads)
+        ("1e400", '"1e400"'),
+        ("-1" + "0" * 400, '"-1' + "0" * 400 + '"'),
+        ('"\\ud800"', '"\\"\\\\ud800\\""'),
+        ('"\\ud83d\\ude00"', '"\\ud83d\\ude00"'),
+        ("[" * 126 + "]" * 126, "[" * 126 + "]" * 126),  # inside the arguments object: 127 levels
+        # past HOLD_LIMIT a value streams as written; at the 127th level it breaks and is closed
+        ("[" * 127 + "]" * 127, "[" * 126 + "]" * 126),
+        ("[" * 30 + "]" * 30, "[" * 30 + "]" * 30),
     ],
 )
 def test_d8_non_string_values(value: str, written: str) -> None:
     result = both(OP + inv("f", par("a", value, "false")) + CL)
     arguments = result["calls"][0][1]
     assert arguments == '{"a": ' + written + "}"
-    json.loads(arguments, parse_constant=_reject)
+    assert isinstance(loads(arguments), dict)
 
 
 def test_d8_long_values_are_streamed_and_completed() -> None:
@@ -388,6 +399,12 @@ def test_d8_long_values_are_streamed_and_completed() -> None:
     value = json.loads(result["calls"][0][1], parse_constant=_reject)["a"]
     assert value == [1] * 40 + [None]
 
+    # a number or escape is sent only once it is known to be valid: 1e400 and a lone surrogate never go out
+    for bad, completed in (("1e400, 2]", [None]), ('"\\ud800 x"]', [""])):
+        text = "[" + "1, " * 40 + bad
+        arguments = both(OP + inv("f", par("a", text, "false")) + CL)["calls"][0][1]
+        assert loads(arguments)["a"] == [1] * 40 + completed, bad
+
 
 def test_d8_keys_are_json_strings() -> None:
     params = par('a"b', "x") + '<｜DSML｜parameter name=plain string="true">y</｜DSML｜parameter>\n'
@@ -396,12 +413,128 @@ def test_d8_keys_are_json_strings() -> None:
     assert json.loads(arguments) == {'a"b': "x", "plain": "y", "k\n": "z"}
 
 
+def tag(attributes: str, value: str, *, v41: bool = False) -> str:
+    sp = " " if v41 else ""
+    return f"<｜DSML｜{sp}parameter {attributes}>{value}</｜DSML｜{sp}parameter>\n"
+
+
+@pytest.mark.parametrize(
+    ("params", "expected"),
+    [
+        # attributes in any order; unknown ones ignored (the reference: {}, '{"a": ', '{"a"string…')
+        (tag('string="true" name="a"', "v"), {"a": "v"}),
+        (tag('name="a" string="true" lang="en"', "v"), {"a": "v"}),
+        (tag('lang="en" name="a" string="false"', "3"), {"a": 3}),
+        (tag('name="a"  string="true"', "v"), {"a": "v"}),
+        (tag("name=a string=true", "v"), {"a": "v"}),
+        (tag('name="a" string="false" ', "[1]"), {"a": [1]}),
+        (tag('name="a b" string="true"', "v"), {"a b": "v"}),
+        ('<｜DSML｜parameter  name="a" string="true">v</｜DSML｜parameter>\n', {"a": "v"}),
+        # no string attribute, or an unknown value: JSON if the value is JSON, else a string of its text
+        (tag('name="a"', "v"), {"a": "v"}),
+        (tag('name="a"', "42"), {"a": 42}),
+        (tag('name="a"', '{"x": [1, null]}'), {"a": {"x": [1, None]}}),
+        (tag('name="a"', '"quoted"'), {"a": "quoted"}),
+        (tag('name="a"', ""), {"a": ""}),
+        (tag('name="a"', " "), {"a": " "}),
+        (tag('name="a"', "NaN"), {"a": "NaN"}),
+        (tag('name="a"', "1e400"), {"a": "1e400"}),
+        (tag('name="a"', "[1, 2"), {"a": "[1, 2"}),
+        (tag('name="a"', "1 2"), {"a": "1 2"}),
+        (tag('name="a"', "[" * 127 + "]" * 127), {"a": "[" * 127 + "]" * 127}),
+        (tag('name="a" string="maybe"', "v"), {"a": "v"}),
+        (tag('name="a" string="True"', "true"), {"a": True}),
+        (tag('name="a" string="maybe"', "v") + tag('name="b" string="true"', "w"), {"a": "v", "b": "w"}),
+        # the reference's own forms keep working
+        ('parameter name="a" string="true">v</｜DSML｜parameter>\n', {"a": "v"}),
+        ('junk parameter name="a" string="false">1</｜DSML｜parameter>\n', {"a": 1}),
+        # a parameter without a name is dropped, its value with it
+        (tag('string="true"', "v") + tag('name="b" string="true"', "w"), {"b": "w"}),
+        (tag("", "v"), {}),
+        # a tag that never ends: the next tag starts the next parameter
+        (
+            '<｜DSML｜parameter name="a" string="true"' + tag('name="b" string="true"', "w"),
+            {"a": "", "b": "w"},
+        ),
+    ],
+)
+def test_d8_parameter_tags_are_read_by_their_attributes(params: str, expected: dict[str, Any]) -> None:
+    """D8: a complete invoke gives valid JSON arguments whatever its parameter tags look like."""
+    for v41 in (False, True):
+        text = params.replace("｜DSML｜parameter", "｜DSML｜ parameter") if v41 else params
+        text = (OP41 if v41 else OP) + inv("f", text, v41=v41) + (CL41 if v41 else CL)
+        arguments = both(text)["calls"][0][1]
+        assert loads(arguments) == expected, (v41, arguments)
+
+
+def test_d8_values_without_a_string_flag_stream_as_early_as_the_rule_allows() -> None:
+    """A text value goes out from its first character that no JSON can continue with; a JSON value only when it
+    ended (only then is it known to be JSON), however long it is."""
+    text = OP + inv("f", tag('name="a"', "Paris is nice") + tag('name="b"', "[" + "1, " * 50 + "2]")) + CL
+    m = machine()
+    sent: list[tuple[str, str]] = []  # (last character fed, argument text sent)
+    for ch in text:
+        sent += [(ch, ev.arguments) for ev in m.feed(ch) if isinstance(ev, ToolCallDelta)]
+    sent += [("", ev.arguments) for ev in m.close() if isinstance(ev, ToolCallDelta)]
+    assert ("P", '"P') in sent and ("a", "a") in sent
+    value_b = [arguments for _, arguments in sent if arguments.startswith("[")]
+    assert value_b == ["[" + "1, " * 50 + "2]"]  # held whole, then sent at the parameter's end
+    assert loads("".join(arguments for _, arguments in sent)) == {"a": "Paris is nice", "b": [1] * 50 + [2]}
+    long_text = "[" + "1, " * 50 + "x]"  # a JSON prefix for 150 characters, then text: a string, all of it
+    arguments = both(OP + inv("f", tag('name="a"', long_text)) + CL)["calls"][0][1]
+    assert loads(arguments) == {"a": long_text}
+
+
 def test_json_prefix_completion() -> None:
-    for text in ('{"a": [1, {"b": "x', "-", "1e+", '"\\u12', '{"k"', "[1,", ""):
+    """The completion completes the *committed* prefix: held numbers and escapes are not part of it."""
+    for text, committed in (
+        ('{"a": [1, {"b": "x', 18),
+        ("-", 0),
+        ("1e+", 0),
+        ('"\\u12', 1),
+        ('"\\ud83d\\ude00', 13),
+        ('"\\ud83d', 1),
+        ('{"k"', 4),
+        ("[1,", 3),
+        ("[1", 1),
+        ("", 0),
+    ):
         checker = JsonPrefix()
         assert checker.feed(text) == len(text)
-        json.loads(text + checker.completion())
+        assert checker.committed == committed, text
+        loads(text[: checker.committed] + checker.completion())
     assert JsonPrefix().feed("[1] x") == 4
+
+
+@pytest.mark.parametrize(
+    ("text", "accepted"),
+    [
+        ("1e400", False),  # beyond the double range: loads() refuses it
+        ("-1e400", False),
+        ("1e-400", True),  # underflow is zero
+        ("1" * 400, False),
+        ('"\\ud800"', False),  # a lone high surrogate escape
+        ('"\\udc00"', False),  # a lone low surrogate escape
+        ('"\\ud800\\u0041"', False),
+        ('"\\ud83d\\ude00"', True),
+        ("[" * 127 + "]" * 127, True),
+        ("[" * 128 + "]" * 128, False),
+        ("NaN", False),
+        ("-0", True),
+        ('{"a": [1, 2.5e3, true, null, "x\\n"]}', True),
+    ],
+)
+def test_json_prefix_agrees_with_the_reader(text: str, accepted: bool) -> None:
+    """JsonPrefix accepts exactly what dscodec._json.loads accepts (its depth limit included)."""
+    checker = JsonPrefix()
+    whole = checker.feed(text) == len(text) and checker.finish() and checker.complete()
+    assert whole == accepted
+    try:
+        loads(text)
+    except ValueError:
+        assert not accepted
+    else:
+        assert accepted
 
 
 def _reject(name: str) -> None:
@@ -458,6 +591,109 @@ def test_a_stop_ends_the_output() -> None:
         m.feed("x")
     with pytest.raises(StreamStateError):
         m.close()
+
+
+def test_stop_matcher_is_linear_in_the_stop_length() -> None:
+    """Matching keeps no table per (state, character) and no copies of the stops: a 4,096-character stop (the
+    longest a request may hold, D16) costs memory and time in proportion to its length."""
+    long_stop = "a" * 4095 + "b"
+    tracemalloc.start()
+    try:
+        matcher = StopMatcher([long_stop, "ab" * 2048, "a" * 4096])
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 2_000_000  # a quadratic table of held prefixes would take hundreds of megabytes
+    hits = [matcher.step(ch) for ch in "a" * 5000]
+    assert hits.index(2) == 4095 and all(h < 0 for h in hits[:4095])
+    matcher.reset()
+    assert [matcher.step(ch) for ch in "a" * 4095 + "b"][-1] == 0 and matcher.depth == 0
+    # the same output in one chunk and in single characters: the match is found once, at its end
+    text = "x" + "a" * 5000 + "b tail"
+    assert both(text, stop=(long_stop,)) == {
+        "r": "",
+        "c": "x" + "a" * (5000 - 4095),
+        "calls": [],
+        "stop": long_stop,
+    }
+
+
+def test_stop_matcher_reports_what_must_be_held() -> None:
+    matcher = StopMatcher(["abcab", "bcx"])
+    assert [matcher.step(ch) for ch in "zabca"] == [-1] * 5
+    assert (matcher.depth, matcher.state) == (4, "abca")
+    assert matcher.would_match("b") and not matcher.would_match("c")
+    assert matcher.depth == 4  # would_match changes nothing
+    assert matcher.would_match("bcx", from_start=True)
+    assert [matcher.step(ch) for ch in "bcx"] == [0, -1, -1]  # the first stop ends at the "b"
+
+
+# --- D15: the end-of-sentence token ends the output ------------------------------------------------------------
+
+EOS = "<｜end▁of▁sentence｜>"
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "kw"),
+    [
+        ("Hello.", "<｜User｜>more", {}),
+        ("Think.\n\n", "</think>Answer", {"stage": "reasoning_start"}),
+        ("r</think>Answer.\n\n", "", {"stage": "reasoning_start"}),
+        ("Text <｜DS", "ML｜tool_calls>\n" + inv("f", "") + CL, {}),
+        ("Check.\n\n", OP + inv("f", par("a", "v")) + CL, {}),
+        (OP + inv("f", par("a", "v")), "more", {}),
+        (OP + '<｜DSML｜invoke name="f">\n<｜DSML｜parameter name="a" string="true">Par', "is", {}),
+        (OP + '<｜DSML｜invoke name="f">\n<｜DSML｜parameter name="a">[1, 2', "]", {}),
+        ('<｜DSML｜invoke name="f">\n', "", {"sitc": True}),
+        ('Here: {"a": 1}', " trailing", {"json_mode": True}),
+        ("Here:\n```json\n{", "}\n```", {"json_mode": True}),
+        ("Hello EN", "D world", {"stop": ("END",)}),
+        ("Hi", "x", {"stop": ("<｜end",)}),  # a stop never matches inside the token
+        ("Hi", "x", {"stop": (EOS,)}),
+        ("Hi", "x", {"stop": ("i" + EOS,)}),
+        ("a", EOS + "b", {}),
+        ("", "anything", {"stage": "reasoning_start"}),
+    ],
+)
+def test_d15_the_end_of_sentence_token_ends_the_output(before: str, after: str, kw: dict[str, Any]) -> None:
+    """D15: text before the token gives what it gives alone, whatever follows it, in text chunks (whole, split,
+    character by character) and as token ids."""
+    expected = events_of([before], **kw)
+    text = before + EOS + after
+    assert merge(events_of([text], **kw)) == merge(expected)
+    assert merge(events_of(list(text), **kw)) == merge(expected)
+    cut = len(before) + 5  # inside the spelling
+    assert merge(events_of([text[:cut], text[cut:]], **kw)) == merge(expected)
+    vocab = Vocabulary.load(None)
+    ids = enc(vocab, text)
+    assert 1 in ids  # the token's id
+    by_ids = token_events(vocab, [[i] for i in ids], with_logprobs=False, **kw)
+    assert merge(by_ids) == merge(
+        token_events(vocab, [[i] for i in enc(vocab, before)], with_logprobs=False, **kw)
+    )
+    assert [e for e in expected if isinstance(e, OutputEnd)] == [
+        e for e in events_of([text], **kw) if isinstance(e, OutputEnd)
+    ]
+
+
+def test_d15_the_token_is_never_text_and_closes_nothing_itself() -> None:
+    m = machine(stage="reasoning_start")
+    assert m.feed("Hmm." + EOS) == [ReasoningDelta("Hmm."), ReasoningEnd()]
+    assert m.state is Stage.DISCARD
+    assert m.feed("</think>more" + OP) == []
+    assert m.close() == [OutputEnd(0)]  # the caller ends the output, with the backend's finish reason
+    m = machine()
+    assert m.feed("partial <｜end▁of▁sen") == [ContentDelta("partial ")]
+    assert m.pending_text == "<｜end▁of▁sen"
+    assert m.feed("tence｜>") == [] and m.close() == [OutputEnd(0)]
+
+
+def test_d15_logprobs_of_the_token_and_after_are_dropped(vocab: Vocabulary) -> None:
+    ids = enc(vocab, "Hi there" + EOS + "more text")
+    view = lp_view(token_events(vocab, [ids]))
+    assert view == [("c", "Hi there", ["Hi", " there"])]
+    view = lp_view(token_events(vocab, [[i] for i in ids]))
+    assert [t for _, _, lps in view for t in lps] == ["Hi", " there"]
 
 
 # --- §5.5 JSON mode with D7 -----------------------------------------------------------------------------------

@@ -33,7 +33,9 @@ from dscodec.conversation import (
 )
 from dscodec.errors import ContextLengthExceeded, ConversionError
 from dscodec.options import ConversionOptions
-from dscodec.protocols import _shared as rules
+from dscodec.protocols import _body
+from dscodec.protocols._convert import Content
+from dscodec.protocols._images import canonical_base64
 from dscodec.protocols.anthropic_messages import inbound, parse_request
 from tests.unit.test_shared_rules import Counted
 
@@ -1230,7 +1232,7 @@ MANY = 2_000
 
 @pytest.fixture
 def parsed_bodies(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(rules, "load_body", lambda request: request)
+    monkeypatch.setattr(_body, "load_body", lambda request: request)
 
 
 @pytest.mark.usefixtures("parsed_bodies")
@@ -1264,7 +1266,7 @@ def test_tool_use_pairing_is_linear() -> None:
 
 def test_content_is_joined_once() -> None:
     # Parts are collected and joined when the text is read: appending to one string would copy it per part.
-    part = inbound._Content()
+    part = Content()
     for piece in ("a", "", "bc"):
         part.add(piece)
     part.add(IMAGE, ImageSource(kind="url", url="http://x"))
@@ -1382,7 +1384,7 @@ def test_base64_decisions_without_strict_mode(
 ) -> None:
     # The decoder is the one Python 3.10 offers; the decisions are the ones observed on the reference.
     monkeypatch.setattr(binascii, "a2b_base64", _decoder_without_strict_mode)
-    assert inbound._canonical_base64(data) == canonical
+    assert canonical_base64(data) == canonical
     if canonical is None:
         assert (
             message_of(body(user([b64_image(data)]), model=V41))

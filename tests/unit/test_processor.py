@@ -173,3 +173,147 @@ def test_accumulate_from_wire_dicts_equals_from_events() -> None:
     assert dscodec.accumulate("chat_completions", wire) == dscodec.accumulate("chat_completions", events)
     message = dscodec.accumulate("chat_completions", events)["choices"][0]["message"]
     assert message == {"role": "assistant", "content": "Answer", "reasoning_content": "Think"}
+
+
+# --- values the backend hands over are checked where they enter -----------------------------------------------
+
+
+def _refused(p: dscodec.StreamProcessor, call: Any, *, opened: bool = False) -> None:
+    """``call`` raises ModelOutputError (502), the processor is failed, and fail() still tells the client (with
+    the opening chunk first when the client has not had it)."""
+    with pytest.raises(dscodec.ModelOutputError) as caught:
+        call()
+    assert caught.value.status_code == 502
+    with pytest.raises(dscodec.StreamStateError):
+        p.push_text("x", 1)
+    failed = p.fail(caught.value)
+    assert len(failed) == (1 if opened else 2)
+    if not opened:
+        assert failed[0].to_dict()["choices"][0]["delta"]["role"] == "assistant"
+    assert "error" in failed[-1].to_dict() and p.fail(caught.value) == []
+
+
+@pytest.mark.parametrize(
+    "ids", [[-1], [2**32], [10, -5], [True], [1.5], ["7"], [None], "abc", b"\x01", 7, None, [[1]]]
+)
+def test_token_ids_are_validated(ids: Any) -> None:
+    """Ids are ints in [0, 2**32): a negative id never indexes the vocabulary from its end (it used to decode
+    to another token's text: -1 gave <｜image｜>)."""
+    first = _processor(thinking={"type": "disabled"})
+    _refused(first, lambda: first.push_tokens(ids))
+    warm = _processor(thinking={"type": "disabled"})  # the per-token fast path: open, decoder ready
+    warm.push_tokens(_ids("Hi"))
+    with pytest.raises(dscodec.ModelOutputError):
+        warm.push_tokens(ids)
+    assert warm.fail("x")[-1].to_dict()["error"]
+
+
+def test_ids_at_the_limits_decode_to_nothing_when_unknown() -> None:
+    p = _processor(thinking={"type": "disabled"})
+    events = p.push_tokens([0, 2**32 - 1, 999_999_999]) + p.finish()
+    assert events[-1].to_dict()["usage"]["completion_tokens"] == 3
+    assert "".join(d.get("content", "") for d in _deltas(events)) == "<｜begin▁of▁sentence｜>"  # id 0
+
+
+@pytest.mark.parametrize(
+    "logprobs",
+    [
+        [float("nan")],
+        [float("inf")],
+        ["0.5"],
+        [None],
+        [True],
+        [(-0.5, [(-1, -0.5)])],
+        [(-0.5, [(1, float("nan"))])],
+        [(-0.5, None)],
+        [(-0.5, [(1,)])],
+        [(-0.5,)],
+        5,
+        "x",
+    ],
+)
+def test_log_probabilities_are_validated(logprobs: Any) -> None:
+    p = _processor(thinking={"type": "disabled"})
+    _refused(p, lambda: p.push_tokens([42], logprobs=logprobs))
+
+
+def test_minus_infinity_logprob_is_written_as_vllm_writes_it() -> None:
+    """-inf (a token the sampler had ruled out) becomes -9999.0, a number every client can parse."""
+    p = _processor(thinking={"type": "disabled"})
+    events = p.push_tokens([42], logprobs=[(float("-inf"), [(42, float("-inf"))])]) + p.finish()
+    entry = next(
+        e
+        for ev in events
+        for e in ((json.loads(ev.to_json())["choices"][0]["logprobs"] or {}).get("content") or [])
+    )
+    assert entry["logprob"] == -9999.0 and entry["top_logprobs"][0]["logprob"] == -9999.0
+
+
+@pytest.mark.parametrize("count", [-1, 2**63, True, 1.5, "3", None])
+def test_token_counts_are_validated(count: Any) -> None:
+    p = _processor(thinking={"type": "disabled"})
+    _refused(p, lambda: p.push_text("a", count))
+    q = _processor(thinking={"type": "disabled"})
+    _refused(q, lambda: q.start(count))
+    r = _processor(thinking={"type": "disabled"})
+    _refused(r, lambda: r.start(10, count))
+
+
+def test_token_counts_up_to_the_limit_and_their_sum() -> None:
+    p = _processor(thinking={"type": "disabled"})
+    events = p.start(2**63 - 1, 2**63 - 1) + p.push_text("a", 2**63 - 2) + p.push_text("b", 1)
+    usage = (events + p.finish())[-1].to_dict()["usage"]
+    assert usage["completion_tokens"] == 2**63 - 1
+    q = _processor(thinking={"type": "disabled"})
+    q.push_text("a", 2**63 - 1)
+    _refused(q, lambda: q.push_text("b", 1), opened=True)  # the completion tokens stay below 2**63 together
+
+
+def test_cached_tokens_above_prompt_tokens_are_taken_as_the_reference_takes_them() -> None:
+    p = _processor(thinking={"type": "disabled"})
+    usage = (p.start(3, 5) + p.push_text("a", 1) + p.finish("stop"))[-1].to_dict()["usage"]
+    assert (usage["prompt_tokens_details"]["cached_tokens"], usage["prompt_cache_miss_tokens"]) == (5, 0)
+
+
+# --- D15: the end-of-sentence token ends the output -----------------------------------------------------------
+
+EOS = "<｜end▁of▁sentence｜>"
+
+
+def _content(events: list[Any]) -> str:
+    return "".join(d.get("content") or "" for d in _deltas(events))
+
+
+def test_d15_the_end_of_sentence_id_ends_the_output() -> None:
+    """vLLM returns the EOS id with the generated ids: it must not reach the client, and what follows it is
+    ignored; every token the backend reported still counts, and the finish reason is the backend's."""
+    ids = _ids("Hello" + EOS + " more")
+    assert VOCAB.full.decode([1], skip_special_tokens=False) == EOS and 1 in ids
+    for pushes in ([ids], [[i] for i in ids]):
+        p = _processor(thinking={"type": "disabled"})
+        events: list[Any] = []
+        for chunk in pushes:
+            events += p.push_tokens(chunk, logprobs=[-0.5] * len(chunk))
+        assert not p.finished  # the output is over, but only the backend ends the response
+        events += p.finish("length")
+        assert _content(events) == "Hello" and EOS not in json.dumps([e.to_dict() for e in events])
+        final = events[-1].to_dict()
+        assert final["choices"][0]["finish_reason"] == "length"
+        assert final["usage"]["completion_tokens"] == len(ids)
+        entries = [
+            x for e in events for x in ((e.to_dict()["choices"][0]["logprobs"] or {}).get("content") or [])
+        ]
+        assert [x["token"] for x in entries] == ["Hello"]
+
+
+def test_d15_the_spelling_in_text_chunks() -> None:
+    text = "Think.</think>Answer." + EOS + "<｜User｜>next"
+    whole = _processor()
+    events = whole.push_text(text, 9) + whole.push_text("even more", 2) + whole.finish("stop")
+    message = dscodec.accumulate("chat_completions", events)["choices"][0]["message"]
+    assert message == {"role": "assistant", "content": "Answer.", "reasoning_content": "Think."}
+    assert events[-1].to_dict()["usage"]["completion_tokens"] == 11
+    split = _processor()
+    pieces = [text[i : i + 3] for i in range(0, len(text), 3)]
+    events = [e for piece in pieces for e in split.push_text(piece, 1)] + split.finish("stop")
+    assert dscodec.accumulate("chat_completions", events)["choices"][0]["message"] == message

@@ -27,8 +27,8 @@ from dscodec.conversation import (
 from dscodec.errors import ContextLengthExceeded, ConversionError
 from dscodec.options import ConversionOptions
 from dscodec.prompt.dialects import APPLY_PATCH_TOOL
-from dscodec.protocols import _shared as rules
-from dscodec.protocols import error_body
+from dscodec.protocols import _body, error_body
+from dscodec.protocols._tools import NameAllocator
 from dscodec.protocols.openai_responses import inbound
 from dscodec.protocols.openai_responses.inbound import parse_request
 from tests.unit.test_shared_rules import Counted
@@ -1174,7 +1174,7 @@ MANY = 2_000
 
 @pytest.fixture
 def parsed_bodies(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(rules, "load_body", lambda request: request)
+    monkeypatch.setattr(_body, "load_body", lambda request: request)
 
 
 @pytest.mark.usefixtures("parsed_bodies")
@@ -1207,7 +1207,7 @@ def test_name_allocator_is_linear() -> None:
             lookups += 1
             return super().__contains__(item)
 
-    allocator = inbound._NameAllocator(())
+    allocator = NameAllocator(())
     allocator.taken = CountingSet({"gh__x_2"})
     names = [allocator.take("gh__x") for _ in range(MANY)]
     assert names[:4] == ["gh__x", "gh__x_1", "gh__x_3", "gh__x_4"] and names[-1] == f"gh__x_{MANY}"

@@ -1,4 +1,5 @@
-"""Unit tests of the conversion rules shared by the protocols (``dscodec.protocols._shared``, spec §1–§2.7)."""
+"""Unit tests of the conversion rules the protocols share (``dscodec.protocols._body``, ``._sampling``, ``._tools``,
+``._schema``, ``._constraints``, ``._images``; spec §1–§2.7)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from anthropic.types import ErrorResponse
 from dscodec.conversation import ToolDefinition
 from dscodec.errors import ConversionError
 from dscodec.options import ConversionOptions
-from dscodec.protocols import _shared as rules
+from dscodec.protocols import _body, _constraints, _images, _sampling, _schema, _tools
 from dscodec.protocols.errors import anthropic_error_body, openai_error_body
 
 # -- wire reading (serde-style messages, spec §1.1) ----------------------------------------------------------
@@ -42,41 +43,41 @@ from dscodec.protocols.errors import anthropic_error_body, openai_error_body
     ],
 )
 def test_describe_value_matches_serde(value: Any, expected: str) -> None:
-    assert rules.describe_value(value) == expected
+    assert _body.describe_value(value) == expected
 
 
 def test_read_uint_refuses_floats_negatives_and_overflow() -> None:
-    assert rules.read_uint(7, 32, "max_tokens") == 7
-    with pytest.raises(rules.WireError, match=r"invalid type: floating point `1.0`, expected u32"):
-        rules.read_uint(1.0, 32, "max_tokens")
-    with pytest.raises(rules.WireError, match=r"invalid value: integer `-1`, expected u8"):
-        rules.read_uint(-1, 8, "n")
-    with pytest.raises(rules.WireError, match=r"invalid value: integer `4294967296`, expected u32"):
-        rules.read_uint(2**32, 32, "max_tokens")
-    with pytest.raises(rules.WireError, match=r"invalid type: boolean `true`, expected u64") as info:
-        rules.read_uint(True, 64, "seed")
+    assert _body.read_uint(7, 32, "max_tokens") == 7
+    with pytest.raises(_body.WireError, match=r"invalid type: floating point `1.0`, expected u32"):
+        _body.read_uint(1.0, 32, "max_tokens")
+    with pytest.raises(_body.WireError, match=r"invalid value: integer `-1`, expected u8"):
+        _body.read_uint(-1, 8, "n")
+    with pytest.raises(_body.WireError, match=r"invalid value: integer `4294967296`, expected u32"):
+        _body.read_uint(2**32, 32, "max_tokens")
+    with pytest.raises(_body.WireError, match=r"invalid type: boolean `true`, expected u64") as info:
+        _body.read_uint(True, 64, "seed")
     assert info.value.path == "seed"
 
 
 def test_read_f32_rounds_to_single_precision() -> None:
-    assert rules.read_f32(0.3, None) == 0.30000001192092896
-    assert rules.read_f32(1, None) == 1.0
-    assert rules.to_f32(1e39) == float("inf")
-    assert rules.to_f32(-1e39) == float("-inf")
-    with pytest.raises(rules.WireError, match='invalid type: string "1", expected f32'):
-        rules.read_f32("1", None)
+    assert _body.read_f32(0.3, None) == 0.30000001192092896
+    assert _body.read_f32(1, None) == 1.0
+    assert _body.to_f32(1e39) == float("inf")
+    assert _body.to_f32(-1e39) == float("-inf")
+    with pytest.raises(_body.WireError, match='invalid type: string "1", expected f32'):
+        _body.read_f32("1", None)
 
 
 def test_read_unit_enum_accepts_single_key_map() -> None:
-    assert rules.read_unit_enum({"low": None}, rules.EFFORT_VARIANTS, None) == "low"
-    with pytest.raises(rules.WireError, match="expected map with a single key"):
-        rules.read_unit_enum({}, rules.EFFORT_VARIANTS, None)
-    with pytest.raises(rules.WireError, match="invalid type: integer `1`, expected unit"):
-        rules.read_unit_enum({"low": 1}, rules.EFFORT_VARIANTS, None)
-    with pytest.raises(rules.WireError, match="unknown variant `HIGH`, expected one of `none`, `minimal`"):
-        rules.read_unit_enum("HIGH", rules.EFFORT_VARIANTS, None)
-    with pytest.raises(rules.WireError, match="unknown variant `x`, expected `function`$"):
-        rules.read_unit_enum("x", ("function",), None)
+    assert _body.read_unit_enum({"low": None}, _sampling.EFFORT_VARIANTS, None) == "low"
+    with pytest.raises(_body.WireError, match="expected map with a single key"):
+        _body.read_unit_enum({}, _sampling.EFFORT_VARIANTS, None)
+    with pytest.raises(_body.WireError, match="invalid type: integer `1`, expected unit"):
+        _body.read_unit_enum({"low": 1}, _sampling.EFFORT_VARIANTS, None)
+    with pytest.raises(_body.WireError, match="unknown variant `HIGH`, expected one of `none`, `minimal`"):
+        _body.read_unit_enum("HIGH", _sampling.EFFORT_VARIANTS, None)
+    with pytest.raises(_body.WireError, match="unknown variant `x`, expected `function`$"):
+        _body.read_unit_enum("x", ("function",), None)
 
 
 DEPTH_ERROR = "invalid JSON request: recursion limit exceeded (more than 127 nested arrays or objects)"
@@ -94,14 +95,14 @@ def _nested_body(depth: int) -> dict[str, Any]:
 def test_body_nesting_limit_is_the_same_for_text_and_mappings(depth: int) -> None:
     value = _nested_body(depth)
     text = '{"zz": ' + "[" * (depth - 1) + "-0" + "]" * (depth - 1) + "}"
-    if depth <= rules.MAX_NESTING_DEPTH:
-        assert rules.read_body(text, lambda v: v) == value
-        assert rules.read_body(value, lambda v: v) == value
+    if depth <= _body.MAX_NESTING_DEPTH:
+        assert _body.read_body(text, lambda v: v) == value
+        assert _body.read_body(value, lambda v: v) == value
         return
     # Deeper than orjson's own limit (255) too: the mapping is checked before it is serialised.
     for given_body in (text, text.encode(), value):
         with pytest.raises(ConversionError) as info:
-            rules.read_body(given_body, lambda v: v)
+            _body.read_body(given_body, lambda v: v)
         assert info.value.message == DEPTH_ERROR
 
 
@@ -109,7 +110,7 @@ def test_a_mapping_that_contains_itself_is_too_deep() -> None:
     looped: dict[str, Any] = {"model": "m"}
     looped["self"] = looped
     with pytest.raises(ConversionError) as info:
-        rules.read_body(looped, lambda v: v)
+        _body.read_body(looped, lambda v: v)
     assert info.value.message == DEPTH_ERROR
 
 
@@ -148,35 +149,39 @@ def test_schema_array_uniqueness_is_linear(monkeypatch: pytest.MonkeyPatch) -> N
     names = [Counted(f"p{i}") for i in range(20_000)]
     schema = {"type": "object", "properties": {n: {"type": "string"} for n in names}, "required": names}
     texts: list[Any] = []
-    real_json_text = rules.json_text
-    monkeypatch.setattr(rules, "json_text", lambda value: texts.append(value) or real_json_text(value))
+    real_json_text = _body.json_text
+    monkeypatch.setattr(_schema, "json_text", lambda value: texts.append(value) or real_json_text(value))
     Counted.reset()
-    rules.validate_function_parameters("f", schema)
+    _tools.validate_function_parameters("f", schema)
     assert texts == [] and Counted.comparisons <= 2 * len(names)
     schema["required"] = [*names, Counted("p0")]
     Counted.reset()
     with pytest.raises(ConversionError, match=r"has non-unique elements$"):
-        rules.validate_function_parameters("f", schema)
+        _tools.validate_function_parameters("f", schema)
     assert len(texts) == 1 and Counted.comparisons <= 2 * len(names)
     with pytest.raises(ConversionError, match="is not valid under any of the schemas listed in the 'anyOf'"):
-        rules.validate_function_parameters(
+        _tools.validate_function_parameters(
             "f", {"type": "object", "properties": {"a": {"type": ["string", "null", "string"]}}}
         )
 
 
 def test_meta_schema_keywords_belong_to_one_vocabulary() -> None:
     # Keywords are checked vocabulary by vocabulary through one lookup table: no keyword may be in two.
-    assert sum(len(v) for v in rules._VOCABULARIES) == len(rules._VOCABULARY_OF)
+    assert sum(len(v) for v in _schema._VOCABULARIES) == len(_schema._VOCABULARY_OF)
     # Within a vocabulary the schema's own order decides; across vocabularies the vocabulary order does.
-    assert rules.meta_schema_problem({"minLength": -1, "maxLength": -2}) == "-1 is less than the minimum of 0"
-    assert rules.meta_schema_problem({"minLength": -1, "items": 1}) == '1 is not of types "boolean", "object"'
+    assert (
+        _schema.meta_schema_problem({"minLength": -1, "maxLength": -2}) == "-1 is less than the minimum of 0"
+    )
+    assert (
+        _schema.meta_schema_problem({"minLength": -1, "items": 1}) == '1 is not of types "boolean", "object"'
+    )
 
 
 @pytest.mark.parametrize("token", ["²", "١", "1" * 5000, "0" * 5000 + "9", "-1", "1e3"])
 def test_pointer_tokens_that_are_not_array_indexes(token: str) -> None:
     schema = {"type": "object", "allOf": [{}], "properties": {"a": {"$ref": f"#/allOf/{token}"}}}
-    assert rules.schema_problem(schema) == f"Pointer '/allOf/{token}' does not exist"
-    assert rules.schema_problem({**schema, "properties": {"a": {"$ref": "#/allOf/000"}}}) is None
+    assert _schema.schema_problem(schema) == f"Pointer '/allOf/{token}' does not exist"
+    assert _schema.schema_problem({**schema, "properties": {"a": {"$ref": "#/allOf/000"}}}) is None
 
 
 # -- model, thinking, effort (§1.2, §1.3) ----------------------------------------------------------------------
@@ -184,14 +189,14 @@ def test_pointer_tokens_that_are_not_array_indexes(token: str) -> None:
 
 def test_resolve_model_lists_names_in_byte_order() -> None:
     options = ConversionOptions().with_model_alias("my-model", "v4.1")
-    assert rules.resolve_model("my-model", options) == "v4.1"
+    assert _sampling.resolve_model("my-model", options) == "v4.1"
     with pytest.raises(ConversionError) as info:
-        rules.resolve_model("zzz", options)
+        _sampling.resolve_model("zzz", options)
     assert info.value.message == (
         "The supported API model names are DeepSeek-V4-Pro, DeepSeek-V4.1-Flash, my-model, but you passed zzz."
     )
     with pytest.raises(ConversionError, match=r"^The supported API model names are , but you passed zzz\.$"):
-        rules.resolve_model("zzz", options.with_model_versions_by_name({}))
+        _sampling.resolve_model("zzz", options.with_model_versions_by_name({}))
 
 
 @pytest.mark.parametrize(
@@ -207,7 +212,7 @@ def test_resolve_model_lists_names_in_byte_order() -> None:
     ],
 )
 def test_resolve_thinking_table(switch: Any, effort: Any, default: bool, expected: bool) -> None:
-    assert rules.resolve_thinking(switch, effort, default_thinking_mode=default) is expected
+    assert _sampling.resolve_thinking(switch, effort, default_thinking_mode=default) is expected
 
 
 @pytest.mark.parametrize(
@@ -225,122 +230,122 @@ def test_resolve_thinking_table(switch: Any, effort: Any, default: bool, expecte
     ],
 )
 def test_resolve_effort_table(effort: Any, expected: str) -> None:
-    assert rules.resolve_effort(True, effort) == expected
-    assert rules.resolve_effort(False, effort) is None
+    assert _sampling.resolve_effort(True, effort) == expected
+    assert _sampling.resolve_effort(False, effort) is None
 
 
 # -- sampling (§1.4) -------------------------------------------------------------------------------------------
 
 
 def test_sampling_ranges() -> None:
-    rules.check_temperature(0.0)
-    rules.check_temperature(2.0)
+    _sampling.check_temperature(0.0)
+    _sampling.check_temperature(2.0)
     with pytest.raises(
         ConversionError, match=r"^Invalid temperature value, the valid range of temperature is \[0, 2\]$"
     ):
-        rules.check_temperature(2.01)
-    rules.check_top_p(1.0)
+        _sampling.check_temperature(2.01)
+    _sampling.check_top_p(1.0)
     with pytest.raises(
         ConversionError, match=r"^Invalid top_p value, the valid range of top_p is \(0, 1\.0\]$"
     ):
-        rules.check_top_p(0.0)
+        _sampling.check_top_p(0.0)
     with pytest.raises(ConversionError, match=r"valid range of presence_penalty is \[-2, 2\]"):
-        rules.check_penalty("presence_penalty", -2.5)
+        _sampling.check_penalty("presence_penalty", -2.5)
     with pytest.raises(ConversionError, match=r"logprobs must be set to true if top_logprobs is used\.$"):
-        rules.check_top_logprobs(0, None)
+        _sampling.check_top_logprobs(0, None)
     with pytest.raises(ConversionError, match=r"valid range of top_logprobs is \[0, 20\]\.$"):
-        rules.check_top_logprobs(21, True)
+        _sampling.check_top_logprobs(21, True)
 
 
 def test_max_tokens_bound_depends_on_thinking() -> None:
     options = ConversionOptions(thinking_max_tokens_upper_bound=1000, non_thinking_max_tokens_upper_bound=500)
-    rules.check_max_tokens(1000, thinking=True, options=options)
+    _sampling.check_max_tokens(1000, thinking=True, options=options)
     with pytest.raises(
         ConversionError, match=r"^Invalid max_tokens value, the valid range of max_tokens is \[1, 500\]$"
     ):
-        rules.check_max_tokens(501, thinking=False, options=options)
+        _sampling.check_max_tokens(501, thinking=False, options=options)
     with pytest.raises(ConversionError, match=r"\[1, 1000\]"):
-        rules.check_max_tokens(0, thinking=True, options=options)
+        _sampling.check_max_tokens(0, thinking=True, options=options)
 
 
 def test_seed_bound() -> None:
-    rules.check_seed(2**63 - 1)
+    _sampling.check_seed(2**63 - 1)
     with pytest.raises(
         ConversionError, match=r"^Invalid seed value, the valid range of seed is \[0, 2\^63\)$"
     ):
-        rules.check_seed(2**63)
+        _sampling.check_seed(2**63)
 
 
 def test_stop_rules() -> None:
-    rules.check_stop(["a", "a"], is_list=True)
+    _sampling.check_stop(["a", "a"], is_list=True)
     with pytest.raises(ConversionError, match=r"^Stop string array too long: 17$"):
-        rules.check_stop([str(i) for i in range(17)], is_list=True)
+        _sampling.check_stop([str(i) for i in range(17)], is_list=True)
     with pytest.raises(ConversionError, match=r"^Invalid 'stop\[1\]': empty string\. Expected a string"):
-        rules.check_stop(["a", ""], is_list=True)
+        _sampling.check_stop(["a", ""], is_list=True)
     with pytest.raises(ConversionError, match=r"^Invalid 'stop': empty string\."):
-        rules.check_stop([""], is_list=False)
+        _sampling.check_stop([""], is_list=False)
 
 
 @pytest.mark.parametrize(
     ("version", "thinking", "requested", "tools", "expected"),
     [
-        ("v4", True, 0.5, True, rules.to_f32(0.95)),
+        ("v4", True, 0.5, True, _body.to_f32(0.95)),
         ("v4", True, 0.5, False, 1.0),
         ("v4", False, 0.5, True, 0.5),
         ("v4", False, None, False, 1.0),
         ("v4.1", True, None, False, 1.0),
-        ("v4.1", True, 0.5, False, rules.to_f32(0.95)),
-        ("v4.1", True, rules.to_f32(0.96), False, rules.to_f32(0.96)),
+        ("v4.1", True, 0.5, False, _body.to_f32(0.95)),
+        ("v4.1", True, _body.to_f32(0.96), False, _body.to_f32(0.96)),
         ("v4.1", False, 0.5, False, 1.0),
     ],
 )
 def test_resolve_top_p_table(
     version: Any, thinking: bool, requested: Any, tools: bool, expected: float
 ) -> None:
-    assert rules.resolve_top_p(version, thinking, requested, tools_active=tools) == expected
+    assert _sampling.resolve_top_p(version, thinking, requested, tools_active=tools) == expected
 
 
 def test_resolve_temperature() -> None:
-    assert rules.resolve_temperature(True, 0.3) == 1.0
-    assert rules.resolve_temperature(False, 0.5) == 0.5
-    assert rules.resolve_temperature(False, None) == 1.0
+    assert _sampling.resolve_temperature(True, 0.3) == 1.0
+    assert _sampling.resolve_temperature(False, 0.5) == 0.5
+    assert _sampling.resolve_temperature(False, None) == 1.0
 
 
 # -- tools, schemas, constraint (§2.1.4, §2.5, §2.6) ------------------------------------------------------------
 
 
 def test_tool_name_checks() -> None:
-    rules.validate_tool_names(["get_weather", "a-b_9"])
+    _tools.validate_tool_names(["get_weather", "a-b_9"])
     with pytest.raises(ConversionError, match=r"^Invalid 'tools\[1\]\.function\.name': empty string\."):
-        rules.validate_tool_names(["ok", ""])
+        _tools.validate_tool_names(["ok", ""])
     with pytest.raises(
         ConversionError, match=r"string does not match pattern\. Expected a string that matches"
     ):
-        rules.validate_tool_names(["a b"])
+        _tools.validate_tool_names(["a b"])
     with pytest.raises(
         ConversionError, match=r"maximum length 128, but got a string with length 129 instead\.$"
     ):
-        rules.validate_tool_names(["x" * 129])
+        _tools.validate_tool_names(["x" * 129])
     with pytest.raises(ConversionError, match=r"^Invalid 'tools\[0\]\.name'"):
-        rules.validate_tool_names(["a.b"], path="tools[{i}].name")
+        _tools.validate_tool_names(["a.b"], path="tools[{i}].name")
     with pytest.raises(ConversionError, match=r"^Tool names must be unique\.$"):
-        rules.check_unique_tool_names(["f", "f"])
+        _tools.check_unique_tool_names(["f", "f"])
 
 
 def test_stop_length_cap_d16() -> None:
-    rules.check_stop_lengths(["s" * rules.MAX_STOP_LENGTH], field="stop", is_list=True)
+    _sampling.check_stop_lengths(["s" * _sampling.MAX_STOP_LENGTH], field="stop", is_list=True)
     with pytest.raises(ConversionError) as info:
-        rules.check_stop_lengths(["a", "b", "c", "s" * 5000], field="stop", is_list=True)
+        _sampling.check_stop_lengths(["a", "b", "c", "s" * 5000], field="stop", is_list=True)
     assert info.value.message == (
         "Invalid 'stop[3]': string too long. Expected a string with maximum length 4096, but got a string with "
         "length 5000 instead."
     )
     assert info.value.param == "stop[3]"
     with pytest.raises(ConversionError, match=r"^Invalid 'stop': string too long") as info:
-        rules.check_stop_lengths(["s" * 4097], field="stop", is_list=False)
+        _sampling.check_stop_lengths(["s" * 4097], field="stop", is_list=False)
     assert info.value.param == "stop"
     with pytest.raises(ConversionError, match=r"^Invalid 'stop_sequences\[0\]': string too long"):
-        rules.check_stop_lengths(["s" * 4097], field="stop_sequences", is_list=True)
+        _sampling.check_stop_lengths(["s" * 4097], field="stop_sequences", is_list=True)
 
 
 @pytest.mark.parametrize(
@@ -374,13 +379,13 @@ def test_stop_length_cap_d16() -> None:
 )
 def test_function_parameters_validation(parameters: Any, message: str) -> None:
     with pytest.raises(ConversionError) as info:
-        rules.validate_function_parameters("f", parameters)
+        _tools.validate_function_parameters("f", parameters)
     assert info.value.message == f"Invalid schema for function 'f': {message}"
 
 
 def test_function_parameters_accepts_valid_schemas() -> None:
-    rules.validate_function_parameters("f", {"type": "object"})
-    rules.validate_function_parameters(
+    _tools.validate_function_parameters("f", {"type": "object"})
+    _tools.validate_function_parameters(
         "f",
         {
             "type": "object",
@@ -399,7 +404,7 @@ def test_strict_normalisation_examples() -> None:
         "properties": {"b": {"type": "integer"}, "a": {"type": "string"}},
         "required": ["a", "b"],
     }
-    out = rules.normalize_strict_schema(schema, target="tool")
+    out = _schema.normalize_strict_schema(schema, target="tool")
     assert json.dumps(out) == (
         '{"type": "object", "properties": {"b": {"type": "integer"}, "a": {"type": "string"}}, '
         '"additionalProperties": false, "required": ["b", "a"]}'
@@ -427,7 +432,7 @@ def test_strict_normalisation_examples() -> None:
         "$defs": {"x": {"type": "string"}},
         "description": "root",
     }
-    assert rules.normalize_strict_schema(nested, target="tool") == {
+    assert _schema.normalize_strict_schema(nested, target="tool") == {
         "type": "object",
         "properties": {
             "a": {
@@ -475,7 +480,7 @@ def test_strict_key_order_per_type() -> None:
             "i": {"multipleOf": 1, "default": 1, "type": "integer", "enum": [1], "minimum": 0},
         },
     }
-    props = rules.normalize_strict_schema(schema, target="tool")["properties"]
+    props = _schema.normalize_strict_schema(schema, target="tool")["properties"]
     assert list(props["s"]) == ["type", "description", "pattern", "format", "enum"]
     assert list(props["i"]) == ["type", "default", "minimum", "multipleOf"]
 
@@ -561,12 +566,12 @@ def test_strict_key_order_per_type() -> None:
 )
 def test_strict_normalisation_errors(schema: Any, target: Any, message: str) -> None:
     with pytest.raises(ConversionError) as info:
-        rules.normalize_strict_schema(schema, target=target)
+        _schema.normalize_strict_schema(schema, target=target)
     assert info.value.message == message
 
 
 def test_strict_root_without_properties_is_fine_for_tools() -> None:
-    assert rules.normalize_strict_schema({"type": "object"}, target="tool") == {
+    assert _schema.normalize_strict_schema({"type": "object"}, target="tool") == {
         "type": "object",
         "properties": {},
         "additionalProperties": False,
@@ -583,7 +588,7 @@ def test_strict_children_are_checked_before_parents() -> None:
         "required": ["zz"],
     }
     with pytest.raises(ConversionError, match="^additionalProperties should not be true$"):
-        rules.normalize_strict_schema(schema, target="tool")
+        _schema.normalize_strict_schema(schema, target="tool")
 
 
 def test_tool_call_constraint_json() -> None:
@@ -593,14 +598,14 @@ def test_tool_call_constraint_json() -> None:
             name="g", description="é", parameters={"type": "object"}, strict=True, defer_loading=True
         ),
     ]
-    constraint = rules.tool_call_constraint(tools, required=False)
+    constraint = _constraints.tool_call_constraint(tools, required=False)
     assert constraint.kind == "tool_call"
     assert constraint.schema == (
         '[{"type":"function","function":{"name":"f","description":null,"parameters":{},"strict":null}},'
         '{"type":"function","function":{"name":"g","description":"é","parameters":{"type":"object"},"strict":true},'
         '"defer_loading":true}]'
     )
-    assert rules.tool_call_constraint(tools, required=True).kind == "tool_call_required"
+    assert _constraints.tool_call_constraint(tools, required=True).kind == "tool_call_required"
 
 
 @pytest.mark.parametrize(
@@ -614,7 +619,7 @@ def test_tool_call_constraint_json() -> None:
     ],
 )
 def test_contains_json_word(texts: list[str], expected: bool) -> None:
-    assert rules.contains_json_word(texts) is expected
+    assert _constraints.contains_json_word(texts) is expected
 
 
 # -- images (§2.1.1) ----------------------------------------------------------------------------------------
@@ -638,7 +643,7 @@ def test_contains_json_word(texts: list[str], expected: bool) -> None:
     ],
 )
 def test_image_urls_accepted(url: str, kind: str) -> None:
-    check = rules.image_source_for_url(url, detail="low", path=".messages[3]")
+    check = _images.image_source_for_url(url, detail="low", path=".messages[3]")
     assert check.error is None
     assert check.source is not None
     assert (check.source.kind, check.source.url, check.source.detail, check.source.path) == (
@@ -679,21 +684,21 @@ def test_image_urls_accepted(url: str, kind: str) -> None:
     ],
 )
 def test_image_urls_refused(url: str, error: str) -> None:
-    check = rules.image_source_for_url(url, detail="high", path="p")
+    check = _images.image_source_for_url(url, detail="high", path="p")
     assert check.source is None
     assert check.error == error
 
 
 def test_file_data_problems() -> None:
-    assert rules.file_data_problem("data:image/png;base64,AA") is None
-    assert rules.file_data_problem("http://x") == "file_data is not a valid base64 data url"
-    assert rules.file_data_problem("data:image/png;base64,!!") == "file_data is not a valid base64 data url"
-    assert rules.file_data_problem("data:text/plain;base64,!!") == (
+    assert _images.file_data_problem("data:image/png;base64,AA") is None
+    assert _images.file_data_problem("http://x") == "file_data is not a valid base64 data url"
+    assert _images.file_data_problem("data:image/png;base64,!!") == "file_data is not a valid base64 data url"
+    assert _images.file_data_problem("data:text/plain;base64,!!") == (
         "You have uploaded an unsupported file. Please make sure your file is valid and has one of the following "
         "formats: webp, png, jpeg, and gif."
     )
     # Not base64: accepted as a file, then refused as an image URL.
-    assert rules.file_data_problem("data:image/png,AA") is None
+    assert _images.file_data_problem("data:image/png,AA") is None
 
 
 # -- error bodies ---------------------------------------------------------------------------------------------

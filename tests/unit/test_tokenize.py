@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from tokenizers import Tokenizer
+from tokenizers import Tokenizer, pre_tokenizers
 
 import dscodec
 from dscodec.conversation import Conversation, SystemMessage, UserMessage
@@ -25,15 +25,13 @@ def test_bundled_tokenizer_allowssafe_cuts() -> None:
 
 
 def test_cutting_is_refused_for_another_pre_tokenizer() -> None:
-    document = dict(ENCODER.vocabulary._document)
-    document["pre_tokenizer"] = {
-        "type": "ByteLevel",
-        "add_prefix_space": False,
-        "trim_offsets": True,
-        "use_regex": True,
-    }
-    vocab = Vocabulary(document, name="test")
+    tokenizer = Tokenizer.from_file(str(bundled_tokenizer_path()))
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+    vocab = Vocabulary(tokenizer, name="test")
     assert not vocab._cuttable and vocab.pieces("a\nb" * 100, 4) == ["a\nb" * 100]
+    assert vocab._words is None  # nor does it split words itself
+    texts = ["a\nb" * 100, "Hello, world 123", "中文 x"]
+    assert vocab.encode_plain(texts) == [e.ids for e in vocab.plain.encode_batch(texts, add_special_tokens=False)]
 
 
 # Text shaped like source code: words, digits, CJK, punctuation, and every kind of line break and indentation.

@@ -2,35 +2,68 @@
 
 Each special span the template inserted becomes the id of its spelling in the tokenizer's added vocabulary.
 Every plain-text gap between two spans is encoded on its own with the tokenizer *without* its added vocabulary,
-so text a user typed (``<｜User｜>``) is ordinary byte-level BPE and never a control token. All gaps of a prompt
-go to Hugging Face ``tokenizers`` in one batch call, which releases the GIL and spreads the work over every core.
+so text a user typed (``<｜User｜>``) is ordinary byte-level BPE and never a control token. The gaps of a prompt
+are encoded together by :meth:`dscodec.vocab.Vocabulary.encode_plain`.
 
-Very long gaps (a whole source file in a tool result) are cut into pieces first, so one huge gap does not keep
-one core busy while the others idle. A cut is only made where the pre-tokenizer is certain to start a new word
-(see :meth:`dscodec.vocab.Vocabulary.pieces`), which leaves the ids unchanged.
+A conversation resends its whole history with every turn, so a caching encoder reuses earlier work in two ways:
+
+* the prompt: the ids of a recent prompt up to the last special token both prompts share, segment for segment.
+  The ids of a segment list's prefix that ends with a special token depend on that prefix alone (gaps end at
+  special tokens), so equal prefixes have equal ids;
+* the gaps: the ids of long text gaps seen before, wherever they sit in the prompt.
 """
 
 from __future__ import annotations
 
+import bisect
 import threading
 from array import array
 from collections import OrderedDict
 from collections.abc import Sequence
+from dataclasses import dataclass
 
-from tokenizers import Encoding
-
-from dscodec.conversation import Conversation, ConversationRequest, ModelVersion
-from dscodec.errors import TokenizerError
+from dscodec.conversation import Conversation, ConversationRequest, ModelVersion, UserMessage
 from dscodec.prompt.render import RenderedPrompt, Segment, Special, render_segments
 from dscodec.vocab import TokenizerLike, Vocabulary
 
 __all__ = ["PromptEncoder"]
 
-#: Gaps longer than this many characters are cut into pieces of about this size before batch encoding.
-PIECE_CHARS = 16_384
-
 #: Shorter gaps (template glue such as ``">\n``) are not worth a cache entry.
 _CACHE_MIN_CHARS = 64
+
+#: Recent prompts kept for reuse, at most.
+_PROMPTS = 16
+
+#: A remembered prompt is dropped when a newer one holds all of it but at most this many trailing ids (the
+#: generation prompt ``<｜Assistant｜><think>`` that the next turn replaces with the model's answer).
+_SUPERSEDED_TAIL = 16
+
+
+@dataclass(frozen=True, slots=True)
+class _Encoded:
+    """A prompt encoded earlier: its segments, its ids, and where each special token sits in both."""
+
+    segments: list[Segment]
+    ids: array[int]
+    special_at: array[int]  # segment index of every special token, ascending
+    ends: array[int]  # len(ids) right after that special token
+
+
+def _common_prefix(a: list[Segment], b: list[Segment]) -> int:
+    """How many leading segments ``a`` and ``b`` share (compared in C, by halves)."""
+    n = min(len(a), len(b))
+    if a[:n] == b[:n]:
+        return n
+    low, high = 0, n  # a[:low] == b[:low] and a[:high] != b[:high]
+    while high - low > 8:
+        middle = (low + high) // 2
+        if a[low:middle] == b[low:middle]:
+            low = middle
+        else:
+            high = middle
+    while a[low] == b[low]:
+        low += 1
+    return low
 
 
 class PromptEncoder:
@@ -41,8 +74,9 @@ class PromptEncoder:
             folder), or a ``tokenizers.Tokenizer``. V4.1 prompts need a tokenizer whose added vocabulary has
             ``<｜System｜>``.
         cache_chars: how many characters of text gaps (with their ids) to remember, least recently used first
-            out; 0 turns the cache off. A conversation resends its whole history with every turn, so in a
-            serving loop most gaps were seen before. The ids are the same with or without the cache.
+            out; also bounds the remembered recent prompts (about four characters per id). 0 turns both off. A
+            conversation resends its whole history with every turn, so in a serving loop most of a prompt was
+            seen before. The ids are the same with or without the caches.
 
     Examples:
         >>> import dscodec
@@ -54,12 +88,15 @@ class PromptEncoder:
 
     def __init__(self, tokenizer: TokenizerLike = None, *, cache_chars: int = 8_000_000) -> None:
         self.vocabulary = Vocabulary.load(tokenizer)
-        self._plain = self.vocabulary.plain
         self._special_ids: dict[str, int] = {}
         self._cache: OrderedDict[str, array[int]] | None = OrderedDict() if cache_chars > 0 else None
         self._cache_chars = cache_chars
         self._cached_chars = 0
+        self._prompts: list[_Encoded] | None = [] if cache_chars > 0 else None
         self._lock = threading.Lock()
+        # Build the renderer's tables now rather than in the first request.
+        for version in ("v4", "v4.1"):
+            render_segments(Conversation(messages=[UserMessage(content="Hi")]), version)
 
     def encode(
         self, request: ConversationRequest | Conversation, *, version: ModelVersion | None = None
@@ -92,11 +129,116 @@ class PromptEncoder:
             segments.append(text[pos:])
         return self.encode_segments(segments)
 
+    def clear_cache(self) -> None:
+        """Forget every cached gap encoding and every remembered prompt."""
+        with self._lock:
+            if self._cache is not None:
+                self._cache.clear()
+            self._cached_chars = 0
+            if self._prompts is not None:
+                self._prompts = []
+
+    def encode_segments(self, segments: Sequence[Segment]) -> list[int]:
+        """Encode rendered segments: specials by id, text gaps without the added vocabulary."""
+        segments = list(segments)
+        reused = self._reuse(segments) if self._prompts else None
+        start = 0 if reused is None else reused[0].special_at[reused[1] - 1] + 1
+        special_ids = self._special_ids
+        # layout: a special id (>= 0), or ~k for the k-th gap
+        layout: list[int] = []
+        special_at: list[int] = []
+        gaps: list[str] = []
+        pending: list[str] = []
+        for index in range(start, len(segments)):
+            segment = segments[index]
+            if isinstance(segment, str):
+                pending.append(segment)
+                continue
+            if pending:
+                text = pending[0] if len(pending) == 1 else "".join(pending)
+                pending.clear()
+                if text:
+                    layout.append(~len(gaps))
+                    gaps.append(text)
+            token_id = special_ids.get(segment.text)
+            if token_id is None:
+                token_id = special_ids[segment.text] = self.vocabulary.special_id(segment.text)
+            layout.append(token_id)
+            special_at.append(index)
+        if pending:
+            text = "".join(pending)
+            if text:
+                layout.append(~len(gaps))
+                gaps.append(text)
+
+        gap_ids = self._encode_gaps(gaps)
+        ids: list[int] = [] if reused is None else reused[0].ids[: reused[0].ends[reused[1] - 1]].tolist()
+        ends: list[int] = []
+        for item in layout:
+            if item >= 0:
+                ids.append(item)
+                ends.append(len(ids))
+            else:
+                ids.extend(gap_ids[~item])
+        if self._prompts is not None:
+            self._remember(segments, ids, reused, special_at, ends)
+        return ids
+
+    def _reuse(self, segments: list[Segment]) -> tuple[_Encoded, int] | None:
+        """The remembered prompt sharing the most ids with ``segments``, and how many of its special tokens
+        the common prefix holds (the shared ids end with the last of them)."""
+        best: tuple[_Encoded, int] | None = None
+        best_count = 0
+        for prompt in reversed(self._prompts or ()):  # newest first; the list is replaced, never changed
+            common = _common_prefix(prompt.segments, segments)
+            kept = bisect.bisect_left(prompt.special_at, common)
+            if kept and prompt.ends[kept - 1] > best_count:
+                best, best_count = (prompt, kept), prompt.ends[kept - 1]
+            if kept == len(prompt.special_at):
+                break  # all of this prompt is reused; an older one will hardly do better
+        return best
+
+    def _remember(
+        self,
+        segments: list[Segment],
+        ids: list[int],
+        reused: tuple[_Encoded, int] | None,
+        special_at: list[int],
+        ends: list[int],
+    ) -> None:
+        """Keep the prompt just encoded as the newest one (``reused``: the prompt it started from, and how many
+        of that prompt's special tokens it shares)."""
+        dropped: _Encoded | None = None
+        if reused is None:
+            entry = _Encoded(segments, array("I", ids), array("I", special_at), array("I", ends))
+        else:
+            old, kept = reused
+            if old.special_at[kept - 1] + 1 == len(segments) == len(old.segments):
+                entry = old  # the very same prompt again
+            else:
+                entry = _Encoded(
+                    segments,
+                    array("I", ids),
+                    old.special_at[:kept] + array("I", special_at),
+                    old.ends[:kept] + array("I", ends),
+                )
+                if old.ends[kept - 1] >= len(old.ids) - _SUPERSEDED_TAIL:
+                    dropped = old  # the new prompt holds all of it but its last few ids
+        with self._lock:
+            if self._prompts is None:
+                return
+            prompts = [p for p in self._prompts if p is not entry and p is not dropped]
+            prompts.append(entry)
+            budget = self._cache_chars // 4
+            while prompts and (len(prompts) > _PROMPTS or sum(len(p.ids) for p in prompts) > budget):
+                prompts.pop(0)
+            self._prompts = prompts
+
     def _encode_gaps(self, gaps: list[str]) -> list[Sequence[int]]:
-        """Ids of every gap: from the cache when seen before, the rest in one batch call."""
+        """Ids of every gap: from the cache when seen before, the rest in one call."""
         cache = self._cache
         if cache is None:
-            return [e.ids for e in self._batch(gaps)]
+            return list(self.vocabulary.encode_plain(gaps))
         found: list[Sequence[int] | None] = [None] * len(gaps)
         missing: list[int] = []
         with self._lock:
@@ -108,81 +250,15 @@ class PromptEncoder:
                     cache.move_to_end(gap)
                     found[index] = hit
         if missing:
-            encodings = self._batch([gaps[i] for i in missing])
+            encoded = self.vocabulary.encode_plain([gaps[i] for i in missing])
             with self._lock:
-                for index, encoding in zip(missing, encodings):
+                for index, ids in zip(missing, encoded):
                     gap = gaps[index]
-                    if len(gap) >= _CACHE_MIN_CHARS and len(gap) <= self._cache_chars:
-                        ids = array("I", encoding.ids)
-                        if gap not in cache:
-                            cache[gap] = ids
-                            self._cached_chars += len(gap)
-                        found[index] = ids
-                    else:
-                        found[index] = encoding.ids
+                    found[index] = ids
+                    if _CACHE_MIN_CHARS <= len(gap) <= self._cache_chars and gap not in cache:
+                        cache[gap] = array("I", ids)
+                        self._cached_chars += len(gap)
                 while self._cached_chars > self._cache_chars:
                     old, _ = cache.popitem(last=False)
                     self._cached_chars -= len(old)
         return found  # type: ignore[return-value]
-
-    def _batch(self, texts: list[str]) -> list[Encoding]:
-        if not texts:
-            return []
-        try:
-            return self._plain.encode_batch_fast(texts, add_special_tokens=False)
-        except Exception as exc:  # noqa: BLE001 - tokenizers raises a bare Exception subclass
-            raise TokenizerError(
-                f"tokenizer {self.vocabulary.name} failed to encode the prompt: {exc}"
-            ) from None
-
-    def clear_cache(self) -> None:
-        """Forget every cached gap encoding."""
-        with self._lock:
-            if self._cache is not None:
-                self._cache.clear()
-            self._cached_chars = 0
-
-    def encode_segments(self, segments: Sequence[Segment]) -> list[int]:
-        """Encode rendered segments: specials by id, text gaps in one batch without the added vocabulary."""
-        special_ids = self._special_ids
-        # layout: an int is a special id; a (first, count) pair refers to encoded gap pieces.
-        layout: list[int | tuple[int, int]] = []
-        gaps: list[str] = []
-        pending: list[str] = []
-
-        def flush() -> None:
-            text = "".join(pending) if len(pending) > 1 else pending[0]
-            pending.clear()
-            if not text:
-                return
-            first = len(gaps)
-            if len(text) > PIECE_CHARS:
-                gaps.extend(self.vocabulary.pieces(text, PIECE_CHARS))
-            else:
-                gaps.append(text)
-            layout.append((first, len(gaps) - first))
-
-        for segment in segments:
-            if isinstance(segment, str):
-                pending.append(segment)
-                continue
-            if pending:
-                flush()
-            spelling = segment.text
-            token_id = special_ids.get(spelling)
-            if token_id is None:
-                token_id = special_ids[spelling] = self.vocabulary.special_id(spelling)
-            layout.append(token_id)
-        if pending:
-            flush()
-
-        pieces = self._encode_gaps(gaps)
-        ids: list[int] = []
-        for item in layout:
-            if isinstance(item, int):
-                ids.append(item)
-            else:
-                first, count = item
-                for index in range(first, first + count):
-                    ids.extend(pieces[index])
-        return ids

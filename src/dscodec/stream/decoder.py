@@ -117,10 +117,11 @@ class IncrementalDecoder:
     def plain_text(self, token_id: int) -> str | None:
         """The text of one ordinary id that completes on its own (the per-token fast path), else None.
 
-        None means: a special id, an unknown id, bytes that do not form whole characters, or an incomplete
-        sequence held from before — use :meth:`decode` for those.
+        None means: a special id, an unknown id (negative ones included: they never index the table from its
+        end), bytes that do not form whole characters, or an incomplete sequence held from before — use
+        :meth:`decode` for those.
         """
-        if self._pending or token_id in self._special:
+        if self._pending or token_id in self._special or token_id < 0:
             return None
         try:
             data = self._rows[token_id]

@@ -1,4 +1,4 @@
-"""The output state machine: model text → protocol-neutral events (spec §5.2–§5.6, deviations D7 and D8).
+"""The output state machine: model text → protocol-neutral events (spec §5.2–§5.6, deviations D7, D8, D15).
 
 :class:`OutputMachine` is sans-I/O (STYLE §3): the caller feeds what the model produced — text chunks with
 :meth:`OutputMachine.feed`, decoded token ids with :meth:`OutputMachine.feed_tokens` — and gets events back;
@@ -9,6 +9,7 @@ Stages (spec §5.2)::
     REASONING ──</think>──► CONTENT ──<DSML──► TOOL_CALLS ──</DSML tool_calls>──► DISCARD
         └─────────<DSML────────────────────────────┘
     CONTENT (JSON mode) ──{ [ ```json──► JSON_VALUE ──\\n```──► CONTENT (after the value)
+    any stage ──end-of-sentence──► DISCARD
 
 Rules, each observed on the reference:
 
@@ -16,7 +17,7 @@ Rules, each observed on the reference:
   after ``</think>``) are dropped; only LF counts. Newlines at the end of the reasoning are dropped before
   ``</think>`` or a tool-call block; at the end of the content only before a block.
 * **``</think>``** ends the reasoning; inside the content it is removed (never a stop-sequence match across it).
-  ``<think>`` and every other special spelling are plain text.
+  ``<think>`` and every other special spelling but the end-of-sentence token are plain text.
 * **Tool-call blocks** start at ``<`` + the Dsml token in the reasoning or the content when tool parsing is on
   (the tag after it is not checked); :mod:`dscodec.stream.dsml` parses them. All output after the block is
   discarded. With ``starts_in_tool_calls`` the machine starts inside a block: text before the first invoke is
@@ -25,6 +26,14 @@ Rules, each observed on the reference:
   ties going to the first listed; text before the match is emitted. ``</think>`` and block openers compete with
   them character by character: whatever completes first wins, and a stop wins a tie. Special tokens that
   arrive as ids are barriers: no stop matches across one.
+* **The end-of-sentence token** (``<｜end▁of▁sentence｜>``: its id, or its spelling in a text chunk, also split
+  across chunks) ends the output, in every stage (deviation D15; the reference emits it as answer text): the
+  result is the one of the output cut right before it. What is held is released as at the end of the output
+  (partial markers and partial stop matches become text, an open tool call ends incomplete, the reasoning
+  ends) and everything after it is discarded. It never becomes text and, being one unit, never takes part in a
+  stop sequence (its spelling neither completes one nor lets one match inside it, so text chunks and ids give
+  the same result). The caller still ends the output with :meth:`OutputMachine.close`, so the finish reason
+  stays the backend's.
 * **JSON mode** (``parse_json_output``): before the JSON starts (``{``, ``[``, or a fence ````json\\n`` / ````\\n``)
   and after a closing fence (``\\n````), the content is replaced by one space for each such stretch of text that
   is not empty — the whole-output result of the reference, whatever the chunking (D7). Inside the value text
@@ -36,8 +45,9 @@ sequence; what is held is at most a marker's length plus a newline run (``pendin
 Logprobs (spec §5.6): an entry goes with the delta that carries the end of its token's text (a token that
 completes no character goes with the next one). Entries of dropped text (stripped newlines, markers, JSON-mode
 preamble) go with the next delta of the same channel emitted by the same call, else with the last one it
-emitted, else nowhere; the ``</think>`` token's entry and entries of tool-call text are dropped. After a stop
-sequence, the remaining entries of the call go with its last content delta.
+emitted, else nowhere; the ``</think>`` token's entry and entries of tool-call text are dropped, and so are the
+end-of-sentence token's entry and those of everything after it. After a stop sequence, the remaining entries of
+the call go with its last content delta.
 """
 
 from __future__ import annotations
@@ -54,7 +64,12 @@ from dscodec.stream._markers import (
     DSML_HARD,
     DSML_SOFT,
     DSML_SPELLING,
+    EOS,
+    EOS_HARD,
+    EOS_SOFT,
+    EOS_SPELLING,
     HARD_BASE,
+    HARD_FIRST,
     HARD_LIMIT,
     THINK,
     THINK_END_SPELLING,
@@ -102,8 +117,8 @@ _FENCE_PREFIXES = frozenset(f[:k] for f in _FENCES for k in range(1, len(f)))
 _CLOSE_FENCE = "\n```"
 _SURROGATE = "\ud800-\udfff"
 
-_HARD = re.compile("[\ud802-\udfff]")
-_SEGMENTS = re.compile("[\ud802-\udfff]|[^\ud802-\udfff]+")
+_HARD = re.compile(f"[{HARD_FIRST}-\udfff]")
+_SEGMENTS = re.compile(f"[{HARD_FIRST}-\udfff]|[^{HARD_FIRST}-\udfff]+")
 
 
 class _Text:
@@ -146,6 +161,8 @@ class OutputMachine:
             ord(THINK_HARD): THINK_END_SPELLING,
             ord(DSML_SOFT): DSML_SPELLING,
             ord(DSML_HARD): DSML_SPELLING,
+            ord(EOS_SOFT): EOS_SPELLING,
+            ord(EOS_HARD): EOS_SPELLING,
         }
         self._hard_codes: dict[str, str] = {}
         self._pend = ""  # raw text held back in a text stage
@@ -196,7 +213,8 @@ class OutputMachine:
         return self._tool_calls
 
     def feed(self, text: str, *, logprobs: Sequence[TokenLogprob] | None = None) -> list[Event]:
-        """Process a text chunk; special spellings in it (``</think>``, ``｜DSML｜``) count as markers.
+        """Process a text chunk; special spellings in it (``</think>``, ``｜DSML｜``, the end-of-sentence token)
+        count as markers.
 
         Args:
             text: the next piece of model output.
@@ -208,6 +226,8 @@ class OutputMachine:
         """
         if self._stage is _FINISHED or self._stage is _ERROR:
             self._check()
+        if self._stage is Stage.DISCARD:
+            return self._discarded()
         try:
             units = self._sym.feed(sanitize_text(text))
             if self._quick_ok and units and not self._entries:
@@ -248,6 +268,8 @@ class OutputMachine:
                 f"invalid log probabilities: {len(logprobs)} log probabilities for {len(tokens)} token IDs"
             )
             raise self._fail(exc)
+        if self._stage is Stage.DISCARD:
+            return self._discarded()
         try:
             # Spellings held from an earlier text chunk cannot continue into token text; in token text only
             # the Dsml id can follow a "<".
@@ -302,7 +324,7 @@ class OutputMachine:
                 return self.feed_tokens([TokenText(-1, text)])
         else:
             # With stop sequences, newlines are checked one by one by the general path.
-            if pend or stops.state or self._interesting.search(text) is not None:
+            if pend or stops.depth or self._interesting.search(text) is not None:
                 return self.feed_tokens([TokenText(-1, text)])
             body = text
         if self._tools:
@@ -348,15 +370,7 @@ class OutputMachine:
                 if self._stage is _FINISHED:  # the held text completed a stop sequence
                     self._settle()
                     return self._events()
-            stage = self._stage
-            if stage in (Stage.REASONING, Stage.CONTENT, Stage.JSON_VALUE):
-                self._release(len(self._pend))
-                if stage == Stage.REASONING:
-                    self._recs.append(ReasoningEnd())
-            elif stage == Stage.TOOL_CALLS and self._block is not None:
-                out: list[Event] = []
-                self._block.close(out)
-                self._recs.extend(out)
+            self._flush_stage()
             self._settle()
             self._discard(1 << 62)
             self._recs.append(OutputEnd(self._tool_calls))
@@ -365,6 +379,33 @@ class OutputMachine:
         except BaseException as exc:
             raise self._fail(exc) from exc
 
+    def _discarded(self) -> list[Event]:
+        """Output after a closed tool-call block or the end-of-sentence token: nothing of it is read."""
+        self._sym.flush()
+        self._entries.clear()
+        return []
+
+    def _flush_stage(self) -> None:
+        """The end of the output inside the current stage: held text is released (partial markers become
+        text, newline runs stay), the reasoning ends, an open tool call ends as incomplete."""
+        stage = self._stage
+        if stage in (Stage.REASONING, Stage.CONTENT, Stage.JSON_VALUE):
+            self._release(len(self._pend))
+            if stage == Stage.REASONING:
+                self._recs.append(ReasoningEnd())
+        elif stage == Stage.TOOL_CALLS and self._block is not None:
+            out: list[Event] = []
+            self._block.close(out)
+            self._tool_calls = self._block.calls
+            self._recs.extend(out)
+
+    def _end_of_sentence(self) -> None:
+        """The end-of-sentence token (deviation D15): the output ends here as it would at its end, and the rest
+        is discarded; :meth:`close` still ends it, with the caller's finish reason."""
+        self._flush_stage()
+        self._stage = Stage.DISCARD
+        self._configure()
+
     # -- plumbing -----------------------------------------------------------------------------------------------
 
     def _quick(self, units: str, logprobs: Sequence[TokenLogprob] | None) -> list[Event] | None:
@@ -372,7 +413,7 @@ class OutputMachine:
         if self._pend or self._interesting.search(units) is not None:
             return None
         stops = self._stops
-        if stops is not None and stops.state:
+        if stops is not None and stops.depth:
             return None
         if self._orphans[0] or self._orphans[1]:
             return None
@@ -405,6 +446,8 @@ class OutputMachine:
             return THINK_HARD
         if spelling == DSML_SPELLING:
             return DSML_HARD
+        if spelling == EOS_SPELLING:
+            return EOS_HARD
         code = self._hard_codes.get(spelling)
         if code is None:
             number = HARD_BASE + len(self._hard_codes)
@@ -422,7 +465,7 @@ class OutputMachine:
 
     def _configure(self) -> None:
         """Build the fast-path pattern of the characters that need a closer look in the current stage."""
-        chars = "\n"
+        chars = "\n" + EOS
         stage = self._stage
         content = stage == Stage.CONTENT
         if stage == Stage.REASONING or content:
@@ -462,7 +505,7 @@ class OutputMachine:
             return self._pos
         k = 0
         if self._stops is not None:
-            k = len(self._stops.state)
+            k = self._stops.depth
         if self._tools and pend[-1] == "<":
             k = max(k, 1)
         if self._stage == Stage.JSON_VALUE:
@@ -578,12 +621,14 @@ class OutputMachine:
         stops = self._stops
         held = self._sym.held
         # A stop sequence that ends inside a held partial spelling ends before the spelling could: it wins now,
-        # so the caller learns at once that the output is over (as with the reference).
+        # so the caller learns at once that the output is over (as with the reference). Not so when the held
+        # text may still become the end-of-sentence token (D15), inside which nothing matches: it waits.
         if (
             stops is not None
             and held
             and self._stage is not _FINISHED
-            and stops.would_match(held, state="" if self._lead else None)
+            and not EOS_SPELLING.startswith(held)
+            and stops.would_match(held, from_start=self._lead)
         ):
             self._run(self._sym.flush())
             self._settle()
@@ -592,24 +637,31 @@ class OutputMachine:
     def _run(self, units: str) -> None:
         base = self._pos
         n = len(units)
+        # D15: the end-of-sentence token ends the output; the units before it are processed as usual.
+        end = n
+        if self._stage is not Stage.DISCARD and (EOS_SOFT in units or EOS_HARD in units):
+            end = min(k for k in (units.find(EOS_SOFT), units.find(EOS_HARD)) if k >= 0)
+        u = units[:end] if end < n else units
         i = 0
-        while i < n:
+        while i < end:
             stage = self._stage
             if stage == Stage.CONTENT or stage == Stage.REASONING:
-                i = self._text_stage(units, i, base)
+                i = self._text_stage(u, i, base)
             elif stage == Stage.JSON_VALUE:
-                i = self._json_value(units, i, base)
+                i = self._json_value(u, i, base)
             elif stage == Stage.TOOL_CALLS:
                 assert self._block is not None
                 out: list[Event] = []
-                self._block.feed(units[i:] if i else units, out)
+                self._block.feed(u[i:] if i else u, out)
                 self._tool_calls = self._block.calls
                 self._recs.extend(out)
                 if self._block.done:
                     self._stage = Stage.DISCARD
-                i = n
+                i = end
             else:  # DISCARD, or FINISHED by a stop sequence
-                i = n
+                i = end
+        if end < n and self._stage is not Stage.FINISHED:
+            self._end_of_sentence()
         self._pos = base + n
         if self._stage in (Stage.TOOL_CALLS, Stage.DISCARD):
             self._discard(self._pos)
@@ -640,7 +692,7 @@ class OutputMachine:
                     hold = max(hold, k)
                     break
         if self._stops is not None:
-            hold = max(hold, len(self._stops.state))
+            hold = max(hold, self._stops.depth)
         return hold
 
     def _release(self, count: int) -> None:
@@ -708,7 +760,7 @@ class OutputMachine:
                 # Held text (a newline run, a "<") followed by a character that cannot continue a marker: it
                 # would be released together with that character, so release it now and take the fast scan.
                 self._release(len(self._pend))
-            if not self._pend and (stops is None or not stops.state):
+            if not self._pend and (stops is None or not stops.depth):
                 m = interesting.search(u, i)
                 j = m.start() if m else n
                 if j > i:
@@ -773,7 +825,7 @@ class OutputMachine:
                     # after longer partial openers ("<｜D") in text chunks but not in token ids, where "｜DSML｜"
                     # is one id; dscodec treats both alike, as the ids do (deviation D14).
                     self._nostrip = len(self._pend)
-                    self._release(len(self._pend) - (len(stops.state) if stops is not None else 0))
+                    self._release(len(self._pend) - (stops.depth if stops is not None else 0))
                     continue
                 if self._json == _JSON_BEFORE and stage == Stage.CONTENT and c == "\n":
                     pend = self._pend
@@ -866,7 +918,7 @@ class OutputMachine:
         interesting = self._interesting
         stops = self._stops
         while i < n:
-            if not self._pend and (stops is None or not stops.state):
+            if not self._pend and (stops is None or not stops.depth):
                 m = interesting.search(u, i)
                 j = m.start() if m else n
                 if j > i:
@@ -903,7 +955,7 @@ class OutputMachine:
                     self._configure()
                     return i
             pend = self._pend
-            hold = len(stops.state) if stops is not None else 0
+            hold = stops.depth if stops is not None else 0
             if pend.endswith("\n"):
                 hold = max(hold, 1)
             elif pend.endswith("\n`"):

@@ -24,8 +24,6 @@ Messages become conversation messages as the reference splits them (§2.3):
 
 from __future__ import annotations
 
-import binascii
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
@@ -34,7 +32,7 @@ from dscodec import conversation as conv
 from dscodec._json import dumps_prompt
 from dscodec.errors import ConversionError
 from dscodec.options import ConversionOptions
-from dscodec.protocols import _shared as rules
+from dscodec.protocols import _body, _convert, _images, _sampling, _tools
 from dscodec.protocols.anthropic_messages import models as wire
 from dscodec.protocols.errors import anthropic_error_body
 
@@ -42,17 +40,12 @@ __all__ = ["parse_request"]
 
 PROTOCOL: conv.Protocol = "messages"
 
-#: Text standing for an image on the V4 template, which has no image token (§2.3).
-UNSUPPORTED_IMAGE_TEXT = "[Unsupported Image]"
 #: How a role-``system`` message is written on V4 (§2.3): a user text between these tags.
 SYSTEM_REMINDER_OPEN = "<system-reminder>\n"
 SYSTEM_REMINDER_CLOSE = "\n</system-reminder>"
-#: Deviation D10 and the reference's message for a forced tool call in thinking mode.
 
-_PART_SEPARATOR = "\n\n"
 #: The name of Anthropic's web search tool, when a request's web search tool has none.
 _WEB_SEARCH = "web_search"
-_BASE64_BODY = re.compile(r"[A-Za-z0-9+/]*")
 
 
 def parse_request(
@@ -77,38 +70,7 @@ def parse_request(
         >>> req.model_version, req.conversation.reasoning_effort, req.inference_options.max_tokens
         ('v4', 'high', 64)
     """
-    try:
-        request = rules.read_body(body, wire.read_request)
-        return _Converter(request, options or ConversionOptions()).convert()
-    except ConversionError as exc:
-        raise exc.bind(PROTOCOL, anthropic_error_body) from None
-
-
-@dataclass
-class _Content:
-    """Converted text content: parts joined with a blank line, and the image placeholders in it.
-
-    The parts are joined once, when :attr:`text` is read: appending to one string part by part would copy it
-    each time.
-    """
-
-    pieces: list[str] = field(default_factory=list)
-    images: list[conv.ImagePlaceholder] = field(default_factory=list)
-    #: ``len(text)``, kept up to date for the image offsets.
-    length: int = 0
-
-    def add(self, piece: str, source: conv.ImageSource | None = None) -> None:
-        """Append one part; ``source`` marks the part as an image token (its offset is tracked, §2.1.1)."""
-        if self.pieces:
-            self.length += len(_PART_SEPARATOR)
-        if source is not None:
-            self.images.append(conv.ImagePlaceholder(offset=self.length, source=source))
-        self.pieces.append(piece)
-        self.length += len(piece)
-
-    @property
-    def text(self) -> str:
-        return _PART_SEPARATOR.join(self.pieces)
+    return _INBOUND.parse(body, options)
 
 
 @dataclass
@@ -147,8 +109,8 @@ class _Converter:
         # The order of the checks below is the reference's (refined by differential testing): a request
         # breaking several rules gets the error of the first one.
         req = self.request
-        self.version = rules.resolve_model(req.model, self.options)
-        thinking = rules.resolve_thinking(
+        self.version = _sampling.resolve_model(req.model, self.options)
+        thinking = _sampling.resolve_thinking(
             req.thinking, req.effort, default_thinking_mode=self.options.default_thinking_mode
         )
         client_tools = self._client_tools()
@@ -166,42 +128,29 @@ class _Converter:
         messages = self._announce(messages, tools)
 
         stop = req.stop_sequences or ()
-        rules.check_stop(stop, is_list=True)
-        rules.check_temperature(req.temperature)
-        rules.check_top_p(req.top_p)
+        _sampling.check_stop(stop, is_list=True)
+        _sampling.check_temperature(req.temperature)
+        _sampling.check_top_p(req.top_p)
         max_tokens = self._max_tokens(thinking)
         # Deviation D16, checked after every rule of the reference (which accepts stop sequences of any length).
-        rules.check_stop_lengths(stop, field="stop_sequences", is_list=True)
+        _sampling.check_stop_lengths(stop, field="stop_sequences", is_list=True)
 
-        constraint = rules.tool_call_constraint(tools, required=tool_choice == "required") if tools else None
-        conversation = conv.Conversation(
-            messages=messages,
-            thinking_mode=thinking,
-            reasoning_effort=rules.resolve_effort(thinking, req.effort),
-            tools=tools,
-            tool_choice=tool_choice,
-        )
-        inference = conv.InferenceOptions(
-            temperature=rules.resolve_temperature(thinking, req.temperature),
-            top_p=rules.resolve_top_p(self.version, thinking, req.top_p, tools_active=bool(tools)),
-            max_tokens=max_tokens,
-            output_constraint=constraint,
-        )
-        parsing = conv.ParsingOptions(
-            parse_tool_calls=bool(tools),
-            starts_in_tool_calls=tool_choice == "required",
-            # A trailing assistant message is a complete turn, so the model always starts afresh (§2.3).
-            thinking_initial_stage="reasoning_start" if thinking else None,
-            stop_sequences=list(stop),
-        )
-        return conv.ConversationRequest(
+        return _convert.conversation_request(
             protocol=PROTOCOL,
             model=req.model,
-            model_version=self.version,
+            version=self.version,
             stream=req.stream is True,
-            conversation=conversation,
-            inference_options=inference,
-            parsing_options=parsing,
+            messages=messages,
+            thinking=thinking,
+            effort=req.effort,
+            tools=tools,
+            tool_choice=tool_choice,
+            temperature=req.temperature,
+            top_p=req.top_p,
+            max_tokens=max_tokens,
+            # A trailing assistant message is a complete turn, so the model always starts afresh (§2.3).
+            initial_stage="reasoning_start",
+            stop=stop,
         )
 
     # -- tools and tool choice (§2.3, §2.1.4) ----------------------------------------------------------------
@@ -220,7 +169,7 @@ class _Converter:
                     raise ConversionError(f"tools[{index}]: server tools are not supported")
                 self.dropped.add(tool.name if tool.name is not None else _WEB_SEARCH)
                 continue
-            rules.validate_tool_names([tool.name], path=f"tools[{index}].name")
+            _tools.validate_tool_names([tool.name], path=f"tools[{index}].name")
             client.append(tool)
         return client
 
@@ -237,7 +186,7 @@ class _Converter:
                 raise ConversionError("Tool names must be unique.")
             names.add(tool.name)
             # ``input_schema`` is required: a missing one is checked like ``null`` (§2.3).
-            rules.validate_function_parameters(tool.name, tool.input_schema)
+            _tools.validate_function_parameters(tool.name, tool.input_schema)
             tools.append(
                 conv.ToolDefinition(
                     name=tool.name,
@@ -277,7 +226,7 @@ class _Converter:
                 # Naming a web search tool that was dropped leaves the choice to the model (observed).
                 return "auto", tools
             if not chosen:
-                raise rules.unknown_tool_choice(choice.name)
+                raise _tools.unknown_tool_choice(choice.name)
             tools = chosen
         elif not tools:
             # ``any`` with only dropped server tools: nothing to call.
@@ -285,7 +234,7 @@ class _Converter:
         # Deviation D10: ``any`` forces a tool call like a named tool does (the reference treats it as auto), and
         # Anthropic documents that thinking only works with auto/none tool choice.
         if thinking:
-            raise ConversionError(rules.THINKING_TOOL_CHOICE_ERROR)
+            raise ConversionError(_tools.THINKING_TOOL_CHOICE_ERROR)
         return "required", tools
 
     def _max_tokens(self, thinking: bool) -> int | None:
@@ -301,7 +250,7 @@ class _Converter:
         )
         if value < 1:
             # Only 0 is refused, with Chat's message; a value above the bound is lowered to it.
-            rules.check_max_tokens(value, thinking=thinking, options=options)
+            _sampling.check_max_tokens(value, thinking=thinking, options=options)
         return min(value, bound)
 
     # -- messages (§2.3) -------------------------------------------------------------------------------------
@@ -312,7 +261,7 @@ class _Converter:
             raise ConversionError("messages: at least one message is required")
         out: list[conv.Message] = []
         if req.system is not None:
-            text = req.system if isinstance(req.system, str) else _PART_SEPARATOR.join(req.system)
+            text = req.system if isinstance(req.system, str) else _convert.PART_SEPARATOR.join(req.system)
             out.append(conv.SystemMessage(content=text))
         pending: _PendingCalls | None = None
         for index, message in enumerate(req.messages):
@@ -331,7 +280,13 @@ class _Converter:
                 self._system(index, message.content, out)
         if pending is not None:
             _unanswered(f"messages.{pending.message_index}:", pending.ids)
-        self._fill_reasoning(out, thinking, offers_tools=offers_tools)
+        _convert.fill_reasoning(
+            out,
+            thinking=thinking,
+            options=self.options,
+            offers_tools=offers_tools,
+            reasoning_field="content[].thinking",
+        )
         return out
 
     def _user(
@@ -371,7 +326,7 @@ class _Converter:
             if isinstance(block, wire.TextBlock):
                 out.append(conv.UserMessage(content=block.text))
             else:
-                part = _Content()
+                part = _convert.Content()
                 self._media(
                     block,
                     part,
@@ -405,7 +360,7 @@ class _Converter:
                 raise ConversionError(
                     f"{where}: tool reference '{item.tool_name}' not found in available tools"
                 )
-        part = _Content()
+        part = _convert.Content()
         for inner, item in enumerate(content):
             if isinstance(item, wire.TextBlock):
                 part.add(item.text)
@@ -459,13 +414,13 @@ class _Converter:
                 )
                 raise ConversionError("Image in assistant message is unsupported")
             elif isinstance(block, (wire.ImageBlock, wire.DocumentBlock)):
-                placeholder = _Content()
+                placeholder = _convert.Content()
                 self._media(block, placeholder, source_path="", error_path="")
                 _append_text(texts, placeholder.text)
         out.append(
             conv.AssistantMessage(
-                content=_PART_SEPARATOR.join(texts),
-                reasoning=_PART_SEPARATOR.join(reasoning) if reasoning else None,
+                content=_convert.PART_SEPARATOR.join(texts),
+                reasoning=_convert.PART_SEPARATOR.join(reasoning) if reasoning else None,
                 tool_calls=calls,
             )
         )
@@ -473,7 +428,7 @@ class _Converter:
 
     def _system(self, index: int, content: wire.Content, out: list[conv.Message]) -> None:
         """A ``system`` message inside ``messages``: V4.1 keeps it in place, V4 makes it a reminder (§2.3)."""
-        part = _Content()
+        part = _convert.Content()
         added: list[str] = []
         blocks: Sequence[wire.Block] = (wire.TextBlock(content),) if isinstance(content, str) else content
         for position, block in enumerate(blocks):
@@ -507,7 +462,12 @@ class _Converter:
     # -- images and documents --------------------------------------------------------------------------------
 
     def _media(
-        self, block: wire.Block | wire.ToolResultPart, part: _Content, *, source_path: str, error_path: str
+        self,
+        block: wire.Block | wire.ToolResultPart,
+        part: _convert.Content,
+        *,
+        source_path: str,
+        error_path: str,
     ) -> None:
         """Append an image or document part: V4.1 images become image tokens, everything else a text."""
         if isinstance(block, wire.DocumentBlock):
@@ -516,10 +476,10 @@ class _Converter:
             )
         elif isinstance(block, wire.ImageBlock):
             if self.version == "v4":
-                part.add(UNSUPPORTED_IMAGE_TEXT)
+                part.add(_images.UNSUPPORTED_IMAGE_TEXT)
             else:
                 source = self._image_source(block.source, source_path=source_path, error_path=error_path)
-                part.add(rules.IMAGE_TOKEN, source)
+                part.add(_images.IMAGE_TOKEN, source)
         else:  # pragma: no cover - every other block kind is handled by the callers
             raise ConversionError(f"unexpected content block {type(block).__name__}")
 
@@ -534,37 +494,17 @@ class _Converter:
         if isinstance(source, wire.UrlSource):
             if source.url[:4].lower() != "http":
                 # The URL is quoted the way Rust's ``{:?}`` writes strings (the reference's message).
-                raise ConversionError(f"{error_path}: invalid url: {rules._debug_str(source.url)}")
+                raise ConversionError(f"{error_path}: invalid url: {_body.debug_str(source.url)}")
             return conv.ImageSource(kind="url", url=source.url, path=source_path)
-        data = _canonical_base64(source.data)
+        data = _images.canonical_base64(source.data)
         if data is None:
             raise ConversionError(f"{error_path}: base64 decode error")
         # The data URL names the canonical media type (``image/jpg`` is accepted as ``image/jpeg``).
         media_type = "image/jpeg" if source.media_type == "image/jpg" else source.media_type
         return conv.ImageSource(kind="data_url", url=f"data:{media_type};base64,{data}", path=source_path)
 
-    # -- reasoning ---------------------------------------------------------------------------------------------
 
-    def _fill_reasoning(self, messages: list[conv.Message], thinking: bool, *, offers_tools: bool) -> None:
-        """Thinking mode needs every assistant turn's reasoning; fill or reject missing ones (as in Chat §2.1.2).
-
-        Without thinking the reasoning is dropped, so it never reaches the prompt.
-        """
-        if not thinking:
-            for message in messages:
-                if isinstance(message, conv.AssistantMessage):
-                    message.reasoning = None
-            return
-        last_user = max((i for i, m in enumerate(messages) if isinstance(m, conv.UserMessage)), default=-1)
-        reject = self.options.reasoning_content_behavior == "reject"
-        for position, message in enumerate(messages):
-            if not isinstance(message, conv.AssistantMessage) or message.reasoning is not None:
-                continue
-            if reject and position > last_user and (offers_tools or message.tool_calls):
-                raise ConversionError(
-                    "The `content[].thinking` in the thinking mode must be passed back to the API."
-                )
-            message.reasoning = ""
+_INBOUND = _convert.Inbound(PROTOCOL, wire.read_request, _Converter, anthropic_error_body)
 
 
 def _check_role(index: int, role: wire.Role, block: wire.Block) -> None:
@@ -600,26 +540,3 @@ def _unanswered(prefix: str, ids: Sequence[str]) -> NoReturn:
         f"{prefix}`tool_use` ids were found without `tool_result` blocks immediately after: {listed}. "
         "Each `tool_use` block must have a corresponding `tool_result` block in the next message."
     )
-
-
-def _canonical_base64(data: str) -> str | None:
-    """``data`` in canonical padded base64, or ``None`` when the reference refuses it (observed rules).
-
-    Any number of trailing ``=`` is accepted; a last group of 2 or 3 characters needs at least one of them, and
-    its unused bits must be zero. No whitespace and no URL-safe alphabet.
-    """
-    stripped = data.rstrip("=")
-    if _BASE64_BODY.fullmatch(stripped) is None:
-        return None
-    tail = len(stripped) % 4
-    if tail == 1 or (tail and stripped == data):
-        return None
-    # ``stripped`` is pure alphabet and its padding is exact, so the plain decoder (the same on every Python
-    # version; ``strict_mode`` needs 3.11) has nothing left to be lenient about.
-    try:
-        decoded = binascii.a2b_base64(stripped + "=" * (-len(stripped) % 4))
-    except binascii.Error:
-        return None
-    canonical = binascii.b2a_base64(decoded, newline=False).decode("ascii")
-    # Non-zero unused bits in the last group decode to the same bytes: compare to refuse them.
-    return canonical if canonical.rstrip("=") == stripped else None

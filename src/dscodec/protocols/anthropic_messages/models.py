@@ -16,25 +16,29 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, cast
 
-from dscodec.protocols._shared import (
-    EFFORT_VARIANTS,
-    THINKING_VARIANTS,
-    EffortInput,
-    ThinkingSwitch,
+from dscodec.protocols._body import (
     WireError,
-    fail,
     join_path,
     missing_field,
     read_bool,
     read_f32,
-    read_list,
     read_map,
     read_str,
-    read_tag,
-    read_tagged_map,
-    read_uint,
     read_unit_enum,
 )
+from dscodec.protocols._reader import (
+    Struct,
+    Tagged,
+    checked,
+    constant,
+    list_of,
+    optional,
+    required,
+    str_or_list,
+    uint,
+    unit_enum,
+)
+from dscodec.protocols._sampling import EFFORT_VARIANTS, THINKING_VARIANTS, EffortInput, ThinkingSwitch
 
 __all__ = [
     "Base64Source",
@@ -70,21 +74,7 @@ Role = Literal["user", "assistant", "system"]
 MediaType = Literal["image/jpeg", "image/jpg", "image/png", "image/gif", "image/webp"]
 
 _ROLES: tuple[str, ...] = ("user", "assistant", "system")
-_BLOCK_TYPES: tuple[str, ...] = (
-    "text",
-    "image",
-    "document",
-    "thinking",
-    "server_tool_use",
-    "tool_use",
-    "tool_result",
-    "web_search_tool_result",
-    "tool_addition",
-)
-_RESULT_BLOCK_TYPES: tuple[str, ...] = ("text", "image", "document", "tool_reference")
-_SOURCE_TYPES: tuple[str, ...] = ("base64", "url", "file")
 _MEDIA_TYPES: tuple[str, ...] = ("image/jpeg", "image/jpg", "image/png", "image/gif", "image/webp")
-_TOOL_CHOICE_TYPES: tuple[str, ...] = ("auto", "any", "tool", "none")
 
 
 # -- content blocks ------------------------------------------------------------------------------------------
@@ -246,163 +236,76 @@ class MessagesRequest:
     effort: EffortInput | None = None
 
 
-# ---------------------------------------------------------------------------------------------------------------
+# -- reading: one table per JSON object (see :mod:`dscodec.protocols._reader` for the rules) ---------------------
 
-
-def _read_content(value: Any, path: str) -> Content:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, (list, tuple)):
-        return tuple(_read_block(item, f"{path}[{i}]") for i, item in enumerate(value))
-    fail("expected a string or a list", path)
-
-
-def _read_fields(block: Mapping[str, Any], path: str, strings: tuple[str, ...]) -> dict[str, str]:
-    """The string fields ``strings`` of a block (``null`` is refused, as serde does for ``String``)."""
-    out: dict[str, str] = {}
-    for key, item in block.items():
-        if key in strings:
-            out[key] = read_str(item, join_path(path, key))
-    for key in strings:
-        if key not in out:
-            raise missing_field(key, path)
-    return out
-
-
-def _read_block(value: Any, path: str) -> Block:
-    block = read_tagged_map(value, "type", _BLOCK_TYPES, "internally tagged enum MessagesContentBlock", path)
-    kind = read_tag(block, "type", _BLOCK_TYPES, join_path(path, "type"))
-    if kind == "text":
-        return TextBlock(_read_fields(block, path, ("text",))["text"])
-    if kind == "image":
-        return _read_image(block, path)
-    if kind == "document":
-        return _read_document(block, path)
-    if kind == "thinking":
-        thinking: str | None = None
-        for key, item in block.items():
-            if key == "thinking":
-                thinking = read_str(item, join_path(path, key))
-            elif key == "signature" and item is not None:
-                # Read for its type only: signatures cannot be checked here and are not needed.
-                read_str(item, join_path(path, key))
-        if thinking is None:
-            raise missing_field("thinking", path)
-        return ThinkingBlock(thinking)
-    if kind in ("tool_use", "server_tool_use"):
-        fields = _read_fields(block, path, ("id", "name"))
-        if "input" not in block:
-            raise missing_field("input", path)
-        if kind == "server_tool_use":
-            return ServerToolUseBlock(id=fields["id"], name=fields["name"])
-        return ToolUseBlock(id=fields["id"], name=fields["name"], input=block["input"])
-    if kind == "tool_result":
-        return _read_tool_result(block, path)
-    if kind == "web_search_tool_result":
-        fields = _read_fields(block, path, ("tool_use_id",))
-        if "content" not in block:
-            raise missing_field("content", path)
-        return WebSearchToolResultBlock(tool_use_id=fields["tool_use_id"])
-    name: str | None = None
-    for key, item in block.items():
-        if key == "tool":
-            name = _read_tool_reference(item, join_path(path, key))
-    if name is None:
-        raise missing_field("tool", path)
-    return ToolAdditionBlock(name)
-
-
-def _read_tool_reference(value: Any, path: str) -> str:
-    reference = read_tagged_map(
-        value, "type", ("tool_reference",), "internally tagged enum MessagesToolReference", path
-    )
-    read_tag(reference, "type", ("tool_reference",), join_path(path, "type"))
-    return _read_fields(reference, path, ("name",))["name"]
-
-
-def _read_image(block: Mapping[str, Any], path: str) -> ImageBlock:
-    source: ImageSource | None = None
-    for key, item in block.items():
-        if key == "source":
-            source = _read_image_source(item, join_path(path, key))
-    if source is None:
-        raise missing_field("source", path)
-    return ImageBlock(source)
-
-
-def _read_image_source(value: Any, path: str) -> ImageSource:
-    source = read_tagged_map(value, "type", _SOURCE_TYPES, "internally tagged enum MessagesImageSource", path)
-    kind = read_tag(source, "type", _SOURCE_TYPES, join_path(path, "type"))
-    if kind == "url":
-        return UrlSource(_read_fields(source, path, ("url",))["url"])
-    if kind == "file":
-        return FileSource(_read_fields(source, path, ("file_id",))["file_id"])
-    media_type: str | None = None
-    data: str | None = None
-    for key, item in source.items():
-        if key == "media_type":
-            media_type = read_unit_enum(item, _MEDIA_TYPES, join_path(path, key))
-        elif key == "data":
-            data = read_str(item, join_path(path, key))
-    if media_type is None:
-        raise missing_field("media_type", path)
-    if data is None:
-        raise missing_field("data", path)
-    return Base64Source(media_type=cast(MediaType, media_type), data=data)
-
-
-def _read_document(block: Mapping[str, Any], path: str) -> DocumentBlock:
-    # The source is a struct whose only read field is ``media_type``; whatever else it holds (``type``, ``data``,
-    # ``url``, nested ``content``…) is ignored, since documents only become a placeholder text.
-    media_type: str | None = None
-    has_source = False
-    for key, item in block.items():
-        if key == "source":
-            where = join_path(path, key)
-            source = read_map(item, "struct MessagesDocumentSource", where, fields=1)
-            has_source = True
-            for source_key, source_item in source.items():
-                if source_key == "media_type" and source_item is not None:
-                    media_type = read_str(source_item, join_path(where, source_key))
-    if not has_source:
-        raise missing_field("source", path)
-    return DocumentBlock(media_type)
-
-
-def _read_tool_result(block: Mapping[str, Any], path: str) -> ToolResultBlock:
-    tool_use_id: str | None = None
-    content: str | tuple[ToolResultPart, ...] | None = None
-    is_error: bool | None = None
-    for key, item in block.items():
-        where = join_path(path, key)
-        if key == "tool_use_id":
-            tool_use_id = read_str(item, where)
-        elif key == "content" and item is not None:
-            if isinstance(item, str):
-                content = item
-            elif isinstance(item, (list, tuple)):
-                content = tuple(_read_result_part(part, f"{where}[{i}]") for i, part in enumerate(item))
-            else:
-                fail("expected a string or a list", where)
-        elif key == "is_error" and item is not None:
-            is_error = read_bool(item, where)
-    if tool_use_id is None:
-        raise missing_field("tool_use_id", path)
-    return ToolResultBlock(tool_use_id=tool_use_id, content=content, is_error=is_error)
-
-
-def _read_result_part(value: Any, path: str) -> ToolResultPart:
-    part = read_tagged_map(
-        value, "type", _RESULT_BLOCK_TYPES, "internally tagged enum MessagesToolResultBlock", path
-    )
-    kind = read_tag(part, "type", _RESULT_BLOCK_TYPES, join_path(path, "type"))
-    if kind == "text":
-        return TextBlock(_read_fields(part, path, ("text",))["text"])
-    if kind == "image":
-        return _read_image(part, path)
-    if kind == "document":
-        return _read_document(part, path)
-    return ToolReferenceBlock(_read_fields(part, path, ("tool_name",))["tool_name"])
+_TEXT = Struct(TextBlock, required("text", read_str))
+_IMAGE_SOURCE: Tagged[ImageSource] = Tagged(
+    "type",
+    "internally tagged enum MessagesImageSource",
+    {
+        "base64": Struct(
+            Base64Source, required("media_type", unit_enum(_MEDIA_TYPES)), required("data", read_str)
+        ),
+        "url": Struct(UrlSource, required("url", read_str)),
+        "file": Struct(FileSource, required("file_id", read_str)),
+    },
+)
+_IMAGE = Struct(ImageBlock, required("source", _IMAGE_SOURCE.read))
+# The source is a struct whose only read field is ``media_type``; whatever else it holds (``type``, ``data``,
+# ``url``, nested ``content``…) is ignored, since documents only become a placeholder text.
+_DOCUMENT_SOURCE = Struct(
+    lambda media_type=None: media_type,
+    optional("media_type", read_str),
+    expected="struct MessagesDocumentSource",
+    size=1,
+)
+_DOCUMENT = Struct(DocumentBlock, required("source", _DOCUMENT_SOURCE.read, into="media_type"))
+_RESULT_PART: Tagged[ToolResultPart] = Tagged(
+    "type",
+    "internally tagged enum MessagesToolResultBlock",
+    {
+        "text": _TEXT,
+        "image": _IMAGE,
+        "document": _DOCUMENT,
+        "tool_reference": Struct(ToolReferenceBlock, required("tool_name", read_str)),
+    },
+)
+_TOOL_REFERENCE: Tagged[str] = Tagged(
+    "type",
+    "internally tagged enum MessagesToolReference",
+    {"tool_reference": Struct(lambda name: name, required("name", read_str))},
+)
+_BLOCK: Tagged[Block] = Tagged(
+    "type",
+    "internally tagged enum MessagesContentBlock",
+    {
+        "text": _TEXT,
+        "image": _IMAGE,
+        "document": _DOCUMENT,
+        # The signature is read for its type only: it cannot be checked here and is not needed.
+        "thinking": Struct(ThinkingBlock, required("thinking", read_str), checked("signature", read_str)),
+        "server_tool_use": Struct(
+            ServerToolUseBlock,
+            required("id", read_str),
+            required("name", read_str),
+            checked("input", required=True),
+        ),
+        "tool_use": Struct(
+            ToolUseBlock, required("id", read_str), required("name", read_str), required("input")
+        ),
+        "tool_result": Struct(
+            ToolResultBlock,
+            required("tool_use_id", read_str),
+            optional("content", str_or_list(_RESULT_PART.read, "expected a string or a list")),
+            optional("is_error", read_bool),
+        ),
+        "web_search_tool_result": Struct(
+            WebSearchToolResultBlock, required("tool_use_id", read_str), checked("content", required=True)
+        ),
+        "tool_addition": Struct(ToolAdditionBlock, required("tool", _TOOL_REFERENCE.read, into="name")),
+    },
+)
+_read_content = str_or_list(_BLOCK.read, "expected a string or a list")
 
 
 def _read_message(value: Any, path: str) -> Message:
@@ -418,18 +321,18 @@ def _read_message(value: Any, path: str) -> Message:
     return Message(role=cast(Role, role), content=content)
 
 
-def _read_system(value: Any, path: str) -> str | tuple[str, ...]:
-    if isinstance(value, str):
-        return value
-    if not isinstance(value, (list, tuple)):
-        fail("expected a string or a list", path)
-    texts: list[str] = []
-    for index, item in enumerate(value):
-        where = f"{path}[{index}]"
-        block = read_tagged_map(item, "type", ("text",), "internally tagged enum MessagesSystemBlock", where)
-        read_tag(block, "type", ("text",), join_path(where, "type"))
-        texts.append(_read_fields(block, where, ("text",))["text"])
-    return tuple(texts)
+_SYSTEM_BLOCK: Tagged[str] = Tagged(
+    "type",
+    "internally tagged enum MessagesSystemBlock",
+    {"text": Struct(lambda text: text, required("text", read_str))},
+)
+_CLIENT_TOOL = Struct(
+    FunctionTool,
+    required("name", read_str),
+    optional("description", read_str),
+    optional("input_schema"),
+    optional("defer_loading", read_bool),
+)
 
 
 def _read_tool(value: Any, path: str) -> Tool:
@@ -446,72 +349,60 @@ def _read_tool(value: Any, path: str) -> Tool:
         )
     if "name" not in tool:
         raise missing_field("name", path)
-    fields: dict[str, Any] = {}
-    for key, item in tool.items():
-        where = join_path(path, key)
-        try:
-            if key == "name":
-                fields["name"] = read_str(item, where)
-            elif key == "description" and item is not None:
-                fields["description"] = read_str(item, where)
-            elif key == "input_schema":
-                fields["input_schema"] = item
-            elif key == "defer_loading" and item is not None:
-                fields["defer_loading"] = read_bool(item, where)
-        except WireError as exc:
-            raise WireError(f"field `{key}`: {exc.detail}", exc.path) from None
-    return FunctionTool(**fields)
+    try:
+        return _CLIENT_TOOL.read_fields(tool, path)
+    except WireError as exc:
+        # The client tool's fields are flat: the error's path is ``<path>.<field>``.
+        key = (exc.path or "").removeprefix(f"{path}.")
+        raise WireError(f"field `{key}`: {exc.detail}", exc.path) from None
 
 
-def _read_tool_choice(value: Any, path: str) -> ToolChoice:
-    choice = read_tagged_map(
-        value, "type", _TOOL_CHOICE_TYPES, "internally tagged enum MessagesToolChoice", path
-    )
-    kind = read_tag(choice, "type", _TOOL_CHOICE_TYPES, join_path(path, "type"))
-    name: str | None = None
-    for key, item in choice.items():
-        where = join_path(path, key)
-        if key == "disable_parallel_tool_use" and kind != "none" and item is not None:
-            # Read for its type only: parallel tool use cannot be switched off (spec §2.3).
-            read_bool(item, where)
-        elif key == "name" and kind == "tool":
-            name = read_str(item, where)
-    if kind != "tool":
-        return cast(ToolChoice, kind)
-    if name is None:
-        raise missing_field("name", path)
-    return NamedToolChoice(name)
-
-
-def _read_thinking(value: Any, path: str) -> ThinkingSwitch:
-    thinking = read_map(value, "struct MessagesThinking", path, fields=2)
-    switch: str | None = None
-    for key, item in thinking.items():
-        where = join_path(path, key)
-        if key == "type":
-            switch = read_unit_enum(item, THINKING_VARIANTS, where)
-        elif key == "budget_tokens" and item is not None:
-            # Read for its type only: the budget never matters (spec §1.3).
-            read_uint(item, 64, where)
-    if switch is None:
-        raise missing_field("type", path)
-    return cast(ThinkingSwitch, switch)
-
-
-def _read_metadata(value: Any, path: str) -> None:
-    metadata = read_map(value, "struct MessagesMetadata", path, fields=1)
-    for key, item in metadata.items():
-        if key == "user_id" and item is not None:
-            read_str(item, join_path(path, key))
-
-
-def _read_output_config(value: Any, path: str) -> EffortInput | None:
-    config = read_map(value, "struct MessagesOutputConfig", path, fields=1)
-    effort: EffortInput | None = None
-    for key, item in config.items():
-        if key == "effort" and item is not None:
-            effort = cast(EffortInput, read_unit_enum(item, EFFORT_VARIANTS, join_path(path, key)))
-    return effort
+# Read for its type only: parallel tool use cannot be switched off (spec §2.3).
+_DISABLE_PARALLEL = checked("disable_parallel_tool_use", read_bool)
+_TOOL_CHOICE: Tagged[ToolChoice] = Tagged(
+    "type",
+    "internally tagged enum MessagesToolChoice",
+    {
+        "auto": constant("auto", _DISABLE_PARALLEL),
+        "any": constant("any", _DISABLE_PARALLEL),
+        "tool": Struct(NamedToolChoice, _DISABLE_PARALLEL, required("name", read_str)),
+        "none": constant("none"),
+    },
+)
+_THINKING = Struct(
+    lambda type: type,
+    required("type", unit_enum(THINKING_VARIANTS)),
+    # Read for its type only: the budget never matters (spec §1.3).
+    checked("budget_tokens", uint(64)),
+    expected="struct MessagesThinking",
+    size=2,
+)
+_METADATA = Struct(lambda: None, checked("user_id", read_str), expected="struct MessagesMetadata", size=1)
+_OUTPUT_CONFIG = Struct(
+    lambda effort=None: effort,
+    optional("effort", unit_enum(EFFORT_VARIANTS)),
+    expected="struct MessagesOutputConfig",
+    size=1,
+)
+# serde reports missing fields after reading the others, in declaration order: ``model`` before ``messages``.
+_REQUEST = Struct(
+    MessagesRequest,
+    required("model", read_str),
+    required("messages", list_of(_read_message)),
+    optional("system", str_or_list(_SYSTEM_BLOCK.read, "expected a string or a list")),
+    optional("stream", read_bool),
+    optional("max_tokens", uint(32)),
+    optional("temperature", read_f32),
+    optional("top_p", read_f32),
+    optional("stop_sequences", list_of(read_str)),
+    optional("tools", list_of(_read_tool)),
+    optional("tool_choice", _TOOL_CHOICE.read),
+    optional("thinking", _THINKING.read),
+    checked("metadata", _METADATA.read),
+    optional("output_config", _OUTPUT_CONFIG.read, into="effort"),
+    expected="struct MessagesRequest",
+    size=13,
+)
 
 
 def read_request(body: Any) -> MessagesRequest:
@@ -520,39 +411,4 @@ def read_request(body: Any) -> MessagesRequest:
     Raises:
         WireError: a field has the wrong JSON type, an enum value is unknown, or a required field is missing.
     """
-    request = read_map(body, "struct MessagesRequest", None, fields=13)
-    fields: dict[str, Any] = {}
-    for key, item in request.items():
-        if key == "model":
-            fields["model"] = read_str(item, key)
-        elif key == "messages":
-            fields["messages"] = tuple(
-                _read_message(m, f"messages[{i}]") for i, m in enumerate(read_list(item, key))
-            )
-        elif item is None:
-            continue
-        elif key == "system":
-            fields[key] = _read_system(item, key)
-        elif key == "stream":
-            fields[key] = read_bool(item, key)
-        elif key == "max_tokens":
-            fields[key] = read_uint(item, 32, key)
-        elif key in ("temperature", "top_p"):
-            fields[key] = read_f32(item, key)
-        elif key == "stop_sequences":
-            fields[key] = tuple(read_str(s, f"{key}[{i}]") for i, s in enumerate(read_list(item, key)))
-        elif key == "tools":
-            fields[key] = tuple(_read_tool(t, f"tools[{i}]") for i, t in enumerate(read_list(item, key)))
-        elif key == "tool_choice":
-            fields[key] = _read_tool_choice(item, key)
-        elif key == "thinking":
-            fields[key] = _read_thinking(item, key)
-        elif key == "metadata":
-            _read_metadata(item, key)
-        elif key == "output_config":
-            fields["effort"] = _read_output_config(item, key)
-    # serde reports missing fields after reading the others, in declaration order.
-    for required in ("model", "messages"):
-        if required not in fields:
-            raise missing_field(required, None)
-    return MessagesRequest(**fields)
+    return _REQUEST.read(body, None)

@@ -9,25 +9,19 @@ reference. Every error leaves as a :class:`~dscodec.errors.ConversionError` boun
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from dscodec import conversation as conv
-from dscodec._json import dumps_compact
 from dscodec.errors import ConversionError
 from dscodec.options import ConversionOptions
-from dscodec.protocols import _shared as rules
+from dscodec.protocols import _constraints, _convert, _images, _sampling, _tools
 from dscodec.protocols.errors import openai_error_body
 from dscodec.protocols.openai_chat import models as wire
 
 __all__ = ["parse_request"]
 
 PROTOCOL: conv.Protocol = "chat_completions"
-
-#: Text standing for an image or file on the V4 template, which has no image token (§2.1.1).
-UNSUPPORTED_IMAGE_TEXT = "[Unsupported Image]"
-
-_PART_SEPARATOR = "\n\n"
 
 
 def parse_request(
@@ -51,19 +45,7 @@ def parse_request(
         >>> req.model_version, req.conversation.thinking_mode, req.conversation.reasoning_effort
         ('v4', True, 'high')
     """
-    try:
-        request = rules.read_body(body, wire.read_request)
-        return _Converter(request, options or ConversionOptions()).convert()
-    except ConversionError as exc:
-        raise exc.bind(PROTOCOL, openai_error_body) from None
-
-
-@dataclass
-class _Content:
-    """Converted message content: the text and the image placeholders in it."""
-
-    text: str
-    images: list[conv.ImagePlaceholder] = field(default_factory=list)
+    return _INBOUND.parse(body, options)
 
 
 @dataclass
@@ -76,15 +58,17 @@ class _Converter:
         # The order of the checks below is the reference's (§1.5, refined by differential testing): a request
         # breaking several rules gets the error of the first one.
         req = self.request
-        self.version = rules.resolve_model(req.model, self.options)
-        thinking = rules.resolve_thinking(
+        self.version = _sampling.resolve_model(req.model, self.options)
+        thinking = _sampling.resolve_thinking(
             req.thinking, req.reasoning_effort, default_thinking_mode=self.options.default_thinking_mode
         )
         wire_tools = req.tools or ()
-        rules.validate_tool_names([t.name for t in wire_tools])
+        _tools.validate_tool_names([t.name for t in wire_tools])
         messages = self._messages(thinking)
         response_format = req.response_format or "text"
-        if response_format == "json_object" and not rules.contains_json_word(m.content for m in messages):
+        if response_format == "json_object" and not _constraints.contains_json_word(
+            m.content for m in messages
+        ):
             raise ConversionError(
                 "Prompt must contain the word 'json' in some form to use 'response_format' of type 'json_object'."
             )
@@ -92,9 +76,7 @@ class _Converter:
         response_schema: Any = None
         response_regex: str | None = None
         format_constraint: conv.OutputConstraint | None = None
-        if response_format == "json_object":
-            format_constraint = conv.OutputConstraint(kind="json", schema="")
-        elif isinstance(response_format, wire.JsonSchemaFormat):
+        if isinstance(response_format, wire.JsonSchemaFormat):
             response_schema = response_format.schema
         elif isinstance(response_format, wire.RegexFormat):
             response_regex = response_format.regex
@@ -104,81 +86,54 @@ class _Converter:
         self._check_prefix(messages)
 
         stop = req.stop or ()
-        rules.check_stop(stop, is_list=req.stop_is_list)
+        _sampling.check_stop(stop, is_list=req.stop_is_list)
         if req.stream_options and req.stream is not True:
             raise ConversionError("stream_options should be set along with stream = true")
         if isinstance(response_format, wire.JsonSchemaFormat):
             # The schema is checked only here, when the constraint is built (the reference's order).
-            schema = response_format.schema
-            if response_format.strict is True:
-                schema = rules.normalize_strict_schema(schema, target="response_format")
-            else:
-                rules.validate_json_schema_value(schema)
-            format_constraint = conv.OutputConstraint(kind="json", schema=dumps_compact(schema))
-        strict = [tool.strict is True for tool in tools]
-        if any(strict):
-            # Strict tools are all-or-nothing and exclude any response format but text.
-            if not all(strict):
-                raise ConversionError("Cannot use strict tool with non-strict tool in the same request")
-            if response_format != "text":
-                raise ConversionError("response_format should not be used with tools")
+            format_constraint = _constraints.json_schema_constraint(
+                response_format.schema, strict=response_format.strict
+            )
+        _constraints.check_strict_tools(tools, text_format=response_format == "text")
         if req.n is not None and req.n != 1:
             raise ConversionError("Invalid n value (currently only n = 1 is supported)")
-        rules.check_penalty("presence_penalty", req.presence_penalty)
-        rules.check_penalty("frequency_penalty", req.frequency_penalty)
-        rules.check_temperature(req.temperature)
-        rules.check_top_p(req.top_p)
-        rules.check_top_logprobs(req.top_logprobs, req.logprobs)
+        _sampling.check_penalty("presence_penalty", req.presence_penalty)
+        _sampling.check_penalty("frequency_penalty", req.frequency_penalty)
+        _sampling.check_temperature(req.temperature)
+        _sampling.check_top_p(req.top_p)
+        _sampling.check_top_logprobs(req.top_logprobs, req.logprobs)
         # Deviation D4: the reference ignores max_completion_tokens. dscodec honours it as the output limit,
         # and when both fields are sent the newer max_completion_tokens wins (max_tokens is its deprecated
         # alias in the OpenAI API); both are range-checked, with the same message.
-        rules.check_max_tokens(req.max_tokens, thinking=thinking, options=self.options)
-        rules.check_max_tokens(req.max_completion_tokens, thinking=thinking, options=self.options)
+        _sampling.check_max_tokens(req.max_tokens, thinking=thinking, options=self.options)
+        _sampling.check_max_tokens(req.max_completion_tokens, thinking=thinking, options=self.options)
         max_tokens = req.max_completion_tokens if req.max_completion_tokens is not None else req.max_tokens
-        rules.check_seed(req.seed)
+        _sampling.check_seed(req.seed)
         # Deviation D16, checked after every rule of the reference (which accepts stop strings of any length).
-        rules.check_stop_lengths(stop, field="stop", is_list=req.stop_is_list)
+        _sampling.check_stop_lengths(stop, field="stop", is_list=req.stop_is_list)
 
-        if tools:
-            constraint: conv.OutputConstraint | None = rules.tool_call_constraint(
-                tools, required=tool_choice == "required"
-            )
-        else:
-            constraint = format_constraint
-        conversation = conv.Conversation(
+        return _convert.conversation_request(
+            protocol=PROTOCOL,
+            model=req.model,
+            version=self.version,
+            stream=req.stream is True,
             messages=messages,
-            thinking_mode=thinking,
-            reasoning_effort=rules.resolve_effort(thinking, req.reasoning_effort),
+            thinking=thinking,
+            effort=req.reasoning_effort,
             tools=tools,
             tool_choice=tool_choice,
+            temperature=req.temperature,
+            top_p=req.top_p,
+            max_tokens=max_tokens,
             response_format=_format_name(response_format),
             response_schema=response_schema,
             response_regex=response_regex,
-        )
-        inference = conv.InferenceOptions(
-            temperature=rules.resolve_temperature(thinking, req.temperature),
-            top_p=rules.resolve_top_p(self.version, thinking, req.top_p, tools_active=bool(tools)),
-            max_tokens=max_tokens,
+            format_constraint=format_constraint,
             logprobs=req.logprobs is True,
             top_logprobs=req.top_logprobs,
             seed=req.seed,
-            output_constraint=constraint,
-        )
-        parsing = conv.ParsingOptions(
-            parse_tool_calls=bool(tools),
-            starts_in_tool_calls=tool_choice == "required",
-            parse_json_output=response_format == "json_object",
-            thinking_initial_stage=_initial_stage(thinking, messages),
-            stop_sequences=list(stop),
-        )
-        return conv.ConversationRequest(
-            protocol=PROTOCOL,
-            model=req.model,
-            model_version=self.version,
-            stream=req.stream is True,
-            conversation=conversation,
-            inference_options=inference,
-            parsing_options=parsing,
+            initial_stage=_initial_stage(messages),
+            stop=stop,
             include_usage=req.include_usage,
         )
 
@@ -198,19 +153,8 @@ class _Converter:
             if tool.name in names:
                 raise ConversionError("Tool names must be unique.")
             names.add(tool.name)
-            parameters: Any
-            if tool.strict is True:
-                source = tool.parameters if tool.parameters is not None else {"type": "object"}
-                parameters = rules.normalize_strict_schema(source, target="tool")
-            elif tool.parameters is None:
-                parameters = {}
-            else:
-                rules.validate_function_parameters(tool.name, tool.parameters)
-                parameters = tool.parameters
             tools.append(
-                conv.ToolDefinition(
-                    name=tool.name, description=tool.description, parameters=parameters, strict=tool.strict
-                )
+                _tools.function_definition(tool.name, tool.description, tool.parameters, strict=tool.strict)
             )
         return tools
 
@@ -219,8 +163,8 @@ class _Converter:
     ) -> tuple[conv.ToolChoice, list[conv.ToolDefinition]]:
         choice = self.request.tool_choice or "auto"
         if isinstance(choice, wire.NamedToolChoice):
-            return rules.resolve_tool_choice("required", choice.name, tools, thinking=thinking)
-        return rules.resolve_tool_choice(choice, None, tools, thinking=thinking)
+            return _tools.resolve_tool_choice("required", choice.name, tools, thinking=thinking)
+        return _tools.resolve_tool_choice(choice, None, tools, thinking=thinking)
 
     # -- messages (§2.1.1–§2.1.3) --------------------------------------------------------------------------
 
@@ -250,7 +194,14 @@ class _Converter:
                 index = self._assistant_turn(index, out)
                 continue
             index += 1
-        self._fill_reasoning(out, thinking)
+        # The request offers tools whatever tool_choice says.
+        _convert.fill_reasoning(
+            out,
+            thinking=thinking,
+            options=self.options,
+            offers_tools=bool(self.request.tools),
+            reasoning_field="reasoning_content",
+        )
         last = len(out) - 1
         for position, converted in enumerate(out):
             if isinstance(converted, conv.AssistantMessage) and converted.prefix and position != last:
@@ -322,38 +273,19 @@ class _Converter:
             )
         return position
 
-    def _content(self, content: wire.Content, index: int) -> _Content:
+    def _content(self, content: wire.Content, index: int) -> _convert.Content:
         """System, user and tool content: text parts and image placeholders joined with a blank line."""
         if isinstance(content, str):
-            return _Content(content)
-        sources = self._image_sources(content, index)
-        pieces: list[str] = []
-        images: list[conv.ImagePlaceholder] = []
-        offset = 0
-        for part, source in zip(content, sources):
-            if pieces:
-                offset += len(_PART_SEPARATOR)
-            if isinstance(part, wire.TextPart):
-                piece = part.text
-            elif source is None:
-                piece = UNSUPPORTED_IMAGE_TEXT
-            else:
-                images.append(conv.ImagePlaceholder(offset=offset, source=source))
-                piece = rules.IMAGE_TOKEN
-            pieces.append(piece)
-            offset += len(piece)
-        return _Content(_PART_SEPARATOR.join(pieces), images)
+            return _convert.Content.of_text(content)
+        return _convert.Content.of_parts(map(_plain_text, content), self._image_sources(content, index))
 
     def _assistant_content(self, content: wire.Content, index: int) -> str:
         if isinstance(content, str):
             return content
         if self.version != "v4" and any(not isinstance(part, wire.TextPart) for part in content):
-            self._file_urls(content, index)
+            self._image_refs(content, index)
             raise ConversionError("Image in assistant message is not supported")
-        pieces = [
-            part.text if isinstance(part, wire.TextPart) else UNSUPPORTED_IMAGE_TEXT for part in content
-        ]
-        return _PART_SEPARATOR.join(pieces)
+        return _convert.PART_SEPARATOR.join(map(_plain_text, content))
 
     def _image_sources(self, parts: Sequence[wire.ContentPart], index: int) -> list[conv.ImageSource | None]:
         """The image source of every part (``None`` for text, and for every part on V4, which has no images).
@@ -362,29 +294,17 @@ class _Converter:
         """
         if self.version == "v4":
             return [None] * len(parts)
-        urls = self._file_urls(parts, index)
-        path = f".messages[{index}]"
-        sources: list[conv.ImageSource | None] = []
-        for part, url in zip(parts, urls):
-            if url is None:
-                sources.append(None)
-                continue
-            detail = part.detail if isinstance(part, wire.ImageUrlPart) else "high"
-            check = rules.image_source_for_url(url, detail=detail, path=path)
-            if check.source is None:
-                raise ConversionError(f"{path}: {check.error}")
-            sources.append(check.source)
-        return sources
+        return _images.checked_image_sources(self._image_refs(parts, index), path=f".messages[{index}]")
 
-    def _file_urls(self, parts: Sequence[wire.ContentPart], index: int) -> list[str | None]:
-        """The image URL of every image or file part (``None`` for text); checks the file parts (§2.1.1)."""
+    def _image_refs(self, parts: Sequence[wire.ContentPart], index: int) -> list[_images.ImageRef | None]:
+        """The image of every image or file part (``None`` for text); checks the file parts (§2.1.1)."""
         path = f".messages[{index}]"
-        urls: list[str | None] = []
+        urls: list[_images.ImageRef | None] = []
         for part in parts:
             if isinstance(part, wire.TextPart):
                 urls.append(None)
             elif isinstance(part, wire.ImageUrlPart):
-                urls.append(part.url)
+                urls.append((part.url, part.detail))
             elif part.file_id is None and part.file_data is None:
                 raise ConversionError(f"{path}: file must have a file_id or file_data")
             elif part.file_id is not None and part.file_data is not None:
@@ -395,35 +315,11 @@ class _Converter:
                 )
             else:
                 assert part.file_data is not None
-                problem = rules.file_data_problem(part.file_data)
+                problem = _images.file_data_problem(part.file_data)
                 if problem is not None:
                     raise ConversionError(f"{path}: {problem}")
-                urls.append(part.file_data)
+                urls.append((part.file_data, "high"))
         return urls
-
-    def _fill_reasoning(self, messages: list[conv.Message], thinking: bool) -> None:
-        """Thinking mode needs every assistant turn's reasoning; fill or reject missing ones (§2.1.2).
-
-        Without thinking the reference drops reasoning the client sent, so it never reaches the prompt.
-        """
-        if not thinking:
-            for message in messages:
-                if isinstance(message, conv.AssistantMessage):
-                    message.reasoning = None
-            return
-        last_user = max((i for i, m in enumerate(messages) if isinstance(m, conv.UserMessage)), default=-1)
-        reject = self.options.reasoning_content_behavior == "reject"
-        # The current agentic turn: assistant messages after the last user message, in a request that offers
-        # tools (whatever tool_choice says) or for messages that call tools.
-        offers_tools = bool(self.request.tools)
-        for position, message in enumerate(messages):
-            if not isinstance(message, conv.AssistantMessage) or message.reasoning is not None:
-                continue
-            if reject and position > last_user and (offers_tools or message.tool_calls):
-                raise ConversionError(
-                    "The `reasoning_content` in the thinking mode must be passed back to the API."
-                )
-            message.reasoning = ""
 
     def _check_prefix(self, messages: list[conv.Message]) -> None:
         """A final prefix message cannot be combined with JSON mode, with tools or with tool calls in history."""
@@ -442,6 +338,14 @@ class _Converter:
         )
 
 
+_INBOUND = _convert.Inbound(PROTOCOL, wire.read_request, _Converter, openai_error_body)
+
+
+def _plain_text(part: wire.ContentPart) -> str:
+    """A part as text: its text, or the placeholder of an image or file."""
+    return part.text if isinstance(part, wire.TextPart) else _images.UNSUPPORTED_IMAGE_TEXT
+
+
 def _format_name(fmt: wire.ResponseFormat) -> conv.ResponseFormat:
     if isinstance(fmt, wire.JsonSchemaFormat):
         return "json_schema"
@@ -450,9 +354,8 @@ def _format_name(fmt: wire.ResponseFormat) -> conv.ResponseFormat:
     return fmt
 
 
-def _initial_stage(thinking: bool, messages: Sequence[conv.Message]) -> conv.ThinkingStage | None:
-    if not thinking:
-        return None
+def _initial_stage(messages: Sequence[conv.Message]) -> conv.ThinkingStage:
+    """Where thinking mode starts the output."""
     final = messages[-1] if messages else None
     if isinstance(final, conv.AssistantMessage) and final.prefix:
         # Continue the answer when it has begun, else the reasoning when the client sent some.

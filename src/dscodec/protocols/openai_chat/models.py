@@ -13,26 +13,28 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, cast
 
-from dscodec.protocols._shared import (
-    EFFORT_VARIANTS,
-    THINKING_VARIANTS,
-    EffortInput,
-    ThinkingSwitch,
+from dscodec.protocols._body import (
     WireError,
     describe_value,
     fail,
-    join_path,
-    missing_field,
     read_bool,
     read_f32,
-    read_list,
-    read_map,
     read_str,
-    read_tag,
-    read_tagged_map,
-    read_uint,
     read_unit_enum,
 )
+from dscodec.protocols._reader import (
+    Struct,
+    Tagged,
+    checked,
+    constant,
+    list_of,
+    optional,
+    required,
+    str_or_list,
+    uint,
+    unit_enum,
+)
+from dscodec.protocols._sampling import EFFORT_VARIANTS, THINKING_VARIANTS, EffortInput, ThinkingSwitch
 
 __all__ = [
     "AssistantMessage",
@@ -60,9 +62,6 @@ __all__ = [
 
 Detail = Literal["low", "high", "original", "auto"]
 _DETAILS: tuple[str, ...] = ("low", "high", "original", "auto")
-_ROLES: tuple[str, ...] = ("system", "user", "assistant", "tool", "latest_reminder")
-_PART_TYPES: tuple[str, ...] = ("text", "image_url", "file")
-_FORMAT_TYPES: tuple[str, ...] = ("json_object", "json_schema", "regex", "text")
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,193 +190,92 @@ class ChatCompletionRequest:
     frequency_penalty: float | None = None
 
 
-# ---------------------------------------------------------------------------------------------------------------
+# -- reading: one table per JSON object (see :mod:`dscodec.protocols._reader` for the rules) ---------------------
 
 
-def _read_content(value: Any, path: str, *, allow_null: bool) -> Content | None:
-    if value is None and allow_null:
-        return None
-    if isinstance(value, str):
-        return value
-    if isinstance(value, (list, tuple)):
-        return tuple(_read_part(item, f"{path}[{i}]") for i, item in enumerate(value))
-    fail("content should be a string or a list", path)
+_IMAGE_URL = Struct(
+    ImageUrlPart,
+    required("url", read_str),
+    optional("detail", unit_enum(_DETAILS)),
+    expected="struct ChatCompletionImageUrl",
+    size=2,
+)
+_PART: Tagged[ContentPart] = Tagged(
+    "type",
+    "internally tagged enum ChatCompletionRequestContentBlock",
+    {
+        "text": Struct(TextPart, required("text", read_str)),
+        "image_url": Struct(lambda image_url: image_url, required("image_url", _IMAGE_URL.read)),
+        # Only the flat fields count; ``filename`` is read for its type.
+        "file": Struct(
+            FilePart,
+            optional("file_id", read_str),
+            optional("file_data", read_str),
+            checked("filename", read_str),
+        ),
+    },
+)
+_read_content = str_or_list(_PART.read, "content should be a string or a list")
 
+_FUNCTION_CALL = Struct(
+    lambda name, arguments: (name, arguments),
+    required("name", read_str),
+    required("arguments", read_str),
+    expected="struct ChatCompletionRequestFunctionCall",
+    size=2,
+)
+_TOOL_CALL = Struct(
+    ToolCall,
+    required("id", read_str),
+    checked("type", unit_enum(("function",)), required=True),
+    required("function", _FUNCTION_CALL.read, into=("name", "arguments")),
+    expected="struct ChatCompletionRequestToolCall",
+    size=3,
+)
 
-def _read_part(value: Any, path: str) -> ContentPart:
-    part = read_tagged_map(
-        value, "type", _PART_TYPES, "internally tagged enum ChatCompletionRequestContentBlock", path
-    )
-    kind = read_tag(part, "type", _PART_TYPES, join_path(path, "type"))
-    if kind == "text":
-        text: str | None = None
-        for key, item in part.items():
-            if key == "text":
-                text = read_str(item, join_path(path, key))
-        if text is None:
-            raise missing_field("text", path)
-        return TextPart(text)
-    if kind == "image_url":
-        image: ImageUrlPart | None = None
-        for key, item in part.items():
-            if key == "image_url":
-                image = _read_image_url(item, join_path(path, key))
-        if image is None:
-            raise missing_field("image_url", path)
-        return image
-    fields: dict[str, str | None] = {"file_id": None, "file_data": None}
-    for key, item in part.items():
-        if key in ("file_id", "file_data", "filename") and item is not None:
-            text_value = read_str(item, join_path(path, key))
-            if key != "filename":
-                fields[key] = text_value
-    return FilePart(file_id=fields["file_id"], file_data=fields["file_data"])
+_CONTENT = required("content", _read_content)
+_NAME = checked("name", read_str)
+_MESSAGE: Tagged[Message] = Tagged(
+    "role",
+    "internally tagged enum ChatCompletionRequestMessage",
+    {
+        "system": Struct(SystemMessage, _CONTENT, _NAME),
+        "user": Struct(UserMessage, _CONTENT, _NAME),
+        "assistant": Struct(
+            AssistantMessage,
+            optional("content", _read_content),
+            _NAME,
+            optional("reasoning_content", read_str),
+            optional("tool_calls", list_of(_TOOL_CALL.read)),
+            optional("prefix", read_bool),
+        ),
+        "tool": Struct(ToolMessage, _CONTENT, _NAME, required("tool_call_id", read_str)),
+        "latest_reminder": Struct(LatestReminderMessage, required("content", read_str), _NAME),
+    },
+)
 
-
-def _read_image_url(value: Any, path: str) -> ImageUrlPart:
-    image = read_map(value, "struct ChatCompletionImageUrl", path, fields=2)
-    url: str | None = None
-    detail: Detail = "high"
-    for key, item in image.items():
-        if key == "url":
-            url = read_str(item, join_path(path, key))
-        elif key == "detail" and item is not None:
-            detail = cast(Detail, read_unit_enum(item, _DETAILS, join_path(path, key)))
-    if url is None:
-        raise missing_field("url", path)
-    return ImageUrlPart(url=url, detail=detail)
-
-
-def _read_tool_call(value: Any, path: str) -> ToolCall:
-    call = read_map(value, "struct ChatCompletionRequestToolCall", path, fields=3)
-    call_id: str | None = None
-    has_type = False
-    function: tuple[str, str] | None = None
-    for key, item in call.items():
-        if key == "id":
-            call_id = read_str(item, join_path(path, key))
-        elif key == "type":
-            read_unit_enum(item, ("function",), join_path(path, key))
-            has_type = True
-        elif key == "function":
-            function = _read_function_call(item, join_path(path, key))
-    if call_id is None:
-        raise missing_field("id", path)
-    if not has_type:
-        raise missing_field("type", path)
-    if function is None:
-        raise missing_field("function", path)
-    return ToolCall(id=call_id, name=function[0], arguments=function[1])
-
-
-def _read_function_call(value: Any, path: str) -> tuple[str, str]:
-    function = read_map(value, "struct ChatCompletionRequestFunctionCall", path, fields=2)
-    name: str | None = None
-    arguments: str | None = None
-    for key, item in function.items():
-        if key == "name":
-            name = read_str(item, join_path(path, key))
-        elif key == "arguments":
-            arguments = read_str(item, join_path(path, key))
-    if name is None:
-        raise missing_field("name", path)
-    if arguments is None:
-        raise missing_field("arguments", path)
-    return name, arguments
-
-
-def _read_message(value: Any, path: str) -> Message:
-    message = read_tagged_map(
-        value, "role", _ROLES, "internally tagged enum ChatCompletionRequestMessage", path
-    )
-    role = read_tag(message, "role", _ROLES, join_path(path, "role"))
-    content: Content | None = None
-    has_content = False
-    reasoning: str | None = None
-    tool_calls: tuple[ToolCall, ...] | None = None
-    prefix = False
-    tool_call_id: str | None = None
-    for key, item in message.items():
-        where = join_path(path, key)
-        if key == "content":
-            if role == "latest_reminder":
-                content = read_str(item, where)
-            else:
-                content = _read_content(item, where, allow_null=role == "assistant")
-            has_content = True
-        elif key == "name" and item is not None:
-            read_str(item, where)
-        elif role == "assistant" and key == "reasoning_content" and item is not None:
-            reasoning = read_str(item, where)
-        elif role == "assistant" and key == "tool_calls" and item is not None:
-            tool_calls = tuple(
-                _read_tool_call(call, f"{where}[{i}]") for i, call in enumerate(read_list(item, where))
-            )
-        elif role == "assistant" and key == "prefix" and item is not None:
-            prefix = read_bool(item, where)
-        elif role == "tool" and key == "tool_call_id":
-            tool_call_id = read_str(item, where)
-    if role == "assistant":
-        return AssistantMessage(
-            content=content, reasoning_content=reasoning, tool_calls=tool_calls, prefix=prefix
-        )
-    if not has_content:
-        raise missing_field("content", path)
-    assert content is not None  # only assistant content may be null
-    if role == "system":
-        return SystemMessage(content)
-    if role == "user":
-        return UserMessage(content)
-    if role == "latest_reminder":
-        return LatestReminderMessage(cast(str, content))
-    if tool_call_id is None:
-        raise missing_field("tool_call_id", path)
-    return ToolMessage(content=content, tool_call_id=tool_call_id)
-
-
-def _read_tool(value: Any, path: str) -> FunctionTool:
-    tool = read_map(value, "struct ChatCompletionTool", path, fields=2)
-    has_type = False
-    function: FunctionTool | None = None
-    for key, item in tool.items():
-        where = join_path(path, key)
-        if key == "type":
-            read_unit_enum(item, ("function",), where)
-            has_type = True
-        elif key == "function":
-            function = _read_function(item, where)
-    if not has_type:
-        raise missing_field("type", path)
-    if function is None:
-        raise missing_field("function", path)
-    return function
-
-
-def _read_function(value: Any, path: str) -> FunctionTool:
-    function = read_map(value, "struct ChatCompletionFunctionDefinition", path, fields=4)
-    name: str | None = None
-    description: str | None = None
-    parameters: Any = None
-    strict: bool | None = None
-    for key, item in function.items():
-        where = join_path(path, key)
-        if key == "name":
-            name = read_str(item, where)
-        elif key == "description" and item is not None:
-            description = read_str(item, where)
-        elif key == "parameters":
-            parameters = item
-        elif key == "strict" and item is not None:
-            strict = read_bool(item, where)
-    if name is None:
-        raise missing_field("name", path)
-    return FunctionTool(name=name, description=description, parameters=parameters, strict=strict)
-
+_FUNCTION = Struct(
+    FunctionTool,
+    required("name", read_str),
+    optional("description", read_str),
+    optional("parameters"),
+    optional("strict", read_bool),
+    expected="struct ChatCompletionFunctionDefinition",
+    size=4,
+)
+_TOOL = Struct(
+    lambda function: function,
+    checked("type", unit_enum(("function",)), required=True),
+    required("function", _FUNCTION.read),
+    expected="struct ChatCompletionTool",
+    size=2,
+)
 
 _TOOL_CHOICE_ERROR = "expected one of `none`, `auto`, `required` or a tool"
 
 
 def _read_tool_choice(value: Any, path: str) -> ToolChoice:
+    # An untagged enum: serde reports every problem at the field itself, prefixed with the inner field's name.
     if isinstance(value, str):
         if value in ("none", "auto", "required"):
             return cast(ToolChoice, value)
@@ -409,79 +307,82 @@ def _read_tool_choice(value: Any, path: str) -> ToolChoice:
     return NamedToolChoice(name)
 
 
-def _read_response_format(value: Any, path: str) -> ResponseFormat:
-    fmt = read_tagged_map(
-        value, "type", _FORMAT_TYPES, "internally tagged enum ChatCompletionResponseFormat", path
-    )
-    kind = read_tag(fmt, "type", _FORMAT_TYPES, join_path(path, "type"))
-    if kind in ("text", "json_object"):
-        return cast(ResponseFormat, kind)
-    if kind == "regex":
-        regex: str | None = None
-        for key, item in fmt.items():
-            if key == "regex":
-                regex = read_str(item, join_path(path, key))
-        if regex is None:
-            raise missing_field("regex", path)
-        return RegexFormat(regex)
-    schema_format: JsonSchemaFormat | None = None
-    for key, item in fmt.items():
-        if key == "json_schema":
-            schema_format = _read_json_schema(item, join_path(path, key))
-    if schema_format is None:
-        raise missing_field("json_schema", path)
-    return schema_format
+_JSON_SCHEMA = Struct(
+    JsonSchemaFormat,
+    required("schema"),
+    # ``description`` is not read by the reference (any value passes); it is not used either.
+    optional("name", read_str),
+    optional("strict", read_bool),
+    expected="struct ChatCompletionResponseFormatJsonSchema",
+    size=3,
+)
+_RESPONSE_FORMAT: Tagged[ResponseFormat] = Tagged(
+    "type",
+    "internally tagged enum ChatCompletionResponseFormat",
+    {
+        "json_object": constant("json_object"),
+        "json_schema": Struct(lambda json_schema: json_schema, required("json_schema", _JSON_SCHEMA.read)),
+        "regex": Struct(RegexFormat, required("regex", read_str)),
+        "text": constant("text"),
+    },
+)
 
 
-def _read_json_schema(value: Any, path: str) -> JsonSchemaFormat:
-    body = read_map(value, "struct ChatCompletionResponseFormatJsonSchema", path, fields=3)
-    fields: dict[str, Any] = {}
-    has_schema = False
-    for key, item in body.items():
-        where = join_path(path, key)
-        if key == "schema":
-            fields["schema"] = item
-            has_schema = True
-        elif key == "name" and item is not None:
-            # ``description`` is not read by the reference (any value passes); it is not used either.
-            fields[key] = read_str(item, where)
-        elif key == "strict" and item is not None:
-            fields[key] = read_bool(item, where)
-    if not has_schema:
-        raise missing_field("schema", path)
-    return JsonSchemaFormat(**fields)
+_read_strings = list_of(read_str)
 
 
 def _read_stop(value: Any, path: str) -> tuple[tuple[str, ...], bool]:
+    """The stop strings, and whether they were sent as a list."""
     if isinstance(value, str):
         return (value,), False
     if isinstance(value, (list, tuple)):
-        return tuple(read_str(item, f"{path}[{i}]") for i, item in enumerate(value)), True
+        return _read_strings(value, path), True
     fail("expected a string or a list", path)
 
 
-def _read_stream_options(value: Any, path: str) -> bool:
-    options = read_map(value, "struct ChatCompletionStreamOptions", path, fields=1)
-    include_usage = False
-    for key, item in options.items():
-        if key == "include_usage" and item is not None:
-            include_usage = read_bool(item, join_path(path, key))
-    return include_usage
+#: Present (any object) sets ``stream_options``; ``include_usage`` is its only meaningful key.
+_STREAM_OPTIONS = Struct(
+    lambda include_usage=False: (True, include_usage),
+    optional("include_usage", read_bool),
+    expected="struct ChatCompletionStreamOptions",
+    size=1,
+)
+_THINKING = Struct(
+    lambda type: type,
+    required("type", unit_enum(THINKING_VARIANTS)),
+    # Read for its type only: the budget never matters (spec §1.3).
+    checked("budget_tokens", uint(64)),
+    expected="struct ChatCompletionThinking",
+    size=2,
+)
 
-
-def _read_thinking(value: Any, path: str) -> ThinkingSwitch:
-    thinking = read_map(value, "struct ChatCompletionThinking", path, fields=2)
-    switch: str | None = None
-    for key, item in thinking.items():
-        where = join_path(path, key)
-        if key == "type":
-            switch = read_unit_enum(item, THINKING_VARIANTS, where)
-        elif key == "budget_tokens" and item is not None:
-            # Read for its type only: the budget never matters (spec §1.3).
-            read_uint(item, 64, where)
-    if switch is None:
-        raise missing_field("type", path)
-    return cast(ThinkingSwitch, switch)
+# serde reports missing fields after reading the others, in declaration order: ``messages`` before ``model``.
+_REQUEST = Struct(
+    ChatCompletionRequest,
+    required("messages", list_of(_MESSAGE.read)),
+    required("model", read_str),
+    optional("stream", read_bool),
+    optional("logprobs", read_bool),
+    optional("parallel_tool_calls", read_bool),
+    optional("stream_options", _STREAM_OPTIONS.read, into=("stream_options", "include_usage")),
+    optional("max_tokens", uint(32)),
+    optional("max_completion_tokens", uint(32)),
+    optional("n", uint(8)),
+    optional("top_logprobs", uint(8)),
+    optional("seed", uint(64)),
+    optional("temperature", read_f32),
+    optional("top_p", read_f32),
+    optional("presence_penalty", read_f32),
+    optional("frequency_penalty", read_f32),
+    optional("stop", _read_stop, into=("stop", "stop_is_list")),
+    optional("tools", list_of(_TOOL.read)),
+    optional("tool_choice", _read_tool_choice),
+    optional("response_format", _RESPONSE_FORMAT.read),
+    optional("thinking", _THINKING.read),
+    optional("reasoning_effort", unit_enum(EFFORT_VARIANTS)),
+    expected="struct ChatCompletionRequest",
+    size=20,
+)
 
 
 def read_request(body: Any) -> ChatCompletionRequest:
@@ -490,44 +391,4 @@ def read_request(body: Any) -> ChatCompletionRequest:
     Raises:
         WireError: a field has the wrong JSON type, an enum value is unknown, or a required field is missing.
     """
-    request = read_map(body, "struct ChatCompletionRequest", None, fields=20)
-    fields: dict[str, Any] = {}
-    for key, item in request.items():
-        if key == "model":
-            fields["model"] = read_str(item, key)
-        elif key == "messages":
-            fields["messages"] = tuple(
-                _read_message(m, f"messages[{i}]") for i, m in enumerate(read_list(item, key))
-            )
-        elif item is None:
-            continue
-        elif key in ("stream", "logprobs", "parallel_tool_calls"):
-            fields[key] = read_bool(item, key)
-        elif key == "stream_options":
-            fields["stream_options"] = True
-            fields["include_usage"] = _read_stream_options(item, key)
-        elif key in ("max_tokens", "max_completion_tokens"):
-            fields[key] = read_uint(item, 32, key)
-        elif key in ("n", "top_logprobs"):
-            fields[key] = read_uint(item, 8, key)
-        elif key == "seed":
-            fields[key] = read_uint(item, 64, key)
-        elif key in ("temperature", "top_p", "presence_penalty", "frequency_penalty"):
-            fields[key] = read_f32(item, key)
-        elif key == "stop":
-            fields["stop"], fields["stop_is_list"] = _read_stop(item, key)
-        elif key == "tools":
-            fields[key] = tuple(_read_tool(t, f"tools[{i}]") for i, t in enumerate(read_list(item, key)))
-        elif key == "tool_choice":
-            fields[key] = _read_tool_choice(item, key)
-        elif key == "response_format":
-            fields[key] = _read_response_format(item, key)
-        elif key == "thinking":
-            fields[key] = _read_thinking(item, key)
-        elif key == "reasoning_effort":
-            fields[key] = read_unit_enum(item, EFFORT_VARIANTS, key)
-    # serde reports missing fields after reading the others, in declaration order.
-    for required in ("messages", "model"):
-        if required not in fields:
-            raise missing_field(required, None)
-    return ChatCompletionRequest(**fields)
+    return _REQUEST.read(body, None)

@@ -20,7 +20,7 @@ Input items become conversation messages as the reference groups them (§2.2), o
 
 from __future__ import annotations
 
-from collections.abc import Container, Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,7 +29,7 @@ from dscodec._json import dumps_compact
 from dscodec.errors import ConversionError
 from dscodec.options import ConversionOptions
 from dscodec.prompt.dialects import APPLY_PATCH_TOOL
-from dscodec.protocols import _shared as rules
+from dscodec.protocols import _body, _constraints, _convert, _images, _sampling, _tools
 from dscodec.protocols.errors import openai_error_body
 from dscodec.protocols.openai_responses import models as wire
 
@@ -37,28 +37,9 @@ __all__ = ["parse_request"]
 
 PROTOCOL: conv.Protocol = "responses"
 
-#: Text standing for an image on the V4 template, which has no image token (§2.2, as in Chat §2.1.1).
-UNSUPPORTED_IMAGE_TEXT = "[Unsupported Image]"
 #: Text standing for an ``input_file`` part, on both templates (§2.2).
 UNSUPPORTED_DOCUMENT_TEXT = "[Unsupported Document]"
 
-#: The ``apply_patch`` tool per template. The V4.1 template's description has a blank line after
-#: "high‑level envelope:" where the V4 one (spec §3.9) has a single line break; observed against the reference.
-APPLY_PATCH_TOOLS: Mapping[conv.ModelVersion, conv.ToolDefinition] = {
-    "v4": APPLY_PATCH_TOOL,
-    "v4.1": APPLY_PATCH_TOOL.model_copy(
-        update={
-            "description": (APPLY_PATCH_TOOL.description or "").replace(
-                "envelope:\n*** Begin Patch", "envelope:\n\n*** Begin Patch", 1
-            )
-        }
-    ),
-}
-
-#: How a namespaced tool's name is joined with its namespace, per template (``gh__x`` / ``gh::x``).
-NAMESPACE_SEPARATORS: Mapping[conv.ModelVersion, str] = {"v4": "__", "v4.1": "::"}
-
-_PART_SEPARATOR = "\n\n"
 #: Reasoning texts (content parts and consecutive reasoning items) are joined with one newline.
 _REASONING_SEPARATOR = "\n"
 
@@ -88,19 +69,7 @@ def parse_request(
         >>> req.echo["instructions"], req.echo["temperature"]
         ('Be brief.', 1.0)
     """
-    try:
-        request = rules.read_body(body, wire.read_request)
-        return _Converter(request, options or ConversionOptions()).convert()
-    except ConversionError as exc:
-        raise exc.bind(PROTOCOL, openai_error_body) from None
-
-
-@dataclass
-class _Content:
-    """Converted content: the text and the image placeholders in it."""
-
-    text: str
-    images: list[conv.ImagePlaceholder] = field(default_factory=list)
+    return _INBOUND.parse(body, options)
 
 
 @dataclass
@@ -138,7 +107,7 @@ class _Turn:
         # whatever order the client sent them in, and so do their outputs.
         calls = sorted(self.calls, key=lambda call: call.id)
         assistant = conv.AssistantMessage(
-            content=_PART_SEPARATOR.join(self.contents),
+            content=_convert.PART_SEPARATOR.join(self.contents),
             reasoning=_REASONING_SEPARATOR.join(self.reasoning) if self.reasoning else None,
             tool_calls=calls,
         )
@@ -161,9 +130,9 @@ class _Converter:
 
     def convert(self) -> conv.ConversationRequest:
         req = self.request
-        self.version = rules.resolve_model(req.model, self.options)
+        self.version = _sampling.resolve_model(req.model, self.options)
         effort = req.reasoning.effort if req.reasoning is not None else None
-        thinking = rules.resolve_thinking(
+        thinking = _sampling.resolve_thinking(
             None, effort, default_thinking_mode=self.options.default_thinking_mode
         )
         self._check_tool_list()
@@ -177,7 +146,7 @@ class _Converter:
         tools = self._tools()
         tool_choice, tools = self._tool_choice(tools, thinking)
         fmt = req.text.format if req.text is not None else "text"
-        if fmt == "json_object" and not rules.contains_json_word(m.content for m in messages):
+        if fmt == "json_object" and not _constraints.contains_json_word(m.content for m in messages):
             raise ConversionError(
                 "Response input messages must contain the word 'json' in some form to use 'text.format' of type "
                 "'json_object'."
@@ -185,66 +154,35 @@ class _Converter:
 
         response_schema: Any = None
         format_constraint: conv.OutputConstraint | None = None
-        if fmt == "json_object":
-            format_constraint = conv.OutputConstraint(kind="json", schema="")
-        elif isinstance(fmt, wire.JsonSchemaFormat):
+        if isinstance(fmt, wire.JsonSchemaFormat):
             response_schema = fmt.schema
-            schema = fmt.schema
-            if fmt.strict is True:
-                schema = rules.normalize_strict_schema(schema, target="response_format")
-            else:
-                rules.validate_json_schema_value(schema)
-            format_constraint = conv.OutputConstraint(kind="json", schema=dumps_compact(schema))
-        strict = [tool.strict is True for tool in tools]
-        if any(strict):
-            # Strict tools are all-or-nothing and exclude any response format but text (as in Chat).
-            if not all(strict):
-                raise ConversionError("Cannot use strict tool with non-strict tool in the same request")
-            if fmt != "text":
-                raise ConversionError("response_format should not be used with tools")
-        rules.check_temperature(req.temperature)
-        rules.check_top_p(req.top_p)
+            format_constraint = _constraints.json_schema_constraint(fmt.schema, strict=fmt.strict)
+        _constraints.check_strict_tools(tools, text_format=fmt == "text")
+        _sampling.check_temperature(req.temperature)
+        _sampling.check_top_p(req.top_p)
         if req.top_logprobs is not None:
             # Asking for top_logprobs is asking for logprobs: Responses has no separate switch (§2.2).
-            rules.check_top_logprobs_range(req.top_logprobs)
-        rules.check_max_tokens(req.max_output_tokens, thinking=thinking, options=self.options)
+            _sampling.check_top_logprobs_range(req.top_logprobs)
+        _sampling.check_max_tokens(req.max_output_tokens, thinking=thinking, options=self.options)
 
-        constraint = (
-            rules.tool_call_constraint(tools, required=tool_choice == "required")
-            if tools
-            else format_constraint
-        )
-        conversation = conv.Conversation(
-            messages=messages,
-            thinking_mode=thinking,
-            reasoning_effort=rules.resolve_effort(thinking, effort),
-            tools=tools,
-            tool_choice=tool_choice,
-            response_format=_format_name(fmt),
-            response_schema=response_schema,
-        )
-        inference = conv.InferenceOptions(
-            temperature=rules.resolve_temperature(thinking, req.temperature),
-            top_p=rules.resolve_top_p(self.version, thinking, req.top_p, tools_active=bool(tools)),
-            max_tokens=req.max_output_tokens,
-            logprobs=req.top_logprobs is not None,
-            top_logprobs=req.top_logprobs,
-            output_constraint=constraint,
-        )
-        parsing = conv.ParsingOptions(
-            parse_tool_calls=bool(tools),
-            starts_in_tool_calls=tool_choice == "required",
-            parse_json_output=fmt == "json_object",
-            thinking_initial_stage="reasoning_start" if thinking else None,
-        )
-        return conv.ConversationRequest(
+        return _convert.conversation_request(
             protocol=PROTOCOL,
             model=req.model,
-            model_version=self.version,
+            version=self.version,
             stream=req.stream is True,
-            conversation=conversation,
-            inference_options=inference,
-            parsing_options=parsing,
+            messages=messages,
+            thinking=thinking,
+            effort=effort,
+            tools=tools,
+            tool_choice=tool_choice,
+            temperature=req.temperature,
+            top_p=req.top_p,
+            max_tokens=req.max_output_tokens,
+            response_format=_format_name(fmt),
+            response_schema=response_schema,
+            format_constraint=format_constraint,
+            logprobs=req.top_logprobs is not None,
+            top_logprobs=req.top_logprobs,
             echo=_echo(req),
             namespace_tool_map=self._namespace_tool_map(),
         )
@@ -255,11 +193,11 @@ class _Converter:
         """The checks the reference makes on the tool list before it reads the input, tool by tool."""
         for index, tool in enumerate(self.request.tools or ()):
             if isinstance(tool, wire.FunctionTool):
-                rules.validate_tool_names([tool.name], path=f"tools[{index}].name")
+                _tools.validate_tool_names([tool.name], path=f"tools[{index}].name")
             elif isinstance(tool, wire.CustomTool):
                 _check_custom_tool(tool.name)
             elif isinstance(tool, wire.NamespaceTool):
-                rules.validate_tool_names([tool.name], path=f"tools[{index}].name")
+                _tools.validate_tool_names([tool.name], path=f"tools[{index}].name")
                 seen: set[str] = set()
                 for inner_index, inner in enumerate(tool.tools):
                     if isinstance(inner, wire.CustomTool):
@@ -267,7 +205,7 @@ class _Converter:
                             "Currently custom tools are not allowed inside a namespace. Found custom tool "
                             f"'{inner.name}' in tools[{index}].tools[{inner_index}]."
                         )
-                    rules.validate_tool_names([inner.name], path=f"tools[{index}].tools[{inner_index}].name")
+                    _tools.validate_tool_names([inner.name], path=f"tools[{index}].tools[{inner_index}].name")
                     if inner.name in seen:
                         raise ConversionError("Tool names within a namespace must be unique.")
                     seen.add(inner.name)
@@ -278,21 +216,6 @@ class _Converter:
         if self.options.responses_web_search == "reject":
             raise ConversionError("Server tools are not supported")
 
-    def _namespaced_names(self) -> list[str]:
-        """The prompt name of every namespace member, in request order.
-
-        Flat names are taken as they are; a member gets ``<namespace><sep><name>``, suffixed ``_1``, ``_2``…
-        while that collides with any flat name or an earlier member's name.
-        """
-        separator = NAMESPACE_SEPARATORS[self.version]
-        allocator = _NameAllocator(self._flat_names())
-        names: list[str] = []
-        for tool in self.request.tools or ():
-            if isinstance(tool, wire.NamespaceTool):
-                for inner in tool.tools:
-                    names.append(allocator.take(f"{tool.name}{separator}{inner.name}"))
-        return names
-
     def _flat_names(self) -> frozenset[str]:
         """The names tools take as they are: functions, and ``apply_patch`` for the custom tool."""
         if self.flat_names is None:
@@ -301,21 +224,23 @@ class _Converter:
         return self.flat_names
 
     def _namespace_tool_map(self) -> dict[str, tuple[str, str]]:
-        """Prompt name -> (namespace, name) of every namespace member, whatever ``tool_choice`` says."""
+        """Prompt name -> (namespace, name) of every namespace member, in request order, whatever ``tool_choice``
+        says (the names are made by :func:`~dscodec.protocols._tools.namespaced_names`)."""
         members = [
             (tool.name, inner.name)
             for tool in self.request.tools or ()
             if isinstance(tool, wire.NamespaceTool)
             for inner in tool.tools
         ]
-        return dict(zip(self._namespaced_names(), members))
+        names = _tools.namespaced_names(members, flat=self._flat_names(), version=self.version)
+        return dict(zip(names, members))
 
     def _tools(self) -> list[conv.ToolDefinition]:
         """The tool definitions in request order, schemas checked (§2.2, §2.5)."""
         if self.request.tool_choice == "none":
             # The tools vanish before their schemas are looked at (only their names were checked).
             return []
-        namespaced = iter(self._namespaced_names())
+        namespaced = iter(self._namespace_tool_map())
         tools: list[conv.ToolDefinition] = []
         # The names of ``tools`` so far: a function or custom tool must not repeat any of them (checked before
         # its schema), namespace members never do (their names were made unique).
@@ -324,28 +249,31 @@ class _Converter:
             if isinstance(tool, wire.FunctionTool):
                 if tool.name in names:
                     raise ConversionError("Tool names must be unique.")
-                tools.append(_definition(tool, tool.name, tool.description))
+                tools.append(
+                    _tools.function_definition(
+                        tool.name, tool.description, tool.parameters, strict=tool.strict
+                    )
+                )
             elif isinstance(tool, wire.CustomTool):
                 if APPLY_PATCH_TOOL.name in names:
                     raise ConversionError("Tool names must be unique.")
-                tools.append(APPLY_PATCH_TOOLS[self.version].model_copy(deep=True))
+                tools.append(_tools.APPLY_PATCH_TOOLS[self.version].model_copy(deep=True))
             elif isinstance(tool, wire.NamespaceTool):
                 for inner in tool.tools:
                     assert isinstance(inner, wire.FunctionTool)  # custom members were refused before
-                    description = self._namespaced_description(tool, inner)
-                    tools.append(_definition(inner, next(namespaced), description))
+                    description = _tools.namespaced_description(
+                        tool.description, inner.description, self.version
+                    )
+                    name = next(namespaced)
+                    tools.append(
+                        _tools.function_definition(name, description, inner.parameters, strict=inner.strict)
+                    )
                     names.add(tools[-1].name)
                 continue
             else:
                 continue
             names.add(tools[-1].name)
         return tools
-
-    def _namespaced_description(self, namespace: wire.NamespaceTool, tool: wire.FunctionTool) -> str | None:
-        # V4.1 prefixes the namespace's description (when not empty) to each member's; V4 drops it.
-        if self.version == "v4" or not namespace.description:
-            return tool.description
-        return f"{namespace.description}\n{tool.description or ''}"
 
     def _tool_choice(
         self, tools: list[conv.ToolDefinition], thinking: bool
@@ -355,8 +283,8 @@ class _Converter:
             choice = "auto"  # the server tool was dropped (a rejected one was refused before)
         if isinstance(choice, wire.NamedToolChoice):
             # Function and custom choices both look the tool up by its prompt name.
-            return rules.resolve_tool_choice("required", choice.name, tools, thinking=thinking)
-        return rules.resolve_tool_choice(choice, None, tools, thinking=thinking)
+            return _tools.resolve_tool_choice("required", choice.name, tools, thinking=thinking)
+        return _tools.resolve_tool_choice(choice, None, tools, thinking=thinking)
 
     # -- input items (§2.2) -------------------------------------------------------------------------------------
 
@@ -370,7 +298,14 @@ class _Converter:
             for index, item in enumerate(req.input or ()):
                 self._item(index, item)
             self._close_turn()
-        self._fill_reasoning(thinking)
+        # Only function tools count as offered tools (whatever tool_choice says; server tools do not).
+        _convert.fill_reasoning(
+            self.out,
+            thinking=thinking,
+            options=self.options,
+            offers_tools=any(_offers_function(tool) for tool in self.request.tools or ()),
+            reasoning_field="reasoning_text",
+        )
         return self.out
 
     def _item(self, index: int, item: wire.InputItem) -> None:
@@ -463,19 +398,16 @@ class _Converter:
             # tool's name (the other members' names do not count, so ``gh`` + ``x`` is ``gh__x`` even when two
             # members were named ``gh__x`` and ``gh__x_1``). The flat names are fixed, so each joined name is
             # resolved once.
-            joined = f"{item.namespace}{NAMESPACE_SEPARATORS[self.version]}{name}"
+            joined = _tools.namespaced_name(item.namespace, name, self.version)
             name = self.call_names.get(joined, "")
             if not name:
-                name = self.call_names[joined] = _first_free(joined, self._flat_names())[0]
+                name = self.call_names[joined] = _tools.first_free(joined, self._flat_names())[0]
         return conv.ToolCall(id=item.call_id, name=name, arguments=item.arguments)
 
     @staticmethod
     def _check_call_id(index: int, call_id: str) -> None:
         if call_id == "":
-            raise ConversionError(
-                f"Invalid 'input[{index}].call_id': empty string. Expected a string with minimum length 1, but "
-                "got an empty string instead."
-            )
+            raise _body.empty_string_error(f"input[{index}].call_id")
 
     def _open_turn(self) -> _Turn:
         if self.turn is None:
@@ -488,61 +420,24 @@ class _Converter:
         if turn is not None:
             self.out.extend(turn.messages())
 
-    def _fill_reasoning(self, thinking: bool) -> None:
-        """Thinking mode needs every assistant turn's reasoning; fill or reject missing ones (§2.2, §2.1.2)."""
-        if not thinking:
-            for message in self.out:
-                if isinstance(message, conv.AssistantMessage):
-                    message.reasoning = None
-            return
-        last_user = max((i for i, m in enumerate(self.out) if isinstance(m, conv.UserMessage)), default=-1)
-        reject = self.options.reasoning_content_behavior == "reject"
-        # The current agentic turn: assistant messages after the last user message, in a request that offers
-        # function tools (whatever tool_choice says; server tools do not count) or for messages that call tools.
-        offers_tools = any(_offers_function(tool) for tool in self.request.tools or ())
-        for position, message in enumerate(self.out):
-            if not isinstance(message, conv.AssistantMessage) or message.reasoning is not None:
-                continue
-            if reject and position > last_user and (offers_tools or message.tool_calls):
-                raise ConversionError(
-                    "The `reasoning_text` in the thinking mode must be passed back to the API."
-                )
-            message.reasoning = ""
-
     # -- content (§2.2) -----------------------------------------------------------------------------------------
 
-    def _content(self, content: wire.Content, index: int, *, parts_path: str) -> _Content:
+    def _content(self, content: wire.Content, index: int, *, parts_path: str) -> _convert.Content:
         """User, system and tool-output content: text parts and image placeholders joined with a blank line."""
         if isinstance(content, str):
-            return _Content(content)
-        sources = self._image_sources(content, index, parts_path)
-        pieces: list[str] = []
-        images: list[conv.ImagePlaceholder] = []
-        offset = 0
-        for part, source in zip(content, sources):
-            if pieces:
-                offset += len(_PART_SEPARATOR)
-            if isinstance(part, wire.TextPart):
-                piece = part.text
-            elif isinstance(part, wire.FilePart):
-                piece = UNSUPPORTED_DOCUMENT_TEXT
-            elif source is None:
-                piece = UNSUPPORTED_IMAGE_TEXT
-            else:
-                images.append(conv.ImagePlaceholder(offset=offset, source=source))
-                piece = rules.IMAGE_TOKEN
-            pieces.append(piece)
-            offset += len(piece)
-        return _Content(_PART_SEPARATOR.join(pieces), images)
+            return _convert.Content.of_text(content)
+        return _convert.Content.of_parts(
+            map(_plain_text, content), self._image_sources(content, index, parts_path)
+        )
 
     def _assistant_content(self, content: wire.Content, index: int) -> str:
         if isinstance(content, str):
             return content
         if self.version != "v4":
-            self._image_urls(content, f"input[{index}].content")
+            self._image_refs(content, f"input[{index}].content")
             if any(isinstance(part, wire.ImagePart) for part in content):
                 raise ConversionError(f"input[{index}]: Image in assistant message is unsupported")
-        return _PART_SEPARATOR.join(_plain_text(part) for part in content)
+        return _convert.PART_SEPARATOR.join(_plain_text(part) for part in content)
 
     def _image_sources(
         self, parts: Sequence[wire.ContentPart], index: int, parts_path: str
@@ -551,23 +446,12 @@ class _Converter:
         images). All image parts are checked for a usable reference before any URL is looked at."""
         if self.version == "v4":
             return [None] * len(parts)
-        urls = self._image_urls(parts, parts_path)
-        path = f"input[{index}]"
-        sources: list[conv.ImageSource | None] = []
-        for part, url in zip(parts, urls):
-            if url is None or not isinstance(part, wire.ImagePart):
-                sources.append(None)
-                continue
-            check = rules.image_source_for_url(url, detail=part.detail, path=path)
-            if check.source is None:
-                raise ConversionError(f"{path}: {check.error}")
-            sources.append(check.source)
-        return sources
+        return _images.checked_image_sources(self._image_refs(parts, parts_path), path=f"input[{index}]")
 
     @staticmethod
-    def _image_urls(parts: Sequence[wire.ContentPart], parts_path: str) -> list[str | None]:
-        """The URL of every image part (``None`` for other parts); refuses images given by file id or by nothing."""
-        urls: list[str | None] = []
+    def _image_refs(parts: Sequence[wire.ContentPart], parts_path: str) -> list[_images.ImageRef | None]:
+        """The image of every image part (``None`` for other parts); refuses images given by file id or by nothing."""
+        urls: list[_images.ImageRef | None] = []
         for position, part in enumerate(parts):
             if not isinstance(part, wire.ImagePart):
                 urls.append(None)
@@ -581,8 +465,12 @@ class _Converter:
                 raise ConversionError(
                     f"{where}: file_id is not supported. Pass the image as a base64 data url instead."
                 )
-            urls.append(part.image_url)
+            assert part.image_url is not None  # refused above when missing
+            urls.append((part.image_url, part.detail))
         return urls
+
+
+_INBOUND = _convert.Inbound(PROTOCOL, wire.read_request, _Converter, openai_error_body)
 
 
 def _plain_text(part: wire.ContentPart) -> str:
@@ -590,44 +478,12 @@ def _plain_text(part: wire.ContentPart) -> str:
         return part.text
     if isinstance(part, wire.FilePart):
         return UNSUPPORTED_DOCUMENT_TEXT
-    return UNSUPPORTED_IMAGE_TEXT
+    return _images.UNSUPPORTED_IMAGE_TEXT
 
 
 def _check_custom_tool(name: str) -> None:
     if name != APPLY_PATCH_TOOL.name:
         raise ConversionError(f"Unsupported custom tool: '{name}'. Only 'apply_patch' is supported.")
-
-
-def _first_free(base: str, taken: Container[str], start: int = 0) -> tuple[str, int]:
-    """The first of ``base``, ``base_1``, ``base_2``… not in ``taken``, and its suffix number (0 for ``base``).
-
-    The search starts at suffix ``start``: the caller knows the names before it are taken.
-    """
-    suffix = start
-    name = base if suffix == 0 else f"{base}_{suffix}"
-    while name in taken:
-        suffix += 1
-        name = f"{base}_{suffix}"
-    return name, suffix
-
-
-class _NameAllocator:
-    """Hands out unique names: ``base``, or the first of ``base_1``, ``base_2``… not taken yet.
-
-    Names are only ever added, so a suffix found taken stays taken: each base remembers where its last search
-    ended, and the next search for it starts there. Handing out ``n`` names with one base costs ``O(n)`` lookups
-    in total, not ``O(n²)``.
-    """
-
-    def __init__(self, taken: Iterable[str]) -> None:
-        self.taken = set(taken)
-        self.next_suffix: dict[str, int] = {}
-
-    def take(self, base: str) -> str:
-        """The first free name for ``base``, now taken."""
-        name, self.next_suffix[base] = _first_free(base, self.taken, self.next_suffix.get(base, 0))
-        self.taken.add(name)
-        return name
 
 
 def _offers_function(tool: wire.Tool) -> bool:
@@ -644,20 +500,6 @@ def _flat_name(tool: wire.Tool) -> str | None:
     if isinstance(tool, wire.CustomTool):
         return APPLY_PATCH_TOOL.name
     return None
-
-
-def _definition(tool: wire.FunctionTool, name: str, description: str | None) -> conv.ToolDefinition:
-    """A function tool with its schema checked (strict ones normalised, §2.5); ``defer_loading`` is ignored."""
-    parameters: Any
-    if tool.strict is True:
-        source = tool.parameters if tool.parameters is not None else {"type": "object"}
-        parameters = rules.normalize_strict_schema(source, target="tool")
-    elif tool.parameters is None:
-        parameters = {}
-    else:
-        rules.validate_function_parameters(name, tool.parameters)
-        parameters = tool.parameters
-    return conv.ToolDefinition(name=name, description=description, parameters=parameters, strict=tool.strict)
 
 
 def _format_name(fmt: wire.TextFormat) -> conv.ResponseFormat:

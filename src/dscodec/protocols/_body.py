@@ -1,0 +1,360 @@
+"""Reading a request body: JSON text or a mapping in, typed values out, with serde-worded errors.
+
+A protocol's ``models`` module reads its body with the ``read_*`` helpers here. They raise :class:`WireError`
+(what was wrong, and where); :func:`read_body` turns it into a :class:`~dscodec.errors.ConversionError`, so a
+malformed body is a 400 like any other invalid request (deviation D2), never a bare ``ValueError``. The messages
+follow the reference's serde wording (spec §1.1), which clients and the golden cases compare byte for byte.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+import unicodedata
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, NoReturn, TypeVar
+
+import orjson
+
+from dscodec._json import MAX_DEPTH, JSONDecodeError, depth_error, dumps_compact, loads, nesting_depth_exceeds
+from dscodec.errors import ConversionError
+
+__all__ = [
+    "MAX_NESTING_DEPTH",
+    "WireError",
+    "debug_str",
+    "describe_value",
+    "empty_string_error",
+    "fail",
+    "invalid_type",
+    "join_path",
+    "json_text",
+    "load_body",
+    "missing_field",
+    "read_body",
+    "read_bool",
+    "read_f32",
+    "read_i64",
+    "read_list",
+    "read_map",
+    "read_str",
+    "read_tag",
+    "read_tagged_map",
+    "read_uint",
+    "read_unit_enum",
+    "string_too_long_error",
+    "to_f32",
+    "unknown_variant",
+]
+
+#: Deepest JSON nesting accepted in a request body, counting the body object itself. The reference's JSON
+#: reader stops at 128 levels ("recursion limit exceeded"); every recursive walk in dscodec stays far below
+#: Python's own recursion limit with this bound. :func:`dscodec._json.loads` enforces it while parsing.
+MAX_NESTING_DEPTH = MAX_DEPTH
+
+_T = TypeVar("_T")
+
+
+class WireError(Exception):
+    """A body that does not have the expected JSON shape.
+
+    ``detail`` is the serde-style description (``invalid type: integer `1`, expected a string``); ``path`` is
+    where it was found (``messages[0].content``), or ``None`` for the body itself.
+    """
+
+    def __init__(self, detail: str, path: str | None = None) -> None:
+        super().__init__(detail)
+        self.detail = detail
+        self.path = path
+
+
+def _float_text(value: float) -> str:
+    # The reference prints floats in error messages as shortest round-trip digits, positional for decimal
+    # exponents in [-5, 16) (always with a fractional part) and as ``1e+16`` / ``1e-7`` otherwise.
+    if value == 0.0:
+        return "-0.0" if math.copysign(1.0, value) < 0 else "0.0"
+    text = repr(value)
+    mantissa, _, exp_text = text.partition("e")
+    if not exp_text:
+        return text
+    exponent = int(exp_text)
+    digits = mantissa.replace("-", "").replace(".", "")
+    sign = "-" if value < 0 else ""
+    if -5 <= exponent < 16:
+        if exponent < 0:
+            return f"{sign}0.{'0' * (-exponent - 1)}{digits}"
+        digits = digits.ljust(exponent + 1, "0")
+        whole, frac = digits[: exponent + 1], digits[exponent + 1 :]
+        return f"{sign}{whole}.{frac or '0'}"
+    body = mantissa.replace("-", "")
+    body = body.removesuffix(".0")
+    return f"{sign}{body}e{'+' if exponent > 0 else '-'}{abs(exponent)}"
+
+
+def debug_str(text: str) -> str:
+    """``text`` as Rust's ``{:?}`` writes strings: quotes, backslash escapes, and ``\\u{..}`` for characters that
+    are not printable (approximated with Unicode categories)."""
+    out = ['"']
+    for ch in text:
+        if ch == '"':
+            out.append('\\"')
+        elif ch == "\\":
+            out.append("\\\\")
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\r":
+            out.append("\\r")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ch == "\0":
+            out.append("\\0")
+        elif ch != " " and unicodedata.category(ch) in (
+            "Cc",
+            "Cf",
+            "Zs",
+            "Zl",
+            "Zp",
+            "Co",
+            "Cn",
+            "Cs",
+            "Mn",
+            "Me",
+        ):
+            out.append(f"\\u{{{ord(ch):x}}}")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def describe_value(value: Any) -> str:
+    """The serde ``Unexpected`` description of a JSON value (``integer `1```, ``map``, ``string "s"``)."""
+    if value is None:
+        return "null"
+    if value is True or value is False:
+        return f"boolean `{'true' if value else 'false'}`"
+    if isinstance(value, int):
+        return f"integer `{value}`"
+    if isinstance(value, float):
+        return f"floating point `{_float_text(value)}`"
+    if isinstance(value, str):
+        return f"string {debug_str(value)}"
+    if isinstance(value, (list, tuple)):
+        return "sequence"
+    if isinstance(value, Mapping):
+        return "map"
+    return type(value).__name__
+
+
+def fail(detail: str, path: str | None) -> NoReturn:
+    """Raise a :class:`WireError`."""
+    raise WireError(detail, path)
+
+
+def invalid_type(value: Any, expected: str, path: str | None) -> NoReturn:
+    """Raise serde's ``invalid type`` error."""
+    fail(f"invalid type: {describe_value(value)}, expected {expected}", path)
+
+
+def read_map(value: Any, expected: str, path: str | None, *, fields: int | None = None) -> Mapping[str, Any]:
+    """``value`` as a JSON object; ``expected`` names the struct in the error (``struct ChatCompletionTool``).
+
+    Objects given as arrays (serde's positional struct form, which the reference accepts) are refused: no
+    client sends them, and their meaning would depend on field order. An empty array gets serde's message,
+    which needs the struct's field count ``fields``.
+    """
+    if isinstance(value, Mapping):
+        return value
+    if fields is not None and isinstance(value, (list, tuple)) and not value:
+        fail(f"invalid length 0, expected {expected} with {fields} element{'s' if fields != 1 else ''}", path)
+    invalid_type(value, expected, path)
+
+
+def read_list(value: Any, path: str | None) -> Sequence[Any]:
+    """``value`` as a JSON array."""
+    if isinstance(value, (list, tuple)):
+        return value
+    invalid_type(value, "a sequence", path)
+
+
+def read_str(value: Any, path: str | None) -> str:
+    """``value`` as a JSON string."""
+    if isinstance(value, str):
+        return value
+    invalid_type(value, "a string", path)
+
+
+def read_bool(value: Any, path: str | None) -> bool:
+    """``value`` as a JSON boolean."""
+    if value is True or value is False:
+        return bool(value)
+    invalid_type(value, "a boolean", path)
+
+
+def read_uint(value: Any, bits: int, path: str | None) -> int:
+    """``value`` as an unsigned integer of ``bits`` bits; floats (even ``1.0``) and negatives are refused."""
+    expected = f"u{bits}"
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        invalid_type(value, expected, path)
+    if isinstance(value, float):
+        invalid_type(value, expected, path)
+    if value < 0 or value >= 1 << bits:
+        fail(f"invalid value: integer `{value}`, expected {expected}", path)
+    return int(value)
+
+
+def read_i64(value: Any, path: str | None) -> int:
+    """``value`` as a signed 64-bit integer."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        invalid_type(value, "i64", path)
+    if not -(1 << 63) <= value < 1 << 63:
+        fail(f"invalid value: integer `{value}`, expected i64", path)
+    return int(value)
+
+
+def to_f32(value: float) -> float:
+    """Round a double to the nearest single-precision value, as a double (``0.3`` -> ``0.30000001192092896``).
+
+    Values beyond the single-precision range become infinite, as a Rust ``as f32`` cast does.
+    """
+    try:
+        return float(struct.unpack("f", struct.pack("f", value))[0])
+    except OverflowError:
+        return math.copysign(math.inf, value)
+
+
+def read_f32(value: Any, path: str | None) -> float:
+    """``value`` (any JSON number) as an f32-rounded double."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        invalid_type(value, "f32", path)
+    return to_f32(float(value))
+
+
+def read_unit_enum(value: Any, variants: Sequence[str], path: str | None) -> str:
+    """A unit-variant enum written as a string, or as a one-key map ``{"low": null}`` (serde's external form)."""
+    if isinstance(value, str):
+        name = value
+    elif isinstance(value, Mapping):
+        if len(value) != 1:
+            fail("invalid value: map, expected map with a single key", path)
+        name, payload = next(iter(value.items()))
+        if name in variants and payload is not None:
+            invalid_type(payload, "unit", path)
+    else:
+        invalid_type(value, "string or map", path)
+    if name not in variants:
+        fail(unknown_variant(name, variants), path)
+    return name
+
+
+def unknown_variant(name: str, variants: Sequence[str]) -> str:
+    """serde's ``unknown variant`` message."""
+    if len(variants) == 1:
+        return f"unknown variant `{name}`, expected `{variants[0]}`"
+    listed = ", ".join(f"`{v}`" for v in variants)
+    return f"unknown variant `{name}`, expected one of {listed}"
+
+
+def read_tag(mapping: Mapping[str, Any], tag: str, variants: Sequence[str], path: str | None) -> str:
+    """The tag of an internally tagged enum (``role``, ``type``)."""
+    if tag not in mapping:
+        fail(f"missing field `{tag}`", path)
+    value = mapping[tag]
+    if not isinstance(value, str):
+        invalid_type(value, "variant identifier", path)
+    if value not in variants:
+        fail(unknown_variant(value, variants), path)
+    return value
+
+
+def read_tagged_map(
+    value: Any, tag: str, variants: Sequence[str], expected: str, path: str | None
+) -> Mapping[str, Any]:
+    """An internally tagged enum's object (``{"role": "user", …}``), before its tag is read.
+
+    serde also reads such an enum from an array whose first element is the tag. dscodec refuses arrays, but
+    reports a missing or unknown tag first, as the reference does.
+    """
+    if isinstance(value, (list, tuple)):
+        if not value:
+            fail(f"missing field `{tag}`", path)
+        first = value[0]
+        if not isinstance(first, str):
+            invalid_type(first, "variant identifier", path)
+        if first not in variants:
+            fail(unknown_variant(first, variants), path)
+    return read_map(value, expected, path)
+
+
+def missing_field(name: str, path: str | None) -> WireError:
+    """The error for a required field that is absent."""
+    return WireError(f"missing field `{name}`", path)
+
+
+def join_path(path: str, key: str) -> str:
+    """``path.key`` (or ``key`` at the top level)."""
+    return f"{path}.{key}" if path else key
+
+
+def load_body(body: str | bytes | Mapping[str, Any]) -> Any:
+    """Parse a request body given as JSON text or as an already parsed mapping (deviation D2 errors).
+
+    JSON text nested deeper than :data:`MAX_NESTING_DEPTH` is refused by the parser itself. A mapping is checked
+    for the same depth (with the same message), then serialised and read again, so it follows the same number and
+    string rules as JSON text and values JSON cannot carry (non-string keys, sets, integers beyond 64 bits, …) are
+    refused.
+    """
+    if isinstance(body, (str, bytes, bytearray, memoryview)):
+        data = bytes(body) if isinstance(body, (bytearray, memoryview)) else body
+        try:
+            return loads(data)
+        except JSONDecodeError as exc:
+            raise ConversionError(f"invalid JSON request: {exc}") from None
+    if isinstance(body, Mapping):
+        top = dict(body)
+        # Checked before serialising: orjson has a deeper limit of its own, with another message.
+        if nesting_depth_exceeds(top, MAX_NESTING_DEPTH):
+            raise ConversionError(f"invalid JSON request: {depth_error(MAX_NESTING_DEPTH)}")
+        try:
+            return loads(orjson.dumps(top))
+        except (orjson.JSONEncodeError, JSONDecodeError) as exc:
+            raise ConversionError(f"invalid request body: not a JSON document: {exc}") from None
+    raise ConversionError(f"invalid request body: expected JSON text or a mapping, got {type(body).__name__}")
+
+
+def read_body(body: str | bytes | Mapping[str, Any], reader: Callable[[Any], _T]) -> _T:
+    """A protocol's typed request from a body: parse (nesting limit included), read with ``reader``.
+
+    Raises:
+        ConversionError: malformed JSON, too deep, or a field of the wrong type (deviation D2); ``param`` names
+            the field.
+    """
+    value = load_body(body)
+    try:
+        return reader(value)
+    except WireError as exc:
+        raise ConversionError(f"invalid request body: {exc.detail}", param=exc.path) from None
+
+
+def empty_string_error(where: str) -> ConversionError:
+    """The OpenAI error for an empty string where one character at least is needed (``where`` names the field)."""
+    return ConversionError(
+        f"Invalid '{where}': empty string. Expected a string with minimum length 1, "
+        "but got an empty string instead."
+    )
+
+
+def string_too_long_error(
+    where: str, *, limit: int, length: int, param: str | None = None
+) -> ConversionError:
+    """The OpenAI error for a string longer than ``limit`` (``where`` names the field)."""
+    return ConversionError(
+        f"Invalid '{where}': string too long. Expected a string with maximum length {limit}, "
+        f"but got a string with length {length} instead.",
+        param=param,
+    )
+
+
+def json_text(value: Any) -> str:
+    """Compact JSON of ``value`` as the reference quotes it in schema error messages."""
+    return dumps_compact(value)

@@ -1,0 +1,230 @@
+"""The steps every protocol's request converter shares: the entry point's frame, content, reasoning, result.
+
+Each ``inbound.parse_request`` reads the body with its protocol's reader and converts it with its own converter;
+:class:`Inbound` gives all three the same frame (read, convert, bind any error to the protocol's body).
+:class:`Content` joins message parts and places the image tokens; :func:`fill_reasoning` applies thinking
+mode's rule for the reasoning of earlier assistant turns (spec §2.1.2); :func:`conversation_request` makes the
+neutral request from what a converter resolved. None of them depends on a protocol's field names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, Protocol, TypeVar
+
+from dscodec import conversation as conv
+from dscodec.errors import ConversionError, DscodecError
+from dscodec.options import ConversionOptions
+from dscodec.protocols._body import read_body
+from dscodec.protocols._constraints import tool_call_constraint
+from dscodec.protocols._images import IMAGE_TOKEN
+from dscodec.protocols._sampling import EffortInput, resolve_effort, resolve_temperature, resolve_top_p
+
+__all__ = ["PART_SEPARATOR", "Content", "Inbound", "conversation_request", "fill_reasoning"]
+
+#: Content parts (texts, image tokens, placeholders) are joined with a blank line (§2.1.1).
+PART_SEPARATOR = "\n\n"
+
+_Request = TypeVar("_Request")
+
+
+class Converter(Protocol):
+    """A protocol's converter of one typed request."""
+
+    def convert(self) -> conv.ConversationRequest:
+        """The neutral request, or a :class:`~dscodec.errors.ConversionError`."""
+        ...
+
+
+@dataclass(frozen=True)
+class Inbound(Generic[_Request]):
+    """How one protocol's request bodies become neutral requests.
+
+    Attributes:
+        protocol: the protocol's name.
+        read: the typed reader of its bodies (its ``models.read_request``).
+        converter: its converter, made from a typed request and the conversion options.
+        error_body: the renderer of its error bodies.
+    """
+
+    protocol: conv.Protocol
+    read: Callable[[Any], _Request]
+    converter: Callable[[_Request, ConversionOptions], Converter]
+    error_body: Callable[[DscodecError], dict[str, Any]]
+
+    def parse(
+        self, body: str | bytes | Mapping[str, Any], options: ConversionOptions | None
+    ) -> conv.ConversationRequest:
+        """Read ``body`` and convert it (with the reference's options when ``options`` is None).
+
+        Raises:
+            ConversionError: from reading (deviation D2) or converting, bound to the protocol's error body.
+        """
+        try:
+            return self.converter(read_body(body, self.read), options or ConversionOptions()).convert()
+        except ConversionError as exc:
+            raise exc.bind(self.protocol, self.error_body) from None
+
+
+@dataclass
+class Content:
+    """Converted content: parts joined with a blank line, and the image placeholders in it.
+
+    The parts are joined once, when :attr:`text` is read: appending to one string part by part would copy it
+    each time.
+
+    Examples:
+        >>> content = Content()
+        >>> content.add("look:")
+        >>> content.add("<image>", conv.ImageSource(kind="url", url="https://example.com/a.png"))
+        >>> content.text, content.images[0].offset
+        ('look:\\n\\n<image>', 7)
+    """
+
+    pieces: list[str] = field(default_factory=list)
+    images: list[conv.ImagePlaceholder] = field(default_factory=list)
+    #: ``len(text)``, kept up to date for the image offsets.
+    length: int = 0
+
+    @classmethod
+    def of_text(cls, text: str) -> Content:
+        """Content that is one text."""
+        content = cls()
+        content.add(text)
+        return content
+
+    @classmethod
+    def of_parts(cls, texts: Iterable[str], sources: Iterable[conv.ImageSource | None]) -> Content:
+        """Content of parts in order: the image token for a part with an image source, else the part's text."""
+        content = cls()
+        for text, source in zip(texts, sources):
+            content.add(text if source is None else IMAGE_TOKEN, source)
+        return content
+
+    def add(self, piece: str, source: conv.ImageSource | None = None) -> None:
+        """Append one part; ``source`` marks the part as an image token (its offset is tracked, §2.1.1)."""
+        if self.pieces:
+            self.length += len(PART_SEPARATOR)
+        if source is not None:
+            self.images.append(conv.ImagePlaceholder(offset=self.length, source=source))
+        self.pieces.append(piece)
+        self.length += len(piece)
+
+    @property
+    def text(self) -> str:
+        return PART_SEPARATOR.join(self.pieces)
+
+
+def fill_reasoning(
+    messages: Sequence[conv.Message],
+    *,
+    thinking: bool,
+    options: ConversionOptions,
+    offers_tools: bool,
+    reasoning_field: str,
+) -> None:
+    """Thinking mode needs every assistant turn's reasoning: fill missing ones with ``""``, or refuse them
+    (§2.1.2). Without thinking the reasoning the client sent is dropped, so it never reaches the prompt.
+
+    Under ``reasoning_content_behavior="reject"``, a missing reasoning is refused in the current agentic turn:
+    assistant messages after the last user message, in a request that ``offers_tools`` (whatever tool_choice
+    says) or for messages that call tools. ``reasoning_field`` names the reasoning as the protocol spells it.
+    """
+    if not thinking:
+        for message in messages:
+            if isinstance(message, conv.AssistantMessage):
+                message.reasoning = None
+        return
+    last_user = max((i for i, m in enumerate(messages) if isinstance(m, conv.UserMessage)), default=-1)
+    reject = options.reasoning_content_behavior == "reject"
+    for position, message in enumerate(messages):
+        if not isinstance(message, conv.AssistantMessage) or message.reasoning is not None:
+            continue
+        if reject and position > last_user and (offers_tools or message.tool_calls):
+            raise ConversionError(
+                f"The `{reasoning_field}` in the thinking mode must be passed back to the API."
+            )
+        message.reasoning = ""
+
+
+def conversation_request(
+    *,
+    protocol: conv.Protocol,
+    model: str,
+    version: conv.ModelVersion,
+    stream: bool,
+    messages: list[conv.Message],
+    thinking: bool,
+    effort: EffortInput | None,
+    tools: list[conv.ToolDefinition],
+    tool_choice: conv.ToolChoice,
+    temperature: float | None,
+    top_p: float | None,
+    max_tokens: int | None,
+    response_format: conv.ResponseFormat = "text",
+    response_schema: Any = None,
+    response_regex: str | None = None,
+    format_constraint: conv.OutputConstraint | None = None,
+    logprobs: bool = False,
+    top_logprobs: int | None = None,
+    seed: int | None = None,
+    initial_stage: conv.ThinkingStage = "reasoning_start",
+    stop: Sequence[str] = (),
+    include_usage: bool = False,
+    echo: dict[str, Any] | None = None,
+    namespace_tool_map: dict[str, tuple[str, str]] | None = None,
+) -> conv.ConversationRequest:
+    """The neutral request from the fields a converter checked and resolved.
+
+    What follows from them is the same in every protocol: the effort level (§1.3), the sampled temperature and
+    top_p (§1.4), the output constraint (the tools', else any JSON for ``json_object``, else the response
+    format's ``format_constraint``, §2.6), and how the output is parsed (tool calls when tools are offered, from
+    the start when a call is required; JSON for ``json_object``; ``initial_stage`` only in thinking mode).
+    """
+    if tools:
+        constraint: conv.OutputConstraint | None = tool_call_constraint(
+            tools, required=tool_choice == "required"
+        )
+    elif response_format == "json_object":
+        constraint = conv.OutputConstraint(kind="json", schema="")
+    else:
+        constraint = format_constraint
+    conversation = conv.Conversation(
+        messages=messages,
+        thinking_mode=thinking,
+        reasoning_effort=resolve_effort(thinking, effort),
+        tools=tools,
+        tool_choice=tool_choice,
+        response_format=response_format,
+        response_schema=response_schema,
+        response_regex=response_regex,
+    )
+    inference = conv.InferenceOptions(
+        temperature=resolve_temperature(thinking, temperature),
+        top_p=resolve_top_p(version, thinking, top_p, tools_active=bool(tools)),
+        max_tokens=max_tokens,
+        logprobs=logprobs,
+        top_logprobs=top_logprobs,
+        seed=seed,
+        output_constraint=constraint,
+    )
+    parsing = conv.ParsingOptions(
+        parse_tool_calls=bool(tools),
+        starts_in_tool_calls=tool_choice == "required",
+        parse_json_output=response_format == "json_object",
+        thinking_initial_stage=initial_stage if thinking else None,
+        stop_sequences=list(stop),
+    )
+    return conv.ConversationRequest(
+        protocol=protocol,
+        model=model,
+        model_version=version,
+        stream=stream,
+        conversation=conversation,
+        inference_options=inference,
+        parsing_options=parsing,
+        include_usage=include_usage,
+        echo=echo,
+        namespace_tool_map={} if namespace_tool_map is None else namespace_tool_map,
+    )

@@ -1,0 +1,170 @@
+"""The ``dscodec lint``, ``dscodec record`` and ``dscodec replay`` commands (registered in :mod:`dscodec.cli`).
+
+Exit status: 0 clean (or recorded, or every transcript passed), 1 findings (or a transcript failed), 2 usage or
+I/O error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from dscodec.conversation import Protocol
+from dscodec.testing.compare import format_differences
+from dscodec.testing.lint import lint
+from dscodec.testing.replay import verify
+from dscodec.testing.transcript import (
+    Transcript,
+    TranscriptError,
+    dump_transcript,
+    is_transcript,
+    load_transcript,
+    loads_transcript,
+)
+
+__all__ = ["lint_command", "record_command", "replay_command"]
+
+
+class _UsageError(Exception):
+    """A command-line mistake or an unreadable input (exit status 2)."""
+
+
+def _read_text(path: str) -> str:
+    try:
+        if path == "-":
+            return sys.stdin.buffer.read().decode("utf-8", errors="replace")
+        with open(path, "rb") as handle:
+            return handle.read().decode("utf-8", errors="replace")
+    except OSError as exc:
+        raise _UsageError(f"cannot read {path}: {exc.strerror}") from None
+
+
+def _read_json(path: str) -> dict[str, Any]:
+    text = _read_text(path)
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise _UsageError(f"{path} is not JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise _UsageError(f"{path} must hold a JSON object")
+    return value
+
+
+def _headers(values: list[str] | None) -> dict[str, str]:
+    headers: dict[str, str] = {}
+    for value in values or []:
+        name, sep, content = value.partition(":")
+        if not sep or not name.strip():
+            raise _UsageError(f"--header {value!r} is not 'Name: value'")
+        headers[name.strip()] = content.strip()
+    return headers
+
+
+def _fail(exc: Exception) -> int:
+    print(f"dscodec: {exc}", file=sys.stderr)
+    return 2
+
+
+def lint_command(args: argparse.Namespace, out: TextIO) -> int:
+    """``dscodec lint FILE|- [--protocol P] [--request FILE]`` or ``dscodec lint --url URL --body FILE``."""
+    try:
+        protocol: Protocol | None = args.protocol
+        request: dict[str, Any] | None
+        if args.url is not None:
+            if args.file is not None:
+                raise _UsageError("give either FILE or --url, not both")
+            if args.body is None:
+                raise _UsageError("--url needs --body (the request body to send)")
+            from dscodec.testing.live import send
+
+            body = _read_json(args.body)
+            exchange = send(args.url, body, protocol=protocol, headers=_headers(args.header))
+            label = exchange.url
+            protocol, request = exchange.protocol, body
+            answer: Any = exchange.text
+        else:
+            if args.file is None:
+                raise _UsageError("give the FILE to lint (- for standard input) or --url")
+            label = "<stdin>" if args.file == "-" else args.file
+            text = _read_text(args.file)
+            request = _read_json(args.request) if args.request is not None else None
+            if '"dscodec-transcript"' in text.split("\n", 1)[0]:
+                transcript = loads_transcript(text, source=label)
+                protocol, answer = protocol or transcript.protocol, transcript
+            else:
+                answer = text
+            if protocol is None:
+                raise _UsageError("give --protocol (chat_completions, responses or messages)")
+    except ImportError as exc:
+        return _fail(ImportError(f"lint --url needs httpx (pip install 'dscodec[testing]'): {exc}"))
+    except (_UsageError, TranscriptError) as exc:
+        return _fail(exc)
+    findings = lint(protocol, answer, request=request, sdk=not args.no_sdk)
+    for finding in findings:
+        print(f"{label}: {finding}", file=out)
+    return 1 if findings else 0
+
+
+def record_command(args: argparse.Namespace, out: TextIO) -> int:
+    """``dscodec record --url URL --body FILE -o OUT``: save the exchange as a transcript."""
+    try:
+        from dscodec.testing.live import record
+
+        body = _read_json(args.body)
+        name = args.name or Path(args.output).name.removesuffix(".jsonl")
+        transcript = record(args.url, body, protocol=args.protocol, headers=_headers(args.header), name=name)
+        dump_transcript(transcript, args.output)
+    except ImportError as exc:
+        return _fail(ImportError(f"record needs httpx (pip install 'dscodec[testing]'): {exc}"))
+    except (_UsageError, TranscriptError) as exc:
+        return _fail(exc)
+    except OSError as exc:
+        return _fail(OSError(f"cannot write {args.output}: {exc.strerror}"))
+    shape = f"{len(transcript.frames)} frames" if transcript.frames is not None else "a JSON body"
+    print(
+        f"recorded {transcript.protocol} from {transcript.meta['url']}: HTTP {transcript.status}, {shape} "
+        f"-> {args.output}",
+        file=out,
+    )
+    return 0
+
+
+def transcript_files(root: str | os.PathLike[str]) -> list[Path]:
+    """The transcript files under ``root`` (``*.jsonl`` files that start with a transcript header), sorted."""
+    base = Path(root)
+    if base.is_file():
+        return [base]
+    return sorted(path for path in base.rglob("*.jsonl") if is_transcript(path))
+
+
+def replay_command(args: argparse.Namespace, out: TextIO) -> int:
+    """``dscodec replay DIR``: replay every transcript under DIR and print a pass/fail table."""
+    if not os.path.exists(args.directory):
+        return _fail(_UsageError(f"{args.directory} does not exist"))
+    files = transcript_files(args.directory)
+    if not files:
+        return _fail(_UsageError(f"no transcripts under {args.directory}"))
+    rows: list[tuple[str, str, str, str]] = []
+    for path in files:
+        name = str(path.relative_to(args.directory)) if path != Path(args.directory) else path.name
+        try:
+            transcript: Transcript = load_transcript(path)
+            differences = verify(transcript, chunking=args.chunking)
+        except TranscriptError as exc:
+            rows.append((name, "?", "ERROR", str(exc)))
+            continue
+        first = format_differences(differences, limit=1).splitlines()[0] if differences else ""
+        if len(differences) > 1:
+            first += f" (+{len(differences) - 1} more)"
+        rows.append((name, transcript.protocol, "FAIL" if differences else "pass", first))
+    width = max(len("transcript"), *(len(row[0]) for row in rows))
+    print(f"{'transcript':<{width}}  {'protocol':<16}  result  first difference", file=out)
+    for name, protocol, result, detail in rows:
+        print(f"{name:<{width}}  {protocol:<16}  {result:<6}  {detail}".rstrip(), file=out)
+    failed = sum(1 for row in rows if row[2] != "pass")
+    print(f"{len(rows)} transcripts: {len(rows) - failed} passed, {failed} failed", file=out)
+    return 1 if failed else 0

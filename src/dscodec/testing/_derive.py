@@ -1,0 +1,243 @@
+"""Backend items derived from a recorded answer, so a transcript recorded from a live server can be replayed.
+
+A live server does not say what its model wrote, only what it sent. For a replay, dscodec writes the model
+output that would give the same answer: the reasoning and ``</think>`` (when the prompt ends in the thinking
+stage), the answer text, and the tool calls as a DSML block in the request's model version's spelling; the prompt
+usage and completion token count from the answer's usage; the finish reason mapped back. The chunking is lost
+(one text chunk), so a replay of a live transcript is compared on the complete response, not frame by frame.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import dscodec
+from dscodec.conversation import ConversationRequest, Protocol
+from dscodec.errors import DscodecError
+from dscodec.prompt.dialects import dialect_for
+from dscodec.testing._sse import Frame
+from dscodec.testing.transcript import BackendItem, Failure, Finish, Text, Usage
+
+__all__ = ["derive_backend", "dsml_block"]
+
+_FAILED_PREFIX = "the model server failed: "
+
+
+def dsml_block(version: str, calls: Sequence[tuple[str, Mapping[str, Any]]], *, opener: bool = True) -> str:
+    """The DSML block a model of ``version`` writes for ``calls`` (name, arguments), blank line first.
+
+    String values are written as they are with ``string="true"``; every other value as JSON with
+    ``string="false"``. Without ``opener`` the block starts after its opening tag (the prompt already holds it
+    when a tool call is required).
+
+    Examples:
+        >>> print(dsml_block("v4.1", [("f", {"a": 1})]))
+        <BLANKLINE>
+        <BLANKLINE>
+        <｜DSML｜ calls>
+        <｜DSML｜ invoke name="f">
+        <｜DSML｜ parameter name="a" string="false">1</｜DSML｜ parameter>
+        </｜DSML｜ invoke>
+        </｜DSML｜ calls>
+    """
+    d = dialect_for("v4.1" if version == "v4.1" else "v4")
+    dsml = d.dsml
+    lines = [f"<{dsml}{d.tool_calls_tag}>"] if opener else []
+    for name, arguments in calls:
+        lines.append(f'<{dsml}{d.invoke_tag} name="{name}">')
+        if not arguments and d.empty_invoke_line:
+            lines.append("")
+        for key, value in arguments.items():
+            if isinstance(value, str):
+                lines.append(
+                    f'<{dsml}{d.parameter_tag} name="{key}" string="true">{value}</{dsml}{d.parameter_tag}>'
+                )
+            else:
+                raw = json.dumps(value, ensure_ascii=False)
+                lines.append(
+                    f'<{dsml}{d.parameter_tag} name="{key}" string="false">{raw}</{dsml}{d.parameter_tag}>'
+                )
+        lines.append(f"</{dsml}{d.invoke_tag}>")
+    lines.append(f"</{dsml}{d.tool_calls_tag}>")
+    return (d.block_separator if opener else "") + "\n".join(lines)
+
+
+def _arguments(text: Any) -> dict[str, Any]:
+    if isinstance(text, Mapping):
+        return dict(text)
+    try:
+        value = json.loads(text) if isinstance(text, str) else None
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+class _Parts:
+    def __init__(self) -> None:
+        self.reasoning = ""
+        self.content = ""
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+        self.finish: Finish | None = None
+        self.usage = Usage()
+        self.completion = 0
+        self.failure: str | None = None
+
+
+def _chat(response: Mapping[str, Any], parts: _Parts) -> None:
+    choice = (response.get("choices") or [{}])[0]
+    message = choice.get("message") or {}
+    parts.reasoning = message.get("reasoning_content") or ""
+    parts.content = message.get("content") or ""
+    for call in message.get("tool_calls") or []:
+        function = call.get("function") or {}
+        parts.calls.append((str(function.get("name", "")), _arguments(function.get("arguments"))))
+    reason = choice.get("finish_reason")
+    parts.finish = Finish(
+        "length" if reason == "length" else "content_filter" if reason == "content_filter" else "stop"
+    )
+    usage = response.get("usage") or {}
+    cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens")
+    parts.usage = Usage(_int(usage.get("prompt_tokens")), _int(cached), response.get("system_fingerprint"))
+    parts.completion = _int(usage.get("completion_tokens"))
+
+
+def _responses(response: Mapping[str, Any], request: ConversationRequest, parts: _Parts) -> None:
+    qualified = {value: key for key, value in request.namespace_tool_map.items()}
+    for item in response.get("output") or []:
+        kind = item.get("type")
+        texts = "".join(p.get("text", "") for p in item.get("content") or [] if isinstance(p, Mapping))
+        if kind == "reasoning":
+            parts.reasoning += texts
+        elif kind == "message":
+            parts.content += texts
+        elif kind == "function_call":
+            name = str(item.get("name", ""))
+            if item.get("namespace") is not None:
+                name = qualified.get((item["namespace"], name), name)
+            parts.calls.append((name, _arguments(item.get("arguments"))))
+    details = response.get("incomplete_details") or {}
+    reason = details.get("reason")
+    parts.finish = Finish(
+        "length"
+        if reason == "max_output_tokens"
+        else "content_filter"
+        if reason == "content_filter"
+        else "stop"
+    )
+    error = response.get("error")
+    if response.get("status") == "failed" and isinstance(error, Mapping):
+        parts.failure = str(error.get("message", ""))
+    usage = response.get("usage") or {}
+    cached = (usage.get("input_tokens_details") or {}).get("cached_tokens")
+    parts.usage = Usage(_int(usage.get("input_tokens")), _int(cached))
+    parts.completion = _int(usage.get("output_tokens"))
+
+
+def _messages(response: Mapping[str, Any], parts: _Parts) -> None:
+    if response.get("type") == "error":
+        parts.failure = str((response.get("error") or {}).get("message", ""))
+        return
+    for block in response.get("content") or []:
+        kind = block.get("type")
+        if kind == "thinking":
+            parts.reasoning += block.get("thinking") or ""
+        elif kind == "text":
+            parts.content += block.get("text") or ""
+        elif kind == "tool_use":
+            parts.calls.append((str(block.get("name", "")), _arguments(block.get("input"))))
+    reason = response.get("stop_reason")
+    parts.finish = Finish(
+        "length" if reason == "max_tokens" else "content_filter" if reason == "refusal" else "stop"
+    )
+    usage = response.get("usage") or {}
+    cached = _int(usage.get("cache_read_input_tokens"))
+    prompt = _int(usage.get("input_tokens")) + cached + _int(usage.get("cache_creation_input_tokens"))
+    parts.usage = Usage(prompt, cached)
+    parts.completion = _int(usage.get("output_tokens"))
+
+
+def _stream_failure(protocol: Protocol, frames: Sequence[Frame]) -> str | None:
+    """The message of the error event a failed stream ends with (None when it did not fail)."""
+    for frame in reversed(frames):
+        try:
+            data = frame.json()
+        except ValueError:
+            continue
+        if not isinstance(data, dict):
+            continue
+        if protocol == "chat_completions" and isinstance(data.get("error"), Mapping):
+            return str(data["error"].get("message", ""))
+        if protocol == "messages" and data.get("type") == "error":
+            return str((data.get("error") or {}).get("message", ""))
+        if protocol == "responses" and data.get("type") == "error":
+            return str(data.get("message", ""))
+        return None
+    return None
+
+
+def derive_backend(
+    protocol: Protocol,
+    request_body: Mapping[str, Any],
+    *,
+    frames: Sequence[Frame] | None,
+    response: Mapping[str, Any] | None,
+    status: int,
+) -> list[BackendItem]:
+    """The backend items that make dscodec give the recorded answer (``[]`` when the request does not convert)."""
+    try:
+        request = dscodec.convert(protocol, dict(request_body))
+    except DscodecError:
+        return []
+    if status >= 400 or (response is not None and frames is None and _is_error(protocol, response)):
+        message = _error_message(protocol, response or {})
+        return [Failure(message.removeprefix(_FAILED_PREFIX))]
+    parts = _Parts()
+    if frames is not None:
+        whole = dscodec.accumulate(protocol, [f.json() for f in frames if _is_object(f)])
+        parts.failure = _stream_failure(protocol, frames)
+    else:
+        whole = dict(response or {})
+    if protocol == "chat_completions":
+        _chat(whole, parts)
+    elif protocol == "responses":
+        _responses(whole, request, parts)
+    else:
+        _messages(whole, parts)
+    options = request.parsing_options
+    text = parts.content
+    if options.thinking_initial_stage in ("reasoning_start", "reasoning_continuation"):
+        text = parts.reasoning + dialect_for(request.model_version).think_close + text
+    if parts.calls and options.parse_tool_calls:
+        text += dsml_block(request.model_version, parts.calls, opener=not options.starts_in_tool_calls)
+    items: list[BackendItem] = [parts.usage, Text(text, parts.completion)]
+    if parts.failure is not None:
+        items.append(Failure(parts.failure.removeprefix(_FAILED_PREFIX)))
+    elif parts.finish is not None:
+        items.append(parts.finish)
+    return items
+
+
+def _is_object(frame: Frame) -> bool:
+    try:
+        return isinstance(frame.json(), dict)
+    except ValueError:
+        return False
+
+
+def _is_error(protocol: Protocol, body: Mapping[str, Any]) -> bool:
+    if protocol == "messages":
+        return body.get("type") == "error"
+    return isinstance(body.get("error"), Mapping) and "choices" not in body and "output" not in body
+
+
+def _error_message(protocol: Protocol, body: Mapping[str, Any]) -> str:
+    error = body.get("error")
+    if isinstance(error, Mapping):
+        return str(error.get("message", ""))
+    return f"HTTP error ({protocol})"

@@ -1,0 +1,226 @@
+"""Normalising answers and comparing them: a list of differences, each with its JSON path.
+
+Two answers to the same request differ in what a server makes up per response: ids, wall-clock stamps and the
+configuration fingerprint. :func:`normalise` replaces exactly those, so what is left to compare is what the
+client would read:
+
+* ids (the string values of the keys in :data:`ID_KEYS`: response, item, tool call ids, opaque reasoning
+  content, thinking signatures) become ``<id-1>``, ``<id-2>`` ... numbered by first appearance; one id always gets
+  the same placeholder, so references between events (an ``item_id`` naming an item) still compare;
+* timestamps (integer values of the keys in :data:`TIME_KEYS`) become ``"<timestamp>"``;
+* a non-null ``system_fingerprint`` becomes ``"<fingerprint>"``.
+
+Empty strings and nulls are kept: an id that is missing is a difference worth seeing.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from dscodec.testing._sse import Frame
+from dscodec.testing.transcript import Transcript
+
+__all__ = [
+    "ID_KEYS",
+    "MISSING",
+    "SECTIONS",
+    "TIME_KEYS",
+    "Difference",
+    "answer_sections",
+    "compare",
+    "format_differences",
+    "normalise",
+]
+
+#: Keys whose string values are made up per response.
+ID_KEYS = frozenset(
+    {"id", "item_id", "call_id", "response_id", "previous_response_id", "signature", "encrypted_content"}
+)
+#: Keys whose integer values are wall-clock times.
+TIME_KEYS = frozenset({"created", "created_at", "completed_at"})
+#: The parts of an answer :func:`compare` looks at, in order.
+SECTIONS = ("status", "frames", "response", "accumulated")
+
+
+class _Missing:
+    """The value on the side of a difference where a key or list element does not exist."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<missing>"
+
+
+#: Stands for an absent key or element in a :class:`Difference`.
+MISSING: Any = _Missing()
+
+
+def normalise(value: Any) -> Any:
+    """A copy of ``value`` (JSON data) with ids, timestamps and fingerprints replaced (module docstring).
+
+    Examples:
+        >>> normalise({"id": "chatcmpl-9", "created": 1700000000, "choices": [{"id": "chatcmpl-9"}]})
+        {'id': '<id-1>', 'created': '<timestamp>', 'choices': [{'id': '<id-1>'}]}
+    """
+    return _Normaliser().walk(value)
+
+
+class _Normaliser:
+    def __init__(self) -> None:
+        self.ids: dict[str, str] = {}
+
+    def placeholder(self, value: str) -> str:
+        found = self.ids.get(value)
+        if found is None:
+            found = self.ids[value] = f"<id-{len(self.ids) + 1}>"
+        return found
+
+    def walk(self, value: Any) -> Any:
+        if isinstance(value, Mapping):
+            out: dict[str, Any] = {}
+            for key, item in value.items():
+                if key in ID_KEYS and isinstance(item, str) and item:
+                    out[key] = self.placeholder(item)
+                elif key in TIME_KEYS and isinstance(item, int) and not isinstance(item, bool):
+                    out[key] = "<timestamp>"
+                elif key == "system_fingerprint" and isinstance(item, str):
+                    out[key] = "<fingerprint>"
+                else:
+                    out[key] = self.walk(item)
+            return out
+        if isinstance(value, list):
+            return [self.walk(item) for item in value]
+        return value
+
+
+@dataclass(frozen=True, slots=True)
+class Difference:
+    """One place where two answers differ.
+
+    Attributes:
+        path: where, as a JSON path from the answer (``frames[3].data.choices[0].delta.content``).
+        expected: the expected value there, or :data:`MISSING`.
+        actual: the actual value there, or :data:`MISSING`.
+    """
+
+    path: str
+    expected: Any
+    actual: Any
+
+    def __str__(self) -> str:
+        note = ""
+        if isinstance(self.expected, str) and isinstance(self.actual, str):
+            at = next(
+                (k for k, (a, b) in enumerate(zip(self.expected, self.actual)) if a != b),
+                min(len(self.expected), len(self.actual)),
+            )
+            note = f" (first difference at character {at})"
+        return f"{self.path}: expected {_show(self.expected)}, got {_show(self.actual)}{note}"
+
+
+def _show(value: Any, limit: int = 160) -> str:
+    if value is MISSING:
+        return "<missing>"
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def format_differences(differences: Iterable[Difference], *, limit: int = 20) -> str:
+    """The differences one per line, at most ``limit`` of them (and how many more there are)."""
+    found = list(differences)
+    lines = [str(d) for d in found[:limit]]
+    if len(found) > limit:
+        lines.append(f"... and {len(found) - limit} more differences")
+    return "\n".join(lines)
+
+
+def _frame_value(frame: Frame) -> dict[str, Any]:
+    try:
+        data: Any = json.loads(frame.data)
+    except ValueError:
+        data = frame.data
+    return {"event": frame.event, "data": data}
+
+
+def answer_sections(value: Transcript | list[Frame] | Mapping[str, Any]) -> dict[str, Any]:
+    """The comparable parts of an answer: a transcript's status, frames, response and accumulated response (those
+    it has), a frame list as ``frames``, a JSON body as ``response``. Frames and bodies come normalised."""
+    if isinstance(value, Transcript):
+        sections: dict[str, Any] = {"status": value.status}
+        if value.frames is not None:
+            sections["frames"] = normalise([_frame_value(f) for f in value.frames])
+        if value.response is not None:
+            sections["response"] = normalise(value.response)
+        if value.accumulated is not None:
+            sections["accumulated"] = normalise(value.accumulated)
+        return sections
+    if isinstance(value, Mapping):
+        return {"response": normalise(value)}
+    return {"frames": normalise([_frame_value(f) for f in value])}
+
+
+def _pattern(rule: str) -> re.Pattern[str]:
+    if not any(c in rule for c in ".[*"):
+        # A bare key name: that key anywhere.
+        return re.compile(r"(?:.*[.\]])?" + re.escape(rule) + r"(?:[.\[].*)?")
+    return re.compile(".*".join(re.escape(part) for part in rule.split("*")) + r"(?:[.\[].*)?")
+
+
+def compare(
+    expected: Transcript | list[Frame] | Mapping[str, Any],
+    actual: Transcript | list[Frame] | Mapping[str, Any],
+    *,
+    ignore: Iterable[str] = (),
+    sections: Collection[str] | None = None,
+) -> list[Difference]:
+    """The differences between two answers after :func:`normalise`; empty when they agree.
+
+    Args:
+        expected: a transcript, a list of frames, or a JSON body.
+        actual: the same.
+        ignore: paths to leave out: a key name (``"usage"``: that key anywhere) or a path pattern where ``*``
+            stands for any text (``"frames[*].data.usage"``, ``"accumulated.output[*].id"``).
+        sections: which of ``status``, ``frames``, ``response``, ``accumulated`` to compare (default: every one
+            the expected side has). A section the expected side lacks is not compared.
+
+    Examples:
+        >>> compare({"id": "a", "text": "Hello"}, {"id": "b", "text": "Help"})
+        [Difference(path='response.text', expected='Hello', actual='Help')]
+    """
+    want = answer_sections(expected)
+    got = answer_sections(actual)
+    rules = [_pattern(rule) for rule in ignore]
+    out: list[Difference] = []
+    for section in SECTIONS:
+        if section not in want or (sections is not None and section not in sections):
+            continue
+        _diff(section, want[section], got.get(section, MISSING), rules, out)
+    return out
+
+
+def _diff(path: str, want: Any, got: Any, rules: list[re.Pattern[str]], out: list[Difference]) -> None:
+    if any(rule.fullmatch(path) for rule in rules):
+        return
+    if isinstance(want, dict) and isinstance(got, dict):
+        for key, value in want.items():
+            _diff(f"{path}.{key}", value, got.get(key, MISSING), rules, out)
+        for key, value in got.items():
+            if key not in want:
+                _diff(f"{path}.{key}", MISSING, value, rules, out)
+        return
+    if isinstance(want, list) and isinstance(got, list):
+        for index in range(max(len(want), len(got))):
+            _diff(
+                f"{path}[{index}]",
+                want[index] if index < len(want) else MISSING,
+                got[index] if index < len(got) else MISSING,
+                rules,
+                out,
+            )
+        return
+    if type(want) is not type(got) or want != got:
+        out.append(Difference(path, want, got))

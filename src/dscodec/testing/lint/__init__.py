@@ -1,0 +1,161 @@
+"""The stream linter: checks any server's answer against its protocol's grammar.
+
+:func:`lint` takes a streamed answer (SSE text, :class:`~dscodec.testing.Frame` objects, or event dicts) or a
+complete JSON body, and returns one :class:`Finding` per problem, each under a stable code (:data:`RULES`;
+``docs/testing.md`` explains every code). It looks only at what went over the wire, so it works on any server,
+dscodec's or not. Strict validation against the official SDK types runs when the ``openai`` / ``anthropic``
+packages are installed (extra ``testing``); the rest needs nothing beyond dscodec.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from dscodec.conversation import Protocol
+from dscodec.protocols._wire import WireEvent
+from dscodec.testing._sse import Frame, parse_sse
+from dscodec.testing.lint._base import Event, Report
+from dscodec.testing.lint._rules import RULES, Finding, Rule
+from dscodec.testing.lint._sdk import sdk_available
+from dscodec.testing.lint.chat import lint_chat_body, lint_chat_stream
+from dscodec.testing.lint.messages import lint_messages_body, lint_messages_stream
+from dscodec.testing.lint.responses import lint_responses_body, lint_responses_stream
+from dscodec.testing.transcript import Transcript
+
+__all__ = ["RULES", "Finding", "Rule", "lint", "sdk_available"]
+
+#: What :func:`lint` takes: SSE text or bytes, a JSON body (as text, bytes or a mapping), a list of frames, a list
+#: of events (:class:`~dscodec.WireEvent` or dicts), or a transcript (its answer; its request unless one is given).
+Answer = (
+    str
+    | bytes
+    | Mapping[str, Any]
+    | Sequence[Frame]
+    | Sequence[WireEvent]
+    | Sequence[Mapping[str, Any]]
+    | Transcript
+)
+
+_STREAMS = {
+    "chat_completions": lint_chat_stream,
+    "responses": lint_responses_stream,
+    "messages": lint_messages_stream,
+}
+_BODIES = {
+    "chat_completions": lint_chat_body,
+    "responses": lint_responses_body,
+    "messages": lint_messages_body,
+}
+
+
+def lint(
+    protocol: Protocol,
+    answer: Answer,
+    *,
+    request: Mapping[str, Any] | None = None,
+    sdk: bool = True,
+) -> list[Finding]:
+    """Check ``answer`` against the grammar of ``protocol``; an empty list when it is clean.
+
+    Args:
+        protocol: ``"chat_completions"``, ``"responses"`` or ``"messages"``.
+        answer: see :data:`Answer`. Text that is one JSON object is a complete body; other text is an SSE
+            stream. Frames and SSE text are checked as sent (event names, Chat's ``[DONE]``); a list of events
+            has no transport, so those two checks are skipped.
+        request: the request body, for the rules that depend on it (Chat: ``stream_options.include_usage``).
+        sdk: validate against the official SDK types when they are installed.
+
+    Examples:
+        >>> stream = 'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m",' \\
+        ...     '"choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":"stop"}]}\\n\\ndata: [DONE]\\n\\n'
+        >>> [finding.code for finding in lint("chat_completions", stream)]
+        ['CHT001']
+    """
+    if protocol not in _STREAMS:
+        raise ValueError(f"unknown protocol {protocol!r}; expected chat_completions, responses or messages")
+    if isinstance(answer, Transcript):
+        request = request if request is not None else answer.request
+        answer = answer.answer()
+    report = Report()
+    if isinstance(answer, (str, bytes)):
+        text = answer.decode("utf-8", errors="replace") if isinstance(answer, bytes) else answer
+        body = _json_object(text)
+        if body is not None:
+            _BODIES[protocol](report, body, text, sdk=sdk)
+            return report.findings
+        frames, rest = parse_sse(text)
+        if rest:
+            report.add("GEN009", f"the stream ends inside a frame: {rest[:60]!r}")
+            frames += parse_sse(rest + "\n\n")[0]
+        _stream(protocol, frames, report, request=request, transport=True, sdk=sdk)
+        return report.findings
+    if isinstance(answer, Mapping):
+        _BODIES[protocol](report, answer, json.dumps(answer, ensure_ascii=False), sdk=sdk)
+        return report.findings
+    items = list(answer)
+    transport = all(isinstance(item, Frame) for item in items)
+    frames = [_as_frame(item) for item in items]
+    _stream(protocol, frames, report, request=request, transport=transport, sdk=sdk)
+    return report.findings
+
+
+def _json_object(text: str) -> dict[str, Any] | None:
+    stripped = text.strip()
+    if not stripped.startswith("{"):
+        return None
+    try:
+        value = json.loads(stripped)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _as_frame(item: Any) -> Frame:
+    if isinstance(item, Frame):
+        return item
+    if isinstance(item, WireEvent):
+        return Frame(item.to_json(), item.event)
+    if isinstance(item, Mapping):
+        return Frame(json.dumps(item, ensure_ascii=False, separators=(",", ":")))
+    raise TypeError(f"cannot lint a {type(item).__name__}; expected frames, events or dicts")
+
+
+def _stream(
+    protocol: Protocol,
+    frames: list[Frame],
+    report: Report,
+    *,
+    request: Mapping[str, Any] | None,
+    transport: bool,
+    sdk: bool,
+) -> None:
+    if not frames:
+        report.add("GEN008", "the stream has no frames")
+        return
+    events: list[Event] = []
+    for index, frame in enumerate(frames):
+        data: Any = None
+        if frame.is_done and protocol == "chat_completions":
+            events.append(Event(index, frame, None))
+            continue
+        try:
+            data = json.loads(frame.data)
+        except ValueError:
+            what = "a [DONE] frame, which only Chat Completions sends" if frame.is_done else "not JSON"
+            report.add("GEN001", f"the data is {what}: {frame.data[:60]!r}", index)
+        else:
+            if not isinstance(data, dict):
+                report.add("GEN001", f"the data is a JSON {type(data).__name__}, not an object", index)
+                data = None
+        if transport and protocol == "chat_completions" and frame.event is not None:
+            report.add("GEN002", f"SSE event name {frame.event!r}: Chat Completions frames carry none", index)
+        elif transport and data is not None and protocol != "chat_completions":
+            kind = data.get("type")
+            if frame.event is None and protocol == "messages":
+                report.add("GEN002", f"no SSE event name (the type is {kind!r})", index)
+            elif frame.event is not None and frame.event != kind:
+                report.add("GEN002", f"SSE event name {frame.event!r} but type {kind!r}", index)
+        events.append(Event(index, frame, data))
+    _STREAMS[protocol](events, report, request=request, transport=transport, sdk=sdk)

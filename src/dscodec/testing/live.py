@@ -1,0 +1,164 @@
+"""Talking to a live server: send a request body, read the answer, record it as a transcript.
+
+Any OpenAI- or Anthropic-compatible server will do. Needs ``httpx`` (extra ``testing``); nothing else in
+:mod:`dscodec.testing` does. The protocol comes from the URL's path (``/chat/completions``, ``/responses``,
+``/messages``), or is given, in which case a base URL (``http://host:8000`` or ``http://host:8000/v1``) gets the
+protocol's path appended.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import dscodec
+from dscodec.conversation import Protocol
+from dscodec.testing._derive import derive_backend
+from dscodec.testing._sse import Frame, parse_sse
+from dscodec.testing.transcript import Transcript, TranscriptError
+
+__all__ = ["Exchange", "endpoint", "record", "send"]
+
+_PATHS: dict[str, str] = {
+    "chat_completions": "/chat/completions",
+    "responses": "/responses",
+    "messages": "/messages",
+}
+#: The Anthropic API version header sent to Messages endpoints unless the caller gives one.
+ANTHROPIC_VERSION = "2023-06-01"
+
+
+def endpoint(url: str, protocol: Protocol | None = None) -> tuple[str, Protocol]:
+    """The full endpoint URL and its protocol.
+
+    Raises:
+        TranscriptError: the URL names no endpoint and no protocol was given, or they disagree.
+
+    Examples:
+        >>> endpoint("http://127.0.0.1:8000/v1/messages")
+        ('http://127.0.0.1:8000/v1/messages', 'messages')
+        >>> endpoint("http://127.0.0.1:8000", "responses")
+        ('http://127.0.0.1:8000/v1/responses', 'responses')
+    """
+    parts = urlsplit(url)
+    path = parts.path.rstrip("/")
+    named = next((name for name, suffix in _PATHS.items() if path.endswith(suffix)), None)
+    if named is not None:
+        if protocol is not None and protocol != named:
+            raise TranscriptError(f"the URL {url} is a {named} endpoint, not {protocol}")
+        return url, named  # type: ignore[return-value]
+    if protocol is None:
+        raise TranscriptError(
+            f"cannot tell the protocol of {url}: give the endpoint's full URL (ending in /chat/completions, "
+            "/responses or /messages) or the protocol"
+        )
+    if not path.endswith("/v1"):
+        path += "/v1"
+    return urlunsplit(parts._replace(path=path + _PATHS[protocol])), protocol
+
+
+@dataclass
+class Exchange:
+    """One request and the answer it got."""
+
+    url: str
+    protocol: Protocol
+    request: dict[str, Any]
+    status: int
+    content_type: str
+    text: str
+    frames: list[Frame] | None
+    response: dict[str, Any] | None
+    unterminated: str = ""
+
+
+def send(
+    url: str,
+    body: Mapping[str, Any],
+    *,
+    protocol: Protocol | None = None,
+    headers: Mapping[str, str] | None = None,
+    timeout: float = 120.0,
+) -> Exchange:
+    """POST ``body`` to the server and read the whole answer (an event stream or a JSON body).
+
+    Raises:
+        ImportError: httpx is not installed.
+        TranscriptError: the protocol cannot be told, or the server cannot be reached.
+    """
+    import httpx
+
+    target, resolved = endpoint(url, protocol)
+    sent = {"content-type": "application/json", **{k.lower(): v for k, v in (headers or {}).items()}}
+    if resolved == "messages":
+        sent.setdefault("anthropic-version", ANTHROPIC_VERSION)
+    try:
+        with httpx.Client(timeout=timeout) as client:
+            answer = client.post(target, content=json.dumps(dict(body)).encode(), headers=sent)
+    except httpx.HTTPError as exc:
+        raise TranscriptError(f"{target}: the request failed: {exc}") from None
+    content_type = answer.headers.get("content-type", "")
+    text = answer.text
+    exchange = Exchange(target, resolved, dict(body), answer.status_code, content_type, text, None, None)
+    if "text/event-stream" in content_type:
+        exchange.frames, exchange.unterminated = parse_sse(text)
+        return exchange
+    try:
+        value = json.loads(text)
+    except ValueError:
+        value = None
+    if isinstance(value, dict):
+        exchange.response = value
+    else:
+        exchange.response = {"error": {"message": f"not JSON: {text[:200]}", "type": "invalid_response"}}
+    return exchange
+
+
+def record(
+    url: str,
+    body: Mapping[str, Any],
+    *,
+    protocol: Protocol | None = None,
+    headers: Mapping[str, str] | None = None,
+    name: str = "",
+    timeout: float = 120.0,
+) -> Transcript:
+    """Send ``body`` and save the exchange as a transcript of origin ``live`` (backend items derived from the
+    answer, see :func:`dscodec.testing.replay.verify`)."""
+    exchange = send(url, body, protocol=protocol, headers=headers, timeout=timeout)
+    return transcript_of(exchange, name=name)
+
+
+def transcript_of(exchange: Exchange, *, name: str = "") -> Transcript:
+    """The transcript of an exchange (see :func:`record`)."""
+    transcript = Transcript(
+        protocol=exchange.protocol,
+        request=exchange.request,
+        backend=derive_backend(
+            exchange.protocol,
+            exchange.request,
+            frames=exchange.frames,
+            response=exchange.response,
+            status=exchange.status,
+        ),
+        frames=exchange.frames,
+        response=exchange.response,
+        status=exchange.status,
+        name=name,
+        origin="live",
+        meta={"url": exchange.url},
+    )
+    if exchange.frames is not None:
+        events = []
+        for frame in exchange.frames:
+            try:
+                data = frame.json()
+            except ValueError:
+                continue
+            if isinstance(data, dict):
+                events.append(data)
+        transcript.accumulated = dscodec.accumulate(exchange.protocol, events)
+    return transcript

@@ -1,0 +1,254 @@
+"""Replaying a transcript through dscodec: the request converted, the recorded backend output pushed through a
+:class:`~dscodec.StreamProcessor`, the answer built the way the example server builds it.
+
+The answer follows the server's rules (``docs/server.md``): a request that does not convert gets its error body
+and status; a backend failure before the first output is a 502 error body; after it, the protocol's mid-stream
+error event ends the stream (without Chat's ``[DONE]``); a backend that stops without a :class:`Finish` ends
+the response with no finish reason; nothing after a :class:`Finish` or a matched stop sequence is pushed. The
+server's own limits (context window, body size, timeouts) are not part of a replay.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import dscodec
+from dscodec.conversation import ConversationRequest, Protocol
+from dscodec.errors import DscodecError, ModelOutputError
+from dscodec.options import ConversionOptions
+from dscodec.processor import StreamProcessor
+from dscodec.protocols import error_body
+from dscodec.protocols._wire import WireEvent
+from dscodec.testing._sse import Frame
+from dscodec.testing.compare import Difference, compare
+from dscodec.testing.transcript import BackendItem, Failure, Finish, Text, Tokens, Transcript, Usage
+from dscodec.vocab import TokenizerLike
+
+__all__ = [
+    "CHUNKINGS",
+    "Chunking",
+    "Replay",
+    "merge_items",
+    "replay",
+    "split_items",
+    "verify",
+]
+
+#: Named chunkings: ``recorded`` (as recorded), ``whole`` (adjacent text, or ids, in one chunk), ``chars`` (one
+#: character per text chunk, one id per token chunk).
+CHUNKINGS = ("recorded", "whole", "chars")
+
+#: A chunking: one of :data:`CHUNKINGS`, or a function from the recorded items to the items to push.
+Chunking = Literal["recorded", "whole", "chars"] | Callable[[list[BackendItem]], list[BackendItem]]
+
+_DEFAULT_IDS: dict[str, str] = {
+    "chat_completions": "chatcmpl-replay",
+    "responses": "resp_replay",
+    "messages": "msg_replay",
+}
+
+
+def call_id(index: int) -> str:
+    """The tool call ids of a replay: fixed, in the shape dscodec's random ones have."""
+    return f"call_{index:02d}_{'0' * 20}{index:04d}"
+
+
+@dataclass
+class Replay:
+    """What a replay produced.
+
+    Attributes:
+        transcript: the input transcript with the answer replaced by dscodec's (same header, request, backend).
+        request: the converted request (None when the body did not convert).
+        events: the processor's events, in order.
+        finished: whether the processor ended normally.
+    """
+
+    transcript: Transcript
+    request: ConversationRequest | None
+    events: list[WireEvent]
+    finished: bool
+
+
+def merge_items(items: Sequence[BackendItem]) -> list[BackendItem]:
+    """Adjacent text items as one (token counts added), adjacent token items as one (when all or none of them
+    carry log probabilities); other items unchanged."""
+    out: list[BackendItem] = []
+    for item in items:
+        last = out[-1] if out else None
+        if isinstance(item, Text) and isinstance(last, Text):
+            out[-1] = Text(last.text + item.text, last.token_count + item.token_count)
+        elif (
+            isinstance(item, Tokens)
+            and isinstance(last, Tokens)
+            and (item.logprobs is None) == (last.logprobs is None)
+        ):
+            logprobs = None if item.logprobs is None else (last.logprobs or ()) + item.logprobs
+            out[-1] = Tokens(last.ids + item.ids, logprobs)
+        else:
+            out.append(item)
+    return out
+
+
+def split_items(items: Sequence[BackendItem]) -> list[BackendItem]:
+    """One character per text item (its token count goes with its last character) and one id per token item."""
+    out: list[BackendItem] = []
+    for item in items:
+        if isinstance(item, Text) and len(item.text) > 1:
+            last = len(item.text) - 1
+            out.extend(Text(ch, item.token_count if k == last else 0) for k, ch in enumerate(item.text))
+        elif isinstance(item, Tokens) and len(item.ids) > 1:
+            out.extend(
+                Tokens((token_id,), None if item.logprobs is None else (item.logprobs[k],))
+                for k, token_id in enumerate(item.ids)
+            )
+        else:
+            out.append(item)
+    return out
+
+
+def _chunked(items: list[BackendItem], chunking: Chunking) -> list[BackendItem]:
+    if callable(chunking):
+        return list(chunking(list(items)))
+    if chunking == "recorded":
+        return items
+    if chunking == "whole":
+        return merge_items(items)
+    if chunking == "chars":
+        return split_items(items)
+    raise ValueError(f"unknown chunking {chunking!r}; expected one of {', '.join(CHUNKINGS)} or a function")
+
+
+def _push(processor: StreamProcessor, item: BackendItem) -> list[WireEvent]:
+    if isinstance(item, Usage):
+        return processor.start(item.prompt_tokens, item.cached_tokens, item.system_fingerprint)
+    if isinstance(item, Text):
+        return processor.push_text(item.text, item.token_count)
+    if isinstance(item, Tokens):
+        return processor.push_tokens(list(item.ids), None if item.logprobs is None else list(item.logprobs))
+    if isinstance(item, Finish):
+        return processor.finish(item.reason)
+    raise TypeError(f"not a backend output item: {item!r}")  # pragma: no cover - Failure is handled before
+
+
+def _backend_failure(message: str) -> ModelOutputError:
+    return ModelOutputError(f"the model server failed: {message}")
+
+
+def _run(
+    processor: StreamProcessor, items: list[BackendItem]
+) -> tuple[list[WireEvent], DscodecError | None, bool]:
+    """Push ``items`` as the server does.
+
+    Returns:
+        The events, the failure that ended the output (None when it ended normally), and whether the output had
+        started (an item other than the prompt usage was pushed) when it failed.
+    """
+    events: list[WireEvent] = []
+    started = False
+    for item in items:
+        if processor.finished:
+            break
+        try:
+            if isinstance(item, Failure):
+                raise _backend_failure(item.message)
+            events += _push(processor, item)
+        except DscodecError as exc:
+            return events, exc, started
+        if isinstance(item, Finish):
+            return events, None, True
+        if not isinstance(item, Usage):
+            started = True
+    else:
+        try:
+            events += processor.finish()
+        except DscodecError as exc:
+            return events, exc, started
+    return events, None, True
+
+
+def replay(
+    transcript: Transcript,
+    *,
+    chunking: Chunking = "recorded",
+    tokenizer: TokenizerLike = None,
+    options: ConversionOptions | None = None,
+) -> Replay:
+    """Run ``transcript`` through dscodec and return dscodec's answer.
+
+    Args:
+        transcript: the transcript (its request and backend items are used; its answer is not).
+        chunking: how to cut the backend output before pushing it (:data:`Chunking`).
+        tokenizer: decodes token ids and counts reasoning tokens (None: the bundled DeepSeek V4 tokenizer).
+        options: the conversion policy (None: the defaults).
+
+    Examples:
+        >>> from dscodec.testing import Finish, Text, Transcript, Usage
+        >>> t = Transcript("chat_completions", {"model": "DeepSeek-V4-Pro", "thinking": {"type": "disabled"},
+        ...     "messages": [{"role": "user", "content": "Hi"}]}, [Usage(5), Text("Hello!", 2), Finish("stop")])
+        >>> replay(t).transcript.response["choices"][0]["message"]
+        {'role': 'assistant', 'content': 'Hello!'}
+    """
+    protocol: Protocol = transcript.protocol
+    answer = dataclasses.replace(
+        transcript, frames=None, response=None, status=200, accumulated=None, backend=list(transcript.backend)
+    )
+    try:
+        request = dscodec.convert(protocol, transcript.request, options)
+    except DscodecError as exc:
+        answer.status, answer.response = exc.status_code, _error_body(protocol, exc)
+        return Replay(answer, None, [], False)
+    processor = StreamProcessor(
+        request,
+        response_id=transcript.response_id or _DEFAULT_IDS[protocol],
+        model=request.model,
+        created=0 if transcript.created is None else transcript.created,
+        tokenizer=tokenizer,
+        signature=transcript.signature,
+        tool_call_id_factory=call_id,
+    )
+    events, failure, started = _run(processor, _chunked(list(transcript.backend), chunking))
+    if failure is not None and not (request.stream and started):
+        # Before the status line (or for any answer that is not streamed) a failure is an error answer.
+        answer.status, answer.response = failure.status_code, _error_body(protocol, failure)
+        return Replay(answer, request, events, False)
+    if failure is not None:
+        events += processor.fail(failure)
+    accumulated = dscodec.accumulate(protocol, events)
+    if request.stream:
+        answer.frames = [Frame(event.to_json(), event.event) for event in events]
+        if processor.sse_done and failure is None:
+            answer.frames.append(Frame(processor.sse_done.removeprefix("data: ").strip()))
+        answer.accumulated = accumulated
+    else:
+        answer.response = accumulated
+    return Replay(answer, request, events, processor.finished)
+
+
+def _error_body(protocol: Protocol, exc: DscodecError) -> dict[str, Any]:
+    if exc.protocol is not None:
+        return exc.body
+    return error_body(protocol, exc)
+
+
+def verify(
+    transcript: Transcript,
+    *,
+    chunking: Chunking = "recorded",
+    tokenizer: TokenizerLike = None,
+    options: ConversionOptions | None = None,
+    ignore: Sequence[str] = (),
+) -> list[Difference]:
+    """Replay ``transcript`` and compare dscodec's answer with the recorded one; empty when they agree.
+
+    The frames are compared only when the output is pushed as recorded and the transcript's backend items are
+    the real ones (origin ``codec`` or ``reference``): the frames of a live recording were cut by that server.
+    """
+    result = replay(transcript, chunking=chunking, tokenizer=tokenizer, options=options)
+    sections = ["status", "response", "accumulated"]
+    if chunking == "recorded" and transcript.origin != "live":
+        sections.append("frames")
+    return compare(transcript, result.transcript, ignore=ignore, sections=sections)

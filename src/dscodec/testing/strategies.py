@@ -1,0 +1,488 @@
+"""Hypothesis strategies for fuzzing a DeepSeek serving stack (needs ``hypothesis``: extra ``testing``).
+
+* :func:`model_outputs`: what a DeepSeek V4 / V4.1 model plausibly writes for a request: reasoning and
+  ``</think>``, an answer in any script, DSML tool-call blocks in the version's spelling with every kind of
+  parameter value, a stop sequence, and (on request) markup broken in the ways models break it.
+* :func:`text_chunkings`, :func:`token_chunkings`, :func:`backend_outputs`: how a backend may cut that output:
+  text split inside markers and grapheme clusters, token ids grouped so that UTF-8 sequences split, both mixed.
+* :func:`request_bodies`: valid request bodies of each protocol (``dscodec.convert`` accepts every one).
+
+Example::
+
+    from hypothesis import given
+    from dscodec.testing import lint, replay, Transcript
+    from dscodec.testing.strategies import scenarios
+
+    @given(scenarios("responses"))
+    def test_lints_clean(scenario):
+        answer = replay(Transcript("responses", scenario.body, scenario.backend)).transcript
+        assert lint("responses", answer) == []
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from hypothesis import strategies as st
+
+import dscodec
+from dscodec.conversation import ConversationRequest
+from dscodec.prompt.dialects import dialect_for
+from dscodec.testing.transcript import BackendItem, Finish, Text, Tokens, Usage
+from dscodec.vocab import Vocabulary
+
+__all__ = [
+    "MARKER_SPELLINGS",
+    "UNICODE_SAMPLES",
+    "ModelOutput",
+    "Scenario",
+    "answer_text",
+    "backend_outputs",
+    "dsml_blocks",
+    "model_outputs",
+    "parameter_values",
+    "request_bodies",
+    "scenarios",
+    "text_chunkings",
+    "token_chunkings",
+]
+
+#: Text that tests the Unicode handling: CJK, emoji with skin tones and ZWJ sequences, flags, right-to-left
+#: scripts, combining marks, zero-width characters.
+UNICODE_SAMPLES = (
+    "中文回答",
+    "日本語",
+    "한국어",
+    "😀",
+    "👍🏽",
+    "👩\u200d💻",
+    "👨\u200d👩\u200d👧",
+    "🇫🇷",
+    "مرحبا بالعالم",
+    "שלום",
+    "e\u0301",
+    "Ünïcödé",
+    "\u200b",
+    "∑ x² ≤ π",
+    "…",
+)
+#: Spellings a model writes that a server must read as markup (both versions).
+MARKER_SPELLINGS = (
+    "</think>",
+    "<｜DSML｜tool_calls>",
+    "</｜DSML｜tool_calls>",
+    "<｜DSML｜ calls>",
+    "</｜DSML｜ calls>",
+    "<｜DSML｜invoke",
+    "<｜DSML｜ invoke",
+    "<｜DSML｜parameter",
+    "<｜DSML｜ parameter",
+    "｜DSML｜",
+    "<｜end▁of▁sentence｜>",
+)
+#: Harmless look-alikes: text that starts like a marker and is not one.
+_LOOKALIKES = ("a < b", "<b>bold</b>", "x</y>", "</thinking", "<｜", "｜", "DSML", "<think>")
+
+_SAFE_CHARS = st.characters(blacklist_categories=["Cs"], blacklist_characters="<｜\x00")
+_KEYS = st.from_regex(r"[a-z][a-z_]{0,7}", fullmatch=True)
+_NAMES = st.from_regex(r"[a-z][a-z_]{0,11}", fullmatch=True)
+
+
+def answer_text(*, max_size: int = 40, lookalikes: bool = True) -> st.SearchStrategy[str]:
+    """Text a model writes outside markup: any script, Unicode samples, whitespace and (optionally) harmless
+    marker look-alikes; never a marker spelling."""
+    parts: list[st.SearchStrategy[str]] = [
+        st.text(_SAFE_CHARS, max_size=12),
+        st.sampled_from(UNICODE_SAMPLES),
+        st.sampled_from((" ", "\n", "\n\n", "\t", "\r\n")),
+    ]
+    if lookalikes:
+        parts.append(st.sampled_from(_LOOKALIKES))
+    return (
+        st.lists(st.one_of(parts), max_size=6)
+        .map("".join)
+        .filter(lambda text: len(text) <= max_size * 4 and not any(m in text for m in MARKER_SPELLINGS))
+    )
+
+
+_JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**53), 2**53)
+    | st.floats(allow_nan=False, allow_infinity=False, width=64)
+    | st.text(_SAFE_CHARS, max_size=8)
+    | st.sampled_from(UNICODE_SAMPLES),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_KEYS, inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@st.composite
+def parameter_values(draw: st.DrawFn) -> tuple[str, str, Any]:
+    """One DSML parameter: ``(written text, string flag, value)``. Strings are written as they are with
+    ``string="true"``; every JSON kind (numbers, booleans, null, arrays, objects, JSON strings) as JSON with
+    ``string="false"``."""
+    if draw(st.booleans()):
+        text = draw(answer_text(max_size=20, lookalikes=False))
+        return text, "true", text
+    value = draw(_JSON)
+    return json.dumps(value, ensure_ascii=False), "false", value
+
+
+@st.composite
+def dsml_blocks(
+    draw: st.DrawFn,
+    version: str = "v4",
+    tool_names: Sequence[str] | None = None,
+    *,
+    min_calls: int = 1,
+    max_calls: int = 3,
+    opener: bool = True,
+) -> tuple[str, list[tuple[str, dict[str, Any]]]]:
+    """A well-formed DSML tool-call block in ``version``'s spelling, and the calls it writes.
+
+    Args:
+        version: ``"v4"`` (``<｜DSML｜tool_calls>``, ``invoke``, ``parameter``) or ``"v4.1"``
+            (``<｜DSML｜ calls>``, `` invoke``, `` parameter``).
+        tool_names: the names to call (random names when None).
+        opener: False leaves out the opening tag (the prompt holds it when a call is required).
+    """
+    d = dialect_for("v4.1" if version == "v4.1" else "v4")
+    dsml = d.dsml
+    names = st.sampled_from(list(tool_names)) if tool_names else _NAMES
+    text = (d.block_separator + f"<{dsml}{d.tool_calls_tag}>\n") if opener else ""
+    calls: list[tuple[str, dict[str, Any]]] = []
+    for _ in range(draw(st.integers(min_calls, max_calls))):
+        name = draw(names)
+        params: dict[str, Any] = {}
+        text += f'<{dsml}{d.invoke_tag} name="{name}">\n'
+        keys = draw(st.lists(_KEYS, max_size=4, unique=True))
+        if not keys and d.empty_invoke_line:
+            text += "\n"
+        for key in keys:
+            written, flag, value = draw(parameter_values())
+            params[key] = value
+            text += (
+                f'<{dsml}{d.parameter_tag} name="{key}" string="{flag}">{written}</{dsml}{d.parameter_tag}>\n'
+            )
+        text += f"</{dsml}{d.invoke_tag}>\n"
+        calls.append((name, params))
+    return text + f"</{dsml}{d.tool_calls_tag}>", calls
+
+
+def _breakages(version: str) -> list[Any]:
+    """Ways to break a well-formed block (each a function of the block text and a drawn integer)."""
+    d = dialect_for("v4.1" if version == "v4.1" else "v4")
+    other = dialect_for("v4" if version == "v4.1" else "v4.1")
+    invoke_close = f"</{d.dsml}{d.invoke_tag}>"
+    return [
+        lambda block, n: block[: n % (len(block) + 1)],  # cut anywhere (an unfinished call, a partial marker)
+        lambda block, n: block.replace(invoke_close, "", 1),  # an invoke never closed
+        lambda block, n: block.replace(d.tool_calls_tag, other.tool_calls_tag),  # the other version's tags
+        lambda block, n: block.replace('string="true"', 'string="maybe"', 1),  # an unknown flag
+        lambda block, n: block.replace(' name="', " ", 1),  # an invoke or parameter without its name
+        lambda block, n: block + "\ntrailing text after the block",
+        lambda block, n: f"</{d.dsml}{d.parameter_tag}>" + block,  # a stray closing tag first
+        lambda block, n: block.replace(">\n", ">", n % 4),  # lines run together
+    ]
+
+
+@dataclass(frozen=True)
+class ModelOutput:
+    """What the model wrote, and its parts as written (the client sees them after the output rules, e.g. the
+    newlines dropped around ``</think>``).
+
+    Attributes:
+        text: the whole output, markup included.
+        reasoning: the reasoning before ``</think>``; None when the prompt has no thinking stage.
+        content: the answer text (in JSON mode: JSON text).
+        calls: the calls of the DSML block, ``()`` without one; None when the markup is broken on purpose.
+        version: ``"v4"`` or ``"v4.1"``.
+        stop: the stop sequence written into the answer (the client sees the answer cut before it), or None.
+    """
+
+    text: str
+    reasoning: str | None
+    content: str
+    calls: tuple[tuple[str, dict[str, Any]], ...] | None
+    version: str
+    stop: str | None = None
+
+
+@st.composite
+def model_outputs(
+    draw: st.DrawFn,
+    request: ConversationRequest | None = None,
+    *,
+    version: str | None = None,
+    thinking: bool | None = None,
+    tool_names: Sequence[str] | None = None,
+    stop_sequences: Sequence[str] = (),
+    malformed: bool = False,
+    max_calls: int = 3,
+) -> ModelOutput:
+    """A plausible output of the model for ``request`` (or for the settings given).
+
+    With a request, everything comes from it: the version, whether the prompt ends in the thinking stage, the
+    tools (only when they are parsed), a required call (the block opener is already in the prompt), JSON mode
+    and the stop sequences. ``malformed`` lets about a third of the blocks be broken (their ``calls`` is None).
+    """
+    json_mode = opener_in_prompt = False
+    if request is not None:
+        options = request.parsing_options
+        version = request.model_version
+        thinking = options.thinking_initial_stage in ("reasoning_start", "reasoning_continuation")
+        tool_names = [tool.name for tool in request.conversation.tools] if options.parse_tool_calls else []
+        stop_sequences = options.stop_sequences
+        json_mode = options.parse_json_output
+        opener_in_prompt = options.starts_in_tool_calls
+    version = version or draw(st.sampled_from(["v4", "v4.1"]))
+    thinking = draw(st.booleans()) if thinking is None else thinking
+    names = list(tool_names) if tool_names is not None else draw(st.lists(_NAMES, max_size=2, unique=True))
+    reasoning = draw(answer_text()) if thinking else None
+    if json_mode:
+        content = json.dumps(draw(st.dictionaries(_KEYS, _JSON, max_size=3)), ensure_ascii=False)
+    else:
+        content = "" if opener_in_prompt else draw(answer_text())
+    stop = None
+    if stop_sequences and not opener_in_prompt and draw(st.booleans()):
+        stop = draw(st.sampled_from(list(stop_sequences)))
+        at = draw(st.integers(0, len(content)))
+        content = content[:at] + stop + draw(answer_text(max_size=10))
+    calls: tuple[tuple[str, dict[str, Any]], ...] | None = ()
+    block = ""
+    if names and stop is None and (opener_in_prompt or draw(st.booleans())):
+        block, drawn = draw(
+            dsml_blocks(version, names, min_calls=1, max_calls=max_calls, opener=not opener_in_prompt)
+        )
+        calls = tuple(drawn)
+        if malformed and draw(st.integers(0, 2)) == 0:
+            breakage = draw(st.sampled_from(_breakages(version)))
+            block, calls = breakage(block, draw(st.integers(0, 10_000))), None
+    think_end = dialect_for("v4.1" if version == "v4.1" else "v4").think_close
+    text = (reasoning + think_end if reasoning is not None else "") + content + block
+    return ModelOutput(text, reasoning, content, calls, version, stop)
+
+
+def _interesting_cuts(text: str) -> list[int]:
+    """Offsets inside marker spellings and grapheme clusters (combining marks, ZWJ, variation selectors)."""
+    cuts: set[int] = set()
+    for spelling in MARKER_SPELLINGS + ("\n\n", '">'):
+        start = text.find(spelling)
+        while start != -1:
+            cuts.update(range(start + 1, start + len(spelling)))
+            start = text.find(spelling, start + 1)
+    for k, ch in enumerate(text):
+        if ch in "\u200d\ufe0f\u0301" or 0x1F3FB <= ord(ch) <= 0x1F3FF or 0x1F1E6 <= ord(ch) <= 0x1F1FF:
+            cuts.update((k, k + 1))
+    return sorted(c for c in cuts if 0 < c < len(text))
+
+
+@st.composite
+def text_chunkings(draw: st.DrawFn, text: str, *, max_pieces: int = 16) -> list[str]:
+    """``text`` cut into pieces: whole, one character each, or at drawn offsets favouring cuts inside markers
+    and grapheme clusters; sometimes with empty pieces (a backend may send an empty chunk)."""
+    kind = draw(st.sampled_from(["whole", "chars", "cuts", "cuts"]))
+    if kind == "whole" or not text:
+        return [text]
+    if kind == "chars":
+        return list(text)
+    special = _interesting_cuts(text)
+    picks = st.sampled_from(special) if special else st.integers(1, max(1, len(text) - 1))
+    cuts = draw(st.lists(st.integers(1, max(1, len(text) - 1)) | picks, max_size=max_pieces - 1))
+    bounds = sorted({0, len(text), *(c for c in cuts if 0 < c < len(text))})
+    pieces = [text[a:b] for a, b in itertools.pairwise(bounds)]
+    if draw(st.integers(0, 4)) == 0:
+        pieces.insert(draw(st.integers(0, len(pieces))), "")
+    return pieces
+
+
+def _utf8_splits(vocabulary: Vocabulary, ids: Sequence[int]) -> list[int]:
+    """Token positions where the bytes so far end inside a UTF-8 sequence."""
+    splits: list[int] = []
+    pending = b""
+    for k, token_id in enumerate(ids[:-1], start=1):
+        pending += vocabulary.token_bytes(token_id)
+        try:
+            pending.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            if exc.reason == "unexpected end of data":
+                splits.append(k)
+                continue
+        pending = b""
+    return splits
+
+
+@st.composite
+def token_chunkings(
+    draw: st.DrawFn, ids: Sequence[int], *, vocabulary: Vocabulary | None = None, max_groups: int = 16
+) -> list[list[int]]:
+    """``ids`` in groups: all at once, one at a time, or cut at drawn places favouring cuts inside a character's
+    UTF-8 bytes (with ``vocabulary``, to know where those are)."""
+    kind = draw(st.sampled_from(["whole", "single", "cuts", "cuts"]))
+    if kind == "whole" or len(ids) < 2:
+        return [list(ids)]
+    if kind == "single":
+        return [[token_id] for token_id in ids]
+    special = _utf8_splits(vocabulary, ids) if vocabulary is not None else []
+    picks = st.sampled_from(special) if special else st.integers(1, len(ids) - 1)
+    cuts = draw(st.lists(st.integers(1, len(ids) - 1) | picks, max_size=max_groups - 1))
+    bounds = sorted({0, len(ids), *cuts})
+    return [list(ids[a:b]) for a, b in itertools.pairwise(bounds)]
+
+
+@st.composite
+def backend_outputs(
+    draw: st.DrawFn,
+    text: str,
+    *,
+    vocabulary: Vocabulary | None = None,
+    finish: st.SearchStrategy[Any] | None = None,
+    prompt_tokens: int = 20,
+) -> list[BackendItem]:
+    """What a backend sends for ``text``: the prompt usage, then the text as text chunks (each counted with the
+    tokens that end in it), as token id groups, or a text head and an id tail; then a :class:`Finish`.
+
+    Token counts add up to the number of ids of the text (the full vocabulary's encoding), as a real backend's do.
+    """
+    vocab = vocabulary or Vocabulary.load(None)
+    encoding = vocab.full.encode(text, add_special_tokens=False)
+    ids: list[int] = list(encoding.ids)
+    ends = [end for _, end in encoding.offsets]
+    starts = [start for start, _ in encoding.offsets]
+    items: list[BackendItem] = [Usage(prompt_tokens, draw(st.integers(0, prompt_tokens)))]
+    mode = draw(st.sampled_from(["text", "tokens", "mixed"]))
+    # Where a text head may end and ids take over: between tokens that do not share a character.
+    handovers = [k for k in range(1, len(ids)) if ends[k - 1] <= starts[k]]
+    if mode == "mixed" and handovers:
+        k = draw(st.sampled_from(handovers))
+        head = text[: ends[k - 1]]
+        items += _text_items(draw(text_chunkings(head)), ends[:k])
+        items += [Tokens(tuple(group)) for group in draw(token_chunkings(ids[k:], vocabulary=vocab))]
+    elif mode == "tokens":
+        items += [Tokens(tuple(group)) for group in draw(token_chunkings(ids, vocabulary=vocab)) if group]
+    else:
+        items += _text_items(draw(text_chunkings(text)), ends)
+    reason = draw(finish if finish is not None else st.sampled_from(["stop", "stop", "length", None]))
+    items.append(Finish(reason))
+    return items
+
+
+def _text_items(pieces: list[str], ends: Sequence[int]) -> list[BackendItem]:
+    """Text chunks, each counted with the tokens whose last character it holds."""
+    counts = [0] * len(pieces)
+    bounds: list[int] = []
+    at = 0
+    for piece in pieces:
+        at += len(piece)
+        bounds.append(at)
+    for end in ends:
+        k = next(
+            (i for i, bound in enumerate(bounds) if end <= bound and (bound > 0 or end == 0)), len(pieces) - 1
+        )
+        counts[k] += 1
+    return [Text(piece, count) for piece, count in zip(pieces, counts)]
+
+
+_MODELS = ("DeepSeek-V4-Pro", "DeepSeek-V4.1-Flash")
+_WEATHER = {
+    "type": "object",
+    "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
+    "required": ["city"],
+}
+
+
+@st.composite
+def request_bodies(
+    draw: st.DrawFn,
+    protocol: str,
+    *,
+    stream: bool | None = None,
+    tools: bool | None = None,
+    model: str | None = None,
+) -> dict[str, Any]:
+    """A valid request body of ``protocol``: model, a short conversation, thinking on or off, maybe tools and a
+    tool choice (a forced one only without thinking: DeepSeek refuses it in thinking mode), stop sequences, a
+    token limit, streaming (Chat: with or without usage)."""
+    model = model or draw(st.sampled_from(_MODELS))
+    streamed = draw(st.booleans()) if stream is None else stream
+    thinking = draw(st.booleans())
+    with_tools = draw(st.booleans()) if tools is None else tools
+    user = draw(answer_text(max_size=30).filter(bool))
+    names = draw(st.lists(_NAMES, min_size=1, max_size=2, unique=True)) if with_tools else []
+    stops = draw(st.lists(st.sampled_from(["END", "\n\n", "STOP", "。"]), max_size=2, unique=True))
+    body: dict[str, Any] = {"model": model, "stream": streamed}
+    if protocol == "chat_completions":
+        body["messages"] = [{"role": "user", "content": user}]
+        body["thinking"] = {"type": "enabled" if thinking else "disabled"}
+        if streamed and draw(st.booleans()):
+            body["stream_options"] = {"include_usage": draw(st.booleans())}
+        if stops:
+            body["stop"] = stops
+        if names:
+            body["tools"] = [
+                {"type": "function", "function": {"name": n, "parameters": _WEATHER}} for n in names
+            ]
+            body["tool_choice"] = draw(
+                st.sampled_from(["auto", "none"] if thinking else ["auto", "required", "none"])
+            )
+        if draw(st.booleans()):
+            body["max_tokens"] = draw(st.integers(16, 4096))
+    elif protocol == "responses":
+        body["input"] = user
+        body["reasoning"] = {
+            "effort": draw(st.sampled_from(["low", "medium", "high"])) if thinking else "none"
+        }
+        if names:
+            body["tools"] = [{"type": "function", "name": n, "parameters": _WEATHER} for n in names]
+            body["tool_choice"] = draw(
+                st.sampled_from(["auto", "none"] if thinking else ["auto", "required", "none"])
+            )
+        if draw(st.booleans()):
+            body["max_output_tokens"] = draw(st.integers(16, 4096))
+    elif protocol == "messages":
+        body["messages"] = [{"role": "user", "content": user}]
+        body["max_tokens"] = draw(st.integers(16, 4096))
+        body["thinking"] = (
+            {"type": "enabled", "budget_tokens": draw(st.integers(1024, 2048))}
+            if thinking
+            else {"type": "disabled"}
+        )
+        if stops:
+            body["stop_sequences"] = stops
+        if names:
+            body["tools"] = [{"name": n, "input_schema": _WEATHER} for n in names]
+            forced = [] if thinking else [{"type": "any"}, {"type": "tool", "name": names[0]}]
+            body["tool_choice"] = draw(st.sampled_from([{"type": "auto"}, *forced]))
+    else:
+        raise ValueError(f"unknown protocol {protocol!r}")
+    return body
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A request body, the converted request, the model's output and how the backend sends it."""
+
+    protocol: str
+    body: dict[str, Any]
+    request: ConversationRequest
+    output: ModelOutput
+    backend: list[BackendItem]
+
+
+@st.composite
+def scenarios(
+    draw: st.DrawFn, protocol: str | None = None, *, malformed: bool = False, stream: bool | None = None
+) -> Scenario:
+    """A whole exchange to replay: :func:`request_bodies`, then :func:`model_outputs` for that request, then
+    :func:`backend_outputs` for that output."""
+    chosen = protocol or draw(st.sampled_from(["chat_completions", "responses", "messages"]))
+    body = draw(request_bodies(chosen, stream=stream))
+    request = dscodec.convert(chosen, body)  # type: ignore[arg-type]
+    output = draw(model_outputs(request, malformed=malformed))
+    backend = draw(backend_outputs(output.text))
+    return Scenario(chosen, body, request, output, backend)

@@ -1,0 +1,448 @@
+"""Transcripts: one request, what the model backend produced for it, and what went over the wire.
+
+A transcript is a JSON Lines file (``docs/testing.md`` describes every line). The first line is the header,
+which names the format and its version; then come the request body, the backend items in the order the backend
+yielded them, and the answer: SSE frames for a streamed answer, or the JSON body with its HTTP status. A stream
+may be followed by the complete response it adds up to, so a reviewer reads the result without the frames::
+
+    {"kind": "transcript", "format": "dscodec-transcript", "version": 1, "protocol": "chat_completions", ...}
+    {"kind": "request", "body": {"model": "DeepSeek-V4-Pro", "messages": [...], "stream": true}}
+    {"kind": "usage", "prompt_tokens": 12, "cached_tokens": 0, "system_fingerprint": null}
+    {"kind": "text", "text": "Hello", "token_count": 1}
+    {"kind": "finish", "reason": "stop"}
+    {"kind": "frame", "event": null, "data": {"id": "chatcmpl-1", "object": "chat.completion.chunk", ...}}
+    {"kind": "frame", "event": null, "raw": "[DONE]"}
+    {"kind": "accumulated", "body": {"id": "chatcmpl-1", "object": "chat.completion", ...}}
+
+Each line is one JSON object, so a change to one frame is a change to one line of a diff.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal, cast, get_args
+
+from dscodec.conversation import Protocol
+from dscodec.errors import DscodecError
+from dscodec.testing._sse import Frame
+
+__all__ = [
+    "FORMAT",
+    "VERSION",
+    "BackendItem",
+    "Failure",
+    "Finish",
+    "LogprobEntry",
+    "Origin",
+    "Text",
+    "Tokens",
+    "Transcript",
+    "TranscriptError",
+    "Usage",
+    "dump_transcript",
+    "dumps_transcript",
+    "is_transcript",
+    "load_transcript",
+    "loads_transcript",
+    "parse_lines",
+    "transcript_lines",
+]
+
+#: The ``format`` of a transcript header.
+FORMAT = "dscodec-transcript"
+#: The format version this module writes; it reads this one and older ones.
+VERSION = 1
+
+#: Where a transcript's answer came from: dscodec itself (``codec``: the backend items are what the backend
+#: really produced), a live server (``live``: the backend items are derived from the answer), or a recording
+#: made outside dscodec (``reference``).
+Origin = Literal["codec", "live", "reference"]
+
+_PROTOCOLS: tuple[str, ...] = get_args(Protocol)
+_ORIGINS: tuple[str, ...] = get_args(Origin)
+_FINISHES = (None, "stop", "length", "content_filter")
+
+
+class TranscriptError(DscodecError):
+    """A transcript that cannot be read: not JSON Lines, an unknown line, a newer format version."""
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """The prompt usage a backend reports before its output (``PromptUsage`` of the example server)."""
+
+    prompt_tokens: int = 0
+    cached_tokens: int = 0
+    system_fingerprint: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    """Generated text, counted as ``token_count`` tokens."""
+
+    text: str
+    token_count: int = 0
+
+
+#: A token's log probability, or ``(logprob, ((alternative_id, logprob), ...))``.
+LogprobEntry = float | tuple[float, tuple[tuple[int, float], ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class Tokens:
+    """Generated token ids, with one log probability entry per id when the backend gave them."""
+
+    ids: tuple[int, ...]
+    logprobs: tuple[LogprobEntry, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Finish:
+    """The end of the output: ``"stop"``, ``"length"``, ``"content_filter"``, or None (no reason given)."""
+
+    reason: Literal["stop", "length", "content_filter"] | None = "stop"
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """The backend failed at this point (the model server crashed or refused)."""
+
+    message: str = "the model server failed"
+
+
+#: One item of a backend's output.
+BackendItem = Usage | Text | Tokens | Finish | Failure
+
+
+@dataclass
+class Transcript:
+    """One exchange: request, backend output, answer.
+
+    Attributes:
+        protocol: ``"chat_completions"``, ``"responses"`` or ``"messages"``.
+        request: the request body as the client sent it.
+        backend: what the model backend produced, in order.
+        frames: the SSE frames of a streamed answer (None for a JSON answer).
+        response: the JSON body of a non-streamed answer, or of an error answer (None for a stream).
+        status: the HTTP status of the answer.
+        accumulated: the complete response a stream adds up to (optional, for reading).
+        name: a short name (the file name without ``.jsonl`` when empty).
+        origin: where the answer came from (:data:`Origin`).
+        response_id, created, signature: what a replay gives the stream processor, so its output is the
+            recorded one before any normalisation (None: a replay picks fixed values).
+        meta: free-form notes kept with the header (``description``, ``url``, ...).
+    """
+
+    protocol: Protocol
+    request: dict[str, Any]
+    backend: list[BackendItem] = field(default_factory=list)
+    frames: list[Frame] | None = None
+    response: dict[str, Any] | None = None
+    status: int = 200
+    accumulated: dict[str, Any] | None = None
+    name: str = ""
+    origin: Origin = "codec"
+    response_id: str | None = None
+    created: int | None = None
+    signature: str | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def streamed(self) -> bool:
+        """Whether the answer is an event stream."""
+        return self.frames is not None
+
+    def answer(self) -> list[Frame] | dict[str, Any]:
+        """The answer as the linter takes it: the frames of a stream, else the JSON body."""
+        if self.frames is not None:
+            return self.frames
+        return self.response if self.response is not None else {}
+
+
+# -- writing ------------------------------------------------------------------------------------------------
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "), allow_nan=False)
+
+
+def _float_out(value: float) -> float | str:
+    """JSON has no infinities: ``-inf`` is written as the string ``"-inf"`` (so are ``inf`` and ``nan``)."""
+    return value if math.isfinite(value) else str(value)
+
+
+def _logprob_out(entry: LogprobEntry) -> Any:
+    if isinstance(entry, tuple):
+        value, top = entry
+        return [_float_out(value), [[alt_id, _float_out(alt)] for alt_id, alt in top]]
+    return _float_out(entry)
+
+
+def _item_line(item: BackendItem) -> dict[str, Any]:
+    if isinstance(item, Usage):
+        return {
+            "kind": "usage",
+            "prompt_tokens": item.prompt_tokens,
+            "cached_tokens": item.cached_tokens,
+            "system_fingerprint": item.system_fingerprint,
+        }
+    if isinstance(item, Text):
+        return {"kind": "text", "text": item.text, "token_count": item.token_count}
+    if isinstance(item, Tokens):
+        line: dict[str, Any] = {"kind": "tokens", "ids": list(item.ids)}
+        if item.logprobs is not None:
+            line["logprobs"] = [_logprob_out(entry) for entry in item.logprobs]
+        return line
+    if isinstance(item, Finish):
+        return {"kind": "finish", "reason": item.reason}
+    return {"kind": "failure", "message": item.message}
+
+
+def _frame_line(frame: Frame) -> dict[str, Any]:
+    try:
+        data = json.loads(frame.data)
+    except ValueError:
+        return {"kind": "frame", "event": frame.event, "raw": frame.data}
+    if not isinstance(data, (dict, list)):  # a bare JSON scalar keeps its exact text
+        return {"kind": "frame", "event": frame.event, "raw": frame.data}
+    return {"kind": "frame", "event": frame.event, "data": data}
+
+
+def transcript_lines(transcript: Transcript) -> Iterator[dict[str, Any]]:
+    """The JSON objects of ``transcript``, one per line, header first."""
+    header: dict[str, Any] = {
+        "kind": "transcript",
+        "format": FORMAT,
+        "version": VERSION,
+        "protocol": transcript.protocol,
+        "name": transcript.name,
+        "origin": transcript.origin,
+    }
+    for key in ("response_id", "created", "signature"):
+        value = getattr(transcript, key)
+        if value is not None:
+            header[key] = value
+    if transcript.meta:
+        header["meta"] = transcript.meta
+    yield header
+    yield {"kind": "request", "body": transcript.request}
+    for item in transcript.backend:
+        yield _item_line(item)
+    if transcript.frames is not None:
+        for frame in transcript.frames:
+            yield _frame_line(frame)
+    if transcript.response is not None:
+        yield {"kind": "response", "status": transcript.status, "body": transcript.response}
+    if transcript.accumulated is not None:
+        yield {"kind": "accumulated", "body": transcript.accumulated}
+
+
+def dumps_transcript(transcript: Transcript) -> str:
+    """``transcript`` as JSON Lines text (ends with a newline)."""
+    return "".join(_dumps(line) + "\n" for line in transcript_lines(transcript))
+
+
+def dump_transcript(transcript: Transcript, path: str | os.PathLike[str]) -> None:
+    """Write ``transcript`` to ``path`` (UTF-8 JSON Lines)."""
+    with open(path, "w", encoding="utf-8", newline="\n") as handle:
+        handle.write(dumps_transcript(transcript))
+
+
+# -- reading ------------------------------------------------------------------------------------------------
+
+
+def _float_in(value: Any, where: str) -> float:
+    if isinstance(value, str) and value in ("-inf", "inf", "nan"):
+        return float(value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TranscriptError(f"{where}: a log probability must be a number, not {value!r}")
+    return float(value)
+
+
+def _logprob_in(value: Any, where: str) -> LogprobEntry:
+    if isinstance(value, list):
+        if len(value) != 2 or not isinstance(value[1], list):
+            raise TranscriptError(
+                f"{where}: a log probability entry is a number or [logprob, [[id, logprob]...]]"
+            )
+        top = tuple((_int(pair[0], where), _float_in(pair[1], where)) for pair in value[1])
+        return (_float_in(value[0], where), top)
+    return _float_in(value, where)
+
+
+def _int(value: Any, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TranscriptError(f"{where}: expected an integer, not {value!r}")
+    return value
+
+
+def _str_or_none(value: Any, where: str) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise TranscriptError(f"{where}: expected a string or null, not {value!r}")
+    return value
+
+
+def _item(line: dict[str, Any], where: str) -> BackendItem:
+    kind = line["kind"]
+    if kind == "usage":
+        return Usage(
+            _int(line.get("prompt_tokens", 0), where),
+            _int(line.get("cached_tokens", 0), where),
+            _str_or_none(line.get("system_fingerprint"), where),
+        )
+    if kind == "text":
+        text = line.get("text")
+        if not isinstance(text, str):
+            raise TranscriptError(f"{where}: a text item needs a string 'text'")
+        return Text(text, _int(line.get("token_count", 0), where))
+    if kind == "tokens":
+        ids = line.get("ids")
+        if not isinstance(ids, list):
+            raise TranscriptError(f"{where}: a tokens item needs a list 'ids'")
+        logprobs = line.get("logprobs")
+        entries = None if logprobs is None else tuple(_logprob_in(lp, where) for lp in logprobs)
+        return Tokens(tuple(_int(i, where) for i in ids), entries)
+    if kind == "finish":
+        reason = line.get("reason")
+        if reason not in _FINISHES:
+            raise TranscriptError(f"{where}: finish reason must be stop, length, content_filter or null")
+        return Finish(reason)
+    message = line.get("message", "")
+    return Failure(message if isinstance(message, str) else str(message))
+
+
+def _frame(line: dict[str, Any], where: str) -> Frame:
+    event = _str_or_none(line.get("event"), where)
+    if "raw" in line:
+        raw = line["raw"]
+        if not isinstance(raw, str):
+            raise TranscriptError(f"{where}: a frame's 'raw' must be a string")
+        return Frame(raw, event)
+    if "data" not in line:
+        raise TranscriptError(f"{where}: a frame needs 'data' or 'raw'")
+    return Frame(json.dumps(line["data"], ensure_ascii=False, separators=(",", ":")), event)
+
+
+_ITEM_KINDS = frozenset({"usage", "text", "tokens", "finish", "failure"})
+
+
+def _header(line: dict[str, Any], where: str) -> dict[str, Any]:
+    if line.get("kind") != "transcript" or line.get("format") != FORMAT:
+        raise TranscriptError(f"{where}: the first line must be the header of a {FORMAT} file")
+    version = line.get("version")
+    if not isinstance(version, int) or isinstance(version, bool) or not 1 <= version <= VERSION:
+        raise TranscriptError(
+            f"{where}: transcript format version {version!r} is not supported; this dscodec reads 1 to {VERSION}"
+        )
+    if line.get("protocol") not in _PROTOCOLS:
+        raise TranscriptError(f"{where}: unknown protocol {line.get('protocol')!r}")
+    if line.get("origin", "codec") not in _ORIGINS:
+        raise TranscriptError(f"{where}: unknown origin {line.get('origin')!r}")
+    return line
+
+
+def parse_lines(lines: Iterable[dict[str, Any]], *, source: str = "<transcript>") -> Transcript:
+    """A transcript from its decoded lines (header first)."""
+    iterator = iter(enumerate(lines, start=1))
+    try:
+        _, first = next(iterator)
+    except StopIteration:
+        raise TranscriptError(f"{source}: empty transcript") from None
+    header = _header(first, f"{source}:1")
+    request: dict[str, Any] | None = None
+    transcript = Transcript(
+        protocol=cast(Protocol, header["protocol"]),
+        request={},
+        name=str(header.get("name") or ""),
+        origin=cast(Origin, header.get("origin", "codec")),
+        response_id=_str_or_none(header.get("response_id"), f"{source}:1"),
+        created=None if header.get("created") is None else _int(header["created"], f"{source}:1"),
+        signature=_str_or_none(header.get("signature"), f"{source}:1"),
+        meta=dict(header.get("meta") or {}),
+    )
+    for number, line in iterator:
+        where = f"{source}:{number}"
+        kind = line.get("kind")
+        if kind == "request":
+            body = line.get("body")
+            if not isinstance(body, dict):
+                raise TranscriptError(f"{where}: the request body must be a JSON object")
+            request = body
+        elif kind in _ITEM_KINDS:
+            transcript.backend.append(_item(line, where))
+        elif kind == "frame":
+            if transcript.frames is None:
+                transcript.frames = []
+            transcript.frames.append(_frame(line, where))
+        elif kind == "response":
+            body = line.get("body")
+            if not isinstance(body, dict):
+                raise TranscriptError(f"{where}: a response body must be a JSON object")
+            transcript.response = body
+            transcript.status = _int(line.get("status", 200), where)
+        elif kind == "accumulated":
+            body = line.get("body")
+            if not isinstance(body, dict):
+                raise TranscriptError(f"{where}: an accumulated response must be a JSON object")
+            transcript.accumulated = body
+        else:
+            raise TranscriptError(f"{where}: unknown line kind {kind!r}")
+    if request is None:
+        raise TranscriptError(f"{source}: the transcript has no request line")
+    transcript.request = request
+    return transcript
+
+
+def loads_transcript(text: str, *, source: str = "<transcript>") -> Transcript:
+    """Read a transcript from JSON Lines text.
+
+    Raises:
+        TranscriptError: a line is not a JSON object, or the transcript is malformed or of a newer version.
+    """
+    decoded: list[dict[str, Any]] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except ValueError as exc:
+            raise TranscriptError(f"{source}:{number}: not JSON: {exc}") from None
+        if not isinstance(value, dict):
+            raise TranscriptError(f"{source}:{number}: every line must be a JSON object")
+        decoded.append(value)
+    return parse_lines(decoded, source=source)
+
+
+def load_transcript(path: str | os.PathLike[str]) -> Transcript:
+    """Read the transcript at ``path``; its name defaults to the file name without ``.jsonl``.
+
+    Raises:
+        TranscriptError: the file cannot be read or is not a transcript.
+    """
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except OSError as exc:
+        raise TranscriptError(f"{os.fspath(path)}: cannot be read: {exc.strerror}") from None
+    transcript = loads_transcript(text, source=os.fspath(path))
+    if not transcript.name:
+        transcript.name = os.path.basename(os.fspath(path)).removesuffix(".jsonl")
+    return transcript
+
+
+def is_transcript(path: str | os.PathLike[str]) -> bool:
+    """Whether the file at ``path`` starts with a transcript header (only the first line is read)."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            first = handle.readline(65536)
+    except (OSError, UnicodeDecodeError):
+        return False
+    try:
+        header = json.loads(first)
+    except ValueError:
+        return False
+    return isinstance(header, dict) and header.get("format") == FORMAT

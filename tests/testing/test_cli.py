@@ -1,0 +1,154 @@
+"""The dscodec lint / record / replay commands (live servers on 127.0.0.1 only)."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from dscodec.cli import main
+from dscodec.testing import Failure, Finish, Text, Transcript, Usage, dump_transcript, load_transcript, replay
+from tests.testing.conftest import body
+
+BROKEN = Path(__file__).resolve().parent / "broken"
+
+
+def run(*argv: str) -> tuple[int, str]:
+    out = io.StringIO()
+    status = main(list(argv), stdout=out)
+    return status, out.getvalue()
+
+
+def clean_stream(tmp_path: Path) -> Path:
+    transcript = Transcript(
+        "messages",
+        body("messages", "plain"),
+        [Usage(3), Text("Hello!", 2), Finish("stop")],
+    )
+    path = tmp_path / "clean.sse"
+    frames = replay(transcript).transcript.frames or []
+    path.write_text("".join(frame.sse() for frame in frames), encoding="utf-8")
+    return path
+
+
+def test_lint_a_clean_file(tmp_path: Path) -> None:
+    assert run("lint", str(clean_stream(tmp_path)), "--protocol", "messages") == (0, "")
+
+
+def test_lint_a_broken_file_prints_one_line_per_finding() -> None:
+    path = BROKEN / "chat_completions" / "CHT008-no-usage-chunk.sse"
+    request = BROKEN / "chat_completions" / "request.json"
+    status, out = run("lint", str(path), "--protocol", "chat_completions", "--request", str(request))
+    assert status == 1
+    assert out.splitlines() == [f"{path}: CHT008 stream: stream_options.include_usage is set but no chunk carries usage"]
+    # Without the request the rule has nothing to go by.
+    assert run("lint", str(path), "--protocol", "chat_completions")[0] == 0
+
+
+def test_lint_standard_input(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = (BROKEN / "responses" / "RSP009-no-final-event.sse").read_bytes()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text)))
+    status, out = run("lint", "-", "--protocol", "responses")
+    assert status == 1 and out.startswith("<stdin>: RSP009 ")
+
+
+def test_lint_a_json_response_and_a_transcript(tmp_path: Path) -> None:
+    response = tmp_path / "response.json"
+    response.write_text(json.dumps({"type": "error", "error": {"message": "x"}}), encoding="utf-8")
+    status, out = run("lint", str(response), "--protocol", "messages")
+    assert status == 1 and " GEN007 " in out
+    transcript = tmp_path / "t.jsonl"
+    dump_transcript(Transcript("responses", {"model": "m"}, response={"error": {"message": 1}}, status=500), transcript)
+    status, out = run("lint", str(transcript))  # the protocol comes from the transcript
+    assert status == 1 and " GEN007 " in out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["lint", "missing.sse", "--protocol", "messages"],
+        ["lint", "somefile.sse"],
+        ["lint"],
+        ["lint", "--url", "http://127.0.0.1:9/v1/messages"],
+        ["replay", "no/such/folder"],
+    ],
+)
+def test_usage_errors(argv: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "somefile.sse").write_text("data: {}\n\n")
+    assert run(*argv)[0] == 2
+
+
+def test_lint_a_live_server(live_url: str, tmp_path: Path) -> None:
+    request = tmp_path / "request.json"
+    request.write_text(json.dumps(body("responses", "tool_args")), encoding="utf-8")
+    status, out = run(
+        "lint", "--url", live_url + "/v1/responses", "--body", str(request), "--header", "X-Scenario: tool_args"
+    )
+    assert (status, out) == (0, "")
+    request.write_text(json.dumps(body("chat_completions", "plain")), encoding="utf-8")
+    assert run("lint", "--url", live_url, "--protocol", "chat_completions", "--body", str(request))[0] == 0
+    assert run("lint", "--url", live_url, "--body", str(request))[0] == 2  # which protocol?
+    assert run("lint", "--url", live_url, "--protocol", "messages", "--body", str(request), "--header", "x")[0] == 2
+
+
+def test_record_then_replay(live_url: str, tmp_path: Path) -> None:
+    folder = tmp_path / "transcripts"
+    folder.mkdir()
+    for protocol, script, stream in [
+        ("chat_completions", "tool_args", True),
+        ("responses", "reasoning", True),
+        ("messages", "parallel", False),
+        ("messages", "fail_mid", True),
+        ("chat_completions", "fail_early", True),
+        ("responses", "stop", False),
+    ]:
+        request = tmp_path / f"{protocol}-{script}.json"
+        request.write_text(json.dumps(body(protocol, script, stream=stream)), encoding="utf-8")
+        out_file = folder / f"{protocol}-{script}.jsonl"
+        status, out = run(
+            "record",
+            "--url",
+            f"{live_url}/v1/{'chat/completions' if protocol == 'chat_completions' else protocol}",
+            "--body",
+            str(request),
+            "--header",
+            f"X-Scenario: {script}",
+            "-o",
+            str(out_file),
+        )
+        assert status == 0 and out.startswith(f"recorded {protocol} from "), out
+        assert load_transcript(out_file).origin == "live"
+    status, out = run("replay", str(folder))
+    assert status == 0, out
+    lines = out.splitlines()
+    assert lines[0].split() == ["transcript", "protocol", "result", "first", "difference"]
+    assert lines[-1] == "6 transcripts: 6 passed, 0 failed"
+
+
+def test_replay_reports_a_failing_transcript(tmp_path: Path) -> None:
+    good = Transcript("chat_completions", body("chat_completions", "plain"), [Usage(1), Text("Hi", 1), Finish("stop")])
+    bad = replay(good).transcript
+    bad.backend = [Usage(1), Text("Bye", 1), Finish("stop")]  # the recorded answer no longer fits the output
+    dump_transcript(replay(good).transcript, tmp_path / "good.jsonl")
+    dump_transcript(bad, tmp_path / "bad.jsonl")
+    (tmp_path / "notes.jsonl").write_text('{"not": "a transcript"}\n')
+    (tmp_path / "broken.jsonl").write_text('{"format": "dscodec-transcript", "version": 9}\n')
+    status, out = run("replay", str(tmp_path), "--chunking", "chars")
+    assert status == 1
+    rows = {line.split()[0]: line for line in out.splitlines()[1:-1]}
+    assert set(rows) == {"bad.jsonl", "broken.jsonl", "good.jsonl"}
+    assert " FAIL " in rows["bad.jsonl"] and "content" in rows["bad.jsonl"]
+    assert " ERROR " in rows["broken.jsonl"] and " pass" in rows["good.jsonl"]
+    assert out.splitlines()[-1] == "3 transcripts: 1 passed, 2 failed"
+    assert run("replay", str(tmp_path / "good.jsonl"))[0] == 0
+
+
+def test_a_failure_item_round_trips_through_the_cli(tmp_path: Path) -> None:
+    transcript = Transcript("responses", body("responses", "plain"), [Usage(1), Text("a", 1), Failure("down")])
+    dump_transcript(replay(transcript).transcript, tmp_path / "failed.jsonl")
+    assert run("replay", str(tmp_path))[0] == 0
+    assert run("lint", str(tmp_path / "failed.jsonl"))[0] == 0

@@ -1,0 +1,113 @@
+"""The pytest plugin, run in a scratch project with pytester: transcripts become tests; --dscodec-update rewrites
+them and says what changed."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+from pathlib import Path
+
+import pytest
+
+from dscodec.testing import Finish, Text, Transcript, Usage, dump_transcript, load_transcript, replay
+
+pytest_plugins = ["pytester"]
+
+REQUEST = {
+    "model": "DeepSeek-V4-Pro",
+    "messages": [{"role": "user", "content": "Hi"}],
+    "stream": True,
+    "thinking": {"type": "disabled"},
+}
+
+
+def recorded(text: str = "Hello!") -> Transcript:
+    return replay(Transcript("chat_completions", REQUEST, [Usage(4), Text(text, 2), Finish("stop")])).transcript
+
+
+def test_the_entry_point_is_registered() -> None:
+    points = importlib.metadata.entry_points(group="pytest11")
+    assert any(point.name == "dscodec" and point.value == "dscodec.testing.plugin" for point in points)
+
+
+def test_transcripts_become_tests(pytester: pytest.Pytester) -> None:
+    folder = pytester.mkdir("transcripts")
+    dump_transcript(recorded(), folder / "hello.jsonl")
+    (folder / "other.jsonl").write_text('{"some": "log line"}\n')
+    result = pytester.runpytest("-v")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["*hello.jsonl::replay PASSED*", "*hello.jsonl::lint PASSED*"])
+
+
+def test_a_changed_answer_fails_with_the_difference(pytester: pytest.Pytester) -> None:
+    transcript = recorded()
+    transcript.backend = [Usage(4), Text("Goodbye!", 2), Finish("stop")]
+    dump_transcript(transcript, pytester.path / "changed.jsonl")
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=1, failed=1)
+    out = result.stdout.str()
+    assert "changed.jsonl: dscodec's answer differs from the recorded one" in out
+    assert 'frames[1].data.choices[0].delta.content: expected "Hello!", got "Goodbye!"' in out
+
+
+def test_a_stream_with_findings_fails_its_lint_test(pytester: pytest.Pytester) -> None:
+    transcript = recorded()
+    assert transcript.frames is not None
+    transcript.frames = transcript.frames[:-1]  # no [DONE]
+    dump_transcript(transcript, pytester.path / "cut.jsonl")
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=0, failed=2)
+    assert "CHT011 stream: the stream does not end with data: [DONE]" in result.stdout.str()
+
+
+def test_update_rewrites_and_shows_what_changed(pytester: pytest.Pytester) -> None:
+    transcript = recorded()
+    transcript.backend = [Usage(4), Text("Goodbye!", 2), Finish("stop")]
+    path = pytester.path / "snap.jsonl"
+    dump_transcript(transcript, path)
+    result = pytester.runpytest("--dscodec-update")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(
+        ["*dscodec: transcripts updated*", "*snap.jsonl: *differences*", '*expected "Hello!", got "Goodbye!"*']
+    )
+    again = load_transcript(path)
+    assert again.frames is not None and again.frames[1].json()["choices"][0]["delta"]["content"] == "Goodbye!"
+    assert json.loads(path.read_text().splitlines()[0])["name"] == ""  # the header keeps its own name
+    pytester.runpytest().assert_outcomes(passed=2)
+
+
+def test_live_recordings_are_not_rewritten(pytester: pytest.Pytester) -> None:
+    transcript = recorded()
+    transcript.origin = "live"
+    transcript.backend = [Usage(4), Text("Goodbye!", 2), Finish("stop")]
+    path = pytester.path / "live.jsonl"
+    dump_transcript(transcript, path)
+    before = path.read_text()
+    result = pytester.runpytest("--dscodec-update")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*recorded from a live server, so it is not rewritten*"])
+    assert path.read_text() == before
+
+
+def test_the_plugin_can_be_switched_off(pytester: pytest.Pytester) -> None:
+    dump_transcript(recorded(), pytester.path / "hello.jsonl")
+    pytester.runpytest("-p", "no:dscodec").assert_outcomes()
+
+
+def test_update_works_across_xdist_workers(pytester: pytest.Pytester) -> None:
+    pytest.importorskip("xdist")
+    for name in ("a", "b"):
+        transcript = recorded()
+        transcript.backend = [Usage(4), Text(f"Changed {name}", 2), Finish("stop")]
+        dump_transcript(transcript, pytester.path / f"{name}.jsonl")
+    result = pytester.runpytest_subprocess("-n", "2", "--dscodec-update")
+    result.assert_outcomes(passed=4)
+    result.stdout.fnmatch_lines(["*2 transcripts rewritten*"])
+
+
+def test_transcripts_next_to_the_kit_are_collected(pytester: pytest.Pytester) -> None:
+    # A transcript is any *.jsonl whose first line is the header; an ordinary test file runs beside it.
+    dump_transcript(recorded(), pytester.path / "t.jsonl")
+    pytester.makepyfile(test_other="def test_x():\n    assert True\n")
+    assert Path(pytester.path / "t.jsonl").is_file()
+    pytester.runpytest().assert_outcomes(passed=3)

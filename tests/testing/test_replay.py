@@ -1,0 +1,121 @@
+"""Replay: a transcript through dscodec, answered the way the example server answers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from dscodec.testing import (
+    Failure,
+    Finish,
+    Text,
+    Tokens,
+    Transcript,
+    Usage,
+    compare,
+    dumps_transcript,
+    lint,
+    loads_transcript,
+    replay,
+    verify,
+)
+from dscodec.testing.replay import merge_items, split_items
+from dscodec.vocab import Vocabulary
+
+PROTOCOLS = ("chat_completions", "responses", "messages")
+OUTPUT = "Let me think.</think>Hello, 世界 👋🏽!"
+
+
+def body(protocol: str, *, stream: bool = True) -> dict[str, Any]:
+    if protocol == "responses":
+        return {"model": "DeepSeek-V4-Pro", "input": "Hi", "stream": stream}
+    request: dict[str, Any] = {"model": "DeepSeek-V4-Pro", "messages": [{"role": "user", "content": "Hi"}]}
+    if protocol == "messages":
+        request["max_tokens"] = 100
+    return {**request, "stream": stream}
+
+
+def transcript(protocol: str, items: list[Any], *, stream: bool = True) -> Transcript:
+    return Transcript(protocol, body(protocol, stream=stream), items)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_a_replay_verifies_against_itself_in_every_chunking(protocol: str) -> None:
+    items = [Usage(9, 2, "fp"), Text(OUTPUT[:9], 3), Text(OUTPUT[9:], 8), Finish("stop")]
+    recorded = loads_transcript(dumps_transcript(replay(transcript(protocol, items)).transcript))
+    assert recorded.frames and recorded.accumulated and lint(protocol, recorded) == []
+    assert verify(recorded) == []
+    for chunking in ("whole", "chars"):
+        assert verify(recorded, chunking=chunking) == []
+        # The frames themselves differ (the deltas are cut elsewhere); the complete response does not.
+        other = replay(recorded, chunking=chunking).transcript
+        assert compare(recorded, other, sections=["accumulated"]) == []
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_token_ids_and_text_give_the_same_response(protocol: str) -> None:
+    ids = Vocabulary.load(None).full.encode(OUTPUT, add_special_tokens=False).ids
+    by_text = replay(transcript(protocol, [Usage(9), Text(OUTPUT, len(ids)), Finish("stop")], stream=False))
+    by_ids = replay(transcript(protocol, [Usage(9), Tokens(tuple(ids)), Finish("stop")], stream=False))
+    assert by_text.transcript.response is not None
+    assert compare(by_text.transcript, by_ids.transcript) == []
+
+
+def test_merge_and_split() -> None:
+    items = [Usage(1), Text("ab", 2), Text("c", 1), Tokens((1, 2)), Tokens((3,)), Finish("stop")]
+    assert merge_items(items) == [Usage(1), Text("abc", 3), Tokens((1, 2, 3)), Finish("stop")]
+    assert split_items(items) == [
+        Usage(1), Text("a", 0), Text("b", 2), Text("c", 1), Tokens((1,)), Tokens((2,)), Tokens((3,)), Finish("stop"),
+    ]  # fmt: skip
+    with_logprobs = [Tokens((1,), (-1.0,)), Tokens((2,))]
+    assert merge_items(with_logprobs) == with_logprobs
+
+
+def test_a_custom_chunking() -> None:
+    items = [Usage(1), Text("Hello", 1), Finish("stop")]
+    result = replay(transcript("chat_completions", items), chunking=lambda xs: [x for x in xs if not isinstance(x, Usage)])
+    first = result.transcript.frames[-2].json()  # type: ignore[index]
+    assert first["usage"]["prompt_tokens"] == 0
+    with pytest.raises(ValueError):
+        replay(transcript("chat_completions", items), chunking="bytes")  # type: ignore[arg-type]
+
+
+def test_a_request_that_does_not_convert_gets_its_error_answer() -> None:
+    result = replay(Transcript("messages", {"model": "DeepSeek-V4-Pro", "messages": []}, [Finish("stop")]))
+    assert result.transcript.status == 400 and result.request is None
+    assert result.transcript.response is not None and result.transcript.response["type"] == "error"
+    assert lint("messages", result.transcript) == []
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_backend_failures(protocol: str) -> None:
+    # Before the first output: an error status, in the protocol's shape.
+    early = replay(transcript(protocol, [Usage(5), Failure("engine crashed")])).transcript
+    assert early.status == 502 and early.frames is None and lint(protocol, early) == []
+    assert "engine crashed" in str(early.response)
+    # After it: the stream ends with the protocol's error event (and no [DONE]).
+    late = replay(transcript(protocol, [Usage(5), Text("Let me", 1), Failure("engine crashed")])).transcript
+    assert late.status == 200 and late.frames is not None and not late.frames[-1].is_done
+    assert lint(protocol, late) == []
+    # Not streamed: an error answer whenever it fails.
+    whole = replay(transcript(protocol, [Usage(5), Text("Let me", 1), Failure("x")], stream=False)).transcript
+    assert whole.status == 502 and lint(protocol, whole) == []
+
+
+def test_output_after_a_stop_sequence_or_a_finish_is_not_pushed() -> None:
+    request = {**body("chat_completions"), "stop": ["END"], "thinking": {"type": "disabled"}}
+    items = [Usage(3), Text("one END two", 3), Text("three", 1), Finish("stop"), Text("never", 1)]
+    result = replay(Transcript("chat_completions", request, items))
+    assert result.finished
+    assert result.transcript.accumulated is not None
+    assert result.transcript.accumulated["choices"][0]["message"]["content"] == "one "
+    assert result.transcript.frames is not None and result.transcript.frames[-1].is_done
+
+
+def test_verify_reports_a_changed_answer() -> None:
+    recorded = replay(transcript("responses", [Usage(3), Text(OUTPUT, 5), Finish("stop")])).transcript
+    assert recorded.accumulated is not None
+    recorded.accumulated["output"][1]["content"][0]["text"] = "Bonjour"
+    differences = verify(recorded)
+    assert [d.path for d in differences] == ["accumulated.output[1].content[0].text"]

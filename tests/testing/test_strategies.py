@@ -1,0 +1,102 @@
+"""The hypothesis strategies, and the properties they exist for: whatever a DeepSeek model writes, however the
+backend cuts it, dscodec's answer lints clean and does not depend on the cut.
+
+Example counts come from ``DSCODEC_MAX_EXAMPLES`` (tests/conftest.py).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+import dscodec
+from dscodec.testing import Finish, Text, Tokens, Transcript, Usage, compare, lint, replay
+from dscodec.testing.strategies import (
+    ModelOutput,
+    Scenario,
+    backend_outputs,
+    model_outputs,
+    request_bodies,
+    scenarios,
+    text_chunkings,
+    token_chunkings,
+)
+from dscodec.vocab import Vocabulary
+
+VOCAB = Vocabulary.load(None)
+PROTOCOLS = st.sampled_from(["chat_completions", "responses", "messages"])
+
+
+@given(st.data(), PROTOCOLS)
+def test_request_bodies_convert(data: st.DataObject, protocol: str) -> None:
+    body = data.draw(request_bodies(protocol))
+    request = dscodec.convert(protocol, body)  # type: ignore[arg-type]
+    assert request.stream == body["stream"]
+
+
+@given(scenarios(malformed=True))
+def test_any_output_in_any_chunking_lints_clean(scenario: Scenario) -> None:
+    answer = replay(Transcript(scenario.protocol, scenario.body, scenario.backend)).transcript  # type: ignore[arg-type]
+    findings = lint(scenario.protocol, answer)  # type: ignore[arg-type]
+    assert findings == [], [str(finding) for finding in findings]
+
+
+@given(scenarios(stream=False))
+def test_the_answer_does_not_depend_on_the_chunking(scenario: Scenario) -> None:
+    count = len(VOCAB.full.encode(scenario.output.text, add_special_tokens=False).ids)
+    finish = scenario.backend[-1]
+    whole = Transcript(scenario.protocol, scenario.body, [scenario.backend[0], Text(scenario.output.text, count), finish])  # type: ignore[arg-type]
+    chunked = Transcript(scenario.protocol, scenario.body, scenario.backend)  # type: ignore[arg-type]
+    # Usage counts what was pushed, and a stop sequence may end the output inside a chunk (deviation D13).
+    ignore = ["usage"] if scenario.output.stop else []
+    assert compare(replay(whole).transcript, replay(chunked).transcript, ignore=ignore) == []
+
+
+def _calls(protocol: str, response: dict[str, Any]) -> list[tuple[str, Any]]:
+    if protocol == "chat_completions":
+        calls = response["choices"][0]["message"].get("tool_calls") or []
+        return [(c["function"]["name"], json.loads(c["function"]["arguments"])) for c in calls]
+    if protocol == "responses":
+        items = [item for item in response["output"] if item["type"] == "function_call"]
+        return [(item["name"], json.loads(item["arguments"])) for item in items]
+    return [(block["name"], block["input"]) for block in response["content"] if block["type"] == "tool_use"]
+
+
+@given(st.data(), PROTOCOLS)
+def test_well_formed_blocks_give_exactly_their_calls(data: st.DataObject, protocol: str) -> None:
+    body = data.draw(request_bodies(protocol, stream=False, tools=True))
+    request = dscodec.convert(protocol, body)  # type: ignore[arg-type]
+    output: ModelOutput = data.draw(model_outputs(request))
+    backend = data.draw(backend_outputs(output.text, finish=st.just("stop")))
+    response = replay(Transcript(protocol, body, backend)).transcript.response  # type: ignore[arg-type]
+    assert response is not None
+    if output.calls is not None and output.stop is None:
+        assert _calls(protocol, response) == list(output.calls)
+
+
+@given(st.data())
+def test_chunkings_put_the_output_back_together(data: st.DataObject) -> None:
+    output = data.draw(model_outputs(malformed=True))
+    assert "".join(data.draw(text_chunkings(output.text))) == output.text
+    ids = VOCAB.full.encode(output.text, add_special_tokens=False).ids
+    assert sum(data.draw(token_chunkings(ids, vocabulary=VOCAB)), []) == ids
+    items = data.draw(backend_outputs(output.text))
+    assert isinstance(items[0], Usage) and isinstance(items[-1], Finish)
+    middle = items[1:-1]
+    assert sum(item.token_count for item in middle if isinstance(item, Text)) + sum(
+        len(item.ids) for item in middle if isinstance(item, Tokens)
+    ) == len(ids)
+
+
+def test_the_version_spelling() -> None:
+    from hypothesis import find
+
+    from dscodec.testing.strategies import dsml_blocks
+
+    v4, _ = find(dsml_blocks("v4"), lambda block: True)
+    v41, _ = find(dsml_blocks("v4.1"), lambda block: True)
+    assert "<｜DSML｜tool_calls>" in v4 and "<｜DSML｜invoke" in v4
+    assert "<｜DSML｜ calls>" in v41 and "<｜DSML｜ invoke" in v41

@@ -1,0 +1,112 @@
+"""The transcript format: what is written is read back, and malformed or newer files are refused."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from dscodec.testing import (
+    Failure,
+    Finish,
+    Frame,
+    Text,
+    Tokens,
+    Transcript,
+    TranscriptError,
+    Usage,
+    dump_transcript,
+    dumps_transcript,
+    load_transcript,
+    loads_transcript,
+)
+from dscodec.testing.transcript import is_transcript
+
+REQUEST = {"model": "DeepSeek-V4-Pro", "messages": [{"role": "user", "content": "Hi"}], "stream": True}
+
+
+def full() -> Transcript:
+    return Transcript(
+        "chat_completions",
+        REQUEST,
+        [
+            Usage(12, 3, "fp_1"),
+            Text("Hel", 1),
+            Tokens((101, 102), (-0.5, (-math.inf, ((7, -1.0), (8, -2.5))))),
+            Failure("boom"),
+            Finish(None),
+        ],
+        frames=[Frame('{"a":"中"}'), Frame("[DONE]"), Frame("not json", "odd"), Frame("1")],
+        accumulated={"object": "chat.completion"},
+        name="full",
+        response_id="chatcmpl-1",
+        created=5,
+        signature="sig",
+        meta={"description": "every line kind"},
+    )
+
+
+def test_round_trip(tmp_path: Path) -> None:
+    transcript = full()
+    text = dumps_transcript(transcript)
+    assert loads_transcript(text) == transcript
+    path = tmp_path / "t.jsonl"
+    dump_transcript(transcript, path)
+    assert load_transcript(path) == transcript
+    assert is_transcript(path) and not is_transcript(tmp_path / "missing.jsonl")
+
+
+def test_one_json_object_per_line_header_first() -> None:
+    lines = [json.loads(line) for line in dumps_transcript(full()).splitlines()]
+    assert lines[0]["kind"] == "transcript" and lines[0]["format"] == "dscodec-transcript"
+    assert lines[0]["version"] == 1 and lines[0]["protocol"] == "chat_completions"
+    assert [line["kind"] for line in lines[1:]] == [
+        "request", "usage", "text", "tokens", "failure", "finish",
+        "frame", "frame", "frame", "frame", "accumulated",
+    ]  # fmt: skip
+    tokens = lines[4]
+    assert tokens["logprobs"] == [-0.5, ["-inf", [[7, -1.0], [8, -2.5]]]]
+    assert lines[7]["data"] == {"a": "中"} and lines[8]["raw"] == "[DONE]" and lines[10]["raw"] == "1"
+
+
+def test_a_json_answer() -> None:
+    transcript = Transcript("messages", {"model": "m"}, response={"type": "error"}, status=400)
+    again = loads_transcript(dumps_transcript(transcript))
+    assert again.response == {"type": "error"} and again.status == 400 and again.frames is None
+    assert again.answer() == {"type": "error"} and not again.streamed
+
+
+def test_the_name_defaults_to_the_file_name(tmp_path: Path) -> None:
+    path = tmp_path / "plain-answer.jsonl"
+    dump_transcript(Transcript("responses", {"model": "m"}), path)
+    assert load_transcript(path).name == "plain-answer"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "not json",
+        "[1]",
+        '{"kind": "request", "body": {}}',
+        '{"kind": "transcript", "format": "dscodec-transcript", "version": 2, "protocol": "messages"}',
+        '{"kind": "transcript", "format": "dscodec-transcript", "version": 1, "protocol": "grpc"}',
+        '{"kind": "transcript", "format": "dscodec-transcript", "version": 1, "protocol": "messages"}',
+        '{"kind": "transcript", "format": "dscodec-transcript", "version": 1, "protocol": "messages"}\n'
+        '{"kind": "request", "body": {}}\n{"kind": "mystery"}',
+        '{"kind": "transcript", "format": "dscodec-transcript", "version": 1, "protocol": "messages"}\n'
+        '{"kind": "request", "body": {}}\n{"kind": "finish", "reason": "done"}',
+        '{"kind": "transcript", "format": "dscodec-transcript", "version": 1, "protocol": "messages"}\n'
+        '{"kind": "request", "body": {}}\n{"kind": "text", "text": 1}',
+    ],
+)
+def test_malformed_transcripts_are_refused(text: str) -> None:
+    with pytest.raises(TranscriptError):
+        loads_transcript(text)
+
+
+def test_an_unreadable_file(tmp_path: Path) -> None:
+    with pytest.raises(TranscriptError):
+        load_transcript(tmp_path / "nothing.jsonl")
