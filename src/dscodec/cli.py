@@ -2,8 +2,9 @@
 
 dscodec render FILE|- [--protocol P]                 the prompt, special tokens marked
 dscodec encode FILE|- [--protocol P] [--tokenizer T]  the prompt and its token ids
-dscodec serve --script FILE [--host H] [--port N] [--tokenizer T] [--context-limit N]
-                                                      the example server with a scripted backend
+dscodec serve (--script FILE | --upstream vllm|sglang URL) [--tokenizer T] [--model-alias NAME=VERSION]...
+              [--served-model-name NAME]... [--host H] [--port N] [--context-limit N]
+                                                      the example server, scripted or in front of an engine
 dscodec lint FILE|- --protocol P | --url URL --body FILE  check a stream or response against its protocol
 dscodec record --url URL --body FILE -o OUT.jsonl         save a live server's answer as a transcript
 dscodec replay DIR                                        replay transcripts through dscodec, pass/fail table
@@ -67,18 +68,43 @@ def _parser() -> argparse.ArgumentParser:
                 default=None,
                 help="tokenizer.json to use (default: the bundled DeepSeek V4 one)",
             )
-    text = "serve the example HTTP server with a scripted model backend (needs dscodec[server])"
+    text = "serve the example HTTP server, scripted or in front of vLLM / SGLang (needs dscodec[server])"
     serve = commands.add_parser("serve", help=text, description=text)
-    serve.add_argument("--script", required=True, help="JSON file of named scripts (see docs/server.md)")
+    source = serve.add_mutually_exclusive_group(required=True)
+    source.add_argument("--script", help="JSON file of named scripts (see docs/server.md)")
+    source.add_argument(
+        "--upstream",
+        nargs=2,
+        metavar=("ENGINE", "URL"),
+        help="the engine to forward to: vllm or sglang, and its address (see docs/backends.md)",
+    )
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: loopback only)")
     serve.add_argument("--port", type=int, default=8000, help="port to listen on (default: 8000)")
     serve.add_argument(
         "--tokenizer",
         default=None,
-        help="tokenizer.json to use (default: the bundled DeepSeek V4 one plus <｜System｜>, so V4.1 prompts encode)",
+        help="tokenizer.json, or a model folder holding one (default: the bundled DeepSeek V4 one plus a made-up "
+        "<｜System｜> id, for demos)",
     )
     serve.add_argument(
         "--context-limit", type=int, default=None, help="context window in tokens (default: 131072)"
+    )
+    serve.add_argument(
+        "--model-alias",
+        action="append",
+        default=[],
+        metavar="NAME=VERSION",
+        help="also accept model NAME for template VERSION (v4 or v4.1), e.g. deepseek-v4-pro=v4; repeatable",
+    )
+    serve.add_argument(
+        "--served-model-name",
+        action="append",
+        default=None,
+        metavar="NAME",
+        help="serve exactly these names (default names or aliases) and list them in /v1/models; repeatable",
+    )
+    serve.add_argument(
+        "--upstream-model", default=None, help="vLLM: the model name to send the engine (default: none)"
     )
     _add_testing_commands(commands)
     return parser
@@ -126,19 +152,31 @@ def _run_testing_command(args: argparse.Namespace, out: TextIO) -> int:
 def _serve(args: argparse.Namespace) -> int:
     """Run ``dscodec serve``; the web stack is imported only here."""
     try:
-        from dscodec.server.serve import serve
+        from dscodec.server.serve import parse_alias, serve
     except ImportError as exc:
         print(
             f"dscodec: serve needs the server extra (pip install 'dscodec[server]'): {exc}", file=sys.stderr
         )
         return 2
+    upstream = None
+    if args.upstream is not None:
+        engine, url = args.upstream
+        if engine not in ("vllm", "sglang"):
+            print(f"dscodec: --upstream {engine!r}: expected vllm or sglang", file=sys.stderr)
+            return 2
+        upstream = (engine, url)
     try:
+        aliases = dict(parse_alias(text) for text in args.model_alias)
         serve(
             args.script,
+            upstream=upstream,
             host=args.host,
             port=args.port,
             tokenizer=args.tokenizer,
             context_limit=args.context_limit,
+            aliases=aliases,
+            served_models=args.served_model_name,
+            upstream_model=args.upstream_model,
         )
     except DscodecError as exc:
         print(f"dscodec: {exc}", file=sys.stderr)

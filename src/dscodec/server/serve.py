@@ -1,19 +1,49 @@
-"""``dscodec serve``: the example server with the scripted backend, on loopback by default."""
+"""``dscodec serve``: the example server in front of a scripted backend or a real engine, on loopback by default.
+
+The tokenizer is loaded, and one tiny prompt encoded with it, before the server accepts its first request, so the
+first client does not wait for it.
+"""
 
 from __future__ import annotations
 
 import functools
 import os
 import sys
-from typing import TextIO
+from collections.abc import Mapping, Sequence
+from typing import Literal, TextIO
 
 from fastapi import FastAPI
 
+import dscodec
+from dscodec.conversation import ModelVersion
+from dscodec.errors import DscodecError
+from dscodec.options import ConversionOptions
 from dscodec.server.app import DEFAULT_CONTEXT_LIMIT, create_app
+from dscodec.server.backend import Backend
 from dscodec.server.scripted import ScriptedBackend
 from dscodec.vocab import Vocabulary, with_added_tokens
 
-__all__ = ["demo_vocabulary", "scripted_app", "serve"]
+__all__ = [
+    "UPSTREAMS",
+    "ServeError",
+    "demo_vocabulary",
+    "parse_alias",
+    "scripted_app",
+    "serve",
+    "serving_options",
+    "upstream_app",
+    "v41_warning",
+]
+
+#: The engines ``--upstream`` names.
+UPSTREAMS = ("vllm", "sglang")
+Upstream = Literal["vllm", "sglang"]
+
+_SYSTEM = "<｜System｜>"
+
+
+class ServeError(DscodecError):
+    """A ``dscodec serve`` option that cannot be used (a bad alias, an unknown served name)."""
 
 
 @functools.lru_cache(maxsize=1)
@@ -24,14 +54,90 @@ def demo_vocabulary() -> Vocabulary:
     without ``--tokenizer`` could not serve ``DeepSeek-V4.1-Flash``. The added token gets the next free id; real
     V4.1 ids need the V4.1 tokenizer file. Built once per process (it takes a few seconds) and only read after.
     """
-    return Vocabulary.load(with_added_tokens(None, ["<｜System｜>"]))
+    return Vocabulary.load(with_added_tokens(None, [_SYSTEM]))
+
+
+def parse_alias(text: str) -> tuple[str, ModelVersion]:
+    """``NAME=VERSION`` (``--model-alias``) as a pair.
+
+    Examples:
+        >>> parse_alias("deepseek-v4-pro=v4")
+        ('deepseek-v4-pro', 'v4')
+
+    Raises:
+        ServeError: not ``NAME=v4`` or ``NAME=v4.1``.
+    """
+    name, sep, version = text.rpartition("=")
+    if not sep or not name or version not in ("v4", "v4.1"):
+        raise ServeError(f"--model-alias {text!r}: expected NAME=v4 or NAME=v4.1 (e.g. deepseek-v4-pro=v4)")
+    return name, version  # type: ignore[return-value]
+
+
+def serving_options(
+    aliases: Mapping[str, ModelVersion] | None = None, served_models: Sequence[str] | None = None
+) -> ConversionOptions:
+    """The accepted model names: the defaults plus ``aliases``; exactly ``served_models`` when given.
+
+    Raises:
+        ServeError: a served name is neither a default name nor an alias.
+    """
+    options = ConversionOptions()
+    for name, version in (aliases or {}).items():
+        options = options.with_model_alias(name, version)
+    if served_models:
+        known = options.model_versions_by_name
+        unknown = [name for name in served_models if name not in known]
+        if unknown:
+            raise ServeError(
+                f"--served-model-name {unknown[0]!r} has no template version; add --model-alias "
+                f"{unknown[0]}=v4 (or =v4.1). Known names: {', '.join(known)}"
+            )
+        options = options.with_model_versions_by_name({name: known[name] for name in served_models})
+    return options
+
+
+def v41_warning(
+    tokenizer: str | os.PathLike[str] | None, vocabulary: Vocabulary, options: ConversionOptions
+) -> str:
+    """The startup warning about V4.1 prompts, or ``""`` when there is nothing to say."""
+    v41 = [name for name, version in options.model_versions_by_name.items() if version == "v4.1"]
+    if not v41:
+        return ""
+    if tokenizer is None:
+        return (
+            f"warning: {', '.join(v41)} use the bundled V4 vocabulary with a made-up {_SYSTEM} id "
+            f"({vocabulary.added[_SYSTEM]}): fine for demos, wrong for a real V4.1 model. Pass the V4.1 "
+            "tokenizer with --tokenizer /path/to/DeepSeek-V4.1/tokenizer.json (see docs/server.md)."
+        )
+    if _SYSTEM not in vocabulary.added:
+        return (
+            f"warning: the tokenizer {vocabulary.name} has no {_SYSTEM}, so requests for {', '.join(v41)} fail "
+            "with a 500; give the V4.1 tokenizer.json with --tokenizer."
+        )
+    return ""
+
+
+Tokenizer = str | os.PathLike[str] | Vocabulary | None
+
+
+def _load(tokenizer: Tokenizer, options: ConversionOptions) -> Vocabulary:
+    """Load the tokenizer and encode one tiny prompt with it (its lazy parts are built now, not on a request)."""
+    vocabulary = demo_vocabulary() if tokenizer is None else Vocabulary.load(tokenizer)
+    name = next((n for n, v in options.model_versions_by_name.items() if v == "v4"), None)
+    if name is not None:
+        body = {"model": name, "messages": [{"role": "user", "content": "Hi"}]}
+        prompt = dscodec.render(dscodec.convert("chat_completions", body, options))
+        dscodec.PromptEncoder(vocabulary).encode_rendered(prompt)
+    vocabulary.full.encode("Hi", add_special_tokens=False)
+    return vocabulary
 
 
 def scripted_app(
     script: str | os.PathLike[str],
     *,
-    tokenizer: str | os.PathLike[str] | None = None,
+    tokenizer: Tokenizer = None,
     context_limit: int | None = None,
+    options: ConversionOptions | None = None,
 ) -> FastAPI:
     """The example app replaying ``script`` (see :mod:`dscodec.server.scripted`); the context limit defaults to
     :data:`~dscodec.server.DEFAULT_CONTEXT_LIMIT`.
@@ -41,28 +147,92 @@ def scripted_app(
         TokenizerError: the tokenizer cannot be loaded.
     """
     scripts = ScriptedBackend.from_file(script).scripts  # a bad file fails before the slow tokenizer load
-    vocabulary = demo_vocabulary() if tokenizer is None else Vocabulary.load(tokenizer)
+    options = options or ConversionOptions()
+    vocabulary = _load(tokenizer, options)
     backend = ScriptedBackend(scripts, tokenizer=vocabulary)
+    return _app(backend, vocabulary, context_limit, options)
+
+
+def upstream_app(
+    engine: Upstream,
+    url: str,
+    *,
+    tokenizer: Tokenizer = None,
+    context_limit: int | None = None,
+    options: ConversionOptions | None = None,
+    upstream_model: str | None = None,
+) -> FastAPI:
+    """The example app in front of a vLLM or SGLang server at ``url``.
+
+    Raises:
+        TokenizerError: the tokenizer cannot be loaded.
+    """
+    from dscodec.server.backends import SGLangBackend, VLLMBackend
+
+    options = options or ConversionOptions()
+    vocabulary = _load(tokenizer, options)
+    backend: Backend = VLLMBackend(url, model=upstream_model) if engine == "vllm" else SGLangBackend(url)
+    return _app(backend, vocabulary, context_limit, options)
+
+
+def _app(
+    backend: Backend, vocabulary: Vocabulary, context_limit: int | None, options: ConversionOptions
+) -> FastAPI:
     limit = DEFAULT_CONTEXT_LIMIT if context_limit is None else context_limit
-    return create_app(backend, tokenizer=vocabulary, context_limit=limit)
+    return create_app(backend, tokenizer=vocabulary, context_limit=limit, options=options)
 
 
 def serve(
-    script: str | os.PathLike[str],
+    script: str | os.PathLike[str] | None = None,
     *,
+    upstream: tuple[Upstream, str] | None = None,
     host: str = "127.0.0.1",
     port: int = 8000,
     tokenizer: str | os.PathLike[str] | None = None,
     context_limit: int | None = None,
+    aliases: Mapping[str, ModelVersion] | None = None,
+    served_models: Sequence[str] | None = None,
+    upstream_model: str | None = None,
     log: TextIO | None = None,
 ) -> None:
-    """Load the scripts and serve them until interrupted (uvicorn)."""
+    """Load everything, then serve until interrupted (uvicorn): the scripts of ``script``, or the engine
+    ``upstream`` (``("vllm" | "sglang", url)``).
+
+    Raises:
+        ServeError: neither or both of ``script`` and ``upstream``; a bad served name.
+        ScriptError: the script file cannot be loaded.
+        TokenizerError: the tokenizer cannot be loaded.
+    """
     import uvicorn
 
-    app = scripted_app(script, tokenizer=tokenizer, context_limit=context_limit)
+    out = log or sys.stderr
+    if (script is None) == (upstream is None):
+        raise ServeError("give either a script file or an upstream engine")
+    options = serving_options(aliases, served_models)
+    if script is not None:
+        ScriptedBackend.from_file(script)  # a bad file fails before the slow tokenizer load
+    vocabulary = _load(tokenizer, options)
+    if upstream is not None:
+        engine, url = upstream
+        app = upstream_app(
+            engine,
+            url,
+            tokenizer=vocabulary,
+            context_limit=context_limit,
+            options=options,
+            upstream_model=upstream_model,
+        )
+        source = f"{engine} at {url}"
+    else:
+        app = scripted_app(script or "", tokenizer=vocabulary, context_limit=context_limit, options=options)
+        source = f"{os.fspath(script or '')} (pick a script with the X-Scenario header)"
+    warning = v41_warning(tokenizer if tokenizer is None else vocabulary.name, vocabulary, options)
+    if warning:
+        print(f"dscodec: {warning}", file=out)
+    names = ", ".join(options.model_versions_by_name)
     print(
-        f"dscodec: serving {os.fspath(script)} on http://{host}:{port}/v1 "
-        "(POST /v1/chat/completions, /v1/responses, /v1/messages; pick a script with the X-Scenario header)",
-        file=log or sys.stderr,
+        f"dscodec: serving {source} on http://{host}:{port}/v1 as {names} "
+        "(POST /v1/chat/completions, /v1/responses, /v1/messages; GET /v1/models, /health)",
+        file=out,
     )
     uvicorn.run(app, host=host, port=port, log_level="info")
