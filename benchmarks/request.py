@@ -147,7 +147,10 @@ def _import_ms(runs: int) -> float:
     times = []
     for _ in range(runs):
         done = subprocess.run(
-            [sys.executable, "-X", "importtime", "-c", "import dscodec"], capture_output=True, text=True, check=True
+            [sys.executable, "-X", "importtime", "-c", "import dscodec"],
+            capture_output=True,
+            text=True,
+            check=True,
         )
         for line in done.stderr.splitlines():
             parts = [p.strip() for p in line.split("|")]
@@ -162,7 +165,9 @@ def startup(body_file: str, runs: int) -> None:
     imported, loaded, load_s, after = _median_child(_OURS_MEMORY, body_file, runs=3)
     (tokenizers_only,) = _median_child(_TOKENIZERS_MEMORY, str(bundled_tokenizer_path()), runs=3)
     print(f"RSS after import dscodec:                          {imported:7.1f} MB")
-    print(f"RSS after Vocabulary.load(None):                   {loaded:7.1f} MB   (load {load_s * 1000:.0f} ms)")
+    print(
+        f"RSS after Vocabulary.load(None):                   {loaded:7.1f} MB   (load {load_s * 1000:.0f} ms)"
+    )
     print(f"RSS after a large request, count_tokens, bytes:    {after:7.1f} MB")
     print(f"RSS of a process that only loads it with tokenizers: {tokenizers_only:5.1f} MB")
     reference = None
@@ -261,7 +266,9 @@ def workload(name: str, tokens: int, runs: int, reference: object | None) -> Non
     same_ids = True
     if reference is not None:
         ref = reference
-        encoding = ref.DeepseekV4Encoding().with_tokenizer(ref.Tokenizer.from_file(str(bundled_tokenizer_path())))
+        encoding = ref.DeepseekV4Encoding().with_tokenizer(
+            ref.Tokenizer.from_file(str(bundled_tokenizer_path()))
+        )
         options = ref.ConversionOptions()
 
         def encode_reference() -> list[int]:
@@ -304,7 +311,9 @@ def workload(name: str, tokens: int, runs: int, reference: object | None) -> Non
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--tokens", type=int, default=90_000)
     parser.add_argument("--workloads", default=",".join(workloads.WORKLOADS))

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Workload", "build", "WORKLOADS"]
+__all__ = ["WORKLOADS", "Workload", "build"]
 
 TOOLS = [
     ("read_file", "Read a file of the repository.", {"path": {"type": "string"}}),
@@ -99,7 +99,10 @@ def _coding(chars: int) -> list[list[dict[str, Any]]]:
                         {
                             "id": call_id,
                             "type": "function",
-                            "function": {"name": "read_file", "arguments": json.dumps({"path": f"lib/{name}"})},
+                            "function": {
+                                "name": "read_file",
+                                "arguments": json.dumps({"path": f"lib/{name}"}),
+                            },
                         }
                     ],
                 },
@@ -121,10 +124,18 @@ def _arguments(chars: int) -> list[list[dict[str, Any]]]:
                     "content": "",
                     "reasoning_content": f"Write {name} with the fix applied.",
                     "tool_calls": [
-                        {"id": call_id, "type": "function", "function": {"name": "write_file", "arguments": arguments}}
+                        {
+                            "id": call_id,
+                            "type": "function",
+                            "function": {"name": "write_file", "arguments": arguments},
+                        }
                     ],
                 },
-                {"role": "tool", "tool_call_id": call_id, "content": f"wrote {len(text)} characters to src/{name}"},
+                {
+                    "role": "tool",
+                    "tool_call_id": call_id,
+                    "content": f"wrote {len(text)} characters to src/{name}",
+                },
             ]
         )
     return rounds
@@ -223,4 +234,6 @@ def build(name: str, tokens: int, *, model: str = "DeepSeek-V4-Pro") -> Workload
         return Workload(name=name, previous=body(history), body=body(history + rounds[-1]))
     # A chat: the previous request ended with the user's question; the next one adds the answer and a follow-up.
     follow_up = {"role": "user", "content": "Thanks. Now summarise all of that in one paragraph."}
-    return Workload(name=name, previous=body(history + rounds[-1][:1]), body=body(history + rounds[-1] + [follow_up]))
+    return Workload(
+        name=name, previous=body(history + rounds[-1][:1]), body=body(history + rounds[-1] + [follow_up])
+    )

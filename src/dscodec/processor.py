@@ -15,8 +15,9 @@ then gives the protocol's mid-stream error events:
   have decode to nothing (spec §5.6);
 * token counts (``token_count``, ``prompt_tokens``, ``cached_tokens``): ``int`` (not ``bool``),
   ``0 <= n < 2**63``, and the completion tokens of a response add up to less than ``2**63``, so every usage
-  number, totals included, fits the 64-bit integers JSON readers use. ``cached_tokens`` larger than
-  ``prompt_tokens`` is accepted, as the reference accepts it (the uncached count then saturates at 0);
+  number fits a signed 64-bit integer (and a total of two of them an unsigned one), as JSON readers need.
+  ``cached_tokens`` larger than ``prompt_tokens`` is accepted, as the reference accepts it (the uncached count
+  then saturates at 0);
 * log probabilities: real numbers (not ``bool``), finite or ``-inf``; ``-inf`` (a token the engine's sampler had
   ruled out) becomes ``-9999.0``, as vLLM's OpenAI-compatible server writes it; NaN and ``+inf`` are refused.
 """

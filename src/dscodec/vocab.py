@@ -168,29 +168,36 @@ def _cutting_is_safe(tokenizer: Tokenizer) -> bool:
     return _SAFE_PATTERN in patterns and others == ["ByteLevel"] and steps[-1].get("use_regex") is False
 
 
-# -- words of plain ASCII text -------------------------------------------------------------------------------------
+# -- words of plain text -------------------------------------------------------------------------------------------
 
-#: Any character outside the alphabet of :data:`_WORD`: printable ASCII, tab, line feed, carriage return.
-_NOT_WORD_TEXT = re.compile(r"[^\t\n\r -~]")
+# The word alphabet: printable ASCII, tab, line feed, carriage return, the Latin-1 letters, and common typographic
+# punctuation and symbols (curly quotes, dashes, ellipsis, bullets, currency, arrows). Each character's general
+# category has been the same since Unicode 1.1, so every Unicode version agrees on which class below it is in;
+# tests/unit/test_vocab.py checks the classes against Python's unicodedata and the splits against ``tokenizers``.
+_LETTERS = "A-Za-z\u00aa\u00b5\u00ba\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u00ff"  # \p{L}
+_ASCII_PUNCT = "!-/:-@\\[-`{-~"  # the 32 ASCII punctuation characters; each is in \p{P} or \p{S}
+_MORE_PUNCT = (  # \p{P} or \p{S}
+    "\u00a1-\u00a9\u00ab\u00ac\u00ae-\u00b1\u00b4\u00b6-\u00b8\u00bb\u00bf\u00d7\u00f7"
+    "\u2010-\u2027\u2030-\u203e\u20ac\u2122\u2190-\u2193"
+)
+_SPACE = "\t\n\r "  # \s
+_NOT_WORD_TEXT = re.compile(f"[^{_SPACE}0-9{_LETTERS}{_ASCII_PUNCT}{_MORE_PUNCT}]")
 
-_PUNCT = r"!-/:-@\[-`{-~"  # the 32 ASCII punctuation characters; each is in \p{P} or \p{S}
-_SPACE = r"\t\n\r "  # \s in that alphabet
-
-#: The words the DeepSeek V4 pre-tokenizer makes of text in that alphabet, in order, with nothing left over.
-#: Its first step isolates runs of at most three digits (``\p{N}{1,3}``); the second (CJK runs) finds none; the
-#: third applies the pattern below to each piece between digit runs, alternatives in the same order: ``\p{L}`` is
-#: ``[A-Za-z]`` here, ``\p{M}`` is empty, ``[\p{P}\p{S}]`` is the punctuation class, ``[^\r\n\p{L}\p{P}\p{S}]``
-#: is a space or a tab (digits never get there: they are pieces of their own), and the end of a piece, which
-#: ``\s+(?!\S)`` may end on, is also where a digit follows. Every character of the alphabet starts a match of some
-#: alternative, so the words always add up to the text.
+#: The words the DeepSeek V4 pre-tokenizer makes of text in the word alphabet, in order, with nothing left over.
+#: Its first step isolates runs of at most three digits (``\p{N}{1,3}``: ``[0-9]`` here); the second (CJK runs)
+#: finds none; the third applies its pattern to each piece between digit runs, alternatives in the same order,
+#: with the classes above: the first alternative's class and letters are ASCII in the pattern itself,
+#: ``\p{M}`` is empty here, ``[^\r\n\p{L}\p{P}\p{S}]`` is a space or a tab (digits never get there: they are
+#: pieces of their own), and the end of a piece, which ``\s+(?!\S)`` may end on, is also where a digit follows.
+#: Every character of the alphabet starts a match of some alternative, so the words always add up to the text.
 _WORD = re.compile(
-    r"[0-9]{1,3}"
-    rf"|[{_PUNCT}][A-Za-z]+"
-    r"|[\t ]?[A-Za-z]+"
-    rf"| ?[{_PUNCT}]+[\r\n]*"
-    rf"|[{_SPACE}]*[\r\n]+"
-    rf"|[{_SPACE}]+(?![^{_SPACE}0-9])"
-    rf"|[{_SPACE}]+"
+    "[0-9]{1,3}"
+    f"|[{_ASCII_PUNCT}][A-Za-z]+"
+    f"|[\t ]?[{_LETTERS}]+"
+    f"| ?[{_ASCII_PUNCT}{_MORE_PUNCT}]+[\r\n]*"
+    f"|[{_SPACE}]*[\r\n]+"
+    f"|[{_SPACE}]+(?![^{_SPACE}0-9])"
+    f"|[{_SPACE}]+"
 )
 
 #: Words remembered with their ids, at most; then the memory starts over.
@@ -200,7 +207,7 @@ _WORD_MEMO_CHARS = 128
 
 
 def _is_word_text(text: str) -> bool:
-    return text.isascii() and _NOT_WORD_TEXT.search(text) is None
+    return _NOT_WORD_TEXT.search(text) is None
 
 
 def _splits_words_exactly(tokenizer: Tokenizer) -> bool:
@@ -447,7 +454,9 @@ class Vocabulary:
         if len(memo) >= _WORD_MEMO_SIZE:
             # Start over rather than track use; other threads keep the dict they hold.
             memo = self._word_ids = {}
-        new = [w for w in dict.fromkeys(itertools.chain.from_iterable(split[i] for i in missed)) if w not in memo]
+        new = [
+            w for w in dict.fromkeys(itertools.chain.from_iterable(split[i] for i in missed)) if w not in memo
+        ]
         assert self._words is not None
         long: dict[str, tuple[int, ...]] = {}
         for word, encoding in zip(new, self._encode(self._words, new)):
@@ -481,7 +490,9 @@ class Vocabulary:
         return rows[token_id] if 0 <= token_id < len(rows) else b""
 
 
-def _either(first: dict[str, tuple[int, ...]], second: dict[str, tuple[int, ...]], word: str) -> tuple[int, ...]:
+def _either(
+    first: dict[str, tuple[int, ...]], second: dict[str, tuple[int, ...]], word: str
+) -> tuple[int, ...]:
     found = first.get(word)
     return second[word] if found is None else found
 

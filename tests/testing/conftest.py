@@ -22,11 +22,17 @@ TRIP = {
         "options": {"type": "object"},
     },
 }
-TOOLS = {"tool_args": ("plan_trip", TRIP), "tool_args_tokens": ("plan_trip", TRIP), "parallel": ("get_weather", WEATHER)}
+TOOLS = {
+    "tool_args": ("plan_trip", TRIP),
+    "tool_args_tokens": ("plan_trip", TRIP),
+    "parallel": ("get_weather", WEATHER),
+}
 STOPS = {"stop": ["END"]}
 
 
-def body(protocol: str, script: str, *, model: str = "DeepSeek-V4-Pro", stream: bool = True) -> dict[str, Any]:
+def body(
+    protocol: str, script: str, *, model: str = "DeepSeek-V4-Pro", stream: bool = True
+) -> dict[str, Any]:
     """A request for ``script`` in ``protocol``: with the script's tool declared and its stop sequence set."""
     tool = TOOLS.get(script)
     stop = STOPS.get(script)

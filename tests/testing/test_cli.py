@@ -43,7 +43,9 @@ def test_lint_a_broken_file_prints_one_line_per_finding() -> None:
     request = BROKEN / "chat_completions" / "request.json"
     status, out = run("lint", str(path), "--protocol", "chat_completions", "--request", str(request))
     assert status == 1
-    assert out.splitlines() == [f"{path}: CHT008 stream: stream_options.include_usage is set but no chunk carries usage"]
+    assert out.splitlines() == [
+        f"{path}: CHT008 stream: stream_options.include_usage is set but no chunk carries usage"
+    ]
     # Without the request the rule has nothing to go by.
     assert run("lint", str(path), "--protocol", "chat_completions")[0] == 0
 
@@ -61,7 +63,9 @@ def test_lint_a_json_response_and_a_transcript(tmp_path: Path) -> None:
     status, out = run("lint", str(response), "--protocol", "messages")
     assert status == 1 and " GEN007 " in out
     transcript = tmp_path / "t.jsonl"
-    dump_transcript(Transcript("responses", {"model": "m"}, response={"error": {"message": 1}}, status=500), transcript)
+    dump_transcript(
+        Transcript("responses", {"model": "m"}, response={"error": {"message": 1}}, status=500), transcript
+    )
     status, out = run("lint", str(transcript))  # the protocol comes from the transcript
     assert status == 1 and " GEN007 " in out
 
@@ -86,13 +90,22 @@ def test_lint_a_live_server(live_url: str, tmp_path: Path) -> None:
     request = tmp_path / "request.json"
     request.write_text(json.dumps(body("responses", "tool_args")), encoding="utf-8")
     status, out = run(
-        "lint", "--url", live_url + "/v1/responses", "--body", str(request), "--header", "X-Scenario: tool_args"
+        "lint",
+        "--url",
+        live_url + "/v1/responses",
+        "--body",
+        str(request),
+        "--header",
+        "X-Scenario: tool_args",
     )
     assert (status, out) == (0, "")
     request.write_text(json.dumps(body("chat_completions", "plain")), encoding="utf-8")
     assert run("lint", "--url", live_url, "--protocol", "chat_completions", "--body", str(request))[0] == 0
     assert run("lint", "--url", live_url, "--body", str(request))[0] == 2  # which protocol?
-    assert run("lint", "--url", live_url, "--protocol", "messages", "--body", str(request), "--header", "x")[0] == 2
+    assert (
+        run("lint", "--url", live_url, "--protocol", "messages", "--body", str(request), "--header", "x")[0]
+        == 2
+    )
 
 
 def test_record_then_replay(live_url: str, tmp_path: Path) -> None:
@@ -130,7 +143,9 @@ def test_record_then_replay(live_url: str, tmp_path: Path) -> None:
 
 
 def test_replay_reports_a_failing_transcript(tmp_path: Path) -> None:
-    good = Transcript("chat_completions", body("chat_completions", "plain"), [Usage(1), Text("Hi", 1), Finish("stop")])
+    good = Transcript(
+        "chat_completions", body("chat_completions", "plain"), [Usage(1), Text("Hi", 1), Finish("stop")]
+    )
     bad = replay(good).transcript
     bad.backend = [Usage(1), Text("Bye", 1), Finish("stop")]  # the recorded answer no longer fits the output
     dump_transcript(replay(good).transcript, tmp_path / "good.jsonl")
@@ -148,7 +163,9 @@ def test_replay_reports_a_failing_transcript(tmp_path: Path) -> None:
 
 
 def test_a_failure_item_round_trips_through_the_cli(tmp_path: Path) -> None:
-    transcript = Transcript("responses", body("responses", "plain"), [Usage(1), Text("a", 1), Failure("down")])
+    transcript = Transcript(
+        "responses", body("responses", "plain"), [Usage(1), Text("a", 1), Failure("down")]
+    )
     dump_transcript(replay(transcript).transcript, tmp_path / "failed.jsonl")
     assert run("replay", str(tmp_path))[0] == 0
     assert run("lint", str(tmp_path / "failed.jsonl"))[0] == 0

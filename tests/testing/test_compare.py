@@ -45,7 +45,10 @@ def test_paths_missing_values_and_types() -> None:
         Difference("response.t", True, 1),
     ]
     assert str(diffs[2]) == "response.b.c: expected 1, got <missing>"
-    assert str(Difference("x", "Hello", "Help")) == 'x: expected "Hello", got "Help" (first difference at character 3)'
+    assert (
+        str(Difference("x", "Hello", "Help"))
+        == 'x: expected "Hello", got "Help" (first difference at character 3)'
+    )
 
 
 def test_ignore_rules() -> None:
@@ -60,7 +63,9 @@ def test_ignore_rules() -> None:
 def test_transcripts_compare_by_section() -> None:
     frames = [Frame('{"id":"a","n":1}'), Frame("[DONE]")]
     want = Transcript("chat_completions", {}, frames=frames, accumulated={"n": 1})
-    got = Transcript("chat_completions", {}, frames=[Frame('{"id":"b","n":2}')], accumulated={"n": 1}, status=200)
+    got = Transcript(
+        "chat_completions", {}, frames=[Frame('{"id":"b","n":2}')], accumulated={"n": 1}, status=200
+    )
     diffs = compare(want, got)
     assert [d.path for d in diffs] == ["frames[0].data.n", "frames[1]"]
     assert compare(want, got, sections=["status", "accumulated"]) == []

@@ -85,7 +85,11 @@ def test_complete_bodies() -> None:
         "usage": {"prompt_tokens": 1, "completion_tokens": 2, "total_tokens": 4},
     }
     assert sorted(f.code for f in lint("chat_completions", body)) == ["CHT007", "CHT010", "GEN004"]
-    assert sorted(f.code for f in lint("chat_completions", json.dumps(body))) == ["CHT007", "CHT010", "GEN004"]
+    assert sorted(f.code for f in lint("chat_completions", json.dumps(body))) == [
+        "CHT007",
+        "CHT010",
+        "GEN004",
+    ]
     message = {
         "id": "m",
         "type": "message",
@@ -99,7 +103,12 @@ def test_complete_bodies() -> None:
         "stop_sequence": "END",
         "usage": {"input_tokens": -1, "output_tokens": 1},
     }
-    assert sorted(f.code for f in lint("messages", message, sdk=False)) == ["GEN005", "MSG007", "MSG011", "MSG012"]
+    assert sorted(f.code for f in lint("messages", message, sdk=False)) == [
+        "GEN005",
+        "MSG007",
+        "MSG011",
+        "MSG012",
+    ]
     response = {"id": "r", "object": "response", "status": "incomplete", "output": [
         {"type": "function_call", "status": "completed", "name": "f", "arguments": "{", "call_id": "c", "id": "fc"},
     ], "usage": {"input_tokens": 1, "output_tokens": 1, "total_tokens": 2}}  # fmt: skip

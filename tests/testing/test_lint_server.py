@@ -25,7 +25,9 @@ CASES = [
 
 
 @pytest.mark.parametrize(("protocol", "script", "model", "stream"), CASES, ids=lambda v: str(v))
-def test_the_example_server_lints_clean(live_url: str, protocol: str, script: str, model: str, stream: bool) -> None:
+def test_the_example_server_lints_clean(
+    live_url: str, protocol: str, script: str, model: str, stream: bool
+) -> None:
     request = body(protocol, script, model=model, stream=stream)
     exchange = send(live_url, request, protocol=protocol, headers={"X-Scenario": script})  # type: ignore[arg-type]
     assert (exchange.frames is not None) == (stream and exchange.status == 200), exchange.text[:300]

@@ -22,7 +22,9 @@ REQUEST = {
 
 
 def recorded(text: str = "Hello!") -> Transcript:
-    return replay(Transcript("chat_completions", REQUEST, [Usage(4), Text(text, 2), Finish("stop")])).transcript
+    return replay(
+        Transcript("chat_completions", REQUEST, [Usage(4), Text(text, 2), Finish("stop")])
+    ).transcript
 
 
 def test_the_entry_point_is_registered() -> None:
@@ -68,7 +70,11 @@ def test_update_rewrites_and_shows_what_changed(pytester: pytest.Pytester) -> No
     result = pytester.runpytest("--dscodec-update")
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines(
-        ["*dscodec: transcripts updated*", "*snap.jsonl: *differences*", '*expected "Hello!", got "Goodbye!"*']
+        [
+            "*dscodec: transcripts updated*",
+            "*snap.jsonl: *differences*",
+            '*expected "Hello!", got "Goodbye!"*',
+        ]
     )
     again = load_transcript(path)
     assert again.frames is not None and again.frames[1].json()["choices"][0]["delta"]["content"] == "Goodbye!"

@@ -74,7 +74,9 @@ def test_merge_and_split() -> None:
 
 def test_a_custom_chunking() -> None:
     items = [Usage(1), Text("Hello", 1), Finish("stop")]
-    result = replay(transcript("chat_completions", items), chunking=lambda xs: [x for x in xs if not isinstance(x, Usage)])
+    result = replay(
+        transcript("chat_completions", items), chunking=lambda xs: [x for x in xs if not isinstance(x, Usage)]
+    )
     first = result.transcript.frames[-2].json()  # type: ignore[index]
     assert first["usage"]["prompt_tokens"] == 0
     with pytest.raises(ValueError):

@@ -6,7 +6,9 @@ Example counts come from ``DSCODEC_MAX_EXAMPLES`` (tests/conftest.py).
 
 from __future__ import annotations
 
+import functools
 import json
+import operator
 from typing import Any
 
 from hypothesis import given
@@ -48,7 +50,9 @@ def test_any_output_in_any_chunking_lints_clean(scenario: Scenario) -> None:
 def test_the_answer_does_not_depend_on_the_chunking(scenario: Scenario) -> None:
     count = len(VOCAB.full.encode(scenario.output.text, add_special_tokens=False).ids)
     finish = scenario.backend[-1]
-    whole = Transcript(scenario.protocol, scenario.body, [scenario.backend[0], Text(scenario.output.text, count), finish])  # type: ignore[arg-type]
+    whole = Transcript(
+        scenario.protocol, scenario.body, [scenario.backend[0], Text(scenario.output.text, count), finish]
+    )  # type: ignore[arg-type]
     chunked = Transcript(scenario.protocol, scenario.body, scenario.backend)  # type: ignore[arg-type]
     # Usage counts what was pushed, and a stop sequence may end the output inside a chunk (deviation D13).
     ignore = ["usage"] if scenario.output.stop else []
@@ -82,7 +86,7 @@ def test_chunkings_put_the_output_back_together(data: st.DataObject) -> None:
     output = data.draw(model_outputs(malformed=True))
     assert "".join(data.draw(text_chunkings(output.text))) == output.text
     ids = VOCAB.full.encode(output.text, add_special_tokens=False).ids
-    assert sum(data.draw(token_chunkings(ids, vocabulary=VOCAB)), []) == ids
+    assert functools.reduce(operator.iadd, data.draw(token_chunkings(ids, vocabulary=VOCAB)), []) == ids
     items = data.draw(backend_outputs(output.text))
     assert isinstance(items[0], Usage) and isinstance(items[-1], Finish)
     middle = items[1:-1]

@@ -94,12 +94,18 @@ def test_the_name_defaults_to_the_file_name(tmp_path: Path) -> None:
         '{"kind": "transcript", "format": "dscodec-transcript", "version": 2, "protocol": "messages"}',
         '{"kind": "transcript", "format": "dscodec-transcript", "version": 1, "protocol": "grpc"}',
         '{"kind": "transcript", "format": "dscodec-transcript", "version": 1, "protocol": "messages"}',
-        '{"kind": "transcript", "format": "dscodec-transcript", "version": 1, "protocol": "messages"}\n'
-        '{"kind": "request", "body": {}}\n{"kind": "mystery"}',
-        '{"kind": "transcript", "format": "dscodec-transcript", "version": 1, "protocol": "messages"}\n'
-        '{"kind": "request", "body": {}}\n{"kind": "finish", "reason": "done"}',
-        '{"kind": "transcript", "format": "dscodec-transcript", "version": 1, "protocol": "messages"}\n'
-        '{"kind": "request", "body": {}}\n{"kind": "text", "text": 1}',
+        (
+            '{"kind": "transcript", "format": "dscodec-transcript", "version": 1, "protocol": "messages"}\n'
+            '{"kind": "request", "body": {}}\n{"kind": "mystery"}'
+        ),
+        (
+            '{"kind": "transcript", "format": "dscodec-transcript", "version": 1, "protocol": "messages"}\n'
+            '{"kind": "request", "body": {}}\n{"kind": "finish", "reason": "done"}'
+        ),
+        (
+            '{"kind": "transcript", "format": "dscodec-transcript", "version": 1, "protocol": "messages"}\n'
+            '{"kind": "request", "body": {}}\n{"kind": "text", "text": 1}'
+        ),
     ],
 )
 def test_malformed_transcripts_are_refused(text: str) -> None:

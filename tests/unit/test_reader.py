@@ -178,6 +178,11 @@ def test_tag_errors() -> None:
         "invalid type: integer `1`, expected variant identifier",
         "p.type",
     )
+    # An unhashable tag takes the checked path too (it cannot be looked up among the variants).
+    assert error(SHAPE.read, {"type": ["point"]}) == (
+        "invalid type: sequence, expected variant identifier",
+        "p.type",
+    )
     assert error(SHAPE.read, 5) == ("invalid type: integer `5`, expected internally tagged enum Shape", "p")
     assert error(SHAPE.read, []) == ("missing field `type`", "p")
     assert error(SHAPE.read, ["square"]) == (

@@ -11,12 +11,20 @@ from hypothesis import strategies as st
 from tokenizers import Tokenizer, pre_tokenizers
 
 import dscodec
-from dscodec.conversation import Conversation, SystemMessage, UserMessage
-from dscodec.prompt.render import Special
+from dscodec.conversation import (
+    AssistantMessage,
+    Conversation,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+)
+from dscodec.prompt.render import Special, render_segments
 from dscodec.prompt.tokenize import PromptEncoder
 from dscodec.vocab import Vocabulary, bundled_tokenizer_path, safe_cuts, with_added_tokens
 
 ENCODER = PromptEncoder()
+COLD = PromptEncoder(cache_chars=0)
 PLAIN = ENCODER.vocabulary.plain
 
 
@@ -31,7 +39,9 @@ def test_cutting_is_refused_for_another_pre_tokenizer() -> None:
     assert not vocab._cuttable and vocab.pieces("a\nb" * 100, 4) == ["a\nb" * 100]
     assert vocab._words is None  # nor does it split words itself
     texts = ["a\nb" * 100, "Hello, world 123", "中文 x"]
-    assert vocab.encode_plain(texts) == [e.ids for e in vocab.plain.encode_batch(texts, add_special_tokens=False)]
+    assert vocab.encode_plain(texts) == [
+        e.ids for e in vocab.plain.encode_batch(texts, add_special_tokens=False)
+    ]
 
 
 # Text shaped like source code: words, digits, CJK, punctuation, and every kind of line break and indentation.
@@ -180,3 +190,69 @@ def test_gap_cache_is_safe_across_threads() -> None:
     with ThreadPoolExecutor(4) as pool:
         results = list(pool.map(lambda c: encoder.encode(c, version="v4"), conversations))
     assert results == expected
+
+
+# -- reuse of earlier prompts --------------------------------------------------------------------------------------
+
+_PARTS = [
+    UserMessage(content="Fix the leap-year bug in utils.py " * 5),
+    AssistantMessage(
+        content="",
+        reasoning="Read the file first.",
+        tool_calls=[ToolCall(id="c1", name="read_file", arguments='{"path": "utils.py"}')],
+    ),
+    ToolMessage(content="def leap(y):\n    return y % 4 == 0\n" * 40, tool_call_id="c1"),
+    AssistantMessage(content="Found it: the century rule is missing. 中文 too.", reasoning="Century years."),
+    UserMessage(content="Great, now add a test. “Quotes” and — dashes."),
+    AssistantMessage(content="Here is the start of the test:", prefix=True),
+]
+_SYSTEMS = [SystemMessage(content="You are a careful coding agent."), SystemMessage(content="Be brief.")]
+
+
+def _conversation(system: int, length: int, thinking: bool) -> Conversation:
+    return Conversation(messages=[_SYSTEMS[system], *_PARTS[:length]], thinking_mode=thinking)
+
+
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 1), st.integers(0, len(_PARTS)), st.booleans(), st.booleans()),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_reused_prompts_give_the_ids_of_a_fresh_encoding(requests: list[tuple[int, int, bool, bool]]) -> None:
+    # Growing, shrinking, repeated and unrelated conversations in any order; V4 drops earlier reasoning once a
+    # new user turn comes, which changes the middle of the prompt.
+    warm = PromptEncoder(cache_chars=200_000)
+    for system, length, thinking, rendered in requests:
+        conversation = _conversation(system, length, thinking)
+        expected = COLD.encode(conversation, version="v4")
+        if rendered:
+            assert warm.encode_rendered(dscodec.render(conversation, version="v4")) == expected
+        else:
+            assert warm.encode(conversation, version="v4") == expected
+    assert warm._prompts is not None and len(warm._prompts) <= 16
+
+
+def test_the_next_turn_reuses_the_previous_prompt() -> None:
+    warm = PromptEncoder()
+    first = warm.encode(_conversation(0, 3, True), version="v4")
+    assert warm._prompts is not None and len(warm._prompts) == 1
+    reused = warm._reuse(render_segments(_conversation(0, 4, True), "v4")[0])
+    assert reused is not None and reused[0].ends[reused[1] - 1] == len(first) - 1  # all but the final <think>
+    second = warm.encode(_conversation(0, 4, True), version="v4")
+    assert second == COLD.encode(_conversation(0, 4, True), version="v4")
+    assert len(warm._prompts) == 1  # the first prompt was superseded
+    assert warm.encode(_conversation(0, 4, True), version="v4") == second
+    warm.clear_cache()
+    assert warm._prompts == [] and warm.encode(_conversation(0, 4, True), version="v4") == second
+
+
+def test_remembered_prompts_stay_within_the_budget() -> None:
+    warm = PromptEncoder(cache_chars=2_000)  # 500 ids of prompts
+    for length in range(1, len(_PARTS) + 1):
+        for system in (0, 1):
+            assert warm.encode(_conversation(system, length, False), version="v4") == COLD.encode(
+                _conversation(system, length, False), version="v4"
+            )
+            assert warm._prompts is not None and sum(len(p.ids) for p in warm._prompts) <= 500

@@ -13,9 +13,11 @@ A :class:`Tagged` reads an internally tagged enum (``{"type": "text", …}``): t
 :class:`Struct`. Readers are plain ``(value, path) -> result`` callables, so the ``read_*`` helpers of
 :mod:`dscodec.protocols._body` and hand-written readers for unions (``string or list``) fit the same tables.
 
-Why not pydantic models: a pydantic error does not carry serde's wording (``invalid type: integer `1`, expected
-a string``), reports every problem at once instead of the first one in document order, and sorts missing fields
-by model declaration, not after the fields that were present; the golden cases compare all three byte for byte.
+Why not pydantic models: pydantic validates fields in the model's declaration order, collects every error and
+words them its own way (``Input should be a valid string``). The reference stops at the first problem in the
+document's order, reports missing fields only after the fields present, and uses serde's wording (``invalid
+type: integer `1`, expected a string``); clients and the golden cases compare message and ``param`` byte for
+byte, so the order itself is behaviour, not a detail a custom error message could restore.
 
 Examples:
     >>> from dscodec.protocols._body import read_str
@@ -182,14 +184,14 @@ class Tagged(Generic[_T_co]):
 
     def read(self, value: Any, path: str) -> _T_co:
         """The variant named by the tag, read from the rest of the object."""
-        variant = None
+        mapping, variant = value, None
         if value.__class__ is dict:  # the common case, a well-tagged object, without the checks below
             kind = value.get(self.tag)
             variant = self._variants.get(kind) if kind.__class__ is str else None
         if variant is None:  # serde's message for a missing, mistyped or unknown tag, or for a non-object
             mapping = read_tagged_map(value, self.tag, self._names, self.expected, path)
             variant = self._variants[read_tag(mapping, self.tag, self._names, _join(path, self.tag))]
-        return variant._build(**variant.collect(value, path))
+        return variant._build(**variant.collect(mapping, path))
 
 
 def constant(value: _T, *fields: Field) -> Struct[_T]:

@@ -105,7 +105,7 @@ def v41_warning(
         return ""
     if tokenizer is None:
         return (
-            f"warning: {', '.join(v41)} use the bundled V4 vocabulary with a made-up {_SYSTEM} id "
+            f"warning: the V4.1 models ({', '.join(v41)}) are served with the bundled V4 vocabulary and a made-up {_SYSTEM} id "
             f"({vocabulary.added[_SYSTEM]}): fine for demos, wrong for a real V4.1 model. Pass the V4.1 "
             "tokenizer with --tokenizer /path/to/DeepSeek-V4.1/tokenizer.json (see docs/server.md)."
         )

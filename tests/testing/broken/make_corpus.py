@@ -47,8 +47,10 @@ REQUESTS: dict[str, dict[str, Any]] = {
     },
 }
 ANSWER = "Let me look that up."
-TOOL_OUTPUT = "Checking the weather.</think>" + ANSWER + dsml_block(
-    "v4", [("get_weather", {"city": "Paris"}), ("get_weather", {"city": "東京"})]
+TOOL_OUTPUT = (
+    "Checking the weather.</think>"
+    + ANSWER
+    + dsml_block("v4", [("get_weather", {"city": "Paris"}), ("get_weather", {"city": "東京"})])
 )
 TEXT_OUTPUT = "Simple.</think>" + ANSWER
 
@@ -75,7 +77,9 @@ def base(protocol: str, output: str) -> Frames:
 
 def _stamped(value: Any) -> Any:
     if isinstance(value, dict):
-        return {k: (STAMP if k == "completed_at" and v is not None else _stamped(v)) for k, v in value.items()}
+        return {
+            k: (STAMP if k == "completed_at" and v is not None else _stamped(v)) for k, v in value.items()
+        }
     if isinstance(value, list):
         return [_stamped(v) for v in value]
     return value
@@ -121,7 +125,9 @@ def replace_text(value: Any, old: str, new: str) -> Any:
 
 def in_text(frames: Frames, spelling: str) -> Frames:
     """The answer text holds ``spelling``, consistently in every event that repeats it."""
-    return [{**f, "data": replace_text(f["data"], ANSWER, f"Let me look {spelling} that up.")} for f in frames]
+    return [
+        {**f, "data": replace_text(f["data"], ANSWER, f"Let me look {spelling} that up.")} for f in frames
+    ]
 
 
 def insert(frames: Frames, at: int, frame: dict[str, Any]) -> Frames:
@@ -150,8 +156,8 @@ def _chat_finish(frames: Frames) -> int:
 
 
 def chat_cases() -> dict[str, Frames]:
-    tool = lambda: base("chat_completions", TOOL_OUTPUT)  # noqa: E731
-    text = lambda: base("chat_completions", TEXT_OUTPUT)  # noqa: E731
+    tool = lambda: base("chat_completions", TOOL_OUTPUT)
+    text = lambda: base("chat_completions", TEXT_OUTPUT)
 
     def args_not_json() -> Frames:
         frames = tool()
@@ -199,7 +205,9 @@ def chat_cases() -> dict[str, Frames]:
         "CHT001-no-role": set_at(tool(), 0, lambda d: d["choices"][0]["delta"].pop("role")),
         "CHT002-id-changes": set_at(tool(), 3, lambda d: d.update(id="chatcmpl-2")),
         "CHT003-call-without-id": set_at(
-            tool(), first(tool(), lambda d: "id" in (_chat_call(d) or {})), lambda d: _chat_call(d).pop("id")  # type: ignore[union-attr]
+            tool(),
+            first(tool(), lambda d: "id" in (_chat_call(d) or {})),
+            lambda d: _chat_call(d).pop("id"),  # type: ignore[union-attr]
         ),
         "CHT004-indices-from-1": shift_indices(),
         "CHT005-calls-share-an-id": shared_id(),
@@ -212,7 +220,9 @@ def chat_cases() -> dict[str, Frames]:
         "CHT008-no-usage-chunk": set_at(tool(), _chat_finish(tool()), lambda d: d.update(usage=None)),
         "CHT009-usage-early": usage_early(),
         "CHT010-total-tokens": set_at(
-            tool(), _chat_finish(tool()), lambda d: d["usage"].update(total_tokens=d["usage"]["total_tokens"] + 1)
+            tool(),
+            _chat_finish(tool()),
+            lambda d: d["usage"].update(total_tokens=d["usage"]["total_tokens"] + 1),
         ),
         "CHT011-no-done": tool()[:-1],
         "CHT012-chunk-after-done": tool() + [copy.deepcopy(tool()[2])],
@@ -231,7 +241,9 @@ def _call_arguments(frames: Frames, output_index: int, arguments: str) -> Frames
     """Function call ``output_index`` streams ``arguments`` (one delta) and every done event repeats them."""
     deltas = where(
         frames,
-        lambda d: d.get("type") == "response.function_call_arguments.delta" and d["output_index"] == output_index,
+        lambda d: (
+            d.get("type") == "response.function_call_arguments.delta" and d["output_index"] == output_index
+        ),
     )
     frames = [f for k, f in enumerate(frames) if k not in deltas[1:]]
     frames[deltas[0]]["data"]["delta"] = arguments
@@ -239,7 +251,10 @@ def _call_arguments(frames: Frames, output_index: int, arguments: str) -> Frames
         data = frame["data"]
         if not isinstance(data, dict):
             continue
-        if data.get("type") == "response.function_call_arguments.done" and data["output_index"] == output_index:
+        if (
+            data.get("type") == "response.function_call_arguments.done"
+            and data["output_index"] == output_index
+        ):
             data["arguments"] = arguments
         if data.get("type") == "response.output_item.done" and data["output_index"] == output_index:
             data["item"]["arguments"] = arguments
@@ -249,9 +264,9 @@ def _call_arguments(frames: Frames, output_index: int, arguments: str) -> Frames
 
 
 def responses_cases() -> dict[str, Frames]:
-    tool = lambda: base("responses", TOOL_OUTPUT)  # noqa: E731
-    completed = lambda frames: first(frames, of_type("response.completed"))  # noqa: E731
-    text_delta = lambda frames: first(frames, of_type("response.output_text.delta"))  # noqa: E731
+    tool = lambda: base("responses", TOOL_OUTPUT)
+    completed = lambda frames: first(frames, of_type("response.completed"))
+    text_delta = lambda frames: first(frames, of_type("response.output_text.delta"))
 
     def copied_delta(**changes: Any) -> Frames:
         frames = tool()
@@ -288,7 +303,9 @@ def responses_cases() -> dict[str, Frames]:
         "GEN003-dsml-in-answer": in_text(tool(), "<｜DSML｜invoke"),
         "GEN004-think-end-in-answer": in_text(tool(), "</think>"),
         "GEN005-arguments-not-json": _call_arguments(tool(), 2, '{"city": "Paris"'),
-        "GEN006-temperature-is-a-string": set_at(tool(), 0, lambda d: d["response"].update(temperature="hot")),
+        "GEN006-temperature-is-a-string": set_at(
+            tool(), 0, lambda d: d["response"].update(temperature="hot")
+        ),
         "GEN007-error-event-without-message": error_event(),
         "GEN008-empty": [],
         "RSP001-no-created": renumber(drop(tool(), 0)),
@@ -298,7 +315,9 @@ def responses_cases() -> dict[str, Frames]:
         "RSP005-part-never-done": message_part_not_done(),
         "RSP006-item-id": set_at(tool(), text_delta(tool()), lambda d: d.update(item_id="msg_other")),
         "RSP007-done-text": set_at(
-            tool(), first(tool(), of_type("response.output_text.done")), lambda d: d.update(text="Something else.")
+            tool(),
+            first(tool(), of_type("response.output_text.done")),
+            lambda d: d.update(text="Something else."),
         ),
         "RSP008-final-output": set_at(
             tool(),
@@ -310,7 +329,9 @@ def responses_cases() -> dict[str, Frames]:
         "RSP011-completed-in-progress": set_at(
             tool(), completed(tool()), lambda d: d["response"].update(status="in_progress")
         ),
-        "RSP012-response-id-changes": set_at(tool(), completed(tool()), lambda d: d["response"].update(id="resp_2")),
+        "RSP012-response-id-changes": set_at(
+            tool(), completed(tool()), lambda d: d["response"].update(id="resp_2")
+        ),
         "RSP013-total-tokens": set_at(
             tool(),
             completed(tool()),
@@ -323,14 +344,16 @@ def responses_cases() -> dict[str, Frames]:
 
 
 def messages_cases() -> dict[str, Frames]:
-    tool = lambda: base("messages", TOOL_OUTPUT)  # noqa: E731
-    text = lambda: base("messages", TEXT_OUTPUT)  # noqa: E731
-    text_delta = lambda frames: first(frames, lambda d: d.get("delta", {}).get("type") == "text_delta")  # noqa: E731
-    message_delta = lambda frames: first(frames, of_type("message_delta"))  # noqa: E731
+    tool = lambda: base("messages", TOOL_OUTPUT)
+    text = lambda: base("messages", TEXT_OUTPUT)
+    text_delta = lambda frames: first(frames, lambda d: d.get("delta", {}).get("type") == "text_delta")
+    message_delta = lambda frames: first(frames, of_type("message_delta"))
 
     def tool_input_not_json() -> Frames:
         frames = tool()
-        deltas = where(frames, lambda d: d.get("index") == 2 and d.get("delta", {}).get("type") == "input_json_delta")
+        deltas = where(
+            frames, lambda d: d.get("index") == 2 and d.get("delta", {}).get("type") == "input_json_delta"
+        )
         frames = [f for k, f in enumerate(frames) if k not in deltas[1:]]
         frames[deltas[0]]["data"]["delta"]["partial_json"] = '{"city": "Paris"'
         return frames
@@ -345,11 +368,15 @@ def messages_cases() -> dict[str, Frames]:
     def error_shape() -> Frames:
         frames = tool()
         at = message_delta(frames)
-        return frames[:at] + [{"event": "error", "data": {"type": "error", "error": {"message": "overloaded"}}}]
+        return frames[:at] + [
+            {"event": "error", "data": {"type": "error", "error": {"message": "overloaded"}}}
+        ]
 
     def text_stop_removed() -> Frames:
         frames = tool()
-        return drop(frames, first(frames, lambda d: d.get("type") == "content_block_stop" and d["index"] == 1))
+        return drop(
+            frames, first(frames, lambda d: d.get("type") == "content_block_stop" and d["index"] == 1)
+        )
 
     def unknown_block() -> Frames:
         frames = tool()
@@ -372,7 +399,9 @@ def messages_cases() -> dict[str, Frames]:
         "MSG003-delta-for-unknown-block": unknown_block(),
         "MSG004-block-never-stopped": text_stop_removed(),
         "MSG005-thinking-delta-in-text-block": set_at(
-            tool(), text_delta(tool()), lambda d: d.update(delta={"type": "thinking_delta", "thinking": ANSWER})
+            tool(),
+            text_delta(tool()),
+            lambda d: d.update(delta={"type": "thinking_delta", "thinking": ANSWER}),
         ),
         "MSG006-no-message-delta": drop(tool(), message_delta(tool())),
         "MSG007-negative-output-tokens": set_at(

@@ -2,12 +2,11 @@
 
 :func:`read_request` turns a parsed JSON body into frozen dataclasses, checking JSON types only; the rules of
 the protocol (roles of blocks, tool pairing, images, tools…) belong to
-:mod:`dscodec.protocols.anthropic_messages.inbound`. Field names are the protocol's own. Reading follows the
-reference's serde model, as the Chat Completions reader does: fields are read in document order (the first
-malformed one is reported), missing required fields are reported after that, ``null`` counts as absent for
-optional fields, and unknown fields (``cache_control``, ``citations``, ``top_k``…) are ignored whatever their
-type. Objects sent as arrays and enum tags sent as integers (serde's positional and index forms, which the
-reference accepts in places) are refused: no client sends them.
+:mod:`dscodec.protocols.anthropic_messages.inbound`. Field names are the protocol's own. Each JSON object is
+one table of :mod:`dscodec.protocols._reader`, which reads it with the reference's serde rules; unknown fields
+(``cache_control``, ``citations``, ``top_k``…) are ignored whatever their type. Objects sent as arrays and enum
+tags sent as integers (serde's positional and index forms, which the reference accepts in places) are refused:
+no client sends them.
 """
 
 from __future__ import annotations

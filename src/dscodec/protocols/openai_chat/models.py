@@ -2,9 +2,9 @@
 
 :func:`read_request` turns a parsed JSON body into frozen dataclasses, checking JSON types only; the rules of
 the protocol (ranges, pairing, images…) are :mod:`dscodec.protocols.openai_chat.inbound`'s business. Field
-names are the protocol's own. Reading follows the reference's serde model: fields are read in document order
-(the first malformed one is reported), missing required fields are reported after that, ``null`` counts as
-absent for optional fields, and unknown fields are ignored.
+names are the protocol's own. Each JSON object is one table of :mod:`dscodec.protocols._reader`, which reads it
+with the reference's serde rules (document order, missing fields last, ``null`` as absent, unknown fields
+ignored).
 """
 
 from __future__ import annotations

@@ -2,10 +2,8 @@
 
 :func:`read_request` turns a parsed JSON body into frozen dataclasses, checking JSON types only; the protocol's
 rules (pairing of calls and outputs, tool names, images…) belong to
-:mod:`dscodec.protocols.openai_responses.inbound`. Field names are the protocol's own. Reading follows the
-reference's serde model, as the Chat Completions reader does: fields are read in document order (the first
-malformed one is reported), missing required fields are reported after that, ``null`` counts as absent for
-optional fields, and unknown fields are ignored.
+:mod:`dscodec.protocols.openai_responses.inbound`. Field names are the protocol's own. Each JSON object is one
+table of :mod:`dscodec.protocols._reader`, which reads it with the reference's serde rules.
 
 Two kinds of entries are read loosely on purpose, as the reference reads them: tools of a type the protocol
 defines but dscodec does not serve (``file_search``, ``mcp``, ``web_search_preview``…) become

@@ -1,0 +1,272 @@
+"""The vocabulary: one parse of tokenizer.json, the plain tokenizer, the word path, counting, the byte table.
+
+The word path (:data:`dscodec.vocab._WORD` plus remembered word ids) must give exactly the ids of the plain
+``tokenizers`` tokenizer; these tests compare the two word by word and id by id, over every character of the word
+alphabet in many contexts and over generated text.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import unicodedata
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from tokenizers import Tokenizer
+
+from dscodec import vocab as vocab_module
+from dscodec.vocab import (
+    _NOT_WORD_TEXT,
+    _WORD,
+    Vocabulary,
+    _byte_decoder,
+    _is_word_text,
+    bundled_tokenizer_path,
+    safe_cuts,
+)
+
+VOCAB = Vocabulary.load(None)
+PLAIN = VOCAB.plain
+FULL = VOCAB.full
+DECODE = _byte_decoder()
+
+#: Every character of the word alphabet.
+ALPHABET = [chr(c) for c in range(0x2200) if _NOT_WORD_TEXT.match(chr(c)) is None]
+
+
+def hf_words(text: str) -> list[str]:
+    """The plain tokenizer's pre-tokenizer words of ``text``, back in the original characters."""
+    return [
+        bytes(DECODE[c] for c in piece).decode("utf-8")
+        for piece, _ in PLAIN.pre_tokenizer.pre_tokenize_str(text)
+    ]
+
+
+def plain_ids(text: str) -> list[int]:
+    return PLAIN.encode(text, add_special_tokens=False).ids
+
+
+def test_the_bundled_tokenizer_takes_the_word_path() -> None:
+    assert VOCAB._words is not None and VOCAB._cuttable
+
+
+def test_the_alphabet_classes_agree_with_unicode() -> None:
+    letters = re.compile(f"[{vocab_module._LETTERS}]")
+    punct = re.compile(f"[{vocab_module._ASCII_PUNCT}{vocab_module._MORE_PUNCT}]")
+    for char in ALPHABET:
+        category = unicodedata.category(char)
+        if char in "\t\n\r ":
+            assert char.isspace()
+        elif char.isdigit():
+            assert "0" <= char <= "9"
+        elif letters.match(char):
+            assert category.startswith("L"), (char, category)
+        else:
+            assert punct.match(char) and category[0] in "PS", (char, category)
+        assert category[0] != "N" or char.isascii()
+    assert len(ALPHABET) == 231
+
+
+# Contexts that tell the classes apart: letters, digits, punctuation, spaces and line breaks on either side.
+CONTEXTS = [
+    "{}",
+    "a{}b",
+    "{}a",
+    "a{}",
+    " {}",
+    "{} ",
+    "1{}2",
+    "{}1",
+    ". {}",
+    "{}.",
+    "{}{}",
+    " {}{}\n",
+    "\n{}a",
+    "x\n{}",
+    "{}\n\n y",
+    "  {}  ",
+    "\t{}\tz",
+    "_{}",
+    "{}_a",
+    "'{}s",
+    "é{}",
+    "{}é",
+    "—{}—",
+    "9999{}",
+]
+
+
+def test_every_character_splits_like_tokenizers() -> None:
+    for char in ALPHABET:
+        for context in CONTEXTS:
+            text = context.format(char, char)
+            assert _WORD.findall(text) == hf_words(text), repr(text)
+
+
+word_text = st.lists(
+    st.one_of(
+        st.sampled_from(
+            [
+                "def",
+                "x",
+                "Y",
+                "é",
+                "’",
+                "“",
+                "—",
+                "…",
+                "€",
+                "×",
+                "ß",
+                "_a",
+                ".b",
+                "'s",
+                "->",
+                "123",
+                "4567",
+                "0",
+                "  ",
+                " ",
+                "\n",
+                "\r\n",
+                "\n\n",
+                "\t",
+                "\r",
+                " \n ",
+                "(",
+                ")",
+                "{",
+                "}",
+                "#",
+            ]
+        ),
+        st.sampled_from(ALPHABET),
+    ),
+    max_size=200,
+).map("".join)
+
+
+@given(word_text)
+def test_word_split_equals_the_pre_tokenizer(text: str) -> None:
+    assert _is_word_text(text)
+    words = _WORD.findall(text)
+    assert "".join(words) == text
+    assert words == hf_words(text)
+    assert VOCAB.encode_plain([text]) == [plain_ids(text)]
+
+
+# Anything: the word alphabet, CJK, other scripts, digits of other scripts, unusual whitespace, marks, emoji,
+# and spellings of added tokens.
+any_text = st.lists(
+    st.one_of(
+        word_text,
+        st.sampled_from(
+            [
+                "中文",
+                "日本語のテキスト",
+                "，",
+                "。",
+                "١٢٣",
+                "５",
+                "²",
+                "\u00a0",
+                "\u2028",
+                "\u3000",
+                "\x0b",
+                "\x0c",
+                "\x1c",
+                "\x85",
+                "\u200b",
+                "́",
+                "😀",
+                "Ω",
+                "ж",
+                "<｜User｜>",
+                "<think>",
+                "\n中",
+                "\n ж",
+            ]
+        ),
+        st.text(max_size=5),
+    ),
+    max_size=30,
+).map("".join)
+
+
+@given(st.lists(any_text, max_size=6))
+def test_encode_plain_equals_the_plain_tokenizer(texts: list[str]) -> None:
+    assert VOCAB.encode_plain(texts) == [plain_ids(t) for t in texts]
+
+
+@given(any_text, st.integers(min_value=1, max_value=40))
+def test_safe_cuts_keep_the_ids_of_any_text(text: str, piece: int) -> None:
+    bounds = [0, *safe_cuts(text, piece), len(text)]
+    cut = [i for a, b in itertools.pairwise(bounds) for i in plain_ids(text[a:b])]
+    assert cut == plain_ids(text)
+    cut_full = [
+        i for a, b in itertools.pairwise(bounds) for i in FULL.encode(text[a:b], add_special_tokens=False).ids
+    ]
+    assert cut_full == FULL.encode(text, add_special_tokens=False).ids
+
+
+def test_mixed_lines_and_short_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(vocab_module, "PIECE_CHARS", 8)
+    text = "def f():\n    return 1\n中文在这里\nok ’quoted’\n  ж\nlast line\n" * 20
+    parts = VOCAB._parts(text)
+    assert "".join(p for p, _ in parts) == text
+    assert {is_words for _, is_words in parts} == {True, False}
+    assert VOCAB.encode_plain([text, text[:7], ""]) == [plain_ids(text), plain_ids(text[:7]), []]
+
+
+def test_word_memory_starts_over_and_long_words_are_not_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    vocab = Vocabulary(Tokenizer.from_file(str(bundled_tokenizer_path())), name="test")
+    monkeypatch.setattr(vocab_module, "_WORD_MEMO_SIZE", 5)
+    texts = ["alpha beta gamma delta", "epsilon zeta eta theta iota", "alpha " + "=" * 300 + " kappa"]
+    for _ in range(2):
+        assert vocab.encode_plain(texts) == [plain_ids(t) for t in texts]
+        assert len(vocab._word_ids) <= 5 + 12
+    assert "=" * 300 not in vocab._word_ids
+
+
+@given(any_text)
+def test_count_tokens_equals_the_full_tokenizer(text: str) -> None:
+    assert VOCAB.count_tokens(text) == len(FULL.encode(text, add_special_tokens=False).ids)
+
+
+def test_count_tokens_of_long_text_with_added_spellings() -> None:
+    spellings = sorted(VOCAB.added)[:40]
+    text = "\n".join(f"line {i} {spellings[i % 40]} 中文 text’s\n  indented" for i in range(3_000))
+    assert len(VOCAB.pieces(text, vocab_module.PIECE_CHARS)) > 10
+    assert VOCAB.count_tokens(text) == len(FULL.encode(text, add_special_tokens=False).ids)
+
+
+def test_plain_has_no_added_vocabulary_and_full_has_all() -> None:
+    assert PLAIN.get_added_tokens_decoder() == {}
+    assert FULL.token_to_id("<｜User｜>") == VOCAB.added["<｜User｜>"] == 128803
+    assert 128803 not in plain_ids("<｜User｜>")
+
+
+def test_byte_table_equals_the_vocabulary() -> None:
+    expected: dict[int, bytes] = {}
+    for token, token_id in FULL.get_vocab(with_added_tokens=False).items():
+        try:
+            expected[token_id] = bytes(DECODE[c] for c in token)
+        except KeyError:
+            expected[token_id] = token.encode("utf-8")
+    for spelling, token_id in VOCAB.added.items():
+        expected[token_id] = spelling.encode("utf-8")
+    rows = [b""] * (max(expected) + 1)
+    for token_id, data in expected.items():
+        rows[token_id] = data
+    assert VOCAB.id_bytes == rows
+    assert VOCAB.token_bytes(-1) == VOCAB.token_bytes(len(rows)) == b""
+
+
+def test_a_tokenizer_object_is_copied() -> None:
+    tokenizer = Tokenizer.from_file(str(bundled_tokenizer_path()))
+    vocab = Vocabulary.load(tokenizer)
+    tokenizer.add_special_tokens(["<｜mine｜>"])
+    assert "<｜mine｜>" not in vocab.added and vocab.full.token_to_id("<｜mine｜>") is None
+    assert vocab.encode_plain(["Hello"]) == VOCAB.encode_plain(["Hello"])
