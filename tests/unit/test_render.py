@@ -984,7 +984,9 @@ def test_missing_grounding_token_names_it() -> None:
 
     document = json.loads(bundled_tokenizer_path().read_text(encoding="utf-8"))
     document["added_tokens"] = [t for t in document["added_tokens"] if t["content"] != "<｜ref｜>"]
-    encoder = PromptEncoder(Vocabulary(document, name="no-ref"))
+    from tokenizers import Tokenizer
+
+    encoder = PromptEncoder(Vocabulary(Tokenizer.from_str(json.dumps(document)), name="no-ref"))
     assert encoder.encode(conv(U("<｜ref｜>"), A("x")), version="v4")  # user text needs no grounding token
     with pytest.raises(SpecialTokenMissing, match="<｜ref｜>"):
         encoder.encode(conv(U("q"), A("<｜ref｜>")), version="v4")

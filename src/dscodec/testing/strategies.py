@@ -202,7 +202,7 @@ class ModelOutput:
         content: the answer text (in JSON mode: JSON text).
         calls: the calls of the DSML block, ``()`` without one; None when the markup is broken on purpose.
         version: ``"v4"`` or ``"v4.1"``.
-        stop: the stop sequence written into the answer (the client sees the answer cut before it), or None.
+        stop: the first stop sequence in the output (the client sees the output cut before it), or None.
     """
 
     text: str
@@ -265,6 +265,10 @@ def model_outputs(
             block, calls = breakage(block, draw(st.integers(0, 10_000))), None
     think_end = dialect_for("v4.1" if version == "v4.1" else "v4").think_close
     text = (reasoning + think_end if reasoning is not None else "") + content + block
+    if stop is None:
+        # A stop sequence can also turn up by itself (the blank line before a block, for one).
+        found = [(text.find(s), s) for s in stop_sequences if s and s in text]
+        stop = min(found)[1] if found else None
     return ModelOutput(text, reasoning, content, calls, version, stop)
 
 
