@@ -1,6 +1,6 @@
 """JSON reading and writing with the number and spacing rules the DeepSeek templates use.
 
-Two output styles exist (spec §2.6, §3.6):
+Two output styles exist (behavior.md#output-constraints, behavior.md#json-style):
 
 * **prompt style** (tool schema lines, response-format schema, ``string="false"`` values): ``", "`` and
   ``": "`` separators, non-ASCII raw, shortest round-trip floats written positionally when the decimal
@@ -192,7 +192,7 @@ def dumps_prompt(value: Any, *, python_floats: bool = False) -> str:
     Args:
         value: a JSON value (dict, list, str, int, float, bool or None).
         python_floats: write floats as Python's ``repr`` does (``1e-05``), as the V4.1 template does;
-            by default floats use the V4 rule of spec §3.6 (``0.00001``, ``1e-6``).
+            by default floats use the V4 rule of behavior.md#json-style (``0.00001``, ``1e-6``).
 
     Examples:
         >>> dumps_prompt({"a": 0.00001, "b": [1e-06, 1e16]})

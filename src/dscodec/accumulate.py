@@ -1,4 +1,4 @@
-"""Stream events -> the complete response a non-streaming request gets (spec §5.10)."""
+"""Stream events -> the complete response a non-streaming request gets (behavior.md#accumulation)."""
 
 from __future__ import annotations
 

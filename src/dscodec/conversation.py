@@ -180,7 +180,7 @@ class ParsingOptions(_Model):
     stop_sequences: list[str] = Field(default_factory=list)
 
 
-#: Default completion budget when the request sets none (spec §1.4).
+#: Default completion budget when the request sets none (behavior.md#sampling).
 _DEFAULT_MAX_TOKENS_NOTHINK = 8192
 _DEFAULT_MAX_TOKENS_THINK = 65536
 _DEFAULT_MAX_TOKENS_THINK_MAX = 131072

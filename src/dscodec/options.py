@@ -12,10 +12,10 @@ from dscodec.conversation import ModelVersion
 
 __all__ = ["DEFAULT_MAX_TOKENS_UPPER_BOUND", "DEFAULT_MODEL_NAMES", "ConversionOptions"]
 
-#: Upper bound of a requested completion budget, thinking or not (spec §1.4).
+#: Upper bound of a requested completion budget, thinking or not (behavior.md#sampling).
 DEFAULT_MAX_TOKENS_UPPER_BOUND = 393216
 
-#: Accepted model names and the template each one uses (spec §1.2).
+#: Accepted model names and the template each one uses (behavior.md#model-names).
 DEFAULT_MODEL_NAMES: Mapping[str, ModelVersion] = MappingProxyType(
     {"DeepSeek-V4-Pro": "v4", "DeepSeek-V4.1-Flash": "v4.1"}
 )

@@ -12,7 +12,7 @@ What the backend hands over is checked where it enters (the limits below); a val
 then gives the protocol's mid-stream error events:
 
 * token ids (also those of top logprobs): ``int`` (not ``bool``), ``0 <= id < 2**32``; ids the vocabulary does not
-  have decode to nothing (spec §5.6);
+  have decode to nothing (behavior.md#token-chunks-and-usage);
 * token counts (``token_count``, ``prompt_tokens``, ``cached_tokens``): ``int`` (not ``bool``),
   ``0 <= n < 2**63``, and the completion tokens of a response add up to less than ``2**63``, so every usage
   number fits a signed 64-bit integer (and a total of two of them an unsigned one), as JSON readers need.

@@ -4,7 +4,7 @@ A :class:`Vocabulary` wraps one ``tokenizer.json``:
 
 * ``full``: the tokenizer as the file describes it, added vocabulary included (what the model server uses);
 * ``plain``: the same tokenizer without its added vocabulary, so text a user typed can never become a special id
-  (spec §4). It shares ``full``'s model, so the second tokenizer costs no memory;
+  (behavior.md#tokenization). It shares ``full``'s model, so the second tokenizer costs no memory;
 * the added (special) tokens, spelling -> id, for the spans the template inserts;
 * the byte string of every id, for decoding model output (byte-level BPE, special ids spell themselves).
 

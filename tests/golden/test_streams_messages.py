@@ -134,7 +134,7 @@ def _check_arguments(ours: str, theirs: str) -> None:
 
 
 def _expected_input(arguments: str) -> dict[str, Any]:
-    """What the accumulated ``input`` must be for streamed ``arguments``: the object, or ``{}`` (spec §5.10)."""
+    """What the accumulated ``input`` must be for streamed ``arguments``: the object, or ``{}`` (behavior.md#accumulation)."""
     if not is_json(arguments):
         return {}
     value = loads(arguments)
@@ -248,7 +248,7 @@ def _lifecycle_facts() -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("fact", _lifecycle_facts(), ids=lambda f: f["name"])
 def test_lifecycle_facts(fact: dict[str, Any]) -> None:
-    """The §5.1 lifecycle transcripts, step by step: same events from each call (empty deltas aside)."""
+    """The behavior.md#stream-lifecycle lifecycle transcripts, step by step: same events from each call (empty deltas aside)."""
     request = dscodec.convert("messages", fact["request"])
     start = next(e for s in fact["steps"] for e in s.get("events") or () if e["type"] == "message_start")
     processor = dscodec.StreamProcessor(

@@ -1,6 +1,6 @@
-"""Properties of the response path (STYLE §6).
+"""Properties of the response path.
 
-Fuzz invariant, as h11's fuzzing states it: arbitrary text or token ids fed to :class:`OutputMachine` in any
+Fuzz invariant: arbitrary text or token ids fed to :class:`OutputMachine` in any
 chunking produce events, never an exception; and the merged events never depend on the chunking. A closed invoke
 always has arguments that dscodec's own reader accepts (D8, whatever its parameter tags look like), the
 end-of-sentence token ends the output (D15), and the incremental checkers (JSON prefixes, stop sequences) agree

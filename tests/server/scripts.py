@@ -30,7 +30,7 @@ AFTER_TOOL = "It is sunny in Paris and rainy in Tokyo."
 
 
 def dsml(*calls: tuple[str, dict[str, Any]]) -> str:
-    """A V4 DSML tool-call block (spec §3.5) as the model writes it after its content."""
+    """A V4 DSML tool-call block (behavior.md#dsml-history) as the model writes it after its content."""
     lines = [f"<{DSML}tool_calls>"]
     for name, arguments in calls:
         lines.append(f'<{DSML}invoke name="{name}">')

@@ -121,7 +121,7 @@ def test_a_complete_response_waits_for_the_usage(engine: tuple[str, StandIn, Liv
 def test_request_fields(engine: tuple[str, StandIn, LiveServer]) -> None:
     name, stand_in, live = engine
     key = new_id()
-    # Without thinking: in thinking mode the converter fixes temperature and top_p (spec §2.1.4).
+    # Without thinking: in thinking mode the converter fixes temperature and top_p (behavior.md#tools-and-tool-choice).
     body = chat(f"[id:{key}] Hi", temperature=0.3, top_p=0.9, seed=7, max_tokens=50, stop=["END"])
     work = job({**body, "thinking": {"type": "disabled"}})
     run(make_backend(name, live.url, extra={"priority": 1}), work)

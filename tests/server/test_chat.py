@@ -206,7 +206,7 @@ def test_default_max_tokens_is_what_the_context_leaves(
     key = new_id()
     openai_client.chat.completions.create(model=model, messages=USER, extra_headers=scenario("plain", key))
     run = recorder.wait_closed(key)
-    assert run.max_tokens == 4096 - run.prompt_ids  # the test server's context limit (spec §1.4)
+    assert run.max_tokens == 4096 - run.prompt_ids  # the test server's context limit (behavior.md#sampling)
 
 
 def test_context_length_exceeded_is_a_400(openai_client: openai.OpenAI, model: str) -> None:

@@ -111,12 +111,12 @@ def test_sse_framing(http: httpx.Client, protocol: str) -> None:
     assert response.headers["cache-control"] == "no-cache"
     parsed = frames(response.text)
     if protocol == "chat_completions":
-        # Chat: unnamed data frames, ended by [DONE] (spec §5.7).
+        # Chat: unnamed data frames, ended by [DONE] (behavior.md#chat-chunks).
         assert parsed[-1] == (None, "[DONE]") and all(name is None for name, _ in parsed)
         assert sum(1 for _, data in parsed if data == "[DONE]") == 1
         assert json.loads(parsed[-2][1])["choices"][0]["finish_reason"] == "stop"
     else:
-        # Responses and Messages: each frame is named after its type; no [DONE] (spec §5.8, §5.9).
+        # Responses and Messages: each frame is named after its type; no [DONE] (behavior.md#responses-events, behavior.md#messages-events).
         assert all(name == json.loads(data)["type"] for name, data in parsed)
         assert parsed[-1][0] == ("response.completed" if protocol == "responses" else "message_stop")
 

@@ -1,4 +1,4 @@
-"""Unit tests of Chat Completions request conversion (``dscodec.protocols.openai_chat.inbound``, spec §1–§2.7).
+"""Unit tests of Chat Completions request conversion (``dscodec.protocols.openai_chat.inbound``, behavior.md#request-path).
 
 Invariant fuzzed at the end of this file: for ANY body (any JSON value in any field, any nesting, any non-JSON
 input), ``parse_request`` returns a ``ConversationRequest`` or raises ``ConversionError`` bound to the OpenAI
@@ -344,7 +344,7 @@ def test_non_json_inputs() -> None:
         parse_request(42)  # type: ignore[arg-type]
 
 
-# -- semantic errors and their order (§1.5) ------------------------------------------------------------------
+# -- semantic errors and their order (behavior.md#chat-check-order) ------------------------------------------
 
 
 def test_model_check() -> None:
@@ -426,7 +426,7 @@ def test_semantic_errors(fields: dict[str, Any], message: str) -> None:
     assert exc.param is None
 
 
-# Pairs (earlier rule, later rule) of §1.5 as refined against the reference: the earlier one must win.
+# Pairs (earlier rule, later rule) of behavior.md#chat-check-order as refined against the reference: the earlier one must win.
 _ORDER = [
     ("model", {"model": "zzz"}),
     ("tool name", {"tools": [tool("a b")]}),
@@ -831,7 +831,7 @@ def test_prefix_is_ignored_on_other_roles() -> None:
     assert len(req.conversation.messages) == 2
 
 
-# -- tools, tool_choice, response formats (§2.1.4, §2.1.5, §2.5, §2.6) ---------------------------------------------
+# -- tools, tool_choice, response formats (behavior.md#tools-and-tool-choice, behavior.md#output-constraints, behavior.md#json-schemas, behavior.md#output-constraints) ---
 
 
 def test_tools_and_constraint() -> None:

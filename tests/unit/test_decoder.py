@@ -1,4 +1,4 @@
-"""IncrementalDecoder: token ids → text, partial UTF-8, special ids, logprob token fields (spec §5.6)."""
+"""IncrementalDecoder: token ids → text, partial UTF-8, special ids, logprob token fields (behavior.md#token-chunks-and-usage)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 from dscodec.stream.decoder import IncrementalDecoder, TokenText, logprob_token_text
 from dscodec.vocab import Vocabulary
 
-EMOJI_IDS = [28927, 225]  # "😀" split over two ids (spec §5.6)
+EMOJI_IDS = [28927, 225]  # "😀" split over two ids (behavior.md#token-chunks-and-usage)
 THINK_END = 128822
 EOS = 1
 

@@ -1,4 +1,4 @@
-"""dscodec._json: the prompt JSON style (spec §3.6), compact strings (§2.6) and the reader's number model."""
+"""dscodec._json: the prompt JSON style (behavior.md#json-style), compact strings (behavior.md#output-constraints) and the reader's number model."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from dscodec._json import JSONDecodeError, dumps_compact, dumps_prompt, loads
 
-# -- prompt style (§3.6) ---------------------------------------------------------------------------------------
+# -- prompt style (behavior.md#json-style) ---------------------------------------------------------------------
 
 
 def test_prompt_separators_and_key_order() -> None:
@@ -61,7 +61,7 @@ def test_prompt_integers(value: int, expected: str) -> None:
     assert dumps_prompt([value]) == f"[{expected}]"
 
 
-# (value, V4 text (§3.6), V4.1 text = Python repr, observed against the reference)
+# (value, V4 text (behavior.md#json-style), V4.1 text = Python repr, observed against the reference)
 FLOATS = [
     (1.0, "1.0", "1.0"),
     (1e5, "100000.0", "100000.0"),
@@ -98,7 +98,7 @@ def test_python_floats_leave_integers_and_strings_alone() -> None:
     assert dumps_prompt(value, python_floats=True) == dumps_prompt(value)
 
 
-# -- compact strings (§2.6) ------------------------------------------------------------------------------------
+# -- compact strings (behavior.md#output-constraints) ----------------------------------------------------------
 
 
 def test_compact_has_no_spaces_and_same_strings() -> None:

@@ -1,6 +1,6 @@
-"""OutputMachine: the stage machine, DSML tool calls, stop sequences, JSON mode and logprobs (spec §5.2–§5.6).
+"""OutputMachine: the stage machine, DSML tool calls, stop sequences, JSON mode and logprobs (behavior.md#stage-machine to behavior.md#token-chunks-and-usage).
 
-Expected values are the reference's observed results (spec §5), except where DEVIATIONS.md D7/D8 apply.
+Expected values are the reference's observed results (behavior.md#response-path), except where DEVIATIONS.md D7/D8 apply.
 """
 
 from __future__ import annotations
@@ -106,7 +106,7 @@ def both(text: str, **kw: Any) -> dict[str, Any]:
     return whole
 
 
-# --- §5.2 stages and newlines ---------------------------------------------------------------------------------
+# --- behavior.md#stage-machine stages and newlines ------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -246,7 +246,7 @@ def test_required_tool_choice_starts_inside_a_block(text: str, calls: list[list[
         assert result == {"r": "", "c": "", "calls": calls, "stop": None}
 
 
-# --- §5.3 DSML arguments --------------------------------------------------------------------------------------
+# --- behavior.md#dsml-parsing DSML arguments ------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -541,7 +541,7 @@ def _reject(name: str) -> None:
     raise ValueError(name)
 
 
-# --- §5.4 stop sequences --------------------------------------------------------------------------------------
+# --- behavior.md#stop-sequences stop sequences ----------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -696,7 +696,7 @@ def test_d15_logprobs_of_the_token_and_after_are_dropped(vocab: Vocabulary) -> N
     assert [t for _, _, lps in view for t in lps] == ["Hi", " there"]
 
 
-# --- §5.5 JSON mode with D7 -----------------------------------------------------------------------------------
+# --- behavior.md#json-mode JSON mode with D7 ------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(

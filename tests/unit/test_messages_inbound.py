@@ -1,4 +1,4 @@
-"""Unit tests of Anthropic Messages request conversion (``dscodec.protocols.anthropic_messages``, spec §1–§2.7).
+"""Unit tests of Anthropic Messages request conversion (``dscodec.protocols.anthropic_messages``, behavior.md#request-path).
 
 Expected messages and conversions below were observed on the reference (black box); the places where dscodec
 differs on purpose are marked with their deviation: D1 (Anthropic's error envelope), D2 (malformed bodies are
@@ -170,7 +170,7 @@ def test_accepts_bytes_str_and_mapping() -> None:
 
 
 def test_the_worked_example_prompt() -> None:
-    """Spec §7A, the Messages example: system blocks, effort max, a tool round (prompt tail and head)."""
+    """behavior.md#worked-examples, the Messages example: system blocks, effort max, a tool round (prompt tail and head)."""
     request = body(
         user("2+2?"),
         assistant([thinking("Use calc."), tool_use("toolu_1", "calc", {"expr": "2+2"})]),
@@ -483,7 +483,7 @@ def test_v41_image_errors_elsewhere() -> None:
     )
 
 
-# -- tool pairing (§2.3) ---------------------------------------------------------------------------------
+# -- tool pairing (behavior.md#messages) -----------------------------------------------------------------
 
 
 @pytest.mark.parametrize(

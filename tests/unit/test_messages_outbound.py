@@ -1,4 +1,4 @@
-"""Anthropic Messages stream events (spec §5.9), the mid-stream error event (D1) and the accumulator (§5.10)."""
+"""Anthropic Messages stream events (behavior.md#messages-events), the mid-stream error event (D1) and the accumulator (behavior.md#accumulation)."""
 
 from __future__ import annotations
 
@@ -232,7 +232,12 @@ def test_stop_sequence_event_is_left_to_close() -> None:
     [
         ("stop", 0, None, "end_turn"),
         ("stop", 2, None, "tool_use"),
-        (None, 1, None, "end_turn"),  # no finish chunk: a normal end even after calls (spec §5.1)
+        (
+            None,
+            1,
+            None,
+            "end_turn",
+        ),  # no finish chunk: a normal end even after calls (behavior.md#stream-lifecycle)
         ("length", 1, None, "max_tokens"),
         ("content_filter", 0, None, "refusal"),
         (None, 0, "END", "stop_sequence"),
@@ -276,7 +281,7 @@ def test_sse_frames_are_named_by_type_and_there_is_no_done_frame() -> None:
 
 
 def test_spec_example_event_for_event() -> None:
-    """The §5.11 Messages transcript: ready(20, 5), ``Think.`` (2 tokens), the answer and a call (6), Stop."""
+    """The behavior.md#writers Messages transcript: ready(20, 5), ``Think.`` (2 tokens), the answer and a call (6), Stop."""
     request = _request(thinking=True, tools=[WEATHER])
     processor = dscodec.StreamProcessor(
         request,

@@ -1,4 +1,4 @@
-"""Prompt rendering (spec §3, §7A): dscodec.prompt.render and dscodec.prompt.dialects.
+"""Prompt rendering (behavior.md#prompt-rendering, behavior.md#worked-examples): dscodec.prompt.render and dscodec.prompt.dialects.
 
 Expected prompts are the spec's observed examples. Rules marked "observed" were found by differential testing
 against the reference (deepseek-recipe 0.2.0) and are not (yet) written in the spec.
@@ -61,7 +61,7 @@ _NAMES = {
     "<｜/box｜>": "/BOX",
 }
 
-# -- spec §3.1 / §3.9 literals, copied escape-exact (JSON string literals) ------------------------------------
+# -- behavior.md#template-constants / behavior.md#apply-patch-tool literals, copied escape-exact (JSON string literals) ---
 
 EFF_V4_HIGH = json.loads(
     r'"Reasoning Effort: Absolute maximum with no shortcuts permitted.\nYou MUST be very thorough in your thinking and comprehensively decompose the problem to resolve the root cause, rigorously stress-testing your logic against all potential paths, edge cases, and adversarial scenarios.\nExplicitly write out your entire deliberation process, documenting every intermediate step, considered alternative, and rejected hypothesis to ensure absolutely no assumption is left unchecked."'
@@ -167,7 +167,7 @@ def mark_constant(text: str) -> str:
     )
 
 
-# -- §3.1 constants ------------------------------------------------------------------------------------------
+# -- behavior.md#template-constants constants ----------------------------------------------------------------
 
 
 def test_dialect_for_returns_the_two_dialects() -> None:
@@ -210,7 +210,7 @@ def test_tool_instructions_are_byte_exact(version: ModelVersion, head: str) -> N
     line = '{"name": "get_weather", "description": "Get weather", "parameters": {"type": "object"}}\n'
     system = SYSTEM if version == "v4.1" else ""
     assert prompt.text == BOS + system + head + line + TOOLS_TAIL + USER + "Hi" + ASSISTANT + "</think>"
-    # 9 DSML tokens, 2 <think> and 2 </think> of the instruction text are special spans (§3.1).
+    # 9 DSML tokens, 2 <think> and 2 </think> of the instruction text are special spans (behavior.md#template-constants).
     specials = [prompt.text[s:e] for s, e in prompt.special_spans]
     assert specials.count(DSML) == 9
     assert specials.count("<think>") == 2
@@ -258,7 +258,7 @@ def test_apply_patch_tool_matches_spec() -> None:
     assert TOOLS_V4_HEAD + line + TOOLS_TAIL in prompt.text
 
 
-# -- §3.2 layout ---------------------------------------------------------------------------------------------
+# -- behavior.md#prompt-layout layout ------------------------------------------------------------------------
 
 
 def test_v4_system_messages_are_joined_at_the_front() -> None:
@@ -347,7 +347,7 @@ def test_v41_empty_conversation_opens_no_block_for_effort_alone() -> None:
     assert render(conv(thinking_mode=True), "v4") == "{BOS}" + EFF_V4_HIGH + "\n\n{A}{<think>}"
 
 
-# -- §3.3 turns ----------------------------------------------------------------------------------------------
+# -- behavior.md#turns turns ---------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -446,7 +446,7 @@ def test_assistant_at_start_and_after_assistant(version: ModelVersion) -> None:
     assert render(conv(A("a"), A("b")), version) == "{BOS}{A}{</think>}a{EOS}{A}{</think>}b{EOS}{A}{</think>}"
 
 
-# THINK_PART of complete turns (§3.3): (version, tools?, thinking, reasoning) -> rendered part.
+# THINK_PART of complete turns (behavior.md#turns): (version, tools?, thinking, reasoning) -> rendered part.
 _HISTORY_ROWS = (
     [
         (version, False, thinking, rc, "{</think>}")
@@ -488,7 +488,7 @@ def test_tool_choice_none_hides_tools(version: ModelVersion) -> None:
     assert "{A}{</think>}A1{EOS}" in prompt
 
 
-# Prefix table (§3.3): (version, thinking, reasoning) -> (content "", content "C").
+# Prefix table (behavior.md#turns): (version, thinking, reasoning) -> (content "", content "C").
 _PREFIX_ROWS = [
     ("v4", True, None, "", "{</think>}C"),
     ("v4", True, "", "{<think>}", "{<think>}{</think>}C"),
@@ -567,7 +567,7 @@ def test_required_tool_choice_prefills_the_block(version: ModelVersion, opener: 
     assert render(conv(U("Hi"), tool_choice="required"), version) == "{BOS}{U}Hi{A}{</think>}"
 
 
-# -- §3.4 examples ---------------------------------------------------------------------------------------------
+# -- behavior.md#worked-examples examples ----------------------------------------------------------------------
 
 
 def test_section_3_4_examples() -> None:
@@ -614,7 +614,7 @@ def test_section_3_4_examples() -> None:
     assert render_prompt(conv(), "v4").text == BOS + ASSISTANT + "</think>"
 
 
-# -- §3.5 DSML blocks ------------------------------------------------------------------------------------------
+# -- behavior.md#dsml-history DSML blocks ----------------------------------------------------------------------
 
 
 def _params(version: ModelVersion, arguments: str) -> str:
@@ -699,7 +699,7 @@ def test_content_precedes_the_block(version: ModelVersion) -> None:
     assert "{A}{</think>}pre\n\n<{DSML}" in prompt
 
 
-# -- §3.6 schema lines ---------------------------------------------------------------------------------------
+# -- behavior.md#json-style schema lines ---------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -721,7 +721,7 @@ def test_deferred_tools_are_hidden_but_the_block_stays(version: ModelVersion, sc
     assert '"name": "a"' not in prompt and '"name": "b"' in prompt
 
 
-# -- §3.7 special spans, images ------------------------------------------------------------------------------
+# -- behavior.md#special-spans special spans, images ---------------------------------------------------------
 
 
 def test_special_spans_example() -> None:
@@ -829,7 +829,7 @@ def test_segments_join_to_the_prompt(version: ModelVersion) -> None:
     assert len(specials) == len(prompt.special_spans)
 
 
-# -- §7A worked examples ---------------------------------------------------------------------------------------
+# -- behavior.md#worked-examples worked examples ---------------------------------------------------------------
 
 
 def test_worked_example_chat_v4_low_tools() -> None:

@@ -1,4 +1,4 @@
-"""Unit tests of OpenAI Responses request conversion (``dscodec.protocols.openai_responses.inbound``, spec §2.2).
+"""Unit tests of OpenAI Responses request conversion (``dscodec.protocols.openai_responses.inbound``, behavior.md#responses).
 
 Expected values were observed on the reference (black box) unless a test names a deviation (D2, D9).
 

@@ -1,5 +1,5 @@
-"""Unit tests of the Responses stream writer and accumulator (``dscodec.protocols.openai_responses``, spec §5.8,
-§5.10; deviations D3, D5, D6).
+"""Unit tests of the Responses stream writer and accumulator (``dscodec.protocols.openai_responses``, behavior.md#responses-events,
+behavior.md#accumulation; deviations D3, D5, D6).
 
 The writer is driven with machine events directly (its rules, independent of the output machine) and through
 :class:`dscodec.StreamProcessor` (the wiring). Every stream written here is also checked against the openai SDK:

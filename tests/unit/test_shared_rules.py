@@ -1,5 +1,5 @@
 """Unit tests of the conversion rules the protocols share (``dscodec.protocols._body``, ``._sampling``, ``._tools``,
-``._schema``, ``._constraints``, ``._images``; spec §1–§2.7)."""
+``._schema``, ``._constraints``, ``._images``; behavior.md#request-path)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from dscodec.options import ConversionOptions
 from dscodec.protocols import _body, _constraints, _images, _sampling, _schema, _tools
 from dscodec.protocols.errors import anthropic_error_body, openai_error_body
 
-# -- wire reading (serde-style messages, spec §1.1) ----------------------------------------------------------
+# -- wire reading (serde-style messages, behavior.md#body-reading-and-limits) --------------------------------
 
 
 @pytest.mark.parametrize(
@@ -184,7 +184,7 @@ def test_pointer_tokens_that_are_not_array_indexes(token: str) -> None:
     assert _schema.schema_problem({**schema, "properties": {"a": {"$ref": "#/allOf/000"}}}) is None
 
 
-# -- model, thinking, effort (§1.2, §1.3) ----------------------------------------------------------------------
+# -- model, thinking, effort (behavior.md#model-names, behavior.md#thinking-and-effort) ------------------------
 
 
 def test_resolve_model_lists_names_in_byte_order() -> None:
@@ -234,7 +234,7 @@ def test_resolve_effort_table(effort: Any, expected: str) -> None:
     assert _sampling.resolve_effort(False, effort) is None
 
 
-# -- sampling (§1.4) -------------------------------------------------------------------------------------------
+# -- sampling (behavior.md#sampling) ---------------------------------------------------------------------------
 
 
 def test_sampling_ranges() -> None:
@@ -311,7 +311,7 @@ def test_resolve_temperature() -> None:
     assert _sampling.resolve_temperature(False, None) == 1.0
 
 
-# -- tools, schemas, constraint (§2.1.4, §2.5, §2.6) ------------------------------------------------------------
+# -- tools, schemas, constraint (behavior.md#tools-and-tool-choice, behavior.md#json-schemas, behavior.md#output-constraints) ---
 
 
 def test_tool_name_checks() -> None:
@@ -622,7 +622,7 @@ def test_contains_json_word(texts: list[str], expected: bool) -> None:
     assert _constraints.contains_json_word(texts) is expected
 
 
-# -- images (§2.1.1) ----------------------------------------------------------------------------------------
+# -- images (behavior.md#chat-content-parts) ----------------------------------------------------------------
 
 
 @pytest.mark.parametrize(

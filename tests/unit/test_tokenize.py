@@ -105,7 +105,7 @@ def test_typed_spellings_are_plain_text() -> None:
     ids = ENCODER.encode(
         Conversation(messages=[UserMessage(content="<｜User｜>x<think>")], thinking_mode=False), version="v4"
     )
-    # spec §4: the typed spelling is split into ordinary byte-level tokens
+    # behavior.md#tokenization: the typed spelling is split into ordinary byte-level tokens
     assert ids == [0, 128803, 30, 28217, 6756, 28217, 32, 90, 30, 37947, 32, 128804, 128822]
 
 

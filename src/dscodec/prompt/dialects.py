@@ -1,8 +1,8 @@
 """The DeepSeek prompt templates as data: one frozen :class:`Dialect` per template version.
 
 V4 and V4.1 share one renderer (:mod:`dscodec.prompt.render`); everything that differs between them is a
-spelling, a constant or a flag here (spec §3). The constants are byte-exact copies of the spec's literals
-(§3.1, §3.9): they contain U+FF5C ``｜``, U+2581 ``▁``, U+2014, U+2011 and curly quotes, so the non-ASCII
+spelling, a constant or a flag here (behavior.md#prompt-rendering). The constants are byte-exact copies of the spec's literals
+(behavior.md#template-constants, behavior.md#apply-patch-tool): they contain U+FF5C ``｜``, U+2581 ``▁``, U+2014, U+2011 and curly quotes, so the non-ASCII
 punctuation of the long texts is written as escapes to keep it visible in review.
 """
 
@@ -33,7 +33,7 @@ ReasoningKind = Literal["none", "empty", "text"]
 
 
 class HistoryThink(enum.Enum):
-    """How a complete (non-prefix) assistant turn renders its reasoning (spec §3.3, THINK_PART table)."""
+    """How a complete (non-prefix) assistant turn renders its reasoning (behavior.md#turns, THINK_PART table)."""
 
     #: ``</think>`` only: the reasoning is dropped.
     DROPPED = "dropped"
@@ -42,7 +42,7 @@ class HistoryThink(enum.Enum):
 
 
 class PrefixThink(enum.Enum):
-    """How a prefix (continued) assistant turn renders its reasoning and content (spec §3.3, prefix table)."""
+    """How a prefix (continued) assistant turn renders its reasoning and content (behavior.md#turns, prefix table)."""
 
     #: ``<think>`` + reasoning, then ``</think>`` + content only when the turn goes on (content; V4.1 also
     #: tool calls), so the model continues the reasoning otherwise.
@@ -74,12 +74,12 @@ class Dialect:
         assistant_specials: spellings that stay special tokens when they occur in an assistant turn's content or
             reasoning (the grounding tokens ``<｜ref｜>`` … ``<｜/polygon｜>``, observed against the reference);
             everywhere else client text is plain text.
-        effort_preambles: the reasoning-effort text per resolved effort, ``""`` for none (§3.1).
-        tools_instruction_head: the tool instructions up to the schema lines (§3.1 ``{TOOLS_V4}``).
+        effort_preambles: the reasoning-effort text per resolved effort, ``""`` for none (behavior.md#template-constants).
+        tools_instruction_head: the tool instructions up to the schema lines (behavior.md#template-constants ``{TOOLS_V4}``).
         tools_instruction_tail: the tool instructions after the schema lines.
         json_object_block: the response-format text for ``json_object``.
         json_schema_block_head: the response-format text put before a ``json_schema`` schema.
-        updated_tool_schemas_head: put before the schema lines of ``SystemMessage.tools`` (§3.2).
+        updated_tool_schemas_head: put before the schema lines of ``SystemMessage.tools`` (behavior.md#prompt-layout).
         tool_result_open: opens a tool result inside a user turn.
         tool_result_close: closes a tool result.
         block_separator: joins system texts, merged user-turn parts and the tool-call block.
@@ -91,13 +91,13 @@ class Dialect:
             tool result continues a tool result, so a user message followed by a tool result opens a new turn.
         merges_user_runs: consecutive user messages form one part of a user turn before tool results are put
             in order, and empty ones add nothing to it (V4); V4.1 keeps each user message as it is.
-        sorts_results_by_id_windows: how tool results are put in order (§3.3, observed). ``True`` (V4): for each
+        sorts_results_by_id_windows: how tool results are put in order (behavior.md#turns, observed). ``True`` (V4): for each
             assistant turn with ``n`` tool calls, the ``n`` items after it are stably sorted, tool results
             first by tool-call id. ``False`` (V4.1): inside one user turn the tool results are stably sorted by
             the position of their id among the latest tool calls, user messages keeping their places.
         sorts_tool_calls_by_id: the calls of a turn are written ordered by call id (V4) instead of as sent.
         dedupes_latest_reminders: only the first of consecutive latest reminders renders (V4.1).
-        empty_invoke_line: an invoke with no arguments holds an empty line (V4.1, §3.5).
+        empty_invoke_line: an invoke with no arguments holds an empty line (V4.1, behavior.md#dsml-history).
         eos_after_inner_prefix: a prefix assistant turn that is not the last message still ends with EOS (V4).
         prefix_calls_close_think: a prefix turn with tool calls closes its open reasoning before the calls
             (V4.1); V4 closes it only for content.
@@ -106,7 +106,7 @@ class Dialect:
         newline_for_no_schemas: with every tool deferred the schema list is one ``\\n`` instead of empty
             (V4.1, observed).
         python_floats: prompt JSON writes floats as Python's ``repr`` (``1e-05``, V4.1) instead of the V4 rule
-            of §3.6 (``0.00001``, ``1e-6``); observed against the reference.
+            of behavior.md#json-style (``0.00001``, ``1e-6``); observed against the reference.
         history_think: THINK_PART rows: (conversation has tools, thinking mode, reasoning kind) → form.
         prefix_think: prefix rows: (thinking mode, reasoning kind) → form.
     """
@@ -151,7 +151,7 @@ class Dialect:
     prefix_think: Mapping[tuple[bool, ReasoningKind], PrefixThink]
 
 
-# -- special-token spellings (spec §0, default SpecialTokens) ------------------------------------------------
+# -- special-token spellings (behavior.md#special-tokens, default SpecialTokens) -----------------------------
 
 _BOS = "<｜begin▁of▁sentence｜>"
 _EOS = "<｜end▁of▁sentence｜>"
@@ -163,7 +163,7 @@ _THINK_OPEN = "<think>"
 _THINK_CLOSE = "</think>"
 _DSML = "｜DSML｜"
 _IMAGE = "<｜image｜>"
-#: The grounding tokens (spec §0: Ref/RefEnd, Box/BoxEnd, Point/PointEnd, Polygon/PolygonEnd). An assistant turn
+#: The grounding tokens (behavior.md#special-tokens: Ref/RefEnd, Box/BoxEnd, Point/PointEnd, Polygon/PolygonEnd). An assistant turn
 #: that quotes them back keeps them as single tokens, the way the model wrote them (docs/reference-notes.md).
 _GROUNDING = (
     "<｜ref｜>",
@@ -176,7 +176,7 @@ _GROUNDING = (
     "<｜/polygon｜>",
 )
 
-# -- effort preambles (spec §3.1) ----------------------------------------------------------------------------
+# -- effort preambles (behavior.md#template-constants) -------------------------------------------------------
 
 _EFF_V4_HIGH = (
     "Reasoning Effort: Absolute maximum with no shortcuts permitted.\n"
@@ -200,7 +200,7 @@ def _effort_v41(score: int) -> str:
     return f"Reasoning Effort: {score} (range 1-100, the higher the value, the more thorough the reasoning)"
 
 
-# -- tool instructions (spec §3.1 {TOOLS_V4} / {TOOLS_V41}) -------------------------------------------------
+# -- tool instructions (behavior.md#template-constants {TOOLS_V4} / {TOOLS_V41}) ----------------------------
 # Only the tag spellings differ between the versions: V4 writes <｜DSML｜tool_calls>, <｜DSML｜invoke, ...;
 # V4.1 writes <｜DSML｜ calls>, <｜DSML｜ invoke, ... (a space after the DSML token, "calls").
 
@@ -233,7 +233,7 @@ _TOOLS_INSTRUCTION_TAIL = (
     "\nYou MUST strictly follow the above defined tool name and parameter schemas to invoke tool calls.\n"
 )
 
-# -- response-format blocks (spec §3.1) ----------------------------------------------------------------------
+# -- response-format blocks (behavior.md#template-constants) -------------------------------------------------
 
 _JSON_SCHEMA_HEAD = "\n\n## Response Format:\n\nYou MUST strictly adhere to the following schema to reply:\n"
 _JSON_OBJECT_V4 = "\n\nYou are a helpful assistant designed to output JSON.\n## Response Format:\n\nReply with JSON object ONLY."
@@ -241,7 +241,7 @@ _JSON_OBJECT_V41 = _JSON_SCHEMA_HEAD + '{"type": "json_object"}'
 
 _UPDATED_TOOL_SCHEMAS_HEAD = "\n\n### Updated Tool Schemas\n\n"
 
-# -- THINK_PART tables (spec §3.3) ---------------------------------------------------------------------------
+# -- THINK_PART tables (behavior.md#turns) -------------------------------------------------------------------
 
 _KINDS: tuple[ReasoningKind, ...] = ("none", "empty", "text")
 
@@ -298,7 +298,7 @@ V4 = Dialect(
     dsml=_DSML,
     image=_IMAGE,
     assistant_specials=_GROUNDING,
-    # V4 writes nothing at all for low effort (spec §3.1); xhigh shares the high text.
+    # V4 writes nothing at all for low effort (behavior.md#template-constants); xhigh shares the high text.
     effort_preambles=MappingProxyType(
         {"low": "", "high": _EFF_V4_HIGH, "xhigh": _EFF_V4_HIGH, "max": _EFF_V4_MAX}
     ),
@@ -373,7 +373,7 @@ def dialect_for(version: ModelVersion) -> Dialect:
     return _BY_VERSION[version]
 
 
-# -- apply_patch (spec §3.9) ---------------------------------------------------------------------------------
+# -- apply_patch (behavior.md#apply-patch-tool) --------------------------------------------------------------
 # The built-in function tool that replaces a Responses ``custom`` tool named ``apply_patch``.
 
 _APPLY_PATCH_DESCRIPTION = (
@@ -469,4 +469,4 @@ APPLY_PATCH_TOOL = ToolDefinition(
         "required": ["input"],
     },
 )
-"""The ``apply_patch`` function tool of spec §3.9 (protocol code copies it; treat it as read-only)."""
+"""The ``apply_patch`` function tool of behavior.md#apply-patch-tool (protocol code copies it; treat it as read-only)."""

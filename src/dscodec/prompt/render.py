@@ -1,4 +1,4 @@
-"""Conversation -> DeepSeek V4 / V4.1 prompt, as text segments and special-token markers (spec §3).
+"""Conversation -> DeepSeek V4 / V4.1 prompt, as text segments and special-token markers (behavior.md#prompt-rendering).
 
 The renderer walks the conversation once and appends to a flat list of segments: plain ``str`` pieces and
 :class:`Special` markers, one per special token the template inserts. Text that came from the client (message
@@ -65,7 +65,7 @@ class RenderedPrompt:
     Attributes:
         text: the whole prompt.
         special_spans: half-open ``(start, end)`` code-point offsets of every special token the template
-            inserted, ascending and disjoint (spec §3.7).
+            inserted, ascending and disjoint (behavior.md#special-spans).
         image_sources: the images of the prompt's image placeholders, in prompt order.
     """
 
@@ -146,7 +146,7 @@ def _assistant_specials(version: ModelVersion) -> tuple[str, re.Pattern[str] | N
 def _instruction_segments(version: ModelVersion) -> tuple[tuple[Segment, ...], tuple[Segment, ...]]:
     """The tool instructions before and after the schema lines, with their special tokens marked.
 
-    Every DSML token, ``<think>`` and ``</think>`` inside the instruction text is a special token (§3.1). The
+    Every DSML token, ``<think>`` and ``</think>`` inside the instruction text is a special token (behavior.md#template-constants). The
     text is a template constant, so finding the spellings in it is safe (unlike in client text).
     """
     dialect = dialect_for(version)
@@ -166,7 +166,7 @@ def _instruction_segments(version: ModelVersion) -> tuple[tuple[Segment, ...], t
 
 
 def _schema_line(tool: ToolDefinition, python_floats: bool) -> str:
-    # §3.6: {"name": …, "description": … or "", "parameters": …} in the prompt JSON style; parameters is the
+    # behavior.md#json-style: {"name": …, "description": … or "", "parameters": …} in the prompt JSON style; parameters is the
     # stored value as is (null when a directly built definition has none).
     line = {"name": tool.name, "description": tool.description or "", "parameters": tool.parameters}
     return dumps_prompt(line, python_floats=python_floats)
@@ -179,7 +179,7 @@ def _reasoning_kind(reasoning: str | None) -> ReasoningKind:
 
 
 def _arguments(arguments: str, python_floats: bool) -> list[tuple[str, str, bool]]:
-    """The parameters of one call as ``(name, value, is_string)`` (§3.5)."""
+    """The parameters of one call as ``(name, value, is_string)`` (behavior.md#dsml-history)."""
     try:
         value: Any = loads(arguments)
     except JSONDecodeError:
@@ -210,7 +210,7 @@ class _Renderer:
         self.d = dialect
         self.out: list[Segment] = []
         self.images: list[ImageSource] = []
-        # tool_choice "none" hides the tools from the prompt (§3.3).
+        # tool_choice "none" hides the tools from the prompt (behavior.md#turns).
         self.tools = conversation.tools if conversation.tool_choice != "none" else []
         self.bos = Special(dialect.bos)
         self.eos = Special(dialect.eos)
@@ -227,7 +227,7 @@ class _Renderer:
     # -- building blocks --
 
     def content(self, text: str, placeholders: Sequence[ImagePlaceholder]) -> None:
-        """Append message text; only the placeholder positions become image tokens (§2.1.1, §3.7)."""
+        """Append message text; only the placeholder positions become image tokens (behavior.md#chat-content-parts, behavior.md#special-spans)."""
         if not placeholders:
             if text:
                 self.out.append(text)
@@ -272,14 +272,14 @@ class _Renderer:
         """The effort preamble plus its separator, or nothing (thinking off, or V4 low effort)."""
         if not self.conv.thinking_mode:
             return []
-        # A conversation built directly may leave the effort unset: it renders as "high" (§3.1).
+        # A conversation built directly may leave the effort unset: it renders as "high" (behavior.md#template-constants).
         text = self.d.effort_preambles[self.conv.reasoning_effort or "high"]
         if not text:
             return []
         return [text, self.d.block_separator]
 
     def tool_instructions(self) -> None:
-        """The tools block: instructions with one schema line per tool not deferred (§3.1, §3.6)."""
+        """The tools block: instructions with one schema line per tool not deferred (behavior.md#template-constants, behavior.md#json-style)."""
         head, tail = _instruction_segments(self.d.version)
         self.out.extend(head)
         lines = "".join(
@@ -304,7 +304,7 @@ class _Renderer:
             )
 
     def updated_tools(self, tools: list[ToolDefinition] | None) -> None:
-        # §3.2: V4.1 only; every tool of the system message, deferred ones included, lines joined by "\n".
+        # behavior.md#prompt-layout: V4.1 only; every tool of the system message, deferred ones included, lines joined by "\n".
         if not tools:
             return
         self.out.append(
@@ -344,7 +344,7 @@ class _Renderer:
         self.turns(items, first_message_at=0 if leading else None)
 
     def system_text_hoisted(self, messages: Sequence[Message]) -> None:
-        """V4 has no system token: effort, every system message, tools and format lead the prompt (§3.2)."""
+        """V4 has no system token: effort, every system message, tools and format lead the prompt (behavior.md#prompt-layout)."""
         self.out.extend(self.effort())
         first = True
         for message in messages:
@@ -359,7 +359,7 @@ class _Renderer:
         self.response_format()
 
     def first_system_block(self, messages: Sequence[Message]) -> Sequence[Message]:
-        """V4.1's first system block; returns the messages still to render (§3.2).
+        """V4.1's first system block; returns the messages still to render (behavior.md#prompt-layout).
 
         A leading system message absorbs the effort, tools and format; otherwise an implicit block holds them.
         With no messages at all the effort alone opens no block.
@@ -383,7 +383,7 @@ class _Renderer:
         return messages
 
     def turns(self, items: Sequence[Item], *, first_message_at: int | None) -> None:
-        """Every message in order, then the tail (§3.3).
+        """Every message in order, then the tail (behavior.md#turns).
 
         ``first_message_at`` is the item index holding the conversation's first message, if any item does.
         """
@@ -447,14 +447,14 @@ class _Renderer:
         self.tail(items)
 
     def user_part(self, previous: str | None) -> None:
-        # Consecutive user-role parts share one user turn (§3.3).
+        # Consecutive user-role parts share one user turn (behavior.md#turns).
         if previous in ("user", "tool"):
             self.out.append(self.d.block_separator)
         else:
             self.out.append(self.user)
 
     def history_turn(self, message: AssistantMessage, has_tools: bool, thinking: bool) -> None:
-        """A complete assistant turn after its ``A`` token: THINK_PART, content, tool calls (§3.3)."""
+        """A complete assistant turn after its ``A`` token: THINK_PART, content, tool calls (behavior.md#turns)."""
         form = self.d.history_think[(has_tools, thinking, _reasoning_kind(message.reasoning))]
         if form is HistoryThink.KEPT:
             self.out.append(self.think_open)
@@ -465,7 +465,7 @@ class _Renderer:
         self.tool_calls(message.tool_calls)
 
     def prefix_turn(self, message: AssistantMessage, thinking: bool, *, leading: bool) -> None:
-        """A prefix assistant turn after its ``A`` token: the model continues it, so no EOS (§3.3)."""
+        """A prefix assistant turn after its ``A`` token: the model continues it, so no EOS (behavior.md#turns)."""
         d = self.d
         out = self.out
         content = message.content
@@ -489,7 +489,7 @@ class _Renderer:
         self.tool_calls(message.tool_calls)
 
     def tool_calls(self, calls: Sequence[ToolCall]) -> None:
-        """The DSML block of an assistant turn's tool calls (§3.5); nothing without calls."""
+        """The DSML block of an assistant turn's tool calls (behavior.md#dsml-history); nothing without calls."""
         if not calls:
             return
         if self.d.sorts_tool_calls_by_id:
@@ -514,7 +514,7 @@ class _Renderer:
         out.extend(("</", dsml, d.tool_calls_tag + ">"))
 
     def tail(self, items: Sequence[Item]) -> None:
-        """After the last message: open the assistant turn, unless a prefix turn is being continued (§3.3)."""
+        """After the last message: open the assistant turn, unless a prefix turn is being continued (behavior.md#turns)."""
         last = items[-1] if items else None
         if not (isinstance(last, AssistantMessage) and last.prefix):
             self.out.append(self.assistant)

@@ -1,4 +1,4 @@
-"""Prompt segments -> token ids (spec §4).
+"""Prompt segments -> token ids (behavior.md#tokenization).
 
 Each special span the template inserted becomes the id of its spelling in the tokenizer's added vocabulary.
 Every plain-text gap between two spans is encoded on its own with the tokenizer *without* its added vocabulary,

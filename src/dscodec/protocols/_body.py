@@ -3,7 +3,7 @@
 A protocol's ``models`` module reads its body with the ``read_*`` helpers here. They raise :class:`WireError`
 (what was wrong, and where); :func:`read_body` turns it into a :class:`~dscodec.errors.ConversionError`, so a
 malformed body is a 400 like any other invalid request (deviation D2), never a bare ``ValueError``. The messages
-follow the reference's serde wording (spec §1.1), which clients and the golden cases compare byte for byte.
+follow the reference's serde wording (behavior.md#body-reading-and-limits), which clients and the golden cases compare byte for byte.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Output constraints: what a request asks the model's output to be, beyond free text.
 
-A ``json_object`` format needs the word "json" somewhere in the messages (spec §2.1.5); a ``json_schema`` format
-is checked (strict ones normalised, §2.5) and becomes a JSON constraint; strict tools exclude every format but
-text; tools make the output a tool call, or a required one (§2.6). The constraints are what the serving side
+A ``json_object`` format needs the word "json" somewhere in the messages (behavior.md#output-constraints); a ``json_schema`` format
+is checked (strict ones normalised, behavior.md#json-schemas) and becomes a JSON constraint; strict tools exclude every format but
+text; tools make the output a tool call, or a required one (behavior.md#output-constraints). The constraints are what the serving side
 hands to constrained decoding, as compact JSON.
 """
 
@@ -33,7 +33,7 @@ def contains_json_word(texts: Iterable[str]) -> bool:
 
 
 def validate_json_schema_value(schema: Any) -> None:
-    """A non-strict ``json_schema`` response format: any valid JSON Schema (§2.1.5)."""
+    """A non-strict ``json_schema`` response format: any valid JSON Schema (behavior.md#output-constraints)."""
     problem = schema_problem(schema)
     if problem is not None:
         raise ConversionError(f"Invalid json schema: {problem}")
@@ -41,7 +41,7 @@ def validate_json_schema_value(schema: Any) -> None:
 
 def json_schema_constraint(schema: Any, *, strict: bool | None) -> OutputConstraint:
     """The JSON constraint of a ``json_schema`` response format: the schema checked, or normalised when
-    ``strict`` is true (§2.1.5, §2.5), as compact JSON."""
+    ``strict`` is true (behavior.md#output-constraints, behavior.md#json-schemas), as compact JSON."""
     if strict is True:
         schema = normalize_strict_schema(schema, target="response_format")
     else:
@@ -60,7 +60,7 @@ def check_strict_tools(tools: Sequence[ToolDefinition], *, text_format: bool) ->
 
 
 def tool_call_constraint(tools: Sequence[ToolDefinition], *, required: bool) -> OutputConstraint:
-    """The ``tool_call`` / ``tool_call_required`` constraint: the tools as a compact JSON array (§2.6)."""
+    """The ``tool_call`` / ``tool_call_required`` constraint: the tools as a compact JSON array (behavior.md#output-constraints)."""
     items: list[str] = []
     for tool in tools:
         function = dumps_compact(

@@ -3,7 +3,7 @@
 Each ``inbound.parse_request`` reads the body with its protocol's reader and converts it with its own converter;
 :class:`Inbound` gives all three the same frame (read, convert, bind any error to the protocol's body).
 :class:`Content` joins message parts and places the image tokens; :func:`fill_reasoning` applies thinking
-mode's rule for the reasoning of earlier assistant turns (spec §2.1.2); :func:`conversation_request` makes the
+mode's rule for the reasoning of earlier assistant turns (behavior.md#chat-assistant-messages); :func:`conversation_request` makes the
 neutral request from what a converter resolved. None of them depends on a protocol's field names.
 """
 
@@ -23,7 +23,7 @@ from dscodec.protocols._sampling import EffortInput, resolve_effort, resolve_tem
 
 __all__ = ["PART_SEPARATOR", "Content", "Inbound", "conversation_request", "fill_reasoning"]
 
-#: Content parts (texts, image tokens, placeholders) are joined with a blank line (§2.1.1).
+#: Content parts (texts, image tokens, placeholders) are joined with a blank line (behavior.md#chat-content-parts).
 PART_SEPARATOR = "\n\n"
 
 _Request = TypeVar("_Request")
@@ -103,7 +103,7 @@ class Content:
         return content
 
     def add(self, piece: str, source: conv.ImageSource | None = None) -> None:
-        """Append one part; ``source`` marks the part as an image token (its offset is tracked, §2.1.1)."""
+        """Append one part; ``source`` marks the part as an image token (its offset is tracked, behavior.md#chat-content-parts)."""
         if self.pieces:
             self.length += len(PART_SEPARATOR)
         if source is not None:
@@ -125,7 +125,7 @@ def fill_reasoning(
     reasoning_field: str,
 ) -> None:
     """Thinking mode needs every assistant turn's reasoning: fill missing ones with ``""``, or refuse them
-    (§2.1.2). Without thinking the reasoning the client sent is dropped, so it never reaches the prompt.
+    (behavior.md#chat-assistant-messages). Without thinking the reasoning the client sent is dropped, so it never reaches the prompt.
 
     Under ``reasoning_content_behavior="reject"``, a missing reasoning is refused in the current agentic turn:
     assistant messages after the last user message, in a request that ``offers_tools`` (whatever tool_choice
@@ -177,9 +177,9 @@ def conversation_request(
 ) -> conv.ConversationRequest:
     """The neutral request from the fields a converter checked and resolved.
 
-    What follows from them is the same in every protocol: the effort level (§1.3), the sampled temperature and
-    top_p (§1.4), the output constraint (the tools', else any JSON for ``json_object``, else the response
-    format's ``format_constraint``, §2.6), and how the output is parsed (tool calls when tools are offered, from
+    What follows from them is the same in every protocol: the effort level (behavior.md#thinking-and-effort), the sampled temperature and
+    top_p (behavior.md#sampling), the output constraint (the tools', else any JSON for ``json_object``, else the response
+    format's ``format_constraint``, behavior.md#output-constraints), and how the output is parsed (tool calls when tools are offered, from
     the start when a call is required; JSON for ``json_object``; ``initial_stage`` only in thinking mode).
     """
     if tools:

@@ -1,7 +1,7 @@
 """Images in requests: the placeholder token, image URL and data URL checks, base64 payloads.
 
 On the V4.1 template an image is an image token in the text, with its source kept beside it; V4 has no image
-token and writes a placeholder text instead (spec §2.1.1). The image sources a protocol accepts are checked
+token and writes a placeholder text instead (behavior.md#chat-content-parts). The image sources a protocol accepts are checked
 here: ``http(s)`` URLs are taken as they are, ``data:`` URLs must be base64 images of a supported type
 (following WHATWG fetch's "data: URL processor" and "forgiving-base64 decode"), and raw base64 payloads are
 brought to canonical form.
@@ -28,9 +28,9 @@ __all__ = [
     "image_source_for_url",
 ]
 
-#: Spelling of the image placeholder token (spec §0, ``SpecialToken.Image``).
+#: Spelling of the image placeholder token (behavior.md#special-tokens, ``SpecialToken.Image``).
 IMAGE_TOKEN = "<｜image｜>"
-#: Text standing for an image on the V4 template, which has no image token (§2.1.1).
+#: Text standing for an image on the V4 template, which has no image token (behavior.md#chat-content-parts).
 UNSUPPORTED_IMAGE_TEXT = "[Unsupported Image]"
 
 ImageDetail = Literal["low", "high", "original", "auto"]
@@ -144,7 +144,7 @@ class ImageCheck:
 
 
 def image_source_for_url(url: str, *, detail: ImageDetail, path: str) -> ImageCheck:
-    """Check an ``image_url`` for the V4.1 template (§2.1.1) and describe where the image comes from.
+    """Check an ``image_url`` for the V4.1 template (behavior.md#chat-content-parts) and describe where the image comes from.
 
     ``http``/``https`` URLs are taken as they are (the server fetches them); ``data:`` URLs must be base64 and
     carry one of the supported image media types. Error messages are prefixed with ``path`` by the caller.

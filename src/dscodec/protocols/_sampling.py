@@ -1,9 +1,9 @@
 """The model, thinking and sampling fields of a request: how each is checked and what it resolves to.
 
 The rules are the same in every protocol, only the field names differ: the model name picks the template
-version (spec §1.2); the thinking switch and the effort decide whether the model thinks and how hard (§1.3); the
-sampling fields and the output limit are range-checked, then resolved per version (§1.4); stop sequences are
-counted, checked for emptiness and capped in length (§2.1, deviation D16). Each check raises a
+version (behavior.md#model-names); the thinking switch and the effort decide whether the model thinks and how hard (behavior.md#thinking-and-effort); the
+sampling fields and the output limit are range-checked, then resolved per version (behavior.md#sampling); stop sequences are
+counted, checked for emptiness and capped in length (behavior.md#chat-completions, deviation D16). Each check raises a
 :class:`~dscodec.errors.ConversionError` with the reference's message.
 """
 
@@ -39,7 +39,7 @@ __all__ = [
     "resolve_top_p",
 ]
 
-# -- model, thinking and effort (§1.2, §1.3) ------------------------------------------------------------------
+# -- model, thinking and effort (behavior.md#model-names, behavior.md#thinking-and-effort) --------------------
 
 EffortInput = Literal["none", "minimal", "low", "medium", "high", "xhigh", "ultra", "max"]
 ThinkingSwitch = Literal["enabled", "disabled", "adaptive"]
@@ -62,7 +62,7 @@ _EFFORT_LEVELS: Mapping[str, Effort] = {
 
 
 def resolve_model(name: str, options: ConversionOptions) -> ModelVersion:
-    """The template version for a requested model name (exact match, §1.2).
+    """The template version for a requested model name (exact match, behavior.md#model-names).
 
     Raises:
         ConversionError: the name is not accepted; the message lists the accepted names in byte order.
@@ -79,7 +79,7 @@ def resolve_model(name: str, options: ConversionOptions) -> ModelVersion:
 def resolve_thinking(
     switch: ThinkingSwitch | None, effort: EffortInput | None, *, default_thinking_mode: bool
 ) -> bool:
-    """Whether thinking is on (the table of §1.3, identical in every protocol)."""
+    """Whether thinking is on (the table of behavior.md#thinking-and-effort, identical in every protocol)."""
     if switch == "disabled":
         return False
     if switch is not None:
@@ -90,7 +90,7 @@ def resolve_thinking(
 
 
 def resolve_effort(thinking: bool, effort: EffortInput | None) -> Effort | None:
-    """The conversation's effort level: ``None`` without thinking, ``high`` when absent (§1.3)."""
+    """The conversation's effort level: ``None`` without thinking, ``high`` when absent (behavior.md#thinking-and-effort)."""
     if not thinking:
         return None
     if effort is None:
@@ -98,7 +98,7 @@ def resolve_effort(thinking: bool, effort: EffortInput | None) -> Effort | None:
     return _EFFORT_LEVELS[effort]
 
 
-# -- sampling and limits (§1.4) --------------------------------------------------------------------------------
+# -- sampling and limits (behavior.md#sampling) ----------------------------------------------------------------
 
 #: ``0.95`` as stored by the reference (an f32).
 _TOP_P_THINKING_FLOOR = to_f32(0.95)
@@ -140,7 +140,7 @@ def check_top_logprobs_range(top_logprobs: int) -> None:
 
 
 def check_max_tokens(value: int | None, *, thinking: bool, options: ConversionOptions) -> None:
-    """Refuse an output limit outside [1, bound]; the message always names ``max_tokens`` (§1.4)."""
+    """Refuse an output limit outside [1, bound]; the message always names ``max_tokens`` (behavior.md#sampling)."""
     if value is None:
         return
     bound = (
@@ -163,7 +163,7 @@ MAX_STOP_LENGTH = 4096
 
 
 def check_stop(stop: Sequence[str], *, is_list: bool) -> None:
-    """At most 16 stop strings, none empty (§2.1); duplicates are kept."""
+    """At most 16 stop strings, none empty (behavior.md#chat-completions); duplicates are kept."""
     if len(stop) > 16:
         raise ConversionError(f"Stop string array too long: {len(stop)}")
     for index, item in enumerate(stop):
@@ -185,7 +185,7 @@ def check_stop_lengths(stop: Sequence[str], *, field: str, is_list: bool) -> Non
 
 
 def resolve_temperature(thinking: bool, requested: float | None) -> float:
-    """Thinking always samples at 1.0; otherwise the request's (f32) value or 1.0 (§1.4)."""
+    """Thinking always samples at 1.0; otherwise the request's (f32) value or 1.0 (behavior.md#sampling)."""
     if thinking or requested is None:
         return 1.0
     return requested
@@ -194,7 +194,7 @@ def resolve_temperature(thinking: bool, requested: float | None) -> float:
 def resolve_top_p(
     version: ModelVersion, thinking: bool, requested: float | None, *, tools_active: bool
 ) -> float:
-    """The version-dependent top_p table of §1.4.
+    """The version-dependent top_p table of behavior.md#sampling.
 
     ``tools_active`` is true when the final tool list is non-empty (tool_choice ``none`` empties it).
     """

@@ -1,10 +1,10 @@
 """JSON Schema in requests: the meta-schema check of a non-strict schema, the normalisation of a strict one.
 
-Validation (spec §2.1.4, §2.1.5) restates the JSON Schema 2020-12 meta-schema and reports the first problem as
+Validation (behavior.md#tools-and-tool-choice, behavior.md#output-constraints) restates the JSON Schema 2020-12 meta-schema and reports the first problem as
 the reference does (``<instance> <reason>``), visiting keywords vocabulary by vocabulary in the meta-schema's
 order. Keywords of drafts chosen through ``$schema`` follow the same rules (a known simplification).
 
-Strict normalisation (§2.5) reads a schema into the closed subset constrained decoding supports and writes it
+Strict normalisation (behavior.md#json-schemas) reads a schema into the closed subset constrained decoding supports and writes it
 back (keys in a fixed order, every object closed and all its properties required). Shape errors use serde's
 wording; rule errors come after the whole tree was read.
 """
@@ -580,7 +580,7 @@ def _check_strict_object(obj: _StrictObject, *, is_root: bool, target: StrictTar
 
 
 def normalize_strict_schema(schema: Any, *, target: StrictTarget) -> dict[str, Any]:
-    """The strict form of a tool's parameters or of a ``json_schema`` response format (§2.5).
+    """The strict form of a tool's parameters or of a ``json_schema`` response format (behavior.md#json-schemas).
 
     Raises:
         ConversionError: the schema is outside the strict subset. Shape errors read

@@ -1,8 +1,8 @@
 """Tools in a request: their names, their definitions and the tool choice.
 
 Every protocol offers function tools under its own field names; the rules for them are shared. A name is
-non-empty, short and of a fixed alphabet, and unique (spec §2.1.4); a strict tool's parameters are normalised
-(§2.5), a non-strict tool's must be a JSON Schema of type ``object``; the tool choice may hide the tools,
+non-empty, short and of a fixed alphabet, and unique (behavior.md#tools-and-tool-choice); a strict tool's parameters are normalised
+(behavior.md#json-schemas), a non-strict tool's must be a JSON Schema of type ``object``; the tool choice may hide the tools,
 narrow them to one, or force a call, which thinking mode refuses. Some tools look different per template: the
 ``apply_patch`` tool, and the members of a namespace, whose prompt names are made up here and kept unique.
 """
@@ -35,7 +35,7 @@ __all__ = [
     "validate_tool_names",
 ]
 
-# -- names (§2.1.4) -------------------------------------------------------------------------------------------
+# -- names (behavior.md#tools-and-tool-choice) ----------------------------------------------------------------
 
 _TOOL_NAME = re.compile(r"[a-zA-Z0-9_-]+")
 _TOOL_NAME_MAX = 128
@@ -101,11 +101,11 @@ class NameAllocator:
         return name
 
 
-# -- definitions (§2.1.4, §2.5) -------------------------------------------------------------------------------
+# -- definitions (behavior.md#tools-and-tool-choice, behavior.md#json-schemas) --------------------------------
 
 
 def validate_function_parameters(name: str, parameters: Any) -> None:
-    """A non-strict tool's ``parameters``: a valid JSON Schema whose ``type`` is ``"object"`` (§2.1.4).
+    """A non-strict tool's ``parameters``: a valid JSON Schema whose ``type`` is ``"object"`` (behavior.md#tools-and-tool-choice).
 
     Raises:
         ConversionError: ``Invalid schema for function '<name>': …``.
@@ -125,7 +125,7 @@ def function_definition(
     name: str, description: str | None, parameters: Any, *, strict: bool | None
 ) -> ToolDefinition:
     """An OpenAI function tool with its schema checked: strict parameters normalised (a missing schema is an
-    empty object, §2.5), others validated (a missing schema stays empty, §2.1.4)."""
+    empty object, behavior.md#json-schemas), others validated (a missing schema stays empty, behavior.md#tools-and-tool-choice)."""
     checked: Any
     if strict is True:
         source = parameters if parameters is not None else {"type": "object"}
@@ -138,10 +138,10 @@ def function_definition(
     return ToolDefinition(name=name, description=description, parameters=checked, strict=strict)
 
 
-# -- tools that depend on the template (§3.9) ---------------------------------------------------------------
+# -- tools that depend on the template (behavior.md#apply-patch-tool) ---------------------------------------
 
 #: The ``apply_patch`` tool per template. The V4.1 template's description has a blank line after
-#: "high‑level envelope:" where the V4 one (spec §3.9) has a single line break; observed against the reference.
+#: "high‑level envelope:" where the V4 one (behavior.md#apply-patch-tool) has a single line break; observed against the reference.
 APPLY_PATCH_TOOLS: Mapping[ModelVersion, ToolDefinition] = {
     "v4": APPLY_PATCH_TOOL,
     "v4.1": APPLY_PATCH_TOOL.model_copy(
@@ -187,13 +187,13 @@ def namespaced_description(
     return f"{namespace_description}\n{description or ''}"
 
 
-# -- tool choice (§2.1.4) -------------------------------------------------------------------------------------
+# -- tool choice (behavior.md#tools-and-tool-choice) ----------------------------------------------------------
 
 THINKING_TOOL_CHOICE_ERROR = "Thinking mode does not support this tool_choice"
 
 
 def unknown_tool_choice(name: str) -> ConversionError:
-    """The error for a named tool choice that names no offered tool (§2.1.4)."""
+    """The error for a named tool choice that names no offered tool (behavior.md#tools-and-tool-choice)."""
     return ConversionError(
         f"Invalid value for 'tool_call': no function named '{name}' was specified in the 'tools' parameter."
     )
@@ -206,7 +206,7 @@ def resolve_tool_choice(
     *,
     thinking: bool,
 ) -> tuple[Literal["auto", "none", "required"], list[ToolDefinition]]:
-    """Chat Completions / Responses tool choice (§2.1.4): ``none`` hides the tools; ``required`` or a named tool
+    """Chat Completions / Responses tool choice (behavior.md#tools-and-tool-choice): ``none`` hides the tools; ``required`` or a named tool
     (``name``) without tools quietly becomes ``auto``; a named tool filters the tools and forces a call; a forced
     call is refused in thinking mode."""
     if mode == "none":

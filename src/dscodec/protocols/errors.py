@@ -32,7 +32,7 @@ ANTHROPIC_ERROR_TYPES: dict[int, str] = {
 
 
 def openai_error_body(exc: DscodecError) -> dict[str, Any]:
-    """The OpenAI error envelope, keys in the reference's order (spec §1.1).
+    """The OpenAI error envelope, keys in the reference's order (behavior.md#body-reading-and-limits).
 
     ``param`` is the request path of a malformed field when dscodec knows it (deviation D2: the reference has
     no body at all for those); for every rule the reference checks it is ``null``, as in the reference.

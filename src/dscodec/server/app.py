@@ -88,7 +88,7 @@ logger = logging.getLogger("dscodec.server")
 #: what one client can make the server buffer and tokenize.
 MAX_BODY_BYTES = 32 * 1024 * 1024
 
-#: The context window requests are checked against when the caller sets none (spec §1.4).
+#: The context window requests are checked against when the caller sets none (behavior.md#sampling).
 DEFAULT_CONTEXT_LIMIT = 131072
 
 #: Seconds a client may leave the request body unfinished without sending a byte: a client that stalls

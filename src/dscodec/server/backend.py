@@ -36,7 +36,7 @@ __all__ = [
     "TokenChunk",
 ]
 
-#: Why the model stopped, as a model server reports it (spec §5.1 maps it to each protocol's own reason).
+#: Why the model stopped, as a model server reports it (behavior.md#stream-lifecycle maps it to each protocol's own reason).
 FinishReason = Literal["stop", "length", "content_filter"]
 
 
@@ -49,7 +49,7 @@ class BackendRequest:
             decoding target in ``request.inference_options.output_constraint``).
         prompt: the rendered prompt text with its special-token spans.
         token_ids: the prompt's token ids, what the model is fed.
-        max_tokens: the completion budget resolved against the server's context limit (spec §1.4); a backend
+        max_tokens: the completion budget resolved against the server's context limit (behavior.md#sampling); a backend
             stops there and yields ``Finish("length")``.
         headers: the HTTP request headers (lower-case names), for backends that route on them.
     """

@@ -57,7 +57,7 @@ __all__ = ["SCENARIO_HEADER", "Script", "ScriptError", "ScriptedBackend", "Scrip
 #: The request header that names the script to replay.
 SCENARIO_HEADER = "x-scenario"
 
-#: The reasoning terminator a thinking model writes (spec §5.2, the ThinkingEnd spelling).
+#: The reasoning terminator a thinking model writes (behavior.md#stage-machine, the ThinkingEnd spelling).
 _THINKING_END = "</think>"
 
 
@@ -94,7 +94,7 @@ class Script(BaseModel):
 
     def model_text(self, request: ConversationRequest) -> str:
         """The text the model writes for ``request``: the reasoning and ``</think>`` first when the prompt ends in
-        the thinking stage (spec §5.2), unless the script is raw."""
+        the thinking stage (behavior.md#stage-machine), unless the script is raw."""
         thinking = request.parsing_options.thinking_initial_stage in (
             "reasoning_start",
             "reasoning_continuation",
@@ -175,7 +175,7 @@ class ScriptedBackend:
         ends = [end for _, end in encoding.offsets]
         finish = script.finish
         if len(ids) > job.max_tokens:
-            # A model server stops at the budget and says so (spec §5.1: Length).
+            # A model server stops at the budget and says so (behavior.md#stream-lifecycle: Length).
             ids, ends, finish = ids[: job.max_tokens], ends[: job.max_tokens], "length"
             text = text[: ends[-1]] if ends else ""
         size = script.chunk_size

@@ -1,7 +1,7 @@
 """Marker spellings, the internal unit alphabet, and the small incremental matchers the machine uses.
 
 The reference treats the two special tokens that steer parsing, ThinkingEnd ``</think>`` and Dsml ``｜DSML｜``,
-as single units (spec §5.2, §5.3, and observed); dscodec adds a third, the end-of-sentence token
+as single units (behavior.md#stage-machine, behavior.md#dsml-parsing, and observed); dscodec adds a third, the end-of-sentence token
 ``<｜end▁of▁sentence｜>``, which ends the output (deviation D15):
 
 * in *text* chunks their spellings are recognised, also split across chunks;
@@ -44,7 +44,7 @@ __all__ = [
     "sanitize_text",
 ]
 
-#: Spellings (spec §0 table; ``｜`` is U+FF5C, ``▁`` U+2581).
+#: Spellings (behavior.md#special-tokens table; ``｜`` is U+FF5C, ``▁`` U+2581).
 THINK_END_SPELLING = "</think>"
 DSML_SPELLING = "｜DSML｜"
 EOS_SPELLING = "<｜end▁of▁sentence｜>"
@@ -129,7 +129,7 @@ class Symbolizer:
 
 
 class StopMatcher:
-    """Incremental multi-pattern matcher for stop sequences (spec §5.4): an Aho–Corasick automaton.
+    """Incremental multi-pattern matcher for stop sequences (behavior.md#stop-sequences): an Aho–Corasick automaton.
 
     It reports the stop sequence that *ends* first; when several end on the same character, the one listed
     first in the request wins (observed: ``abcd`` with ``["abcd", "bc"]`` gives ``a``; ``xabcd`` with
@@ -286,7 +286,7 @@ class StopMatcher:
 def escape_json_string(text: str) -> str:
     """JSON string *content* for ``text``: ``"`` and ``\\`` escaped, control characters as ``\\n``/``\\u0001``.
 
-    Non-ASCII, ``/`` and U+007F stay raw (spec §5.3; the same rules as ``json.dumps(ensure_ascii=False)``).
+    Non-ASCII, ``/`` and U+007F stay raw (behavior.md#dsml-parsing; the same rules as ``json.dumps(ensure_ascii=False)``).
     """
     if text.isalnum():
         return text

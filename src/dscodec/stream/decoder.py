@@ -1,4 +1,4 @@
-"""Token ids to text, incrementally (spec §5.6).
+"""Token ids to text, incrementally (behavior.md#token-chunks-and-usage).
 
 :class:`IncrementalDecoder` turns the ids a model server streams into text with the vocabulary's byte table:
 
@@ -45,7 +45,7 @@ class TokenText:
 
 
 def logprob_token_text(data: bytes) -> str:
-    """The logprob ``token`` field for a token's bytes (spec §5.6).
+    """The logprob ``token`` field for a token's bytes (behavior.md#token-chunks-and-usage).
 
     The decoded text when the bytes are valid UTF-8 on their own, otherwise every byte as ``\\xHH`` (lower-case
     hex, the valid bytes too).
@@ -163,7 +163,7 @@ class IncrementalDecoder:
     def logprob(
         self, token_id: int, logprob: float, top_logprobs: Sequence[tuple[int, float]] = ()
     ) -> TokenLogprob:
-        """A logprob entry for one generated id (spec §5.6 ``token``/``bytes`` rules), with its alternatives."""
+        """A logprob entry for one generated id (behavior.md#token-chunks-and-usage ``token``/``bytes`` rules), with its alternatives."""
         token, data = self._lp_fields(token_id)
         tops = []
         for alt_id, alt_logprob in top_logprobs:

@@ -1,4 +1,4 @@
-"""DSML tool-call blocks → tool-call events with incrementally streamed JSON arguments (spec §5.3, D8).
+"""DSML tool-call blocks → tool-call events with incrementally streamed JSON arguments (behavior.md#dsml-parsing, D8).
 
 The parser runs once the output machine has seen a block opener (``<`` + the Dsml token). It works on the
 machine's units (see :mod:`dscodec.stream._markers`: ``D`` below is the Dsml token, as a spelling in text chunks
@@ -71,7 +71,7 @@ _ALNUM = string.ascii_letters + string.digits
 
 
 def random_tool_call_id(index: int) -> str:
-    """``call_<NN>_<20 letters/digits><4 digits>`` (spec §5.3), random like the reference's.
+    """``call_<NN>_<20 letters/digits><4 digits>`` (behavior.md#dsml-parsing), random like the reference's.
 
     Examples:
         >>> tid = random_tool_call_id(3)

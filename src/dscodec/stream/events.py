@@ -1,11 +1,11 @@
 """Protocol-neutral events produced by :class:`dscodec.stream.machine.OutputMachine`.
 
-Events are nouns (h11 style) and slotted dataclasses, cheap to create on the per-token hot path (they are not
+Events are nouns (what happened, not what to do) and slotted dataclasses, cheap to create on the per-token hot path (they are not
 declared frozen because a frozen dataclass costs three times as much to build; treat them as read-only). The
 protocol writers (Chat chunks, Responses events, Messages events) map them to wire events; nothing here knows a
 wire format.
 
-Order guarantees (spec §5.2–§5.4):
+Order guarantees (behavior.md#stage-machine to behavior.md#stop-sequences):
 
 * reasoning deltas come first, then at most one :class:`ReasoningEnd`, then content deltas and tool calls;
 * a tool call is :class:`ToolCallStart`, zero or more :class:`ToolCallDelta`, then :class:`ToolCallEnd`; calls do
@@ -34,7 +34,7 @@ __all__ = [
 
 
 class TopLogprob(NamedTuple):
-    """One alternative token of a :class:`TokenLogprob` (spec §5.6).
+    """One alternative token of a :class:`TokenLogprob` (behavior.md#token-chunks-and-usage).
 
     Attributes:
         token: the token's text, or every byte as ``\\xHH`` when its bytes are not valid UTF-8 on their own.
@@ -48,7 +48,7 @@ class TopLogprob(NamedTuple):
 
 
 class TokenLogprob(NamedTuple):
-    """The log probability of one generated token and its alternatives (spec §5.6).
+    """The log probability of one generated token and its alternatives (behavior.md#token-chunks-and-usage).
 
     A named tuple rather than a frozen dataclass: one is made per generated token plus one per alternative, and
     a tuple is several times cheaper to build; it is just as immutable, and ``_asdict()`` gives the wire fields.
@@ -73,7 +73,7 @@ class ReasoningDelta:
 
     Attributes:
         text: the text, never empty.
-        logprobs: entries of the tokens whose text ends in this piece (spec §5.6), in token order.
+        logprobs: entries of the tokens whose text ends in this piece (behavior.md#token-chunks-and-usage), in token order.
     """
 
     text: str
@@ -100,7 +100,7 @@ class ContentDelta:
 
 @dataclass(slots=True)
 class ToolCallStart:
-    """A tool call begins: its name is complete (spec §5.3).
+    """A tool call begins: its name is complete (behavior.md#dsml-parsing).
 
     Attributes:
         index: 0 for the first call of the output, then 1, 2, …
@@ -149,7 +149,7 @@ class ToolCallEnd:
 
 @dataclass(slots=True)
 class StopSequence:
-    """A stop sequence matched in the content; the output is over (spec §5.4).
+    """A stop sequence matched in the content; the output is over (behavior.md#stop-sequences).
 
     Attributes:
         sequence: the stop sequence that matched (the earliest-ending one; on a tie, the first in request order).

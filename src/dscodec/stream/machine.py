@@ -1,10 +1,10 @@
-"""The output state machine: model text → protocol-neutral events (spec §5.2–§5.6, deviations D7, D8, D15).
+"""The output state machine: model text → protocol-neutral events (behavior.md#stage-machine to behavior.md#token-chunks-and-usage, deviations D7, D8, D15).
 
-:class:`OutputMachine` is sans-I/O (STYLE §3): the caller feeds what the model produced — text chunks with
+:class:`OutputMachine` is sans-I/O (no I/O of its own): the caller feeds what the model produced — text chunks with
 :meth:`OutputMachine.feed`, decoded token ids with :meth:`OutputMachine.feed_tokens` — and gets events back;
 :meth:`OutputMachine.close` flushes what is held at the end. The caller chooses the finish reason.
 
-Stages (spec §5.2)::
+Stages (behavior.md#stage-machine)::
 
     REASONING ──</think>──► CONTENT ──<DSML──► TOOL_CALLS ──</DSML tool_calls>──► DISCARD
         └─────────<DSML────────────────────────────┘
@@ -42,7 +42,7 @@ Rules, each observed on the reference:
 Holding back: text is released as soon as it can no longer be part of a marker, a held newline run or a stop
 sequence; what is held is at most a marker's length plus a newline run (``pending_text`` shows it).
 
-Logprobs (spec §5.6): an entry goes with the delta that carries the end of its token's text (a token that
+Logprobs (behavior.md#token-chunks-and-usage): an entry goes with the delta that carries the end of its token's text (a token that
 completes no character goes with the next one). Entries of dropped text (stripped newlines, markers, JSON-mode
 preamble) go with the next delta of the same channel emitted by the same call, else with the last one it
 emitted, else nowhere; the ``</think>`` token's entry and entries of tool-call text are dropped, and so are the

@@ -1,4 +1,4 @@
-"""The Anthropic Messages protocol: request conversion (:func:`parse_request`, spec §2.3)."""
+"""The Anthropic Messages protocol: request conversion (:func:`parse_request`, behavior.md#messages)."""
 
 from dscodec.protocols.anthropic_messages.inbound import parse_request
 

@@ -1,4 +1,4 @@
-"""Anthropic Messages stream events -> the complete ``message`` object (spec §5.10).
+"""Anthropic Messages stream events -> the complete ``message`` object (behavior.md#accumulation).
 
 Works on event dicts, ours or parsed from a recorded wire transcript.
 """
@@ -129,7 +129,7 @@ def accumulate_events(
 
 
 def _empty(response_id: str, model: str) -> dict[str, Any]:
-    """The message of a stream without ``message_start``: no content, zero usage (spec §5.10)."""
+    """The message of a stream without ``message_start``: no content, zero usage (behavior.md#accumulation)."""
     return {
         "id": response_id,
         "type": "message",

@@ -1,4 +1,4 @@
-"""Anthropic Messages request -> :class:`~dscodec.conversation.ConversationRequest` (spec §1, §2.3, §2.5–§2.7).
+"""Anthropic Messages request -> :class:`~dscodec.conversation.ConversationRequest` (behavior.md#request-path, behavior.md#messages, behavior.md#json-schemas to behavior.md#parsing-options).
 
 :func:`parse_request` is the single entry point. It reads the body (:mod:`.models`), then applies the
 protocol's rules in the reference's order (found by differential testing): model; tool names and server tools;
@@ -7,7 +7,7 @@ sequences, temperature, top_p, max_tokens. A request breaking several rules gets
 from the reference. Every error leaves as a :class:`~dscodec.errors.ConversionError` bound to Anthropic's
 error envelope (deviation D1).
 
-Messages become conversation messages as the reference splits them (§2.3):
+Messages become conversation messages as the reference splits them (behavior.md#messages):
 
 * the top-level ``system`` is the first system message;
 * each content block of a user message is its own user message (the renderer joins consecutive ones again),
@@ -40,7 +40,7 @@ __all__ = ["parse_request"]
 
 PROTOCOL: conv.Protocol = "messages"
 
-#: How a role-``system`` message is written on V4 (§2.3): a user text between these tags.
+#: How a role-``system`` message is written on V4 (behavior.md#messages): a user text between these tags.
 SYSTEM_REMINDER_OPEN = "<system-reminder>\n"
 SYSTEM_REMINDER_CLOSE = "\n</system-reminder>"
 
@@ -148,23 +148,23 @@ class _Converter:
             temperature=req.temperature,
             top_p=req.top_p,
             max_tokens=max_tokens,
-            # A trailing assistant message is a complete turn, so the model always starts afresh (§2.3).
+            # A trailing assistant message is a complete turn, so the model always starts afresh (behavior.md#messages).
             initial_stage="reasoning_start",
             stop=stop,
         )
 
-    # -- tools and tool choice (§2.3, §2.1.4) ----------------------------------------------------------------
+    # -- tools and tool choice (behavior.md#messages, behavior.md#tools-and-tool-choice) ---------------------
 
     def _client_tools(self) -> list[wire.FunctionTool]:
-        """The client tools, with checked names; server tools refused or dropped (§2.3).
+        """The client tools, with checked names; server tools refused or dropped (behavior.md#messages).
 
-        Their schemas are checked later, after the messages (the reference's order, as in Chat §1.5).
+        Their schemas are checked later, after the messages (the reference's order, as in Chat behavior.md#chat-check-order).
         """
         drop_web_search = self.options.messages_web_search == "drop"
         client: list[wire.FunctionTool] = []
         for index, tool in enumerate(self.request.tools or ()):
             if isinstance(tool, wire.ServerTool):
-                # Only web search has a drop policy; every other server tool is refused (§2.3).
+                # Only web search has a drop policy; every other server tool is refused (behavior.md#messages).
                 if not (drop_web_search and tool.type.startswith("web_search")):
                     raise ConversionError(f"tools[{index}]: server tools are not supported")
                 self.dropped.add(tool.name if tool.name is not None else _WEB_SEARCH)
@@ -185,14 +185,14 @@ class _Converter:
             if tool.name in names:
                 raise ConversionError("Tool names must be unique.")
             names.add(tool.name)
-            # ``input_schema`` is required: a missing one is checked like ``null`` (§2.3).
+            # ``input_schema`` is required: a missing one is checked like ``null`` (behavior.md#messages).
             _tools.validate_function_parameters(tool.name, tool.input_schema)
             tools.append(
                 conv.ToolDefinition(
                     name=tool.name,
                     description=tool.description,
                     parameters=tool.input_schema,
-                    # V4 has no deferred tools: every tool is listed (§2.3).
+                    # V4 has no deferred tools: every tool is listed (behavior.md#messages).
                     defer_loading=self.version != "v4" and tool.defer_loading is True,
                 )
             )
@@ -218,7 +218,7 @@ class _Converter:
             return "none", []
         if choice == "auto" or not self.request.tools:
             # A forced tool call in a request without tools quietly becomes auto, as Chat's required does
-            # (§2.1.4).
+            # (behavior.md#tools-and-tool-choice).
             return "auto", tools
         if isinstance(choice, wire.NamedToolChoice):
             chosen = [t for t in tools if t.name == choice.name]
@@ -238,7 +238,7 @@ class _Converter:
         return "required", tools
 
     def _max_tokens(self, thinking: bool) -> int | None:
-        """Messages' ``max_tokens``: optional, at least 1, quietly lowered to the bound (§1.4)."""
+        """Messages' ``max_tokens``: optional, at least 1, quietly lowered to the bound (behavior.md#sampling)."""
         value = self.request.max_tokens
         if value is None:
             return None
@@ -253,7 +253,7 @@ class _Converter:
             _sampling.check_max_tokens(value, thinking=thinking, options=options)
         return min(value, bound)
 
-    # -- messages (§2.3) -------------------------------------------------------------------------------------
+    # -- messages (behavior.md#messages) ---------------------------------------------------------------------
 
     def _messages(self, thinking: bool, *, offers_tools: bool) -> list[conv.Message]:
         req = self.request
@@ -337,7 +337,7 @@ class _Converter:
         if pending is not None and len(answered) < len(expected_ids):
             _unanswered(f"messages.{pending.message_index}:", [i for i in expected if i not in answered])
         if references and self.version != "v4":
-            # V4.1 announces the referenced tools in a system message after the whole user message (§2.3).
+            # V4.1 announces the referenced tools in a system message after the whole user message (behavior.md#messages).
             announcement = conv.SystemMessage(content="")
             self.announcements.append(_Announcement(announcement, references, keep_empty=False))
             out.append(announcement)
@@ -349,7 +349,7 @@ class _Converter:
         block: wire.ToolResultBlock,
         references: list[str],
     ) -> conv.ToolMessage:
-        """A tool message; ``is_error`` does not change it (§2.3)."""
+        """A tool message; ``is_error`` does not change it (behavior.md#messages)."""
         content = block.content
         if content is None or isinstance(content, str):
             return conv.ToolMessage(tool_call_id=block.tool_use_id, content=content or "")
@@ -389,12 +389,12 @@ class _Converter:
         for position, block in enumerate(content):
             _check_role(index, "assistant", block)
             if isinstance(block, (wire.ServerToolUseBlock, wire.WebSearchToolResultBlock)):
-                # Server-tool history is refused, or dropped before anything else looks at it (§2.3).
+                # Server-tool history is refused, or dropped before anything else looks at it (behavior.md#messages).
                 if not drop_server_blocks:
                     raise ConversionError("Unsupported content block: server tools are not supported")
                 continue
             if calls and not isinstance(block, (wire.ToolUseBlock, wire.ThinkingBlock)):
-                # Only more calls may follow a call: its results must come right after it (§2.3).
+                # Only more calls may follow a call: its results must come right after it (behavior.md#messages).
                 _unanswered(f"messages.{index}.{position}: ", [c.id for c in calls])
             if isinstance(block, wire.TextBlock):
                 _append_text(texts, block.text)
@@ -427,7 +427,7 @@ class _Converter:
         return _PendingCalls(index, [call.id for call in calls]) if calls else None
 
     def _system(self, index: int, content: wire.Content, out: list[conv.Message]) -> None:
-        """A ``system`` message inside ``messages``: V4.1 keeps it in place, V4 makes it a reminder (§2.3)."""
+        """A ``system`` message inside ``messages``: V4.1 keeps it in place, V4 makes it a reminder (behavior.md#messages)."""
         part = _convert.Content()
         added: list[str] = []
         blocks: Sequence[wire.Block] = (wire.TextBlock(content),) if isinstance(content, str) else content
@@ -486,7 +486,7 @@ class _Converter:
     def _image_source(
         self, source: wire.ImageSource, *, source_path: str, error_path: str
     ) -> conv.ImageSource:
-        """Where a V4.1 image comes from: an http(s) URL or a base64 data URL (§2.3)."""
+        """Where a V4.1 image comes from: an http(s) URL or a base64 data URL (behavior.md#messages)."""
         if isinstance(source, wire.FileSource):
             raise ConversionError(
                 f"{error_path}: file_id is not supported. Pass the image as a base64 data url instead."
@@ -508,7 +508,7 @@ _INBOUND = _convert.Inbound(PROTOCOL, wire.read_request, _Converter, anthropic_e
 
 
 def _check_role(index: int, role: wire.Role, block: wire.Block) -> None:
-    """Refuse a block the role cannot hold (§2.3); the messages are the reference's."""
+    """Refuse a block the role cannot hold (behavior.md#messages); the messages are the reference's."""
     if isinstance(block, wire.ThinkingBlock) and role != "assistant":
         raise ConversionError(
             f"messages.{index}.content: thinking blocks may only be in `assistant` messages"
@@ -533,7 +533,7 @@ def _append_text(texts: list[str], piece: str) -> None:
 
 
 def _unanswered(prefix: str, ids: Sequence[str]) -> NoReturn:
-    """Raise the error for tool calls whose results do not follow them (§2.3); ``prefix`` names the place."""
+    """Raise the error for tool calls whose results do not follow them (behavior.md#messages); ``prefix`` names the place."""
     # The reference lists the ids in byte order, whatever order the calls had.
     listed = ", ".join(sorted(ids, key=lambda i: i.encode("utf-8", "surrogatepass")))
     raise ConversionError(

@@ -1,4 +1,4 @@
-"""Anthropic Messages request wire types and their typed reading (spec §2.3).
+"""Anthropic Messages request wire types and their typed reading (behavior.md#messages).
 
 :func:`read_request` turns a parsed JSON body into frozen dataclasses, checking JSON types only; the rules of
 the protocol (roles of blocks, tool pairing, images, tools…) belong to
@@ -110,7 +110,7 @@ class ImageBlock:
 
 @dataclass(frozen=True, slots=True)
 class DocumentBlock:
-    """A document. Only the declared ``source.media_type`` matters: documents are not read (spec §2.3)."""
+    """A document. Only the declared ``source.media_type`` matters: documents are not read (behavior.md#messages)."""
 
     media_type: str | None = None
 
@@ -356,7 +356,7 @@ def _read_tool(value: Any, path: str) -> Tool:
         raise WireError(f"field `{key}`: {exc.detail}", exc.path) from None
 
 
-# Read for its type only: parallel tool use cannot be switched off (spec §2.3).
+# Read for its type only: parallel tool use cannot be switched off (behavior.md#messages).
 _DISABLE_PARALLEL = checked("disable_parallel_tool_use", read_bool)
 _TOOL_CHOICE: Tagged[ToolChoice] = Tagged(
     "type",
@@ -371,7 +371,7 @@ _TOOL_CHOICE: Tagged[ToolChoice] = Tagged(
 _THINKING = Struct(
     lambda type: type,
     required("type", unit_enum(THINKING_VARIANTS)),
-    # Read for its type only: the budget never matters (spec §1.3).
+    # Read for its type only: the budget never matters (behavior.md#thinking-and-effort).
     checked("budget_tokens", uint(64)),
     expected="struct MessagesThinking",
     size=2,

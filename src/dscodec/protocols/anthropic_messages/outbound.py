@@ -1,4 +1,4 @@
-"""Stream events -> Anthropic Messages stream events (spec §5.9; deviation D1 for errors).
+"""Stream events -> Anthropic Messages stream events (behavior.md#messages-events; deviation D1 for errors).
 
 A response is ``message_start``, then content blocks, then ``message_delta`` (stop reason, usage) and
 ``message_stop``. Each block is ``content_block_start``, deltas, ``content_block_stop``; blocks are numbered
@@ -32,7 +32,7 @@ _TEXT = "text"
 
 
 def stop_reason(outcome: Outcome) -> str:
-    """The Messages ``stop_reason`` for how the output ended (spec §5.1 table).
+    """The Messages ``stop_reason`` for how the output ended (behavior.md#stream-lifecycle table).
 
     Examples:
         >>> from dscodec.protocols._wire import PromptUsage
@@ -86,7 +86,7 @@ class MessagesEventWriter(EventWriter):
     def __init__(self, request: ConversationRequest, *, response_id: str, model: str, created: int) -> None:
         super().__init__(request, response_id=response_id, model=model, created=created)
         self.signature: str | None = response_id
-        # The generator's thinking mode decides the opening thinking block (spec §5.9, §7), not the parsing
+        # The generator's thinking mode decides the opening thinking block (behavior.md#messages-events, behavior.md#neutral-conversation), not the parsing
         # options; both agree for every request dscodec converts.
         self._thinking = request.conversation.thinking_mode
         self._kind: str | None = None  # type of the open block, None when no block is open

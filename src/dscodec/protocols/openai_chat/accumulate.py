@@ -1,4 +1,4 @@
-"""Chat Completions chunks -> the complete ``chat.completion`` object (spec §5.10).
+"""Chat Completions chunks -> the complete ``chat.completion`` object (behavior.md#accumulation).
 
 Works on chunk dicts, ours or parsed from a recorded wire transcript.
 """

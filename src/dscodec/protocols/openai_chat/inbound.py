@@ -1,7 +1,7 @@
-"""Chat Completions request -> :class:`~dscodec.conversation.ConversationRequest` (spec §1, §2.1, §2.5–§2.7).
+"""Chat Completions request -> :class:`~dscodec.conversation.ConversationRequest` (behavior.md#request-path, behavior.md#chat-completions, behavior.md#json-schemas to behavior.md#parsing-options).
 
 :func:`parse_request` is the single entry point. It reads the body (:mod:`.models`), then applies the
-protocol's rules in the reference's validation order (§1.5: model, tools, messages, response format, tool
+protocol's rules in the reference's validation order (behavior.md#chat-check-order: model, tools, messages, response format, tool
 choice, then the sampling fields), so that a request breaking several rules gets the same error as from the
 reference. Every error leaves as a :class:`~dscodec.errors.ConversionError` bound to the OpenAI error body.
 """
@@ -55,7 +55,7 @@ class _Converter:
     version: conv.ModelVersion = "v4"
 
     def convert(self) -> conv.ConversationRequest:
-        # The order of the checks below is the reference's (§1.5, refined by differential testing): a request
+        # The order of the checks below is the reference's (behavior.md#chat-check-order, refined by differential testing): a request
         # breaking several rules gets the error of the first one.
         req = self.request
         self.version = _sampling.resolve_model(req.model, self.options)
@@ -137,7 +137,7 @@ class _Converter:
             include_usage=req.include_usage,
         )
 
-    # -- tools (§2.1.4, §2.5) ------------------------------------------------------------------------------
+    # -- tools (behavior.md#tools-and-tool-choice, behavior.md#json-schemas) -------------------------------
 
     def _tools(self) -> list[conv.ToolDefinition]:
         """Tools with checked schemas: per tool a new name, then its schema (the name syntax was checked before
@@ -166,7 +166,7 @@ class _Converter:
             return _tools.resolve_tool_choice("required", choice.name, tools, thinking=thinking)
         return _tools.resolve_tool_choice(choice, None, tools, thinking=thinking)
 
-    # -- messages (§2.1.1–§2.1.3) --------------------------------------------------------------------------
+    # -- messages (behavior.md#chat-content-parts to behavior.md#chat-tool-messages) -----------------------
 
     def _messages(self, thinking: bool) -> list[conv.Message]:
         wire_messages = self.request.messages
@@ -297,7 +297,7 @@ class _Converter:
         return _images.checked_image_sources(self._image_refs(parts, index), path=f".messages[{index}]")
 
     def _image_refs(self, parts: Sequence[wire.ContentPart], index: int) -> list[_images.ImageRef | None]:
-        """The image of every image or file part (``None`` for text); checks the file parts (§2.1.1)."""
+        """The image of every image or file part (``None`` for text); checks the file parts (behavior.md#chat-content-parts)."""
         path = f".messages[{index}]"
         urls: list[_images.ImageRef | None] = []
         for part in parts:

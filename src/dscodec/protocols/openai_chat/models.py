@@ -1,4 +1,4 @@
-"""Chat Completions request wire types and their typed reading (spec §2.1).
+"""Chat Completions request wire types and their typed reading (behavior.md#chat-completions).
 
 :func:`read_request` turns a parsed JSON body into frozen dataclasses, checking JSON types only; the rules of
 the protocol (ranges, pairing, images…) are :mod:`dscodec.protocols.openai_chat.inbound`'s business. Field
@@ -77,7 +77,7 @@ class ImageUrlPart:
 
 @dataclass(frozen=True, slots=True)
 class FilePart:
-    """A ``file`` part. Only the flat ``file_id``/``file_data`` fields count (spec §2.1.1)."""
+    """A ``file`` part. Only the flat ``file_id``/``file_data`` fields count (behavior.md#chat-content-parts)."""
 
     file_id: str | None = None
     file_data: str | None = None
@@ -350,7 +350,7 @@ _STREAM_OPTIONS = Struct(
 _THINKING = Struct(
     lambda type: type,
     required("type", unit_enum(THINKING_VARIANTS)),
-    # Read for its type only: the budget never matters (spec §1.3).
+    # Read for its type only: the budget never matters (behavior.md#thinking-and-effort).
     checked("budget_tokens", uint(64)),
     expected="struct ChatCompletionThinking",
     size=2,

@@ -1,4 +1,4 @@
-"""Stream events -> Chat Completions chunks (spec §5.7).
+"""Stream events -> Chat Completions chunks (behavior.md#chat-chunks).
 
 Every chunk is ``{"id","object":"chat.completion.chunk","created","model","system_fingerprint","choices":[{"index":0,
 "delta","logprobs","finish_reason"}],"usage"}``. The first chunk announces the role; reasoning goes in
@@ -42,7 +42,7 @@ def _json_string(text: str) -> str:
 
 
 def finish_reason(outcome: Outcome) -> str:
-    """The Chat ``finish_reason`` (spec §5.1 table)."""
+    """The Chat ``finish_reason`` (behavior.md#stream-lifecycle table)."""
     if outcome.finish is None or outcome.stop_sequence is not None:
         return "stop"
     if outcome.finish == "stop":
@@ -51,7 +51,7 @@ def finish_reason(outcome: Outcome) -> str:
 
 
 def usage_dict(outcome: Outcome, *, with_reasoning: bool) -> dict[str, Any]:
-    """The Chat usage object (spec §5.6, §5.7; reasoning tokens per deviation D5)."""
+    """The Chat usage object (behavior.md#token-chunks-and-usage, behavior.md#chat-chunks; reasoning tokens per deviation D5)."""
     prompt = outcome.prompt.prompt_tokens
     cached = outcome.prompt.cached_tokens
     usage: dict[str, Any] = {

@@ -1,4 +1,4 @@
-"""The OpenAI Responses protocol: request conversion (:func:`parse_request`, spec §2.2)."""
+"""The OpenAI Responses protocol: request conversion (:func:`parse_request`, behavior.md#responses)."""
 
 from dscodec.protocols.openai_responses.inbound import parse_request
 

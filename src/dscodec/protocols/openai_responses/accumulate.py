@@ -1,4 +1,4 @@
-"""Responses stream events -> the complete response object (spec §5.10).
+"""Responses stream events -> the complete response object (behavior.md#accumulation).
 
 Works on event dicts, ours or parsed from a recorded wire transcript (anything malformed is skipped, never
 raised on). The result is:

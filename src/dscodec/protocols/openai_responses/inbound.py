@@ -1,4 +1,4 @@
-"""OpenAI Responses request -> :class:`~dscodec.conversation.ConversationRequest` (spec §1, §2.2, §2.5–§2.7).
+"""OpenAI Responses request -> :class:`~dscodec.conversation.ConversationRequest` (behavior.md#request-path, behavior.md#responses, behavior.md#json-schemas to behavior.md#parsing-options).
 
 :func:`parse_request` is the single entry point. It reads the body (:mod:`.models`), then applies the
 protocol's rules in the reference's order: model; the tool list, tool by tool (custom tools, server tools,
@@ -7,7 +7,7 @@ names; ``tool_choice``; the ``json`` word; the response format; the sampling fie
 rules gets the same error as from the reference. Every error leaves as a
 :class:`~dscodec.errors.ConversionError` bound to the OpenAI error body.
 
-Input items become conversation messages as the reference groups them (§2.2), observed as follows:
+Input items become conversation messages as the reference groups them (behavior.md#responses), observed as follows:
 
 * an assistant turn collects, in this order, reasoning items, assistant messages and tool calls; an item that
   would go back in that order (reasoning after a message or a call, a message after a call) starts a new turn;
@@ -37,7 +37,7 @@ __all__ = ["parse_request"]
 
 PROTOCOL: conv.Protocol = "responses"
 
-#: Text standing for an ``input_file`` part, on both templates (§2.2).
+#: Text standing for an ``input_file`` part, on both templates (behavior.md#responses).
 UNSUPPORTED_DOCUMENT_TEXT = "[Unsupported Document]"
 
 #: Reasoning texts (content parts and consecutive reasoning items) are joined with one newline.
@@ -161,7 +161,7 @@ class _Converter:
         _sampling.check_temperature(req.temperature)
         _sampling.check_top_p(req.top_p)
         if req.top_logprobs is not None:
-            # Asking for top_logprobs is asking for logprobs: Responses has no separate switch (§2.2).
+            # Asking for top_logprobs is asking for logprobs: Responses has no separate switch (behavior.md#responses).
             _sampling.check_top_logprobs_range(req.top_logprobs)
         _sampling.check_max_tokens(req.max_output_tokens, thinking=thinking, options=self.options)
 
@@ -187,7 +187,7 @@ class _Converter:
             namespace_tool_map=self._namespace_tool_map(),
         )
 
-    # -- tools (§2.2, §2.5, §3.9) ---------------------------------------------------------------------------
+    # -- tools (behavior.md#responses, behavior.md#json-schemas, behavior.md#apply-patch-tool) --------------
 
     def _check_tool_list(self) -> None:
         """The checks the reference makes on the tool list before it reads the input, tool by tool."""
@@ -236,7 +236,7 @@ class _Converter:
         return dict(zip(names, members))
 
     def _tools(self) -> list[conv.ToolDefinition]:
-        """The tool definitions in request order, schemas checked (§2.2, §2.5)."""
+        """The tool definitions in request order, schemas checked (behavior.md#responses, behavior.md#json-schemas)."""
         if self.request.tool_choice == "none":
             # The tools vanish before their schemas are looked at (only their names were checked).
             return []
@@ -286,7 +286,7 @@ class _Converter:
             return _tools.resolve_tool_choice("required", choice.name, tools, thinking=thinking)
         return _tools.resolve_tool_choice(choice, None, tools, thinking=thinking)
 
-    # -- input items (§2.2) -------------------------------------------------------------------------------------
+    # -- input items (behavior.md#responses) --------------------------------------------------------------------
 
     def _messages(self, thinking: bool) -> list[conv.Message]:
         req = self.request
@@ -388,7 +388,7 @@ class _Converter:
 
     def _call(self, item: wire.FunctionCallItem | wire.CustomToolCallItem) -> conv.ToolCall:
         if isinstance(item, wire.CustomToolCallItem):
-            # A custom tool's free-form input travels as the single ``input`` argument (§3.9).
+            # A custom tool's free-form input travels as the single ``input`` argument (behavior.md#apply-patch-tool).
             return conv.ToolCall(
                 id=item.call_id, name=item.name, arguments=dumps_compact({"input": item.input})
             )
@@ -420,7 +420,7 @@ class _Converter:
         if turn is not None:
             self.out.extend(turn.messages())
 
-    # -- content (§2.2) -----------------------------------------------------------------------------------------
+    # -- content (behavior.md#responses) ------------------------------------------------------------------------
 
     def _content(self, content: wire.Content, index: int, *, parts_path: str) -> _convert.Content:
         """User, system and tool-output content: text parts and image placeholders joined with a blank line."""
@@ -506,11 +506,11 @@ def _format_name(fmt: wire.TextFormat) -> conv.ResponseFormat:
     return "json_schema" if isinstance(fmt, wire.JsonSchemaFormat) else fmt
 
 
-# -- echo (§5.8) ---------------------------------------------------------------------------------------------------
+# -- echo (behavior.md#responses-events) ---------------------------------------------------------------------------
 
 
 def _echo(req: wire.ResponsesRequest) -> dict[str, Any]:
-    """The request settings a Responses response object repeats, in wire spelling (§2.2 ``echo()``, §5.8).
+    """The request settings a Responses response object repeats, in wire spelling (behavior.md#responses ``echo()``, behavior.md#responses-events).
 
     Scalars are echoed as the request gave them (not as resolved for sampling); ``metadata`` is always ``{}``
     and hosted tools other than web search are left out, as in the reference's response objects.

@@ -1,4 +1,4 @@
-"""OpenAI Responses request wire types and their typed reading (spec §2.2).
+"""OpenAI Responses request wire types and their typed reading (behavior.md#responses).
 
 :func:`read_request` turns a parsed JSON body into frozen dataclasses, checking JSON types only; the protocol's
 rules (pairing of calls and outputs, tool names, images…) belong to
@@ -163,7 +163,7 @@ class CustomToolCallOutputItem:
 class ReasoningItem:
     """A reasoning item: the ``text`` of every ``content`` part (their ``type`` is not read).
 
-    ``summary`` and ``encrypted_content`` are not used (spec §2.2); ``encrypted_content`` is type-checked only.
+    ``summary`` and ``encrypted_content`` are not used (behavior.md#responses); ``encrypted_content`` is type-checked only.
     """
 
     texts: tuple[str, ...] = ()
@@ -399,7 +399,7 @@ _FUNCTION = Struct(
     optional("parameters"),
     optional("strict", read_bool),
 )
-# ``description`` and ``format`` are not read: the only custom tool served has a fixed definition (§3.9).
+# ``description`` and ``format`` are not read: the only custom tool served has a fixed definition (behavior.md#apply-patch-tool).
 _CUSTOM = Struct(CustomTool, required("name", read_str))
 _NAMESPACE_MEMBER: Tagged[FunctionTool | CustomTool] = Tagged(
     "type", "internally tagged enum ResponsesNamespaceTool", {"function": _FUNCTION, "custom": _CUSTOM}

@@ -1,4 +1,4 @@
-"""Stream events -> OpenAI Responses stream events (spec §5.1, §5.6, §5.8, §5.11; deviations D3, D5, D6).
+"""Stream events -> OpenAI Responses stream events (behavior.md#stream-lifecycle, behavior.md#token-chunks-and-usage, behavior.md#responses-events, behavior.md#writers; deviations D3, D5, D6).
 
 A Responses stream is a lifecycle around output items::
 
@@ -40,12 +40,12 @@ from dscodec.stream.events import (
 
 __all__ = ["APPLY_PATCH", "ResponsesEventWriter", "default_settings", "response_object", "usage_dict"]
 
-#: The one custom tool the reference supports (spec §2.2); its calls stream as ``custom_tool_call`` items.
+#: The one custom tool the reference supports (behavior.md#responses); its calls stream as ``custom_tool_call`` items.
 APPLY_PATCH: Final = "apply_patch"
 
 _REASONING, _MESSAGE, _FUNCTION, _CUSTOM = range(4)
 
-#: Why a response ended incomplete, per backend finish (spec §5.1 table).
+#: Why a response ended incomplete, per backend finish (behavior.md#stream-lifecycle table).
 _INCOMPLETE_REASONS: Final[Mapping[str, str]] = {
     "length": "max_output_tokens",
     "content_filter": "content_filter",
@@ -72,7 +72,7 @@ def _f32_text(value: Any) -> Any:
 
 
 def default_settings() -> dict[str, Any]:
-    """The request settings a response object echoes when the request set none (spec §5.8)."""
+    """The request settings a response object echoes when the request set none (behavior.md#responses-events)."""
     return {
         "instructions": None,
         "max_output_tokens": None,
@@ -101,7 +101,7 @@ def response_object(
     incomplete_details: dict[str, Any] | None = None,
     usage: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The response object with every key of spec §5.8, in the reference's order.
+    """The response object with every key of behavior.md#responses-events, in the reference's order.
 
     ``settings`` are the request's echoed settings (:func:`default_settings` keys), shared, not copied.
     """
@@ -146,7 +146,7 @@ def response_object(
 
 
 def usage_dict(outcome: Outcome) -> dict[str, Any]:
-    """The Responses usage object (spec §5.6).
+    """The Responses usage object (behavior.md#token-chunks-and-usage).
 
     ``cache_write_tokens`` is always 0 (D3: required by the openai SDK's types; the reference leaves it out), and
     ``reasoning_tokens`` is counted for every kind of backend chunk (D5), 0 when the request has no thinking stage.
@@ -248,7 +248,7 @@ class ResponsesEventWriter(EventWriter):
     # -- EventWriter ------------------------------------------------------------------------------------------
 
     def open(self, usage: PromptUsage) -> list[WireEvent]:
-        # Prompt usage is only reported with the final response (spec §5.6); the start shows usage null.
+        # Prompt usage is only reported with the final response (behavior.md#token-chunks-and-usage); the start shows usage null.
         return [
             self._lifecycle("response.created", self._response("in_progress")),
             self._lifecycle("response.in_progress", self._response("in_progress")),
@@ -346,7 +346,7 @@ class ResponsesEventWriter(EventWriter):
                 "sequence_number": self._next(),
             }
         else:
-            # Reasoning deltas have no logprobs field in the Responses shape; their entries are dropped (§5.6).
+            # Reasoning deltas have no logprobs field in the Responses shape; their entries are dropped (behavior.md#token-chunks-and-usage).
             data = {
                 "type": "response.reasoning_text.delta",
                 "content_index": 0,
@@ -420,7 +420,7 @@ class ResponsesEventWriter(EventWriter):
             }
         else:
             added = {"type": "function_call", "id": item.id, "status": "in_progress", "call_id": item.call_id}
-            # Namespaced tools are rendered to the model as one joined name (spec §2.2); the client declared
+            # Namespaced tools are rendered to the model as one joined name (behavior.md#responses); the client declared
             # them as name + namespace, so that is how the call goes back. Unknown names pass through as written.
             qualified = self._namespaces.get(event.name)
             if qualified is None:

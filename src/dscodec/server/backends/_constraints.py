@@ -1,6 +1,6 @@
 """dscodec's output constraint in the terms engines take: a JSON schema, "any JSON object", a regex, or a grammar.
 
-:class:`~dscodec.OutputConstraint` has four kinds (the converters set them, spec §2.6):
+:class:`~dscodec.OutputConstraint` has four kinds (the converters set them, behavior.md#output-constraints):
 
 * ``json`` with a schema: the output is JSON matching it; with ``""``: any JSON object (``json_object``);
 * ``regex``: the output matches the pattern;
