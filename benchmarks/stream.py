@@ -1,13 +1,17 @@
 """Response-path benchmark: model output pushed token by token, dscodec against the reference, in one process.
 
-The output: about 10K tokens — reasoning, an answer, then a tool call whose string argument is 2K characters of
-source code. Both sides decode token ids, run the output state machine and write Chat Completions chunks
-serialised to JSON (every event's ``to_json()``), pushing one id at a time and four at a time.
+One output per kind, about 10K tokens each (``--tokens``): ``mixed`` (reasoning, an answer, then a tool call whose
+string argument is 2K characters of source code), ``prose`` (English reasoning and answer), ``cjk`` (Chinese
+reasoning and answer, from ``benchmarks/workloads.py``), ``long string argument`` (one tool call writing a long
+file), ``many small parameters`` (many calls, each with short string, number, boolean and list parameters) and
+``JSON mode`` (``response_format: json_object``, a long JSON document). Both sides decode token ids, run the
+output state machine and write Chat Completions chunks serialised to JSON (every event's ``to_json()``), pushing
+one id at a time and four at a time: one row per kind and push size.
 
 A second measurement pushes the same output with a tool argument ten times longer, to show that the cost per
 character stays flat (linear total cost).
 
-    python benchmarks/stream.py [--runs 5]
+    python benchmarks/stream.py [--runs 5] [--tokens 10000] [--kinds prose,cjk]
 
 The reference is optional (``pip install deepseek-recipe``); without it only dscodec's figures are printed.
 """
@@ -16,12 +20,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import statistics
+import sys
 import sysconfig
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import workloads
 
 import dscodec
 from dscodec.vocab import Vocabulary, bundled_tokenizer_path
@@ -41,6 +51,14 @@ BODY = {
     "model": "DeepSeek-V4-Pro",
     "messages": [{"role": "user", "content": "Refactor the module and write it back."}],
     "tools": [TOOL],
+    "stream": True,
+    "stream_options": {"include_usage": True},
+}
+JSON_BODY = {
+    "model": "DeepSeek-V4-Pro",
+    "messages": [{"role": "user", "content": "List the items as JSON."}],
+    "thinking": {"type": "disabled"},
+    "response_format": {"type": "json_object"},
     "stream": True,
     "stream_options": {"include_usage": True},
 }
@@ -73,6 +91,74 @@ def build_output(argument_chars: int, prose_tokens: int, vocab: Vocabulary) -> l
     return vocab.full.encode(text, add_special_tokens=False).ids
 
 
+def _fit(text: str, tokens: int, vocab: Vocabulary) -> str:
+    """``text`` cut to about ``tokens`` tokens (at a token boundary)."""
+    ids = vocab.full.encode(text, add_special_tokens=False).ids
+    return str(vocab.full.decode(ids[:tokens]))
+
+
+def _english(tokens: int, vocab: Vocabulary) -> str:
+    from pydoc_data.topics import topics
+
+    text = "\n\n".join(topics[name] for name in sorted(topics))
+    return _fit(text.replace("<", "("), tokens, vocab)
+
+
+def _params_call(calls: int) -> str:
+    """``calls`` invokes of a tool with many small parameters (strings, numbers, booleans, a list)."""
+    out = ["\n\n<｜DSML｜tool_calls>\n"]
+    for k in range(calls):
+        out.append('<｜DSML｜invoke name="bash">\n')
+        out.append(f'<｜DSML｜parameter name="command" string="true">ls -la src/{k}</｜DSML｜parameter>\n')
+        out.append(f'<｜DSML｜parameter name="timeout" string="false">{k * 7 % 300}</｜DSML｜parameter>\n')
+        out.append('<｜DSML｜parameter name="verbose" string="false">true</｜DSML｜parameter>\n')
+        out.append(f'<｜DSML｜parameter name="cwd" string="true">/work/{k % 9}</｜DSML｜parameter>\n')
+        out.append(f'<｜DSML｜parameter name="args" string="false">["-n", {k}]</｜DSML｜parameter>\n')
+        out.append("</｜DSML｜invoke>\n")
+    out.append("</｜DSML｜tool_calls>")
+    return "".join(out)
+
+
+def outputs(vocab: Vocabulary, tokens: int) -> dict[str, tuple[dict[str, Any], list[int]]]:
+    """One output of about ``tokens`` tokens per kind: the request body it answers and its token ids."""
+    encode = vocab.full.encode
+    cjk = workloads._cjk_text(random.Random(7), tokens * 2)
+    english = _english(tokens, vocab)
+    records = [
+        {"id": k, "name": f"item {k}", "tags": ["a", "b"], "score": k * 0.5, "ok": k % 2 == 0}
+        for k in range(tokens)
+    ]
+    json_text = _fit(json.dumps({"items": records}, indent=2), tokens - 2, vocab) + "\n]}"
+    half = tokens // 2
+    texts = {
+        "mixed": None,
+        "prose": _fit(english, half, vocab) + "</think>" + _fit(english[len(english) // 2 :], half, vocab),
+        "cjk": _fit(cjk, half, vocab) + "</think>" + _fit(cjk[len(cjk) // 2 :], half, vocab),
+        "long string argument": "Write it.</think>" + build_output_text(_source(tokens * 4), vocab),
+        "many small parameters": "Run them.</think>" + _params_call(tokens // 60),
+        "JSON mode": json_text,
+    }
+    out: dict[str, tuple[dict[str, Any], list[int]]] = {}
+    for kind, text in texts.items():
+        if text is None:
+            call_only = len(build_output(2_000, 0, vocab))
+            out[kind] = (BODY, build_output(2_000, tokens - call_only, vocab))
+        elif kind == "JSON mode":
+            out[kind] = (JSON_BODY, encode(text, add_special_tokens=False).ids)
+        else:
+            out[kind] = (BODY, encode(text, add_special_tokens=False).ids)
+    return out
+
+
+def build_output_text(argument: str, vocab: Vocabulary) -> str:
+    return (
+        '\n\n<｜DSML｜tool_calls>\n<｜DSML｜invoke name="write_file">\n'
+        '<｜DSML｜parameter name="path" string="true">lib/module.py</｜DSML｜parameter>\n'
+        f'<｜DSML｜parameter name="content" string="true">{argument}</｜DSML｜parameter>\n'
+        "</｜DSML｜invoke>\n</｜DSML｜tool_calls>"
+    )
+
+
 def _groups(ids: list[int], size: int) -> list[list[int]]:
     return [ids[i : i + size] for i in range(0, len(ids), size)]
 
@@ -97,12 +183,12 @@ def ours(
     return run
 
 
-def reference(ref: Any, groups: list[list[int]]) -> Callable[[], int]:
+def reference(ref: Any, groups: list[list[int]], body: dict[str, Any] = BODY) -> Callable[[], int]:
     tokenizer = ref.Tokenizer.from_file(str(bundled_tokenizer_path()))
     options = ref.ConversionOptions()
 
     def run() -> int:
-        request = ref.ChatCompletionRequest(json.dumps(BODY))
+        request = ref.ChatCompletionRequest(json.dumps(body))
         converted = request.convert(options)
         generator = request.chunk_generator(converted, "chatcmpl-1", "DeepSeek-V4-Pro")
         processor = ref.StreamProcessor(generator, converted.parsing_options, tokenizer)
@@ -140,34 +226,40 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--tokens", type=int, default=10_000, help="tokens per output (about)")
+    parser.add_argument("--kinds", default="", help="comma-separated output kinds (default: all)")
     args = parser.parse_args()
 
     vocab = Vocabulary.load(None)
-    request = dscodec.convert("chat_completions", BODY)
     try:
         import deepseek_recipe as ref
     except ImportError:
         ref = None
         print("reference not installed (pip install deepseek-recipe): dscodec only")
 
-    call_only = len(build_output(2_000, 0, vocab))
-    output = build_output(2_000, 10_000 - call_only, vocab)
+    kinds = outputs(vocab, args.tokens)
+    chosen = [k for k in args.kinds.split(",") if k] or list(kinds)
     print(
-        f"output: {len(output)} tokens (reasoning, answer, a tool call with a 2K-character string argument)"
+        f"{'output':<24}{'tokens':>7}{'pushes':>8}{'dscodec µs/token':>18}{'reference µs/token':>20}{'ratio':>8}"
     )
-    print(f"{'pushes':<20}{'dscodec µs/token':>18}{'reference µs/token':>20}{'ratio':>8}")
-    for size in (1, 4):
-        groups = _groups(output, size)
-        sides = [ours(request, vocab, groups)] + ([reference(ref, groups)] if ref is not None else [])
-        medians = interleaved(sides, args.runs)
-        mine = medians[0] / len(output) * 1e6
-        line = f"{f'{size} id per push' if size == 1 else f'{size} ids per push':<20}{mine:>18.2f}"
-        if ref is not None:
-            theirs = medians[1] / len(output) * 1e6
-            line += f"{theirs:>20.2f}{mine / theirs:>8.2f}"
-        print(line)
+    for kind in chosen:
+        body, output = kinds[kind]
+        request = dscodec.convert("chat_completions", body)
+        for size in (1, 4):
+            groups = _groups(output, size)
+            sides = [ours(request, vocab, groups)]
+            if ref is not None:
+                sides.append(reference(ref, groups, body))
+            medians = interleaved(sides, args.runs)
+            mine = medians[0] / len(output) * 1e6
+            line = f"{kind:<24}{len(output):>7}{size:>8}{mine:>18.2f}"
+            if ref is not None:
+                theirs = medians[1] / len(output) * 1e6
+                line += f"{theirs:>20.2f}{mine / theirs:>8.2f}"
+            print(line, flush=True)
 
     # Linear cost: a tool call alone, its string argument 2K and then 20K characters long.
+    request = dscodec.convert("chat_completions", BODY)
     short, long = build_output(2_000, 0, vocab), build_output(20_000, 0, vocab)
     t_short, t_long = interleaved(
         [ours(request, vocab, _groups(short, 1)), ours(request, vocab, _groups(long, 1))], args.runs
