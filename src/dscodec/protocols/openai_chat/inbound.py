@@ -232,7 +232,9 @@ class _Converter:
         out.append(
             conv.AssistantMessage(
                 content=text,
-                reasoning=message.reasoning_content,
+                reasoning=message.reasoning
+                if message.reasoning_content is None
+                else message.reasoning_content,
                 tool_calls=[conv.ToolCall(id=c.id, name=c.name, arguments=c.arguments) for c in calls],
                 prefix=message.prefix,
             )

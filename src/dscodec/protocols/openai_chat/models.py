@@ -111,6 +111,9 @@ class AssistantMessage:
     reasoning_content: str | None = None
     tool_calls: tuple[ToolCall, ...] | None = None
     prefix: bool = False
+    #: ``reasoning``, the field some OpenAI-compatible servers send the reasoning back in (deviation D17): read
+    #: only when it is a string; anything else is left alone, as an unknown field is.
+    reasoning: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,6 +236,12 @@ _TOOL_CALL = Struct(
     size=3,
 )
 
+
+def _string_or_nothing(value: Any, path: str | None) -> str | None:
+    """A string, or None for any other value (a field read only when it is a string)."""
+    return value if isinstance(value, str) else None
+
+
 _CONTENT = required("content", _read_content)
 _NAME = checked("name", read_str)
 _MESSAGE: Tagged[Message] = Tagged(
@@ -246,6 +255,7 @@ _MESSAGE: Tagged[Message] = Tagged(
             optional("content", _read_content),
             _NAME,
             optional("reasoning_content", read_str),
+            optional("reasoning", _string_or_nothing),
             optional("tool_calls", list_of(_TOOL_CALL.read)),
             optional("prefix", read_bool),
         ),
