@@ -106,6 +106,13 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--upstream-model", default=None, help="vLLM: the model name to send the engine (default: none)"
     )
+    serve.add_argument(
+        "--unsupported",
+        choices=("ignore", "reject"),
+        default="ignore",
+        help="request fields dscodec cannot honour (penalties, logit_bias, top_k, audio, ...): read past them "
+        "(default) or answer 400 naming the field",
+    )
     _add_testing_commands(commands)
     return parser
 
@@ -177,6 +184,7 @@ def _serve(args: argparse.Namespace) -> int:
             aliases=aliases,
             served_models=args.served_model_name,
             upstream_model=args.upstream_model,
+            unsupported=args.unsupported,
         )
     except DscodecError as exc:
         print(f"dscodec: {exc}", file=sys.stderr)

@@ -22,6 +22,7 @@ DEFAULT_MODEL_NAMES: Mapping[str, ModelVersion] = MappingProxyType(
 
 ReasoningBehavior = Literal["fill_empty", "reject"]
 ServerToolBehavior = Literal["drop", "reject"]
+UnsupportedBehavior = Literal["ignore", "reject"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -37,6 +38,10 @@ class ConversionOptions:
         thinking_max_tokens_upper_bound: largest accepted completion budget in thinking mode.
         non_thinking_max_tokens_upper_bound: the same without thinking.
         model_versions_by_name: accepted model names (exact match) and their template version.
+        unsupported: request fields dscodec cannot honour (sampling penalties, ``logit_bias``, ``top_k``,
+            audio, Messages ``output_format``, ``mcp_servers``, Responses ``background``, ...; the list is
+            docs/server.md lists them): ``"ignore"`` reads past them, as the reference does;
+            ``"reject"`` answers 400 naming the field when its value asks for something.
 
     Examples:
         >>> opts = ConversionOptions().with_model_alias("my-model", "v4.1")
@@ -51,8 +56,11 @@ class ConversionOptions:
     thinking_max_tokens_upper_bound: int = DEFAULT_MAX_TOKENS_UPPER_BOUND
     non_thinking_max_tokens_upper_bound: int = DEFAULT_MAX_TOKENS_UPPER_BOUND
     model_versions_by_name: Mapping[str, ModelVersion] = field(default_factory=lambda: DEFAULT_MODEL_NAMES)
+    unsupported: UnsupportedBehavior = "ignore"
 
     def __post_init__(self) -> None:
+        if self.unsupported not in ("ignore", "reject"):
+            raise ValueError(f"unsupported must be 'ignore' or 'reject', not {self.unsupported!r}")
         object.__setattr__(
             self, "model_versions_by_name", MappingProxyType(dict(self.model_versions_by_name))
         )

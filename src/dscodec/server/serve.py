@@ -17,7 +17,7 @@ from fastapi import FastAPI
 import dscodec
 from dscodec.conversation import ModelVersion
 from dscodec.errors import DscodecError
-from dscodec.options import ConversionOptions
+from dscodec.options import ConversionOptions, UnsupportedBehavior
 from dscodec.server.app import DEFAULT_CONTEXT_LIMIT, create_app
 from dscodec.server.backend import Backend
 from dscodec.server.scripted import ScriptedBackend
@@ -193,6 +193,7 @@ def serve(
     aliases: Mapping[str, ModelVersion] | None = None,
     served_models: Sequence[str] | None = None,
     upstream_model: str | None = None,
+    unsupported: UnsupportedBehavior = "ignore",
     log: TextIO | None = None,
 ) -> None:
     """Load everything, then serve until interrupted (uvicorn): the scripts of ``script``, or the engine
@@ -208,7 +209,7 @@ def serve(
     out = log or sys.stderr
     if (script is None) == (upstream is None):
         raise ServeError("give either a script file or an upstream engine")
-    options = serving_options(aliases, served_models)
+    options = serving_options(aliases, served_models).replace(unsupported=unsupported)
     if script is not None:
         ScriptedBackend.from_file(script)  # a bad file fails before the slow tokenizer load
     vocabulary = _load(tokenizer, options)

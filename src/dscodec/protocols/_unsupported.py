@@ -1,0 +1,139 @@
+"""Request fields dscodec reads past without honouring them, and the policy that can refuse them instead.
+
+Every protocol has fields that ask the model server for something the codec cannot give: sampling penalties
+and token biases it has no way to pass on, audio, server-side state, output formats the protocol cannot
+express. The reference reads past them (a request with ``frequency_penalty: 1.5`` is served as if it had
+none); that stays the default, ``ConversionOptions(unsupported="ignore")``. With ``unsupported="reject"``
+such a field is a 400 that names it, so a client learns that its setting has no effect.
+
+A field is refused only when its value asks for something: a neutral value (``0`` for a penalty, ``{}`` for a
+bias, ``null``, ``false`` for ``background``) changes nothing and passes. The check runs after the protocol's
+own reading of the body, so a field of the wrong type keeps the error it has under ``"ignore"``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from dscodec.errors import ConversionError
+from dscodec.options import UnsupportedBehavior
+
+__all__ = ["UNHONOURED", "Unhonoured", "UnsupportedBehavior", "rejecting", "unhonoured_fields"]
+
+
+def _not_zero(value: Any) -> bool:
+    return value is not None and not (type(value) in (int, float) and value == 0)
+
+
+def _not_one(value: Any) -> bool:
+    return value is not None and not (type(value) in (int, float) and value == 1)
+
+
+def _non_empty(value: Any) -> bool:
+    return value is not None and value != {} and value != [] and value != ""
+
+
+def _present(value: Any) -> bool:
+    return value is not None
+
+
+def _true(value: Any) -> bool:
+    return value is True
+
+
+def _false(value: Any) -> bool:
+    return value is False
+
+
+def _top_k(value: Any) -> bool:
+    # 0 and -1 both mean "no top-k" on the engines that have the setting.
+    return value is not None and not (type(value) is int and value in (0, -1))
+
+
+def _beyond_text(value: Any) -> bool:
+    return isinstance(value, list) and any(item != "text" for item in value)
+
+
+@dataclass(frozen=True)
+class Unhonoured:
+    """A request field dscodec does not honour.
+
+    Attributes:
+        name: the top-level field.
+        asks: whether a value asks for something (a neutral value passes).
+        why: what cannot be done, for the error message.
+    """
+
+    name: str
+    asks: Callable[[Any], bool]
+    why: str
+
+
+_PENALTIES = (
+    Unhonoured("frequency_penalty", _not_zero, "sampling penalties are not passed to the model server"),
+    Unhonoured("presence_penalty", _not_zero, "sampling penalties are not passed to the model server"),
+    Unhonoured("repetition_penalty", _not_one, "sampling penalties are not passed to the model server"),
+)
+_SAMPLERS = (
+    Unhonoured("logit_bias", _non_empty, "token biases are not passed to the model server"),
+    Unhonoured("top_k", _top_k, "top-k sampling is not passed to the model server"),
+    Unhonoured("min_p", _not_zero, "min-p sampling is not passed to the model server"),
+)
+
+#: Per protocol, the fields read past without being honoured.
+UNHONOURED: Mapping[str, tuple[Unhonoured, ...]] = {
+    "chat_completions": (
+        *_PENALTIES,
+        *_SAMPLERS,
+        Unhonoured("audio", _present, "the model has no audio output"),
+        Unhonoured("modalities", _beyond_text, "the model writes text only"),
+        Unhonoured("prediction", _present, "predicted outputs are not supported"),
+        Unhonoured("web_search_options", _present, "there is no web search"),
+        Unhonoured("parallel_tool_calls", _false, "the model may still call several tools at once"),
+    ),
+    "responses": (
+        *_PENALTIES,
+        *_SAMPLERS,
+        Unhonoured("background", _true, "responses are not run in the background"),
+        Unhonoured("conversation", _present, "there are no stored conversations"),
+        Unhonoured("prompt", _present, "there are no stored prompt templates"),
+        Unhonoured("max_tool_calls", _present, "the number of tool calls is not limited"),
+        Unhonoured("parallel_tool_calls", _false, "the model may still call several tools at once"),
+    ),
+    "messages": (
+        Unhonoured("top_k", _top_k, "top-k sampling is not passed to the model server"),
+        Unhonoured("output_format", _present, "structured output is not supported in Messages"),
+        Unhonoured("mcp_servers", _non_empty, "MCP servers are not supported"),
+        Unhonoured("container", _present, "there are no code-execution containers"),
+        Unhonoured("context_management", _present, "context management is not supported"),
+    ),
+}
+
+
+def unhonoured_fields(protocol: str, body: Any) -> list[Unhonoured]:
+    """The fields of ``body`` (a parsed request) whose values ask for something dscodec does not do."""
+    if not isinstance(body, Mapping):
+        return []
+    return [
+        field for field in UNHONOURED.get(protocol, ()) if field.name in body and field.asks(body[field.name])
+    ]
+
+
+def rejecting(protocol: str, read: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """``read``, followed by a refusal of the first field of the body that dscodec would not honour.
+
+    Raises:
+        ConversionError: 400, naming the field (``param``) and what cannot be done.
+    """
+
+    def read_then_check(body: Any) -> Any:
+        request = read(body)
+        found = unhonoured_fields(protocol, body)
+        if found:
+            field = found[0]
+            raise ConversionError(f"Unsupported parameter '{field.name}': {field.why}.", param=field.name)
+        return request
+
+    return read_then_check

@@ -1,0 +1,68 @@
+"""The server's choice for fields dscodec cannot honour, seen from the official SDKs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import anthropic
+import openai
+import pytest
+
+import dscodec
+from dscodec.cli import _parser
+from dscodec.server import ScriptedBackend, create_app
+from tests.server.conftest import VOCABULARY, LiveServer
+from tests.server.scripts import SCRIPTS
+
+MODEL = "DeepSeek-V4-Pro"
+
+
+@pytest.fixture(scope="module")
+def live() -> Iterator[LiveServer]:
+    options = dscodec.ConversionOptions(unsupported="reject")
+    app = create_app(ScriptedBackend(SCRIPTS, tokenizer=VOCABULARY), tokenizer=VOCABULARY, options=options)
+    with LiveServer(app) as server:
+        yield server
+
+
+def test_chat_penalty_is_a_400_naming_it(live: LiveServer) -> None:
+    with openai.OpenAI(base_url=live.url + "/v1", api_key="k", max_retries=0, timeout=10) as client:
+        with pytest.raises(openai.BadRequestError) as info:
+            client.chat.completions.create(
+                model=MODEL, messages=[{"role": "user", "content": "Hi"}], frequency_penalty=1.0
+            )
+        assert info.value.param == "frequency_penalty"
+        # A neutral value asks for nothing and is served.
+        chat = client.chat.completions.create(
+            model=MODEL, messages=[{"role": "user", "content": "Hi"}], frequency_penalty=0
+        )
+        assert chat.choices[0].message.content
+
+
+def test_responses_background_is_a_400(live: LiveServer) -> None:
+    with (
+        openai.OpenAI(base_url=live.url + "/v1", api_key="k", max_retries=0, timeout=10) as client,
+        pytest.raises(openai.BadRequestError, match="background"),
+    ):
+        client.responses.create(model=MODEL, input="Hi", background=True)
+
+
+def test_messages_top_k_is_a_400_in_anthropic_shape(live: LiveServer) -> None:
+    with anthropic.Anthropic(base_url=live.url, api_key="k", max_retries=0, timeout=10) as client:
+        with pytest.raises(anthropic.BadRequestError) as info:
+            client.messages.create(
+                model=MODEL,
+                max_tokens=32,
+                messages=[{"role": "user", "content": "Hi"}],
+                extra_body={"top_k": 5},
+            )
+        assert info.value.body["type"] == "error"  # type: ignore[index]
+        assert "top_k" in info.value.body["error"]["message"]  # type: ignore[index]
+
+
+def test_serve_exposes_the_choice() -> None:
+    args = _parser().parse_args(["serve", "--script", "s.json", "--unsupported", "reject"])
+    assert args.unsupported == "reject"
+    assert _parser().parse_args(["serve", "--script", "s.json"]).unsupported == "ignore"
+    with pytest.raises(SystemExit):
+        _parser().parse_args(["serve", "--script", "s.json", "--unsupported", "warn"])
