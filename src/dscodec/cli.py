@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import TextIO
@@ -194,6 +195,20 @@ def _serve(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None) -> int:
     """Run the command line; returns the exit status (0 ok, 1 rejected request, 2 usage or I/O error)."""
+    try:
+        return _main(argv, stdout)
+    except BrokenPipeError:
+        # The reader went away (``dscodec encode body.json | head``): nothing more to say, and no traceback.
+        # Standard output is pointed at /dev/null so that the interpreter's final flush stays quiet too.
+        if stdout is None:
+            try:
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            except (OSError, ValueError, AttributeError):
+                pass
+        return 0
+
+
+def _main(argv: Sequence[str] | None, stdout: TextIO | None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "serve":
         return _serve(args)
