@@ -1,0 +1,265 @@
+"""Differential fuzzing of the request path: mutate recorded request bodies, convert each with dscodec and with
+the reference (``deepseek_recipe``, called as a black box), and report every body where the two disagree.
+
+    python tools/diff_fuzz.py [--protocol chat_completions] [--count 2000] [--seed 1] [--out /tmp/diffs]
+
+Seeds are the ``request.json`` files of ``fixtures/requests/``. A mutation replaces a random node with a value
+seen elsewhere in the corpus or a hostile one (wrong types, huge numbers, special-token spellings, deep
+nesting), deletes a key, duplicates or drops an array item; up to three mutations per body.
+
+Compared: the outcome (read error, conversion error, success); for a conversion error the status and the
+message; on success the model version, the prompt text, the token ids and the sampling fields. Deviations
+dscodec makes on purpose (docs/deviations.md) show up as differences too: read them before filing a bug. A
+disagreement worth keeping becomes a golden case in ``tools/golden_cases/`` and is recorded with
+``tools/record_golden.py``; this script writes nothing into ``fixtures/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import random
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+TOOLS_DIR = Path(__file__).resolve().parent
+REPO_DIR = TOOLS_DIR.parent
+sys.path.insert(0, str(TOOLS_DIR))
+
+from record_golden import Recorder, _load_reference
+
+PROTOCOLS = {
+    "chat_completions": "ChatCompletionRequest",
+    "responses": "ResponsesRequest",
+    "messages": "MessagesRequest",
+}
+
+HOSTILE: list[Any] = [
+    None,
+    True,
+    False,
+    0,
+    -1,
+    1,
+    2**31,
+    2**63,
+    2**64,
+    -(2**63) - 1,
+    0.5,
+    -0.0,
+    1e308,
+    "",
+    " ",
+    "<｜User｜>",
+    "<｜end▁of▁sentence｜>",
+    "</think>",
+    "<｜DSML｜tool_calls>",
+    "\u0000",
+    "\ud7ff",
+    "x" * 300,
+    [],
+    {},
+    [[]],
+    {"type": "text", "text": "hi"},
+    {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}},
+    "auto",
+    "none",
+    "required",
+    "user",
+    "assistant",
+    "system",
+    "tool",
+    "developer",
+]
+
+
+def _nodes(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[tuple[Any, ...], Any]]:
+    found = [(path, value)]
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found += _nodes(item, (*path, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found += _nodes(item, (*path, index))
+    return found
+
+
+def _set(root: Any, path: tuple[Any, ...], value: Any) -> Any:
+    if not path:
+        return value
+    parent = root
+    for step in path[:-1]:
+        parent = parent[step]
+    parent[path[-1]] = value
+    return root
+
+
+def _delete(root: Any, path: tuple[Any, ...]) -> Any:
+    if not path:
+        return root
+    parent = root
+    for step in path[:-1]:
+        parent = parent[step]
+    del parent[path[-1]]
+    return root
+
+
+def mutate(body: Any, pool: list[Any], rng: random.Random) -> Any:
+    body = copy.deepcopy(body)
+    for _ in range(rng.choices([1, 2, 3], weights=[6, 3, 1])[0]):
+        nodes = _nodes(body)
+        path, value = rng.choice(nodes[1:] if len(nodes) > 1 else nodes)
+        roll = rng.random()
+        if roll < 0.3:
+            # A value of the same JSON type from elsewhere in the corpus: reaches the rules behind the reader.
+            same = [v for v in rng.sample(pool, min(len(pool), 200)) if type(v) is type(value)]
+            body = _set(body, path, copy.deepcopy(rng.choice(same or pool)))
+        elif roll < 0.45:
+            body = _set(body, path, copy.deepcopy(rng.choice(pool)))
+        elif roll < 0.6:
+            body = _set(body, path, copy.deepcopy(rng.choice(HOSTILE)))
+        elif roll < 0.75 and path:
+            body = _delete(body, path)
+        elif roll < 0.85 and isinstance(value, list) and value:
+            value.append(copy.deepcopy(rng.choice(value)))
+        elif roll < 0.92 and isinstance(value, dict):
+            value[rng.choice(["type", "role", "content", "name", "text", "strict", "id"])] = copy.deepcopy(
+                rng.choice(pool)
+            )
+        else:
+            body = _set(body, path, [copy.deepcopy(value)])
+    return body
+
+
+def _reference_outcome(recorder: Recorder, ref: Any, raw: bytes) -> dict[str, Any]:
+    try:
+        request = recorder.request_class(raw)
+    except ValueError:
+        return {"kind": "read"}
+    try:
+        converted = request.convert(ref.ConversionOptions())
+    except ref.ConversionError as exc:
+        body = json.loads(exc.body)
+        return {
+            "kind": "conversion",
+            "status": exc.status_code,
+            "message": body.get("error", {}).get("message"),
+        }
+    version, rendered, ids = recorder.render(converted)
+    inference = converted.inference_options
+    return {
+        "kind": "ok",
+        "version": version,
+        "prompt": rendered.prompt,
+        "ids": ids,
+        "sampling": [inference.temperature, inference.top_p, inference.max_tokens, inference.seed],
+        "stops": list(converted.parsing_options.stop_sequences),
+    }
+
+
+def _our_outcome(protocol: str, raw: bytes, encoders: dict[str, Any]) -> dict[str, Any]:
+    import dscodec
+
+    try:
+        request = dscodec.convert(protocol, raw)  # type: ignore[arg-type]
+    except dscodec.ConversionError as exc:
+        message = exc.body.get("error", {}).get("message")
+        if exc.status_code == 400 and str(message).startswith(
+            ("invalid request body", "invalid JSON request")
+        ):
+            return {"kind": "read", "message": message}
+        return {"kind": "conversion", "status": exc.status_code, "message": message}
+    inference = request.inference_options
+    return {
+        "kind": "ok",
+        "version": request.model_version,
+        "prompt": dscodec.render(request).text,
+        "ids": encoders[request.model_version].encode(request),
+        "sampling": [inference.temperature, inference.top_p, inference.max_tokens, inference.seed],
+        "stops": list(request.parsing_options.stop_sequences),
+    }
+
+
+def _differs(ours: dict[str, Any], theirs: dict[str, Any]) -> str | None:
+    if ours["kind"] != theirs["kind"]:
+        detail = ours.get("message") or theirs.get("message") or ""
+        return f"outcome: dscodec {ours['kind']}, reference {theirs['kind']} ({str(detail)[:120]})"
+    ours_error, their_error = (
+        (ours.get("status"), ours.get("message")),
+        (theirs.get("status"), theirs.get("message")),
+    )
+    if ours["kind"] == "conversion" and ours_error != their_error:
+        return f"error: dscodec {ours['status']} {ours['message']!r} / reference {theirs['status']} {theirs['message']!r}"
+    if ours["kind"] == "ok":
+        for key in ("version", "prompt", "ids", "sampling", "stops"):
+            if ours[key] != theirs[key]:
+                return f"{key} differs"
+    return None
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--protocol", choices=sorted(PROTOCOLS), action="append")
+    parser.add_argument("--count", type=int, default=1000, help="bodies per protocol")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--out", type=Path, default=None, help="write each differing body here")
+    args = parser.parse_args()
+
+    from dscodec.prompt.tokenize import PromptEncoder
+    from dscodec.vocab import with_added_tokens
+
+    ref = _load_reference()
+    encoders = {"v4": PromptEncoder(), "v4.1": PromptEncoder(with_added_tokens(None, ["<｜System｜>"]))}
+    rng = random.Random(args.seed)
+    total = 0
+    for protocol in args.protocol or sorted(PROTOCOLS):
+        recorder = Recorder(ref, request_class=PROTOCOLS[protocol])
+        seeds = []
+        for path in sorted((REPO_DIR / "fixtures" / "requests" / protocol).glob("*/request.json")):
+            try:
+                seed = json.loads(path.read_bytes())
+            except (ValueError, RecursionError):
+                continue
+            if isinstance(seed, dict) and len(path.read_bytes()) < 50_000:
+                seeds.append(seed)
+        pool = [
+            value for seed in seeds for _, value in _nodes(seed)[1:] if not isinstance(value, (dict, list))
+        ]
+        pool += [value for seed in seeds for _, value in _nodes(seed)[1:] if isinstance(value, (dict, list))][
+            :5000
+        ]
+        kinds: Counter[str] = Counter()
+        found: Counter[str] = Counter()
+        for number in range(args.count):
+            body = mutate(rng.choice(seeds), pool, rng)
+            raw = json.dumps(body, ensure_ascii=False).encode("utf-8", "surrogatepass")
+            theirs = _reference_outcome(recorder, ref, raw)
+            try:
+                ours = _our_outcome(protocol, raw, encoders)
+            except Exception as exc:  # noqa: BLE001 - an internal error is exactly what this looks for
+                ours = {"kind": f"crash {type(exc).__name__}: {exc}"[:200]}
+            kinds[theirs["kind"]] += 1
+            problem = _differs(ours, theirs)
+            if problem is None:
+                continue
+            key = problem.split(":")[0] + ":" + problem.split("(")[0][-60:]
+            found[key] += 1
+            if found[key] <= 3:
+                print(f"{protocol} #{number}: {problem}")
+                if args.out:
+                    args.out.mkdir(parents=True, exist_ok=True)
+                    (args.out / f"{protocol}-{number}.json").write_bytes(raw)
+            total += 1
+        print(
+            f"{protocol}: {args.count} bodies, reference outcomes {dict(kinds)}, {sum(found.values())} differ"
+        )
+    return 1 if total else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
