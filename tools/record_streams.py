@@ -4,8 +4,9 @@
 For every scenario of ``tools/golden_cases/streams.py`` this script builds the Chat Completions, Responses and
 Messages request bodies the scenario can be expressed in, lets the reference convert them (for the chunk
 generator and the parsing options), then feeds the scenario's model output to the reference ``StreamProcessor``
-under several chunkings and records what it emits. Output: ``fixtures/streams/`` (layout in
-``docs/golden-streams.md``). Fixtures are never edited by hand; rerun this script instead.
+under several chunkings and records what it emits. Output: ``fixtures/streams/<protocol>/<scenario>.jsonl``, one
+file per scenario and protocol holding one ``dscodec.testing`` transcript per chunking (format version 2; layout
+in ``docs/golden-streams.md``). Fixtures are never edited by hand; rerun this script instead.
 
 Usage::
 
@@ -35,6 +36,8 @@ from typing import Any
 import deepseek_recipe as dr
 import tokenizers
 
+from dscodec.testing import Finish, Frame, Text, Tokens, Transcript, Usage, dump_transcripts
+from dscodec.testing.transcript import BackendItem
 from dscodec.vocab import Vocabulary, bundled_tokenizer_path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,14 +46,11 @@ CASES_FILE = ROOT / "tools" / "golden_cases" / "streams.py"
 
 #: Generator ids per protocol (the model name is the request's model). Fixed so fixtures are comparable.
 GENERATOR_IDS = {"chat_completions": "chatcmpl-golden", "responses": "resp_golden", "messages": "msg_golden"}
-#: Accumulator constructor arguments (prompt numbers come from the scenario's ready chunk, else 0).
-ACCUMULATOR_ID = "acc-golden"
-ACCUMULATOR_MODEL = "acc-model"
+#: The ``created`` given to the ``*Response`` accumulator; its id and model are the generator's (so the
+#: accumulated response is the one the events add up to), its prompt numbers the ready chunk's (else 0).
 ACCUMULATOR_CREATED = 1700000000
 #: Chunkings not recorded for Messages (identical to "whole" there: verified when this was written).
 MESSAGES_SKIP = ("whole_tok",)
-#: Chunkings that also get the full event list (event-for-event references). Explicit chunkings get it too.
-EVENT_CHUNKINGS = ("whole", "tokens")
 
 JsonObj = dict[str, Any]
 
@@ -537,7 +537,9 @@ def run_stream(protocol: str, sc: Any, body: JsonObj, chunking: Chunking) -> Jso
             per_call.append(len(emitted))
     events = [json.loads(e.to_json()) for e in raw_events]
     prompt = (sc.ready.prompt_tokens, sc.ready.prompt_cache_hit_tokens) if sc.ready else (0, 0)
-    accumulator = RESPONSE_CLASSES[protocol](ACCUMULATOR_ID, ACCUMULATOR_MODEL, ACCUMULATOR_CREATED, *prompt)
+    accumulator = RESPONSE_CLASSES[protocol](
+        GENERATOR_IDS[protocol], body["model"], ACCUMULATOR_CREATED, *prompt
+    )
     response: JsonObj | None
     acc_error: JsonObj | None = None
     try:
@@ -560,9 +562,8 @@ def run_stream(protocol: str, sc: Any, body: JsonObj, chunking: Chunking) -> Jso
     }
     if acc_error is not None:
         result["accumulate_error"] = acc_error
-    if chunking.name in EVENT_CHUNKINGS or chunking.name.startswith("x-"):
-        result["per_call"] = per_call
-        result["events"] = events
+    result["per_call"] = per_call
+    result["events"] = events
     return result
 
 
@@ -758,8 +759,71 @@ def _write_lines(path: Path, obj: JsonObj, *, expand: str | None = None) -> None
     path.write_text("{\n" + ",\n".join(lines) + "\n}\n", encoding="utf-8")
 
 
+def backend_items(sc: Any, chunking: Chunking) -> list[BackendItem]:
+    """The chunks of ``chunking`` as transcript backend items: the ready chunk, the output, the finish chunk."""
+    items: list[BackendItem] = []
+    if sc.ready is not None:
+        items.append(
+            Usage(sc.ready.prompt_tokens, sc.ready.prompt_cache_hit_tokens, sc.ready.system_fingerprint)
+        )
+    for chunk in chunking.chunks:
+        if chunk["kind"] == "text":
+            items.append(Text(chunk["text"], chunk["token_count"]))
+        else:
+            logprobs = chunk.get("logprobs")
+            entries = (
+                None
+                if logprobs is None
+                else tuple((_float(lp), tuple((tid, _float(t)) for tid, t in top)) for lp, top in logprobs)
+            )
+            items.append(Tokens(tuple(chunk["ids"]), entries))
+    if sc.finish is not None:
+        items.append(Finish(sc.finish))
+    return items
+
+
+def take(
+    protocol: str, sc: Any, body: JsonObj, chunking: Chunking, result: JsonObj, meta: JsonObj
+) -> Transcript:
+    """One chunking's run as a transcript: the backend items pushed, the reference's events as SSE frames (Chat
+    streams end with ``[DONE]``), the reference accumulator's response; how the run went in ``meta``."""
+    frames = [
+        Frame(_compact(event), None if protocol == "chat_completions" else event["type"])
+        for event in result["events"]
+    ]
+    streamed = protocol != "chat_completions" or bool(body.get("stream"))
+    if protocol == "chat_completions" and streamed and result["error"] is None:
+        frames.append(Frame("[DONE]"))
+    reference = {
+        key: result[key] for key in ("finished", "pushed", "inputs", "per_call", "error") if key in result
+    }
+    if "accumulate_error" in result:
+        reference["accumulate_error"] = result["accumulate_error"]
+    return Transcript(
+        protocol=protocol,  # type: ignore[arg-type]
+        request=body,
+        backend=backend_items(sc, chunking),
+        # A request that is not streamed answers with the response; the events stay, for event-for-event checks.
+        frames=frames,
+        response=None if streamed else result["response"],
+        accumulated=result["response"] if streamed else None,
+        name=f"{sc.name}/{chunking.name}",
+        origin="reference",
+        response_id=GENERATOR_IDS[protocol],
+        signature=sc.signature if protocol == "messages" else None,
+        meta={
+            **meta,
+            "chunking": chunking.name,
+            "chunks": chunking.description,
+            "tokenizer": chunking.tokenizer,
+            "reference": reference,
+        },
+    )
+
+
 def record_scenario(sc: Any) -> tuple[JsonObj, int]:
-    """Record one scenario into fixtures/streams/<name>/; return its index entry and the number of runs."""
+    """Record one scenario into fixtures/streams/<protocol>/<name>.jsonl; return its index entry and the number
+    of runs."""
     ids = encode(sc.output)
     check_round_trip(sc.output, ids, where=sc.name)
     logprobs = fake_logprobs(ids) if sc.logprobs else None
@@ -775,11 +839,9 @@ def record_scenario(sc: Any) -> tuple[JsonObj, int]:
         except (dr.ConversionError, ValueError) as exc:  # a request the reference refuses is a catalogue bug
             raise SystemExit(f"{sc.name}/{protocol}: the reference refused the request: {exc}") from None
         options[protocol] = parsing_options_json(converted.parsing_options)
-    directory = OUT / sc.name
-    directory.mkdir(parents=True, exist_ok=True)
     reads_as = sc.reads_as_output()
-    scenario_json: JsonObj = {
-        "name": sc.name,
+    shared: JsonObj = {
+        "scenario": sc.name,
         "description": sc.description,
         "version": sc.version,
         "thinking": sc.thinking,
@@ -792,60 +854,28 @@ def record_scenario(sc: Any) -> tuple[JsonObj, int]:
             "logprobs": sc.logprobs,
             "chat_stream": sc.chat_stream,
         },
-        "protocols": list(protocols),
-        "requests": bodies,
-        "generators": {
-            p: {
-                "id": GENERATOR_IDS[p],
-                "model": bodies[p]["model"],
-                **({"signature": sc.signature} if p == "messages" and sc.signature else {}),
-            }
-            for p in protocols
-        },
-        "accumulator": {"id": ACCUMULATOR_ID, "model": ACCUMULATOR_MODEL, "created": ACCUMULATOR_CREATED},
-        "parsing_options": options,
-        "ready": ready_spec(sc),
-        "finish": sc.finish,
         "output": sc.output,
         **({} if reads_as is None else {"reads_as": {"deviation": reads_as[0], "output": reads_as[1]}}),
-        "token_ids": ids,
-        "logprobs": logprobs,
-        "chunkings": {c.name: c.description for c in chunkings},
     }
-    _write_lines(directory / "scenario.json", scenario_json, expand="chunkings")
     runs = 0
     for protocol in protocols:
-        results = {
-            c.name: run_stream(protocol, sc, bodies[protocol], c)
-            for c in chunkings
+        meta = {**shared, "parsing_options": options[protocol]}
+        # With ``reads_as`` the answers are the reference's on the equivalent output, pushed in the same chunks
+        # (mapped); the backend items stay the scenario's own, which dscodec must answer that way.
+        answered = chunkings if reads_as is None else equivalent_chunkings(sc, chunkings, reads_as[1])
+        takes: list[Transcript] = []
+        for own, ran in zip(chunkings, answered):
             # Messages has no reasoning-token field, the only thing the tokenizer changes for text chunks.
-            if not (protocol == "messages" and c.name in MESSAGES_SKIP)
-        }
-        runs += len(results)
-        _write_lines(
-            directory / f"{protocol}.json",
-            {"protocol": protocol, "scenario": sc.name, "chunkings": results},
-            expand="chunkings",
-        )
-        if reads_as is not None:
-            deviation, other = reads_as
-            results = {
-                c.name: run_stream(protocol, sc, bodies[protocol], c)
-                for c in equivalent_chunkings(sc, chunkings, other)
-                if not (protocol == "messages" and c.name in MESSAGES_SKIP)
-            }
-            runs += len(results)
-            _write_lines(
-                directory / f"{protocol}.{deviation.lower()}.json",
-                {
-                    "protocol": protocol,
-                    "scenario": sc.name,
-                    "deviation": deviation,
-                    "output": other,
-                    "chunkings": results,
-                },
-                expand="chunkings",
-            )
+            if protocol == "messages" and own.name in MESSAGES_SKIP:
+                continue
+            result = run_stream(protocol, sc, bodies[protocol], ran)
+            # The scenario's notes go with the first transcript of the file only (they are the same for all).
+            notes = meta if not takes else {"scenario": sc.name}
+            takes.append(take(protocol, sc, bodies[protocol], own, result, notes))
+        runs += len(takes)
+        folder = OUT / protocol
+        folder.mkdir(parents=True, exist_ok=True)
+        dump_transcripts(takes, folder / f"{sc.name}.jsonl")
     return {
         "version": sc.version,
         "protocols": list(protocols),
@@ -1280,8 +1310,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     index: JsonObj = {}
     runs = 0
     for sc in selected:
-        if args.only is not None and (OUT / sc.name).exists():
-            shutil.rmtree(OUT / sc.name)
+        for old in OUT.glob(f"*/{sc.name}.jsonl"):
+            old.unlink()
         index[sc.name], scenario_runs = record_scenario(sc)
         runs += scenario_runs
     if args.only is None or args.only in "_lifecycle":
@@ -1301,10 +1331,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _existing_chunkings(name: str) -> list[str]:
-    path = OUT / name / "scenario.json"
-    if not path.exists():
+    index = OUT / "_index.json"
+    if not index.exists():
         return []
-    return list(json.loads(path.read_text(encoding="utf-8"))["chunkings"])
+    entry = json.loads(index.read_text(encoding="utf-8"))["scenarios"].get(name) or {}
+    return list(entry.get("chunkings", []))
 
 
 if __name__ == "__main__":

@@ -1,7 +1,9 @@
 """Golden stream cases, Chat Completions: recorded model outputs replayed in every recorded chunking.
 
 Compared with the reference on the accumulated response, the concatenated deltas, the finish reason and the
-usage, and event for event on the ``whole`` chunking. Where dscodec deviates on purpose the expectation is
+usage, and event for event on the ``whole`` chunking. The cases are transcripts (``fixtures/streams/chat_completions/``,
+one per scenario, one transcript per chunking), replayed with ``dscodec.testing.replay`` and compared with
+``dscodec.testing.compare`` (tests/support/streams.py). Where dscodec deviates on purpose the expectation is
 adjusted here, each rule naming its deviation (docs/deviations.md):
 
 * D5: reasoning tokens are counted for every kind of backend chunk, by re-encoding the emitted reasoning (the
@@ -25,12 +27,20 @@ from typing import Any
 
 import pytest
 
-import dscodec
-from tests.support.fixtures import read_json
-from tests.support.streams import is_json, normalise, replay, scenario_protocols
+from tests.support.streams import (
+    Take,
+    assert_same,
+    cases,
+    chat_finish,
+    chat_usage,
+    is_json,
+    normalise,
+    replay_all,
+    scenario,
+)
 
 PROTOCOL = "chat_completions"
-CASES = scenario_protocols(PROTOCOL)
+CASES = cases(PROTOCOL)
 
 
 def _deltas(events: list[dict[str, Any]]) -> dict[str, Any]:
@@ -103,25 +113,14 @@ def _merged(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def _reference_reasoning_tokens(recorded: dict[str, Any]) -> int | None:
+def _reference_reasoning_tokens(takes: list[Take]) -> int | None:
+    by_name = {t.name: t for t in takes}
     for name in ("whole_tok", "tokens"):
-        usage = recorded["chunkings"].get(name, {}).get("usage") or {}
-        if "completion_tokens_details" in usage:
-            return int(usage["completion_tokens_details"]["reasoning_tokens"])
+        if name in by_name:
+            usage = chat_usage(by_name[name].expected_events) or {}
+            if "completion_tokens_details" in usage:
+                return int(usage["completion_tokens_details"]["reasoning_tokens"])
     return None
-
-
-def _expectations(case: Path, scenario: dict[str, Any]) -> dict[str, Any]:
-    """What dscodec must give for each chunking: the reference's recording, except where dscodec deviates on
-    purpose and the recorder could show the intended result (``reads_as``: D8 for malformed parameter tags,
-    D15 for the end-of-sentence token): then the reference's recording of the equivalent output, pushed in the
-    same chunks (docs/golden-streams.md)."""
-    reads_as = scenario.get("reads_as")
-    if reads_as is None:
-        return read_json(case / f"{PROTOCOL}.json")
-    recorded = read_json(case / f"{PROTOCOL}.{reads_as['deviation'].lower()}.json")
-    assert recorded["output"] == reads_as["output"], case.name
-    return recorded
 
 
 def _check_arguments(ours: str, theirs: str) -> None:
@@ -133,22 +132,26 @@ def _check_arguments(ours: str, theirs: str) -> None:
         assert ours.startswith("{") == theirs.startswith("{"), (ours, theirs)
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
+@pytest.mark.parametrize("case", CASES, ids=lambda p: p.stem)
 def test_golden_chat_stream(case: Path) -> None:
-    scenario = read_json(case / "scenario.json")
-    recorded = _expectations(case, scenario)
-    json_mode = scenario["parsing_options"]["chat_completions"]["parse_json_output"]
-    want_reasoning_tokens = _reference_reasoning_tokens(recorded)
-    whole = recorded["chunkings"]["whole"]
-    for name, expected in recorded["chunkings"].items():
-        run = replay(case, "chat_completions", name)
-        assert run.request.parsing_options.model_dump() == scenario["parsing_options"]["chat_completions"]
-        events = [e.to_dict() for e in run.events]
+    """Every recorded chunking, replayed with ``dscodec.testing.replay`` and checked against the reference's
+    transcript (with ``reads_as``, its recording of the equivalent output: the transcript says so)."""
+    notes = scenario(case)
+    options = notes["parsing_options"]
+    json_mode = options["parse_json_output"]
+    takes = replay_all(case)
+    want_reasoning_tokens = _reference_reasoning_tokens(takes)
+    whole = next(t for t in takes if t.name == "whole")
+    whole_content = _deltas(whole.expected_events)["content"]
+    for take in takes:
+        label, run = take.label, take.run
+        assert run.request is not None and run.request.parsing_options.model_dump() == options, label
+        events = take.events()
+        expected_events = take.expected_events
         ours = normalise(_deltas(events))
-        theirs = normalise(expected["deltas"])
-        label = f"{case.name}/{name}"
+        theirs = normalise(_deltas(expected_events))
         if json_mode:  # D7
-            theirs["content"] = whole["deltas"]["content"]
+            theirs["content"] = whole_content
         assert ours["reasoning"] == theirs["reasoning"], label
         assert ours["content"] == theirs["content"], label
         assert [(c["index"], c["name"]) for c in ours["tool_calls"]] == [
@@ -158,10 +161,10 @@ def test_golden_chat_stream(case: Path) -> None:
             _check_arguments(mine["arguments"], ref["arguments"])
 
         final = events[-1]
-        assert final["choices"][0]["finish_reason"] == expected["finish"]["finish_reason"], label
+        assert final["choices"][0]["finish_reason"] == chat_finish(expected_events)["finish_reason"], label
         usage = dict(final["usage"])
-        want_usage = dict(expected["usage"])
-        if scenario["parsing_options"]["chat_completions"]["thinking_initial_stage"] is not None:
+        want_usage = dict(chat_usage(expected_events) or {})
+        if options["thinking_initial_stage"] is not None:
             # D5: always counted; the value the reference gives when it has a tokenizer.
             assert usage.pop("completion_tokens_details") == {"reasoning_tokens": want_reasoning_tokens}, (
                 label
@@ -170,33 +173,34 @@ def test_golden_chat_stream(case: Path) -> None:
         # D13: every token the backend reported counts, also those after a stop sequence in the same chunk.
         want_usage["completion_tokens"] = run.pushed_tokens
         want_usage["total_tokens"] = want_usage["prompt_tokens"] + run.pushed_tokens
-        assert usage == want_usage, label
-        assert run.finished == expected["finished"], label
+        assert_same(want_usage, usage, f"{label}: usage")
+        assert run.finished == take.reference_finished, label
 
-        if name == "whole" and not json_mode and all(is_json(c["arguments"]) for c in theirs["tool_calls"]):
-            want_events = normalise(expected["events"])
+        if (
+            take.name == "whole"
+            and not json_mode
+            and all(is_json(c["arguments"]) for c in theirs["tool_calls"])
+        ):
+            want_events = normalise(expected_events)
             want_events[-1]["usage"] = final["usage"]
-            assert _merged(normalise(events)) == _merged(want_events), label
+            assert_same(_merged(want_events), _merged(normalise(events)), f"{label}: events")
 
-        response = normalise(dscodec.accumulate("chat_completions", run.events, **_accumulator(scenario)))
-        want = normalise(expected["response"])
+        answer = run.transcript
+        response = normalise(answer.accumulated if answer.accumulated is not None else answer.response)
+        want = normalise(take.expected_response)
         want["usage"] = final["usage"]
         message, want_message = response["choices"][0]["message"], want["choices"][0]["message"]
         if json_mode:  # D7, including the reference repeating a logprob entry on each piece of a split token
-            want_message["content"] = whole["response"]["choices"][0]["message"]["content"]
+            want_message["content"] = whole.expected_response["choices"][0]["message"]["content"]
             want["choices"][0]["logprobs"] = response["choices"][0]["logprobs"]
         for mine, ref in zip(message.get("tool_calls", []), want_message.get("tool_calls", [])):
             _check_arguments(mine["function"]["arguments"], ref["function"]["arguments"])
             mine["function"]["arguments"] = ref["function"]["arguments"]
+        assert_same(want, response, f"{label}: response")
         if response != want:
             assert json.dumps(response, ensure_ascii=False) == json.dumps(want, ensure_ascii=False), label
 
 
-def _accumulator(scenario: dict[str, Any]) -> dict[str, Any]:
-    acc = scenario["accumulator"]
-    return {"response_id": acc["id"], "model": acc["model"], "created": acc["created"]}
-
-
 def test_enough_stream_cases() -> None:
-    versions = {read_json(p / "scenario.json")["version"] for p in CASES}
+    versions = {scenario(p)["version"] for p in CASES}
     assert len(CASES) >= 300 and versions == {"v4", "v4.1"}

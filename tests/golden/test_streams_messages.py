@@ -2,8 +2,9 @@
 
 Compared with the reference on the accumulated message, the concatenated deltas (reasoning, text, tool input,
 signature, the block list, the pings), the stop reason and stop sequence and the usage; and event for event
-(after merging adjacent deltas of a block) on every chunking the fixtures recorded events for (``whole``,
-``tokens``, ``x-*``). Every event and every message is validated strictly against the anthropic SDK's types.
+(after merging adjacent deltas of a block) on the chunkings ``whole``, ``tokens`` and ``x-*``. The cases are
+transcripts (``fixtures/streams/messages/``, one per scenario, one transcript per chunking), replayed with
+``dscodec.testing.replay`` and compared with ``dscodec.testing.compare`` (tests/support/streams.py). Every event and every message is validated strictly against the anthropic SDK's types.
 
 Where dscodec deviates on purpose the expectation is adjusted here, each rule naming its deviation
 (docs/deviations.md; D7, JSON mode, does not apply: Messages has no JSON output mode):
@@ -39,10 +40,20 @@ import dscodec
 from dscodec._json import loads
 from dscodec.protocols._wire import WireEvent
 from tests.support.fixtures import FIXTURES, read_json
-from tests.support.streams import is_json, normalise, replay, scenario_protocols
+from tests.support.streams import (
+    assert_same,
+    cases,
+    has_events,
+    is_json,
+    messages_delta,
+    normalise,
+    replay_all,
+    scenario,
+    takes,
+)
 
 PROTOCOL = "messages"
-CASES = scenario_protocols(PROTOCOL)
+CASES = cases(PROTOCOL)
 STREAM_EVENT = pydantic.TypeAdapter(anthropic.types.RawMessageStreamEvent)
 _DELTA_FIELD = {"text_delta": "text", "thinking_delta": "thinking", "input_json_delta": "partial_json"}
 
@@ -111,19 +122,6 @@ def _merged(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def _expectations(case: Path, scenario: dict[str, Any]) -> dict[str, Any]:
-    """What dscodec must give for each chunking: the reference's recording, except where dscodec deviates on
-    purpose and the recorder could show the intended result (``reads_as``: D8 for malformed parameter tags,
-    D15 for the end-of-sentence token): then the reference's recording of the equivalent output, pushed in the
-    same chunks (docs/golden-streams.md)."""
-    reads_as = scenario.get("reads_as")
-    if reads_as is None:
-        return read_json(case / f"{PROTOCOL}.json")
-    recorded = read_json(case / f"{PROTOCOL}.{reads_as['deviation'].lower()}.json")
-    assert recorded["output"] == reads_as["output"], case.name
-    return recorded
-
-
 def _check_arguments(ours: str, theirs: str) -> None:
     if is_json(theirs):
         assert ours == theirs
@@ -141,27 +139,32 @@ def _expected_input(arguments: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _recorded_options(case: Path, scenario: dict[str, Any]) -> dict[str, Any]:
-    options = dict(scenario["parsing_options"]["messages"])
-    if scenario["requests"]["messages"].get("tool_choice", {}).get("type") == "any":
+def _recorded_options(label: str, notes: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
+    options = dict(notes["parsing_options"])
+    if body.get("tool_choice", {}).get("type") == "any":
         # D10: `any` requires a tool call; the reference parses it as auto.
-        assert not options["starts_in_tool_calls"], case.name
+        assert not options["starts_in_tool_calls"], label
         options["starts_in_tool_calls"] = True
     return options
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
+@pytest.mark.parametrize("case", CASES, ids=lambda p: p.stem)
 def test_golden_messages_stream(case: Path) -> None:
-    scenario = read_json(case / "scenario.json")
-    recorded = _expectations(case, scenario)
-    for name, expected in recorded["chunkings"].items():
-        label = f"{case.name}/{name}"
-        run = replay(case, "messages", name)
-        assert run.request.parsing_options.model_dump() == _recorded_options(case, scenario), label
-        events = normalise([e.to_dict() for e in run.events])
+    """Every recorded chunking, replayed with ``dscodec.testing.replay`` and checked against the reference's
+    transcript (with ``reads_as``, its recording of the equivalent output: the transcript says so)."""
+    notes = scenario(case)
+    for take in replay_all(case):
+        label, run = take.label, take.run
+        assert run.request is not None, label
+        assert run.request.parsing_options.model_dump() == _recorded_options(
+            label, notes, take.recorded.request
+        )
+        events = normalise(take.events())
         assert [e.event for e in run.events] == [e["type"] for e in events], label  # SSE name = type
+        assert [f.event for f in run.transcript.frames or ()] == [e["type"] for e in events], label
+        expected_events = take.expected_events
 
-        ours, theirs = _deltas(events), normalise(expected["deltas"])
+        ours, theirs = _deltas(events), normalise(_deltas(expected_events))
         for key in ("reasoning", "content", "signature", "blocks", "pings"):
             assert ours[key] == theirs[key], (label, key)
         assert [(c["index"], c["id"], c["name"]) for c in ours["tool_calls"]] == [
@@ -173,25 +176,30 @@ def test_golden_messages_stream(case: Path) -> None:
 
         delta = events[-2]
         assert delta["type"] == "message_delta" and events[-1] == {"type": "message_stop"}, label
-        assert delta["delta"] == expected["finish"], label
-        want_usage = dict(expected["usage"])
+        want_delta = messages_delta(expected_events)
+        assert want_delta is not None, label
+        finish = {"stop_reason": want_delta["delta"].get("stop_reason"),
+                  "stop_sequence": want_delta["delta"].get("stop_sequence")}  # fmt: skip
+        assert delta["delta"] == finish, label
+        want_usage = dict(want_delta["usage"])
         # D13: every token the backend reported counts, also those after a stop sequence in the same chunk.
         want_usage["output_tokens"] = run.pushed_tokens
-        assert delta["usage"] == want_usage, label
-        assert run.finished == expected["finished"], label
+        assert_same(want_usage, delta["usage"], f"{label}: usage")
+        assert run.finished == take.reference_finished, label
 
-        if "events" in expected:
-            mine, want = _merged(events), _merged(normalise(expected["events"]))
+        if has_events(take.name):
+            mine, want = _merged(events), _merged(normalise(expected_events))
             want[-2]["usage"] = delta["usage"]  # D13, checked above
             for ref in theirs["tool_calls"]:
                 if not is_json(ref["arguments"]):  # D8, checked above: take the reference's text
                     for event in mine:
                         if event["type"] == "content_block_delta" and event["index"] == ref["index"]:
                             event["delta"]["partial_json"] = ref["arguments"]
-            assert mine == want, label
+            assert_same(want, mine, f"{label}: events")
 
-        message = normalise(dscodec.accumulate("messages", run.events))
-        want_message = normalise(expected["response"])
+        assert run.transcript.accumulated is not None, label
+        message = normalise(run.transcript.accumulated)
+        want_message = normalise(take.expected_response)
         want_message["usage"] = delta["usage"]  # D13, checked above
         uses = [b for b in message["content"] if b["type"] == "tool_use"]
         want_uses = [b for b in want_message["content"] if b["type"] == "tool_use"]
@@ -202,7 +210,7 @@ def test_golden_messages_stream(case: Path) -> None:
                 # D8: the reference's invalid JSON became {}; dscodec's valid JSON is the parsed object.
                 assert ref["input"] == {}, label
                 block["input"] = ref["input"]
-        assert message == want_message, label
+        assert_same(want_message, message, f"{label}: message")
 
 
 def _extra_fields(value: Any, path: str = "") -> list[str]:
@@ -233,11 +241,11 @@ def _assert_sdk_valid(events: list[WireEvent], message: dict[str, Any], label: s
     assert _extra_fields(parsed) == [], label
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
+@pytest.mark.parametrize("case", CASES, ids=lambda p: p.stem)
 def test_events_and_messages_match_the_sdk_types(case: Path) -> None:
-    for name in read_json(case / "messages.json")["chunkings"]:
-        run = replay(case, "messages", name)
-        _assert_sdk_valid(run.events, dscodec.accumulate("messages", run.events), f"{case.name}/{name}")
+    for take in replay_all(case):
+        run = take.run
+        _assert_sdk_valid(run.events, dscodec.accumulate("messages", run.events), take.label)
 
 
 def _lifecycle_facts() -> list[dict[str, Any]]:
@@ -282,10 +290,10 @@ def test_lifecycle_facts(fact: dict[str, Any]) -> None:
 def test_tool_choice_any_with_thinking_is_refused() -> None:
     """D10: `any` (like a named tool) demands a call, which thinking mode cannot promise: a 400 in Anthropic's
     envelope (D1), not the reference's silent `auto`."""
-    cases = [p for p in CASES if p.name.endswith("msg-tool-choice-any")]
-    assert cases
-    for case in cases:
-        body = dict(read_json(case / "scenario.json")["requests"]["messages"])
+    found = [p for p in CASES if p.stem.endswith("msg-tool-choice-any")]
+    assert found
+    for case in found:
+        body = dict(next(iter(takes(case).values())).request)
         body["thinking"] = {"type": "enabled", "budget_tokens": 1024}
         with pytest.raises(dscodec.ConversionError) as caught:
             dscodec.convert("messages", body)
@@ -295,6 +303,6 @@ def test_tool_choice_any_with_thinking_is_refused() -> None:
 
 
 def test_enough_stream_cases() -> None:
-    versions = {read_json(p / "scenario.json")["version"] for p in CASES}
+    versions = {scenario(p)["version"] for p in CASES}
     assert len(CASES) >= 390 and versions == {"v4", "v4.1"}
     assert len(_lifecycle_facts()) >= 7

@@ -2,7 +2,9 @@
 
 Compared with the reference on the accumulated response, the concatenated deltas (reasoning, answer text, calls,
 output items with their phases and statuses, logprobs), the finish status and the usage, and event for event
-(adjacent deltas merged) on every chunking recorded with its events (``whole``, ``tokens``, ``x-*``). Where
+(adjacent deltas merged) on the chunkings ``whole``, ``tokens`` and ``x-*``. The cases are transcripts
+(``fixtures/streams/responses/``, one per scenario, one transcript per chunking), replayed with
+``dscodec.testing.replay`` and compared with ``dscodec.testing.compare`` (tests/support/streams.py). Where
 dscodec deviates on purpose the expectation is adjusted here, each rule naming its deviation
 (docs/deviations.md):
 
@@ -40,11 +42,20 @@ import pytest
 from openai.types.responses import Response, ResponseStreamEvent
 
 import dscodec
-from tests.support.fixtures import read_json
-from tests.support.streams import is_json, normalise, replay, scenario_protocols
+from tests.support.streams import (
+    Take,
+    assert_same,
+    cases,
+    has_events,
+    is_json,
+    normalise,
+    replay_all,
+    responses_final,
+    scenario,
+)
 
 PROTOCOL: Final = "responses"
-CASES = scenario_protocols(PROTOCOL)
+CASES = cases(PROTOCOL)
 STREAM_EVENT = pydantic.TypeAdapter(ResponseStreamEvent)
 
 _DELTAS = {
@@ -133,13 +144,14 @@ def _merged(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def _reference_reasoning_tokens(recorded: dict[str, Any], scenario: dict[str, Any]) -> int:
-    if scenario["parsing_options"][PROTOCOL]["thinking_initial_stage"] is None:
+def _reference_reasoning_tokens(takes: list[Take], options: dict[str, Any]) -> int:
+    if options["thinking_initial_stage"] is None:
         return 0
+    by_name = {t.name: t for t in takes}
     for name in ("whole_tok", "tokens"):
-        usage = recorded["chunkings"].get(name, {}).get("usage")
-        if usage:
-            return int(usage["output_tokens_details"]["reasoning_tokens"])
+        final = responses_final(by_name[name].expected_events) if name in by_name else None
+        if final and final.get("usage"):
+            return int(final["usage"]["output_tokens_details"]["reasoning_tokens"])
     raise AssertionError("no chunking with a tokenizer recorded")
 
 
@@ -152,19 +164,6 @@ def _want_usage(
     usage["output_tokens"] = pushed_tokens  # D13
     usage["total_tokens"] = usage["input_tokens"] + pushed_tokens
     return usage
-
-
-def _expectations(case: Path, scenario: dict[str, Any]) -> dict[str, Any]:
-    """What dscodec must give for each chunking: the reference's recording, except where dscodec deviates on
-    purpose and the recorder could show the intended result (``reads_as``: D8 for malformed parameter tags,
-    D15 for the end-of-sentence token): then the reference's recording of the equivalent output, pushed in the
-    same chunks (docs/golden-streams.md)."""
-    reads_as = scenario.get("reads_as")
-    if reads_as is None:
-        return read_json(case / f"{PROTOCOL}.json")
-    recorded = read_json(case / f"{PROTOCOL}.{reads_as['deviation'].lower()}.json")
-    assert recorded["output"] == reads_as["output"], case.name
-    return recorded
 
 
 def _check_arguments(ours: str, theirs: str) -> None:
@@ -187,24 +186,28 @@ def _arguments_agree(tool_calls: list[dict[str, Any]]) -> bool:
     return all(is_json(c["arguments"]) for c in tool_calls if c["type"] == "function_call")
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
+@pytest.mark.parametrize("case", CASES, ids=lambda p: p.stem)
 def test_golden_responses_stream(case: Path) -> None:
-    scenario = read_json(case / "scenario.json")
-    recorded = _expectations(case, scenario)
-    json_mode = scenario["parsing_options"][PROTOCOL]["parse_json_output"]
-    reasoning_tokens = _reference_reasoning_tokens(recorded, scenario)
-    whole = recorded["chunkings"]["whole"]
-    for name, expected in recorded["chunkings"].items():
-        label = f"{case.name}/{name}"
-        run = replay(case, PROTOCOL, name)
-        assert run.request.parsing_options.model_dump() == scenario["parsing_options"][PROTOCOL], label
+    """Every recorded chunking, replayed with ``dscodec.testing.replay`` and checked against the reference's
+    transcript (with ``reads_as``, its recording of the equivalent output: the transcript says so)."""
+    options = scenario(case)["parsing_options"]
+    json_mode = options["parse_json_output"]
+    takes = replay_all(case)
+    reasoning_tokens = _reference_reasoning_tokens(takes, options)
+    whole = next(t for t in takes if t.name == "whole")
+    whole_content = _deltas(whole.expected_events)["content"]
+    for take in takes:
+        label, run, name = take.label, take.run, take.name
+        assert run.request is not None and run.request.parsing_options.model_dump() == options, label
         events = normalise(_wire(run.events))
         assert [e["sequence_number"] for e in events] == list(range(len(events))), label
         assert all(e["type"] == w.event for e, w in zip(events, run.events)), label  # SSE name = type
+        assert [f.event for f in run.transcript.frames or ()] == [e["type"] for e in events], label
+        expected_events = take.expected_events
 
-        ours, theirs = _deltas(events), normalise(expected["deltas"])
+        ours, theirs = _deltas(events), normalise(_deltas(expected_events))
         if json_mode:  # D7
-            theirs["content"] = whole["deltas"]["content"]
+            theirs["content"] = whole_content
             theirs.pop("logprobs", None)
             ours.pop("logprobs", None)
         added_phases = {i["id"]: i["added_phase"] for i in theirs["items"] if i["type"] == "message"}
@@ -213,7 +216,7 @@ def test_golden_responses_stream(case: Path) -> None:
                 item["done_phase"] = item["added_phase"]  # D6
         assert ours["reasoning"] == theirs["reasoning"], label
         assert ours["content"] == theirs["content"], label
-        assert ours["items"] == theirs["items"], label
+        assert_same({"items": theirs["items"]}, {"items": ours["items"]}, f"{label}: items")
         assert ours.get("logprobs") == theirs.get("logprobs"), label
         strip = ("arguments",)
         assert [{k: v for k, v in c.items() if k not in strip} for c in ours["tool_calls"]] == [
@@ -229,17 +232,19 @@ def test_golden_responses_stream(case: Path) -> None:
             "status": final["response"]["status"],
             "incomplete_details": final["response"]["incomplete_details"],
         }
-        assert status == expected["finish"], label
+        want_final = responses_final(expected_events)
+        assert want_final is not None, label
+        assert status == {k: want_final[k] for k in ("status", "incomplete_details")}, label
         usage = _want_usage(
-            expected["usage"], reasoning_tokens=reasoning_tokens, pushed_tokens=run.pushed_tokens
+            want_final["usage"], reasoning_tokens=reasoning_tokens, pushed_tokens=run.pushed_tokens
         )
-        assert final["response"]["usage"] == usage, label
-        assert run.finished == expected["finished"], label
+        assert_same(usage, final["response"]["usage"], f"{label}: usage")
+        assert run.finished == take.reference_finished, label
 
         # D7: in JSON mode only the single-chunk run is chunking-free in the reference too.
-        compare_events = "events" in expected and (name == "whole" or not json_mode)
+        compare_events = has_events(name) and (name == "whole" or not json_mode)
         if compare_events and _arguments_agree(theirs["tool_calls"]):
-            want_events = normalise(expected["events"])
+            want_events = normalise(expected_events)
             for event in want_events:
                 if event["type"] == "response.output_item.done" and event["item"]["type"] == "message":
                     event["item"]["phase"] = added_phases[event["item"]["id"]]  # D6
@@ -247,18 +252,16 @@ def test_golden_responses_stream(case: Path) -> None:
                     _d6_output(event["response"]["output"], added_phases)
                     event["response"]["usage"] = usage
             mine_merged, want_merged = _merged(events), _merged(want_events)
-            if mine_merged != want_merged:  # byte-level diff of the first difference, key order included
-                for a, b in zip(mine_merged, want_merged):
-                    assert json.dumps(a, ensure_ascii=False) == json.dumps(b, ensure_ascii=False), label
-                assert len(mine_merged) == len(want_merged), label
+            assert_same(want_merged, mine_merged, f"{label}: events")
             assert json.dumps(mine_merged) == json.dumps(want_merged), f"{label}: key order"
 
-        response = normalise(json.loads(orjson.dumps(dscodec.accumulate(PROTOCOL, run.events))))
+        assert run.transcript.accumulated is not None, label
+        response = normalise(json.loads(orjson.dumps(run.transcript.accumulated)))
         assert response == final["response"], label  # the accumulated response is the streamed final one
-        want = normalise(expected["response"])
+        want = normalise(take.expected_response)
         want["usage"] = usage
         _d6_output(want["output"], added_phases)
-        whole_output = {item["id"]: item for item in whole["response"]["output"]}
+        whole_output = {item["id"]: item for item in whole.expected_response["output"]}
         for mine, ref in zip(response["output"], want["output"]):
             if mine["type"] == "function_call" and ref["type"] == "function_call":
                 _check_arguments(mine["arguments"], ref["arguments"])
@@ -266,16 +269,16 @@ def test_golden_responses_stream(case: Path) -> None:
             if json_mode and mine["type"] == "message":  # D7, also the logprob entries of split tokens
                 mine["content"][0]["logprobs"] = ref["content"][0]["logprobs"]
                 ref["content"][0]["text"] = whole_output[ref["id"]]["content"][0]["text"]
+        assert_same(want, response, f"{label}: response")
         if response != want:
             assert json.dumps(response, ensure_ascii=False) == json.dumps(want, ensure_ascii=False), label
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
+@pytest.mark.parametrize("case", CASES, ids=lambda p: p.stem)
 def test_events_and_responses_validate_against_openai_sdk(case: Path) -> None:
     """Strict validation with the official SDK types, for every event and response of every chunking."""
-    recorded = read_json(case / "responses.json")
-    for name in recorded["chunkings"]:
-        run = replay(case, PROTOCOL, name)
+    for take in replay_all(case):
+        run = take.run
         for event in run.events:
             STREAM_EVENT.validate_python(event.to_dict(), strict=True)
         response = dscodec.accumulate(PROTOCOL, run.events)
@@ -284,6 +287,6 @@ def test_events_and_responses_validate_against_openai_sdk(case: Path) -> None:
 
 
 def test_enough_stream_cases() -> None:
-    versions = {read_json(p / "scenario.json")["version"] for p in CASES}
+    versions = {scenario(p)["version"] for p in CASES}
     assert len(CASES) >= 300 and versions == {"v4", "v4.1"}
-    assert any((p / "responses.json").is_file() and "resptools-apply-patch" in p.name for p in CASES)
+    assert any("resptools-apply-patch" in p.stem for p in CASES)

@@ -1,122 +1,150 @@
-"""Replaying recorded stream scenarios through dscodec (see docs/golden-streams.md for the fixture layout)."""
+"""The golden stream cases: recorded transcripts replayed through dscodec with ``dscodec.testing``.
+
+``fixtures/streams/<protocol>/<scenario>.jsonl`` holds one transcript per chunking of the scenario's model
+output (docs/golden-streams.md): the backend items pushed, the reference's events as frames and its accumulated
+response. A golden test replays each with :func:`dscodec.testing.replay` and checks the answer with
+:func:`dscodec.testing.compare`; the per-protocol summaries below (concatenated deltas, finish, usage) are read
+the same way off both sides.
+"""
 
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import dscodec
-from dscodec.conversation import ConversationRequest
-from dscodec.protocols._wire import WireEvent
-from tests.support.fixtures import FIXTURES, read_json
+from dscodec.testing import Difference, Transcript, compare, format_differences, load_transcripts, replay
+from dscodec.testing.compare import normalise as _normalise
+from dscodec.testing.replay import Replay
+from tests.support.fixtures import FIXTURES
 
 STREAMS = FIXTURES / "streams"
-CALL_ID = re.compile(r"call_\d{2}_(?:ET_)?[A-Za-z0-9]{20}\d{4}")
+#: The reference's tool call ids (``call_NN_`` + 20 alphanumerics + 4 digits, or with ``ET_``); a replay's fixed
+#: ids have the same shape. Only these are random: every other id and the fingerprints are compared as written.
+CALL_ID = r"call_\d{2}_(?:ET_)?[A-Za-z0-9]{20}\d{4}"
+#: The chunkings recorded with their events compared event for event (the others: summaries and the response).
+EVENT_CHUNKINGS = ("whole", "tokens")
 
 
-def scenarios() -> list[Path]:
-    return sorted(p for p in STREAMS.iterdir() if p.is_dir()) if STREAMS.is_dir() else []
+def cases(protocol: str) -> list[Path]:
+    """The transcript files of ``protocol``, one per scenario."""
+    folder = STREAMS / protocol
+    return sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
 
 
-def scenario_protocols(protocol: str) -> list[Path]:
-    return [p for p in scenarios() if (p / f"{protocol}.json").is_file()]
+@lru_cache(maxsize=8)
+def _takes(case: Path) -> tuple[Transcript, ...]:
+    return tuple(load_transcripts(case))
 
 
-class _IdFactory:
-    """Deterministic call ids in the reference's format, so outputs compare after normalisation."""
-
-    def __call__(self, index: int) -> str:
-        return f"call_{index:02d}_{'A' * 20}{index:04d}"
+def takes(case: Path) -> dict[str, Transcript]:
+    """The scenario's recorded transcripts by chunking name, in recording order."""
+    return {t.meta["chunking"]: t for t in _takes(case)}
 
 
-_STAMPS = ("created", "created_at", "completed_at")
+def scenario(case: Path) -> dict[str, Any]:
+    """The scenario's notes (description, version, settings, output, ``reads_as``, the reference's parsing
+    options): the first transcript of the file carries them."""
+    return _takes(case)[0].meta
 
 
-def _unstamp(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: (0 if k in _STAMPS and isinstance(v, int) else _unstamp(v)) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_unstamp(v) for v in value]
-    return value
-
-
-def normalise(value: Any) -> Any:
-    """Replace random call ids and wall-clock stamps so recorded and replayed outputs compare."""
-    text = json.dumps(value, ensure_ascii=False)
-    text = CALL_ID.sub("<call-id>", text)
-    return _unstamp(json.loads(text))
+def has_events(chunking: str) -> bool:
+    """Whether the golden tests compare this chunking event for event (as the fixtures always did)."""
+    return chunking in EVENT_CHUNKINGS or chunking.startswith("x-")
 
 
 @dataclass
-class Replay:
-    request: ConversationRequest
-    events: list[WireEvent]
-    finished: bool
-    #: tokens the backend reported in the chunks that were pushed (a stop sequence can end the replay early)
-    pushed_tokens: int
+class Take:
+    """One recorded chunking and dscodec's replay of it."""
+
+    name: str
+    recorded: Transcript
+    run: Replay
+
+    @property
+    def label(self) -> str:
+        return self.recorded.name
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        return self.recorded.meta
+
+    @property
+    def expected_events(self) -> list[dict[str, Any]]:
+        """The reference's events: the frames' data, without Chat's ``[DONE]``."""
+        return [json.loads(f.data) for f in self.recorded.frames or () if f.data != "[DONE]"]
+
+    @property
+    def expected_response(self) -> dict[str, Any]:
+        """The reference accumulator's complete response."""
+        body = self.recorded.accumulated if self.recorded.accumulated is not None else self.recorded.response
+        assert body is not None, self.label
+        return body
+
+    @property
+    def reference_finished(self) -> bool:
+        return bool(self.meta["reference"]["finished"])
+
+    def events(self) -> list[dict[str, Any]]:
+        """dscodec's events as dicts."""
+        return [e.to_dict() for e in self.run.events]
 
 
-def chunks_of(scenario: dict[str, Any], name: str) -> Iterator[dict[str, Any]]:
-    """The recorded chunking ``name`` as ``{"text", "token_count"}`` / ``{"ids", "logprobs"}`` pushes."""
-    spec = scenario["chunkings"][name]
-    output: str = scenario["output"]
-    kind = spec["kind"]
-    if kind == "text":
-        if spec.get("split") == "chars":
-            for ch in output:
-                yield {"text": ch, "token_count": 1}
-            return
-        bounds, counts = spec["bounds"], spec["token_counts"]
-        for i, count in enumerate(counts):
-            yield {"text": output[bounds[i] : bounds[i + 1]], "token_count": count}
-    elif kind == "tokens":
-        ids: list[int] = scenario["token_ids"]
-        lps = scenario.get("logprobs") if spec.get("logprobs") else None
-        group = spec["group"]
-        for at in range(0, len(ids), group):
-            chunk: dict[str, Any] = {"ids": ids[at : at + group]}
-            if lps is not None:
-                chunk["logprobs"] = [(lp, [tuple(t) for t in tops]) for lp, tops in lps[at : at + group]]
-            yield chunk
-    else:  # explicit
-        yield from spec["chunks"]
+def replay_all(case: Path) -> list[Take]:
+    """Every recorded chunking of ``case`` replayed through dscodec as recorded."""
+    out = []
+    for name, recorded in takes(case).items():
+        run = replay(recorded)
+        assert run.request is not None, f"{recorded.name}: the request did not convert"
+        assert recorded.frames is not None and not recorded.meta["reference"]["error"], recorded.name
+        if recorded.response is None:  # a streamed request: the answer is the frames
+            assert run.transcript.frames is not None, recorded.name
+            if recorded.frames and recorded.frames[-1].data == "[DONE]":  # Chat ends with [DONE], as we do
+                assert run.transcript.frames[-1].data == "[DONE]", recorded.name
+        out.append(Take(name, recorded, run))
+    return out
 
 
-def replay(case: Path, protocol: str, chunking: str) -> Replay:
-    """Feed one recorded chunking through a fresh :class:`dscodec.StreamProcessor`, as the recorder did."""
-    scenario = read_json(case / "scenario.json")
-    request = dscodec.convert(protocol, scenario["requests"][protocol])  # type: ignore[arg-type]
-    generator = scenario["generators"][protocol]
-    processor = dscodec.StreamProcessor(
-        request,
-        response_id=generator["id"],
-        model=generator["model"],
-        created=scenario["accumulator"]["created"],
-        signature=generator.get("signature"),
-        tool_call_id_factory=_IdFactory(),
-    )
-    events: list[WireEvent] = []
-    pushed = 0
-    ready = scenario.get("ready")
-    if ready:
-        events += processor.start(
-            ready["prompt_tokens"], ready["prompt_cache_hit_tokens"], ready["system_fingerprint"]
-        )
-    for chunk in chunks_of(scenario, chunking):
-        if processor.finished:
-            break
-        if "ids" in chunk:
-            events += processor.push_tokens(chunk["ids"], chunk.get("logprobs"))
-            pushed += len(chunk["ids"])
-        else:
-            events += processor.push_text(chunk["text"], chunk.get("token_count", 0))
-            pushed += chunk.get("token_count", 0)
-    events += processor.finish(scenario["finish"])
-    return Replay(request, events, processor.finished, pushed)
+def normalise(value: Any) -> Any:
+    """Random tool call ids become ``<id-N>`` (numbered by first appearance), wall-clock stamps
+    ``"<timestamp>"``; everything else stays."""
+    return _normalise(value, ids=CALL_ID, fingerprints=False)
+
+
+def differences(expected: Any, actual: Any, **options: Any) -> list[Difference]:
+    """:func:`dscodec.testing.compare` with the golden normalisation."""
+    return compare(expected, actual, ids=CALL_ID, fingerprints=False, **options)
+
+
+def assert_same(expected: Any, actual: Any, label: str, **options: Any) -> None:
+    """No difference between two answers (JSON bodies, event lists or transcripts), else the list."""
+    found = differences(expected, actual, **options)
+    assert not found, f"{label}\n{format_differences(found)}"
+
+
+# -- the reference's summaries, read off its events the way the recorder used to write them --------------------
+
+
+def chat_finish(events: list[dict[str, Any]]) -> dict[str, Any]:
+    reasons = [c.get("finish_reason") for e in events for c in e.get("choices", []) if c.get("finish_reason")]
+    return {"finish_reason": reasons[-1] if reasons else None}
+
+
+def chat_usage(events: list[dict[str, Any]]) -> dict[str, Any] | None:
+    usages = [e["usage"] for e in events if e.get("usage")]
+    return usages[-1] if usages else None
+
+
+def responses_final(events: list[dict[str, Any]]) -> dict[str, Any] | None:
+    finals = [e["response"] for e in events if e["type"] in ("response.completed", "response.incomplete")]
+    return finals[-1] if finals else None
+
+
+def messages_delta(events: list[dict[str, Any]]) -> dict[str, Any] | None:
+    deltas = [e for e in events if e["type"] == "message_delta"]
+    return deltas[-1] if deltas else None
 
 
 def _no_constants(name: str) -> Any:

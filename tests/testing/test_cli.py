@@ -10,7 +10,17 @@ from pathlib import Path
 import pytest
 
 from dscodec.cli import main
-from dscodec.testing import Failure, Finish, Text, Transcript, Usage, dump_transcript, load_transcript, replay
+from dscodec.testing import (
+    Failure,
+    Finish,
+    Text,
+    Transcript,
+    Usage,
+    dump_transcript,
+    dump_transcripts,
+    load_transcript,
+    replay,
+)
 from tests.testing.conftest import body
 
 BROKEN = Path(__file__).resolve().parent / "broken"
@@ -169,3 +179,27 @@ def test_a_failure_item_round_trips_through_the_cli(tmp_path: Path) -> None:
     dump_transcript(replay(transcript).transcript, tmp_path / "failed.jsonl")
     assert run("replay", str(tmp_path))[0] == 0
     assert run("lint", str(tmp_path / "failed.jsonl"))[0] == 0
+
+
+def test_a_file_of_several_transcripts(tmp_path: Path) -> None:
+    """Format version 2: ``replay`` gives a row per transcript in the file, ``lint`` checks every answer."""
+    plain = Transcript(
+        "messages", body("messages", "plain"), [Usage(1), Text("Hi", 1), Finish("stop")], name="whole"
+    )
+    split = Transcript(
+        "messages", plain.request, [Usage(1), Text("H", 0), Text("i", 1), Finish("stop")], name="split"
+    )
+    answers = [replay(plain).transcript, replay(split).transcript]
+    dump_transcripts(answers, tmp_path / "takes.jsonl")
+    status, out = run("replay", str(tmp_path))
+    assert status == 0, out
+    assert [line.split()[0] for line in out.splitlines()[1:-1]] == [
+        "takes.jsonl[whole]",
+        "takes.jsonl[split]",
+    ]
+    assert run("lint", str(tmp_path / "takes.jsonl")) == (0, "")
+    assert answers[1].frames is not None
+    answers[1].frames = answers[1].frames[:-1]  # no message_stop
+    dump_transcripts(answers, tmp_path / "takes.jsonl")
+    status, out = run("lint", str(tmp_path / "takes.jsonl"))
+    assert status == 1 and out.startswith(f"{tmp_path / 'takes.jsonl'}[split]: MSG008")

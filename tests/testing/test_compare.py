@@ -73,3 +73,24 @@ def test_transcripts_compare_by_section() -> None:
     assert compare(Transcript("chat_completions", {}, accumulated={"n": 1}), got) == []
     assert "frames[1]: expected" in format_differences(diffs)
     assert format_differences(diffs, limit=1).endswith("... and 1 more differences")
+
+
+def test_normalising_only_some_ids_and_keeping_fingerprints() -> None:
+    """``ids=`` narrows the id rule to values matching a pattern (any key); ``fingerprints=False`` keeps them."""
+    want = {"id": "chatcmpl-1", "system_fingerprint": "fp_a", "calls": [{"id": "call_1"}, {"x": "call_2"}]}
+    got = {"id": "chatcmpl-1", "system_fingerprint": "fp_b", "calls": [{"id": "call_8"}, {"x": "call_9"}]}
+    assert compare(want, got, ids=r"call_[0-9]") == []
+    assert [d.path for d in compare(want, got, ids=r"call_[0-9]", fingerprints=False)] == [
+        "response.system_fingerprint"
+    ]
+    assert [d.path for d in compare({**want, "id": "a"}, got, ids=r"call_[0-9]")] == ["response.id"]
+    assert normalise(want, ids=False, fingerprints=False) == want
+
+
+def test_event_lists_compare_as_frames() -> None:
+    want = [{"type": "message_start", "id": "m1"}, {"type": "message_stop"}]
+    got = [{"type": "message_start", "id": "m2"}, {"type": "ping"}]
+    assert [(d.path, d.expected, d.actual) for d in compare(want, got)] == [
+        ("frames[1].event", "message_stop", "ping"),
+        ("frames[1].data.type", "message_stop", "ping"),
+    ]

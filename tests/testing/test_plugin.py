@@ -9,7 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from dscodec.testing import Finish, Text, Transcript, Usage, dump_transcript, load_transcript, replay
+from dscodec.testing import (
+    Finish,
+    Text,
+    Transcript,
+    Usage,
+    dump_transcript,
+    dump_transcripts,
+    load_transcript,
+    load_transcripts,
+    replay,
+)
 
 pytest_plugins = ["pytester"]
 
@@ -117,3 +127,30 @@ def test_transcripts_next_to_the_kit_are_collected(pytester: pytest.Pytester) ->
     pytester.makepyfile(test_other="def test_x():\n    assert True\n")
     assert Path(pytester.path / "t.jsonl").is_file()
     pytester.runpytest().assert_outcomes(passed=3)
+
+
+def test_a_file_of_several_transcripts_gives_tests_for_each(pytester: pytest.Pytester) -> None:
+    """Format version 2: ``replay[<name>]`` and ``lint[<name>]`` per transcript; an update rewrites only the
+    transcript that changed, and keeps the others and their names."""
+    first, second = recorded(), recorded("Bye!")
+    first.name, second.name = "hello", "bye"
+    second.backend = [Usage(4), Text("Goodbye!", 2), Finish("stop")]
+    path = pytester.path / "takes.jsonl"
+    dump_transcripts([first, second], path)
+    result = pytester.runpytest("-v", "-p", "no:randomly")
+    result.assert_outcomes(passed=3, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*takes.jsonl::replay?hello? PASSED*",
+            "*takes.jsonl::lint?hello? PASSED*",
+            "*takes.jsonl::replay?bye? FAILED*",
+            "*takes.jsonl::lint?bye? PASSED*",
+        ]
+    )
+    result = pytester.runpytest("--dscodec-update")
+    result.assert_outcomes(passed=4)
+    again = load_transcripts(path)
+    assert [t.name for t in again] == ["hello", "bye"] and again[0] == first
+    assert again[1].frames is not None
+    assert again[1].frames[1].json()["choices"][0]["delta"]["content"] == "Goodbye!"
+    pytester.runpytest().assert_outcomes(passed=4)

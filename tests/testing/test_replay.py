@@ -110,6 +110,8 @@ def test_output_after_a_stop_sequence_or_a_finish_is_not_pushed() -> None:
     items = [Usage(3), Text("one END two", 3), Text("three", 1), Finish("stop"), Text("never", 1)]
     result = replay(Transcript("chat_completions", request, items))
     assert result.finished
+    # Pushing stopped after the stop sequence: the items pushed, and the tokens they count.
+    assert result.pushed == items[:2] and result.pushed_tokens == 3
     assert result.transcript.accumulated is not None
     assert result.transcript.accumulated["choices"][0]["message"]["content"] == "one "
     assert result.transcript.frames is not None and result.transcript.frames[-1].is_done

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from dscodec.testing import (
+    VERSION,
     Failure,
     Finish,
     Frame,
@@ -18,9 +19,13 @@ from dscodec.testing import (
     TranscriptError,
     Usage,
     dump_transcript,
+    dump_transcripts,
     dumps_transcript,
+    dumps_transcripts,
     load_transcript,
+    load_transcripts,
     loads_transcript,
+    loads_transcripts,
 )
 from dscodec.testing.transcript import is_transcript
 
@@ -61,7 +66,7 @@ def test_round_trip(tmp_path: Path) -> None:
 def test_one_json_object_per_line_header_first() -> None:
     lines = [json.loads(line) for line in dumps_transcript(full()).splitlines()]
     assert lines[0]["kind"] == "transcript" and lines[0]["format"] == "dscodec-transcript"
-    assert lines[0]["version"] == 1 and lines[0]["protocol"] == "chat_completions"
+    assert lines[0]["version"] == VERSION == 2 and lines[0]["protocol"] == "chat_completions"
     assert [line["kind"] for line in lines[1:]] == [
         "request", "usage", "text", "tokens", "failure", "finish",
         "frame", "frame", "frame", "frame", "accumulated",
@@ -91,7 +96,7 @@ def test_the_name_defaults_to_the_file_name(tmp_path: Path) -> None:
         "not json",
         "[1]",
         '{"kind": "request", "body": {}}',
-        '{"kind": "transcript", "format": "dscodec-transcript", "version": 2, "protocol": "messages"}',
+        '{"kind": "transcript", "format": "dscodec-transcript", "version": 3, "protocol": "messages"}',
         '{"kind": "transcript", "format": "dscodec-transcript", "version": 1, "protocol": "grpc"}',
         '{"kind": "transcript", "format": "dscodec-transcript", "version": 1, "protocol": "messages"}',
         (
@@ -116,3 +121,35 @@ def test_malformed_transcripts_are_refused(text: str) -> None:
 def test_an_unreadable_file(tmp_path: Path) -> None:
     with pytest.raises(TranscriptError):
         load_transcript(tmp_path / "nothing.jsonl")
+
+
+def test_several_transcripts_in_one_file(tmp_path: Path) -> None:
+    """Format version 2: one header line per transcript; load_transcripts reads them all, in order."""
+    first, second = full(), Transcript("messages", {"model": "m"}, [Text("b", 1)], name="")
+    path = tmp_path / "two.jsonl"
+    dump_transcripts([first, second], path)
+    assert loads_transcripts(dumps_transcripts([first, second])) == [first, second]
+    found = load_transcripts(path)
+    assert found[0] == first and found[1].name == "two[1]" and found[1].backend == [Text("b", 1)]
+    with pytest.raises(TranscriptError, match="holds 2 transcripts"):
+        load_transcript(path)
+    # One transcript reads the same either way, and is named after the file.
+    dump_transcript(second, tmp_path / "one.jsonl")
+    assert [t.name for t in load_transcripts(tmp_path / "one.jsonl")] == ["one"]
+
+
+def test_a_version_1_file_still_reads_and_holds_one_transcript() -> None:
+    v1 = '{"kind": "transcript", "format": "dscodec-transcript", "version": 1, "protocol": "messages"}\n'
+    request = '{"kind": "request", "body": {}}\n'
+    assert loads_transcript(v1 + request).protocol == "messages"
+    with pytest.raises(TranscriptError, match="version 1 file holds one transcript"):
+        loads_transcripts(v1 + request + v1 + request)
+
+
+def test_lines_end_at_newlines_only() -> None:
+    """Text holding U+2028, U+0085 or a form feed is written raw or escaped, and never splits a line."""
+    transcript = Transcript("responses", {"model": "m"}, [Text("a\u2028b\x85c\x0cd\x1ce", 1)])
+    text = dumps_transcript(transcript)
+    assert len(text.split("\n")) == 4
+    assert loads_transcript(text) == transcript
+    assert loads_transcript(text.replace("\n", "\r\n")) == transcript

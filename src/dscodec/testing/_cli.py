@@ -22,8 +22,8 @@ from dscodec.testing.transcript import (
     TranscriptError,
     dump_transcript,
     is_transcript,
-    load_transcript,
-    loads_transcript,
+    load_transcripts,
+    loads_transcripts,
 )
 
 __all__ = ["lint_command", "record_command", "replay_command"]
@@ -93,10 +93,22 @@ def lint_command(args: argparse.Namespace, out: TextIO) -> int:
             text = _read_text(args.file)
             request = _read_json(args.request) if args.request is not None else None
             if '"dscodec-transcript"' in text.split("\n", 1)[0]:
-                transcript = loads_transcript(text, source=label)
-                protocol, answer = protocol or transcript.protocol, transcript
-            else:
-                answer = text
+                # A file may hold several transcripts (format version 2): each answer is linted.
+                transcripts = loads_transcripts(text, source=label)
+                findings: list[Any] = []
+                for index, transcript in enumerate(transcripts):
+                    where = label if len(transcripts) == 1 else f"{label}[{transcript.name or index}]"
+                    found = lint(
+                        protocol or transcript.protocol,
+                        transcript,
+                        request=request,
+                        sdk=not args.no_sdk,
+                    )
+                    findings += found
+                    for finding in found:
+                        print(f"{where}: {finding}", file=out)
+                return 1 if findings else 0
+            answer = text
             if protocol is None:
                 raise _UsageError("give --protocol (chat_completions, responses or messages)")
     except ImportError as exc:
@@ -152,15 +164,21 @@ def replay_command(args: argparse.Namespace, out: TextIO) -> int:
     for path in files:
         name = str(path.relative_to(args.directory)) if path != Path(args.directory) else path.name
         try:
-            transcript: Transcript = load_transcript(path)
-            differences = verify(transcript, chunking=args.chunking)
+            transcripts: list[Transcript] = load_transcripts(path)
         except TranscriptError as exc:
             rows.append((name, "?", "ERROR", str(exc)))
             continue
-        first = format_differences(differences, limit=1).splitlines()[0] if differences else ""
-        if len(differences) > 1:
-            first += f" (+{len(differences) - 1} more)"
-        rows.append((name, transcript.protocol, "FAIL" if differences else "pass", first))
+        for transcript in transcripts:  # a file may hold several (format version 2): one row each
+            row_name = name if len(transcripts) == 1 else f"{name}[{transcript.name}]"
+            try:
+                differences = verify(transcript, chunking=args.chunking)
+            except TranscriptError as exc:
+                rows.append((row_name, transcript.protocol, "ERROR", str(exc)))
+                continue
+            first = format_differences(differences, limit=1).splitlines()[0] if differences else ""
+            if len(differences) > 1:
+                first += f" (+{len(differences) - 1} more)"
+            rows.append((row_name, transcript.protocol, "FAIL" if differences else "pass", first))
     width = max(len("transcript"), *(len(row[0]) for row in rows))
     print(f"{'transcript':<{width}}  {'protocol':<16}  result  first difference", file=out)
     for name, protocol, result, detail in rows:

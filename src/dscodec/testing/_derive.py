@@ -17,6 +17,7 @@ import dscodec
 from dscodec.conversation import ConversationRequest, Protocol
 from dscodec.errors import DscodecError
 from dscodec.prompt.dialects import dialect_for
+from dscodec.protocols.openai_responses import ResponsesWire
 from dscodec.testing._sse import Frame
 from dscodec.testing.transcript import BackendItem, Failure, Finish, Text, Usage
 
@@ -108,7 +109,9 @@ def _chat(response: Mapping[str, Any], parts: _Parts) -> None:
 
 
 def _responses(response: Mapping[str, Any], request: ConversationRequest, parts: _Parts) -> None:
-    qualified = {value: key for key, value in request.namespace_tool_map.items()}
+    wire = request.wire
+    namespaced = wire.namespace_tool_map if isinstance(wire, ResponsesWire) else {}
+    qualified = {value: key for key, value in namespaced.items()}
     for item in response.get("output") or []:
         kind = item.get("type")
         texts = "".join(p.get("text", "") for p in item.get("content") or [] if isinstance(p, Mapping))

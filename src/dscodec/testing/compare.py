@@ -10,14 +10,17 @@ client would read:
 * timestamps (integer values of the keys in :data:`TIME_KEYS`) become ``"<timestamp>"``;
 * a non-null ``system_fingerprint`` becomes ``"<fingerprint>"``.
 
-Empty strings and nulls are kept: an id that is missing is a difference worth seeing.
+Empty strings and nulls are kept: an id that is missing is a difference worth seeing. When two answers come from
+the same fixed inputs (a replay against a recording), ``ids`` can narrow the id rule to the ids that really are
+random (a pattern, such as the tool call ids), and ``fingerprints=False`` keeps the fingerprint, so the rest is
+compared as written.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,7 +32,9 @@ __all__ = [
     "MISSING",
     "SECTIONS",
     "TIME_KEYS",
+    "Answer",
     "Difference",
+    "IdRule",
     "answer_sections",
     "compare",
     "format_differences",
@@ -59,19 +64,41 @@ class _Missing:
 MISSING: Any = _Missing()
 
 
-def normalise(value: Any) -> Any:
+#: Which ids :func:`normalise` replaces: all (True), none (False), or those that match a regular expression.
+IdRule = bool | str | re.Pattern[str]
+
+
+def normalise(value: Any, *, ids: IdRule = True, fingerprints: bool = True) -> Any:
     """A copy of ``value`` (JSON data) with ids, timestamps and fingerprints replaced (module docstring).
+
+    Args:
+        value: JSON data.
+        ids: which id values become placeholders: all (True), none (False), or those a regular expression
+            matches in full (a string or compiled pattern), wherever they are (the value of any key).
+        fingerprints: whether ``system_fingerprint`` strings become ``"<fingerprint>"``.
 
     Examples:
         >>> normalise({"id": "chatcmpl-9", "created": 1700000000, "choices": [{"id": "chatcmpl-9"}]})
         {'id': '<id-1>', 'created': '<timestamp>', 'choices': [{'id': '<id-1>'}]}
+        >>> normalise({"id": "chatcmpl-9", "call": {"id": "call_7"}}, ids=r"call_[0-9]+")
+        {'id': 'chatcmpl-9', 'call': {'id': '<id-1>'}}
     """
-    return _Normaliser().walk(value)
+    return _Normaliser(ids, fingerprints).walk(value)
 
 
 class _Normaliser:
-    def __init__(self) -> None:
+    def __init__(self, ids: IdRule = True, fingerprints: bool = True) -> None:
         self.ids: dict[str, str] = {}
+        self.pattern = None if isinstance(ids, bool) else re.compile(ids)
+        self.all_ids = ids is True
+        self.fingerprints = fingerprints
+
+    def is_id(self, key: str, item: Any) -> bool:
+        if not isinstance(item, str) or not item:
+            return False
+        if self.pattern is not None:
+            return self.pattern.fullmatch(item) is not None
+        return self.all_ids and key in ID_KEYS
 
     def placeholder(self, value: str) -> str:
         found = self.ids.get(value)
@@ -83,11 +110,11 @@ class _Normaliser:
         if isinstance(value, Mapping):
             out: dict[str, Any] = {}
             for key, item in value.items():
-                if key in ID_KEYS and isinstance(item, str) and item:
+                if self.is_id(key, item):
                     out[key] = self.placeholder(item)
                 elif key in TIME_KEYS and isinstance(item, int) and not isinstance(item, bool):
                     out[key] = "<timestamp>"
-                elif key == "system_fingerprint" and isinstance(item, str):
+                elif key == "system_fingerprint" and isinstance(item, str) and self.fingerprints:
                     out[key] = "<fingerprint>"
                 else:
                     out[key] = self.walk(item)
@@ -146,21 +173,37 @@ def _frame_value(frame: Frame) -> dict[str, Any]:
     return {"event": frame.event, "data": data}
 
 
-def answer_sections(value: Transcript | list[Frame] | Mapping[str, Any]) -> dict[str, Any]:
+#: What :func:`compare` takes as an answer: a transcript, a list of frames (or of event dicts), or a JSON body.
+Answer = Transcript | Sequence[Frame] | Sequence[Mapping[str, Any]] | Mapping[str, Any]
+
+
+def _frames_value(frames: Sequence[Any]) -> list[Any]:
+    return [
+        _frame_value(f) if isinstance(f, Frame) else {"event": f.get("type"), "data": dict(f)} for f in frames
+    ]
+
+
+def answer_sections(value: Answer, *, ids: IdRule = True, fingerprints: bool = True) -> dict[str, Any]:
     """The comparable parts of an answer: a transcript's status, frames, response and accumulated response (those
-    it has), a frame list as ``frames``, a JSON body as ``response``. Frames and bodies come normalised."""
+    it has), a frame list as ``frames``, a JSON body as ``response``. Frames and bodies come normalised
+    (``ids`` and ``fingerprints`` as for :func:`normalise`). A list of event dicts counts as frames whose SSE
+    event name is the event's ``type``."""
+
+    def norm(data: Any) -> Any:
+        return normalise(data, ids=ids, fingerprints=fingerprints)
+
     if isinstance(value, Transcript):
         sections: dict[str, Any] = {"status": value.status}
         if value.frames is not None:
-            sections["frames"] = normalise([_frame_value(f) for f in value.frames])
+            sections["frames"] = norm(_frames_value(value.frames))
         if value.response is not None:
-            sections["response"] = normalise(value.response)
+            sections["response"] = norm(value.response)
         if value.accumulated is not None:
-            sections["accumulated"] = normalise(value.accumulated)
+            sections["accumulated"] = norm(value.accumulated)
         return sections
     if isinstance(value, Mapping):
-        return {"response": normalise(value)}
-    return {"frames": normalise([_frame_value(f) for f in value])}
+        return {"response": norm(value)}
+    return {"frames": norm(_frames_value(value))}
 
 
 def _pattern(rule: str) -> re.Pattern[str]:
@@ -171,11 +214,13 @@ def _pattern(rule: str) -> re.Pattern[str]:
 
 
 def compare(
-    expected: Transcript | list[Frame] | Mapping[str, Any],
-    actual: Transcript | list[Frame] | Mapping[str, Any],
+    expected: Answer,
+    actual: Answer,
     *,
     ignore: Iterable[str] = (),
     sections: Collection[str] | None = None,
+    ids: IdRule = True,
+    fingerprints: bool = True,
 ) -> list[Difference]:
     """The differences between two answers after :func:`normalise`; empty when they agree.
 
@@ -186,13 +231,16 @@ def compare(
             stands for any text (``"frames[*].data.usage"``, ``"accumulated.output[*].id"``).
         sections: which of ``status``, ``frames``, ``response``, ``accumulated`` to compare (default: every one
             the expected side has). A section the expected side lacks is not compared.
+        ids: which id values become placeholders before comparing: all (True, the default), none (False), or
+            those a regular expression matches in full.
+        fingerprints: whether ``system_fingerprint`` strings are normalised (True, the default).
 
     Examples:
         >>> compare({"id": "a", "text": "Hello"}, {"id": "b", "text": "Help"})
         [Difference(path='response.text', expected='Hello', actual='Help')]
     """
-    want = answer_sections(expected)
-    got = answer_sections(actual)
+    want = answer_sections(expected, ids=ids, fingerprints=fingerprints)
+    got = answer_sections(actual, ids=ids, fingerprints=fingerprints)
     rules = [_pattern(rule) for rule in ignore]
     out: list[Difference] = []
     for section in SECTIONS:

@@ -3,7 +3,8 @@
 Every ``*.jsonl`` file pytest collects whose first line is a transcript header becomes a test module with two
 tests: ``replay`` (dscodec, given the recorded request and backend output, gives the recorded answer; see
 :func:`dscodec.testing.verify`) and ``lint`` (the recorded answer lints clean). A failing ``replay`` prints where
-the answers differ.
+the answers differ. A file holding several transcripts (format version 2) gets the two tests for each, named
+``replay[<name>]`` and ``lint[<name>]``.
 
 ``pytest --dscodec-update`` rewrites every transcript whose replay differs with dscodec's current answer (a
 snapshot update) and lists what changed at the end of the run. Transcripts recorded from a live server are never
@@ -61,14 +62,32 @@ class TranscriptFailure(Exception):
 
 
 class TranscriptFile(pytest.File):
-    """One transcript file: a ``replay`` and a ``lint`` test."""
+    """One transcript file: a ``replay`` and a ``lint`` test per transcript in it."""
 
     def collect(self) -> Iterator[pytest.Item]:
-        yield ReplayItem.from_parent(self, name="replay")
-        yield LintItem.from_parent(self, name="lint")
+        from dscodec.testing.transcript import load_transcripts
+
+        transcripts = load_transcripts(self.path)
+        if len(transcripts) == 1:
+            yield ReplayItem.from_parent(self, name="replay", index=0)
+            yield LintItem.from_parent(self, name="lint", index=0)
+            return
+        for index, transcript in enumerate(transcripts):
+            label = transcript.name or str(index)
+            yield ReplayItem.from_parent(self, name=f"replay[{label}]", index=index)
+            yield LintItem.from_parent(self, name=f"lint[{label}]", index=index)
 
 
 class _TranscriptItem(pytest.Item):
+    def __init__(self, *, index: int = 0, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.index = index
+
+    def transcript(self) -> Any:
+        from dscodec.testing.transcript import load_transcripts
+
+        return load_transcripts(self.path)[self.index]
+
     def repr_failure(
         self,
         excinfo: pytest.ExceptionInfo[BaseException],
@@ -88,9 +107,8 @@ class ReplayItem(_TranscriptItem):
     def runtest(self) -> None:
         from dscodec.testing.compare import compare, format_differences
         from dscodec.testing.replay import replay
-        from dscodec.testing.transcript import dump_transcript, load_transcript
 
-        transcript = load_transcript(self.path)
+        transcript = self.transcript()
         result = replay(transcript)
         sections = ["status", "response", "accumulated"] + ([] if transcript.origin == "live" else ["frames"])
         differences = compare(transcript, result.transcript, sections=sections)
@@ -108,9 +126,9 @@ class ReplayItem(_TranscriptItem):
                 f"differs:\n{report}"
             )
         updated = result.transcript
-        updated.name = _header_name(self.path)
-        dump_transcript(updated, self.path)
-        self.user_properties.append((_UPDATED, f"{self.path}: {len(differences)} differences\n{report}"))
+        _rewrite(self.path, self.index, updated)
+        where = f"{self.path}" if self.name == "replay" else f"{self.path} {self.name}"
+        self.user_properties.append((_UPDATED, f"{where}: {len(differences)} differences\n{report}"))
 
 
 class LintItem(_TranscriptItem):
@@ -118,22 +136,49 @@ class LintItem(_TranscriptItem):
 
     def runtest(self) -> None:
         from dscodec.testing.lint import lint
-        from dscodec.testing.transcript import load_transcript
 
-        transcript = load_transcript(self.path)
+        transcript = self.transcript()
         findings = lint(transcript.protocol, transcript)
         if findings:
             lines = "\n".join(str(finding) for finding in findings)
             raise TranscriptFailure(f"{self.path.name}: the recorded answer has lint findings:\n{lines}")
 
 
-def _header_name(path: Path) -> str:
-    """The name the file's header holds (so a rewrite does not add the file-name default)."""
+def _header_names(text: str) -> list[str]:
+    """The names the headers hold (so a rewrite does not add the file-name default)."""
     import json
 
-    with open(path, encoding="utf-8") as handle:
-        header = json.loads(handle.readline())
-    return str(header.get("name") or "")
+    names = []
+    for line in text.split("\n"):
+        if '"dscodec-transcript"' in line:
+            header = json.loads(line)
+            if isinstance(header, dict) and header.get("kind") == "transcript":
+                names.append(str(header.get("name") or ""))
+    return names
+
+
+def _rewrite(path: Path, index: int, updated: Any) -> None:
+    """Replace the ``index``-th transcript of the file at ``path``. The file is locked meanwhile: under
+    pytest-xdist the transcripts of one file may be rewritten by several workers."""
+    from dscodec.testing.transcript import dumps_transcripts, loads_transcripts
+
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX: no lock
+        fcntl = None  # type: ignore[assignment]
+    with open(path, "r+", encoding="utf-8", newline="\n") as handle:
+        if fcntl is not None:
+            fcntl.flock(handle, fcntl.LOCK_EX)  # released when the file is closed
+        text = handle.read()
+        names = _header_names(text)
+        transcripts = loads_transcripts(text, source=str(path))
+        for transcript, name in zip(transcripts, names):
+            transcript.name = name
+        updated.name = names[index]
+        transcripts[index] = updated
+        handle.seek(0)
+        handle.write(dumps_transcripts(transcripts))
+        handle.truncate()
 
 
 class _Updates:

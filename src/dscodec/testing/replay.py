@@ -65,12 +65,24 @@ class Replay:
         request: the converted request (None when the body did not convert).
         events: the processor's events, in order.
         finished: whether the processor ended normally.
+        pushed: the backend items (after the chunking) that were pushed, in order: a finish or a matched stop
+            sequence ends the pushing, so later items are not among them.
     """
 
     transcript: Transcript
     request: ConversationRequest | None
     events: list[WireEvent]
     finished: bool
+    pushed: list[BackendItem] = dataclasses.field(default_factory=list)
+
+    @property
+    def pushed_tokens(self) -> int:
+        """The completion tokens the pushed items count (the usage a server reports for them)."""
+        return sum(
+            item.token_count if isinstance(item, Text) else len(item.ids)
+            for item in self.pushed
+            if isinstance(item, (Text, Tokens))
+        )
 
 
 def merge_items(items: Sequence[BackendItem]) -> list[BackendItem]:
@@ -139,7 +151,7 @@ def _backend_failure(message: str) -> ModelOutputError:
 
 
 def _run(
-    processor: StreamProcessor, items: list[BackendItem]
+    processor: StreamProcessor, items: list[BackendItem], pushed: list[BackendItem]
 ) -> tuple[list[WireEvent], DscodecError | None, bool]:
     """Push ``items`` as the server does.
 
@@ -155,6 +167,7 @@ def _run(
         try:
             if isinstance(item, Failure):
                 raise _backend_failure(item.message)
+            pushed.append(item)
             events += _push(processor, item)
         except DscodecError as exc:
             return events, exc, started
@@ -210,11 +223,12 @@ def replay(
         signature=transcript.signature,
         tool_call_id_factory=call_id,
     )
-    events, failure, started = _run(processor, _chunked(list(transcript.backend), chunking))
+    pushed: list[BackendItem] = []
+    events, failure, started = _run(processor, _chunked(list(transcript.backend), chunking), pushed)
     if failure is not None and not (request.stream and started):
         # Before the status line (or for any answer that is not streamed) a failure is an error answer.
         answer.status, answer.response = failure.status_code, _error_body(protocol, failure)
-        return Replay(answer, request, events, False)
+        return Replay(answer, request, events, False, pushed)
     if failure is not None:
         events += processor.fail(failure)
     accumulated = dscodec.accumulate(protocol, events)
@@ -225,7 +239,7 @@ def replay(
         answer.accumulated = accumulated
     else:
         answer.response = accumulated
-    return Replay(answer, request, events, processor.finished)
+    return Replay(answer, request, events, processor.finished, pushed)
 
 
 def _error_body(protocol: Protocol, exc: DscodecError) -> dict[str, Any]:

@@ -15,6 +15,10 @@ may be followed by the complete response it adds up to, so a reviewer reads the 
     {"kind": "accumulated", "body": {"id": "chatcmpl-1", "object": "chat.completion", ...}}
 
 Each line is one JSON object, so a change to one frame is a change to one line of a diff.
+
+Since format version 2 a file may hold several transcripts one after the other, each starting with its own
+header line (for example one request answered under several chunkings of the same model output); read such a
+file with :func:`load_transcripts`. A version 1 file is a version 2 file that holds one transcript.
 """
 
 from __future__ import annotations
@@ -44,18 +48,23 @@ __all__ = [
     "TranscriptError",
     "Usage",
     "dump_transcript",
+    "dump_transcripts",
     "dumps_transcript",
+    "dumps_transcripts",
     "is_transcript",
     "load_transcript",
+    "load_transcripts",
     "loads_transcript",
+    "loads_transcripts",
     "parse_lines",
     "transcript_lines",
 ]
 
 #: The ``format`` of a transcript header.
 FORMAT = "dscodec-transcript"
-#: The format version this module writes; it reads this one and older ones.
-VERSION = 1
+#: The format version this module writes; it reads this one and older ones. Version 2 added files holding
+#: several transcripts (one header line each); nothing else changed, so every version 1 file reads as before.
+VERSION = 2
 
 #: Where a transcript's answer came from: dscodec itself (``codec``: the backend items are what the backend
 #: really produced), a live server (``live``: the backend items are derived from the answer), or a recording
@@ -246,10 +255,20 @@ def dumps_transcript(transcript: Transcript) -> str:
     return "".join(_dumps(line) + "\n" for line in transcript_lines(transcript))
 
 
+def dumps_transcripts(transcripts: Iterable[Transcript]) -> str:
+    """Several transcripts as the JSON Lines text of one file, one after the other (format version 2)."""
+    return "".join(dumps_transcript(transcript) for transcript in transcripts)
+
+
 def dump_transcript(transcript: Transcript, path: str | os.PathLike[str]) -> None:
     """Write ``transcript`` to ``path`` (UTF-8 JSON Lines)."""
+    dump_transcripts([transcript], path)
+
+
+def dump_transcripts(transcripts: Iterable[Transcript], path: str | os.PathLike[str]) -> None:
+    """Write several transcripts to one file at ``path``, in order."""
     with open(path, "w", encoding="utf-8", newline="\n") as handle:
-        handle.write(dumps_transcript(transcript))
+        handle.write(dumps_transcripts(transcripts))
 
 
 # -- reading ------------------------------------------------------------------------------------------------
@@ -345,23 +364,25 @@ def _header(line: dict[str, Any], where: str) -> dict[str, Any]:
     return line
 
 
-def parse_lines(lines: Iterable[dict[str, Any]], *, source: str = "<transcript>") -> Transcript:
-    """A transcript from its decoded lines (header first)."""
-    iterator = iter(enumerate(lines, start=1))
+def parse_lines(
+    lines: Iterable[dict[str, Any]], *, source: str = "<transcript>", first_line: int = 1
+) -> Transcript:
+    """One transcript from its decoded lines (header first; ``first_line`` numbers the lines in messages)."""
+    iterator = iter(enumerate(lines, start=first_line))
     try:
         _, first = next(iterator)
     except StopIteration:
         raise TranscriptError(f"{source}: empty transcript") from None
-    header = _header(first, f"{source}:1")
+    header = _header(first, f"{source}:{first_line}")
     request: dict[str, Any] | None = None
     transcript = Transcript(
         protocol=cast(Protocol, header["protocol"]),
         request={},
         name=str(header.get("name") or ""),
         origin=cast(Origin, header.get("origin", "codec")),
-        response_id=_str_or_none(header.get("response_id"), f"{source}:1"),
-        created=None if header.get("created") is None else _int(header["created"], f"{source}:1"),
-        signature=_str_or_none(header.get("signature"), f"{source}:1"),
+        response_id=_str_or_none(header.get("response_id"), f"{source}:{first_line}"),
+        created=None if header.get("created") is None else _int(header["created"], f"{source}:{first_line}"),
+        signature=_str_or_none(header.get("signature"), f"{source}:{first_line}"),
         meta=dict(header.get("meta") or {}),
     )
     for number, line in iterator:
@@ -397,14 +418,11 @@ def parse_lines(lines: Iterable[dict[str, Any]], *, source: str = "<transcript>"
     return transcript
 
 
-def loads_transcript(text: str, *, source: str = "<transcript>") -> Transcript:
-    """Read a transcript from JSON Lines text.
-
-    Raises:
-        TranscriptError: a line is not a JSON object, or the transcript is malformed or of a newer version.
-    """
-    decoded: list[dict[str, Any]] = []
-    for number, line in enumerate(text.splitlines(), start=1):
+def _decode(text: str, source: str) -> list[tuple[int, dict[str, Any]]]:
+    decoded: list[tuple[int, dict[str, Any]]] = []
+    # Lines end at "\n" only: a JSON string may hold U+2028, U+0085 and other characters str.splitlines() splits at.
+    for number, line in enumerate(text.split("\n"), start=1):
+        line = line.removesuffix("\r")
         if not line.strip():
             continue
         try:
@@ -413,25 +431,84 @@ def loads_transcript(text: str, *, source: str = "<transcript>") -> Transcript:
             raise TranscriptError(f"{source}:{number}: not JSON: {exc}") from None
         if not isinstance(value, dict):
             raise TranscriptError(f"{source}:{number}: every line must be a JSON object")
-        decoded.append(value)
-    return parse_lines(decoded, source=source)
+        decoded.append((number, value))
+    return decoded
+
+
+def loads_transcripts(text: str, *, source: str = "<transcript>") -> list[Transcript]:
+    """Read every transcript of a JSON Lines text: each starts at a header line (format version 2).
+
+    Raises:
+        TranscriptError: a line is not a JSON object, or a transcript is malformed or of a newer version.
+    """
+    decoded = _decode(text, source)
+    if not decoded:
+        raise TranscriptError(f"{source}: empty transcript")
+    starts = [k for k, (_, line) in enumerate(decoded) if line.get("kind") == "transcript"]
+    if not starts or starts[0] != 0:
+        starts.insert(0, 0)  # the first line must be a header: parse_lines says so
+    out: list[Transcript] = []
+    for at, end in zip(starts, [*starts[1:], len(decoded)]):
+        first = decoded[at][0]
+        part = [line for _, line in decoded[at:end]]
+        if at and part[0].get("version") == 1:
+            raise TranscriptError(f"{source}:{first}: a version 1 file holds one transcript")
+        transcript = parse_lines(part, source=source, first_line=first)
+        out.append(transcript)
+    return out
+
+
+def loads_transcript(text: str, *, source: str = "<transcript>") -> Transcript:
+    """Read a transcript from JSON Lines text.
+
+    Raises:
+        TranscriptError: a line is not a JSON object, the transcript is malformed or of a newer version, or the
+            text holds several transcripts (read those with :func:`loads_transcripts`).
+    """
+    found = loads_transcripts(text, source=source)
+    if len(found) > 1:
+        raise TranscriptError(
+            f"{source}: holds {len(found)} transcripts; read them with load_transcripts / loads_transcripts"
+        )
+    return found[0]
+
+
+def _read(path: str | os.PathLike[str]) -> str:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except OSError as exc:
+        raise TranscriptError(f"{os.fspath(path)}: cannot be read: {exc.strerror}") from None
+
+
+def _stem(path: str | os.PathLike[str]) -> str:
+    return os.path.basename(os.fspath(path)).removesuffix(".jsonl")
 
 
 def load_transcript(path: str | os.PathLike[str]) -> Transcript:
     """Read the transcript at ``path``; its name defaults to the file name without ``.jsonl``.
 
     Raises:
-        TranscriptError: the file cannot be read or is not a transcript.
+        TranscriptError: the file cannot be read, is not a transcript, or holds several.
     """
-    try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except OSError as exc:
-        raise TranscriptError(f"{os.fspath(path)}: cannot be read: {exc.strerror}") from None
-    transcript = loads_transcript(text, source=os.fspath(path))
+    transcript = loads_transcript(_read(path), source=os.fspath(path))
     if not transcript.name:
-        transcript.name = os.path.basename(os.fspath(path)).removesuffix(".jsonl")
+        transcript.name = _stem(path)
     return transcript
+
+
+def load_transcripts(path: str | os.PathLike[str]) -> list[Transcript]:
+    """Read every transcript of the file at ``path``, in order. A nameless one is named after the file
+    (``<file>``, or ``<file>[<index>]`` when the file holds several).
+
+    Raises:
+        TranscriptError: the file cannot be read or a transcript in it is malformed.
+    """
+    found = loads_transcripts(_read(path), source=os.fspath(path))
+    for index, transcript in enumerate(found):
+        if not transcript.name:
+            transcript.name = _stem(path) if len(found) == 1 else f"{_stem(path)}[{index}]"
+    return found
 
 
 def is_transcript(path: str | os.PathLike[str]) -> bool:
