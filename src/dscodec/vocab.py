@@ -30,11 +30,12 @@ import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, Union
-
-from tokenizers import Encoding, Tokenizer, models, pre_tokenizers
+from typing import TYPE_CHECKING, Any, Union
 
 from dscodec.errors import SpecialTokenMissing, TokenizerError
+
+if TYPE_CHECKING:
+    from tokenizers import Encoding, Tokenizer
 
 __all__ = [
     "PIECE_CHARS",
@@ -45,11 +46,18 @@ __all__ = [
     "with_added_tokens",
 ]
 
-TokenizerLike = Union[str, "os.PathLike[str]", Tokenizer, "Vocabulary", None]
+TokenizerLike = Union[str, "os.PathLike[str]", "Tokenizer", "Vocabulary", None]
 
 #: Text for ``tokenizers`` longer than this many characters is cut into pieces of about this size first, so that
 #: one long text does not keep one core busy while the others idle.
 PIECE_CHARS = 2_048
+
+
+def _tokenizers() -> Any:
+    """The ``tokenizers`` package, imported on first use: ``import dscodec`` does not pay for it."""
+    import tokenizers
+
+    return tokenizers
 
 
 def bundled_tokenizer_path() -> Path:
@@ -179,24 +187,34 @@ _ASCII_PUNCT = "!-/:-@\\[-`{-~"  # the 32 ASCII punctuation characters; each is 
 _MORE_PUNCT = (  # \p{P} or \p{S}
     "\u00a1-\u00a9\u00ab\u00ac\u00ae-\u00b1\u00b4\u00b6-\u00b8\u00bb\u00bf\u00d7\u00f7"
     "\u2010-\u2027\u2030-\u203e\u20ac\u2122\u2190-\u2193"
+    # CJK punctuation and the full-width forms of the ASCII punctuation: 、。〃 〈〉《》「」『』【】 〔〕…〟 ！…／ ：…＠ ［…｀ ｛…～
+    "\u3001-\u3003\u3008-\u3011\u3014-\u301f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff5e"
 )
 _SPACE = "\t\n\r "  # \s
-_NOT_WORD_TEXT = re.compile(f"[^{_SPACE}0-9{_LETTERS}{_ASCII_PUNCT}{_MORE_PUNCT}]")
+#: The letters and marks of the runs the pre-tokenizer's second step isolates (CJK ideographs, hiragana,
+#: katakana; the range's punctuation, symbols and unassigned code points left out). The third step then finds
+#: one word in such a run: ``[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+`` takes all of it.
+_CJK = "\u4e00-\u9fa5\u3041-\u3096\u3099\u309a\u309d-\u309f\u30a1-\u30fa\u30fc-\u30ff"
+_NOT_WORD_TEXT = re.compile(f"[^{_SPACE}0-9{_LETTERS}{_ASCII_PUNCT}{_MORE_PUNCT}{_CJK}]")
 
 #: The words the DeepSeek V4 pre-tokenizer makes of text in the word alphabet, in order, with nothing left over.
-#: Its first step isolates runs of at most three digits (``\p{N}{1,3}``: ``[0-9]`` here); the second (CJK runs)
-#: finds none; the third applies its pattern to each piece between digit runs, alternatives in the same order,
-#: with the classes above: the first alternative's class and letters are ASCII in the pattern itself,
-#: ``\p{M}`` is empty here, ``[^\r\n\p{L}\p{P}\p{S}]`` is a space or a tab (digits never get there: they are
-#: pieces of their own), and the end of a piece, which ``\s+(?!\S)`` may end on, is also where a digit follows.
-#: Every character of the alphabet starts a match of some alternative, so the words always add up to the text.
+#: Its first step isolates runs of at most three digits (``\p{N}{1,3}``: ``[0-9]`` here), which no later step
+#: splits again; the second isolates runs of CJK characters, which the third leaves whole (see :data:`_CJK`; no
+#: other class below holds one of those characters, so no other word reaches into a run); the third applies its
+#: pattern to each piece between those runs, alternatives in the same order, with the classes above: the first
+#: alternative's class and letters are ASCII in the pattern itself, ``\p{M}`` is empty here,
+#: ``[^\r\n\p{L}\p{P}\p{S}]`` is a space or a tab (digits and CJK never get there: they are pieces of their
+#: own), and the end of a piece, which ``\s+(?!\S)`` may end on, is also where a digit or a CJK character
+#: follows. Every character of the alphabet starts a match of some alternative, so the words always add up to
+#: the text.
 _WORD = re.compile(
     "[0-9]{1,3}"
+    f"|[{_CJK}]+"
     f"|[{_ASCII_PUNCT}][A-Za-z]+"
     f"|[\t ]?[{_LETTERS}]+"
     f"| ?[{_ASCII_PUNCT}{_MORE_PUNCT}]+[\r\n]*"
     f"|[{_SPACE}]*[\r\n]+"
-    f"|[{_SPACE}]+(?![^{_SPACE}0-9])"
+    f"|[{_SPACE}]+(?![^{_SPACE}0-9{_CJK}])"
     f"|[{_SPACE}]+"
 )
 
@@ -204,6 +222,31 @@ _WORD = re.compile(
 _WORD_MEMO_SIZE = 1 << 16
 #: Longer words (a run of 300 "=") are encoded every time, not remembered.
 _WORD_MEMO_CHARS = 128
+
+
+#: What joins new words into one text for ``tokenizers``: a character outside the word alphabet.
+_SEPARATOR = "\x00"
+#: New words are joined into texts of at least this many characters, at most this many texts.
+_JOINED_CHARS = 4_096
+_JOINED_PARTS = 8
+
+
+def _word_tokenizer(tokenizer: Tokenizer) -> tuple[Tokenizer, int | None]:
+    """A tokenizer that encodes each word on its own (the model and the byte-level step of the plain pipeline)
+    when its words are split by :data:`_SEPARATOR`, and the one id of the separator (None if it is not one id:
+    then words are encoded one text each)."""
+    tk = _tokenizers()
+    words = tk.Tokenizer(tokenizer.model)
+    byte_level = tk.pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
+    words.pre_tokenizer = tk.pre_tokenizers.Sequence(
+        [tk.pre_tokenizers.Split(_SEPARATOR, behavior="isolated"), byte_level]
+    )
+    separator = words.encode(_SEPARATOR, add_special_tokens=False).ids
+    probe = words.encode(f"a{_SEPARATOR}b", add_special_tokens=False).ids
+    if len(separator) == 1 and probe.count(separator[0]) == 1:
+        return words, separator[0]
+    words.pre_tokenizer = byte_level
+    return words, None
 
 
 def _is_word_text(text: str) -> bool:
@@ -224,14 +267,14 @@ def _splits_words_exactly(tokenizer: Tokenizer) -> bool:
         and _state(tokenizer.normalizer) in (None, {"type": "Sequence", "normalizers": []})
         and tokenizer.truncation is None
         and tokenizer.padding is None
-        and isinstance(model, models.BPE)
+        and isinstance(model, _tokenizers().models.BPE)
         and not model.dropout
     )
 
 
 def _without_added(tokenizer: Tokenizer) -> Tokenizer:
     """A tokenizer over the same model (shared, not copied) and pipeline, with an empty added vocabulary."""
-    plain = Tokenizer(tokenizer.model)
+    plain: Tokenizer = _tokenizers().Tokenizer(tokenizer.model)
     plain.normalizer = tokenizer.normalizer
     plain.pre_tokenizer = tokenizer.pre_tokenizer
     plain.post_processor = tokenizer.post_processor
@@ -315,10 +358,9 @@ class Vocabulary:
             self.plain = _without_added(tokenizer)
             self._cuttable = _cutting_is_safe(tokenizer)
             self._words: Tokenizer | None = None
+            self._separator: int | None = None
             if _splits_words_exactly(self.plain):
-                # Each word on its own: the model and the last (byte-level) step of the plain pipeline.
-                self._words = Tokenizer(tokenizer.model)
-                self._words.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
+                self._words, self._separator = _word_tokenizer(tokenizer)
             self.id_bytes: list[bytes] = _id_bytes(tokenizer, self.added)
         except Exception as exc:  # noqa: BLE001 - tokenizers raises a bare Exception subclass for bad files
             raise TokenizerError(f"tokenizer {name} could not be loaded: {exc}") from None
@@ -339,15 +381,25 @@ class Vocabulary:
             return tokenizer
         if tokenizer is None:
             return _bundled()
-        if isinstance(tokenizer, Tokenizer):
+        tokenizer_type = _tokenizers().Tokenizer
+        if isinstance(tokenizer, tokenizer_type):
             # A copy: the caller may still change theirs.
-            vocabulary = cls(Tokenizer.from_str(tokenizer.to_str()), name="<tokenizers.Tokenizer>")
-        elif isinstance(tokenizer, (str, os.PathLike)):
-            vocabulary = cls(_read(Path(tokenizer)), name=str(tokenizer))
-        else:
-            raise TypeError(
-                f"tokenizer must be None, a path or a tokenizers.Tokenizer, not {type(tokenizer).__name__}"
-            )
+            return cls.adopt(tokenizer_type.from_str(tokenizer.to_str()), name="<tokenizers.Tokenizer>")
+        if isinstance(tokenizer, (str, os.PathLike)):
+            return cls.adopt(_read(Path(tokenizer)), name=str(tokenizer))
+        raise TypeError(
+            f"tokenizer must be None, a path or a tokenizers.Tokenizer, not {type(tokenizer).__name__}"
+        )
+
+    @classmethod
+    def adopt(cls, tokenizer: Tokenizer, *, name: str) -> Vocabulary:
+        """A vocabulary that takes over ``tokenizer`` (no copy: nobody may change it afterwards), e.g. one from
+        :func:`with_added_tokens`.
+
+        Raises:
+            TokenizerError: the tokenizer cannot be used.
+        """
+        vocabulary = cls(tokenizer, name=name)
         _release_free_memory()
         return vocabulary
 
@@ -457,15 +509,53 @@ class Vocabulary:
         new = [
             w for w in dict.fromkeys(itertools.chain.from_iterable(split[i] for i in missed)) if w not in memo
         ]
-        assert self._words is not None
         long: dict[str, tuple[int, ...]] = {}
-        for word, encoding in zip(new, self._encode(self._words, new)):
-            (memo if len(word) <= _WORD_MEMO_CHARS else long)[word] = tuple(encoding.ids)
+        for word, word_ids in zip(new, self._encode_new_words(new)):
+            (memo if len(word) <= _WORD_MEMO_CHARS else long)[word] = word_ids
         lookup: Callable[[str], tuple[int, ...]] = memo.__getitem__
         if long:
             lookup = functools.partial(_either, long, memo)
         for index in missed:
             out[index] = list(itertools.chain.from_iterable(map(lookup, split[index])))
+        return out
+
+    def _encode_new_words(self, words: list[str]) -> list[tuple[int, ...]]:
+        """The ids of each word (none holds :data:`_SEPARATOR`), encoded on its own.
+
+        The words go to ``tokenizers`` joined by the separator, in a few long texts (one per core and then
+        some, so that both cores stay busy), rather than one short text each: per text ``tokenizers`` pays for
+        an encoding object, which costs more than the BPE of a short word. The separator is a word of its own
+        and one id, so the ids of the joined text are each word's ids with that id between them.
+        """
+        assert self._words is not None
+        separator = self._separator
+        if separator is None:
+            return [tuple(e.ids) for e in self._encode(self._words, words)]
+        total = sum(map(len, words)) + len(words)
+        size = max(_JOINED_CHARS, total // _JOINED_PARTS + 1)
+        texts: list[str] = []
+        start = chars = 0
+        for index, word in enumerate(words):
+            chars += len(word) + 1
+            if chars >= size:
+                texts.append(_SEPARATOR.join(words[start : index + 1]))
+                start, chars = index + 1, 0
+        if start < len(words):
+            texts.append(_SEPARATOR.join(words[start:]))
+        out: list[tuple[int, ...]] = []
+        for encoding in self._encode(self._words, texts):
+            ids = encoding.ids
+            find = ids.index
+            begin = 0
+            try:
+                while True:
+                    end = find(separator, begin)
+                    out.append(tuple(ids[begin:end]))
+                    begin = end + 1
+            except ValueError:
+                out.append(tuple(ids[begin:]))
+        if len(out) != len(words):  # cannot happen: each text holds one separator fewer than words
+            raise TokenizerError(f"tokenizer {self.name} split joined words unexpectedly")
         return out
 
     def _encode(self, tokenizer: Tokenizer, texts: list[str]) -> list[Encoding]:
@@ -500,20 +590,23 @@ def _either(
 def _read(path: Path) -> Tokenizer:
     """The tokenizer of a tokenizer.json (or of the folder holding one).
 
+    ``tokenizers`` reads the file itself: no Python copy of it is held while it is parsed.
+
     Raises:
         TokenizerError: the file cannot be read or is not a tokenizer.json.
     """
     if path.is_dir():
         path = path / "tokenizer.json"
     try:
+        tokenizer: Tokenizer = _tokenizers().Tokenizer.from_file(str(path))
+        return tokenizer
+    except Exception as exc:  # noqa: BLE001 - tokenizers raises a bare Exception subclass for bad files
+        problem = f"could not be loaded: {exc}"
+    # Only on failure: say whether the file can be read and is JSON at all.
+    try:
         data = path.read_bytes()
     except OSError as exc:
         raise TokenizerError(f"tokenizer {path} could not be read: {exc.strerror}") from None
-    try:
-        return Tokenizer.from_buffer(data)
-    except Exception as exc:  # noqa: BLE001 - tokenizers raises a bare Exception subclass for bad files
-        problem = f"could not be loaded: {exc}"
-    # Only on failure: say whether the file is JSON at all.
     try:
         document = json.loads(data)
     except ValueError as exc:
@@ -527,9 +620,24 @@ def _read(path: Path) -> Tokenizer:
 @functools.lru_cache(maxsize=1)
 def _bundled() -> Vocabulary:
     path = bundled_tokenizer_path()
-    vocabulary = Vocabulary(_read(path), name=f"{path} (bundled DeepSeek V4)")
-    _release_free_memory()
-    return vocabulary
+    return Vocabulary.adopt(_read(path), name=f"{path} (bundled DeepSeek V4)")
+
+
+def _fresh_tokenizer(tokenizer: TokenizerLike) -> Tokenizer:
+    """A tokenizer nobody else holds, built from ``tokenizer`` (None: the bundled file)."""
+    if tokenizer is None:
+        return _read(bundled_tokenizer_path())
+    if isinstance(tokenizer, Vocabulary):
+        tokenizer = tokenizer.full
+    tokenizer_type = _tokenizers().Tokenizer
+    if isinstance(tokenizer, tokenizer_type):
+        copy: Tokenizer = tokenizer_type.from_str(tokenizer.to_str())
+        return copy
+    if isinstance(tokenizer, (str, os.PathLike)):
+        return _read(Path(tokenizer))
+    raise TypeError(
+        f"tokenizer must be None, a path or a tokenizers.Tokenizer, not {type(tokenizer).__name__}"
+    )
 
 
 def with_added_tokens(tokenizer: TokenizerLike, spellings: Iterable[str]) -> Tokenizer:
@@ -542,14 +650,31 @@ def with_added_tokens(tokenizer: TokenizerLike, spellings: Iterable[str]) -> Tok
         >>> tok.token_to_id("<｜System｜>")
         129280
     """
-    vocab = Vocabulary.load(tokenizer)
-    document = json.loads(vocab.full.to_str())
-    added = document.setdefault("added_tokens", [])
+    tokenizer = _fresh_tokenizer(tokenizer)
+    known = {token.content: token_id for token_id, token in tokenizer.get_added_tokens_decoder().items()}
+    new = [s for s in dict.fromkeys(spellings) if s not in known]
+    if not new:
+        return tokenizer
+    next_id = max(max(known.values(), default=-1), tokenizer.get_vocab_size(with_added_tokens=False) - 1) + 1
+    tk = _tokenizers()
+    tokenizer.add_special_tokens([tk.AddedToken(s, special=True, normalized=False) for s in new])
+    # tokenizers gives the next ids itself when the model's ids have no holes; otherwise write the document.
+    if all(
+        tokenizer.token_to_id(s) == next_id + i and tokenizer.model.id_to_token(next_id + i) is None
+        for i, s in enumerate(new)
+    ):
+        return tokenizer
+    return _added_by_document(tokenizer, new)
+
+
+def _added_by_document(tokenizer: Tokenizer, spellings: list[str]) -> Tokenizer:
+    """``tokenizer`` with ``spellings`` added after the last id used, written into its JSON document."""
+    document = json.loads(tokenizer.to_str())
+    added = [t for t in document.setdefault("added_tokens", []) if t["content"] not in spellings]
+    document["added_tokens"] = added
     used = [int(t["id"]) for t in added] + [int(i) for i in document["model"]["vocab"].values()]
     next_id = max(used, default=-1) + 1
     for spelling in spellings:
-        if spelling in vocab.added:
-            continue
         added.append(
             {
                 "id": next_id,
@@ -562,4 +687,5 @@ def with_added_tokens(tokenizer: TokenizerLike, spellings: Iterable[str]) -> Tok
             }
         )
         next_id += 1
-    return Tokenizer.from_str(json.dumps(document))
+    result: Tokenizer = _tokenizers().Tokenizer.from_str(json.dumps(document))
+    return result

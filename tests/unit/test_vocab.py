@@ -32,8 +32,18 @@ PLAIN = VOCAB.plain
 FULL = VOCAB.full
 DECODE = _byte_decoder()
 
-#: Every character of the word alphabet.
-ALPHABET = [chr(c) for c in range(0x2200) if _NOT_WORD_TEXT.match(chr(c)) is None]
+#: Every character of the word alphabet below U+2200, and the CJK punctuation and full-width forms.
+ALPHABET = [
+    chr(c)
+    for c in itertools.chain(range(0x2200), range(0x3000, 0x3040), range(0xFF00, 0xFF70))
+    if _NOT_WORD_TEXT.match(chr(c)) is None
+]
+#: The characters the pre-tokenizer isolates in CJK runs (U+3040-U+30FF all of them, ideographs sampled).
+CJK = [
+    chr(c)
+    for c in itertools.chain(range(0x3040, 0x3100), range(0x4E00, 0x9FA6, 97), [0x9FA5])
+    if re.match(f"[{vocab_module._CJK}]", chr(c))
+]
 
 
 def hf_words(text: str) -> list[str]:
@@ -57,6 +67,7 @@ def test_the_alphabet_classes_agree_with_unicode() -> None:
     punct = re.compile(f"[{vocab_module._ASCII_PUNCT}{vocab_module._MORE_PUNCT}]")
     for char in ALPHABET:
         category = unicodedata.category(char)
+        assert not re.match(f"[{vocab_module._CJK}]", char)
         if char in "\t\n\r ":
             assert char.isspace()
         elif char.isdigit():
@@ -66,7 +77,14 @@ def test_the_alphabet_classes_agree_with_unicode() -> None:
         else:
             assert punct.match(char) and category[0] in "PS", (char, category)
         assert category[0] != "N" or char.isascii()
-    assert len(ALPHABET) == 231
+    assert len(ALPHABET) == 231 + 57 and len(CJK) == 402
+    for char in CJK:
+        assert _NOT_WORD_TEXT.match(char) is None
+        assert not letters.match(char) and not punct.match(char) and not char.isspace() and not char.isdigit()
+        assert unicodedata.category(char)[0] in "LM", char
+    # outside the runs, a space, a digit, unassigned, punctuation and symbols in the runs' range
+    for char in "\u9fa6\u3000\uff10\u3040\u3097\u3098\u309b\u309c\u30a0\u30fb":
+        assert _NOT_WORD_TEXT.match(char)
 
 
 # Contexts that tell the classes apart: letters, digits, punctuation, spaces and line breaks on either side.
@@ -95,11 +113,19 @@ CONTEXTS = [
     "{}é",
     "—{}—",
     "9999{}",
+    "中{}文",
+    "{}中",
+    "中{}",
+    " {} 中",
+    "中 {}",
+    "カ{}1",
+    "{}，",
+    "，{}",
 ]
 
 
 def test_every_character_splits_like_tokenizers() -> None:
-    for char in ALPHABET:
+    for char in ALPHABET + CJK:
         for context in CONTEXTS:
             text = context.format(char, char)
             assert _WORD.findall(text) == hf_words(text), repr(text)
@@ -142,7 +168,24 @@ word_text = st.lists(
                 "#",
             ]
         ),
+        st.sampled_from(
+            [
+                "中文",
+                "日本語のテキスト",
+                "，",
+                "。",
+                "ー",
+                "ヷ",
+                "「引用」",
+                "（注）",
+                " 中",
+                "中 ",
+                "\n中",
+                "ゝ",
+            ]
+        ),
         st.sampled_from(ALPHABET),
+        st.sampled_from(CJK),
     ),
     max_size=200,
 ).map("".join)

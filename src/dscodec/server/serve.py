@@ -21,7 +21,7 @@ from dscodec.options import ConversionOptions, UnsupportedBehavior
 from dscodec.server.app import DEFAULT_CONTEXT_LIMIT, create_app
 from dscodec.server.backend import Backend
 from dscodec.server.scripted import ScriptedBackend
-from dscodec.vocab import Vocabulary, with_added_tokens
+from dscodec.vocab import Vocabulary, bundled_tokenizer_path, with_added_tokens
 
 __all__ = [
     "UPSTREAMS",
@@ -52,9 +52,13 @@ def demo_vocabulary() -> Vocabulary:
 
     The shipped V4 ``tokenizer.json`` has no ``<｜System｜>``, which every V4.1 prompt starts with, so a demo
     without ``--tokenizer`` could not serve ``DeepSeek-V4.1-Flash``. The added token gets the next free id; real
-    V4.1 ids need the V4.1 tokenizer file. Built once per process (it takes a few seconds) and only read after.
+    V4.1 ids need the V4.1 tokenizer file. Built once per process and only read after.
     """
-    return Vocabulary.load(with_added_tokens(None, [_SYSTEM]))
+    # One parse of the bundled file, the token added in place: no second tokenizer, no JSON round trip.
+    return Vocabulary.adopt(
+        with_added_tokens(None, [_SYSTEM]),
+        name=f"{bundled_tokenizer_path()} (bundled DeepSeek V4 plus {_SYSTEM})",
+    )
 
 
 def parse_alias(text: str) -> tuple[str, ModelVersion]:
