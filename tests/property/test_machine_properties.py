@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from dscodec._json import MAX_DEPTH, loads
 from dscodec.conversation import ParsingOptions
-from dscodec.stream._markers import StopMatcher
+from dscodec.stream._stops import StopMatcher
 from dscodec.stream.decoder import IncrementalDecoder
 from dscodec.stream.dsml import HOLD_LIMIT, JsonPrefix
 from dscodec.stream.events import (

@@ -15,7 +15,7 @@ import pytest
 from dscodec._json import loads
 from dscodec.conversation import ParsingOptions
 from dscodec.errors import StreamStateError
-from dscodec.stream._markers import StopMatcher
+from dscodec.stream._stops import StopMatcher
 from dscodec.stream.decoder import IncrementalDecoder
 from dscodec.stream.dsml import HOLD_LIMIT, JsonPrefix, random_tool_call_id
 from dscodec.stream.events import (

@@ -1,0 +1,122 @@
+"""Logprob bookkeeping and the records of one call (behavior.md#token-chunks-and-usage).
+
+Each logprob entry is anchored at the unit that ends its token's text. Released text becomes a :class:`_Text`
+record of its channel and takes the entries anchored before its end; entries of dropped text become orphans of
+the channel and wait for the next delta (``_settle`` in :mod:`dscodec.stream._held` decides where they go at the
+end of a stretch). :class:`LogprobBook` is the root of the output machine's layers and declares the state they
+share.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from typing import TYPE_CHECKING
+
+from dscodec.stream._stages import CH_REASONING, Channel, JsonPhase, Stage
+from dscodec.stream.events import ContentDelta, Event, ReasoningDelta, TokenLogprob
+
+if TYPE_CHECKING:
+    from dscodec.stream._markers import Symbolizer
+    from dscodec.stream._stops import StopMatcher
+    from dscodec.stream.dsml import BlockParser, ToolCallIdFactory
+
+__all__ = ["LogprobBook"]
+
+
+class _Text:
+    """A text delta being built during one call (merged with following text of the same channel)."""
+
+    __slots__ = ("channel", "entries", "parts")
+
+    def __init__(self, channel: Channel) -> None:
+        self.channel = channel
+        self.parts: list[str] = []
+        self.entries: list[TokenLogprob] = []
+
+
+class LogprobBook:
+    """Where the events of one call are built and where each logprob entry goes."""
+
+    # Options (set once by the machine).
+    _tools: bool  # tool-call parsing is on
+    _id_factory: ToolCallIdFactory
+    _stop: StopMatcher | None  # the stop sequences of the request
+    # Where the machine is.
+    _stage: Stage
+    _json: JsonPhase
+    _lead: bool  # leading newlines are still dropped
+    _block: BlockParser | None
+    _tool_calls: int
+    _stop_at: int  # the unit of the stop match that ended the output
+    _spaced: bool  # JSON mode: the space for the current stretch of non-JSON text was sent
+    _sym: Symbolizer
+    # What the current stage looks at (see ``TextStages._configure``).
+    _stops: StopMatcher | None  # the stop matcher when stops apply in the current stage
+    _interesting: re.Pattern[str]
+    _interesting_inner: re.Pattern[str] | None
+    _quick_ok: bool
+    _quick_delta: type[ReasoningDelta | ContentDelta]
+    # Held text (see :mod:`dscodec.stream._held`).
+    _pend: str
+    _pend_pos: list[int]
+    _nostrip: int
+    _tail: str
+
+    def __init__(self) -> None:
+        self._spellings: dict[int, str] = {}  # sentinel code point -> the text it stands for
+        self._hard_codes: dict[str, str] = {}  # spelling of another special id -> its hard sentinel
+        self._pos = 0  # absolute index of the next unit
+        # (unit of the token's last character, unit of its first character, entry), in token order.
+        self._entries: deque[tuple[int, int, TokenLogprob]] = deque()
+        self._orphans: tuple[list[TokenLogprob], list[TokenLogprob]] = ([], [])
+        self._recs: list[_Text | Event] = []
+        self._last_text: list[_Text | None] = [None, None]  # per channel: last delta of the current stretch
+
+    def _spell(self, units: str) -> str:
+        if units.isascii():
+            return units
+        return units.translate(self._spellings)
+
+    def _events(self) -> list[Event]:
+        """Build the events of this call from its records."""
+        recs = self._recs
+        events: list[Event] = []
+        for rec in recs:
+            if isinstance(rec, _Text):
+                text = self._spell("".join(rec.parts))
+                if text:
+                    delta = ReasoningDelta if rec.channel == CH_REASONING else ContentDelta
+                    events.append(delta(text, tuple(rec.entries)))
+            else:
+                events.append(rec)
+        self._recs = []
+        return events
+
+    def _text_out(self, channel: Channel, text: str, upto: int) -> None:
+        """Emit ``text``; entries anchored before unit ``upto`` go with it."""
+        recs = self._recs
+        rec = recs[-1] if recs else None
+        if not isinstance(rec, _Text) or rec.channel != channel:
+            rec = _Text(channel)
+            recs.append(rec)
+        rec.parts.append(text)
+        self._last_text[channel] = rec
+        orphans = self._orphans[channel]
+        if orphans:
+            rec.entries.extend(orphans)
+            orphans.clear()
+        entries = self._entries
+        while entries and entries[0][0] < upto:
+            rec.entries.append(entries.popleft()[2])
+
+    def _drop(self, upto: int, channel: Channel) -> None:
+        entries = self._entries
+        orphans = self._orphans[channel]
+        while entries and entries[0][0] < upto:
+            orphans.append(entries.popleft()[2])
+
+    def _discard(self, upto: int) -> None:
+        entries = self._entries
+        while entries and entries[0][0] < upto:
+            entries.popleft()

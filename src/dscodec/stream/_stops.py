@@ -1,0 +1,165 @@
+"""Stop sequences: an incremental multi-pattern matcher (behavior.md#stop-sequences)."""
+
+from __future__ import annotations
+
+from array import array
+from collections import deque
+
+from dscodec.stream._markers import sanitize_text
+
+__all__ = ["StopMatcher"]
+
+
+class StopMatcher:
+    """Incremental multi-pattern matcher for stop sequences (behavior.md#stop-sequences): an Aho–Corasick automaton.
+
+    It reports the stop sequence that *ends* first; when several end on the same character, the one listed
+    first in the request wins (observed: ``abcd`` with ``["abcd", "bc"]`` gives ``a``; ``xabcd`` with
+    ``["cd", "bcd", "abcd"]`` gives ``xab``). Between matches it is at the longest suffix of the input that is a
+    proper prefix of some stop sequence; :attr:`depth` is that suffix's length, exactly the number of trailing
+    characters that must be held back.
+
+    Cost: building takes time and memory proportional to the total length of the stop sequences (a trie with
+    failure links, kept in flat arrays: a node with a single child stores no table of its own); each character
+    then costs O(1) amortised, whatever the lengths.
+
+    Examples:
+        >>> m = StopMatcher(["END", "NEXT"])
+        >>> [m.step(c) for c in "xEN"], m.depth
+        ([-1, -1, -1], 2)
+        >>> m.step("D"), m.depth
+        (0, 0)
+    """
+
+    __slots__ = (
+        "_best",
+        "_chars",
+        "_code",
+        "_depth",
+        "_fail",
+        "_more",
+        "_node",
+        "_parent",
+        "depth",
+        "first_chars",
+        "stops",
+    )
+
+    def __init__(self, stops: list[str]) -> None:
+        self.stops = tuple(sanitize_text(s) for s in stops if s)
+        self.first_chars = frozenset(s[0] for s in self.stops)
+        self._chars = frozenset("".join(self.stops))
+        self.depth = 0
+        self._node = 0
+        # Node 0 is the root. A node's children are the node created right after it along the same stop (when
+        # ``_parent`` of that node says so) plus, for branching points, the entries of ``_more``.
+        self._parent = array("q", [-1])
+        self._code = array("l", [0])  # the code point on the edge into each node
+        self._depth = array("q", [0])
+        self._best = array("q", [-1])  # the first-listed stop ending at this node (own or via failure links)
+        self._more: dict[int, dict[int, int]] = {}
+        for index, stop in enumerate(self.stops):
+            node = 0
+            for ch in stop:
+                code = ord(ch)
+                child = self._child(node, code)
+                if child < 0:
+                    child = len(self._parent)
+                    if child != node + 1:
+                        self._more.setdefault(node, {})[code] = child
+                    self._parent.append(node)
+                    self._code.append(code)
+                    self._depth.append(self._depth[node] + 1)
+                    self._best.append(-1)
+                node = child
+            if self._best[node] < 0:
+                self._best[node] = index
+        self._fail = array("q", bytes(8 * len(self._parent)))
+        self._link()
+
+    def _child(self, node: int, code: int) -> int:
+        nxt = node + 1
+        if nxt < len(self._parent) and self._parent[nxt] == node and self._code[nxt] == code:
+            return nxt
+        more = self._more.get(node)
+        if more is not None:
+            return more.get(code, -1)
+        return -1
+
+    def _children(self, node: int) -> list[int]:
+        out = list(self._more.get(node, {}).values())
+        nxt = node + 1
+        if nxt < len(self._parent) and self._parent[nxt] == node:
+            out.append(nxt)
+        return out
+
+    def _link(self) -> None:
+        """Failure links, breadth first; a node's stop is the first listed of those ending there."""
+        fail, best = self._fail, self._best
+        queue = deque(self._children(0))
+        while queue:
+            node = queue.popleft()
+            parent = self._parent[node]
+            if parent:
+                code = self._code[node]
+                f = fail[parent]
+                while True:
+                    target = self._child(f, code)
+                    if target >= 0:
+                        fail[node] = target
+                        break
+                    if f == 0:
+                        break
+                    f = fail[f]
+            inherited = best[fail[node]]
+            if inherited >= 0 and (best[node] < 0 or inherited < best[node]):
+                best[node] = inherited
+            queue.extend(self._children(node))
+
+    @property
+    def state(self) -> str:
+        """The held suffix itself (for debugging; :attr:`depth` is its length)."""
+        chars = []
+        node = self._node
+        while node:
+            chars.append(chr(self._code[node]))
+            node = self._parent[node]
+        return "".join(reversed(chars))
+
+    def reset(self) -> None:
+        self._node = 0
+        self.depth = 0
+
+    def step(self, ch: str) -> int:
+        """Consume one character; the index of the stop sequence that ends here, or -1."""
+        if ch not in self._chars:
+            self._node = 0
+            self.depth = 0
+            return -1
+        code = ord(ch)
+        node = self._node
+        while True:
+            child = self._child(node, code)
+            if child >= 0:
+                node = child
+                break
+            if node == 0:
+                break
+            node = self._fail[node]
+        hit = self._best[node]
+        if hit >= 0:
+            node = 0
+        self._node = node
+        self.depth = self._depth[node]
+        return hit
+
+    def would_match(self, text: str, *, from_start: bool = False) -> bool:
+        """True if a stop sequence ends inside ``text`` when it follows the current state (or, with
+        ``from_start``, the start of the input); nothing changes."""
+        node, depth = self._node, self.depth
+        if from_start:
+            self.reset()
+        try:
+            return any(self.step(ch) >= 0 for ch in text)
+        finally:
+            self._node, self.depth = node, depth

@@ -1,0 +1,261 @@
+"""The text stages (reasoning, content, JSON-mode preamble and after): newline rules, ``</think>``, block
+openers and stop sequences, one unit at a time, with a scan that skips what needs no closer look."""
+
+from __future__ import annotations
+
+import re
+
+from dscodec.stream._held import TAIL_LENGTH, HeldText
+from dscodec.stream._markers import (
+    DSML,
+    DSML_SOFT,
+    DSML_SPELLING,
+    EOS,
+    SENTINEL_FIRST,
+    SENTINEL_LAST,
+    SENTINEL_RANGE,
+    THINK,
+    THINK_END_SPELLING,
+    THINK_SOFT,
+)
+from dscodec.stream._stages import (
+    CH_CONTENT,
+    CH_REASONING,
+    CONTENT,
+    FENCES,
+    FINISHED,
+    JSON_BEFORE,
+    JSON_OFF,
+    JSON_VALUE,
+    REASONING,
+    TOOL_CALLS,
+)
+from dscodec.stream.dsml import BlockParser
+from dscodec.stream.events import ContentDelta, OutputEnd, ReasoningDelta, ReasoningEnd, StopSequence
+
+__all__ = ["TextStages"]
+
+
+class TextStages(HeldText):
+    """Reasoning and content: what each unit does, and the stage changes they cause."""
+
+    def _configure(self) -> None:
+        """Build the fast-path pattern of the characters that need a closer look in the current stage."""
+        chars = "\n" + EOS
+        stage = self._stage
+        content = stage == CONTENT
+        if stage == REASONING or content:
+            chars += THINK
+            if self._tools:
+                chars += "<"
+            if content and self._json == JSON_BEFORE:
+                chars += "{[`"
+        ranges = ""
+        if self._stop is not None and (stage == JSON_VALUE or (content and self._json == JSON_OFF)):
+            # Soft sentinels spell characters a stop may contain; hard ones reset a partial match.
+            chars += "".join(self._stop.first_chars)
+            ranges = SENTINEL_RANGE
+            self._stops = self._stop
+        else:
+            self._stops = None
+        self._interesting = re.compile("[" + "".join(re.escape(c) for c in chars) + ranges + "]")
+        # Without stop sequences a newline followed by more text on the same feed needs no closer look.
+        inner = chars.replace("\n", "")
+        self._interesting_inner = (
+            re.compile("[" + "".join(re.escape(c) for c in inner) + ranges + "]") if inner else None
+        )
+        self._update_quick()
+
+    def _update_quick(self) -> None:
+        self._quick_ok = self._stage in (REASONING, CONTENT) and not self._lead and self._json == JSON_OFF
+        self._quick_delta = ReasoningDelta if self._stage is REASONING else ContentDelta
+
+    def _text_stage(self, u: str, i: int, base: int) -> int:
+        n = len(u)
+        stage = self._stage
+        interesting = self._interesting
+        while i < n:
+            if self._lead:
+                # Leading LFs are dropped. Observed: each one is checked against the stop sequences on its own
+                # (a stop "\n" matches, "\n\n" or "\nEND" never does).
+                j = i
+                stops = self._stops
+                while j < n and u[j] == "\n":
+                    j += 1
+                    if stops is not None:
+                        hit = stops.step("\n")
+                        stops.reset()
+                        if hit >= 0:
+                            self._drop(base + j, CH_CONTENT)
+                            self._stop_hit(hit, base + j - 1)
+                            return n
+                if j > i:
+                    self._drop(base + j, CH_REASONING if stage == REASONING else CH_CONTENT)
+                    i = j
+                if i == n:
+                    return n
+                self._lead = False
+                self._update_quick()
+                if stops is not None:
+                    stops.reset()
+            stops = self._stops
+            if (
+                self._pend
+                and stops is None
+                and self._json == JSON_OFF
+                and not SENTINEL_FIRST <= u[i] <= SENTINEL_LAST
+                and interesting.match(u, i) is None
+            ):
+                # Held text (a newline run, a "<") followed by a character that cannot continue a marker: it
+                # would be released together with that character, so release it now and take the fast scan.
+                self._release(len(self._pend))
+            if not self._pend and (stops is None or not stops.depth):
+                m = interesting.search(u, i)
+                j = m.start() if m else n
+                if j > i:
+                    self._emit(u[i:j], base + j)
+                    if self._tools:
+                        self._tail = (self._tail + u[i:j])[-TAIL_LENGTH:]
+                    i = j
+                    if i == n:
+                        return n
+            # One unit, slowly.
+            c = u[i]
+            pos = base + i
+            i += 1
+            if c in THINK:
+                if stops is not None:
+                    if c == THINK_SOFT:
+                        if self._stop_through(THINK_END_SPELLING, pos, keep=False):
+                            return n
+                    else:
+                        stops.reset()
+                self._think_end(pos)
+                if self._stage != stage:
+                    return i
+                continue
+            if c in DSML and self._tools and self._pend.endswith("<"):
+                if (
+                    stops is not None
+                    and c == DSML_SOFT
+                    and self._stop_through(DSML_SPELLING, pos, keep=False)
+                ):
+                    return n
+                self._open_block(pos)
+                return i
+            if SENTINEL_FIRST <= c <= SENTINEL_LAST:
+                spelled = self._spellings[ord(c)]
+                if stops is not None:
+                    if c == DSML_SOFT:
+                        if self._stop_through(spelled, pos, keep=True):
+                            return n
+                    else:
+                        stops.reset()
+                        self._append(spelled, pos)
+                else:
+                    self._append(spelled, pos)
+            elif self._json == JSON_BEFORE and stage == CONTENT and c in "{[":
+                self._release(len(self._pend))
+                self._spaced = False
+                self._text_out(CH_CONTENT, c, pos + 1)
+                self._enter_json_value()
+                return i
+            else:
+                sticky = c == "\n" and self._tools and self._tail.endswith("<")
+                self._append(c, pos)
+                if stops is not None:
+                    hit = stops.step(c)
+                    if hit >= 0:
+                        self._stop_hit(hit, pos)
+                        return n
+                if sticky:
+                    # Observed: a newline right after a "<" (which could have begun a block opener) goes out
+                    # with it and is never dropped as a newline before a block. The reference also does this
+                    # after longer partial openers ("<｜D") in text chunks but not in token ids, where "｜DSML｜"
+                    # is one id; dscodec treats both alike, as the ids do (deviation D14).
+                    self._nostrip = len(self._pend)
+                    self._release(len(self._pend) - (stops.depth if stops is not None else 0))
+                    continue
+                if self._json == JSON_BEFORE and stage == CONTENT and c == "\n":
+                    pend = self._pend
+                    for fence in FENCES:
+                        if pend.endswith(fence):
+                            self._release(len(pend) - len(fence))
+                            self._clear()
+                            self._drop(pos + 1, CH_CONTENT)
+                            self._spaced = False
+                            self._enter_json_value()
+                            return i
+            self._release(len(self._pend) - self._hold_length())
+        return n
+
+    def _stop_through(self, spelling: str, pos: int, *, keep: bool) -> bool:
+        """Run a spelled special token (from a text chunk) through the stop matcher; True if a stop matched."""
+        stops = self._stops
+        assert stops is not None
+        size = len(self._pend)
+        for ch in spelling:
+            self._append(ch, pos)
+            hit = stops.step(ch)
+            if hit >= 0:
+                self._stop_hit(hit, pos)
+                return True
+        if not keep:
+            self._pend = self._pend[:size]
+            del self._pend_pos[size:]
+        return False
+
+    def _stop_hit(self, index: int, pos: int) -> None:
+        assert self._stops is not None
+        stop = self._stops.stops[index]
+        keep = max(0, len(self._pend) - len(stop))
+        self._release(keep)
+        self._clear()
+        self._stop_at = pos
+        self._recs.append(StopSequence(stop))
+        self._recs.append(OutputEnd(self._tool_calls, stop))
+        self._stage = FINISHED
+
+    def _think_end(self, pos: int) -> None:
+        """``</think>``: ends the reasoning; removed from the content."""
+        pend = self._pend
+        self._tail = ""
+        if self._stage == REASONING:
+            keep = pend if pend.endswith("<") else self._strip_newlines(pend)
+            self._release(len(keep))
+            self._clear()
+            self._drop(pos, CH_REASONING)
+            self._discard(pos + 1)
+            self._recs.append(ReasoningEnd())
+            self._stage = CONTENT
+            self._lead = True
+            self._configure()
+        else:
+            self._release(len(pend))
+            self._discard(pos + 1)
+            # JSON mode: the removed marker also ends a stretch of non-JSON text (the reference sends one space
+            # per piece of text on each side of it, also for a whole output in one chunk).
+            self._spaced = False
+        if self._stops is not None:
+            self._stops.reset()
+
+    def _open_block(self, pos: int) -> None:
+        """``<`` + Dsml: the text before it (minus the newlines that separate it) is emitted."""
+        keep = self._strip_newlines(self._pend[:-1])
+        self._release(len(keep))
+        self._clear()
+        self._drop(pos, CH_REASONING if self._stage == REASONING else CH_CONTENT)
+        if self._stage == REASONING:
+            self._recs.append(ReasoningEnd())
+        self._enter_block()
+
+    def _enter_block(self) -> None:
+        self._stage = TOOL_CALLS
+        self._block = BlockParser(spell=self._spell, id_factory=self._id_factory)
+        self._quick_ok = False
+
+    def _enter_json_value(self) -> None:
+        self._stage = JSON_VALUE
+        if self._stop is not None:
+            self._stop.reset()
+        self._configure()
