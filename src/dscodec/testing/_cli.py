@@ -129,6 +129,7 @@ def record_command(args: argparse.Namespace, out: TextIO) -> int:
         body = _read_json(args.body)
         name = args.name or Path(args.output).name.removesuffix(".jsonl")
         transcript = record(args.url, body, protocol=args.protocol, headers=_headers(args.header), name=name)
+        Path(args.output).parent.mkdir(parents=True, exist_ok=True)
         dump_transcript(transcript, args.output)
     except ImportError as exc:
         return _fail(ImportError(f"record needs httpx (pip install 'dscodec[testing]'): {exc}"))

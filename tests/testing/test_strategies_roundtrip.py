@@ -1,0 +1,50 @@
+"""The kit on itself, driven by its own strategies: whatever :func:`dscodec.testing.strategies.scenarios` draws,
+the answer dscodec gives survives the whole record → save → load → replay → compare round, also as one of
+several transcripts of a file.
+
+Example counts come from ``DSCODEC_MAX_EXAMPLES`` (tests/conftest.py).
+"""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from dscodec.testing import (
+    Transcript,
+    compare,
+    dumps_transcript,
+    dumps_transcripts,
+    format_differences,
+    lint,
+    loads_transcript,
+    loads_transcripts,
+    replay,
+    verify,
+)
+from dscodec.testing.strategies import Scenario, scenarios
+
+
+def _recorded(scenario: Scenario, name: str = "") -> Transcript:
+    sent = Transcript(scenario.protocol, scenario.body, scenario.backend, name=name)  # type: ignore[arg-type]
+    return replay(sent).transcript
+
+
+@given(scenarios(malformed=True))
+def test_a_recorded_answer_reads_back_and_verifies(scenario: Scenario) -> None:
+    recorded = _recorded(scenario, "drawn")
+    again = loads_transcript(dumps_transcript(recorded))
+    assert again == recorded
+    found = verify(again)
+    assert found == [], format_differences(found)
+    assert lint(again.protocol, again) == []
+
+
+@given(st.lists(scenarios(), min_size=2, max_size=2))
+def test_several_transcripts_in_one_file_keep_their_order_and_answers(drawn: list[Scenario]) -> None:
+    recorded = [_recorded(scenario, f"take-{k}") for k, scenario in enumerate(drawn)]
+    again = loads_transcripts(dumps_transcripts(recorded))
+    assert [t.name for t in again] == [t.name for t in recorded]
+    for before, after in zip(recorded, again):
+        assert after == before
+        assert compare(before, replay(after).transcript) == []
