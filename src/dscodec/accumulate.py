@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from dscodec.conversation import Protocol
+from dscodec.protocols._registry import spec
 from dscodec.protocols._wire import WireEvent
 
 __all__ = ["accumulate"]
@@ -30,18 +31,10 @@ def accumulate(
             the in-progress object returned when the events hold no response yet.
         model: the same for the model name.
         created: the same for the creation time.
+
+    Raises:
+        UnsupportedProtocol: ``protocol`` is none of the three (also a ``ValueError``).
     """
+    found = spec(protocol)
     dicts = [e.to_dict() if isinstance(e, WireEvent) else e for e in events]
-    if protocol == "chat_completions":
-        from dscodec.protocols.openai_chat.accumulate import accumulate_chunks
-
-        return accumulate_chunks(dicts, response_id=response_id, model=model, created=created)
-    if protocol == "responses":
-        from dscodec.protocols.openai_responses.accumulate import accumulate_events as responses_events
-
-        return responses_events(dicts, response_id=response_id, model=model, created=created)
-    if protocol == "messages":
-        from dscodec.protocols.anthropic_messages.accumulate import accumulate_events as messages_events
-
-        return messages_events(dicts)
-    raise ValueError(f"unknown protocol {protocol!r}; expected chat_completions, responses or messages")
+    return found.accumulate(dicts, response_id=response_id, model=model, created=created)

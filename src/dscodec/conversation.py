@@ -6,12 +6,15 @@ own spelling in its ``inbound`` module.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Annotated, Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field
+import copy
+import dataclasses
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
 
 from dscodec.errors import ContextLengthExceeded
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 __all__ = [
     "AssistantMessage",
@@ -43,10 +46,23 @@ ToolChoice = Literal["auto", "none", "required"]
 ResponseFormat = Literal["text", "json_object", "json_schema", "regex"]
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=False)
+class _Model:
+    """Base of the neutral model's classes: slotted dataclasses, built with keywords only, with the two helpers
+    their callers use (``model_dump``, ``model_copy``)."""
+
+    __slots__ = ()
+
+    def model_dump(self) -> dict[str, Any]:
+        """The fields as a dict, nested models and constraints included (recursively)."""
+        return dataclasses.asdict(self)  # type: ignore[call-overload, no-any-return]
+
+    def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> Self:
+        """A copy with the fields of ``update`` replaced (a deep copy when ``deep``); nothing is re-checked."""
+        source = copy.deepcopy(self) if deep else self
+        return dataclasses.replace(source, **(update or {}))  # type: ignore[type-var]
 
 
+@dataclass(slots=True, kw_only=True)
 class ImageSource(_Model):
     """Where an image comes from. dscodec fetches nothing; a server resolves sources itself.
 
@@ -62,6 +78,7 @@ class ImageSource(_Model):
     path: str = ""
 
 
+@dataclass(slots=True, kw_only=True)
 class ImagePlaceholder(_Model):
     """An image position inside a message's content.
 
@@ -73,6 +90,7 @@ class ImagePlaceholder(_Model):
     source: ImageSource
 
 
+@dataclass(slots=True, kw_only=True)
 class ToolDefinition(_Model):
     """A function the model may call. ``parameters`` is a JSON value (normally an object schema)."""
 
@@ -83,6 +101,7 @@ class ToolDefinition(_Model):
     defer_loading: bool = False
 
 
+@dataclass(slots=True, kw_only=True)
 class ToolCall(_Model):
     """A call written by the assistant. ``arguments`` is kept verbatim as the client sent it."""
 
@@ -91,48 +110,51 @@ class ToolCall(_Model):
     arguments: str
 
 
+@dataclass(slots=True, kw_only=True)
 class SystemMessage(_Model):
     role: Literal["system"] = "system"
     content: str = ""
-    images: list[ImagePlaceholder] = Field(default_factory=list)
+    images: list[ImagePlaceholder] = field(default_factory=list)
     #: Tools announced mid-conversation (V4.1 renders them as "Updated Tool Schemas"; V4 ignores them).
     tools: list[ToolDefinition] | None = None
 
 
+@dataclass(slots=True, kw_only=True)
 class UserMessage(_Model):
     role: Literal["user"] = "user"
     content: str = ""
-    images: list[ImagePlaceholder] = Field(default_factory=list)
+    images: list[ImagePlaceholder] = field(default_factory=list)
 
 
+@dataclass(slots=True, kw_only=True)
 class AssistantMessage(_Model):
     role: Literal["assistant"] = "assistant"
     content: str = ""
     #: The reasoning (``<think>`` text) of this turn; ``None`` when the client sent none.
     reasoning: str | None = None
-    tool_calls: list[ToolCall] = Field(default_factory=list)
+    tool_calls: list[ToolCall] = field(default_factory=list)
     #: True for the final message the model must continue (no end of turn is rendered).
     prefix: bool = False
 
 
+@dataclass(slots=True, kw_only=True)
 class ToolMessage(_Model):
     role: Literal["tool"] = "tool"
     tool_call_id: str = ""
     content: str = ""
-    images: list[ImagePlaceholder] = Field(default_factory=list)
+    images: list[ImagePlaceholder] = field(default_factory=list)
 
 
+@dataclass(slots=True, kw_only=True)
 class LatestReminderMessage(_Model):
     role: Literal["latest_reminder"] = "latest_reminder"
     content: str = ""
 
 
-Message = Annotated[
-    SystemMessage | UserMessage | AssistantMessage | ToolMessage | LatestReminderMessage,
-    Field(discriminator="role"),
-]
+Message = SystemMessage | UserMessage | AssistantMessage | ToolMessage | LatestReminderMessage
 
 
+@dataclass(slots=True, kw_only=True)
 class Conversation(_Model):
     """A protocol-neutral conversation, ready to render.
 
@@ -140,10 +162,10 @@ class Conversation(_Model):
     filters it to that tool). ``reasoning_effort`` is ``None`` exactly when thinking is off.
     """
 
-    messages: list[Message] = Field(default_factory=list)
+    messages: list[Message] = field(default_factory=list)
     thinking_mode: bool = True
     reasoning_effort: Effort | None = None
-    tools: list[ToolDefinition] = Field(default_factory=list)
+    tools: list[ToolDefinition] = field(default_factory=list)
     tool_choice: ToolChoice = "auto"
     response_format: ResponseFormat = "text"
     response_schema: Any = None
@@ -158,6 +180,7 @@ class OutputConstraint:
     schema: str = ""
 
 
+@dataclass(slots=True, kw_only=True)
 class InferenceOptions(_Model):
     """Sampling settings resolved from the request (values the model server should use)."""
 
@@ -170,6 +193,7 @@ class InferenceOptions(_Model):
     output_constraint: OutputConstraint | None = None
 
 
+@dataclass(slots=True, kw_only=True)
 class ParsingOptions(_Model):
     """How the response path reads the model's output for this request."""
 
@@ -177,7 +201,7 @@ class ParsingOptions(_Model):
     starts_in_tool_calls: bool = False
     parse_json_output: bool = False
     thinking_initial_stage: ThinkingStage | None = None
-    stop_sequences: list[str] = Field(default_factory=list)
+    stop_sequences: list[str] = field(default_factory=list)
 
 
 #: Default completion budget when the request sets none (behavior.md#sampling).
@@ -186,6 +210,7 @@ _DEFAULT_MAX_TOKENS_THINK = 65536
 _DEFAULT_MAX_TOKENS_THINK_MAX = 131072
 
 
+@dataclass(slots=True, kw_only=True)
 class ConversationRequest(_Model):
     """The result of :func:`dscodec.convert`: a conversation plus everything the serving side needs."""
 
@@ -194,14 +219,11 @@ class ConversationRequest(_Model):
     model_version: ModelVersion
     stream: bool = False
     conversation: Conversation
-    inference_options: InferenceOptions = Field(default_factory=InferenceOptions)
-    parsing_options: ParsingOptions = Field(default_factory=ParsingOptions)
-    #: Chat Completions ``stream_options.include_usage``.
-    include_usage: bool = False
-    #: Request settings a protocol's response object repeats back (Responses), in wire spelling.
-    echo: dict[str, Any] | None = None
-    #: Responses namespaced tools: prompt name -> (namespace, name).
-    namespace_tool_map: dict[str, tuple[str, str]] = Field(default_factory=dict)
+    inference_options: InferenceOptions = field(default_factory=InferenceOptions)
+    parsing_options: ParsingOptions = field(default_factory=ParsingOptions)
+    #: What the request's protocol keeps for its own stream writer (settings the response repeats, say): made by
+    #: the protocol's converter, read by its writer, opaque to everything else; None for a request built by hand.
+    wire: object = None
 
     def resolve_max_tokens(self, prompt_tokens: int, context_limit: int) -> int:
         """The completion budget for a prompt of ``prompt_tokens`` in a context of ``context_limit``.
@@ -216,10 +238,10 @@ class ConversationRequest(_Model):
         requested = self.inference_options.max_tokens
         if requested is not None:
             if prompt_tokens + requested > context_limit:
-                raise _context_error(prompt_tokens, requested, context_limit).bind(self.protocol)
+                raise _context_error(prompt_tokens, requested, context_limit).with_protocol(self.protocol)
             return requested
         if prompt_tokens > context_limit:
-            raise _context_error(prompt_tokens, 0, context_limit).bind(self.protocol)
+            raise _context_error(prompt_tokens, 0, context_limit).with_protocol(self.protocol)
         conv = self.conversation
         if not conv.thinking_mode:
             default = _DEFAULT_MAX_TOKENS_NOTHINK

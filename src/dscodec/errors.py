@@ -1,17 +1,20 @@
 """The one error tree of dscodec.
 
-Every error knows its HTTP status. The JSON body a client sees depends on the protocol it spoke, so the
-protocol that raised (or caught) an error binds it with :meth:`DscodecError.bind`: either to a body renderer
-directly, or by protocol name only, in which case :attr:`DscodecError.body` uses the renderer registered for that
-name (:func:`register_body_renderer`; ``dscodec.protocols`` registers one per protocol when it is imported). This
-lets code that knows no wire format, such as :mod:`dscodec.conversation`, raise errors in the right shape. An
-unbound error uses the OpenAI envelope, which Chat Completions and Responses share.
+Every error knows its HTTP status. The JSON body a client sees depends on the protocol it spoke, so an error
+names that protocol: from construction (``protocol=``), or through :meth:`DscodecError.with_protocol`, which
+returns a copy naming it (an error is never changed after it was made). :attr:`DscodecError.body` renders the body
+in that protocol's shape through the protocol table (:mod:`dscodec.protocols._registry`); an error that names no
+protocol uses the OpenAI envelope, which Chat Completions and Responses share. Code that knows no wire format,
+such as :mod:`dscodec.conversation`, can so raise errors in the right shape by naming the protocol only.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
 
 __all__ = [
     "ContextLengthExceeded",
@@ -22,18 +25,7 @@ __all__ = [
     "StreamStateError",
     "TokenizerError",
     "UnsupportedProtocol",
-    "register_body_renderer",
 ]
-
-BodyRenderer = Callable[["DscodecError"], dict[str, Any]]
-
-#: Body renderer per protocol name, for errors bound by name only.
-_BODY_RENDERERS: dict[str, BodyRenderer] = {}
-
-
-def register_body_renderer(protocol: str, render: BodyRenderer) -> None:
-    """Make ``render`` the error body of ``protocol`` for errors bound to that name without a renderer."""
-    _BODY_RENDERERS[protocol] = render
 
 
 class DscodecError(Exception):
@@ -42,6 +34,7 @@ class DscodecError(Exception):
     Attributes:
         message: what went wrong, how to fix it.
         param: the request path the error is about (``messages.3.content``), when known.
+        protocol: the protocol whose error shape :attr:`body` uses, or None (the OpenAI envelope).
         status_code: the HTTP status a server should answer with.
         error_type: the OpenAI-style ``type`` string of the error body.
     """
@@ -49,43 +42,37 @@ class DscodecError(Exception):
     status_code: ClassVar[int] = 500
     error_type: ClassVar[str] = "api_error"
 
-    def __init__(self, message: str, *, param: str | None = None) -> None:
+    def __init__(self, message: str, *, param: str | None = None, protocol: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.param = param
-        self.protocol: str | None = None
-        self._render: BodyRenderer | None = None
+        self._protocol = protocol
 
     def __str__(self) -> str:
         return self.message
 
-    def bind(self, protocol: str, render: BodyRenderer | None = None) -> DscodecError:
-        """Attach the protocol whose error shape :attr:`body` must use; returns ``self``.
+    @property
+    def protocol(self) -> str | None:
+        """The protocol whose error shape :attr:`body` uses (None: the OpenAI envelope)."""
+        return self._protocol
 
-        Without ``render``, the renderer registered for ``protocol`` is used (looked up when :attr:`body` is
-        read). The first binding wins: an error passing through several layers keeps the innermost protocol.
-        """
-        if self.protocol is None and self._render is None:
-            self.protocol = protocol
-            self._render = render
-        return self
+    def with_protocol(self, protocol: str) -> Self:
+        """This error in ``protocol``'s shape: a copy naming ``protocol``, or the error itself when it names a
+        protocol already (an error passing through several layers keeps the innermost one)."""
+        if self._protocol is not None:
+            return self
+        twin = type(self).__new__(type(self), *self.args)
+        twin.__dict__.update(self.__dict__)
+        twin._protocol = protocol
+        twin.__cause__, twin.__suppress_context__ = self.__cause__, self.__suppress_context__
+        return twin
 
     @property
     def body(self) -> dict[str, Any]:
-        """The JSON error body to send to the client, in the bound protocol's shape."""
-        render = self._render
-        if render is None and self.protocol is not None:
-            render = _BODY_RENDERERS.get(self.protocol)
-        if render is not None:
-            return render(self)
-        return {
-            "error": {
-                "message": self.message,
-                "type": self.error_type,
-                "param": None,
-                "code": self.error_type,
-            }
-        }
+        """The JSON error body to send to the client, in :attr:`protocol`'s shape."""
+        from dscodec.protocols._registry import error_body  # the protocol table renders every error body
+
+        return error_body(self._protocol, self)
 
 
 class ConversionError(DscodecError):
@@ -95,8 +82,9 @@ class ConversionError(DscodecError):
     error_type: ClassVar[str] = "invalid_request_error"
 
 
-class UnsupportedProtocol(ConversionError):
-    """A protocol name dscodec does not convert (yet)."""
+class UnsupportedProtocol(ConversionError, ValueError):
+    """A protocol name dscodec does not know, wherever one is given (conversion, stream processing,
+    accumulation, error bodies); also a :class:`ValueError`."""
 
 
 class ContextLengthExceeded(ConversionError):

@@ -33,7 +33,8 @@ from typing import Any, Literal, NoReturn
 
 from dscodec.conversation import ConversationRequest
 from dscodec.errors import DscodecError, ModelOutputError, StreamStateError
-from dscodec.protocols._wire import BackendFinish, EventWriter, Outcome, PromptUsage, WireEvent
+from dscodec.protocols._registry import spec
+from dscodec.protocols._wire import BackendFinish, Outcome, PromptUsage, WireEvent
 from dscodec.stream.decoder import IncrementalDecoder
 from dscodec.stream.dsml import ToolCallIdFactory
 from dscodec.stream.events import Event, OutputEnd, ReasoningDelta, TokenLogprob
@@ -54,22 +55,6 @@ ID_LIMIT = 1 << 32
 COUNT_LIMIT = 1 << 63
 #: What a ``-inf`` log probability becomes (the value vLLM's OpenAI-compatible server writes for it).
 NEG_INF_LOGPROB = -9999.0
-
-
-def _writer_class(protocol: str) -> type[EventWriter]:
-    if protocol == "chat_completions":
-        from dscodec.protocols.openai_chat.outbound import ChatChunkWriter
-
-        return ChatChunkWriter
-    if protocol == "responses":
-        from dscodec.protocols.openai_responses.outbound import ResponsesEventWriter
-
-        return ResponsesEventWriter
-    if protocol == "messages":
-        from dscodec.protocols.anthropic_messages.outbound import MessagesEventWriter
-
-        return MessagesEventWriter
-    raise ValueError(f"unknown protocol {protocol!r}")
 
 
 class StreamProcessor:
@@ -110,7 +95,7 @@ class StreamProcessor:
     ) -> None:
         self.request = request
         stamp = int(time.time()) if created is None else created
-        writer = _writer_class(request.protocol)(request, response_id=response_id, model=model, created=stamp)
+        writer = spec(request.protocol).writer()(request, response_id=response_id, model=model, created=stamp)
         if signature is not None:
             writer.signature = signature
         self._writer = writer

@@ -130,10 +130,12 @@ def test_golden_request(case: tuple[str, Path]) -> None:
     assert ids == expected["ids"], f"ids differ; prompt {prompt.text!r}"
 
     if "echo" in expected:
-        echo = request.echo or {}
+        echo = request.wire.echo or {}
         assert {key: echo.get(key) for key in expected["echo"]} == expected["echo"]
     if "namespace_tool_map" in expected:
-        assert {k: list(v) for k, v in request.namespace_tool_map.items()} == expected["namespace_tool_map"]
+        assert {k: list(v) for k, v in request.wire.namespace_tool_map.items()} == expected[
+            "namespace_tool_map"
+        ]
 
     for prompt_tokens, limit, result in expected.get("max_tokens_resolution", []):
         if isinstance(result, dict):

@@ -74,7 +74,7 @@ def call(call_id: str, name: str = "get_weather", arguments: str = "{}") -> dict
 
 def test_minimal_request_defaults() -> None:
     req = convert(body())
-    assert (req.protocol, req.model, req.model_version, req.stream, req.include_usage) == (
+    assert (req.protocol, req.model, req.model_version, req.stream, req.wire.include_usage) == (
         "chat_completions",
         V4,
         "v4",
@@ -169,7 +169,7 @@ def test_other_inference_fields() -> None:
     opts = req.inference_options
     assert (opts.max_tokens, opts.logprobs, opts.top_logprobs, opts.seed) == (100, True, 20, 2**63 - 1)
     assert req.parsing_options.stop_sequences == ["a", "a"]
-    assert req.stream is True and req.include_usage is True
+    assert req.stream is True and req.wire.include_usage is True
     assert convert(body(stop="x")).parsing_options.stop_sequences == ["x"]
 
 

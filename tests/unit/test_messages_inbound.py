@@ -36,7 +36,8 @@ from dscodec.options import ConversionOptions
 from dscodec.protocols import _body
 from dscodec.protocols._convert import Content
 from dscodec.protocols._images import canonical_base64
-from dscodec.protocols.anthropic_messages import inbound, parse_request
+from dscodec.protocols.anthropic_messages import inbound
+from dscodec.protocols.anthropic_messages.inbound import parse_request
 from tests.unit.test_shared_rules import Counted
 
 V4 = "DeepSeek-V4-Pro"
@@ -1337,7 +1338,12 @@ def test_context_length_error_is_in_anthropics_envelope() -> None:
         convert(body()).resolve_max_tokens(1001, 1000)
     assert info.value.body["type"] == "error"
     # A request built by hand (not converted) is bound by its protocol name too.
-    rebuilt = ConversationRequest.model_validate(request.model_dump())
+    rebuilt = ConversationRequest(
+        **{
+            f: getattr(request, f)
+            for f in ("protocol", "model", "model_version", "conversation", "inference_options")
+        }
+    )
     with pytest.raises(ContextLengthExceeded) as info:
         rebuilt.resolve_max_tokens(950, 1000)
     assert info.value.body["type"] == "error"

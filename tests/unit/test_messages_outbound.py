@@ -13,7 +13,6 @@ from dscodec.errors import ConversionError, DscodecError, ModelOutputError, Stre
 from dscodec.protocols._wire import Outcome, PromptUsage, WireEvent
 from dscodec.protocols.anthropic_messages.accumulate import accumulate_events
 from dscodec.protocols.anthropic_messages.outbound import MessagesEventWriter, stop_reason
-from dscodec.protocols.errors import openai_error_body
 from dscodec.stream.events import (
     ContentDelta,
     OutputEnd,
@@ -352,7 +351,7 @@ def test_error_before_anything_was_pushed_starts_the_message_first() -> None:
 
 
 def test_error_bound_to_another_protocol_keeps_anthropics_envelope() -> None:
-    error = ConversionError("nope").bind("chat_completions", openai_error_body)
+    error = ConversionError("nope").with_protocol("chat_completions")
     writer = _writer(thinking=False)
     [event] = writer.error(error)
     assert event.to_dict() == {"type": "error", "error": {"type": "invalid_request_error", "message": "nope"}}

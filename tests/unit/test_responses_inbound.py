@@ -149,7 +149,7 @@ def test_minimal_request_defaults() -> None:
         False,
     )
     assert parsing.thinking_initial_stage == "reasoning_start"
-    assert req.namespace_tool_map == {}
+    assert req.wire.namespace_tool_map == {}
 
 
 def test_accepts_bytes_str_and_mapping() -> None:
@@ -562,13 +562,13 @@ def test_namespaces_per_version() -> None:
     tools = [namespace("gh", function("x", description="Make x"), function("y"), description="GitHub")]
     v4 = convert(nothink(tools=tools))
     assert [(t.name, t.description) for t in v4.conversation.tools] == [("gh__x", "Make x"), ("gh__y", None)]
-    assert v4.namespace_tool_map == {"gh__x": ("gh", "x"), "gh__y": ("gh", "y")}
+    assert v4.wire.namespace_tool_map == {"gh__x": ("gh", "x"), "gh__y": ("gh", "y")}
     v41 = convert(nothink(model=V41, tools=tools))
     assert [(t.name, t.description) for t in v41.conversation.tools] == [
         ("gh::x", "GitHub\nMake x"),
         ("gh::y", "GitHub\n"),
     ]
-    assert v41.namespace_tool_map == {"gh::x": ("gh", "x"), "gh::y": ("gh", "y")}
+    assert v41.wire.namespace_tool_map == {"gh::x": ("gh", "x"), "gh::y": ("gh", "y")}
 
 
 def test_namespace_collisions_get_suffixes() -> None:
@@ -580,12 +580,12 @@ def test_namespace_collisions_get_suffixes() -> None:
     ]
     req = convert(nothink(tools=tools))
     assert [t.name for t in req.conversation.tools] == ["gh__x_2", "gh__x", "gh__x_1", "gh__x_3"]
-    assert req.namespace_tool_map == {"gh__x_2": ("gh", "x"), "gh__x_3": ("gh", "x")}
+    assert req.wire.namespace_tool_map == {"gh__x_2": ("gh", "x"), "gh__x_3": ("gh", "x")}
 
 
 def test_namespace_tool_map_ignores_tool_choice_none() -> None:
     req = convert(nothink(tools=[namespace("gh", function("x"))], tool_choice="none"))
-    assert req.conversation.tools == [] and req.namespace_tool_map == {"gh__x": ("gh", "x")}
+    assert req.conversation.tools == [] and req.wire.namespace_tool_map == {"gh__x": ("gh", "x")}
 
 
 @pytest.mark.parametrize(
@@ -785,7 +785,7 @@ def test_error_order_follows_the_reference() -> None:
 
 
 def test_echo_defaults() -> None:
-    assert convert(body()).echo == {
+    assert convert(body()).wire.echo == {
         "instructions": None,
         "max_output_tokens": None,
         "temperature": 1.0,
@@ -822,7 +822,7 @@ def test_echo_repeats_the_request_as_given() -> None:
         text={"format": {"type": "json_object"}, "verbosity": "low"},
         reasoning={"effort": "none", "generate_summary": "concise"},
     )
-    echo = convert(request).echo
+    echo = convert(request).wire.echo
     assert echo is not None
     assert echo["tools"] == [
         {
@@ -861,7 +861,7 @@ def test_echo_repeats_the_request_as_given() -> None:
     }
     schema_echo = convert(
         body(text={"format": {"type": "json_schema", "name": "n", "schema": {"type": "object"}}})
-    ).echo
+    ).wire.echo
     assert schema_echo is not None and schema_echo["text"]["format"] == {
         "type": "json_schema",
         "name": "n",
@@ -1031,7 +1031,7 @@ def _only_conversion_errors(request: Any, options: ConversionOptions | None = No
         json.dumps(exc.body)
     else:
         assert isinstance(result, ConversationRequest)
-        json.dumps(result.echo)
+        json.dumps(result.wire.echo)
 
 
 @given(
@@ -1240,7 +1240,7 @@ def test_many_namespaces_with_one_name() -> None:
     names = [t.name for t in request.conversation.tools]
     assert names[:5] == ["gh__x", "gh__x_2", "gh__x_1", "gh__x_3", "gh__x_4"]
     assert len(set(names)) == len(names) == MANY + 2
-    assert request.namespace_tool_map[f"gh__x_{MANY + 1}"] == ("gh", "x")
+    assert request.wire.namespace_tool_map[f"gh__x_{MANY + 1}"] == ("gh", "x")
 
 
 def test_twenty_thousand_tools_and_calls() -> None:

@@ -323,7 +323,7 @@ def test_namespaced_tool_names_are_split() -> None:
             },
         ]
     )
-    assert req.namespace_tool_map == {"gh__issue": ("gh", "issue")}
+    assert req.wire.namespace_tool_map == {"gh__issue": ("gh", "issue")}
     events = run(
         [ToolCallStart(0, "c0", "gh__issue"), ToolCallEnd(0, "{}"), ToolCallStart(1, "c1", "gh__nope")],
         req=req,

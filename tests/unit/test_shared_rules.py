@@ -13,7 +13,7 @@ from dscodec.conversation import ToolDefinition
 from dscodec.errors import ConversionError
 from dscodec.options import ConversionOptions
 from dscodec.protocols import _body, _constraints, _images, _sampling, _schema, _tools
-from dscodec.protocols.errors import anthropic_error_body, openai_error_body
+from dscodec.protocols._error_bodies import anthropic_error_body, openai_error_body
 
 # -- wire reading (serde-style messages, behavior.md#body-reading-and-limits) --------------------------------
 
@@ -328,8 +328,6 @@ def test_tool_name_checks() -> None:
         _tools.validate_tool_names(["x" * 129])
     with pytest.raises(ConversionError, match=r"^Invalid 'tools\[0\]\.name'"):
         _tools.validate_tool_names(["a.b"], path="tools[{i}].name")
-    with pytest.raises(ConversionError, match=r"^Tool names must be unique\.$"):
-        _tools.check_unique_tool_names(["f", "f"])
 
 
 def test_stop_length_cap_d16() -> None:

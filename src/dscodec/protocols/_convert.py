@@ -1,7 +1,7 @@
 """The steps every protocol's request converter shares: the entry point's frame, content, reasoning, result.
 
-Each ``inbound.parse_request`` reads the body with its protocol's reader and converts it with its own converter;
-:class:`Inbound` gives all three the same frame (read, convert, bind any error to the protocol's body).
+Each protocol's ``inbound.INBOUND`` reads the body with its protocol's reader and converts it with its own
+converter; :class:`Inbound` gives all three the same frame (read, convert, any error naming the protocol).
 :class:`Content` joins message parts and places the image tokens; :func:`fill_reasoning` applies thinking
 mode's rule for the reasoning of earlier assistant turns (behavior.md#chat-assistant-messages); :func:`conversation_request` makes the
 neutral request from what a converter resolved. None of them depends on a protocol's field names.
@@ -14,12 +14,13 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
 from dscodec import conversation as conv
-from dscodec.errors import ConversionError, DscodecError
+from dscodec.errors import ConversionError
 from dscodec.options import ConversionOptions
 from dscodec.protocols._body import read_body
 from dscodec.protocols._constraints import tool_call_constraint
 from dscodec.protocols._images import IMAGE_TOKEN
 from dscodec.protocols._sampling import EffortInput, resolve_effort, resolve_temperature, resolve_top_p
+from dscodec.protocols._unsupported import rejecting
 
 __all__ = ["PART_SEPARATOR", "Content", "Inbound", "conversation_request", "fill_reasoning"]
 
@@ -45,26 +46,31 @@ class Inbound(Generic[_Request]):
         protocol: the protocol's name.
         read: the typed reader of its bodies (its ``models.read_request``).
         converter: its converter, made from a typed request and the conversion options.
-        error_body: the renderer of its error bodies.
     """
 
     protocol: conv.Protocol
     read: Callable[[Any], _Request]
     converter: Callable[[_Request, ConversionOptions], Converter]
-    error_body: Callable[[DscodecError], dict[str, Any]]
 
     def parse(
-        self, body: str | bytes | Mapping[str, Any], options: ConversionOptions | None
+        self, body: str | bytes | Mapping[str, Any], options: ConversionOptions | None = None
     ) -> conv.ConversationRequest:
-        """Read ``body`` and convert it (with the reference's options when ``options`` is None).
+        """Convert a request body of the protocol into a conversation plus inference and parsing options.
+
+        Args:
+            body: the request body as JSON text (``str`` or UTF-8 ``bytes``) or already parsed.
+            options: the serving side's conversion policy; the reference's defaults when omitted.
 
         Raises:
-            ConversionError: from reading (deviation D2) or converting, bound to the protocol's error body.
+            ConversionError: the body is malformed (bad JSON, wrong types, missing fields: deviation D2) or
+                breaks a rule of the protocol; the error names the protocol, so ``exc.body`` is in its shape.
         """
         try:
-            return self.converter(read_body(body, self.read), options or ConversionOptions()).convert()
+            options = options or ConversionOptions()
+            read = self.read if options.unsupported == "ignore" else rejecting(self.protocol, self.read)
+            return self.converter(read_body(body, read), options).convert()
         except ConversionError as exc:
-            raise exc.bind(self.protocol, self.error_body) from None
+            raise exc.with_protocol(self.protocol) from None
 
 
 @dataclass
@@ -171,9 +177,7 @@ def conversation_request(
     seed: int | None = None,
     initial_stage: conv.ThinkingStage = "reasoning_start",
     stop: Sequence[str] = (),
-    include_usage: bool = False,
-    echo: dict[str, Any] | None = None,
-    namespace_tool_map: dict[str, tuple[str, str]] | None = None,
+    wire: object = None,
 ) -> conv.ConversationRequest:
     """The neutral request from the fields a converter checked and resolved.
 
@@ -181,6 +185,7 @@ def conversation_request(
     top_p (behavior.md#sampling), the output constraint (the tools', else any JSON for ``json_object``, else the response
     format's ``format_constraint``, behavior.md#output-constraints), and how the output is parsed (tool calls when tools are offered, from
     the start when a call is required; JSON for ``json_object``; ``initial_stage`` only in thinking mode).
+    ``wire`` is what the protocol keeps for its own stream writer.
     """
     if tools:
         constraint: conv.OutputConstraint | None = tool_call_constraint(
@@ -224,7 +229,5 @@ def conversation_request(
         conversation=conversation,
         inference_options=inference,
         parsing_options=parsing,
-        include_usage=include_usage,
-        echo=echo,
-        namespace_tool_map={} if namespace_tool_map is None else namespace_tool_map,
+        wire=wire,
     )

@@ -1,17 +1,15 @@
-"""Error bodies in each protocol's wire shape.
+"""Error bodies in each protocol's wire shape: the OpenAI envelope and Anthropic's.
 
 A :class:`~dscodec.errors.DscodecError` knows its status and message; these functions render the JSON body a
-client expects. Protocol converters bind one of them to the errors they raise
-(``exc.bind("chat_completions", openai_error_body)``), so ``exc.body`` is always the right shape. Importing this
-module also registers each protocol's renderer by name, for errors bound by name only
-(``exc.bind("messages")``, as :meth:`~dscodec.ConversationRequest.resolve_max_tokens` does).
+client expects. The protocol table (:mod:`._registry`) names the one each protocol uses; ``exc.body`` and
+:func:`dscodec.error_body` render through it.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from dscodec.errors import DscodecError, register_body_renderer
+from dscodec.errors import DscodecError
 
 __all__ = ["ANTHROPIC_ERROR_TYPES", "anthropic_error_body", "openai_error_body"]
 
@@ -67,8 +65,3 @@ def anthropic_error_body(exc: DscodecError) -> dict[str, Any]:
             "message": exc.message,
         },
     }
-
-
-register_body_renderer("chat_completions", openai_error_body)
-register_body_renderer("responses", openai_error_body)
-register_body_renderer("messages", anthropic_error_body)

@@ -23,7 +23,6 @@ __all__ = [
     "APPLY_PATCH_TOOLS",
     "THINKING_TOOL_CHOICE_ERROR",
     "NameAllocator",
-    "check_unique_tool_names",
     "first_free",
     "function_definition",
     "namespaced_description",
@@ -42,7 +41,7 @@ _TOOL_NAME_MAX = 128
 
 
 def validate_tool_names(names: Sequence[str], *, path: str = "tools[{i}].function.name") -> None:
-    """Every name non-empty, at most 128 characters and ``^[a-zA-Z0-9_-]+$`` (uniqueness is checked later).
+    """Every name non-empty, at most 128 bytes (UTF-8) and ``^[a-zA-Z0-9_-]+$`` (uniqueness is checked later).
 
     ``path`` is the field as the messages quote it, with ``{i}`` for the tool index.
     """
@@ -50,19 +49,15 @@ def validate_tool_names(names: Sequence[str], *, path: str = "tools[{i}].functio
         where = path.format(i=index)
         if name == "":
             raise empty_string_error(where)
-        if len(name) > _TOOL_NAME_MAX:
-            raise string_too_long_error(where, limit=_TOOL_NAME_MAX, length=len(name))
+        # The limit counts UTF-8 bytes, not characters (as the reference does): "é" * 65 is 130 long.
+        size = len(name) if name.isascii() else len(name.encode("utf-8", "surrogatepass"))
+        if size > _TOOL_NAME_MAX:
+            raise string_too_long_error(where, limit=_TOOL_NAME_MAX, length=size)
         if _TOOL_NAME.fullmatch(name) is None:
             raise ConversionError(
                 f"Invalid '{where}': string does not match pattern. "
                 "Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'."
             )
-
-
-def check_unique_tool_names(names: Sequence[str]) -> None:
-    """Refuse two tools with the same name."""
-    if len(set(names)) != len(names):
-        raise ConversionError("Tool names must be unique.")
 
 
 def first_free(base: str, taken: Container[str], start: int = 0) -> tuple[str, int]:

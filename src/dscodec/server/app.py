@@ -33,6 +33,7 @@ from dscodec.conversation import Protocol
 from dscodec.errors import DscodecError, ModelOutputError
 from dscodec.options import DEFAULT_MODEL_NAMES, ConversionOptions
 from dscodec.processor import StreamProcessor
+from dscodec.protocols._registry import spec
 from dscodec.server._http import (
     BackendTimeout,
     Disconnected,
@@ -282,7 +283,7 @@ class _Server:
         """Convert, render and encode (in a worker thread); resolve the completion budget. A Responses request
         first gets the items of the response it continues (``previous_response_id``)."""
         turn = None
-        if protocol == "responses":
+        if spec(protocol).continues_responses:
             body, turn = begin_turn(body, self.store)
         request = dscodec.convert(protocol, body, self.options)
         prompt = dscodec.render(request)

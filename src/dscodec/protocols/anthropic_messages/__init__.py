@@ -1,5 +1,1 @@
-"""The Anthropic Messages protocol: request conversion (:func:`parse_request`, behavior.md#messages)."""
-
-from dscodec.protocols.anthropic_messages.inbound import parse_request
-
-__all__ = ["parse_request"]
+"""The Anthropic Messages protocol (behavior.md#messages); its requests keep nothing for the writer."""

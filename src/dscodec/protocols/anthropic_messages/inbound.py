@@ -24,9 +24,9 @@ Messages become conversation messages as the reference splits them (behavior.md#
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, NoReturn
+from typing import NoReturn
 
 from dscodec import conversation as conv
 from dscodec._json import dumps_prompt
@@ -34,9 +34,8 @@ from dscodec.errors import ConversionError
 from dscodec.options import ConversionOptions
 from dscodec.protocols import _body, _convert, _images, _sampling, _tools
 from dscodec.protocols.anthropic_messages import models as wire
-from dscodec.protocols.errors import anthropic_error_body
 
-__all__ = ["parse_request"]
+__all__ = ["INBOUND", "parse_request"]
 
 PROTOCOL: conv.Protocol = "messages"
 
@@ -46,31 +45,6 @@ SYSTEM_REMINDER_CLOSE = "\n</system-reminder>"
 
 #: The name of Anthropic's web search tool, when a request's web search tool has none.
 _WEB_SEARCH = "web_search"
-
-
-def parse_request(
-    body: str | bytes | Mapping[str, Any], *, options: ConversionOptions | None = None
-) -> conv.ConversationRequest:
-    """Convert an Anthropic Messages request body into a conversation plus inference and parsing options.
-
-    Args:
-        body: the request body as JSON text (``str`` or UTF-8 ``bytes``) or already parsed.
-        options: the serving side's conversion policy; the reference's defaults when omitted.
-
-    Returns:
-        The conversion result (``protocol="messages"``, ``model`` = the requested name).
-
-    Raises:
-        ConversionError: the body is malformed (bad JSON, wrong types, missing fields: deviation D2) or breaks
-            a rule of the protocol; ``exc.body`` is Anthropic's error envelope (deviation D1).
-
-    Examples:
-        >>> req = parse_request('{"model": "DeepSeek-V4-Pro", "max_tokens": 64, '
-        ...     '"messages": [{"role": "user", "content": "Hi"}]}')
-        >>> req.model_version, req.conversation.reasoning_effort, req.inference_options.max_tokens
-        ('v4', 'high', 64)
-    """
-    return _INBOUND.parse(body, options)
 
 
 @dataclass
@@ -504,7 +478,9 @@ class _Converter:
         return conv.ImageSource(kind="data_url", url=f"data:{media_type};base64,{data}", path=source_path)
 
 
-_INBOUND = _convert.Inbound(PROTOCOL, wire.read_request, _Converter, anthropic_error_body)
+INBOUND = _convert.Inbound(PROTOCOL, wire.read_request, _Converter)
+#: Convert a request body of this protocol (:meth:`~dscodec.protocols._convert.Inbound.parse`).
+parse_request = INBOUND.parse
 
 
 def _check_role(index: int, role: wire.Role, block: wire.Block) -> None:

@@ -20,8 +20,8 @@ from typing import Any
 
 from dscodec.conversation import ConversationRequest
 from dscodec.errors import DscodecError
+from dscodec.protocols._error_bodies import anthropic_error_body
 from dscodec.protocols._wire import EventWriter, Outcome, PromptUsage, WireEvent
-from dscodec.protocols.errors import anthropic_error_body
 from dscodec.stream.events import ContentDelta, Event, ReasoningDelta, ToolCallDelta, ToolCallStart
 
 __all__ = ["MessagesEventWriter", "stop_reason"]
@@ -168,8 +168,7 @@ class MessagesEventWriter(EventWriter):
 
     def error(self, exc: DscodecError) -> list[WireEvent]:
         # Deviation D1: Anthropic's envelope, as the `error` SSE event Anthropic sends mid-stream. Rendered
-        # directly (not through `exc.body`) so an error first bound to another protocol still has this shape.
-        exc.bind("messages", anthropic_error_body)
+        # directly (not through `exc.body`) so an error naming another protocol still has this shape.
         return [_event(anthropic_error_body(exc))]
 
     # -- blocks -------------------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ reference. Every error leaves as a :class:`~dscodec.errors.ConversionError` boun
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,36 +16,12 @@ from dscodec import conversation as conv
 from dscodec.errors import ConversionError
 from dscodec.options import ConversionOptions
 from dscodec.protocols import _constraints, _convert, _images, _sampling, _tools
-from dscodec.protocols.errors import openai_error_body
+from dscodec.protocols.openai_chat import ChatWire
 from dscodec.protocols.openai_chat import models as wire
 
-__all__ = ["parse_request"]
+__all__ = ["INBOUND", "parse_request"]
 
 PROTOCOL: conv.Protocol = "chat_completions"
-
-
-def parse_request(
-    body: str | bytes | Mapping[str, Any], *, options: ConversionOptions | None = None
-) -> conv.ConversationRequest:
-    """Convert a Chat Completions request body into a conversation plus inference and parsing options.
-
-    Args:
-        body: the request body as JSON text (``str`` or UTF-8 ``bytes``) or already parsed.
-        options: the serving side's conversion policy; the reference's defaults when omitted.
-
-    Returns:
-        The conversion result (``protocol="chat_completions"``, ``model`` = the requested name).
-
-    Raises:
-        ConversionError: the body is malformed (bad JSON, wrong types, missing fields: deviation D2) or breaks
-            a rule of the protocol; ``exc.body`` is the OpenAI error envelope.
-
-    Examples:
-        >>> req = parse_request('{"model": "DeepSeek-V4-Pro", "messages": [{"role": "user", "content": "Hi"}]}')
-        >>> req.model_version, req.conversation.thinking_mode, req.conversation.reasoning_effort
-        ('v4', True, 'high')
-    """
-    return _INBOUND.parse(body, options)
 
 
 @dataclass
@@ -134,7 +110,7 @@ class _Converter:
             seed=req.seed,
             initial_stage=_initial_stage(messages),
             stop=stop,
-            include_usage=req.include_usage,
+            wire=ChatWire(include_usage=req.include_usage),
         )
 
     # -- tools (behavior.md#tools-and-tool-choice, behavior.md#json-schemas) -------------------------------
@@ -340,7 +316,9 @@ class _Converter:
         )
 
 
-_INBOUND = _convert.Inbound(PROTOCOL, wire.read_request, _Converter, openai_error_body)
+INBOUND = _convert.Inbound(PROTOCOL, wire.read_request, _Converter)
+#: Convert a request body of this protocol (:meth:`~dscodec.protocols._convert.Inbound.parse`).
+parse_request = INBOUND.parse
 
 
 def _plain_text(part: wire.ContentPart) -> str:

@@ -17,8 +17,9 @@ import orjson
 
 from dscodec.conversation import ConversationRequest
 from dscodec.errors import DscodecError
+from dscodec.protocols._error_bodies import openai_error_body
 from dscodec.protocols._wire import EventWriter, Outcome, PromptUsage, WireEvent, logprob_dict
-from dscodec.protocols.errors import openai_error_body
+from dscodec.protocols.openai_chat import ChatWire
 from dscodec.stream.events import ContentDelta, Event, ReasoningDelta, ToolCallDelta, ToolCallStart
 
 __all__ = ["ChatChunkWriter", "finish_reason", "usage_dict"]
@@ -75,7 +76,8 @@ class ChatChunkWriter(EventWriter):
     def __init__(self, request: ConversationRequest, *, response_id: str, model: str, created: int) -> None:
         super().__init__(request, response_id=response_id, model=model, created=created)
         self._thinking = request.conversation.thinking_mode
-        self._omit_usage = request.stream and not request.include_usage
+        include_usage = isinstance(request.wire, ChatWire) and request.wire.include_usage
+        self._omit_usage = request.stream and not include_usage
         self._fingerprint: str | None = None
         # Text pieces are the per-token hot path: their chunks are written as JSON text around the escaped piece
         # (set up in open(), once the system fingerprint is known).
@@ -170,4 +172,4 @@ class ChatChunkWriter(EventWriter):
 
     def error(self, exc: DscodecError) -> list[WireEvent]:
         # After a 200 the only way to report an error is in the stream: one data frame with the error body.
-        return [WireEvent(exc.bind("chat_completions", openai_error_body).body)]
+        return [WireEvent(openai_error_body(exc))]

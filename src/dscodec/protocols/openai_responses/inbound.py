@@ -20,7 +20,7 @@ Input items become conversation messages as the reference groups them (behavior.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,10 +30,10 @@ from dscodec.errors import ConversionError
 from dscodec.options import ConversionOptions
 from dscodec.prompt.dialects import APPLY_PATCH_TOOL
 from dscodec.protocols import _body, _constraints, _convert, _images, _sampling, _tools
-from dscodec.protocols.errors import openai_error_body
+from dscodec.protocols.openai_responses import ResponsesWire
 from dscodec.protocols.openai_responses import models as wire
 
-__all__ = ["parse_request"]
+__all__ = ["INBOUND", "parse_request"]
 
 PROTOCOL: conv.Protocol = "responses"
 
@@ -42,34 +42,6 @@ UNSUPPORTED_DOCUMENT_TEXT = "[Unsupported Document]"
 
 #: Reasoning texts (content parts and consecutive reasoning items) are joined with one newline.
 _REASONING_SEPARATOR = "\n"
-
-
-def parse_request(
-    body: str | bytes | Mapping[str, Any], *, options: ConversionOptions | None = None
-) -> conv.ConversationRequest:
-    """Convert a Responses request body into a conversation plus inference and parsing options.
-
-    Args:
-        body: the request body as JSON text (``str`` or UTF-8 ``bytes``) or already parsed.
-        options: the serving side's conversion policy; the reference's defaults when omitted.
-
-    Returns:
-        The conversion result (``protocol="responses"``, ``model`` = the requested name), with ``echo`` holding
-        the settings a Responses response object repeats and ``namespace_tool_map`` the namespaced tools.
-
-    Raises:
-        ConversionError: the body is malformed (bad JSON, wrong types, missing fields: deviation D2), contains
-            an input item of an unknown type (deviation D9) or breaks a rule of the protocol; ``exc.body`` is the
-            OpenAI error envelope.
-
-    Examples:
-        >>> req = parse_request('{"model": "DeepSeek-V4-Pro", "instructions": "Be brief.", "input": "Hi"}')
-        >>> [(m.role, m.content) for m in req.conversation.messages]
-        [('system', 'Be brief.'), ('user', 'Hi')]
-        >>> req.echo["instructions"], req.echo["temperature"]
-        ('Be brief.', 1.0)
-    """
-    return _INBOUND.parse(body, options)
 
 
 @dataclass
@@ -127,6 +99,8 @@ class _Converter:
     flat_names: frozenset[str] | None = None
     #: Joined name of a namespaced call (before suffixing) -> its prompt name; the flat names never change.
     call_names: dict[str, str] = field(default_factory=dict)
+    #: The first input item of a type dscodec does not convert (index, type): refused at the end (D9).
+    unknown_item: tuple[int, str] | None = None
 
     def convert(self) -> conv.ConversationRequest:
         req = self.request
@@ -164,6 +138,14 @@ class _Converter:
             # Asking for top_logprobs is asking for logprobs: Responses has no separate switch (behavior.md#responses).
             _sampling.check_top_logprobs_range(req.top_logprobs)
         _sampling.check_max_tokens(req.max_output_tokens, thinking=thinking, options=self.options)
+        if self.unknown_item is not None:
+            index, kind = self.unknown_item
+            raise ConversionError(
+                f"Unsupported input item type '{kind}' at input[{index}]: dscodec converts message, "
+                "function_call, function_call_output, custom_tool_call, custom_tool_call_output, reasoning "
+                "and item_reference items.",
+                param=f"input[{index}].type",
+            )
 
         return _convert.conversation_request(
             protocol=PROTOCOL,
@@ -183,8 +165,7 @@ class _Converter:
             format_constraint=format_constraint,
             logprobs=req.top_logprobs is not None,
             top_logprobs=req.top_logprobs,
-            echo=_echo(req),
-            namespace_tool_map=self._namespace_tool_map(),
+            wire=ResponsesWire(echo=_echo(req), namespace_tool_map=self._namespace_tool_map()),
         )
 
     # -- tools (behavior.md#responses, behavior.md#json-schemas, behavior.md#apply-patch-tool) --------------
@@ -312,13 +293,12 @@ class _Converter:
         if isinstance(item, wire.ItemReference):
             return  # points at stored state dscodec does not have; the reference drops it too
         if isinstance(item, wire.UnknownItem):
-            # Deviation D9: the reference drops unknown items silently, which loses what they carried.
-            raise ConversionError(
-                f"Unsupported input item type '{item.type}' at input[{index}]: dscodec converts message, "
-                "function_call, function_call_output, custom_tool_call, custom_tool_call_output, reasoning "
-                "and item_reference items.",
-                param=f"input[{index}].type",
-            )
+            # Deviation D9: the reference drops unknown items silently, which loses what they carried. The
+            # request is refused, but only after every rule the reference applies (to the input without the
+            # item), so that a request the reference refuses gets the reference's error.
+            if self.unknown_item is None:
+                self.unknown_item = (index, item.type)
+            return
         if isinstance(item, wire.ReasoningItem):
             # Any reasoning item ends a turn that has calls (whose outputs must all have come before it); one
             # without text changes nothing else, one with text also ends a turn that has content.
@@ -470,7 +450,9 @@ class _Converter:
         return urls
 
 
-_INBOUND = _convert.Inbound(PROTOCOL, wire.read_request, _Converter, openai_error_body)
+INBOUND = _convert.Inbound(PROTOCOL, wire.read_request, _Converter)
+#: Convert a request body of this protocol (:meth:`~dscodec.protocols._convert.Inbound.parse`).
+parse_request = INBOUND.parse
 
 
 def _plain_text(part: wire.ContentPart) -> str:

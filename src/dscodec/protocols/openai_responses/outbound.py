@@ -28,6 +28,7 @@ from typing import Any, Final
 from dscodec.conversation import ConversationRequest
 from dscodec.errors import DscodecError
 from dscodec.protocols._wire import EventWriter, Outcome, PromptUsage, WireEvent, logprob_dict
+from dscodec.protocols.openai_responses import ResponsesWire
 from dscodec.protocols.openai_responses._patch import PatchInput
 from dscodec.stream.events import (
     ContentDelta,
@@ -199,11 +200,12 @@ class ResponsesEventWriter(EventWriter):
 
     def __init__(self, request: ConversationRequest, *, response_id: str, model: str, created: int) -> None:
         super().__init__(request, response_id=response_id, model=model, created=created)
+        wire = request.wire if isinstance(request.wire, ResponsesWire) else ResponsesWire()
         settings = default_settings()
-        if request.echo:
-            settings.update(request.echo)
+        if wire.echo:
+            settings.update(wire.echo)
         self._settings = settings
-        self._namespaces = request.namespace_tool_map
+        self._namespaces = wire.namespace_tool_map
         self._custom_tools = frozenset(
             APPLY_PATCH
             for tool in settings["tools"] or ()
