@@ -120,8 +120,18 @@ def differences(expected: Any, actual: Any, **options: Any) -> list[Difference]:
 
 def assert_same(expected: Any, actual: Any, label: str, **options: Any) -> None:
     """No difference between two answers (JSON bodies, event lists or transcripts), else the list."""
+    text = None if options else _text(expected)
+    if text is not None and text == _text(actual):
+        return  # the same JSON text (types and key order too): compare would find nothing
     found = differences(expected, actual, **options)
     assert not found, f"{label}\n{format_differences(found)}"
+
+
+def _text(value: Any) -> str | None:
+    try:
+        return json.dumps(value, ensure_ascii=False, allow_nan=True)
+    except TypeError:  # not JSON data (a transcript, frames): let compare read it
+        return None
 
 
 # -- the reference's summaries, read off its events the way the recorder used to write them --------------------

@@ -107,21 +107,37 @@ class _Normaliser:
         return found
 
     def walk(self, value: Any) -> Any:
-        if isinstance(value, Mapping):
+        kind = type(value)
+        if kind in _SCALARS:  # most of the values: returned as they are, without the slower checks below
+            return value
+        if kind is dict or isinstance(value, Mapping):
             out: dict[str, Any] = {}
             for key, item in value.items():
-                if self.is_id(key, item):
+                if type(item) in _SCALARS and type(item) is not str:
+                    if key in TIME_KEYS and type(item) is int:
+                        out[key] = "<timestamp>"
+                    else:
+                        out[key] = item
+                elif type(item) is not str:
+                    out[key] = self.walk(item)
+                elif self.is_id(key, item):
                     out[key] = self.placeholder(item)
-                elif key in TIME_KEYS and isinstance(item, int) and not isinstance(item, bool):
-                    out[key] = "<timestamp>"
-                elif key == "system_fingerprint" and isinstance(item, str) and self.fingerprints:
+                elif key == "system_fingerprint" and self.fingerprints:
                     out[key] = "<fingerprint>"
                 else:
-                    out[key] = self.walk(item)
+                    out[key] = item
             return out
+        if kind is list:
+            return [self.walk(item) for item in value]
+        if isinstance(value, str):
+            return value
         if isinstance(value, list):
             return [self.walk(item) for item in value]
         return value
+
+
+#: Value types :meth:`_Normaliser.walk` returns unchanged (a string under an id key is handled by its mapping).
+_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 @dataclass(frozen=True, slots=True)
