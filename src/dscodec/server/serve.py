@@ -15,7 +15,7 @@ from typing import Literal, TextIO
 from fastapi import FastAPI
 
 import dscodec
-from dscodec.conversation import ModelVersion
+from dscodec.conversation import ModelVersion, Protocol
 from dscodec.errors import DscodecError
 from dscodec.options import ConversionOptions, UnsupportedBehavior
 from dscodec.server.app import DEFAULT_CONTEXT_LIMIT, create_app
@@ -124,15 +124,38 @@ def v41_warning(
 Tokenizer = str | os.PathLike[str] | Vocabulary | None
 
 
+#: One tiny request per protocol, for the start-up pass through the request and response paths.
+_WARM_BODIES: dict[Protocol, dict[str, object]] = {
+    "chat_completions": {"messages": [{"role": "user", "content": "Hi"}]},
+    "responses": {"input": "Hi"},
+    "messages": {"max_tokens": 16, "messages": [{"role": "user", "content": "Hi"}]},
+}
+
+
 def _load(tokenizer: Tokenizer, options: ConversionOptions) -> Vocabulary:
-    """Load the tokenizer and encode one tiny prompt with it (its lazy parts are built now, not on a request)."""
+    """Load the tokenizer, then take one tiny request of each protocol through conversion, encoding, the stream
+    processor and accumulation: the modules and tables those load on first use are loaded now, not on the first
+    client's request."""
     vocabulary = demo_vocabulary() if tokenizer is None else Vocabulary.load(tokenizer)
     name = next((n for n, v in options.model_versions_by_name.items() if v == "v4"), None)
     if name is not None:
-        body = {"model": name, "messages": [{"role": "user", "content": "Hi"}]}
-        prompt = dscodec.render(dscodec.convert("chat_completions", body, options))
-        dscodec.PromptEncoder(vocabulary).encode_rendered(prompt)
+        encoder = dscodec.PromptEncoder(vocabulary, cache_chars=0)
+        reply = vocabulary.full.encode("Hello.", add_special_tokens=False).ids
+        for protocol, body in _WARM_BODIES.items():
+            try:
+                request = dscodec.convert(protocol, {"model": name, **body}, options)
+                encoder.encode(request)
+                processor = dscodec.StreamProcessor(
+                    request, response_id="warm", model=name, tokenizer=vocabulary
+                )
+                events = processor.push_tokens(reply) + processor.finish()
+                dscodec.accumulate(protocol, events)
+            except DscodecError:  # a protocol these options reject: nothing to load for it
+                continue
     vocabulary.full.encode("Hi", add_special_tokens=False)
+    # The event loop's worker-thread backend is imported when a request first needs it.
+    import anyio._backends._asyncio  # noqa: F401
+
     return vocabulary
 
 
