@@ -2919,6 +2919,44 @@ def _hardening() -> list[Case]:
     return cases
 
 
+# ----------------------------------------------------------------------------------------------------------------
+# Found by tools/diff_fuzz.py: tool-name length in bytes, type names written as one-key maps.
+
+
+def _fuzz_findings() -> list[Case]:
+    cases: list[Case] = []
+    for slug, name in (("e-acute-65", "é" * 65), ("cjk-43", "中" * 43), ("e-acute-64", "é" * 64)):
+        cases += _both(
+            f"invalid-tool-name-bytes-{slug}",
+            "a non-ASCII tool name: its length is counted in UTF-8 bytes (128 at most), before the pattern",
+            lambda m, n=name: _nothink(m, [user("hi")], tools=[fn(n, "d", obj({}))]),
+        )
+    for slug, entries in (
+        ("unit-map", ["string", {"null": None}]),
+        ("map-value", [{"string": 1}]),
+        ("map-unknown-name", [{"x": 1}]),
+        ("map-two-keys", [{"a": 1, "b": 2}]),
+    ):
+        invalid = "" if slug == "unit-map" else "invalid-"
+        cases += _both(
+            f"{invalid}strict-type-list-{slug}",
+            "a strict schema's type list with an entry written as a one-key map",
+            lambda m, e=entries: _nothink(
+                m,
+                [user("hi")],
+                tools=[
+                    fn(
+                        "f",
+                        "d",
+                        obj({"o": {"type": e}}, required=["o"], additionalProperties=False),
+                        strict=True,
+                    )
+                ],
+            ),
+        )
+    return cases
+
+
 def cases() -> list[Case]:
     """All Chat Completions golden cases, in a stable order."""
     return [
@@ -2941,4 +2979,5 @@ def cases() -> list[Case]:
         *_invalid_parse(),
         *_invalid_precedence(),
         *_hardening(),
+        *_fuzz_findings(),
     ]

@@ -2745,6 +2745,92 @@ def _hardening() -> list[Case]:
     return cases
 
 
+# ----------------------------------------------------------------------------------------------------------------
+# Found by tools/diff_fuzz.py: tool-name length in bytes, type names written as one-key maps, and where the
+# refusal of an unknown item (D9) comes when the reference refuses the request for another reason.
+
+
+def _fuzz_findings() -> list[Case]:
+    cases: list[Case] = []
+    for slug, name in (("e-acute-65", "é" * 65), ("cjk-43", "中" * 43), ("e-acute-64", "é" * 64)):
+        cases += both(
+            f"invalid-tool-name-bytes-{slug}",
+            "a non-ASCII tool name: its length is counted in UTF-8 bytes (128 at most), before the pattern",
+            lambda m, n=name: _nothink(m, "hi", tools=[fn(n, "d", obj({}))]),
+        )
+    for slug, entries in (
+        ("unit-map", ["string", {"null": None}]),
+        ("map-only", [{"integer": None}]),
+    ):
+        cases += both(
+            f"strict-type-list-{slug}",
+            "a strict schema's type list with a name written as a one-key map",
+            lambda m, e=entries: _nothink(
+                m,
+                "hi",
+                tools=[
+                    fn(
+                        "f",
+                        "d",
+                        obj({"o": {"type": e}}, required=["o"], additionalProperties=False),
+                        strict=True,
+                    )
+                ],
+            ),
+        )
+    for slug, entries in (
+        ("map-value", [{"string": 1}]),
+        ("map-object-value", [{"number": {}}]),
+        ("map-unknown-name", [{"x": 1}, 5]),
+        ("map-two-keys", ["string", {"a": 1, "b": 2}]),
+        ("map-empty", [{}]),
+    ):
+        cases += both(
+            f"invalid-strict-type-list-{slug}",
+            "a strict schema's type list with a one-key-map entry that is not a plain type name",
+            lambda m, e=entries: _nothink(
+                m,
+                "hi",
+                tools=[
+                    fn(
+                        "f",
+                        "d",
+                        obj({"o": {"type": e}}, required=["o"], additionalProperties=False),
+                        strict=True,
+                    )
+                ],
+            ),
+        )
+        cases += both(
+            f"invalid-text-format-type-list-{slug}",
+            "the same entry in a strict json_schema text format",
+            lambda m, e=entries: _nothink(
+                m,
+                "hi",
+                text={
+                    "format": {
+                        "type": "json_schema",
+                        "name": "out",
+                        "strict": True,
+                        "schema": obj({"o": {"type": e}}, required=["o"], additionalProperties=False),
+                    }
+                },
+            ),
+        )
+    call = {"type": "function_call", "call_id": "c1", "name": "get_weather", "arguments": "{}"}
+    cases += both(
+        "invalid-unknown-item-then-missing-output",
+        "an unknown item where the call's output should be: the missing output is the error (D9 comes last)",
+        lambda m: _nothink(m, [user("a"), call, {"type": "bogus_item"}, user("b")], tools=[WEATHER]),
+    )
+    cases += both(
+        "invalid-unknown-item-then-json-word",
+        "an unknown item and a json_object format without the word: the format error comes first (D9 last)",
+        lambda m: _nothink(m, [user("a"), {"type": "bogus_item"}], text={"format": {"type": "json_object"}}),
+    )
+    return cases
+
+
 def cases() -> list[Case]:
     """All Responses golden cases, in a stable order."""
     return [
@@ -2765,4 +2851,5 @@ def cases() -> list[Case]:
         *_invalid_parse(),
         *_invalid_precedence(),
         *_hardening(),
+        *_fuzz_findings(),
     ]
