@@ -2189,6 +2189,23 @@ def _hardening() -> list[Case]:
     return cases
 
 
+# ----------------------------------------------------------------------------------------------------------------
+# Found by tools/diff_fuzz.py: the tool-name length is counted in UTF-8 bytes.
+
+
+def _fuzz_findings() -> list[Case]:
+    cases: list[Case] = []
+    for slug, name in (("e-acute-65", "é" * 65), ("cjk-43", "中" * 43), ("e-acute-64", "é" * 64)):
+        cases += both(
+            f"invalid-tool-name-bytes-{slug}",
+            "a non-ASCII tool name: its length is counted in UTF-8 bytes (128 at most), before the pattern",
+            lambda m, n=name: _nothink(
+                m, [user("hi")], max_tokens=64, tools=[tool(n, "d", {"type": "object", "properties": {}})]
+            ),
+        )
+    return cases
+
+
 def cases() -> list[Case]:
     """All Messages golden cases, in a stable order."""
     return [
@@ -2209,4 +2226,5 @@ def cases() -> list[Case]:
         *_invalid_parse(),
         *_invalid_precedence(),
         *_hardening(),
+        *_fuzz_findings(),
     ]
