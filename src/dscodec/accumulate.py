@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from dscodec.conversation import Protocol
+from dscodec.errors import DscodecError, ModelOutputError
 from dscodec.protocols._registry import spec
 from dscodec.protocols._wire import WireEvent
 
@@ -34,7 +35,28 @@ def accumulate(
 
     Raises:
         UnsupportedProtocol: ``protocol`` is none of the three (also a ``ValueError``).
+        ModelOutputError: an event is not a mapping, or its fields have types no stream of ``protocol`` has (a
+            damaged or foreign recording); the message names what was wrong.
     """
     found = spec(protocol)
-    dicts = [e.to_dict() if isinstance(e, WireEvent) else e for e in events]
-    return found.accumulate(dicts, response_id=response_id, model=model, created=created)
+    dicts: list[Mapping[str, Any]] = []
+    for index, event in enumerate(events):
+        if isinstance(event, WireEvent):
+            dicts.append(event.to_dict())
+        elif isinstance(event, Mapping):
+            dicts.append(event)
+        else:
+            raise ModelOutputError(
+                f"stream event {index} must be a mapping or a WireEvent, not {type(event).__name__}"
+            )
+    try:
+        return found.accumulate(dicts, response_id=response_id, model=model, created=created)
+    except DscodecError:
+        raise
+    except (TypeError, AttributeError, KeyError, IndexError, ValueError, RecursionError) as exc:
+        # Event dicts from outside (a recorded stream) may hold anything; what the accumulator cannot read is
+        # a bad stream, never a crash.
+        raise ModelOutputError(
+            f"the events are not a {protocol} stream: a field has an unexpected type or value "
+            f"({type(exc).__name__}: {exc})"
+        ) from None

@@ -21,7 +21,7 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dscodec
@@ -504,3 +504,80 @@ def test_long_adversarial_runs(protocol: str) -> None:
     _, pieces, error = run(request, list(text))
     assert error is None
     assert _without_usage(protocol, pieces) == _without_usage(protocol, whole)
+
+
+# -- accumulate on hostile event dicts -------------------------------------------------------------------------
+
+_KEYS = [
+    "type",
+    "choices",
+    "delta",
+    "content",
+    "index",
+    "tool_calls",
+    "function",
+    "arguments",
+    "output",
+    "item",
+    "output_index",
+    "content_index",
+    "response",
+    "usage",
+    "error",
+    "message",
+    "content_block",
+    "partial_json",
+    "text",
+    "id",
+    "name",
+    "logprobs",
+    "finish_reason",
+    "stop_reason",
+    "item_id",
+    "part",
+    "thinking",
+]
+_TYPES = [
+    "response.created",
+    "response.output_item.added",
+    "response.output_text.delta",
+    "response.completed",
+    "response.function_call_arguments.delta",
+    "message_start",
+    "content_block_start",
+    "content_block_delta",
+    "message_delta",
+    "message_stop",
+    "text_delta",
+    "input_json_delta",
+    "thinking_delta",
+    "tool_use",
+    "function_call",
+    "message",
+    "error",
+]
+_WIRE = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats()
+    | st.text(max_size=5)
+    | st.sampled_from(_KEYS + _TYPES),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(_KEYS), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=max(20, settings.default.max_examples))
+@given(
+    protocol=st.sampled_from(PROTOCOLS),
+    events=st.lists(st.dictionaries(st.sampled_from(_KEYS), _WIRE, max_size=5) | _WIRE, max_size=6),
+)
+def test_accumulate_hostile_event_dicts(protocol: str, events: list[Any]) -> None:
+    """Event dicts parsed from some stream, of any shape: a response or a DscodecError, never another error."""
+    try:
+        response = dscodec.accumulate(protocol, events)  # type: ignore[arg-type]
+    except dscodec.DscodecError as exc:
+        assert 400 <= exc.status_code < 600
+    else:
+        assert isinstance(response, dict)
