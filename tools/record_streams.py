@@ -1322,8 +1322,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         full_index[sc.name] = index.get(sc.name) or {
             "version": sc.version,
             "protocols": list(sc.protocols()),
-            "description": sc.description,
             "chunkings": _existing_chunkings(sc.name),
+            "description": sc.description,
         }
     _write_lines(OUT / "_index.json", {"scenarios": full_index}, expand="scenarios")
     print(f"recorded {len(selected)} scenarios ({runs} protocol x chunking runs) into {OUT}")
