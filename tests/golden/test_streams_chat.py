@@ -1,9 +1,9 @@
 """Golden stream cases, Chat Completions: recorded model outputs replayed in every recorded chunking.
 
 Compared with the reference on the accumulated response, the concatenated deltas, the finish reason and the
-usage, and event for event on the ``whole`` chunking. The cases are transcripts (``fixtures/streams/chat_completions/``,
-one per scenario, one transcript per chunking), replayed with ``dscodec.testing.replay`` and compared with
-``dscodec.testing.compare`` (tests/support/streams.py). Where dscodec deviates on purpose the expectation is
+usage, and event for event on the ``whole`` chunking. The cases are transcripts
+(``fixtures/streams/chat_completions/``, one per scenario, one transcript per chunking), replayed with
+``dscodec.testing.replay`` and compared with ``dscodec.testing.compare`` (tests/support/streams.py). Where dscodec deviates on purpose the expectation is
 adjusted here, each rule naming its deviation (docs/deviations.md):
 
 * D5: reasoning tokens are counted for every kind of backend chunk, by re-encoding the emitted reasoning (the
