@@ -26,7 +26,7 @@ from typing import Any
 
 import orjson
 
-__all__ = ["MAX_DEPTH", "JSONDecodeError", "dumps_compact", "dumps_prompt", "loads"]
+__all__ = ["MAX_DEPTH", "JSONDecodeError", "dumps_compact", "dumps_prompt", "loads", "serde_float_text"]
 
 #: The deepest nesting of arrays and objects :func:`loads` accepts (a bare scalar has depth 0, ``[]`` depth 1).
 #: The reference's reader accepts 127 levels and refuses 128, in request bodies and in tool-call arguments alike.
@@ -127,17 +127,47 @@ def loads(data: str | bytes, *, max_depth: int = MAX_DEPTH) -> Any:
     return value
 
 
-def _float_text(value: float, python_floats: bool) -> str:
+# Two rules write floats, each for its own readers: :func:`_number_text` the numbers of JSON written into prompts
+# and tool-call arguments (orjson's style, or Python's repr on V4.1), :func:`serde_float_text` the floats quoted
+# in request error messages (the reference's serde style).
+
+
+def _number_text(value: float, python_floats: bool) -> str:
+    """A finite float in a prompt's JSON: Python's repr when ``python_floats`` (V4.1), else orjson's form."""
     if python_floats:
         # Python-repr style (V4.1 prompts): repr() is already the shortest round-trip form.
         return repr(value)
     return orjson.dumps(value).decode()
 
 
+def serde_float_text(value: float) -> str:
+    """A finite float as the reference writes it in error messages (``floating point `1.5```): shortest
+    round-trip digits, positional for decimal exponents in [-5, 16) (always with a fractional part), else as
+    ``1e+16`` / ``1e-7``. Prompts never use it: their numbers are written by :func:`_number_text`."""
+    if value == 0.0:
+        return "-0.0" if math.copysign(1.0, value) < 0 else "0.0"
+    text = repr(value)
+    mantissa, _, exp_text = text.partition("e")
+    if not exp_text:
+        return text
+    exponent = int(exp_text)
+    digits = mantissa.replace("-", "").replace(".", "")
+    sign = "-" if value < 0 else ""
+    if -5 <= exponent < 16:
+        if exponent < 0:
+            return f"{sign}0.{'0' * (-exponent - 1)}{digits}"
+        digits = digits.ljust(exponent + 1, "0")
+        whole, frac = digits[: exponent + 1], digits[exponent + 1 :]
+        return f"{sign}{whole}.{frac or '0'}"
+    body = mantissa.replace("-", "")
+    body = body.removesuffix(".0")
+    return f"{sign}{body}e{'+' if exponent > 0 else '-'}{abs(exponent)}"
+
+
 def _int_text(value: int, python_floats: bool) -> str:
     if _I64_MIN <= value <= _U64_MAX:
         return str(value)
-    return _float_text(float(value), python_floats)
+    return _number_text(float(value), python_floats)
 
 
 def _write(value: Any, out: list[str], item_sep: str, key_sep: str, python_floats: bool) -> None:
@@ -155,7 +185,7 @@ def _write(value: Any, out: list[str], item_sep: str, key_sep: str, python_float
         if not math.isfinite(value):
             out.append("null")
         else:
-            out.append(_float_text(value, python_floats))
+            out.append(_number_text(value, python_floats))
     elif isinstance(value, dict):
         if not value:
             out.append("{}")

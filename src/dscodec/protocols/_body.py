@@ -16,7 +16,15 @@ from typing import Any, NoReturn, TypeVar
 
 import orjson
 
-from dscodec._json import MAX_DEPTH, JSONDecodeError, depth_error, dumps_compact, loads, nesting_depth_exceeds
+from dscodec._json import (
+    MAX_DEPTH,
+    JSONDecodeError,
+    depth_error,
+    dumps_compact,
+    loads,
+    nesting_depth_exceeds,
+    serde_float_text,
+)
 from dscodec.errors import ConversionError
 
 __all__ = [
@@ -68,29 +76,6 @@ class WireError(Exception):
         self.path = path
 
 
-def _float_text(value: float) -> str:
-    # The reference prints floats in error messages as shortest round-trip digits, positional for decimal
-    # exponents in [-5, 16) (always with a fractional part) and as ``1e+16`` / ``1e-7`` otherwise.
-    if value == 0.0:
-        return "-0.0" if math.copysign(1.0, value) < 0 else "0.0"
-    text = repr(value)
-    mantissa, _, exp_text = text.partition("e")
-    if not exp_text:
-        return text
-    exponent = int(exp_text)
-    digits = mantissa.replace("-", "").replace(".", "")
-    sign = "-" if value < 0 else ""
-    if -5 <= exponent < 16:
-        if exponent < 0:
-            return f"{sign}0.{'0' * (-exponent - 1)}{digits}"
-        digits = digits.ljust(exponent + 1, "0")
-        whole, frac = digits[: exponent + 1], digits[exponent + 1 :]
-        return f"{sign}{whole}.{frac or '0'}"
-    body = mantissa.replace("-", "")
-    body = body.removesuffix(".0")
-    return f"{sign}{body}e{'+' if exponent > 0 else '-'}{abs(exponent)}"
-
-
 def debug_str(text: str) -> str:
     """``text`` as Rust's ``{:?}`` writes strings: quotes, backslash escapes, and ``\\u{..}`` for characters that
     are not printable (approximated with Unicode categories)."""
@@ -136,7 +121,7 @@ def describe_value(value: Any) -> str:
     if isinstance(value, int):
         return f"integer `{value}`"
     if isinstance(value, float):
-        return f"floating point `{_float_text(value)}`"
+        return f"floating point `{serde_float_text(value)}`"
     if isinstance(value, str):
         return f"string {debug_str(value)}"
     if isinstance(value, (list, tuple)):
