@@ -164,12 +164,12 @@ class StreamProcessor:
 
         Raises:
             StreamStateError: after the response ended or failed.
-            ModelOutputError: ``token_count`` out of bounds (the processor then fails; send :meth:`fail`'s
-                events).
+            ModelOutputError: ``text`` is no ``str`` or ``token_count`` is out of bounds (the processor then
+                fails; send :meth:`fail`'s events).
         """
-        if not isinstance(text, str):
-            raise TypeError(f"text must be a str, not {type(text).__name__}")
         self._check_open()
+        if not isinstance(text, str):
+            self._refuse(f"text must be a str, not {type(text).__name__}")
         count = self._count(token_count, "token_count")
         self._add_completion_tokens(count)
         out = self._begin()
@@ -247,10 +247,18 @@ class StreamProcessor:
 
     def finish(self, reason: BackendFinish | None = None) -> list[WireEvent]:
         """End the response: ``reason`` is the backend's (``"stop"``, ``"length"``, ``"content_filter"``) or None
-        when it gave none. Returns ``[]`` when the response already ended (a stop sequence matched)."""
-        if reason not in _FINISH_REASONS:
-            raise ValueError(
-                f"finish reason must be 'stop', 'length', 'content_filter' or None, not {reason!r}"
+        when it gave none. Returns ``[]`` when the response already ended (a stop sequence matched).
+
+        Raises:
+            StreamStateError: after the response failed.
+            ModelOutputError: ``reason`` is none of those (the processor then fails; send :meth:`fail`'s events).
+        """
+        if not (reason is None or (isinstance(reason, str) and reason in _FINISH_REASONS)):
+            if self._state == "finished":
+                return []
+            self._check_open()
+            self._refuse(
+                f"finish reason must be 'stop', 'length', 'content_filter' or None, not {reason!r:.100}"
             )
         if self._state == "finished":
             return []

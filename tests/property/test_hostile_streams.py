@@ -439,7 +439,8 @@ def test_start_and_counts(
 
 def test_misuse_of_the_api() -> None:
     """The documented errors: a push after the end or a failure is a StreamStateError; ``start`` after output
-    returns nothing; ``fail`` before ``start`` still opens the stream; an unknown finish reason is refused."""
+    returns nothing; ``fail`` before ``start`` still opens the stream; an unknown finish reason or text that is
+    no ``str`` is a ModelOutputError, after which ``fail`` ends the stream."""
     for protocol in PROTOCOLS:
         request = dscodec.convert(
             protocol,
@@ -476,9 +477,18 @@ def test_misuse_of_the_api() -> None:
         with pytest.raises(dscodec.StreamStateError):
             processor.start(1, 0)
 
-        processor = _processor(request)
-        with pytest.raises((dscodec.DscodecError, ValueError)):
-            processor.finish("bogus")  # type: ignore[arg-type]
+        for bad in ("bogus", "STOP", 1, ["stop"], b"stop"):
+            processor = _processor(request)
+            with pytest.raises(dscodec.ModelOutputError):
+                processor.finish(bad)  # type: ignore[arg-type]
+            check_events(protocol, processor.fail("bad finish"))
+        for text in (b"bytes", None, 5, ["a"]):
+            processor = _processor(request)
+            events = processor.start(1, 0)
+            with pytest.raises(dscodec.ModelOutputError):
+                processor.push_text(text, 1)  # type: ignore[arg-type]
+            response = check_events(protocol, events + processor.fail("bad text"))
+            assert response.get("error") or response.get("type") == "error"
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)

@@ -92,7 +92,7 @@ def test_finish_reasons() -> None:
         p = _processor(thinking={"type": "disabled"}, tools=[tool])
         events = p.push_text(text, 3) + p.finish(reason)  # type: ignore[arg-type]
         assert events[-1].to_dict()["choices"][0]["finish_reason"] == want, (reason, text)
-    with pytest.raises(ValueError):
+    with pytest.raises(dscodec.ModelOutputError):
         _processor().finish("eos")  # type: ignore[arg-type]
 
 
