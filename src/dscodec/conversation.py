@@ -112,6 +112,8 @@ class ToolCall(_Model):
 
 @dataclass(slots=True, kw_only=True)
 class SystemMessage(_Model):
+    """A system message: instructions, with images and (V4.1) tools of its own."""
+
     role: Literal["system"] = "system"
     content: str = ""
     images: list[ImagePlaceholder] = field(default_factory=list)
@@ -121,6 +123,8 @@ class SystemMessage(_Model):
 
 @dataclass(slots=True, kw_only=True)
 class UserMessage(_Model):
+    """A user turn: its text and the images placed in it."""
+
     role: Literal["user"] = "user"
     content: str = ""
     images: list[ImagePlaceholder] = field(default_factory=list)
@@ -128,6 +132,8 @@ class UserMessage(_Model):
 
 @dataclass(slots=True, kw_only=True)
 class AssistantMessage(_Model):
+    """An assistant turn of the history: its answer, reasoning and tool calls."""
+
     role: Literal["assistant"] = "assistant"
     content: str = ""
     #: The reasoning (``<think>`` text) of this turn; ``None`` when the client sent none.
@@ -139,6 +145,8 @@ class AssistantMessage(_Model):
 
 @dataclass(slots=True, kw_only=True)
 class ToolMessage(_Model):
+    """The result of the tool call ``tool_call_id``: its text and images."""
+
     role: Literal["tool"] = "tool"
     tool_call_id: str = ""
     content: str = ""
@@ -147,6 +155,8 @@ class ToolMessage(_Model):
 
 @dataclass(slots=True, kw_only=True)
 class LatestReminderMessage(_Model):
+    """A ``latest_reminder`` turn: text after the latest-reminder token (V4.1 keeps one of consecutive ones)."""
+
     role: Literal["latest_reminder"] = "latest_reminder"
     content: str = ""
 

@@ -319,17 +319,21 @@ class StreamProcessor:
         self._state, self._failure = "failed", message
         raise ModelOutputError(message)
 
+    def _bounded(self, value: object, what: str, limit: int, limit_text: str) -> int:
+        """An integer (not a bool) with ``0 <= value < limit``; ``limit_text`` is how messages write the limit."""
+        if isinstance(value, bool):
+            self._refuse(f"{what} must be an integer, not a bool")
+        try:
+            number = operator.index(value)  # type: ignore[arg-type]
+        except TypeError:
+            self._refuse(f"{what} must be an integer, not {type(value).__name__}")
+        if not 0 <= number < limit:
+            self._refuse(f"{what} must be at least 0 and below {limit_text}, not {number}")
+        return number
+
     def _count(self, value: object, name: str) -> int:
         """A token count: an integer, ``0 <= value < 2**63``."""
-        if isinstance(value, bool):
-            self._refuse(f"{name} must be an integer, not a bool")
-        try:
-            count = operator.index(value)  # type: ignore[arg-type]
-        except TypeError:
-            self._refuse(f"{name} must be an integer, not {type(value).__name__}")
-        if not 0 <= count < COUNT_LIMIT:
-            self._refuse(f"{name} must be at least 0 and below 2**63, not {count}")
-        return count
+        return self._bounded(value, name, COUNT_LIMIT, "2**63")
 
     def _add_completion_tokens(self, count: int) -> None:
         total = self._completion_tokens + count
@@ -341,15 +345,7 @@ class StreamProcessor:
         """A token id: an integer, ``0 <= value < 2**32``."""
         if type(value) is int and 0 <= value < ID_LIMIT:
             return value
-        if isinstance(value, bool):
-            self._refuse(f"{where} must be an integer, not a bool")
-        try:
-            token_id = operator.index(value)  # type: ignore[arg-type]
-        except TypeError:
-            self._refuse(f"{where} must be an integer, not {type(value).__name__}")
-        if not 0 <= token_id < ID_LIMIT:
-            self._refuse(f"{where} must be at least 0 and below 2**32, not {token_id}")
-        return token_id
+        return self._bounded(value, where, ID_LIMIT, "2**32")
 
     def _sequence(self, value: object, what: str) -> list[object]:
         """``value`` as a list, refused when it is no sequence (a str or bytes neither)."""

@@ -8,6 +8,7 @@ first use, so ``import dscodec`` imports no protocol package. An unknown name is
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -44,19 +45,21 @@ class ProtocolSpec:
     name: str
     error_body: BodyRenderer
     continues_responses: bool
-    _inbound: Callable[[], Inbound[Any]]
-    _writer: Callable[[], type[EventWriter]]
+    _inbound: Callable[[], Any]
+    _writer: Callable[[], Any]
     _accumulator: Callable[[], Accumulator]
 
     def convert(
         self, body: str | bytes | Mapping[str, Any], options: ConversionOptions | None = None
     ) -> ConversationRequest:
         """A request body of this protocol as the neutral request (see :func:`dscodec.convert`)."""
-        return self._inbound().parse(body, options)
+        inbound: Inbound[Any] = self._inbound()
+        return inbound.parse(body, options)
 
     def writer(self) -> type[EventWriter]:
         """The class of this protocol's stream writer."""
-        return self._writer()
+        writer: type[EventWriter] = self._writer()
+        return writer
 
     def accumulate(
         self,
@@ -70,63 +73,33 @@ class ProtocolSpec:
         return self._accumulator()(events, response_id, model, created)
 
 
-def _chat_inbound() -> Inbound[Any]:
-    from dscodec.protocols.openai_chat.inbound import INBOUND
+def _load(module: str, name: str) -> Callable[[], Any]:
+    """A loader of ``name`` from the protocol module ``module`` (imported on the first call, then cached)."""
 
-    return INBOUND
+    def load() -> Any:
+        return getattr(importlib.import_module(f"dscodec.protocols.{module}"), name)
 
-
-def _responses_inbound() -> Inbound[Any]:
-    from dscodec.protocols.openai_responses.inbound import INBOUND
-
-    return INBOUND
+    return load
 
 
-def _messages_inbound() -> Inbound[Any]:
-    from dscodec.protocols.anthropic_messages.inbound import INBOUND
+def _with_ids(module: str, name: str) -> Callable[[], Accumulator]:
+    """A loader of an accumulator that takes the ids the events may lack as keywords."""
+    load = _load(module, name)
 
-    return INBOUND
+    def accumulator() -> Accumulator:
+        function = load()
+        return lambda events, response_id, model, created: function(
+            events, response_id=response_id, model=model, created=created
+        )
 
-
-def _chat_writer() -> type[EventWriter]:
-    from dscodec.protocols.openai_chat.outbound import ChatChunkWriter
-
-    return ChatChunkWriter
-
-
-def _responses_writer() -> type[EventWriter]:
-    from dscodec.protocols.openai_responses.outbound import ResponsesEventWriter
-
-    return ResponsesEventWriter
+    return accumulator
 
 
-def _messages_writer() -> type[EventWriter]:
-    from dscodec.protocols.anthropic_messages.outbound import MessagesEventWriter
-
-    return MessagesEventWriter
-
-
-def _chat_accumulator() -> Accumulator:
-    from dscodec.protocols.openai_chat.accumulate import accumulate_chunks
-
-    return lambda events, response_id, model, created: accumulate_chunks(
-        events, response_id=response_id, model=model, created=created
-    )
-
-
-def _responses_accumulator() -> Accumulator:
-    from dscodec.protocols.openai_responses.accumulate import accumulate_events
-
-    return lambda events, response_id, model, created: accumulate_events(
-        events, response_id=response_id, model=model, created=created
-    )
-
-
-def _messages_accumulator() -> Accumulator:
-    from dscodec.protocols.anthropic_messages.accumulate import accumulate_events
-
-    # A Messages stream names its id and model itself; an empty one adds up to an empty message.
-    return lambda events, response_id, model, created: accumulate_events(events)
+def _without_ids(module: str, name: str) -> Callable[[], Accumulator]:
+    """A loader of an accumulator that needs no ids: a Messages stream names its id and model itself (an empty
+    one adds up to an empty message)."""
+    load = _load(module, name)
+    return lambda: lambda events, response_id, model, created: load()(events)
 
 
 _TABLE: Mapping[str, ProtocolSpec] = MappingProxyType(
@@ -134,23 +107,28 @@ _TABLE: Mapping[str, ProtocolSpec] = MappingProxyType(
         spec.name: spec
         for spec in (
             ProtocolSpec(
-                "chat_completions", openai_error_body, False, _chat_inbound, _chat_writer, _chat_accumulator
+                "chat_completions",
+                openai_error_body,
+                continues_responses=False,
+                _inbound=_load("openai_chat.inbound", "INBOUND"),
+                _writer=_load("openai_chat.outbound", "ChatChunkWriter"),
+                _accumulator=_with_ids("openai_chat.accumulate", "accumulate_chunks"),
             ),
             ProtocolSpec(
                 "responses",
                 openai_error_body,
-                True,
-                _responses_inbound,
-                _responses_writer,
-                _responses_accumulator,
+                continues_responses=True,
+                _inbound=_load("openai_responses.inbound", "INBOUND"),
+                _writer=_load("openai_responses.outbound", "ResponsesEventWriter"),
+                _accumulator=_with_ids("openai_responses.accumulate", "accumulate_events"),
             ),
             ProtocolSpec(
                 "messages",
                 anthropic_error_body,
-                False,
-                _messages_inbound,
-                _messages_writer,
-                _messages_accumulator,
+                continues_responses=False,
+                _inbound=_load("anthropic_messages.inbound", "INBOUND"),
+                _writer=_load("anthropic_messages.outbound", "MessagesEventWriter"),
+                _accumulator=_without_ids("anthropic_messages.accumulate", "accumulate_events"),
             ),
         )
     }
