@@ -1,0 +1,99 @@
+"""The protocol table: one lookup for every protocol name, one error for an unknown one, error bodies through it,
+and errors that name their protocol without being changed."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+import dscodec
+from dscodec.errors import ContextLengthExceeded, ConversionError, DscodecError, UnsupportedProtocol
+from dscodec.protocols import _registry
+
+CHAT = {"model": "DeepSeek-V4-Pro", "messages": [{"role": "user", "content": "Hi"}]}
+
+
+def test_the_table_lists_the_three_protocols() -> None:
+    assert _registry.PROTOCOLS == ("chat_completions", "responses", "messages")
+    assert dscodec.protocols.PROTOCOLS == _registry.PROTOCOLS
+    assert [_registry.spec(name).name for name in _registry.PROTOCOLS] == list(_registry.PROTOCOLS)
+    assert [_registry.spec(name).continues_responses for name in _registry.PROTOCOLS] == [False, True, False]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: dscodec.convert("grpc", CHAT),  # type: ignore[arg-type]
+        lambda: dscodec.accumulate("grpc", []),  # type: ignore[arg-type]
+        lambda: dscodec.error_body("grpc", ConversionError("x")),  # type: ignore[arg-type]
+        lambda: dscodec.StreamProcessor(
+            dscodec.convert("chat_completions", CHAT).model_copy(update={"protocol": "grpc"}),
+            response_id="r",
+            model="m",
+        ),
+        lambda: _registry.spec(None),  # type: ignore[arg-type]
+    ],
+)
+def test_an_unknown_protocol_is_one_error_everywhere(call: object) -> None:
+    with pytest.raises(
+        UnsupportedProtocol, match=r"^unknown protocol .*; expected one of chat_completions, "
+    ):
+        call()  # type: ignore[operator]
+    # Callers that caught either of the former errors still catch it.
+    assert issubclass(UnsupportedProtocol, ConversionError) and issubclass(UnsupportedProtocol, ValueError)
+
+
+def test_with_protocol_returns_a_copy_and_keeps_the_first_protocol() -> None:
+    error = ConversionError("bad", param="messages.0")
+    named = error.with_protocol("messages")
+    assert error.protocol is None and named is not error
+    assert (type(named), named.message, named.param, named.protocol) == (
+        ConversionError,
+        "bad",
+        "messages.0",
+        "messages",
+    )
+    assert named.with_protocol("chat_completions") is named
+    assert named.body == {"type": "error", "error": {"type": "invalid_request_error", "message": "bad"}}
+    assert error.body["error"]["message"] == "bad" and "type" not in error.body
+    with pytest.raises(AttributeError):
+        named.protocol = "responses"  # type: ignore[misc]
+
+
+def test_an_error_can_name_its_protocol_when_made() -> None:
+    error = ContextLengthExceeded("too long", protocol="responses")
+    assert (
+        error.body
+        == dscodec.error_body("responses", error)
+        == {
+            "error": {
+                "message": "too long",
+                "type": "invalid_request_error",
+                "param": None,
+                "code": "invalid_request_error",
+            }
+        }
+    )
+
+
+def test_conversion_errors_name_the_protocol() -> None:
+    with pytest.raises(ConversionError) as caught:
+        dscodec.convert("messages", {"model": "DeepSeek-V4-Pro", "messages": []})
+    assert caught.value.protocol == "messages" and caught.value.body["type"] == "error"
+
+
+def test_every_writer_renders_its_own_error_shape() -> None:
+    for name in _registry.PROTOCOLS:
+        assert issubclass(_registry.spec(name).writer(), dscodec.protocols._wire.EventWriter)
+    assert isinstance(DscodecError("x").body, dict)
+
+
+def test_import_dscodec_loads_no_protocol_package_and_no_pydantic() -> None:
+    code = (
+        "import sys, dscodec; "
+        "print(sorted(m for m in sys.modules if m.startswith(('pydantic', 'dscodec.protocols.o', 'dscodec.protocols.a'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
