@@ -2,22 +2,31 @@
 
     python benchmarks/request.py [--runs 7] [--tokens 90000] [--workloads coding,prose,cjk,arguments]
 
-Start-up and memory are measured in fresh processes (``/proc/self/status`` VmRSS; ``python -X importtime``):
+Start-up and memory are measured in fresh processes (``/proc/self/status`` VmRSS, and VmHWM: the peak;
+``python -X importtime``):
 
 * ``import dscodec`` time, and RSS after the import, after ``Vocabulary.load(None)`` and after the first large
   request; a process that only loads the same file with ``tokenizers``, and one that loads the reference;
-* the first request after ``PromptEncoder()`` against later runs of the same request (caches off), plus the
-  first use of the byte table and of ``count_tokens`` (what a first streamed response needs).
+* the first request after ``PromptEncoder()`` against later runs of the same request (caches off), the later
+  ones both with the vocabulary's word memory emptied before each (as cold as the first) and kept; plus the
+  first use of the byte table and of ``count_tokens`` (what a first streamed response needs);
+* ``dscodec serve`` with the scripted backend: start-up time, RSS after start-up and after a first request, and
+  the first request's time against the second's.
 
 Then, per workload (``benchmarks/workloads.py``), in this process, the sides run in turn and medians are
 reported with the ratio to the reference measured alongside (below 1.0 means dscodec is faster):
 
-* cold: convert + render + encode with every cache off, against the reference's convert + encode;
-* the floor: Hugging Face ``tokenizers`` alone, one ``encode_batch_fast`` call over the prompt's text gaps;
+* cold: convert + render + encode with every cache off and the vocabulary's word memory emptied first (nothing
+  of the request seen before), against the reference's convert + encode;
+* the same with the word memory kept (a serving loop's new conversation: common words seen before);
 * the breakdown of the cold figure (convert, render, encode);
+* the floor: Hugging Face ``tokenizers`` alone, one ``encode_batch_fast`` call over the prompt's text gaps (what
+  any encoder that hands the text to ``tokenizers`` pays), and the part of dscodec's cold encode that is
+  ``tokenizers`` encoding the prompt's distinct words (dscodec's own floor);
 * the same request again through a caching encoder (a serving loop);
 * the next turn: an encoder that has just encoded the previous request encodes this one (the reference has no
-  cache, so its figure is the cold one).
+  cache, so its figure is the cold one), with its breakdown; the convert step alone is what is left for any
+  encoder that is handed a JSON body.
 
 The reference (``deepseek-recipe``) is only called, never imported by dscodec itself.
 """
@@ -25,13 +34,16 @@ The reference (``deepseek-recipe``) is only called, never imported by dscodec it
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
@@ -39,17 +51,19 @@ import workloads
 
 import dscodec
 from dscodec.prompt.render import Special, render_segments
-from dscodec.vocab import bundled_tokenizer_path
+from dscodec.vocab import _NOT_WORD_TEXT, _WORD, bundled_tokenizer_path
 
 HERE = Path(__file__).resolve().parent
 
 # -- start-up and memory, in fresh processes -------------------------------------------------------------------
 
 _RSS = 'int(__import__("re").search(r"VmRSS:\\s+(\\d+)", open("/proc/self/status").read()).group(1)) / 1024'
+_PEAK = 'int(__import__("re").search(r"VmHWM:\\s+(\\d+)", open("/proc/self/status").read()).group(1)) / 1024'
 
 _OURS_MEMORY = f"""
 import sys, time, json
 rss = lambda: {_RSS}
+peak = lambda: {_PEAK}
 import dscodec
 from dscodec.vocab import Vocabulary
 after_import = rss()
@@ -57,24 +71,27 @@ start = time.perf_counter()
 vocab = Vocabulary.load(None)
 load_s = time.perf_counter() - start
 after_load = rss()
+peak_load = peak()
 encoder = dscodec.PromptEncoder(vocab)
 encoder.encode(dscodec.convert("chat_completions", open(sys.argv[1], encoding="utf-8").read()))
 vocab.count_tokens("warm")
 vocab.token_bytes(100)
-print(json.dumps([after_import, after_load, load_s, rss()]))
+print(json.dumps([after_import, after_load, load_s, rss(), peak_load, peak()]))
 """
 
 _TOKENIZERS_MEMORY = f"""
 import sys, json
 rss = lambda: {_RSS}
+peak = lambda: {_PEAK}
 from tokenizers import Tokenizer
 Tokenizer.from_file(sys.argv[1])
-print(json.dumps([rss()]))
+print(json.dumps([rss(), peak()]))
 """
 
 _REFERENCE_MEMORY = f"""
 import sys, json, time
 rss = lambda: {_RSS}
+peak = lambda: {_PEAK}
 import deepseek_recipe as ref
 start = time.perf_counter()
 encoding = ref.DeepseekV4Encoding().with_tokenizer(ref.Tokenizer.from_file(sys.argv[1]))
@@ -87,7 +104,7 @@ for _ in range(4):
     start = time.perf_counter()
     encoding.encode(ref.ChatCompletionRequest(body).convert(options).conversation)
     times.append(time.perf_counter() - start)
-print(json.dumps([after_load, load_s, times[0], sorted(times[1:])[1], rss()]))
+print(json.dumps([after_load, load_s, times[0], sorted(times[1:])[1], rss(), peak()]))
 """
 
 _OURS_FIRST = """
@@ -121,12 +138,16 @@ vocab.count_tokens("The user wants a summary; the reasoning is short.")
 first_count = time.perf_counter() - start
 later_small = [request(small) for _ in range(5)]
 later_large = [request(large) for _ in range(5)]
+later_cold = []
+for _ in range(5):
+    vocab._word_ids = {}
+    later_cold.append(request(large))
 median = lambda runs: [sorted(r[i] for r in runs)[len(runs) // 2] for i in range(3)]
 start = time.perf_counter()
 vocab.count_tokens("The user wants a summary; the reasoning is short.")
 later_count = time.perf_counter() - start
 print(json.dumps([load_s, first_small, median(later_small), first_large, median(later_large),
-                  first_bytes, first_count, later_count]))
+                  first_bytes, first_count, later_count, median(later_cold)]))
 """
 
 
@@ -142,8 +163,18 @@ def _median_child(code: str, *args: str, runs: int) -> list[float]:
     return [statistics.median(r[i] for r in results) for i in range(len(results[0]))]
 
 
-def _import_ms(runs: int) -> float:
-    """Median cumulative time of ``import dscodec`` as ``python -X importtime`` reports it."""
+def _import_ms(runs: int, *, bytecode: str | None = None) -> float:
+    """Median cumulative time of ``import dscodec`` as ``python -X importtime`` reports it.
+
+    ``bytecode``: a folder to keep compiled modules in (``PYTHONPYCACHEPREFIX``, written by a first run), as an
+    installed package has them; None leaves the environment as it is (with ``PYTHONDONTWRITEBYTECODE`` set,
+    every module is compiled from source on every import).
+    """
+    env = os.environ.copy()
+    if bytecode is not None:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = bytecode
+        subprocess.run([sys.executable, "-c", "import dscodec"], check=True, env=env)
     times = []
     for _ in range(runs):
         done = subprocess.run(
@@ -151,6 +182,7 @@ def _import_ms(runs: int) -> float:
             capture_output=True,
             text=True,
             check=True,
+            env=env,
         )
         for line in done.stderr.splitlines():
             parts = [p.strip() for p in line.split("|")]
@@ -162,14 +194,24 @@ def _import_ms(runs: int) -> float:
 def startup(body_file: str, runs: int) -> None:
     print("== start-up and memory (fresh processes, medians) ==")
     print(f"import dscodec (python -X importtime, cumulative):  {_import_ms(max(5, runs)):7.1f} ms")
-    imported, loaded, load_s, after = _median_child(_OURS_MEMORY, body_file, runs=3)
-    (tokenizers_only,) = _median_child(_TOKENIZERS_MEMORY, str(bundled_tokenizer_path()), runs=3)
+    with tempfile.TemporaryDirectory() as cache:
+        print(
+            f"  the same with compiled modules cached:             {_import_ms(max(5, runs), bytecode=cache):7.1f} ms"
+        )
+    imported, loaded, load_s, after, peak_load, peak_after = _median_child(_OURS_MEMORY, body_file, runs=3)
+    tokenizers_only, tokenizers_peak = _median_child(
+        _TOKENIZERS_MEMORY, str(bundled_tokenizer_path()), runs=3
+    )
     print(f"RSS after import dscodec:                          {imported:7.1f} MB")
     print(
-        f"RSS after Vocabulary.load(None):                   {loaded:7.1f} MB   (load {load_s * 1000:.0f} ms)"
+        f"RSS after Vocabulary.load(None):                   {loaded:7.1f} MB   (peak {peak_load:.1f} MB, "
+        f"load {load_s * 1000:.0f} ms)"
     )
-    print(f"RSS after a large request, count_tokens, bytes:    {after:7.1f} MB")
-    print(f"RSS of a process that only loads it with tokenizers: {tokenizers_only:5.1f} MB")
+    print(f"RSS after a large request, count_tokens, bytes:    {after:7.1f} MB   (peak {peak_after:.1f} MB)")
+    print(
+        f"RSS of a process that only loads it with tokenizers: {tokenizers_only:5.1f} MB   "
+        f"(peak {tokenizers_peak:.1f} MB)"
+    )
     reference = None
     try:
         reference = _median_child(_REFERENCE_MEMORY, str(bundled_tokenizer_path()), body_file, runs=3)
@@ -178,10 +220,13 @@ def startup(body_file: str, runs: int) -> None:
     if reference is not None:
         print(
             f"reference: RSS after load {reference[0]:.1f} MB (load {reference[1] * 1000:.0f} ms), "
-            f"after requests {reference[4]:.1f} MB"
+            f"after requests {reference[4]:.1f} MB (peak {reference[5]:.1f} MB)"
         )
     first = _median_child(_OURS_FIRST, body_file, runs=3)
-    load_s, first_small, later_small, first_large, later_large, first_bytes, first_count, later_count = first
+    load_s, first_small, later_small, first_large, later_large, first_bytes, first_count, later_count = first[
+        :8
+    ]
+    later_cold = first[8]
     print(f"PromptEncoder() in a fresh process:                {load_s * 1000:7.0f} ms")
 
     def row(label: str, first: list[float], later: list[float]) -> None:
@@ -193,7 +238,8 @@ def startup(body_file: str, runs: int) -> None:
 
     print("first request after PromptEncoder() against later ones (caches off):")
     row("small chat request", first_small, later_small)
-    row("large coding request", first_large, later_large)
+    row("large coding request", first_large, later_cold)
+    row("  later ones, words remembered", first_large, later_large)
     print(
         f"  first byte-table use {first_bytes * 1000:.1f} ms, first count_tokens {first_count * 1000:.1f} ms "
         f"(later {later_count * 1000:.2f} ms)"
@@ -202,6 +248,65 @@ def startup(body_file: str, runs: int) -> None:
         print(
             f"  reference large request: first {reference[2] * 1000:.1f} ms, later {reference[3] * 1000:.1f} ms"
         )
+    server()
+
+
+# -- the example server ---------------------------------------------------------------------------------------
+
+
+def _status(pid: int, field: str) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _post(url: str, body: bytes) -> float:
+    start = time.perf_counter()
+    request = urllib.request.Request(url, data=body, headers={"content-type": "application/json"})
+    with urllib.request.urlopen(request, timeout=60) as response:
+        response.read()
+    return time.perf_counter() - start
+
+
+def server() -> None:
+    """``dscodec serve`` with the scripted backend and the demo vocabulary: start-up, RSS, first request."""
+    script = HERE.parent / "examples" / "scripts.json"
+    body = (HERE.parent / "examples" / "chat.json").read_bytes()
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    start = time.perf_counter()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "dscodec", "serve", "--script", str(script), "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        base = f"http://127.0.0.1:{port}"
+        while True:
+            try:
+                with urllib.request.urlopen(base + "/health", timeout=5):
+                    break
+            except OSError:
+                if process.poll() is not None or time.perf_counter() - start > 120:
+                    print("dscodec serve did not start")
+                    return
+                time.sleep(0.05)
+        started = time.perf_counter() - start
+        rss, peak = _status(process.pid, "VmRSS"), _status(process.pid, "VmHWM")
+        first = _post(base + "/v1/chat/completions", body)
+        second = _post(base + "/v1/chat/completions", body)
+        later = statistics.median(_post(base + "/v1/chat/completions", body) for _ in range(5))
+        print(
+            f"dscodec serve (scripted): ready in {started:.2f} s; RSS {rss:.1f} MB (peak {peak:.1f} MB) after "
+            f"start-up, {_status(process.pid, 'VmRSS'):.1f} MB (peak {_status(process.pid, 'VmHWM'):.1f} MB) "
+            f"after requests; first request {first * 1000:.1f} ms, second {second * 1000:.1f} ms, "
+            f"later {later * 1000:.1f} ms"
+        )
+    finally:
+        process.terminate()
+        process.wait()
 
 
 # -- per workload, in this process ----------------------------------------------------------------------------
@@ -246,22 +351,48 @@ def workload(name: str, tokens: int, runs: int, reference: object | None) -> Non
     body, previous = load.body, load.previous
     cold = dscodec.PromptEncoder(cache_chars=0)
     warm = dscodec.PromptEncoder()
-    plain = cold.vocabulary.plain
+    vocab = cold.vocabulary
+    plain = vocab.plain
     gaps = text_gaps(body)
+    seen = set(text_gaps(previous))
+    new_gaps = [g for g in gaps if g not in seen]
     ids = cold.encode(dscodec.convert("chat_completions", body))
+    words = [w for w in dict.fromkeys(itertools.chain.from_iterable(_WORD.findall(g) for g in gaps))]
+    word_texts = [g for g in gaps if vocab._words is not None and not _NOT_WORD_TEXT.search(g)]
+    distinct = [w for w in dict.fromkeys(itertools.chain.from_iterable(_WORD.findall(g) for g in word_texts))]
 
-    def next_turn() -> float:
-        encoder = dscodec.PromptEncoder()
-        encoder.encode(dscodec.convert("chat_completions", previous))
+    def forget() -> None:
+        vocab._word_ids = {}
+
+    def cold_run() -> float:
+        forget()
         start = time.perf_counter()
-        encoder.encode(dscodec.convert("chat_completions", body))
+        cold.encode(dscodec.convert("chat_completions", body))
         return time.perf_counter() - start
 
+    def next_turn(part: str = "all") -> Callable[[], float]:
+        def run() -> float:
+            encoder = dscodec.PromptEncoder()
+            encoder.encode(dscodec.convert("chat_completions", previous))
+            a = time.perf_counter()
+            converted = dscodec.convert("chat_completions", body)
+            b = time.perf_counter()
+            segments, _ = render_segments(converted.conversation, converted.model_version)
+            c = time.perf_counter()
+            encoder.encode_segments(segments)
+            d = time.perf_counter()
+            return {"all": d - a, "convert": b - a, "render": c - b, "encode": d - c}[part]
+
+        return run
+
     sides: dict[str, Callable[[], float]] = {
-        "cold": timed(lambda: cold.encode(dscodec.convert("chat_completions", body))),
+        "cold": cold_run,
+        "words known": timed(lambda: cold.encode(dscodec.convert("chat_completions", body))),
         "floor": timed(lambda: plain.encode_batch_fast(gaps, add_special_tokens=False)),
+        "words floor": timed(lambda: vocab._encode_new_words(distinct)),
         "same": timed(lambda: warm.encode(dscodec.convert("chat_completions", body))),
-        "next": next_turn,
+        "next": next_turn(),
+        "next floor": timed(lambda: plain.encode_batch_fast(new_gaps, add_special_tokens=False)),
     }
     same_ids = True
     if reference is not None:
@@ -280,34 +411,55 @@ def workload(name: str, tokens: int, runs: int, reference: object | None) -> Non
 
     converted = dscodec.convert("chat_completions", body)
     segments, _ = render_segments(converted.conversation, "v4")
+
+    def cold_encode() -> float:
+        forget()
+        start = time.perf_counter()
+        cold.encode_segments(segments)
+        return time.perf_counter() - start
+
     parts = interleaved(
         {
             "convert": timed(lambda: dscodec.convert("chat_completions", body)),
             "render": timed(lambda: render_segments(converted.conversation, "v4")),
-            "encode": timed(lambda: cold.encode_segments(segments)),
+            "encode": cold_encode,
+            "next convert": next_turn("convert"),
+            "next render": next_turn("render"),
+            "next encode": next_turn("encode"),
         },
         runs,
     )
     base = medians.get("reference")
     print(
-        f"== {name}: {len(ids)} tokens, {len(body)} characters of JSON, {len(gaps)} text gaps; "
+        f"== {name}: {len(ids)} tokens, {len(body)} characters of JSON, {len(gaps)} text gaps "
+        f"({sum(map(len, gaps))} characters, {len(words)} distinct words); "
         f"ids identical to the reference: {same_ids if reference is not None else 'n/a'} =="
     )
 
     def row(label: str, seconds: float) -> None:
         ratio = f"ratio {seconds / base:5.3f}" if base else ""
-        print(f"  {label:46s} {seconds * 1000:8.1f} ms   {ratio}")
+        print(f"  {label:54s} {seconds * 1000:8.1f} ms   {ratio}")
 
     if base:
         row("reference convert+encode", base)
-    row("dscodec cold (caches off)", medians["cold"])
+    row("dscodec cold (caches off, word memory empty)", medians["cold"])
     print(
         f"    convert {parts['convert'] * 1000:.1f} ms, render {parts['render'] * 1000:.1f} ms, "
         f"encode {parts['encode'] * 1000:.1f} ms"
     )
+    row("dscodec cold, words remembered from earlier requests", medians["words known"])
     row("floor: tokenizers encode_batch_fast of the gaps", medians["floor"])
+    row(f"floor: tokenizers over the {len(distinct)} distinct words", medians["words floor"])
     row("dscodec, the same request again (caches on)", medians["same"])
     row("dscodec, the next turn (previous one encoded)", medians["next"])
+    print(
+        f"    convert {parts['next convert'] * 1000:.1f} ms, render {parts['next render'] * 1000:.1f} ms, "
+        f"encode {parts['next encode'] * 1000:.1f} ms"
+    )
+    row(
+        f"floor: tokenizers over the {len(new_gaps)} new gaps ({sum(map(len, new_gaps))} characters)",
+        medians["next floor"],
+    )
 
 
 def main() -> None:

