@@ -8,15 +8,19 @@ A :class:`Vocabulary` wraps one ``tokenizer.json``:
 * the added (special) tokens, spelling -> id, for the spans the template inserts;
 * the byte string of every id, for decoding model output (byte-level BPE, special ids spell themselves).
 
-Memory and start-up: the file is parsed once, by ``tokenizers``; no Python copy of the JSON document is kept,
-and the C heap's pages freed by that parse are handed back to the system. Everything is built in
+Memory and start-up: the file is parsed once, by ``tokenizers``, which reads it itself; no Python copy of the
+file or of its JSON document is held, and the C heap's pages freed by that parse are handed back to the system.
+``tokenizers`` itself is imported by the first load, not by ``import dscodec``. Everything is built in
 :meth:`Vocabulary.load`, the ``tokenizers`` thread pool included, so the first request costs what later ones do.
 
-Plain text is encoded by :meth:`Vocabulary.encode_plain`. For the DeepSeek V4 pre-tokenizer, text made only of
-printable ASCII, tabs and line breaks (source code, JSON, English) is split into pre-tokenizer words here, by a
-regular expression that is the pre-tokenizer's own restricted to those characters, and each distinct word is
-encoded once by ``tokenizers`` and remembered: BPE never crosses a word, so a word's ids never depend on the text
-around it. Any other text goes to ``tokenizers`` whole, in one batch call that spreads over every core.
+Plain text is encoded by :meth:`Vocabulary.encode_plain`. For the DeepSeek V4 pre-tokenizer, text in the word
+alphabet (printable ASCII, tabs and line breaks, Latin-1 letters, common typographic punctuation, CJK ideographs
+and kana, CJK and full-width punctuation: source code, JSON, English, Chinese, Japanese) is split into
+pre-tokenizer words here, by a regular expression that is the pre-tokenizer's own restricted to those
+characters, and each distinct word is encoded once by ``tokenizers`` and remembered: BPE never crosses a word, so
+a word's ids never depend on the text around it. New words go to ``tokenizers`` joined by a separator into a few
+long texts, one batch call over every core. Any other text goes to ``tokenizers`` whole, cut into pieces where
+tokens cannot cross, in one batch call.
 """
 
 from __future__ import annotations
