@@ -7,10 +7,17 @@ from pathlib import Path
 
 import dscodec
 
+#: Names ``dscodec/__init__.py`` uses itself (not public).
+_IMPORTS = {"importlib", "TYPE_CHECKING", "Any"}
+
 
 def test_all_is_sorted_and_complete() -> None:
     public = [
-        n for n, v in vars(dscodec).items() if not n.startswith("_") and not isinstance(v, types.ModuleType)
+        n
+        for n in dir(dscodec)
+        if not n.startswith("_")
+        and not isinstance(getattr(dscodec, n), types.ModuleType)
+        and n not in _IMPORTS
     ]
     assert dscodec.__all__ == sorted([*public, "__version__"])
     for name in (
@@ -22,6 +29,20 @@ def test_all_is_sorted_and_complete() -> None:
         "RenderedPrompt",
     ):
         assert name in dscodec.__all__
+
+
+def test_lazy_names_load_on_first_use() -> None:
+    from dscodec.processor import StreamProcessor
+    from dscodec.prompt import render_request
+
+    assert dscodec.StreamProcessor is StreamProcessor and dscodec.render is render_request
+    assert "StreamProcessor" in dir(dscodec)
+    try:
+        dscodec.nothing  # type: ignore[attr-defined]  # noqa: B018
+    except AttributeError as exc:
+        assert "nothing" in str(exc)
+    else:
+        raise AssertionError("an unknown name must raise AttributeError")
 
 
 def test_package_is_typed() -> None:
