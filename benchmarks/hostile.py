@@ -7,7 +7,7 @@ backend would reach for: long stop strings, many tools or calls, long schema arr
 bodies, deep tool-call arguments in the history, long outputs in every form the stream processor reads, and
 the accumulation of many small deltas.
 
-    python benchmarks/hostile.py [--runs 3] [--scale 1.0] [--only NAME]
+    python benchmarks/hostile.py [--runs 3] [--scale 1.0] [--only NAME] [--clock wall|cpu] [--no-gc]
 
 The last shape, one very long word, measures the Hugging Face ``tokenizers`` BPE call alone: its merge loop on a
 single pre-token is not linear, and dscodec cannot cut a word without changing its ids (see docs/limits.md).
@@ -16,6 +16,7 @@ single pre-token is not linear, and dscodec cannot cut a word without changing i
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import time
 from collections.abc import Callable
@@ -303,6 +304,150 @@ def accumulate_messages_text(n: int) -> Callable[[], object]:
     return _accumulate("messages", body, ["ab"] * (n // 2))
 
 
+# -- shapes the hostile fuzzing suggested ----------------------------------------------------------------------
+
+
+def stream_16_stops_long_output(n: int) -> Callable[[], object]:
+    # Sixteen short stop strings that all almost match, against n characters of output in small chunks.
+    stops = [f"ab{chr(97 + i)}z" for i in range(16)]
+    body = _chat([{"role": "user", "content": "go"}], stream=True, stop=stops, thinking={"type": "disabled"})
+    return _stream(body, _split("ab" * (n // 2), 3))
+
+
+def stream_one_char_chunks(n: int) -> Callable[[], object]:
+    text = ("Text with <b>tags</b>, a < b, and 中文. " * (n // 38 + 1))[:n]
+    return _stream(_TOOL_BODY, list(text + "</think>" + text))
+
+
+def stream_partial_marker_runs(n: int) -> Callable[[], object]:
+    # Prefixes of markers over and over: each could start one, none does.
+    unit = "<｜DSML｜tool_cal</thi<｜DSML<｜"
+    text = (unit * (n // len(unit) + 1))[:n]
+    return _stream(_TOOL_BODY, _split(text + "</think>" + text, 4))
+
+
+def stream_huge_attribute(n: int) -> Callable[[], object]:
+    text = (
+        '</think><｜DSML｜tool_calls>\n<｜DSML｜invoke name="'
+        + "n" * n
+        + '">\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>'
+    )
+    return _stream(_TOOL_BODY, _split(text, 3))
+
+
+def stream_many_invokes(n: int) -> Callable[[], object]:
+    invoke = '<｜DSML｜invoke name="write">\n<｜DSML｜parameter name="a" string="true">x</｜DSML｜parameter>\n</｜DSML｜invoke>\n'
+    text = "</think><｜DSML｜tool_calls>\n" + invoke * (n // len(invoke)) + "</｜DSML｜tool_calls>"
+    return _stream(_TOOL_BODY, _split(text, 7))
+
+
+def stream_unclosed_block_junk(n: int) -> Callable[[], object]:
+    # A block that never closes, followed by junk with stray closing tags and quotes.
+    junk = ('x"y</｜DSML｜parameter>{[' * (n // 24 + 1))[:n]
+    return _stream(
+        _TOOL_BODY, _split('</think><｜DSML｜tool_calls>\n<｜DSML｜invoke name="write">\n' + junk, 5)
+    )
+
+
+def stream_json_mode_deep(n: int) -> Callable[[], object]:
+    body = _chat(
+        [{"role": "user", "content": "json"}],
+        stream=True,
+        response_format={"type": "json_object"},
+        thinking={"type": "disabled"},
+    )
+    depth = 100
+    value = '{"a": ' * depth + '"' + "x" * n + '"' + "}" * depth
+    return _stream(body, _split(value, 5))
+
+
+def stream_logprobs_ids(n: int) -> Callable[[], object]:
+    body = _chat(
+        [{"role": "user", "content": "go"}],
+        stream=True,
+        logprobs=True,
+        top_logprobs=20,
+        thinking={"type": "disabled"},
+    )
+    request = dscodec.convert("chat_completions", body)
+    ids = _VOCAB.full.encode(("Plain prose and 中文. " * (n // 20 + 1))[:n], add_special_tokens=False).ids
+    top = [(i, -1.0) for i in range(20)]
+
+    def run() -> object:
+        processor = dscodec.StreamProcessor(request, response_id="r", model=MODEL, tokenizer=_VOCAB)
+        size = sum(len(e.to_json()) for e in processor.start(10, 0))
+        for k in range(0, len(ids), 4):
+            group = ids[k : k + 4]
+            events = processor.push_tokens(group, [(-0.5, top)] * len(group))
+            size += sum(len(e.to_json()) for e in events)
+        size += sum(len(e.to_json()) for e in processor.finish("stop"))
+        return size
+
+    return run
+
+
+def nested_tool_schema(n: int) -> Callable[[], object]:
+    # Wide and 55 objects deep (117 JSON levels, under the limit): the schema check walks every node once.
+    inner: dict[str, Any] = {"type": "string"}
+    for _ in range(55):
+        inner = {"type": "object", "properties": {"x": inner}}
+    properties = {f"p{i}": inner for i in range(max(1, n // 100))}
+    tool = {
+        "type": "function",
+        "function": {"name": "f", "parameters": {"type": "object", "properties": properties}},
+    }
+    return _convert("chat_completions", _chat([{"role": "user", "content": "hi"}], tools=[tool]))
+
+
+def strict_tool_schema_wide(n: int) -> Callable[[], object]:
+    properties = {f"p{i}": {"type": "string"} for i in range(n)}
+    tool = {
+        "type": "function",
+        "function": {
+            "name": "f",
+            "strict": True,
+            "parameters": {"type": "object", "properties": properties, "required": list(properties)},
+        },
+    }
+    return _convert("chat_completions", _chat([{"role": "user", "content": "hi"}], tools=[tool]))
+
+
+def many_messages(n: int) -> Callable[[], object]:
+    messages = [
+        {"role": "user" if i % 2 == 0 else "assistant", "content": f"turn {i} <｜User｜>"} for i in range(n)
+    ]
+    messages.append({"role": "user", "content": "last"})
+    return _convert("chat_completions", _chat(messages, thinking={"type": "disabled"}))
+
+
+def many_content_parts(n: int) -> Callable[[], object]:
+    parts = [{"type": "text", "text": "part "} for _ in range(n)]
+    return _convert(
+        "messages", {"model": MODEL, "max_tokens": 10, "messages": [{"role": "user", "content": parts}]}
+    )
+
+
+def responses_many_items(n: int) -> Callable[[], object]:
+    items: list[dict[str, Any]] = []
+    for i in range(n // 3):
+        items.append({"type": "function_call", "call_id": f"c{i}", "name": "write", "arguments": "{}"})
+        items.append({"type": "function_call_output", "call_id": f"c{i}", "output": "ok"})
+        items.append({"role": "user", "content": "more"})
+    body = {
+        "model": MODEL,
+        "input": items,
+        "tools": [{"type": "function", "name": "write", "parameters": {"type": "object"}}],
+    }
+    return _convert("responses", body)
+
+
+def long_string_escapes_body(n: int) -> Callable[[], object]:
+    text = "\\u00e9\\n\\ud83d\\ude00" * (n // 4)
+    head = json.dumps({"model": MODEL, "messages": [{"role": "user", "content": "@"}]})
+    raw = head.replace("@", text).encode()
+    return _convert("chat_completions", raw)
+
+
 SHAPES: list[tuple[str, Callable[[int], Callable[[], object]], int]] = [
     ("tools, duplicate name last", tools_duplicate_last, 2_500),
     ("tools, many", many_tools, 2_500),
@@ -329,17 +474,31 @@ SHAPES: list[tuple[str, Callable[[int], Callable[[], object]], int]] = [
     ("accumulate: responses argument deltas", accumulate_responses_arguments, 100_000),
     ("accumulate: chat argument deltas", accumulate_chat_arguments, 100_000),
     ("accumulate: messages text deltas", accumulate_messages_text, 100_000),
+    ("stream: 16 stop strings, long output", stream_16_stops_long_output, 20_000),
+    ("stream: one character per push", stream_one_char_chunks, 20_000),
+    ("stream: runs of partial markers", stream_partial_marker_runs, 20_000),
+    ("stream: huge invoke name attribute", stream_huge_attribute, 20_000),
+    ("stream: many invokes", stream_many_invokes, 50_000),
+    ("stream: unclosed block, junk after", stream_unclosed_block_junk, 20_000),
+    ("stream: JSON mode, deep object, long string", stream_json_mode_deep, 50_000),
+    ("stream: ids with 20 top logprobs each", stream_logprobs_ids, 5_000),
+    ("tool schema 55 deep, n/100 wide", nested_tool_schema, 2_000),
+    ("strict tool schema, n properties", strict_tool_schema_wide, 5_000),
+    ("chat: many messages with special spellings", many_messages, 2_500),
+    ("messages: many content parts", many_content_parts, 5_000),
+    ("responses: many input items", responses_many_items, 3_000),
+    ("body: long string of escapes", long_string_escapes_body, 25_000),
     ("tokenizers: one giant CJK word (library cost)", tokenizer_one_giant_word, 25_000),
 ]
 
 
-def best(run: Callable[[], object], runs: int) -> float:
+def best(run: Callable[[], object], runs: int, clock: Callable[[], float] = time.perf_counter) -> float:
     run()
     times = []
     for _ in range(runs):
-        start = time.perf_counter()
+        start = clock()
         run()
-        times.append(time.perf_counter() - start)
+        times.append(clock() - start)
     return min(times)
 
 
@@ -350,14 +509,28 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--scale", type=float, default=1.0, help="multiply every base size n")
     parser.add_argument("--only", default=None, help="run the shapes whose name contains this text")
+    parser.add_argument(
+        "--clock",
+        choices=["wall", "cpu"],
+        default="wall",
+        help="wall time, or the CPU time of the process (steadier on a loaded machine; counts tokenizer threads)",
+    )
+    parser.add_argument(
+        "--no-gc",
+        action="store_true",
+        help="turn CPython's cyclic garbage collector off: shows which growth comes from the collector",
+    )
     args = parser.parse_args()
+    clock = time.process_time if args.clock == "cpu" else time.perf_counter
+    if args.no_gc:
+        gc.disable()
     print(f"{'shape':<48}{'n':>9}{'t(n) ms':>11}{'t(4n) ms':>11}{'ratio':>8}")
     flagged = 0
     for name, build, base in SHAPES:
         if args.only and args.only not in name:
             continue
         n = max(4, int(base * args.scale))
-        small, large = best(build(n), args.runs), best(build(4 * n), args.runs)
+        small, large = best(build(n), args.runs, clock), best(build(4 * n), args.runs, clock)
         ratio = large / small if small else float("inf")
         flag = "  <-- superlinear" if ratio > 4.5 else ""
         flagged += bool(flag)
