@@ -10,7 +10,9 @@ from collections.abc import Sequence
 
 from dscodec.stream._held import TAIL_LENGTH
 from dscodec.stream._json_value import JsonValueStage
-from dscodec.stream.events import Event, TokenLogprob
+from dscodec.stream._markers import OPENER_START
+from dscodec.stream._stages import DISCARD, REASONING
+from dscodec.stream.events import ContentDelta, Event, TokenLogprob
 
 __all__ = ["FastPaths"]
 
@@ -29,9 +31,90 @@ class FastPaths(JsonValueStage):
             return None
         self._pos += len(units)
         if self._tools:
-            self._tail = units[-TAIL_LENGTH:] if len(units) >= 8 else (self._tail + units)[-TAIL_LENGTH:]
+            self._tail = (
+                units[-TAIL_LENGTH:] if len(units) >= TAIL_LENGTH else (self._tail + units)[-TAIL_LENGTH:]
+            )
         return [
             self._quick_delta(
                 units if units.isascii() else self._spell(units), tuple(logprobs) if logprobs else ()
             )
         ]
+
+    def _plain_text(self, text: str) -> list[Event] | None:
+        """Plain token text in the middle of the reasoning or the content, possibly ending in a newline run (held
+        back: a marker may follow) or following a held newline run (released with it)."""
+        pend = self._pend
+        stops = self._stops
+        if stops is None:
+            if pend and pend.strip("\n"):
+                return None
+            body = text.rstrip("\n") if text[-1] == "\n" else text
+            inner = self._interesting_inner
+            if inner is not None and inner.search(body) is not None:
+                return None
+        else:
+            # With stop sequences, newlines are checked one by one by the general path.
+            if pend or stops.depth or self._interesting.search(text) is not None:
+                return None
+            body = text
+        if self._tools:
+            if text[0] == "\n" and self._tail.endswith(OPENER_START):
+                return None  # a newline after a partial opener
+            # The tail only serves to see a partial opener (which starts with "<") at its end; this text has
+            # no "<", so no partial opener can end inside or after it: an empty tail answers the same.
+            self._tail = ""
+        base = self._pos
+        self._pos = base + len(text)
+        run = len(text) - len(body)
+        if run and (self._tools or self._stage is REASONING):
+            # A newline run at the end waits: newlines right before </think> or a block are dropped.
+            if body:
+                self._pend = text[len(body) :]
+                self._pend_pos = list(range(base + len(body), base + len(text)))
+                self._nostrip = 0
+                return [self._quick_delta(pend + body)]
+            self._pend = pend + text
+            self._pend_pos.extend(range(base, base + run))
+            return []
+        if pend:
+            self._clear()
+            return [self._quick_delta(pend + text)]
+        return [self._quick_delta(text)]
+
+    def _plain_json_value(self, text: str) -> list[Event] | None:
+        """Plain token text inside a JSON-mode value without stop sequences: released at once, but for a newline
+        at its end (the closing fence may follow). Held text there is at most ``\\n`` plus two backticks."""
+        if self._stops is not None:
+            return None
+        pend = self._pend
+        full = pend + text if pend else text
+        if "\n`" in full:
+            return None  # a closing fence may be coming: the general path
+        if pend:
+            self._clear()
+        base = self._pos
+        self._pos = end = base + len(text)
+        if full[-1] == "\n":
+            # ``_tail`` is left alone: it is only read in the text stages, and the closing fence that leads back
+            # to them rewrites its last character.
+            self._pend = "\n"
+            self._pend_pos = [end - 1]
+            full = full[:-1]
+            if not full:
+                return []
+        return [ContentDelta(full, ())]
+
+    def _plain_tool_calls(self, text: str) -> list[Event] | None:
+        """Plain token text inside a tool-call block, straight to the block parser."""
+        block = self._block
+        assert block is not None
+        self._pos += len(text)
+        delta = block.string_value_piece(text)
+        if delta is not None:  # the middle of a string argument
+            return [delta]
+        out: list[Event] = []
+        block.feed(text, out)
+        self._tool_calls = block.calls
+        if block.done:
+            self._stage = DISCARD
+        return out

@@ -8,6 +8,7 @@ index it came from, so its logprob entries go with it when it is released.
 from __future__ import annotations
 
 from dscodec.stream._logprobs import LogprobBook
+from dscodec.stream._markers import OPENER_START
 from dscodec.stream._stages import (
     CH_CONTENT,
     CH_REASONING,
@@ -45,7 +46,7 @@ class HeldText(LogprobBook):
         hold = 0
         stage = self._stage
         if stage == REASONING or self._tools:
-            if self._tools and pend[-1] == "<":
+            if self._tools and pend[-1] == OPENER_START:
                 body = pend[:-1]
                 hold = 1 + len(body) - len(body.rstrip("\n"))
             elif pend[-1] == "\n":
@@ -109,7 +110,7 @@ class HeldText(LogprobBook):
         k = 0
         if self._stops is not None:
             k = self._stops.depth
-        if self._tools and pend[-1] == "<":
+        if self._tools and pend[-1] == OPENER_START:
             k = max(k, 1)
         if self._stage == JSON_VALUE:
             for size, tail in ((3, "\n``"), (2, "\n`"), (1, "\n")):

@@ -10,7 +10,8 @@ __all__ = ["JsonValueStage"]
 
 
 class JsonValueStage(TextStages):
-    """The JSON value of JSON mode: stop sequences apply, ``\\n`````` ends it (the content goes on after)."""
+    """The JSON value of JSON mode: stop sequences apply; the closing fence (a newline and three backticks) ends
+    it, and the content goes on after it."""
 
     def _json_value(self, u: str, i: int, base: int) -> int:
         n = len(u)

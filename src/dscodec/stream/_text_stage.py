@@ -11,6 +11,7 @@ from dscodec.stream._markers import (
     DSML_SOFT,
     DSML_SPELLING,
     EOS,
+    OPENER_START,
     SENTINEL_FIRST,
     SENTINEL_LAST,
     SENTINEL_RANGE,
@@ -47,7 +48,7 @@ class TextStages(HeldText):
         if stage == REASONING or content:
             chars += THINK
             if self._tools:
-                chars += "<"
+                chars += OPENER_START
             if content and self._json == JSON_BEFORE:
                 chars += "{[`"
         ranges = ""
@@ -134,7 +135,7 @@ class TextStages(HeldText):
                 if self._stage != stage:
                     return i
                 continue
-            if c in DSML and self._tools and self._pend.endswith("<"):
+            if c in DSML and self._tools and self._pend.endswith(OPENER_START):
                 if (
                     stops is not None
                     and c == DSML_SOFT
@@ -161,7 +162,7 @@ class TextStages(HeldText):
                 self._enter_json_value()
                 return i
             else:
-                sticky = c == "\n" and self._tools and self._tail.endswith("<")
+                sticky = c == "\n" and self._tools and self._tail.endswith(OPENER_START)
                 self._append(c, pos)
                 if stops is not None:
                     hit = stops.step(c)
@@ -221,7 +222,7 @@ class TextStages(HeldText):
         pend = self._pend
         self._tail = ""
         if self._stage == REASONING:
-            keep = pend if pend.endswith("<") else self._strip_newlines(pend)
+            keep = pend if pend.endswith(OPENER_START) else self._strip_newlines(pend)
             self._release(len(keep))
             self._clear()
             self._drop(pos, CH_REASONING)

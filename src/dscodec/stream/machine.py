@@ -257,58 +257,31 @@ class OutputMachine(FastPaths):
         """Process the text of ordinary (non-special) token ids with no logprobs: the per-token fast path.
 
         Same result as ``feed_tokens([TokenText(token_id, text)])``. ``text`` comes from the decoder, so it holds
-        no lone surrogates (which the machine uses as sentinels). Handled here: plain text in the middle of the
-        reasoning or the content, possibly ending in a newline run (held back: a marker may follow) or following
-        a held newline run (released with it), and text in the middle of a string argument. Everything else
-        takes the general path.
+        no lone surrogates (which the machine uses as sentinels). Handled here (:mod:`dscodec.stream._fast`):
+        plain text in the middle of the reasoning or the content, in a JSON-mode value, and inside a tool-call
+        block. Everything else takes the general path.
         """
-        if not text or self._entries or self._sym.held or self._orphans[0] or self._orphans[1]:
-            return self.feed_tokens([TokenText(-1, text)])
-        if not self._quick_ok:
-            block = self._block
-            if block is not None and self._stage is TOOL_CALLS:
-                delta = block.string_value_piece(text)
-                if delta is not None:  # the middle of a string argument
-                    self._pos += len(text)
-                    return [delta]
-            return self.feed_tokens([TokenText(-1, text)])
-        pend = self._pend
-        stops = self._stops
-        if stops is None:
-            if pend and pend.strip("\n"):
-                return self.feed_tokens([TokenText(-1, text)])
-            body = text.rstrip("\n") if text[-1] == "\n" else text
-            inner = self._interesting_inner
-            if inner is not None and inner.search(body) is not None:
-                return self.feed_tokens([TokenText(-1, text)])
-        else:
-            # With stop sequences, newlines are checked one by one by the general path.
-            if pend or stops.depth or self._interesting.search(text) is not None:
-                return self.feed_tokens([TokenText(-1, text)])
-            body = text
-        if self._tools:
-            if text[0] == "\n" and self._tail.endswith("<"):
-                return self.feed_tokens([TokenText(-1, text)])  # a newline after a partial opener
-            # The tail only serves to see a partial opener (which starts with "<") at its end; this text has
-            # no "<", so no partial opener can end inside or after it: an empty tail answers the same.
-            self._tail = ""
-        base = self._pos
-        self._pos = base + len(text)
-        run = len(text) - len(body)
-        if run and (self._tools or self._stage is REASONING):
-            # A newline run at the end waits: newlines right before </think> or a block are dropped.
-            if body:
-                self._pend = text[len(body) :]
-                self._pend_pos = list(range(base + len(body), base + len(text)))
-                self._nostrip = 0
-                return [self._quick_delta(pend + body)]
-            self._pend = pend + text
-            self._pend_pos.extend(range(base, base + run))
-            return []
-        if pend:
-            self._clear()
-            return [self._quick_delta(pend + text)]
-        return [self._quick_delta(text)]
+        if (
+            text
+            and not self._entries
+            and not self._sym.held
+            and not self._orphans[0]
+            and not self._orphans[1]
+        ):
+            stage = self._stage
+            if self._quick_ok:
+                events = self._plain_text(text)
+            elif stage is TOOL_CALLS:
+                events = self._plain_tool_calls(text)
+            elif stage is JSON_VALUE:
+                events = self._plain_json_value(text)
+            elif stage is DISCARD:
+                return []
+            else:
+                events = None
+            if events is not None:
+                return events
+        return self.feed_tokens([TokenText(-1, text)])
 
     def close(self) -> list[Event]:
         """End of output: release what is held, end an open call or the reasoning, then :class:`OutputEnd`.
