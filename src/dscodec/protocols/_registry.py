@@ -96,40 +96,41 @@ def _with_ids(module: str, name: str) -> Callable[[], Accumulator]:
 
 
 def _without_ids(module: str, name: str) -> Callable[[], Accumulator]:
-    """A loader of an accumulator that needs no ids: a Messages stream names its id and model itself (an empty
-    one adds up to an empty message)."""
+    """A loader of an accumulator that takes the events only."""
     load = _load(module, name)
     return lambda: lambda events, response_id, model, created: load()(events)
+
+
+def _protocol(
+    name: str,
+    package: str,
+    error_body: BodyRenderer,
+    accumulator: str = "accumulate_events",
+    *,
+    continues_responses: bool = False,
+    takes_ids: bool = True,
+) -> ProtocolSpec:
+    """A table row: the protocol ``name``, whose modules are ``dscodec.protocols.<package>.inbound`` (its
+    ``INBOUND``), ``.outbound`` (its ``WRITER`` class) and ``.accumulate`` (the function ``accumulator``, which
+    takes the ids the events may lack as keywords unless ``takes_ids`` is false)."""
+    return ProtocolSpec(
+        name,
+        error_body,
+        continues_responses,
+        _inbound=_load(f"{package}.inbound", "INBOUND"),
+        _writer=_load(f"{package}.outbound", "WRITER"),
+        _accumulator=(_with_ids if takes_ids else _without_ids)(f"{package}.accumulate", accumulator),
+    )
 
 
 _TABLE: Mapping[str, ProtocolSpec] = MappingProxyType(
     {
         spec.name: spec
         for spec in (
-            ProtocolSpec(
-                "chat_completions",
-                openai_error_body,
-                continues_responses=False,
-                _inbound=_load("openai_chat.inbound", "INBOUND"),
-                _writer=_load("openai_chat.outbound", "ChatChunkWriter"),
-                _accumulator=_with_ids("openai_chat.accumulate", "accumulate_chunks"),
-            ),
-            ProtocolSpec(
-                "responses",
-                openai_error_body,
-                continues_responses=True,
-                _inbound=_load("openai_responses.inbound", "INBOUND"),
-                _writer=_load("openai_responses.outbound", "ResponsesEventWriter"),
-                _accumulator=_with_ids("openai_responses.accumulate", "accumulate_events"),
-            ),
-            ProtocolSpec(
-                "messages",
-                anthropic_error_body,
-                continues_responses=False,
-                _inbound=_load("anthropic_messages.inbound", "INBOUND"),
-                _writer=_load("anthropic_messages.outbound", "MessagesEventWriter"),
-                _accumulator=_without_ids("anthropic_messages.accumulate", "accumulate_events"),
-            ),
+            _protocol("chat_completions", "openai_chat", openai_error_body, "accumulate_chunks"),
+            _protocol("responses", "openai_responses", openai_error_body, continues_responses=True),
+            # A Messages stream names its id and model itself (an empty one adds up to an empty message).
+            _protocol("messages", "anthropic_messages", anthropic_error_body, takes_ids=False),
         )
     }
 )

@@ -24,7 +24,7 @@ from dscodec.protocols._error_bodies import anthropic_error_body
 from dscodec.protocols._wire import EventWriter, Outcome, PromptUsage, WireEvent
 from dscodec.stream.events import ContentDelta, Event, ReasoningDelta, ToolCallDelta, ToolCallStart
 
-__all__ = ["MessagesEventWriter", "stop_reason"]
+__all__ = ["WRITER", "MessagesEventWriter", "stop_reason"]
 
 _PING = {"type": "ping"}
 _THINKING = "thinking"
@@ -194,3 +194,7 @@ class MessagesEventWriter(EventWriter):
             out.append(_event({"type": "content_block_delta", "index": self._index, "delta": delta}))
         out.append(_event({"type": "content_block_stop", "index": self._index}))
         self._kind = None
+
+
+#: This protocol's stream writer, for the protocol table.
+WRITER = MessagesEventWriter

@@ -22,7 +22,7 @@ from dscodec.protocols._wire import EventWriter, Outcome, PromptUsage, WireEvent
 from dscodec.protocols.openai_chat import ChatWire
 from dscodec.stream.events import ContentDelta, Event, ReasoningDelta, ToolCallDelta, ToolCallStart
 
-__all__ = ["ChatChunkWriter", "finish_reason", "usage_dict"]
+__all__ = ["WRITER", "ChatChunkWriter", "finish_reason", "usage_dict"]
 
 
 def _dumps(value: Any) -> str:
@@ -173,3 +173,7 @@ class ChatChunkWriter(EventWriter):
     def error(self, exc: DscodecError) -> list[WireEvent]:
         # After a 200 the only way to report an error is in the stream: one data frame with the error body.
         return [WireEvent(openai_error_body(exc))]
+
+
+#: This protocol's stream writer, for the protocol table.
+WRITER = ChatChunkWriter

@@ -39,7 +39,14 @@ from dscodec.stream.events import (
     ToolCallStart,
 )
 
-__all__ = ["APPLY_PATCH", "ResponsesEventWriter", "default_settings", "response_object", "usage_dict"]
+__all__ = [
+    "APPLY_PATCH",
+    "WRITER",
+    "ResponsesEventWriter",
+    "default_settings",
+    "response_object",
+    "usage_dict",
+]
 
 #: The one custom tool the reference supports (behavior.md#responses); its calls stream as ``custom_tool_call`` items.
 APPLY_PATCH: Final = "apply_patch"
@@ -574,3 +581,7 @@ class ResponsesEventWriter(EventWriter):
             "sequence_number": self._next(),
         }
         out.append(WireEvent(data, event="response.output_item.done"))
+
+
+#: This protocol's stream writer, for the protocol table.
+WRITER = ResponsesEventWriter
