@@ -81,16 +81,33 @@ def _view(protocol: str, response: dict[str, Any]) -> dict[str, Any]:
     return {"reasoning": reasoning, "content": content, "calls": parsed, "finish": finish}
 
 
-def reference_response(protocol: str, body: dict[str, Any], pieces: list[str]) -> dict[str, Any]:
+_REF_TOKENIZER: Any = None
+
+
+def _ref_tokenizer() -> Any:
+    global _REF_TOKENIZER
+    if _REF_TOKENIZER is None:
+        from dscodec.vocab import bundled_tokenizer_path
+
+        _REF_TOKENIZER = dr.Tokenizer.from_file(str(bundled_tokenizer_path()))
+    return _REF_TOKENIZER
+
+
+def reference_response(protocol: str, body: dict[str, Any], pieces: list[Any]) -> dict[str, Any]:
+    """``pieces``: text chunks, or lists of token ids."""
+    ids = bool(pieces) and isinstance(pieces[0], list)
     request = REQUEST_CLASSES[protocol](json.dumps(body))
     converted = request.convert(dr.ConversionOptions())
     generator = request.chunk_generator(converted, "id-1", body["model"])
-    processor = dr.StreamProcessor(generator, converted.parsing_options, tokenizer=None)
+    processor = dr.StreamProcessor(
+        generator, converted.parsing_options, tokenizer=_ref_tokenizer() if ids else None
+    )
     events = []
     for piece in pieces:
         if processor.finished:
             break
-        events += processor.push(dr.InferenceChunk.text(piece, 1))
+        chunk = dr.InferenceChunk.tokens(piece, None) if ids else dr.InferenceChunk.text(piece, 1)
+        events += processor.push(chunk)
     if not processor.finished:
         events += processor.push(dr.InferenceChunk.finish(dr.InferenceFinishReason.Stop))
     events += processor.finish()
@@ -100,16 +117,28 @@ def reference_response(protocol: str, body: dict[str, Any], pieces: list[str]) -
     return _view(protocol, json.loads(accumulator.to_json()))
 
 
-def our_response(protocol: str, body: dict[str, Any], pieces: list[str]) -> dict[str, Any]:
+def our_response(protocol: str, body: dict[str, Any], pieces: list[Any]) -> dict[str, Any]:
     request = dscodec.convert(protocol, body)  # type: ignore[arg-type]
     processor = dscodec.StreamProcessor(request, response_id="id-1", model=body["model"])
     events = processor.start(prompt_tokens=0, cached_tokens=0)
     for piece in pieces:
         if processor.finished:
             break
-        events += processor.push_text(piece, 1)
+        events += processor.push_tokens(piece) if isinstance(piece, list) else processor.push_text(piece, 1)
     events += processor.finish("stop")
     return _view(protocol, json.loads(json.dumps(dscodec.accumulate(protocol, events))))
+
+
+_VOCABULARY: Any = None
+
+
+def _vocabulary() -> Any:
+    global _VOCABULARY
+    if _VOCABULARY is None:
+        from dscodec.vocab import Vocabulary
+
+        _VOCABULARY = Vocabulary.load(None)
+    return _VOCABULARY
 
 
 def fuzz(protocol: str, args: argparse.Namespace) -> int:
@@ -171,6 +200,9 @@ def main() -> int:
     parser.add_argument("--count", type=int, default=300, help="outputs per protocol")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--malformed", action="store_true", help="also broken markup")
+    parser.add_argument(
+        "--ids", action="store_true", help="push token ids (the bundled V4 tokenizer) instead of text"
+    )
     parser.add_argument("--out", type=Path, default=None, help="write each differing case here")
     args = parser.parse_args()
     total = sum(fuzz(protocol, args) for protocol in args.protocol or PROTOCOLS)
