@@ -81,35 +81,21 @@ def debug_str(text: str) -> str:
     are not printable (approximated with Unicode categories)."""
     out = ['"']
     for ch in text:
-        if ch == '"':
-            out.append('\\"')
-        elif ch == "\\":
-            out.append("\\\\")
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch == "\0":
-            out.append("\\0")
-        elif ch != " " and unicodedata.category(ch) in (
-            "Cc",
-            "Cf",
-            "Zs",
-            "Zl",
-            "Zp",
-            "Co",
-            "Cn",
-            "Cs",
-            "Mn",
-            "Me",
-        ):
+        escaped = _DEBUG_ESCAPES.get(ch)
+        if escaped is not None:
+            out.append(escaped)
+        elif ch != " " and unicodedata.category(ch) in _DEBUG_HEX_CATEGORIES:
             out.append(f"\\u{{{ord(ch):x}}}")
         else:
             out.append(ch)
     out.append('"')
     return "".join(out)
+
+
+#: The characters :func:`debug_str` writes with a backslash escape of their own.
+_DEBUG_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\0": "\\0"}
+#: The Unicode categories :func:`debug_str` writes as ``\\u{..}`` (other than the space).
+_DEBUG_HEX_CATEGORIES = frozenset({"Cc", "Cf", "Zs", "Zl", "Zp", "Co", "Cn", "Cs", "Mn", "Me"})
 
 
 def describe_value(value: Any) -> str:
