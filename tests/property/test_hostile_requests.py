@@ -592,3 +592,26 @@ def test_bytes_and_text_agree(protocol: str) -> None:
             except dscodec.ConversionError as exc:
                 results.append(exc.body)
         assert results[0] == results[1] == results[2]
+
+
+@pytest.mark.parametrize(
+    "protocol", [None, "", "CHAT_COMPLETIONS", "chat", b"messages", 5, ["responses"], {"a": 1}]
+)
+def test_unknown_protocols_are_refused(protocol: Any) -> None:
+    with pytest.raises(dscodec.UnsupportedProtocol) as caught:
+        dscodec.convert(protocol, "{}")
+    assert_error_shape("chat_completions", caught.value)
+    with pytest.raises(dscodec.UnsupportedProtocol):
+        dscodec.accumulate(protocol, [])
+
+
+def test_v41_prompt_with_a_tokenizer_lacking_its_specials() -> None:
+    """The bundled V4 tokenizer has no ``<｜System｜>``: a V4.1 prompt is a SpecialTokenMissing naming it."""
+    request = dscodec.convert(
+        "messages",
+        {"model": "DeepSeek-V4.1-Flash", "max_tokens": 5, "messages": [{"role": "user", "content": "hi"}]},
+    )
+    with pytest.raises(dscodec.SpecialTokenMissing) as caught:
+        dscodec.PromptEncoder().encode(request)
+    assert "<｜System｜>" in caught.value.message
+    assert caught.value.status_code == 500
