@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from array import array
 from pathlib import Path
 
 import pytest
@@ -246,6 +247,23 @@ def test_the_next_turn_reuses_the_previous_prompt() -> None:
     assert warm.encode(_conversation(0, 4, True), version="v4") == second
     warm.clear_cache()
     assert warm._prompts == [] and warm.encode(_conversation(0, 4, True), version="v4") == second
+
+
+def test_only_the_newest_prompt_keeps_a_list_and_returned_ids_are_the_callers() -> None:
+    warm = PromptEncoder()
+    first = warm.encode(_conversation(0, 3, True), version="v4")
+    first.append(-1)  # the caller's list: changing it changes nothing remembered
+    other = warm.encode(_conversation(1, 2, False), version="v4")
+    assert warm._prompts is not None and [type(p.ids).__name__ for p in warm._prompts] == ["array", "list"]
+    assert warm.encode(_conversation(0, 4, True), version="v4") == COLD.encode(
+        _conversation(0, 4, True), version="v4"
+    )
+    assert warm.encode(_conversation(1, 3, False), version="v4") == COLD.encode(
+        _conversation(1, 3, False), version="v4"
+    )
+    assert other == COLD.encode(_conversation(1, 2, False), version="v4")
+    assert [type(p.ids).__name__ for p in warm._prompts][-1] == "list"
+    assert all(isinstance(p.ids, array) for p in warm._prompts[:-1])
 
 
 def test_remembered_prompts_stay_within_the_budget() -> None:
