@@ -57,6 +57,16 @@ COUNT_LIMIT = 1 << 63
 NEG_INF_LOGPROB = -9999.0
 
 
+def _check_text(value: object, name: str) -> None:
+    """A setting the events carry as a JSON string: a ``str`` that UTF-8 can encode (no lone surrogate)."""
+    if not isinstance(value, str):
+        raise StreamStateError(f"{name} must be a str, not {type(value).__name__}")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise StreamStateError(f"{name} must be valid Unicode text (it holds a lone surrogate)") from None
+
+
 class StreamProcessor:
     """Turns one model response into the stream events of the request's protocol.
 
@@ -69,6 +79,10 @@ class StreamProcessor:
             None (loaded on first use).
         signature: Messages only: the thinking block's signature (default: the response id).
         tool_call_id_factory: makes tool call ids from the call index (random ``call_NN_…`` ids by default).
+
+    Raises:
+        StreamStateError: ``response_id``, ``model`` or ``signature`` is no ``str`` (or holds a lone surrogate),
+            or ``created`` is no integer from 0 to 2**63 - 1; found here rather than when the events are written.
 
     Examples:
         >>> import dscodec
@@ -93,6 +107,16 @@ class StreamProcessor:
         signature: str | None = None,
         tool_call_id_factory: ToolCallIdFactory | None = None,
     ) -> None:
+        _check_text(response_id, "response_id")
+        _check_text(model, "model")
+        if signature is not None:
+            _check_text(signature, "signature")
+        if created is not None and (
+            not isinstance(created, int) or isinstance(created, bool) or not 0 <= created < COUNT_LIMIT
+        ):
+            raise StreamStateError(
+                f"created must be None or an integer from 0 to 2**63 - 1, not {created!r:.100}"
+            )
         self.request = request
         stamp = int(time.time()) if created is None else created
         writer = spec(request.protocol).writer()(request, response_id=response_id, model=model, created=stamp)

@@ -591,3 +591,28 @@ def test_accumulate_hostile_event_dicts(protocol: str, events: list[Any]) -> Non
         assert 400 <= exc.status_code < 600
     else:
         assert isinstance(response, dict)
+
+
+@pytest.mark.parametrize(
+    "settings_",
+    [
+        {"response_id": None},
+        {"response_id": 5},
+        {"response_id": "\ud800"},
+        {"model": b"m"},
+        {"model": None},
+        {"created": "1"},
+        {"created": -1},
+        {"created": 2**64},
+        {"created": True},
+        {"created": 1.5},
+        {"signature": 5},
+    ],
+)
+def test_bad_processor_settings_are_refused_up_front(settings_: dict[str, Any]) -> None:
+    """Settings the events carry are checked when the processor is made, not when an event is written."""
+    request = dscodec.convert(
+        "chat_completions", {"model": "DeepSeek-V4-Pro", "messages": [{"role": "user", "content": "q"}]}
+    )
+    with pytest.raises(dscodec.StreamStateError):
+        dscodec.StreamProcessor(request, **{"response_id": "r", "model": "m", **settings_})
