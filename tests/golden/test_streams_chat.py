@@ -1,7 +1,7 @@
 """Golden stream cases, Chat Completions: recorded model outputs replayed in every recorded chunking.
 
 Compared with the reference on the accumulated response, the concatenated deltas, the finish reason and the
-usage, and event for event on the ``whole`` chunking. The cases are transcripts
+usage, and event for event (adjacent deltas merged) on every chunking outside JSON mode. The cases are transcripts
 (``fixtures/streams/chat_completions/``, one per scenario, one transcript per chunking), replayed with
 ``dscodec.testing.replay`` and compared with ``dscodec.testing.compare`` (tests/support/streams.py). Where dscodec deviates on purpose the expectation is
 adjusted here, each rule naming its deviation (docs/deviations.md):
@@ -176,11 +176,7 @@ def test_golden_chat_stream(case: Path) -> None:
         assert_same(want_usage, usage, f"{label}: usage")
         assert run.finished == take.reference_finished, label
 
-        if (
-            take.name == "whole"
-            and not json_mode
-            and all(is_json(c["arguments"]) for c in theirs["tool_calls"])
-        ):
+        if not json_mode and all(is_json(c["arguments"]) for c in theirs["tool_calls"]):
             want_events = normalise(expected_events)
             want_events[-1]["usage"] = final["usage"]
             assert_same(_merged(want_events), _merged(normalise(events)), f"{label}: events")

@@ -2,9 +2,10 @@
 
 Compared with the reference on the accumulated message, the concatenated deltas (reasoning, text, tool input,
 signature, the block list, the pings), the stop reason and stop sequence and the usage; and event for event
-(after merging adjacent deltas of a block) on the chunkings ``whole``, ``tokens`` and ``x-*``. The cases are
-transcripts (``fixtures/streams/messages/``, one per scenario, one transcript per chunking), replayed with
-``dscodec.testing.replay`` and compared with ``dscodec.testing.compare`` (tests/support/streams.py). Every event and every message is validated strictly against the anthropic SDK's types.
+(after merging adjacent deltas of a block) on every chunking. The cases are transcripts
+(``fixtures/streams/messages/``, one per scenario, one transcript per chunking), replayed with
+``dscodec.testing.replay`` and compared with ``dscodec.testing.compare`` (tests/support/streams.py). Every
+event and every message is validated strictly against the anthropic SDK's types.
 
 Where dscodec deviates on purpose the expectation is adjusted here, each rule naming its deviation
 (docs/deviations.md; D7, JSON mode, does not apply: Messages has no JSON output mode):
@@ -43,7 +44,6 @@ from tests.support.fixtures import FIXTURES, read_json
 from tests.support.streams import (
     assert_same,
     cases,
-    has_events,
     is_json,
     messages_delta,
     normalise,
@@ -187,15 +187,14 @@ def test_golden_messages_stream(case: Path) -> None:
         assert_same(want_usage, delta["usage"], f"{label}: usage")
         assert run.finished == take.reference_finished, label
 
-        if has_events(take.name):
-            mine, want = _merged(events), _merged(normalise(expected_events))
-            want[-2]["usage"] = delta["usage"]  # D13, checked above
-            for ref in theirs["tool_calls"]:
-                if not is_json(ref["arguments"]):  # D8, checked above: take the reference's text
-                    for event in mine:
-                        if event["type"] == "content_block_delta" and event["index"] == ref["index"]:
-                            event["delta"]["partial_json"] = ref["arguments"]
-            assert_same(want, mine, f"{label}: events")
+        mine, want = _merged(events), _merged(normalise(expected_events))
+        want[-2]["usage"] = delta["usage"]  # D13, checked above
+        for ref in theirs["tool_calls"]:
+            if not is_json(ref["arguments"]):  # D8, checked above: take the reference's text
+                for event in mine:
+                    if event["type"] == "content_block_delta" and event["index"] == ref["index"]:
+                        event["delta"]["partial_json"] = ref["arguments"]
+        assert_same(want, mine, f"{label}: events")
 
         assert run.transcript.accumulated is not None, label
         message = normalise(run.transcript.accumulated)

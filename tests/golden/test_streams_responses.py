@@ -2,7 +2,7 @@
 
 Compared with the reference on the accumulated response, the concatenated deltas (reasoning, answer text, calls,
 output items with their phases and statuses, logprobs), the finish status and the usage, and event for event
-(adjacent deltas merged) on the chunkings ``whole``, ``tokens`` and ``x-*``. The cases are transcripts
+(adjacent deltas merged) on every chunking (in JSON mode: on ``whole``). The cases are transcripts
 (``fixtures/streams/responses/``, one per scenario, one transcript per chunking), replayed with
 ``dscodec.testing.replay`` and compared with ``dscodec.testing.compare`` (tests/support/streams.py). Where
 dscodec deviates on purpose the expectation is adjusted here, each rule naming its deviation
@@ -46,7 +46,6 @@ from tests.support.streams import (
     Take,
     assert_same,
     cases,
-    has_events,
     is_json,
     normalise,
     replay_all,
@@ -242,7 +241,7 @@ def test_golden_responses_stream(case: Path) -> None:
         assert run.finished == take.reference_finished, label
 
         # D7: in JSON mode only the single-chunk run is chunking-free in the reference too.
-        compare_events = has_events(name) and (name == "whole" or not json_mode)
+        compare_events = name == "whole" or not json_mode
         if compare_events and _arguments_agree(theirs["tool_calls"]):
             want_events = normalise(expected_events)
             for event in want_events:

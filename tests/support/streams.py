@@ -24,8 +24,6 @@ STREAMS = FIXTURES / "streams"
 #: The reference's tool call ids (``call_NN_`` + 20 alphanumerics + 4 digits, or with ``ET_``); a replay's fixed
 #: ids have the same shape. Only these are random: every other id and the fingerprints are compared as written.
 CALL_ID = r"call_\d{2}_(?:ET_)?[A-Za-z0-9]{20}\d{4}"
-#: The chunkings recorded with their events compared event for event (the others: summaries and the response).
-EVENT_CHUNKINGS = ("whole", "tokens")
 
 
 def cases(protocol: str) -> list[Path]:
@@ -48,11 +46,6 @@ def scenario(case: Path) -> dict[str, Any]:
     """The scenario's notes (description, version, settings, output, ``reads_as``, the reference's parsing
     options): the first transcript of the file carries them."""
     return _takes(case)[0].meta
-
-
-def has_events(chunking: str) -> bool:
-    """Whether the golden tests compare this chunking event for event (as the fixtures always did)."""
-    return chunking in EVENT_CHUNKINGS or chunking.startswith("x-")
 
 
 @dataclass
