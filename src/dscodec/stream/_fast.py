@@ -40,6 +40,13 @@ class FastPaths(JsonValueStage):
             )
         ]
 
+    def _empty_token(self) -> list[Event] | None:
+        """One ordinary id without logprobs that completes no character (part of a UTF-8 sequence): nothing
+        happens, unless entries of dropped text wait for the end of this stretch."""
+        if self._orphans[0] or self._orphans[1]:
+            return None
+        return []
+
     def _plain_text(self, text: str) -> list[Event] | None:
         """Plain token text in the middle of the reasoning or the content, possibly ending in a newline run (held
         back: a marker may follow) or following a held newline run (released with it)."""

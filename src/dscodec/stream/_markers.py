@@ -114,7 +114,11 @@ class Symbolizer:
     def feed(self, text: str) -> str:
         """Units for ``text`` (plus what was held), minus a new held tail."""
         if not self.held and _FIRST_A not in text and _FIRST_B not in text:
-            return text
+            return text  # no spelling and no start of one
+        return self._feed(text)
+
+    def _feed(self, text: str) -> str:
+        """:meth:`feed` without its shortcut."""
         s = self.held + text
         if THINK_END_SPELLING in s:
             s = s.replace(THINK_END_SPELLING, THINK_SOFT)

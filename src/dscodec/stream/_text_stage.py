@@ -40,6 +40,9 @@ __all__ = ["TextStages"]
 class TextStages(HeldText):
     """Reasoning and content: what each unit does, and the stage changes they cause."""
 
+    #: The parser of tool-call blocks (tests put one without its fast paths here).
+    _block_parser: type[BlockParser] = BlockParser
+
     def _configure(self) -> None:
         """Build the fast-path pattern of the characters that need a closer look in the current stage."""
         chars = "\n" + EOS
@@ -216,6 +219,7 @@ class TextStages(HeldText):
         self._recs.append(StopSequence(stop))
         self._recs.append(OutputEnd(self._tool_calls, stop))
         self._stage = FINISHED
+        self._quick_ok = False  # feed_plain_token must not take its fast path any more
 
     def _think_end(self, pos: int) -> None:
         """``</think>``: ends the reasoning; removed from the content."""
@@ -252,7 +256,7 @@ class TextStages(HeldText):
 
     def _enter_block(self) -> None:
         self._stage = TOOL_CALLS
-        self._block = BlockParser(spell=self._spell, id_factory=self._id_factory)
+        self._block = self._block_parser(spell=self._spell, id_factory=self._id_factory)
         self._quick_ok = False
 
     def _enter_json_value(self) -> None:

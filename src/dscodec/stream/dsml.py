@@ -112,6 +112,10 @@ class BlockParser(ArgumentWriter):
         id_factory: makes the call id from the call index.
     """
 
+    #: The units that change anything inside a parameter tag: the reader jumps from one to the next (tests put a
+    #: pattern that stops at every unit here).
+    _tag_stops = TAG_STOPS
+
     def __init__(self, *, spell: Callable[[str], str], id_factory: ToolCallIdFactory) -> None:
         super().__init__(spell)
         self._id_factory = id_factory
@@ -214,11 +218,12 @@ class BlockParser(ArgumentWriter):
         """Read the parameter tag up to its ``>`` (outside a quoted value), or up to a Dsml token: then a new tag
         begins inside this one, which ends the parameter without a value, and its start is scanned again."""
         quote = self._quote
+        tag_stops = self._tag_stops
         n = len(s)
         j = i
         while j < n:
             if quote != _IN_AFTER_QUOTE:  # only quotes, ">" and Dsml tokens change anything: jump to the next
-                m = TAG_STOPS.search(s, j)
+                m = tag_stops.search(s, j)
                 if m is None:
                     break
                 j = m.start()

@@ -215,11 +215,16 @@ class OutputMachine(FastPaths):
         """
         if self._stage is FINISHED or self._stage is ERROR:
             self._check()
-        if self._quick_ok and len(tokens) == 1 and not self._sym.held and not self._entries:
+        if len(tokens) == 1 and not self._sym.held and not self._entries:
             token = tokens[0]
             text = token.text
-            if token.spelling is None and text and (logprobs is None or len(logprobs) == 1):
-                quick = self._quick(text if text.isascii() else sanitize_text(text), logprobs)
+            if token.spelling is None:
+                quick: list[Event] | None = None
+                if not text:
+                    if logprobs is None:
+                        quick = self._empty_token()
+                elif self._quick_ok and (logprobs is None or len(logprobs) == 1):
+                    quick = self._quick(text if text.isascii() else sanitize_text(text), logprobs)
                 if quick is not None:
                     return quick
         if logprobs is not None and len(logprobs) != len(tokens):
@@ -307,6 +312,7 @@ class OutputMachine(FastPaths):
             self._discard(_ALL_UNITS)
             self._recs.append(OutputEnd(self._tool_calls))
             self._stage = FINISHED
+            self._quick_ok = False  # feed_plain_token must not take its fast path any more
             return self._events()
         except BaseException as exc:
             raise self._fail(exc) from exc
@@ -341,6 +347,7 @@ class OutputMachine(FastPaths):
     def _check(self) -> None:
         if self._stage == FINISHED:
             self._stage = ERROR
+            self._quick_ok = False  # feed_plain_token must not take its fast path any more
             raise StreamStateError(
                 "the output has already ended (close() was called or a stop sequence matched)"
             )
@@ -349,6 +356,7 @@ class OutputMachine(FastPaths):
 
     def _fail(self, exc: BaseException) -> BaseException:
         self._stage = ERROR
+        self._quick_ok = False  # feed_plain_token must not take its fast path any more
         if isinstance(exc, DscodecError) or not isinstance(exc, Exception):
             return exc
         return ModelOutputError(f"the model output could not be processed: {exc!r}")

@@ -1,0 +1,330 @@
+"""Every fast path of the response path gives the events of the general path.
+
+Each shortcut (plain token text in a text stage, in a JSON-mode value, inside a tool-call block; the quick path of
+``feed`` / ``feed_tokens``; ids that complete no character; the scans that skip ordinary characters; a string
+argument's middle; the parameter-tag reader's jumps; the spelling recogniser's, the escaper's and the decoder's
+shortcuts) is switched off in a subclass, and the same output, chunked the same way, must give the same events,
+call by call, with the same stage, tool-call count and held text.
+
+Example counts come from ``DSCODEC_MAX_EXAMPLES`` (tests/conftest.py).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from dscodec.conversation import ParsingOptions
+from dscodec.errors import DscodecError
+from dscodec.stream._markers import Symbolizer, escape_json_string, sanitize_text
+from dscodec.stream.decoder import IncrementalDecoder, TokenText
+from dscodec.stream.dsml import BlockParser
+from dscodec.stream.events import Event, ToolCallDelta
+from dscodec.stream.machine import OutputMachine, Stage
+from dscodec.vocab import Vocabulary
+from tests.property.test_machine_properties import outputs, parsing_options, split
+
+VOCAB = Vocabulary.load(None)
+
+#: Matches every unit: a stage that looks closer at every character never skips ahead.
+_EVERY_UNIT = re.compile(r"[\s\S]")
+
+
+class _NoStringPiece(BlockParser):
+    def string_value_piece(self, text: str) -> ToolCallDelta | None:
+        return None
+
+
+class _NoTagJumps(BlockParser):
+    _tag_stops = _EVERY_UNIT
+
+
+class _NoPlainText(OutputMachine):
+    def _plain_text(self, text: str) -> list[Event] | None:
+        return None
+
+
+class _NoPlainJsonValue(OutputMachine):
+    def _plain_json_value(self, text: str) -> list[Event] | None:
+        return None
+
+
+class _NoPlainToolCalls(OutputMachine):
+    def _plain_tool_calls(self, text: str) -> list[Event] | None:
+        return None
+
+
+class _NoStringPieceMachine(OutputMachine):
+    _block_parser = _NoStringPiece
+
+
+class _NoTagJumpsMachine(OutputMachine):
+    _block_parser = _NoTagJumps
+
+
+class _NoQuick(OutputMachine):
+    def _quick(self, units: str, logprobs: Any) -> list[Event] | None:
+        return None
+
+
+class _NoEmptyToken(OutputMachine):
+    def _empty_token(self) -> list[Event] | None:
+        return None
+
+
+class _NoScan(OutputMachine):
+    def _configure(self) -> None:
+        super()._configure()
+        self._interesting = _EVERY_UNIT
+        self._interesting_inner = _EVERY_UNIT
+
+
+class _NoPlainTokens(OutputMachine):
+    """Plain token text always through ``feed_tokens`` (the processor's per-token entry point switched off)."""
+
+    def feed_plain_token(self, text: str) -> list[Event]:
+        return self.feed_tokens([TokenText(-1, text)])
+
+
+class _General(_NoScan, _NoQuick, _NoEmptyToken, _NoPlainTokens):
+    """Every shortcut of the machine off."""
+
+    _block_parser = type("_GeneralParser", (_NoStringPiece, _NoTagJumps), {})
+
+
+def _ids(value: int) -> str:
+    return f"id{value}"
+
+
+Step = tuple[str, Any]
+
+
+def drive(machine: type[OutputMachine], opts: ParsingOptions, steps: list[Step]) -> list[Any]:
+    """What each call gives: events (or the error), then the stage, the tool-call count and the held text."""
+    m = machine(opts, tool_call_id_factory=_ids)
+    log: list[Any] = []
+    for kind, payload in [*steps, ("close", None)]:
+        try:
+            if kind == "plain":
+                events = m.feed_plain_token(payload)
+            elif kind == "tokens":
+                events = m.feed_tokens(payload)
+            elif kind == "text":
+                events = m.feed(payload)
+            else:
+                events = m.close()
+        except DscodecError as exc:
+            log.append(type(exc).__name__)
+            break
+        log.append((events, m.state, m.tool_calls, m.pending_text))
+    return log
+
+
+def token_steps(text: str, groups: list[int]) -> list[Step]:
+    """``text`` as token ids, pushed the way the processor pushes them: a group of ordinary ids as plain text
+    when each completes on its own, otherwise as decoded tokens."""
+    ids = VOCAB.full.encode(text, add_special_tokens=False).ids
+    decoder = IncrementalDecoder(VOCAB)
+    steps: list[Step] = []
+    k = 0
+    g = 0
+    while k < len(ids):
+        size = groups[g % len(groups)] if groups else 1
+        g += 1
+        group = ids[k : k + size]
+        k += size
+        plain = [decoder.plain_text(i) for i in group]
+        if all(p is not None for p in plain):
+            steps.append(("plain", "".join(p for p in plain if p is not None)))
+            decoder.decode(group)
+        else:
+            steps.append(("tokens", decoder.decode(group)))
+    return steps
+
+
+def plain_steps(text: str, cuts: list[int]) -> list[Step]:
+    """``text`` cut anywhere, each piece pushed as the plain text of one ordinary id (spellings are text)."""
+    return [("plain", piece) for piece in split(sanitize_text(text), cuts)]
+
+
+def text_steps(text: str, cuts: list[int]) -> list[Step]:
+    """``text`` cut anywhere, each piece pushed as a text chunk (spellings count)."""
+    return [("text", piece) for piece in split(text, cuts)]
+
+
+#: Mostly prose (where the quick paths run), with now and then a newline run or a marker.
+PROSE = st.lists(
+    st.sampled_from(
+        [
+            "Hello",
+            " world",
+            " 中文",
+            "😀",
+            ", ",
+            "。",
+            "x",
+            "END",
+            "\n",
+            "\n\n",
+            "</think>",
+            "<",
+            "{",
+            "```json\n",
+        ]
+    )
+    | st.sampled_from(["The", " quick", " brown", " fox", " 模型", " 输出"]),
+    max_size=40,
+).map("".join)
+TEXTS = outputs | PROSE
+GROUPS = st.lists(st.integers(1, 4), min_size=1, max_size=6)
+CUTS = st.lists(st.integers(0, 400), max_size=30)
+MACHINES = [
+    _NoPlainText,
+    _NoPlainJsonValue,
+    _NoPlainToolCalls,
+    _NoStringPieceMachine,
+    _NoTagJumpsMachine,
+    _NoQuick,
+    _NoEmptyToken,
+    _NoScan,
+    _NoPlainTokens,
+    _General,
+]
+
+
+def _same(machine: type[OutputMachine], opts: ParsingOptions, steps: list[Step]) -> None:
+    assert drive(machine, opts, steps) == drive(OutputMachine, opts, steps)
+
+
+@pytest.mark.parametrize("machine", MACHINES, ids=lambda c: c.__name__.lstrip("_"))
+@given(opts=parsing_options, text=TEXTS, groups=GROUPS)
+def test_token_pushes(
+    machine: type[OutputMachine], opts: ParsingOptions, text: str, groups: list[int]
+) -> None:
+    _same(machine, opts, token_steps(text, groups))
+
+
+@pytest.mark.parametrize("machine", MACHINES, ids=lambda c: c.__name__.lstrip("_"))
+@given(opts=parsing_options, text=TEXTS, cuts=CUTS)
+def test_plain_token_text(
+    machine: type[OutputMachine], opts: ParsingOptions, text: str, cuts: list[int]
+) -> None:
+    _same(machine, opts, plain_steps(text, cuts))
+
+
+@pytest.mark.parametrize("machine", MACHINES, ids=lambda c: c.__name__.lstrip("_"))
+@given(opts=parsing_options, text=TEXTS, cuts=CUTS)
+def test_text_chunks(machine: type[OutputMachine], opts: ParsingOptions, text: str, cuts: list[int]) -> None:
+    _same(machine, opts, text_steps(text, cuts))
+
+
+JSON_DOCUMENTS = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text('ab `\n"{}[]<｜', max_size=6),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text("ab", max_size=2), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@pytest.mark.parametrize(
+    "machine", [_NoPlainJsonValue, _NoScan, _General], ids=lambda c: c.__name__.lstrip("_")
+)
+@given(
+    value=JSON_DOCUMENTS,
+    indent=st.sampled_from([None, 0, 2]),
+    fence=st.sampled_from(["", "```json\n"]),
+    after=st.sampled_from(["", "\n```", "\n```\nmore", "\n``"]),
+    stops=st.lists(st.sampled_from(["\n``", "b", "}\n"]), max_size=1),
+    groups=GROUPS,
+)
+def test_json_mode_values(
+    machine: type[OutputMachine],
+    value: Any,
+    indent: int | None,
+    fence: str,
+    after: str,
+    stops: list[str],
+    groups: list[int],
+) -> None:
+    """JSON mode with long values (pretty-printed, with newlines and backticks inside strings)."""
+    opts = ParsingOptions(parse_json_output=True, stop_sequences=stops)
+    text = fence + json.dumps({"v": value}, indent=indent, ensure_ascii=False) + after
+    _same(machine, opts, token_steps(text, groups))
+
+
+PARAMETERS = st.lists(
+    st.tuples(
+        st.from_regex(r"[a-z]{1,6}", fullmatch=True),
+        st.sampled_from(['string="true"', 'string="false"', "", 'string="maybe" lang="x"']),
+        st.text('ab1 \n"<>/{}[]:,', max_size=12),
+    ),
+    max_size=6,
+)
+
+
+@pytest.mark.parametrize(
+    "machine",
+    [_NoPlainToolCalls, _NoStringPieceMachine, _NoTagJumpsMachine, _General],
+    ids=lambda c: c.__name__.lstrip("_"),
+)
+@given(calls=st.lists(PARAMETERS, min_size=1, max_size=3), groups=GROUPS, cuts=CUTS, starts=st.booleans())
+def test_tool_call_blocks(
+    machine: type[OutputMachine],
+    calls: list[list[tuple[str, str, str]]],
+    groups: list[int],
+    cuts: list[int],
+    starts: bool,
+) -> None:
+    """Blocks with many small parameters of every kind."""
+    text = "Call.\n\n<｜DSML｜tool_calls>\n"
+    for k, params in enumerate(calls):
+        text += f'<｜DSML｜invoke name="f{k}">\n'
+        for name, flag, value in params:
+            text += f'<｜DSML｜parameter name="{name}" {flag}>{value}</｜DSML｜parameter>\n'
+        text += "</｜DSML｜invoke>\n"
+    text += "</｜DSML｜tool_calls>after"
+    opts = ParsingOptions(starts_in_tool_calls=starts)
+    _same(machine, opts, token_steps(text, groups))
+    _same(machine, opts, text_steps(text, cuts))
+
+
+@given(text=TEXTS, cuts=CUTS)
+def test_symbolizer_shortcut(text: str, cuts: list[int]) -> None:
+    """Text without a spelling's first character passes the recogniser as is."""
+    fast, general = Symbolizer(), Symbolizer()
+    for piece in split(text, cuts):
+        assert fast.feed(piece) == general._feed(piece)
+        assert fast.held == general.held
+
+
+@given(text=st.text() | outputs)
+def test_escaping_and_sanitising_shortcuts(text: str) -> None:
+    assert escape_json_string(text) == json.dumps(text, ensure_ascii=False)[1:-1]
+    assert sanitize_text(text) == re.sub("[\ud800-\udfff]", "\ufffd", text)
+
+
+@given(token_id=st.integers(-5, len(VOCAB.id_bytes) + 5))
+def test_decoder_plain_text(token_id: int) -> None:
+    """An ordinary id's plain text (when it has one) is what decoding it gives."""
+    decoder = IncrementalDecoder(VOCAB)
+    plain = decoder.plain_text(token_id)
+    if plain is not None:
+        assert [t.text for t in decoder.decode([token_id])] == [plain]
+        assert not decoder.pending_bytes
+
+
+def test_switches_name_real_hooks() -> None:
+    """Each subclass overrides something the class it stands for has (a renamed hook would make its test
+    vacuous)."""
+    for machine in MACHINES:
+        names = [name for name in vars(machine) if not name.startswith("__")]
+        assert names, machine
+        assert all(hasattr(OutputMachine, name) for name in names), machine
+    for parser in (_NoStringPiece, _NoTagJumps):
+        names = [name for name in vars(parser) if not name.startswith("__")]
+        assert names and all(hasattr(BlockParser, name) for name in names), parser
+    assert Stage.CONTENT.value == "content"
