@@ -312,7 +312,7 @@ _SCALARS = st.one_of(
     st.none(),
     st.booleans(),
     _NUMBERS,
-    st.floats(allow_nan=False, allow_infinity=False),
+    st.floats(),
     st.integers(),
     _ODD_TEXT,
     _SPECIAL_TEXT,
@@ -527,7 +527,26 @@ def _set(body: dict[str, Any], path: tuple[Any, ...], value: Any) -> dict[str, A
     return body
 
 
-_EXTREMES = [None, True, False, -0.0, -1, 0, 1.5, 2**31, 2**63, 2**64, 10**40, -(2**64), 1e308, "1", [], {}]
+_EXTREMES = [
+    None,
+    True,
+    False,
+    -0.0,
+    -1,
+    0,
+    1.5,
+    2**31,
+    2**63,
+    2**64,
+    10**40,
+    -(2**64),
+    1e308,
+    math.nan,
+    math.inf,
+    "1",
+    [],
+    {},
+]
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
@@ -615,3 +634,16 @@ def test_v41_prompt_with_a_tokenizer_lacking_its_specials() -> None:
         dscodec.PromptEncoder().encode(request)
     assert "<｜System｜>" in caught.value.message
     assert caught.value.status_code == 500
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+@pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf])
+def test_non_finite_numbers_in_a_mapping_are_refused(protocol: str, value: float) -> None:
+    """JSON text cannot hold NaN or the infinities, so a mapping body cannot either: a 400, never a field read
+    as absent (which is what a writer turning them into null would make of them)."""
+    for base in RICH[protocol]:
+        for path in [("temperature",), ("metadata",), ("model",)]:
+            with pytest.raises(dscodec.ConversionError) as caught:
+                dscodec.convert(protocol, _set(base, path, value))  # type: ignore[arg-type]
+            assert_error_shape(protocol, caught.value)
+            assert "NaN and infinite numbers are not JSON" in caught.value.message

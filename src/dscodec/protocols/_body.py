@@ -287,10 +287,36 @@ def load_body(body: str | bytes | Mapping[str, Any]) -> Any:
         if nesting_depth_exceeds(top, MAX_NESTING_DEPTH):
             raise ConversionError(f"invalid JSON request: {depth_error(MAX_NESTING_DEPTH)}")
         try:
-            return loads(orjson.dumps(top))
-        except (orjson.JSONEncodeError, JSONDecodeError) as exc:
+            text = orjson.dumps(top)
+        except orjson.JSONEncodeError as exc:
+            raise ConversionError(f"invalid request body: not a JSON document: {exc}") from None
+        # orjson writes NaN and the infinities as null, which would turn them into absent fields; JSON text
+        # cannot hold them, so neither can a mapping (looked for only when the text has a null at all).
+        if b"null" in text and _holds_non_finite(top):
+            raise ConversionError(
+                "invalid request body: not a JSON document: NaN and infinite numbers are not JSON"
+            )
+        try:
+            return loads(text)
+        except JSONDecodeError as exc:
             raise ConversionError(f"invalid request body: not a JSON document: {exc}") from None
     raise ConversionError(f"invalid request body: expected JSON text or a mapping, got {type(body).__name__}")
+
+
+def _holds_non_finite(value: Any) -> bool:
+    """Whether a mapping read as a body holds a float that is NaN or infinite (iterative: depth is checked
+    before, but a walk needs no recursion)."""
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, float):
+            if not math.isfinite(item):
+                return True
+        elif isinstance(item, Mapping):
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return False
 
 
 def read_body(body: str | bytes | Mapping[str, Any], reader: Callable[[Any], _T]) -> _T:
