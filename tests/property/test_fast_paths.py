@@ -59,6 +59,11 @@ class _NoPlainToolCalls(OutputMachine):
         return None
 
 
+class _NoToolUnits(OutputMachine):
+    def _tool_units(self, units: str) -> list[Event] | None:
+        return None
+
+
 class _NoStringPieceMachine(OutputMachine):
     _block_parser = _NoStringPiece
 
@@ -91,7 +96,7 @@ class _NoPlainTokens(OutputMachine):
         return self.feed_tokens([TokenText(-1, text)])
 
 
-class _General(_NoScan, _NoQuick, _NoEmptyToken, _NoPlainTokens):
+class _General(_NoScan, _NoQuick, _NoEmptyToken, _NoPlainTokens, _NoToolUnits):
     """Every shortcut of the machine off."""
 
     _block_parser = type("_GeneralParser", (_NoStringPiece, _NoTagJumps), {})
@@ -187,6 +192,7 @@ MACHINES = [
     _NoPlainText,
     _NoPlainJsonValue,
     _NoPlainToolCalls,
+    _NoToolUnits,
     _NoStringPieceMachine,
     _NoTagJumpsMachine,
     _NoQuick,
@@ -268,7 +274,7 @@ PARAMETERS = st.lists(
 
 @pytest.mark.parametrize(
     "machine",
-    [_NoPlainToolCalls, _NoStringPieceMachine, _NoTagJumpsMachine, _General],
+    [_NoPlainToolCalls, _NoToolUnits, _NoStringPieceMachine, _NoTagJumpsMachine, _General],
     ids=lambda c: c.__name__.lstrip("_"),
 )
 @given(calls=st.lists(PARAMETERS, min_size=1, max_size=3), groups=GROUPS, cuts=CUTS, starts=st.booleans())

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from dscodec.stream._held import TAIL_LENGTH
 from dscodec.stream._json_value import JsonValueStage
-from dscodec.stream._markers import OPENER_START
+from dscodec.stream._markers import EOS_HARD, EOS_SOFT, OPENER_START
 from dscodec.stream._stages import DISCARD, REASONING
 from dscodec.stream.events import ContentDelta, Event, TokenLogprob
 
@@ -115,12 +115,22 @@ class FastPaths(JsonValueStage):
         """Plain token text inside a tool-call block, straight to the block parser."""
         block = self._block
         assert block is not None
-        self._pos += len(text)
         delta = block.string_value_piece(text)
         if delta is not None:  # the middle of a string argument
+            self._pos += len(text)
             return [delta]
+        return self._tool_units(text)
+
+    def _tool_units(self, units: str) -> list[Event] | None:
+        """Units inside a tool-call block (no logprob entries waiting), straight to the block parser; not when
+        they hold the end-of-sentence token."""
+        if EOS_SOFT in units or EOS_HARD in units:
+            return None
+        block = self._block
+        assert block is not None
+        self._pos += len(units)
         out: list[Event] = []
-        block.feed(text, out)
+        block.feed(units, out)
         self._tool_calls = block.calls
         if block.done:
             self._stage = DISCARD

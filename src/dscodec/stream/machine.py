@@ -254,7 +254,12 @@ class OutputMachine(FastPaths):
                 if logprobs is not None:
                     start = base + size - len(unit)
                     entries.append((base + size - 1 if unit else base + size, start, logprobs[k]))
-            return self._process("".join(parts))
+            units = "".join(parts)
+            if self._stage is TOOL_CALLS and not entries and not self._orphans[0] and not self._orphans[1]:
+                fast = self._tool_units(units)
+                if fast is not None:
+                    return fast
+            return self._process(units)
         except BaseException as exc:
             raise self._fail(exc) from exc
 
