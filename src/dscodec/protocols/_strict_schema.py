@@ -79,11 +79,7 @@ class _StrictReader:
             if item not in _STRICT_LIST_TYPES:
                 fail(f"field `type`: {unknown_variant(item, _STRICT_LIST_TYPES)}", None)
             names.append(item)
-        out: dict[str, Any] = {"type": names}
-        description = self.optional_str(value, "description")
-        if description is not None:
-            out["description"] = description
-        return out
+        return self.described({"type": names}, value)
 
     @staticmethod
     def type_name_in_map(item: Mapping[str, Any]) -> str:
@@ -110,18 +106,15 @@ class _StrictReader:
                 read.append(self.typed(tagged))
             except WireError as exc:
                 raise WireError(f"field `anyOf`: {exc.detail}") from None
-        out: dict[str, Any] = {"anyOf": read}
-        description = self.optional_str(value, "description")
-        if description is not None:
-            out["description"] = description
-        return out
+        return self.described({"anyOf": read}, value)
 
     @staticmethod
-    def optional_str(value: Mapping[str, Any], key: str) -> str | None:
-        item = value.get(key)
-        if item is None:
-            return None
-        return read_str(item, None)
+    def described(out: dict[str, Any], value: Mapping[str, Any]) -> dict[str, Any]:
+        """``out`` with the ``description`` of ``value`` added when it has one (a string)."""
+        item = value.get("description")
+        if item is not None:
+            out["description"] = read_str(item, None)
+        return out
 
     def typed(self, value: Mapping[str, Any]) -> dict[str, Any]:
         kind = read_tag(value, "type", _STRICT_TYPES, None)

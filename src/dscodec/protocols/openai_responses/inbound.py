@@ -519,13 +519,7 @@ def _echo(req: wire.ResponsesRequest) -> dict[str, Any]:
 
 def _echo_tool(tool: wire.Tool | wire.FunctionTool | wire.CustomTool) -> dict[str, Any] | None:
     if isinstance(tool, wire.FunctionTool):
-        return {
-            "type": "function",
-            "name": tool.name,
-            "description": tool.description,
-            "parameters": tool.parameters,
-            "strict": tool.strict,
-        }
+        return {"type": "function", **_fields(tool, "name", "description", "parameters", "strict")}
     if isinstance(tool, wire.CustomTool):
         return {"type": "custom", "name": tool.name}
     if isinstance(tool, wire.NamespaceTool):
@@ -542,12 +536,7 @@ def _echo_tool(tool: wire.Tool | wire.FunctionTool | wire.CustomTool) -> dict[st
             "search_context_size": tool.search_context_size,
             "user_location": None
             if location is None
-            else {
-                "city": location.city,
-                "country": location.country,
-                "region": location.region,
-                "timezone": location.timezone,
-            },
+            else _fields(location, "city", "country", "region", "timezone"),
         }
     return None
 
@@ -564,11 +553,10 @@ def _echo_tool_choice(choice: wire.ToolChoice | None) -> Any:
 
 def _echo_format(fmt: wire.TextFormat) -> dict[str, Any]:
     if isinstance(fmt, wire.JsonSchemaFormat):
-        return {
-            "type": "json_schema",
-            "name": fmt.name,
-            "schema": fmt.schema,
-            "description": fmt.description,
-            "strict": fmt.strict,
-        }
+        return {"type": "json_schema", **_fields(fmt, "name", "schema", "description", "strict")}
     return {"type": fmt}
+
+
+def _fields(value: object, *names: str) -> dict[str, Any]:
+    """The named attributes of ``value``, in that order, as the response echoes them."""
+    return {name: getattr(value, name) for name in names}
