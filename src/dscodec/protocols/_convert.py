@@ -3,15 +3,16 @@
 Each protocol's ``inbound.INBOUND`` reads the body with its protocol's reader and converts it with its own
 converter; :class:`Inbound` gives all three the same frame (read, convert, any error naming the protocol).
 :class:`Content` joins message parts and places the image tokens; :func:`fill_reasoning` applies thinking
-mode's rule for the reasoning of earlier assistant turns (behavior.md#chat-assistant-messages); :func:`conversation_request` makes the
-neutral request from what a converter resolved. None of them depends on a protocol's field names.
+mode's rule for the reasoning of earlier assistant turns (behavior.md#chat-assistant-messages); :class:`RequestConverter` holds what a
+converter resolves and makes the neutral request from it. None of them depends on a field name that not all
+three protocols share.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from dscodec import conversation as conv
 from dscodec.errors import ConversionError
@@ -19,10 +20,20 @@ from dscodec.options import ConversionOptions
 from dscodec.protocols._body import read_body
 from dscodec.protocols._constraints import tool_call_constraint
 from dscodec.protocols._images import IMAGE_TOKEN
-from dscodec.protocols._sampling import EffortInput, resolve_effort, resolve_temperature, resolve_top_p
+from dscodec.protocols._sampling import (
+    EffortInput,
+    ThinkingSwitch,
+    check_temperature,
+    check_top_p,
+    resolve_effort,
+    resolve_model,
+    resolve_temperature,
+    resolve_thinking,
+    resolve_top_p,
+)
 from dscodec.protocols._unsupported import rejecting
 
-__all__ = ["PART_SEPARATOR", "Content", "Inbound", "conversation_request", "fill_reasoning"]
+__all__ = ["PART_SEPARATOR", "Content", "Inbound", "RequestConverter", "WireRequest", "fill_reasoning"]
 
 #: Content parts (texts, image tokens, placeholders) are joined with a blank line (behavior.md#chat-content-parts).
 PART_SEPARATOR = "\n\n"
@@ -154,80 +165,131 @@ def fill_reasoning(
         message.reasoning = ""
 
 
-def conversation_request(
-    *,
-    protocol: conv.Protocol,
-    model: str,
-    version: conv.ModelVersion,
-    stream: bool,
-    messages: list[conv.Message],
-    thinking: bool,
-    effort: EffortInput | None,
-    tools: list[conv.ToolDefinition],
-    tool_choice: conv.ToolChoice,
-    temperature: float | None,
-    top_p: float | None,
-    max_tokens: int | None,
-    response_format: conv.ResponseFormat = "text",
-    response_schema: Any = None,
-    response_regex: str | None = None,
-    format_constraint: conv.OutputConstraint | None = None,
-    logprobs: bool = False,
-    top_logprobs: int | None = None,
-    seed: int | None = None,
-    initial_stage: conv.ThinkingStage = "reasoning_start",
-    stop: Sequence[str] = (),
-    wire: object = None,
-) -> conv.ConversationRequest:
-    """The neutral request from the fields a converter checked and resolved.
+class WireRequest(Protocol):
+    """The fields every protocol's typed request has, under the same names."""
 
-    What follows from them is the same in every protocol: the effort level (behavior.md#thinking-and-effort), the sampled temperature and
-    top_p (behavior.md#sampling), the output constraint (the tools', else any JSON for ``json_object``, else the response
-    format's ``format_constraint``, behavior.md#output-constraints), and how the output is parsed (tool calls when tools are offered, from
-    the start when a call is required; JSON for ``json_object``; ``initial_stage`` only in thinking mode).
-    ``wire`` is what the protocol keeps for its own stream writer.
+    @property
+    def model(self) -> str: ...
+
+    @property
+    def stream(self) -> bool | None: ...
+
+    @property
+    def temperature(self) -> float | None: ...
+
+    @property
+    def top_p(self) -> float | None: ...
+
+
+_Wire = TypeVar("_Wire", bound=WireRequest)
+
+
+@dataclass
+class RequestConverter(Generic[_Wire]):
+    """What every protocol's converter holds and does first and last.
+
+    A converter resolves the model and thinking mode first (:meth:`start`), then checks and converts its
+    protocol's fields, and ends with :meth:`finish`, which makes the neutral request.
+
+    Attributes:
+        request: the typed request.
+        options: the conversion options.
+        version: the template version of the requested model, once :meth:`start` resolved it.
+        thinking: whether thinking is on, once resolved.
+        effort: the effort the request asks for (its protocol's field), once :meth:`start` saw it.
     """
-    if tools:
-        constraint: conv.OutputConstraint | None = tool_call_constraint(
-            tools, required=tool_choice == "required"
+
+    #: The protocol's name (a class attribute of each converter).
+    protocol: ClassVar[conv.Protocol]
+
+    request: _Wire
+    options: ConversionOptions
+    version: conv.ModelVersion = "v4"
+    thinking: bool = False
+    effort: EffortInput | None = None
+
+    def start(self, switch: ThinkingSwitch | None, effort: EffortInput | None) -> bool:
+        """Resolve the model's template version and the thinking mode; whether thinking is on."""
+        self.version = resolve_model(self.request.model, self.options)
+        self.effort = effort
+        self.thinking = resolve_thinking(
+            switch, effort, default_thinking_mode=self.options.default_thinking_mode
         )
-    elif response_format == "json_object":
-        constraint = conv.OutputConstraint(kind="json", schema="")
-    else:
-        constraint = format_constraint
-    conversation = conv.Conversation(
-        messages=messages,
-        thinking_mode=thinking,
-        reasoning_effort=resolve_effort(thinking, effort),
-        tools=tools,
-        tool_choice=tool_choice,
-        response_format=response_format,
-        response_schema=response_schema,
-        response_regex=response_regex,
-    )
-    inference = conv.InferenceOptions(
-        temperature=resolve_temperature(thinking, temperature),
-        top_p=resolve_top_p(version, thinking, top_p, tools_active=bool(tools)),
-        max_tokens=max_tokens,
-        logprobs=logprobs,
-        top_logprobs=top_logprobs,
-        seed=seed,
-        output_constraint=constraint,
-    )
-    parsing = conv.ParsingOptions(
-        parse_tool_calls=bool(tools),
-        starts_in_tool_calls=tool_choice == "required",
-        parse_json_output=response_format == "json_object",
-        thinking_initial_stage=initial_stage if thinking else None,
-        stop_sequences=list(stop),
-    )
-    return conv.ConversationRequest(
-        protocol=protocol,
-        model=model,
-        model_version=version,
-        stream=stream,
-        conversation=conversation,
-        inference_options=inference,
-        parsing_options=parsing,
-        wire=wire,
-    )
+        return self.thinking
+
+    def check_sampling(self) -> None:
+        """Check ``temperature`` and ``top_p``, which every protocol has (behavior.md#sampling)."""
+        check_temperature(self.request.temperature)
+        check_top_p(self.request.top_p)
+
+    def finish(
+        self,
+        messages: list[conv.Message],
+        tools: list[conv.ToolDefinition],
+        tool_choice: conv.ToolChoice,
+        *,
+        max_tokens: int | None,
+        response_format: conv.ResponseFormat = "text",
+        response_schema: Any = None,
+        response_regex: str | None = None,
+        format_constraint: conv.OutputConstraint | None = None,
+        logprobs: bool = False,
+        top_logprobs: int | None = None,
+        seed: int | None = None,
+        initial_stage: conv.ThinkingStage = "reasoning_start",
+        stop: Sequence[str] = (),
+        wire: object = None,
+    ) -> conv.ConversationRequest:
+        """The neutral request from what the converter checked and resolved.
+
+        What follows from it is the same in every protocol: the effort level (behavior.md#thinking-and-effort), the sampled temperature and
+        top_p (behavior.md#sampling), the output constraint (the tools', else any JSON for ``json_object``, else the response
+        format's ``format_constraint``, behavior.md#output-constraints), and how the output is parsed (tool calls when tools are offered, from
+        the start when a call is required; JSON for ``json_object``; ``initial_stage`` only in thinking mode).
+        ``wire`` is what the protocol keeps for its own stream writer.
+        """
+        req, version, thinking = self.request, self.version, self.thinking
+        if tools:
+            constraint: conv.OutputConstraint | None = tool_call_constraint(
+                tools, required=tool_choice == "required"
+            )
+        elif response_format == "json_object":
+            constraint = conv.OutputConstraint(kind="json", schema="")
+        else:
+            constraint = format_constraint
+        conversation = conv.Conversation(
+            messages=messages,
+            thinking_mode=thinking,
+            reasoning_effort=resolve_effort(thinking, self.effort),
+            tools=tools,
+            tool_choice=tool_choice,
+            response_format=response_format,
+            response_schema=response_schema,
+            response_regex=response_regex,
+        )
+        inference = conv.InferenceOptions(
+            temperature=resolve_temperature(thinking, req.temperature),
+            top_p=resolve_top_p(version, thinking, req.top_p, tools_active=bool(tools)),
+            max_tokens=max_tokens,
+            logprobs=logprobs,
+            top_logprobs=top_logprobs,
+            seed=seed,
+            output_constraint=constraint,
+        )
+        parsing = conv.ParsingOptions(
+            parse_tool_calls=bool(tools),
+            starts_in_tool_calls=tool_choice == "required",
+            parse_json_output=response_format == "json_object",
+            thinking_initial_stage=initial_stage if thinking else None,
+            stop_sequences=list(stop),
+        )
+        return conv.ConversationRequest(
+            protocol=self.protocol,
+            model=req.model,
+            model_version=version,
+            stream=req.stream is True,
+            conversation=conversation,
+            inference_options=inference,
+            parsing_options=parsing,
+            wire=wire,
+        )

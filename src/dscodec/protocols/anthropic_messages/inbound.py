@@ -31,7 +31,6 @@ from typing import NoReturn
 from dscodec import conversation as conv
 from dscodec._json import dumps_prompt
 from dscodec.errors import ConversionError
-from dscodec.options import ConversionOptions
 from dscodec.protocols import _body, _convert, _images, _sampling, _tools
 from dscodec.protocols.anthropic_messages import models as wire
 
@@ -68,10 +67,9 @@ class _PendingCalls:
 
 
 @dataclass
-class _Converter:
-    request: wire.MessagesRequest
-    options: ConversionOptions
-    version: conv.ModelVersion = "v4"
+class _Converter(_convert.RequestConverter[wire.MessagesRequest]):
+    protocol = PROTOCOL
+
     #: The names of the client tools (server tools removed), for tool_addition and tool_reference blocks.
     declared: set[str] = field(default_factory=set)
     #: Names of the web search tools removed under ``messages_web_search="drop"``.
@@ -83,10 +81,7 @@ class _Converter:
         # The order of the checks below is the reference's (refined by differential testing): a request
         # breaking several rules gets the error of the first one.
         req = self.request
-        self.version = _sampling.resolve_model(req.model, self.options)
-        thinking = _sampling.resolve_thinking(
-            req.thinking, req.effort, default_thinking_mode=self.options.default_thinking_mode
-        )
+        thinking = self.start(req.thinking, req.effort)
         client_tools = self._client_tools()
         if self.version != "v4" and client_tools and all(t.defer_loading is True for t in client_tools):
             # V4.1 needs at least one tool it can list (checked before anything else about tools or messages).
@@ -103,28 +98,14 @@ class _Converter:
 
         stop = req.stop_sequences or ()
         _sampling.check_stop(stop, is_list=True)
-        _sampling.check_temperature(req.temperature)
-        _sampling.check_top_p(req.top_p)
+        self.check_sampling()
         max_tokens = self._max_tokens(thinking)
         # Deviation D16, checked after every rule of the reference (which accepts stop sequences of any length).
         _sampling.check_stop_lengths(stop, field="stop_sequences", is_list=True)
 
-        return _convert.conversation_request(
-            protocol=PROTOCOL,
-            model=req.model,
-            version=self.version,
-            stream=req.stream is True,
-            messages=messages,
-            thinking=thinking,
-            effort=req.effort,
-            tools=tools,
-            tool_choice=tool_choice,
-            temperature=req.temperature,
-            top_p=req.top_p,
-            max_tokens=max_tokens,
-            # A trailing assistant message is a complete turn, so the model always starts afresh (behavior.md#messages).
-            initial_stage="reasoning_start",
-            stop=stop,
+        # A trailing assistant message is a complete turn, so the model always starts afresh (behavior.md#messages).
+        return self.finish(
+            messages, tools, tool_choice, max_tokens=max_tokens, initial_stage="reasoning_start", stop=stop
         )
 
     # -- tools and tool choice (behavior.md#messages, behavior.md#tools-and-tool-choice) ---------------------

@@ -14,7 +14,6 @@ from typing import Any
 
 from dscodec import conversation as conv
 from dscodec.errors import ConversionError
-from dscodec.options import ConversionOptions
 from dscodec.protocols import _constraints, _convert, _images, _sampling, _tools
 from dscodec.protocols.openai_chat import ChatWire
 from dscodec.protocols.openai_chat import models as wire
@@ -25,19 +24,14 @@ PROTOCOL: conv.Protocol = "chat_completions"
 
 
 @dataclass
-class _Converter:
-    request: wire.ChatCompletionRequest
-    options: ConversionOptions
-    version: conv.ModelVersion = "v4"
+class _Converter(_convert.RequestConverter[wire.ChatCompletionRequest]):
+    protocol = PROTOCOL
 
     def convert(self) -> conv.ConversationRequest:
         # The order of the checks below is the reference's (behavior.md#chat-check-order, refined by differential testing): a request
         # breaking several rules gets the error of the first one.
         req = self.request
-        self.version = _sampling.resolve_model(req.model, self.options)
-        thinking = _sampling.resolve_thinking(
-            req.thinking, req.reasoning_effort, default_thinking_mode=self.options.default_thinking_mode
-        )
+        thinking = self.start(req.thinking, req.reasoning_effort)
         wire_tools = req.tools or ()
         _tools.validate_tool_names([t.name for t in wire_tools])
         messages = self._messages(thinking)
@@ -75,8 +69,7 @@ class _Converter:
             raise ConversionError("Invalid n value (currently only n = 1 is supported)")
         _sampling.check_penalty("presence_penalty", req.presence_penalty)
         _sampling.check_penalty("frequency_penalty", req.frequency_penalty)
-        _sampling.check_temperature(req.temperature)
-        _sampling.check_top_p(req.top_p)
+        self.check_sampling()
         _sampling.check_top_logprobs(req.top_logprobs, req.logprobs)
         # Deviation D4: the reference ignores max_completion_tokens. dscodec honours it as the output limit,
         # and when both fields are sent the newer max_completion_tokens wins (max_tokens is its deprecated
@@ -88,18 +81,10 @@ class _Converter:
         # Deviation D16, checked after every rule of the reference (which accepts stop strings of any length).
         _sampling.check_stop_lengths(stop, field="stop", is_list=req.stop_is_list)
 
-        return _convert.conversation_request(
-            protocol=PROTOCOL,
-            model=req.model,
-            version=self.version,
-            stream=req.stream is True,
-            messages=messages,
-            thinking=thinking,
-            effort=req.reasoning_effort,
-            tools=tools,
-            tool_choice=tool_choice,
-            temperature=req.temperature,
-            top_p=req.top_p,
+        return self.finish(
+            messages,
+            tools,
+            tool_choice,
             max_tokens=max_tokens,
             response_format=_format_name(response_format),
             response_schema=response_schema,

@@ -27,7 +27,6 @@ from typing import Any
 from dscodec import conversation as conv
 from dscodec._json import dumps_compact
 from dscodec.errors import ConversionError
-from dscodec.options import ConversionOptions
 from dscodec.prompt.dialects import APPLY_PATCH_TOOL
 from dscodec.protocols import _body, _constraints, _convert, _images, _sampling, _tools
 from dscodec.protocols.openai_responses import ResponsesWire
@@ -87,10 +86,9 @@ class _Turn:
 
 
 @dataclass
-class _Converter:
-    request: wire.ResponsesRequest
-    options: ConversionOptions
-    version: conv.ModelVersion = "v4"
+class _Converter(_convert.RequestConverter[wire.ResponsesRequest]):
+    protocol = PROTOCOL
+
     out: list[conv.Message] = field(default_factory=list)
     turn: _Turn | None = None
     call_ids: set[str] = field(default_factory=set)
@@ -104,11 +102,7 @@ class _Converter:
 
     def convert(self) -> conv.ConversationRequest:
         req = self.request
-        self.version = _sampling.resolve_model(req.model, self.options)
-        effort = req.reasoning.effort if req.reasoning is not None else None
-        thinking = _sampling.resolve_thinking(
-            None, effort, default_thinking_mode=self.options.default_thinking_mode
-        )
+        thinking = self.start(None, req.reasoning.effort if req.reasoning is not None else None)
         self._check_tool_list()
         if req.input is None and not req.instructions:
             raise ConversionError("Either input or instructions must be provided")
@@ -132,8 +126,7 @@ class _Converter:
             response_schema = fmt.schema
             format_constraint = _constraints.json_schema_constraint(fmt.schema, strict=fmt.strict)
         _constraints.check_strict_tools(tools, text_format=fmt == "text")
-        _sampling.check_temperature(req.temperature)
-        _sampling.check_top_p(req.top_p)
+        self.check_sampling()
         if req.top_logprobs is not None:
             # Asking for top_logprobs is asking for logprobs: Responses has no separate switch (behavior.md#responses).
             _sampling.check_top_logprobs_range(req.top_logprobs)
@@ -147,18 +140,10 @@ class _Converter:
                 param=f"input[{index}].type",
             )
 
-        return _convert.conversation_request(
-            protocol=PROTOCOL,
-            model=req.model,
-            version=self.version,
-            stream=req.stream is True,
-            messages=messages,
-            thinking=thinking,
-            effort=effort,
-            tools=tools,
-            tool_choice=tool_choice,
-            temperature=req.temperature,
-            top_p=req.top_p,
+        return self.finish(
+            messages,
+            tools,
+            tool_choice,
             max_tokens=req.max_output_tokens,
             response_format=_format_name(fmt),
             response_schema=response_schema,
