@@ -318,6 +318,7 @@ def test_decoder_plain_text(token_id: int) -> None:
     """An ordinary id's plain text (when it has one) is what decoding it gives."""
     decoder = IncrementalDecoder(VOCAB)
     plain = decoder.plain_text(token_id)
+    assert decoder.plain_text(token_id) == plain  # remembered or not, the same answer
     if plain is not None:
         assert [t.text for t in decoder.decode([token_id])] == [plain]
         assert not decoder.pending_bytes

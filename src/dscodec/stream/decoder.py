@@ -62,6 +62,10 @@ def logprob_token_text(data: bytes) -> str:
         return "".join(f"\\x{b:02x}" for b in data)
 
 
+#: Most entries each cache of an :class:`IncrementalDecoder` (plain texts, logprob fields) holds.
+_CACHE_LIMIT = 200_000
+
+
 class IncrementalDecoder:
     """Decodes streamed token ids; holds incomplete UTF-8 between calls.
 
@@ -71,7 +75,7 @@ class IncrementalDecoder:
         ('', '😀')
     """
 
-    __slots__ = ("_lp_cache", "_pending", "_rows", "_special", "_utf8")
+    __slots__ = ("_lp_cache", "_pending", "_plain", "_rows", "_special", "_utf8")
 
     def __init__(self, vocab: Vocabulary) -> None:
         self._rows = vocab.id_bytes
@@ -79,6 +83,7 @@ class IncrementalDecoder:
         self._utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._pending = False
         self._lp_cache: dict[int, tuple[str, tuple[int, ...]]] = {}
+        self._plain: dict[int, str] = {}  # plain texts found so far (ids repeat a lot within one output)
 
     @property
     def pending_bytes(self) -> bool:
@@ -121,18 +126,26 @@ class IncrementalDecoder:
         end), bytes that do not form whole characters, or an incomplete sequence held from before — use
         :meth:`decode` for those.
         """
-        if self._pending or token_id in self._special or token_id < 0:
+        if self._pending:
+            return None
+        text = self._plain.get(token_id)
+        if text is not None:
+            return text
+        if token_id in self._special or token_id < 0:
             return None
         try:
             data = self._rows[token_id]
         except IndexError:
             return None
-        if data.isascii():
-            return data.decode("ascii") if data else None
+        if not data:
+            return None
         try:
-            return data.decode("utf-8")
+            text = data.decode("utf-8")
         except UnicodeDecodeError:
             return None
+        if len(self._plain) < _CACHE_LIMIT:
+            self._plain[token_id] = text
+        return text
 
     def flush(self) -> str:
         """End of output: an incomplete sequence still held becomes one U+FFFD."""
@@ -156,7 +169,7 @@ class IncrementalDecoder:
         if fields is None:
             data = self.token_bytes(token_id)
             fields = (logprob_token_text(data), tuple(data))
-            if len(self._lp_cache) < 200_000:
+            if len(self._lp_cache) < _CACHE_LIMIT:
                 self._lp_cache[token_id] = fields
         return fields
 
