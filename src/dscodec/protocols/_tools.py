@@ -10,8 +10,8 @@ narrow them to one, or force a call, which thinking mode refuses. Some tools loo
 from __future__ import annotations
 
 import re
-from collections.abc import Container, Iterable, Mapping, Sequence
-from typing import Any, Literal
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
+from typing import Any, Literal, Protocol, TypeVar
 
 from dscodec.conversation import ModelVersion, ToolDefinition
 from dscodec.errors import ConversionError
@@ -29,6 +29,7 @@ __all__ = [
     "namespaced_name",
     "namespaced_names",
     "resolve_tool_choice",
+    "unique_definitions",
     "unknown_tool_choice",
     "validate_function_parameters",
     "validate_tool_names",
@@ -131,6 +132,33 @@ def function_definition(
         validate_function_parameters(name, parameters)
         checked = parameters
     return ToolDefinition(name=name, description=description, parameters=checked, strict=strict)
+
+
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+_Tool = TypeVar("_Tool", bound=_Named)
+
+
+def unique_definitions(
+    tools: Iterable[_Tool], define: Callable[[_Tool], ToolDefinition]
+) -> list[ToolDefinition]:
+    """``define`` of each tool in order, each tool's name checked to differ from the earlier ones first (so a
+    repeated name is refused before the tool's schema is looked at).
+
+    Raises:
+        ConversionError: two tools share a name.
+    """
+    definitions: list[ToolDefinition] = []
+    names: set[str] = set()
+    for tool in tools:
+        if tool.name in names:
+            raise ConversionError("Tool names must be unique.")
+        names.add(tool.name)
+        definitions.append(define(tool))
+    return definitions
 
 
 # -- tools that depend on the template (behavior.md#apply-patch-tool) ---------------------------------------

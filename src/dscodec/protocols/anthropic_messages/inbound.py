@@ -133,25 +133,18 @@ class _Converter(_convert.RequestConverter[wire.MessagesRequest]):
         if self.request.tool_choice == "none":
             # The tools vanish before their schemas are looked at (only their names were checked), as in Chat.
             return []
-        tools: list[conv.ToolDefinition] = []
-        names: set[str] = set()
-        for tool in client:
-            # Each tool's name must differ from the earlier ones before its schema is checked (as in Chat).
-            if tool.name in names:
-                raise ConversionError("Tool names must be unique.")
-            names.add(tool.name)
-            # ``input_schema`` is required: a missing one is checked like ``null`` (behavior.md#messages).
-            _tools.validate_function_parameters(tool.name, tool.input_schema)
-            tools.append(
-                conv.ToolDefinition(
-                    name=tool.name,
-                    description=tool.description,
-                    parameters=tool.input_schema,
-                    # V4 has no deferred tools: every tool is listed (behavior.md#messages).
-                    defer_loading=self.version != "v4" and tool.defer_loading is True,
-                )
-            )
-        return tools
+        return _tools.unique_definitions(client, self._definition)
+
+    def _definition(self, tool: wire.FunctionTool) -> conv.ToolDefinition:
+        # ``input_schema`` is required: a missing one is checked like ``null`` (behavior.md#messages).
+        _tools.validate_function_parameters(tool.name, tool.input_schema)
+        return conv.ToolDefinition(
+            name=tool.name,
+            description=tool.description,
+            parameters=tool.input_schema,
+            # V4 has no deferred tools: every tool is listed (behavior.md#messages).
+            defer_loading=self.version != "v4" and tool.defer_loading is True,
+        )
 
     def _announce(self, messages: list[conv.Message], tools: list[conv.ToolDefinition]) -> list[conv.Message]:
         """Give the announcing system messages their tools: only tools still offered after tool_choice count,

@@ -107,17 +107,12 @@ class _Converter(_convert.RequestConverter[wire.ChatCompletionRequest]):
         if self.request.tool_choice == "none":
             # The tools vanish before their schemas are looked at (only their names were checked).
             return []
-        tools: list[conv.ToolDefinition] = []
-        names: set[str] = set()
-        for tool in wire_tools:
-            # Each tool's name must differ from the earlier ones before its schema is checked.
-            if tool.name in names:
-                raise ConversionError("Tool names must be unique.")
-            names.add(tool.name)
-            tools.append(
-                _tools.function_definition(tool.name, tool.description, tool.parameters, strict=tool.strict)
-            )
-        return tools
+        return _tools.unique_definitions(
+            wire_tools,
+            lambda tool: _tools.function_definition(
+                tool.name, tool.description, tool.parameters, strict=tool.strict
+            ),
+        )
 
     def _tool_choice(
         self, tools: list[conv.ToolDefinition], thinking: bool
