@@ -26,6 +26,7 @@ __all__ = [
     "checked_image_sources",
     "file_data_problem",
     "image_source_for_url",
+    "reference_or_refuse",
 ]
 
 #: Spelling of the image placeholder token (behavior.md#special-tokens, ``SpecialToken.Image``).
@@ -175,6 +176,26 @@ def file_data_problem(file_data: str) -> str | None:
     if parsed.base64 and not _forgiving_base64_ok(_percent_decode(parsed.body)):
         return "file_data is not a valid base64 data url"
     return None
+
+
+def reference_or_refuse(
+    where: str, kind: str, reference: str | None, file_id: str | None, fields: tuple[str, str]
+) -> str:
+    """The reference of a part that gives its image either by ``reference`` or by ``file_id``; ``fields`` are
+    the two fields as the message for neither and the message for both name them.
+
+    Raises:
+        ConversionError: neither is given, both are, or only the file id (dscodec has no files to look up).
+    """
+    if reference is None and file_id is None:
+        raise ConversionError(f"{where}: {kind} must have {fields[0]}")
+    if reference is not None and file_id is not None:
+        raise ConversionError(f"{where}: {kind} cannot have both {fields[1]}")
+    if reference is None:
+        raise ConversionError(
+            f"{where}: file_id is not supported. Pass the image as a base64 data url instead."
+        )
+    return reference
 
 
 def checked_image_source(url: str, *, detail: ImageDetail, path: str) -> ImageSource:

@@ -21,6 +21,8 @@ from dscodec.protocols.openai_chat import models as wire
 __all__ = ["INBOUND", "parse_request"]
 
 PROTOCOL: conv.Protocol = "chat_completions"
+#: A file part's two fields, as the messages for neither and for both name them.
+_FILE_FIELDS = ("a file_id or file_data", "file_id and file_data")
 
 
 @dataclass
@@ -263,20 +265,14 @@ class _Converter(_convert.RequestConverter[wire.ChatCompletionRequest]):
                 urls.append(None)
             elif isinstance(part, wire.ImageUrlPart):
                 urls.append((part.url, part.detail))
-            elif part.file_id is None and part.file_data is None:
-                raise ConversionError(f"{path}: file must have a file_id or file_data")
-            elif part.file_id is not None and part.file_data is not None:
-                raise ConversionError(f"{path}: file cannot have both file_id and file_data")
-            elif part.file_id is not None:
-                raise ConversionError(
-                    f"{path}: file_id is not supported. Pass the image as a base64 data url instead."
-                )
             else:
-                assert part.file_data is not None
-                problem = _images.file_data_problem(part.file_data)
+                file_data = _images.reference_or_refuse(
+                    path, "file", part.file_data, part.file_id, _FILE_FIELDS
+                )
+                problem = _images.file_data_problem(file_data)
                 if problem is not None:
                     raise ConversionError(f"{path}: {problem}")
-                urls.append((part.file_data, "high"))
+                urls.append((file_data, "high"))
         return urls
 
     def _check_prefix(self, messages: list[conv.Message]) -> None:

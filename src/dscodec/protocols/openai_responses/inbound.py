@@ -35,6 +35,8 @@ from dscodec.protocols.openai_responses import models as wire
 __all__ = ["INBOUND", "parse_request"]
 
 PROTOCOL: conv.Protocol = "responses"
+#: An input_image part's two fields, as the messages for neither and for both name them.
+_IMAGE_FIELDS = ("image_url or file_id", "image_url and file_id")
 
 #: Text standing for an ``input_file`` part, on both templates (behavior.md#responses).
 UNSUPPORTED_DOCUMENT_TEXT = "[Unsupported Document]"
@@ -422,16 +424,10 @@ class _Converter(_convert.RequestConverter[wire.ResponsesRequest]):
                 urls.append(None)
                 continue
             where = f"{parts_path}[{position}]"
-            if part.image_url is None and part.file_id is None:
-                raise ConversionError(f"{where}: input_image must have image_url or file_id")
-            if part.image_url is not None and part.file_id is not None:
-                raise ConversionError(f"{where}: input_image cannot have both image_url and file_id")
-            if part.file_id is not None:
-                raise ConversionError(
-                    f"{where}: file_id is not supported. Pass the image as a base64 data url instead."
-                )
-            assert part.image_url is not None  # refused above when missing
-            urls.append((part.image_url, part.detail))
+            url = _images.reference_or_refuse(
+                where, "input_image", part.image_url, part.file_id, _IMAGE_FIELDS
+            )
+            urls.append((url, part.detail))
         return urls
 
 
