@@ -50,19 +50,16 @@ class _Choice:
     calls: dict[int, _Call] = field(default_factory=dict)
 
 
+#: A usage object's total and the counts it adds up, and each detail count with the count it is part of.
+_USAGE_TOTAL = ("total_tokens", "prompt_tokens", "completion_tokens")
+_USAGE_PARTS = (
+    ("prompt_tokens_details", "cached_tokens", "prompt_tokens"),
+    ("completion_tokens_details", "reasoning_tokens", "completion_tokens"),
+)
+
+
 def _usage(report: Report, usage: Mapping[str, Any], index: int | None, path: str) -> None:
-    check_counts(
-        report,
-        "CHT010",
-        usage,
-        index,
-        path,
-        total=("total_tokens", "prompt_tokens", "completion_tokens"),
-        parts=(
-            ("prompt_tokens_details", "cached_tokens", "prompt_tokens"),
-            ("completion_tokens_details", "reasoning_tokens", "completion_tokens"),
-        ),
-    )
+    check_counts(report, "CHT010", usage, index, path, total=_USAGE_TOTAL, parts=_USAGE_PARTS)
 
 
 def _include_usage(request: Mapping[str, Any] | None) -> bool:

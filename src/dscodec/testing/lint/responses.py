@@ -75,20 +75,17 @@ class _Item:
     final: Mapping[str, Any] | None = None  # the item of output_item.done
 
 
+#: A usage object's total and the counts it adds up, and each detail count with the count it is part of.
+_USAGE_TOTAL = ("total_tokens", "input_tokens", "output_tokens")
+_USAGE_PARTS = (
+    ("input_tokens_details", "cached_tokens", "input_tokens"),
+    ("output_tokens_details", "reasoning_tokens", "output_tokens"),
+)
+
+
 def _usage(report: Report, usage: Any, index: int | None, path: str) -> None:
     if isinstance(usage, Mapping):
-        check_counts(
-            report,
-            "RSP013",
-            usage,
-            index,
-            path,
-            total=("total_tokens", "input_tokens", "output_tokens"),
-            parts=(
-                ("input_tokens_details", "cached_tokens", "input_tokens"),
-                ("output_tokens_details", "reasoning_tokens", "output_tokens"),
-            ),
-        )
+        check_counts(report, "RSP013", usage, index, path, total=_USAGE_TOTAL, parts=_USAGE_PARTS)
 
 
 def _status(report: Report, kind: str, response: Mapping[str, Any], index: int | None, path: str) -> None:
