@@ -33,8 +33,19 @@ import os
 import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Union
 
+from dscodec._words import (
+    CUT,
+    SEPARATOR,
+    cutting_is_safe,
+    is_word_text,
+    safe_cuts,
+    splits_words_exactly,
+    tokenizers_module,
+    word_res,
+    word_tokenizer,
+)
 from dscodec.errors import SpecialTokenMissing, TokenizerError
 
 if TYPE_CHECKING:
@@ -56,13 +67,6 @@ TokenizerLike = Union[str, "os.PathLike[str]", "Tokenizer", "Vocabulary", None]
 #: Text for ``tokenizers`` longer than this many characters is cut into pieces of about this size first, so that
 #: one long text does not keep one core busy while the others idle.
 PIECE_CHARS = 2_048
-
-
-def _tokenizers() -> Any:
-    """The ``tokenizers`` package, imported on first use: ``import dscodec`` does not pay for it."""
-    import tokenizers
-
-    return tokenizers
 
 
 def bundled_tokenizer_path() -> Path:
@@ -111,193 +115,20 @@ def _byte_table() -> dict[int, int]:
     return table
 
 
-# -- where text may be cut ---------------------------------------------------------------------------------------
-
-#: A line break followed by spaces or tabs and then a character that is not whitespace.
-_CUT = re.compile(r"\n(?=[ \t]*[^\s])")
-
-
-def safe_cuts(text: str, piece: int) -> list[int]:
-    """Offsets (each at least ``piece`` characters apart) where ``text`` may be cut without changing its tokens.
-
-    A cut goes right after a line break that is followed by spaces or tabs and then a character that is not
-    whitespace. The DeepSeek V4 pre-tokenizer always starts a new word there: of its pattern's alternatives, only
-    ``\\s*[\\r\\n]+`` and `` ?[\\p{P}\\p{S}]+[\\r\\n]*`` can take a line break, both end with line breaks, and no
-    other line break follows before the next word; at any whitespace before the break ``\\s*[\\r\\n]+`` is the
-    first alternative that matches, and it ends at the break. BPE merges never cross words, so encoding the two
-    sides separately yields the same ids. Python's ``\\s`` holds every character Unicode calls white space, so
-    the character after the spaces is never one the pre-tokenizer treats as whitespace. The vocabulary checks
-    that the tokenizer uses that pre-tokenizer before it cuts.
-    """
-    cuts: list[int] = []
-    start = 0
-    while len(text) - start > piece:
-        match = _CUT.search(text, start + piece)
-        if match is None:
-            break
-        start = match.end()
-        cuts.append(start)
-    return cuts
-
-
-#: The pre-tokenizer pattern that makes "newline, then ASCII letter" a word boundary (the DeepSeek V4 one).
-_SAFE_PATTERN = (
-    "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+|"
-    " ?[\\p{P}\\p{S}]+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+"
-)
-
-#: The whole DeepSeek V4 pre-tokenizer (``trim_offsets`` left out: it changes offsets, never ids).
-_V4_PRE_TOKENIZER = {
-    "type": "Sequence",
-    "pretokenizers": [
-        {"type": "Split", "pattern": {"Regex": "\\p{N}{1,3}"}, "behavior": "Isolated", "invert": False},
-        {
-            "type": "Split",
-            "pattern": {"Regex": "[\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff]+"},
-            "behavior": "Isolated",
-            "invert": False,
-        },
-        {"type": "Split", "pattern": {"Regex": _SAFE_PATTERN}, "behavior": "Isolated", "invert": False},
-        {"type": "ByteLevel", "add_prefix_space": False, "use_regex": False},
-    ],
-}
-
-
-def _state(component: Any) -> Any:
-    """The JSON form of a tokenizer component (normalizer, pre-tokenizer), or None when there is none."""
-    return None if component is None else json.loads(component.__getstate__())
-
-
-def _cutting_is_safe(tokenizer: Tokenizer) -> bool:
-    """Whether :func:`safe_cuts` holds for this tokenizer: the DeepSeek V4 pre-tokenizer, no normalizer, and no
-    added token that holds a line break or swallows the whitespace around it."""
-    if _state(tokenizer.normalizer) not in (None, {"type": "Sequence", "normalizers": []}):
-        return False
-    for token in tokenizer.get_added_tokens_decoder().values():
-        if "\n" in token.content or "\r" in token.content or token.lstrip or token.rstrip:
-            return False
-    pre = _state(tokenizer.pre_tokenizer) or {}
-    steps = pre.get("pretokenizers", []) if pre.get("type") == "Sequence" else [pre]
-    patterns = [s.get("pattern", {}).get("Regex") for s in steps if s.get("type") == "Split"]
-    others = [s.get("type") for s in steps if s.get("type") != "Split"]
-    return _SAFE_PATTERN in patterns and others == ["ByteLevel"] and steps[-1].get("use_regex") is False
-
-
-# -- words of plain text -------------------------------------------------------------------------------------------
-
-# The word alphabet: printable ASCII, tab, line feed, carriage return, the Latin-1 letters, and common typographic
-# punctuation and symbols (curly quotes, dashes, ellipsis, bullets, currency, arrows). Each character's general
-# category has been the same since Unicode 1.1, so every Unicode version agrees on which class below it is in;
-# tests/unit/test_vocab.py checks the classes against Python's unicodedata and the splits against ``tokenizers``.
-_LETTERS = "A-Za-z\u00aa\u00b5\u00ba\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u00ff"  # \p{L}
-_ASCII_PUNCT = "!-/:-@\\[-`{-~"  # the 32 ASCII punctuation characters; each is in \p{P} or \p{S}
-_MORE_PUNCT = (  # \p{P} or \p{S}
-    "\u00a1-\u00a9\u00ab\u00ac\u00ae-\u00b1\u00b4\u00b6-\u00b8\u00bb\u00bf\u00d7\u00f7"
-    "\u2010-\u2027\u2030-\u203e\u20ac\u2122\u2190-\u2193"
-    # CJK punctuation and the full-width forms of the ASCII punctuation: 、。〃 〈〉《》「」『』【】 〔〕…〟 ！…／ ：…＠ ［…｀ ｛…～
-    "\u3001-\u3003\u3008-\u3011\u3014-\u301f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff5e"
-)
-_SPACE = "\t\n\r "  # \s
-#: The letters and marks of the runs the pre-tokenizer's second step isolates (CJK ideographs, hiragana,
-#: katakana; the range's punctuation, symbols and unassigned code points left out). The third step then finds
-#: one word in such a run: ``[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+`` takes all of it.
-_CJK = "\u4e00-\u9fa5\u3041-\u3096\u3099\u309a\u309d-\u309f\u30a1-\u30fa\u30fc-\u30ff"
-
-#: The words the DeepSeek V4 pre-tokenizer makes of text in the word alphabet, in order, with nothing left over.
-#: Its first step isolates runs of at most three digits (``\p{N}{1,3}``: ``[0-9]`` here), which no later step
-#: splits again; the second isolates runs of CJK characters, which the third leaves whole (see :data:`_CJK`; no
-#: other class below holds one of those characters, so no other word reaches into a run); the third applies its
-#: pattern to each piece between those runs, alternatives in the same order, with the classes above: the first
-#: alternative's class and letters are ASCII in the pattern itself, ``\p{M}`` is empty here,
-#: ``[^\r\n\p{L}\p{P}\p{S}]`` is a space or a tab (digits and CJK never get there: they are pieces of their
-#: own), and the end of a piece, which ``\s+(?!\S)`` may end on, is also where a digit or a CJK character
-#: follows. Every character of the alphabet starts a match of some alternative, so the words always add up to
-#: the text.
-_WORD_PATTERN = (
-    "[0-9]{1,3}"
-    f"|[{_CJK}]+"
-    f"|[{_ASCII_PUNCT}][A-Za-z]+"
-    f"|[\t ]?[{_LETTERS}]+"
-    f"| ?[{_ASCII_PUNCT}{_MORE_PUNCT}]+[\r\n]*"
-    f"|[{_SPACE}]*[\r\n]+"
-    f"|[{_SPACE}]+(?![^{_SPACE}0-9{_CJK}])"
-    f"|[{_SPACE}]+"
-)
-_NOT_WORD_PATTERN = f"[^{_SPACE}0-9{_LETTERS}{_ASCII_PUNCT}{_MORE_PUNCT}{_CJK}]"
-
-
-@functools.cache
-def _word_res() -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """:data:`_WORD` and :data:`_NOT_WORD_TEXT`, compiled on first use (their classes take milliseconds)."""
-    return re.compile(_WORD_PATTERN), re.compile(_NOT_WORD_PATTERN)
-
-
-def __getattr__(name: str) -> re.Pattern[str]:
-    """``_WORD`` (the words of text in the word alphabet) and ``_NOT_WORD_TEXT`` (a character outside it)."""
-    if name == "_WORD":
-        return _word_res()[0]
-    if name == "_NOT_WORD_TEXT":
-        return _word_res()[1]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 #: Words remembered with their ids, at most; then the memory starts over.
 _WORD_MEMO_SIZE = 1 << 16
 #: Longer words (a run of 300 "=") are encoded every time, not remembered.
 _WORD_MEMO_CHARS = 128
 
 
-#: What joins new words into one text for ``tokenizers``: a character outside the word alphabet.
-_SEPARATOR = "\x00"
 #: New words are joined into texts of at least this many characters, at most this many texts.
 _JOINED_CHARS = 4_096
 _JOINED_PARTS = 8
 
 
-def _word_tokenizer(tokenizer: Tokenizer) -> tuple[Tokenizer, int | None]:
-    """A tokenizer that encodes each word on its own (the model and the byte-level step of the plain pipeline)
-    when its words are split by :data:`_SEPARATOR`, and the one id of the separator (None if it is not one id:
-    then words are encoded one text each)."""
-    tk = _tokenizers()
-    words = tk.Tokenizer(tokenizer.model)
-    byte_level = tk.pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
-    words.pre_tokenizer = tk.pre_tokenizers.Sequence(
-        [tk.pre_tokenizers.Split(_SEPARATOR, behavior="isolated"), byte_level]
-    )
-    separator = words.encode(_SEPARATOR, add_special_tokens=False).ids
-    probe = words.encode(f"a{_SEPARATOR}b", add_special_tokens=False).ids
-    if len(separator) == 1 and probe.count(separator[0]) == 1:
-        return words, separator[0]
-    words.pre_tokenizer = byte_level
-    return words, None
-
-
-def _is_word_text(text: str) -> bool:
-    return _word_res()[1].search(text) is None
-
-
-def _splits_words_exactly(tokenizer: Tokenizer) -> bool:
-    """Whether the plain tokenizer splits text as :data:`_WORD` does and encodes each word on its own: the V4
-    pre-tokenizer, no normalizer, no truncation or padding, and a BPE model without dropout."""
-    pre = _state(tokenizer.pre_tokenizer)
-    if isinstance(pre, dict) and pre.get("type") == "Sequence":
-        for step in pre.get("pretokenizers", []):
-            if isinstance(step, dict) and step.get("type") == "ByteLevel":
-                step.pop("trim_offsets", None)
-    model = tokenizer.model
-    return (
-        pre == _V4_PRE_TOKENIZER
-        and _state(tokenizer.normalizer) in (None, {"type": "Sequence", "normalizers": []})
-        and tokenizer.truncation is None
-        and tokenizer.padding is None
-        and isinstance(model, _tokenizers().models.BPE)
-        and not model.dropout
-    )
-
-
 def _without_added(tokenizer: Tokenizer) -> Tokenizer:
     """A tokenizer over the same model (shared, not copied) and pipeline, with an empty added vocabulary."""
-    plain: Tokenizer = _tokenizers().Tokenizer(tokenizer.model)
+    plain: Tokenizer = tokenizers_module().Tokenizer(tokenizer.model)
     plain.normalizer = tokenizer.normalizer
     plain.pre_tokenizer = tokenizer.pre_tokenizer
     plain.post_processor = tokenizer.post_processor
@@ -359,6 +190,15 @@ def _release_free_memory() -> None:
     trim(0)
 
 
+def __getattr__(name: str) -> re.Pattern[str]:
+    """``_WORD`` (the words of text in the word alphabet) and ``_NOT_WORD_TEXT`` (a character outside it)."""
+    if name == "_WORD":
+        return word_res()[0]
+    if name == "_NOT_WORD_TEXT":
+        return word_res()[1]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 class Vocabulary:
     """One loaded ``tokenizer.json``; build it with :meth:`load`.
 
@@ -379,11 +219,11 @@ class Vocabulary:
                 token.content: token_id for token_id, token in tokenizer.get_added_tokens_decoder().items()
             }
             self.plain = _without_added(tokenizer)
-            self._cuttable = _cutting_is_safe(tokenizer)
+            self._cuttable = cutting_is_safe(tokenizer)
             self._words: Tokenizer | None = None
             self._separator: int | None = None
-            if _splits_words_exactly(self.plain):
-                self._words, self._separator = _word_tokenizer(tokenizer)
+            if splits_words_exactly(self.plain):
+                self._words, self._separator = word_tokenizer(tokenizer)
             self.id_bytes: list[bytes] = _id_bytes(tokenizer, self.added)
         except Exception as exc:  # noqa: BLE001 - tokenizers raises a bare Exception subclass for bad files
             raise TokenizerError(f"tokenizer {name} could not be loaded: {exc}") from None
@@ -404,7 +244,7 @@ class Vocabulary:
             return tokenizer
         if tokenizer is None:
             return _bundled()
-        tokenizer_type = _tokenizers().Tokenizer
+        tokenizer_type = tokenizers_module().Tokenizer
         if isinstance(tokenizer, tokenizer_type):
             # A copy: the caller may still change theirs.
             return cls.adopt(tokenizer_type.from_str(tokenizer.to_str()), name="<tokenizers.Tokenizer>")
@@ -490,7 +330,7 @@ class Vocabulary:
         """``text`` as consecutive parts, each marked True when it goes the word way."""
         if not text:
             return []
-        if self._words is not None and _is_word_text(text):
+        if self._words is not None and is_word_text(text):
             return [(text, True)]
         if self._words is None or not self._cuttable:
             return [(piece, False) for piece in self.pieces(text, PIECE_CHARS)]
@@ -498,8 +338,8 @@ class Vocabulary:
         parts: list[tuple[str, bool]] = []
         run_start = previous = 0
         run_words = None
-        for cut in itertools.chain((m.end() for m in _CUT.finditer(text)), (len(text),)):
-            is_words = _is_word_text(text[previous:cut])
+        for cut in itertools.chain((m.end() for m in CUT.finditer(text)), (len(text),)):
+            is_words = is_word_text(text[previous:cut])
             if run_words is None:
                 run_words = is_words
             elif is_words != run_words or (not is_words and previous - run_start >= PIECE_CHARS):
@@ -514,7 +354,7 @@ class Vocabulary:
         if not texts:
             return []
         memo = self._word_ids
-        findall = _word_res()[0].findall
+        findall = word_res()[0].findall
         split = [findall(text) for text in texts]
         out: list[list[int]] = []
         missed: list[int] = []
@@ -544,7 +384,7 @@ class Vocabulary:
         return out
 
     def _encode_new_words(self, words: list[str]) -> list[tuple[int, ...]]:
-        """The ids of each word (none holds :data:`_SEPARATOR`), encoded on its own.
+        """The ids of each word (none holds :data:`SEPARATOR`), encoded on its own.
 
         The words go to ``tokenizers`` joined by the separator, in a few long texts (one per core and then
         some, so that both cores stay busy), rather than one short text each: per text ``tokenizers`` pays for
@@ -562,10 +402,10 @@ class Vocabulary:
         for index, word in enumerate(words):
             chars += len(word) + 1
             if chars >= size:
-                texts.append(_SEPARATOR.join(words[start : index + 1]))
+                texts.append(SEPARATOR.join(words[start : index + 1]))
                 start, chars = index + 1, 0
         if start < len(words):
-            texts.append(_SEPARATOR.join(words[start:]))
+            texts.append(SEPARATOR.join(words[start:]))
         out: list[tuple[int, ...]] = []
         for encoding in self._encode(self._words, texts):
             ids = encoding.ids
@@ -625,7 +465,7 @@ def _read(where: str | os.PathLike[str]) -> Tokenizer:
     if path.is_dir():
         path = path / "tokenizer.json"
     try:
-        tokenizer: Tokenizer = _tokenizers().Tokenizer.from_file(str(path))
+        tokenizer: Tokenizer = tokenizers_module().Tokenizer.from_file(str(path))
         return tokenizer
     except Exception as exc:  # noqa: BLE001 - tokenizers raises a bare Exception subclass for bad files
         problem = f"could not be loaded: {exc}"
@@ -656,7 +496,7 @@ def _fresh_tokenizer(tokenizer: TokenizerLike) -> Tokenizer:
         return _read(bundled_tokenizer_path())
     if isinstance(tokenizer, Vocabulary):
         tokenizer = tokenizer.full
-    tokenizer_type = _tokenizers().Tokenizer
+    tokenizer_type = tokenizers_module().Tokenizer
     if isinstance(tokenizer, tokenizer_type):
         copy: Tokenizer = tokenizer_type.from_str(tokenizer.to_str())
         return copy
@@ -683,7 +523,7 @@ def with_added_tokens(tokenizer: TokenizerLike, spellings: Iterable[str]) -> Tok
     if not new:
         return tokenizer
     next_id = max(max(known.values(), default=-1), tokenizer.get_vocab_size(with_added_tokens=False) - 1) + 1
-    tk = _tokenizers()
+    tk = tokenizers_module()
     tokenizer.add_special_tokens([tk.AddedToken(s, special=True, normalized=False) for s in new])
     # tokenizers gives the next ids itself when the model's ids have no holes; otherwise write the document.
     if all(
@@ -714,5 +554,5 @@ def _added_by_document(tokenizer: Tokenizer, spellings: list[str]) -> Tokenizer:
             }
         )
         next_id += 1
-    result: Tokenizer = _tokenizers().Tokenizer.from_str(json.dumps(document))
+    result: Tokenizer = tokenizers_module().Tokenizer.from_str(json.dumps(document))
     return result

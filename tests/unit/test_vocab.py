@@ -16,13 +16,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 from tokenizers import Tokenizer
 
+from dscodec import _words as words_module
 from dscodec import vocab as vocab_module
+from dscodec._words import is_word_text
 from dscodec.vocab import (
     _NOT_WORD_TEXT,
     _WORD,
     Vocabulary,
     _byte_decoder,
-    _is_word_text,
     bundled_tokenizer_path,
     safe_cuts,
 )
@@ -42,7 +43,7 @@ ALPHABET = [
 CJK = [
     chr(c)
     for c in itertools.chain(range(0x3040, 0x3100), range(0x4E00, 0x9FA6, 97), [0x9FA5])
-    if re.match(f"[{vocab_module._CJK}]", chr(c))
+    if re.match(f"[{words_module._CJK}]", chr(c))
 ]
 
 
@@ -63,11 +64,11 @@ def test_the_bundled_tokenizer_takes_the_word_path() -> None:
 
 
 def test_the_alphabet_classes_agree_with_unicode() -> None:
-    letters = re.compile(f"[{vocab_module._LETTERS}]")
-    punct = re.compile(f"[{vocab_module._ASCII_PUNCT}{vocab_module._MORE_PUNCT}]")
+    letters = re.compile(f"[{words_module._LETTERS}]")
+    punct = re.compile(f"[{words_module._ASCII_PUNCT}{words_module._MORE_PUNCT}]")
     for char in ALPHABET:
         category = unicodedata.category(char)
-        assert not re.match(f"[{vocab_module._CJK}]", char)
+        assert not re.match(f"[{words_module._CJK}]", char)
         if char in "\t\n\r ":
             assert char.isspace()
         elif char.isdigit():
@@ -193,7 +194,7 @@ word_text = st.lists(
 
 @given(word_text)
 def test_word_split_equals_the_pre_tokenizer(text: str) -> None:
-    assert _is_word_text(text)
+    assert is_word_text(text)
     words = _WORD.findall(text)
     assert "".join(words) == text
     assert words == hf_words(text)
