@@ -119,7 +119,9 @@ def mutate(body: Any, pool: list[Any], rng: random.Random) -> Any:
             body = _set(body, path, copy.deepcopy(rng.choice(same or pool)))
         elif roll < 0.4 and isinstance(value, str):
             # Text with something inserted: a special spelling, a marker, an astral or combining character.
-            insert = rng.choice([s for s in HOSTILE if isinstance(s, str)] + ["😀", "e\u0301", "\r\n", "中文"])
+            insert = rng.choice(
+                [s for s in HOSTILE if isinstance(s, str)] + ["😀", "e\u0301", "\r\n", "中文"]
+            )
             cut = rng.randint(0, len(value))
             body = _set(body, path, value[:cut] + insert + value[cut:])
         elif roll < 0.45:

@@ -44,7 +44,9 @@ def test_piped_into_a_short_reader_no_traceback(tmp_path: Path) -> None:
     # Far more output than a pipe buffers, so the writer is still writing when the reader closes.
     body = tmp_path / "long.json"
     long_text = "word " * 100_000
-    body.write_text(json.dumps({"model": "DeepSeek-V4-Pro", "messages": [{"role": "user", "content": long_text}]}))
+    body.write_text(
+        json.dumps({"model": "DeepSeek-V4-Pro", "messages": [{"role": "user", "content": long_text}]})
+    )
     script = f"import sys; from dscodec.cli import main; sys.exit(main(['render', {str(body)!r}]))"
     writer = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert writer.stdout is not None
