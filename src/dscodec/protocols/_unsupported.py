@@ -71,44 +71,50 @@ class Unhonoured:
     why: str
 
 
-_PENALTIES = (
-    Unhonoured("frequency_penalty", _not_zero, "sampling penalties are not passed to the model server"),
-    Unhonoured("presence_penalty", _not_zero, "sampling penalties are not passed to the model server"),
-    Unhonoured("repetition_penalty", _not_one, "sampling penalties are not passed to the model server"),
-)
-_SAMPLERS = (
+_PENALTIES = "sampling penalties are not passed to the model server"
+_TOP_K = Unhonoured("top_k", _top_k, "top-k sampling is not passed to the model server")
+#: What both OpenAI protocols read past: sampling settings and the single-call switch.
+_OPENAI = (
+    Unhonoured("frequency_penalty", _not_zero, _PENALTIES),
+    Unhonoured("presence_penalty", _not_zero, _PENALTIES),
+    Unhonoured("repetition_penalty", _not_one, _PENALTIES),
     Unhonoured("logit_bias", _non_empty, "token biases are not passed to the model server"),
-    Unhonoured("top_k", _top_k, "top-k sampling is not passed to the model server"),
+    _TOP_K,
     Unhonoured("min_p", _not_zero, "min-p sampling is not passed to the model server"),
+    Unhonoured("parallel_tool_calls", _false, "the model may still call several tools at once"),
 )
+
+#: Per protocol, the fields read past without being honoured, as ``name: (asks, why)`` beyond the shared ones.
+_OWN: Mapping[str, Mapping[str, tuple[Callable[[Any], bool], str]]] = {
+    "chat_completions": {
+        "audio": (_present, "the model has no audio output"),
+        "modalities": (_beyond_text, "the model writes text only"),
+        "prediction": (_present, "predicted outputs are not supported"),
+        "web_search_options": (_present, "there is no web search"),
+    },
+    "responses": {
+        "background": (_true, "responses are not run in the background"),
+        "conversation": (_present, "there are no stored conversations"),
+        "prompt": (_present, "there are no stored prompt templates"),
+        "max_tool_calls": (_present, "the number of tool calls is not limited"),
+    },
+    "messages": {
+        "output_format": (_present, "structured output is not supported in Messages"),
+        "mcp_servers": (_non_empty, "MCP servers are not supported"),
+        "container": (_present, "there are no code-execution containers"),
+        "context_management": (_present, "context management is not supported"),
+    },
+}
+_SHARED: Mapping[str, tuple[Unhonoured, ...]] = {
+    "chat_completions": _OPENAI,
+    "responses": _OPENAI,
+    "messages": (_TOP_K,),
+}
 
 #: Per protocol, the fields read past without being honoured.
 UNHONOURED: Mapping[str, tuple[Unhonoured, ...]] = {
-    "chat_completions": (
-        *_PENALTIES,
-        *_SAMPLERS,
-        Unhonoured("audio", _present, "the model has no audio output"),
-        Unhonoured("modalities", _beyond_text, "the model writes text only"),
-        Unhonoured("prediction", _present, "predicted outputs are not supported"),
-        Unhonoured("web_search_options", _present, "there is no web search"),
-        Unhonoured("parallel_tool_calls", _false, "the model may still call several tools at once"),
-    ),
-    "responses": (
-        *_PENALTIES,
-        *_SAMPLERS,
-        Unhonoured("background", _true, "responses are not run in the background"),
-        Unhonoured("conversation", _present, "there are no stored conversations"),
-        Unhonoured("prompt", _present, "there are no stored prompt templates"),
-        Unhonoured("max_tool_calls", _present, "the number of tool calls is not limited"),
-        Unhonoured("parallel_tool_calls", _false, "the model may still call several tools at once"),
-    ),
-    "messages": (
-        Unhonoured("top_k", _top_k, "top-k sampling is not passed to the model server"),
-        Unhonoured("output_format", _present, "structured output is not supported in Messages"),
-        Unhonoured("mcp_servers", _non_empty, "MCP servers are not supported"),
-        Unhonoured("container", _present, "there are no code-execution containers"),
-        Unhonoured("context_management", _present, "context management is not supported"),
-    ),
+    protocol: (*_SHARED[protocol], *(Unhonoured(name, *rule) for name, rule in own.items()))
+    for protocol, own in _OWN.items()
 }
 
 
