@@ -35,7 +35,7 @@ from dscodec.conversation import ConversationRequest
 from dscodec.errors import DscodecError, ModelOutputError, StreamStateError
 from dscodec.protocols._registry import spec
 from dscodec.protocols._wire import BackendFinish, Outcome, PromptUsage, WireEvent
-from dscodec.stream.decoder import IncrementalDecoder
+from dscodec.stream.decoder import IncrementalDecoder, TokenText
 from dscodec.stream.dsml import ToolCallIdFactory
 from dscodec.stream.events import Event, OutputEnd, ReasoningDelta, TokenLogprob
 from dscodec.stream.machine import OutputMachine
@@ -53,6 +53,8 @@ _FINISH_REASONS = (None, "stop", "length", "content_filter")
 ID_LIMIT = 1 << 32
 #: Token counts, alone and added up, stay below this (they fit a signed 64-bit integer).
 COUNT_LIMIT = 1 << 63
+#: The decoded text of ordinary ids that complete no character (an incomplete UTF-8 sequence is held).
+_NO_TEXT = (TokenText(-1, ""),)
 #: What a ``-inf`` log probability becomes (the value vLLM's OpenAI-compatible server writes for it).
 NEG_INF_LOGPROB = -9999.0
 
@@ -224,28 +226,40 @@ class StreamProcessor:
             and type(ids) in (list, tuple)
             and ids
         ):
-            # The per-token hot path: ordinary ids that each decode to whole characters.
-            plain = self._decoder.plain_text
-            text: str | None = None
+            # The per-token hot path: ordinary ids, their bytes decoded in one step (an incomplete UTF-8 sequence
+            # at the end is held by the decoder).
             if len(ids) == 1:
                 token_id = ids[0]
-                if type(token_id) is int and 0 <= token_id < ID_LIMIT:
-                    text = plain(token_id)
-            elif all(type(i) is int and 0 <= i < ID_LIMIT for i in ids):
-                parts = [plain(i) for i in ids]
-                text = None if None in parts else "".join(parts)  # type: ignore[arg-type]
-            if text is not None and self._completion_tokens + len(ids) < COUNT_LIMIT:
+                checked_ok = type(token_id) is int and 0 <= token_id < ID_LIMIT
+            else:
+                checked_ok = True
+                for token_id in ids:
+                    if type(token_id) is not int or not 0 <= token_id < ID_LIMIT:
+                        checked_ok = False
+                        break
+            if checked_ok and self._completion_tokens + len(ids) < COUNT_LIMIT:
+                decoder = self._decoder
+                text = decoder.decode_plain(ids)
                 self._completion_tokens += len(ids)
                 try:
-                    events = self._machine.feed_plain_token(text)
+                    if text is None:  # special ids (markers) among them: decoded one by one
+                        events = self._machine.feed_tokens(decoder.decode(ids))
+                    elif text:
+                        events = self._machine.feed_plain_token(text)
+                    else:
+                        events = self._machine.feed_tokens(_NO_TEXT)
                 except DscodecError as exc:
                     self._failed(exc, [])
                     raise
+                if not events:
+                    return []
                 if len(events) == 1:
                     event = events[0]
                     if type(event) is ReasoningDelta:
                         self._reasoning.append(event.text)
-                    return self._writer.write(events)
+                        return self._writer.write(events)
+                    if type(event) is not OutputEnd:
+                        return self._writer.write(events)
                 return self._deliver(events, [])
         self._check_open()
         checked = self._token_ids(ids)

@@ -11,8 +11,10 @@ Example counts come from ``DSCODEC_MAX_EXAMPLES`` (tests/conftest.py).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
+from collections import UserList
 from typing import Any
 
 import pytest
@@ -21,6 +23,8 @@ from hypothesis import strategies as st
 
 from dscodec.conversation import ParsingOptions
 from dscodec.errors import DscodecError
+from dscodec.processor import StreamProcessor
+from dscodec.protocols import convert
 from dscodec.stream._markers import Symbolizer, escape_json_string, sanitize_text
 from dscodec.stream.decoder import IncrementalDecoder, TokenText
 from dscodec.stream.dsml import BlockParser
@@ -131,8 +135,9 @@ def drive(machine: type[OutputMachine], opts: ParsingOptions, steps: list[Step])
 
 
 def token_steps(text: str, groups: list[int]) -> list[Step]:
-    """``text`` as token ids, pushed the way the processor pushes them: a group of ordinary ids as plain text
-    when each completes on its own, otherwise as decoded tokens."""
+    """``text`` as token ids, pushed the way the processor pushes them: a group of ordinary ids as the plain text
+    it completes (decoded in one step; no text at all as one empty token), a group with special ids as decoded
+    tokens."""
     ids = VOCAB.full.encode(text, add_special_tokens=False).ids
     decoder = IncrementalDecoder(VOCAB)
     steps: list[Step] = []
@@ -143,12 +148,13 @@ def token_steps(text: str, groups: list[int]) -> list[Step]:
         g += 1
         group = ids[k : k + size]
         k += size
-        plain = [decoder.plain_text(i) for i in group]
-        if all(p is not None for p in plain):
-            steps.append(("plain", "".join(p for p in plain if p is not None)))
-            decoder.decode(group)
-        else:
+        text = decoder.decode_plain(group)
+        if text is None:
             steps.append(("tokens", decoder.decode(group)))
+        elif text:
+            steps.append(("plain", text))
+        else:
+            steps.append(("tokens", [TokenText(-1, "")]))
     return steps
 
 
@@ -322,6 +328,83 @@ def test_decoder_plain_text(token_id: int) -> None:
     if plain is not None:
         assert [t.text for t in decoder.decode([token_id])] == [plain]
         assert not decoder.pending_bytes
+
+
+def _partial(row: bytes) -> bool:
+    try:
+        row.decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    return False
+
+
+_ORDINARY = sorted(set(VOCAB.full.encode("Hi 中文输出模型 😀🎉 ok <｜DSML｜", add_special_tokens=False).ids))
+#: Ids of every kind: whole characters, parts of UTF-8 sequences (CJK, emoji) and bytes that are never valid
+#: UTF-8, special ids (markers and others), ids the vocabulary does not have.
+ID_KINDS = (
+    st.sampled_from(_ORDINARY)
+    | st.sampled_from([i for i, row in enumerate(VOCAB.id_bytes[:60_000]) if row and _partial(row)][:60])
+    | st.sampled_from(sorted(VOCAB.added.values())[:8] + [VOCAB.added[s] for s in ("</think>", "｜DSML｜")])
+    | st.sampled_from([len(VOCAB.id_bytes), len(VOCAB.id_bytes) + 7])
+)
+ID_GROUPS = st.lists(st.lists(ID_KINDS, min_size=1, max_size=5), max_size=12)
+
+
+@given(groups=ID_GROUPS)
+def test_decoder_decode_plain(groups: list[list[int]]) -> None:
+    """A group decoded in one step gives the text and the held bytes of decoding it id by id; a group with a
+    special id is declined and changes nothing."""
+    fast, general = IncrementalDecoder(VOCAB), IncrementalDecoder(VOCAB)
+    for group in groups:
+        held = fast.pending_bytes
+        text = fast.decode_plain(group)
+        if text is None:
+            assert any(i in VOCAB.added.values() for i in group)
+            assert fast.pending_bytes == held
+            text = "".join(t.text for t in fast.decode(group))
+        assert text == general.feed(group)
+        assert fast.pending_bytes == general.pending_bytes
+    assert fast.flush() == general.flush()
+
+
+#: A Chat Completions request (its parsing options are replaced by each example's).
+_REQUEST = convert(
+    "chat_completions", {"model": "DeepSeek-V4-Pro", "messages": [{"role": "user", "content": "Hi"}]}
+)
+
+
+@given(opts=parsing_options, text=TEXTS, groups=GROUPS, extra=ID_GROUPS)
+def test_processor_token_fast_path(
+    opts: ParsingOptions, text: str, groups: list[int], extra: list[list[int]]
+) -> None:
+    """The processor's per-push fast path (ids in a list) gives the events of its general path (the same ids
+    in a sequence type the fast path does not take): text, markers and ids of every kind, grouped anyhow."""
+    ids = VOCAB.full.encode(text, add_special_tokens=False).ids
+    pushes: list[list[int]] = []
+    k = 0
+    while k < len(ids):
+        size = groups[len(pushes) % len(groups)]
+        pushes.append(ids[k : k + size])
+        k += size
+    pushes += extra
+    request = dataclasses.replace(_REQUEST, parsing_options=opts)
+
+    def run(fast: bool) -> list[Any]:
+        p = StreamProcessor(
+            request, response_id="r", model="m", created=0, tokenizer=VOCAB, tool_call_id_factory=_ids
+        )
+        log: list[Any] = [[e.to_dict() for e in p.start(3)]]
+        for group in pushes:
+            try:
+                events = p.push_tokens(list(group) if fast else UserList(group))
+            except DscodecError as exc:
+                log.append(type(exc).__name__)
+                return log
+            log.append([e.to_dict() for e in events])
+        log.append([e.to_dict() for e in p.finish("stop")])
+        return log
+
+    assert run(True) == run(False)
 
 
 def test_switches_name_real_hooks() -> None:

@@ -18,7 +18,7 @@ logprob entries to the delta that carries the end of each token's text.
 
 from __future__ import annotations
 
-import codecs
+from codecs import utf_8_decode as _utf8_decode
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -75,20 +75,21 @@ class IncrementalDecoder:
         ('', '😀')
     """
 
-    __slots__ = ("_lp_cache", "_pending", "_plain", "_rows", "_special", "_utf8")
+    __slots__ = ("_held", "_lp_cache", "_plain", "_rows", "_special")
 
     def __init__(self, vocab: Vocabulary) -> None:
         self._rows = vocab.id_bytes
         self._special: dict[int, str] = {token_id: spelling for spelling, token_id in vocab.added.items()}
-        self._utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        self._pending = False
+        # The bytes of an incomplete UTF-8 sequence, held until it completes (what an incremental UTF-8
+        # decoder buffers; decoding held + new bytes at once gives the same text however the bytes are split).
+        self._held = b""
         self._lp_cache: dict[int, tuple[str, tuple[int, ...]]] = {}
         self._plain: dict[int, str] = {}  # plain texts found so far (ids repeat a lot within one output)
 
     @property
     def pending_bytes(self) -> bool:
         """True while an incomplete UTF-8 sequence is held."""
-        return self._pending
+        return bool(self._held)
 
     def feed(self, ids: Iterable[int]) -> str:
         """The text the ids complete."""
@@ -111,13 +112,65 @@ class IncrementalDecoder:
             if not data:
                 out.append(TokenText(token_id, ""))
                 continue
-            if not self._pending and data.isascii():
+            if not self._held and data.isascii():
                 out.append(TokenText(token_id, data.decode("ascii")))
                 continue
-            text = self._utf8.decode(data)
-            self._pending = bool(self._utf8.getstate()[0])
-            out.append(TokenText(token_id, text))
+            out.append(TokenText(token_id, self._utf8(data)))
         return out
+
+    def decode_plain(self, ids: Sequence[int]) -> str | None:
+        """The text a group of ordinary ids completes, decoded in one step (the processor's fast path), or None
+        (nothing decoded, nothing changed) when one of them is a special id.
+
+        The ids are ints with ``0 <= id``. Same text and same held bytes as :meth:`decode` of the group (ids the
+        vocabulary does not have contribute nothing); the text may be ``""`` (an incomplete sequence is held).
+        """
+        rows = self._rows
+        if len(ids) == 1:
+            token_id = ids[0]
+            if not self._held:
+                text = self._plain.get(token_id)
+                if text is not None:
+                    return text
+            if token_id in self._special:
+                return None
+            data = rows[token_id] if token_id < len(rows) else b""
+            if not self._held:
+                if data.isascii():
+                    text = data.decode("ascii")
+                    if data and len(self._plain) < _CACHE_LIMIT:
+                        self._plain[token_id] = text
+                    return text
+                text, used = _utf8_decode(data, "replace", False)
+                if used < len(data):
+                    self._held = data[used:]
+                elif len(self._plain) < _CACHE_LIMIT:
+                    self._plain[token_id] = text
+                return text
+        else:
+            if not self._special.keys().isdisjoint(ids):
+                return None
+            try:
+                data = b"".join([rows[i] for i in ids])
+            except IndexError:
+                size = len(rows)
+                data = b"".join([rows[i] for i in ids if i < size])
+        held = self._held
+        if held:
+            data = held + data
+        elif data.isascii():
+            return data.decode("ascii")
+        text, used = _utf8_decode(data, "replace", False)
+        self._held = data[used:]
+        return text
+
+    def _utf8(self, data: bytes) -> str:
+        """The text ``data`` completes after the held bytes; an incomplete sequence at its end is held."""
+        if self._held:
+            data = self._held + data
+        text, used = _utf8_decode(data, "replace", False)
+        self._held = data[used:]
+        return text
 
     def plain_text(self, token_id: int) -> str | None:
         """The text of one ordinary id that completes on its own (the per-token fast path), else None.
@@ -126,7 +179,7 @@ class IncrementalDecoder:
         end), bytes that do not form whole characters, or an incomplete sequence held from before — use
         :meth:`decode` for those.
         """
-        if self._pending:
+        if self._held:
             return None
         text = self._plain.get(token_id)
         if text is not None:
@@ -152,10 +205,11 @@ class IncrementalDecoder:
         return self._flush_bytes()
 
     def _flush_bytes(self) -> str:
-        if not self._pending:
+        if not self._held:
             return ""
-        self._pending = False
-        return self._utf8.decode(b"", True)
+        text = _utf8_decode(self._held, "replace", True)[0]
+        self._held = b""
+        return text
 
     def token_bytes(self, token_id: int) -> bytes:
         """The bytes of one id (a special id's spelling in UTF-8; ``b""`` for an unknown id)."""
