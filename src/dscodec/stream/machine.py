@@ -238,20 +238,32 @@ class OutputMachine(FastPaths):
             # Spellings held from an earlier text chunk cannot continue into token text; in token text only
             # the Dsml id can follow a "<".
             parts = [self._sym.flush()]
-            size = len(parts[0])
-            base = self._pos
             entries = self._entries
-            for k, token in enumerate(tokens):
-                spelling = token.spelling
-                text = token.text
-                if spelling is None:
-                    unit = sanitize_text(text)
-                else:
-                    unit = sanitize_text(text[: len(text) - len(spelling)]) + self._hard_code(spelling)
-                if unit:
-                    parts.append(unit)
-                    size += len(unit)
-                if logprobs is not None:
+            hard_code = self._hard_code
+            if logprobs is None:  # only the units count: no per-token bookkeeping
+                for token in tokens:
+                    spelling = token.spelling
+                    text = token.text
+                    if spelling is None:
+                        if text:
+                            parts.append(text if text.isascii() else sanitize_text(text))
+                    elif len(text) == len(spelling):
+                        parts.append(hard_code(spelling))
+                    else:
+                        parts.append(sanitize_text(text[: len(text) - len(spelling)]) + hard_code(spelling))
+            else:
+                size = len(parts[0])
+                base = self._pos
+                for k, token in enumerate(tokens):
+                    spelling = token.spelling
+                    text = token.text
+                    if spelling is None:
+                        unit = sanitize_text(text)
+                    else:
+                        unit = sanitize_text(text[: len(text) - len(spelling)]) + hard_code(spelling)
+                    if unit:
+                        parts.append(unit)
+                        size += len(unit)
                     start = base + size - len(unit)
                     entries.append((base + size - 1 if unit else base + size, start, logprobs[k]))
             units = "".join(parts)
