@@ -43,6 +43,11 @@ def test_request_bodies_convert(data: st.DataObject, protocol: str) -> None:
 def test_any_output_in_any_chunking_lints_clean(scenario: Scenario) -> None:
     answer = replay(Transcript(scenario.protocol, scenario.body, scenario.backend)).transcript  # type: ignore[arg-type]
     findings = lint(scenario.protocol, answer)  # type: ignore[arg-type]
+    if scenario.output.calls is None:
+        # Broken markup on purpose: what the model wrote outside a well-formed block is answer text, markup-like
+        # or not, which GEN003 (markup in text) reports, and a call cut short has arguments that are no JSON
+        # yet, which GEN005 reports. Every other rule still holds.
+        findings = [finding for finding in findings if finding.code not in ("GEN003", "GEN005")]
     assert findings == [], [str(finding) for finding in findings]
 
 

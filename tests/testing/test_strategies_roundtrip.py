@@ -37,7 +37,10 @@ def test_a_recorded_answer_reads_back_and_verifies(scenario: Scenario) -> None:
     assert again == recorded
     found = verify(again)
     assert found == [], format_differences(found)
-    assert lint(again.protocol, again) == []
+    findings = lint(again.protocol, again)
+    if scenario.output.calls is None:  # broken markup on purpose: see test_strategies.py
+        findings = [finding for finding in findings if finding.code not in ("GEN003", "GEN005")]
+    assert findings == []
 
 
 @given(st.lists(scenarios(), min_size=2, max_size=2))
