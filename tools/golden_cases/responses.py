@@ -2750,6 +2750,12 @@ def _hardening() -> list[Case]:
 # refusal of an unknown item (D9) comes when the reference refuses the request for another reason.
 
 
+def _strict_type_tool(model: str, entries: list[Any]) -> JSON:
+    """A request whose one strict tool has a property typed by the list ``entries``."""
+    schema = obj({"o": {"type": entries}}, required=["o"], additionalProperties=False)
+    return _nothink(model, "hi", tools=[fn("f", "d", schema, strict=True)])
+
+
 def _fuzz_findings() -> list[Case]:
     cases: list[Case] = []
     for slug, name in (("e-acute-65", "é" * 65), ("cjk-43", "中" * 43), ("e-acute-64", "é" * 64)):
@@ -2765,18 +2771,7 @@ def _fuzz_findings() -> list[Case]:
         cases += both(
             f"strict-type-list-{slug}",
             "a strict schema's type list with a name written as a one-key map",
-            lambda m, e=entries: _nothink(
-                m,
-                "hi",
-                tools=[
-                    fn(
-                        "f",
-                        "d",
-                        obj({"o": {"type": e}}, required=["o"], additionalProperties=False),
-                        strict=True,
-                    )
-                ],
-            ),
+            lambda m, e=entries: _strict_type_tool(m, e),
         )
     for slug, entries in (
         ("map-value", [{"string": 1}]),
@@ -2788,18 +2783,7 @@ def _fuzz_findings() -> list[Case]:
         cases += both(
             f"invalid-strict-type-list-{slug}",
             "a strict schema's type list with a one-key-map entry that is not a plain type name",
-            lambda m, e=entries: _nothink(
-                m,
-                "hi",
-                tools=[
-                    fn(
-                        "f",
-                        "d",
-                        obj({"o": {"type": e}}, required=["o"], additionalProperties=False),
-                        strict=True,
-                    )
-                ],
-            ),
+            lambda m, e=entries: _strict_type_tool(m, e),
         )
         cases += both(
             f"invalid-text-format-type-list-{slug}",
