@@ -19,7 +19,9 @@ import httpx
 import orjson
 
 from dscodec.errors import ConversionError, DscodecError, ModelOutputError
-from dscodec.server.backend import BackendOutput, BackendRequest
+from dscodec.processor import Logprob
+from dscodec.server.backend import BackendOutput, BackendRequest, FinishReason
+from dscodec.server.backends._constraints import engine_constraint
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -30,6 +32,10 @@ __all__ = [
     "EngineUnavailable",
     "StreamReader",
     "engine_failure",
+    "error_status",
+    "finish_reason",
+    "top_logprobs",
+    "with_top",
 ]
 
 logger = logging.getLogger("dscodec.server")
@@ -37,6 +43,9 @@ logger = logging.getLogger("dscodec.server")
 #: Connecting may take 10 s; reading waits as long as the engine needs (the server's own backend timeout bounds
 #: the wait for each output), so a long prefill is not cut short here.
 DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=None, write=60.0, pool=None)
+
+#: The finish reasons both engines write the way dscodec does; each reader handles its engine's failure reasons.
+_FINISH: dict[str, FinishReason] = {"stop": "stop", "length": "length"}
 
 #: How much of an engine's error body is read and quoted.
 _ERROR_BODY_LIMIT = 64 * 1024
@@ -110,6 +119,28 @@ def engine_failure(engine: str, status: int, body: bytes) -> DscodecError:
     return EngineError(f"The inference engine ({engine}) answered HTTP {status}: {message}")
 
 
+def error_status(code: object) -> int:
+    """The status an engine's error event or abort carries: ``code`` when it is an HTTP error status, else 500."""
+    return code if isinstance(code, int) and 400 <= code <= 599 else 500
+
+
+def finish_reason(reason: object) -> FinishReason | None:
+    """An engine's finish reason as dscodec's: ``stop`` and ``length`` as they are, anything else unknown (None)."""
+    return _FINISH.get(reason) if isinstance(reason, str) else None
+
+
+def top_logprobs(job: BackendRequest) -> int:
+    """How many top alternatives each generated token's log probability comes with (0: none, or no logprobs)."""
+    options = job.request.inference_options
+    return options.top_logprobs if options.logprobs and options.top_logprobs else 0
+
+
+def with_top(logprob: float, alternatives: list[tuple[int, float]], top: int) -> Logprob:
+    """A token's log probability entry with its ``top`` most likely alternatives, most likely first."""
+    alternatives.sort(key=lambda pair: -pair[1])
+    return (logprob, alternatives[:top])
+
+
 class StreamReader(Protocol):
     """One request's reading state: events in, backend outputs out."""
 
@@ -145,6 +176,10 @@ class EngineBackend:
 
     engine: ClassVar[str] = "engine"
     path: ClassVar[str] = "/"
+    #: The engine's structured-output field for each kind of :class:`~dscodec.server.backends.EngineConstraint`.
+    constraint_fields: ClassVar[Mapping[str, str]] = {}
+    #: The value sent for a ``json_object`` constraint (any JSON object).
+    any_object: ClassVar[object] = True
 
     def __init__(
         self,
@@ -174,6 +209,15 @@ class EngineBackend:
     def reader(self, job: BackendRequest) -> StreamReader:
         """A fresh reader for the stream of ``job``."""
         raise NotImplementedError
+
+    def constraint_field(self, job: BackendRequest) -> tuple[str, object] | None:
+        """The engine's field and value for the output constraint of ``job``; None when there is none or
+        ``constraints`` is off."""
+        constraint = engine_constraint(job.request) if self.constraints else None
+        if constraint is None:
+            return None
+        value = self.any_object if constraint.kind == "json_object" else constraint.value
+        return self.constraint_fields[constraint.kind], value
 
     @property
     def client(self) -> httpx.AsyncClient:

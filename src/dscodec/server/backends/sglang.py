@@ -21,23 +21,17 @@ from typing import Any
 import orjson
 
 from dscodec.processor import Logprob
-from dscodec.server.backend import (
-    BackendOutput,
-    BackendRequest,
-    Finish,
-    FinishReason,
-    PromptUsage,
-    TokenChunk,
-)
-from dscodec.server.backends._constraints import engine_constraint, in_thinking_stage
+from dscodec.server.backend import BackendOutput, BackendRequest, Finish, PromptUsage, TokenChunk
+from dscodec.server.backends import _engine
+from dscodec.server.backends._constraints import in_thinking_stage
 from dscodec.server.backends._engine import EngineBackend, EngineError, engine_failure
 
 __all__ = ["SGLangBackend"]
 
 _ENGINE = "SGLang"
 
-#: ``meta_info.finish_reason.type`` and dscodec's reason; "abort" is a failure.
-_FINISH: dict[str, FinishReason] = {"stop": "stop", "length": "length"}
+#: The ``sampling_params`` field each kind of constraint goes in.
+_FIELDS = {"json_schema": "json_schema", "json_object": "json_schema", "regex": "regex", "grammar": "ebnf"}
 
 #: What SGLang's own OpenAI layer sends for ``{"type": "json_object"}``: a schema that any JSON object matches.
 _ANY_OBJECT = '{"type": "object"}'
@@ -58,6 +52,8 @@ class SGLangBackend(EngineBackend):
 
     engine = _ENGINE
     path = "/generate"
+    constraint_fields = _FIELDS
+    any_object = _ANY_OBJECT
 
     def payload(self, job: BackendRequest) -> dict[str, Any]:
         """The ``/generate`` request for ``job`` (stop strings are not sent: dscodec applies them)."""
@@ -76,14 +72,8 @@ class SGLangBackend(EngineBackend):
         if options.logprobs:
             body["return_logprob"] = True
             body["top_logprobs_num"] = options.top_logprobs or 0
-        constraint = engine_constraint(job.request) if self.constraints else None
-        if constraint is not None:
-            field = {
-                "json_schema": ("json_schema", constraint.value),
-                "json_object": ("json_schema", _ANY_OBJECT),
-                "regex": ("regex", constraint.value),
-                "grammar": ("ebnf", constraint.value),
-            }[constraint.kind]
+        field = self.constraint_field(job)
+        if field is not None:
             sampling[field[0]] = field[1]
             if in_thinking_stage(job.request):
                 # SGLang's native API applies the grammar only after the reasoning when asked to (with a reasoning
@@ -92,9 +82,7 @@ class SGLangBackend(EngineBackend):
         return body
 
     def reader(self, job: BackendRequest) -> _Reader:
-        options = job.request.inference_options
-        top = options.top_logprobs if options.logprobs and options.top_logprobs else 0
-        return _Reader(logprobs=options.logprobs, top=top)
+        return _Reader(logprobs=job.request.inference_options.logprobs, top=_engine.top_logprobs(job))
 
 
 class _Reader:
@@ -111,8 +99,7 @@ class _Reader:
         error = event.get("error")
         if error is not None:
             code = error.get("code") if isinstance(error, dict) else None
-            status = code if isinstance(code, int) and 400 <= code <= 599 else 500
-            raise engine_failure(_ENGINE, status, orjson.dumps(event))
+            raise engine_failure(_ENGINE, _engine.error_status(code), orjson.dumps(event))
         meta = event.get("meta_info")
         if not isinstance(meta, dict):
             raise EngineError("SGLang sent an event without meta_info")
@@ -136,7 +123,7 @@ class _Reader:
         self.seen += len(new)
         finish = meta.get("finish_reason")
         if finish is not None:
-            out.append(Finish(_finish(finish)))
+            out.append(_finish(finish))
             self.done = True
         return out
 
@@ -166,8 +153,7 @@ class _Reader:
                 continue
             row = tops[k] if isinstance(tops, list) and k < len(tops) else None
             pairs = [pair for pair in (_pair(alt) for alt in row or []) if pair is not None]
-            pairs.sort(key=lambda pair: -pair[1])
-            out.append((logprob, pairs[: self.top]))
+            out.append(_engine.with_top(logprob, pairs, self.top))
         return out
 
 
@@ -192,14 +178,12 @@ def _pair(entry: object) -> tuple[int, float] | None:
     return None
 
 
-def _finish(value: object) -> FinishReason | None:
+def _finish(value: object) -> Finish:
     """``meta_info.finish_reason``: ``{"type": "stop" | "length" | "abort", ...}``; an abort is a failure."""
     kind = value.get("type") if isinstance(value, dict) else value
     if kind == "abort":
         message = value.get("message") if isinstance(value, dict) else None
         status = value.get("status_code") if isinstance(value, dict) else None
         body = orjson.dumps({"error": {"message": message or "the generation was aborted"}})
-        raise engine_failure(
-            _ENGINE, status if isinstance(status, int) and 400 <= status <= 599 else 500, body
-        )
-    return _FINISH.get(kind) if isinstance(kind, str) else None
+        raise engine_failure(_ENGINE, _engine.error_status(status), body)
+    return Finish(_engine.finish_reason(kind))

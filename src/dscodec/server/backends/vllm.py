@@ -27,18 +27,15 @@ from dscodec.server.backend import (
     PromptUsage,
     TokenChunk,
 )
-from dscodec.server.backends._constraints import engine_constraint
+from dscodec.server.backends import _engine
 from dscodec.server.backends._engine import EngineBackend, EngineError, engine_failure
 
 __all__ = ["VLLMBackend"]
 
 _ENGINE = "vLLM"
 
-#: vLLM's finish reasons and dscodec's; "abort" and "error" are failures (the engine gave up on the request).
-_FINISH: dict[str, FinishReason] = {"stop": "stop", "length": "length"}
-
-#: With ``return_tokens_as_token_ids`` vLLM writes each token of a logprob entry as ``token_id:<id>``.
-_TOKEN_PREFIX = "token_id:"
+#: The ``structured_outputs`` field each kind of constraint goes in (``json_object`` with the value true).
+_FIELDS = {"json_schema": "json", "json_object": "json_object", "regex": "regex", "grammar": "grammar"}
 
 
 class VLLMBackend(EngineBackend):
@@ -59,6 +56,7 @@ class VLLMBackend(EngineBackend):
 
     engine = _ENGINE
     path = "/v1/completions"
+    constraint_fields = _FIELDS
 
     def __init__(self, base_url: str, *, model: str | None = None, **options: Any) -> None:
         super().__init__(base_url, **options)
@@ -90,21 +88,13 @@ class VLLMBackend(EngineBackend):
             # vLLM's ``logprobs`` is the number of top alternatives; the sampled token's own is always there.
             body["logprobs"] = options.top_logprobs or 0
             body["return_tokens_as_token_ids"] = True
-        constraint = engine_constraint(job.request) if self.constraints else None
-        if constraint is not None:
-            field = {
-                "json_schema": ("json", constraint.value),
-                "json_object": ("json_object", True),
-                "regex": ("regex", constraint.value),
-                "grammar": ("grammar", constraint.value),
-            }[constraint.kind]
+        field = self.constraint_field(job)
+        if field is not None:
             body["structured_outputs"] = {field[0]: field[1]}
         return body
 
     def reader(self, job: BackendRequest) -> _Reader:
-        options = job.request.inference_options
-        top = options.top_logprobs if options.logprobs and options.top_logprobs else 0
-        return _Reader(len(job.token_ids), buffered=not job.request.stream, top=top)
+        return _Reader(len(job.token_ids), buffered=not job.request.stream, top=_engine.top_logprobs(job))
 
 
 class _Reader:
@@ -184,9 +174,10 @@ class _Reader:
             self.cached_tokens = cached
 
     def _finish(self, reason: object) -> None:
+        # "abort" and "error" are failures (the engine gave up on the request).
         if reason in ("abort", "error"):
             raise EngineError(f"vLLM ended the generation with finish_reason={reason!r}")
-        self.finish = _FINISH.get(reason) if isinstance(reason, str) else None
+        self.finish = _engine.finish_reason(reason)
         self.finished = True
 
 
@@ -194,11 +185,15 @@ def _error_status(event: dict[str, Any]) -> int:
     """The HTTP status an error event carries in its ``code`` (vLLM writes the status there), else 500."""
     error = event.get("error")
     code = error.get("code") if isinstance(error, dict) else event.get("code")
-    return code if isinstance(code, int) and 400 <= code <= 599 else 500
+    return _engine.error_status(code)
 
 
 def _error_bytes(event: dict[str, Any]) -> bytes:
     return orjson.dumps(event)
+
+
+#: With ``return_tokens_as_token_ids`` vLLM writes each token of a logprob entry as ``token_id:<id>``.
+_TOKEN_PREFIX = "token_id:"
 
 
 def _token_id(text: object) -> int:
@@ -233,6 +228,5 @@ def _logprobs(value: object, count: int, top: int) -> Sequence[Logprob] | None:
             if isinstance(alternatives, dict)
             else []
         )
-        pairs.sort(key=lambda pair: -pair[1])
-        entries.append((float(logprob), pairs[:top]))
+        entries.append(_engine.with_top(float(logprob), pairs, top))
     return entries
