@@ -62,6 +62,20 @@ _N_FRAC, _N_EXP, _N_EXP_SIGN, _N_EXP_DIGITS = Mode.N_FRAC, Mode.N_EXP, Mode.N_EX
 _LITERAL = Mode.LITERAL
 _NUMBER_MODES = frozenset(m for m in Mode if _N_MINUS <= m < _LITERAL)
 _ESCAPE_MODES = frozenset(m for m in Mode if _ESCAPE <= m <= _LOW_HEX)
+#: A number's grammar: from each number mode, the mode a character of each class leads to ("1" is any digit but
+#: zero); a character with no step here ends the number, which is an error in the modes that cannot end one.
+_NUMBER_CLASS = {d: "1" for d in "123456789"} | {"0": "0", ".": ".", "e": "e", "E": "e", "+": "s", "-": "s"}
+_NUMBER_STEPS: dict[Mode, dict[str, Mode]] = {
+    _N_MINUS: {"0": _N_ZERO, "1": _N_INT},
+    _N_ZERO: {".": _N_DOT, "e": _N_EXP},
+    _N_INT: {"0": _N_INT, "1": _N_INT, ".": _N_DOT, "e": _N_EXP},
+    _N_DOT: {"0": _N_FRAC, "1": _N_FRAC},
+    _N_FRAC: {"0": _N_FRAC, "1": _N_FRAC, "e": _N_EXP},
+    _N_EXP: {"0": _N_EXP_DIGITS, "1": _N_EXP_DIGITS, "s": _N_EXP_SIGN},
+    _N_EXP_SIGN: {"0": _N_EXP_DIGITS, "1": _N_EXP_DIGITS},
+    _N_EXP_DIGITS: {"0": _N_EXP_DIGITS, "1": _N_EXP_DIGITS},
+}
+_NUMBER_UNFINISHED = frozenset({_N_MINUS, _N_DOT, _N_EXP, _N_EXP_SIGN})
 #: The rest of each literal after its first character.
 _LITERAL_TAILS = {"t": "rue", "f": "alse", "n": "ull"}
 
@@ -331,49 +345,13 @@ class JsonPrefix:
         return True
 
     def _number(self, mode: Mode, ch: str) -> bool:
-        digit = ch in _DIGITS
-        if mode == _N_MINUS:
-            if not digit:
-                return False
+        step = _NUMBER_STEPS[mode].get(_NUMBER_CLASS.get(ch, ""))
+        if step is not None:
             self._token.append(ch)
-            self.mode = _N_ZERO if ch == "0" else _N_INT
+            self.mode = step
             return True
-        if mode in (_N_ZERO, _N_INT):
-            if digit and mode == _N_INT:
-                self._token.append(ch)
-                return True
-            if ch == ".":
-                self._token.append(ch)
-                self.mode = _N_DOT
-                return True
-            if ch in "eE":
-                self._token.append(ch)
-                self.mode = _N_EXP
-                return True
-        elif mode in (_N_DOT, _N_FRAC):
-            if digit:
-                self._token.append(ch)
-                self.mode = _N_FRAC
-                return True
-            if mode == _N_FRAC and ch in "eE":
-                self._token.append(ch)
-                self.mode = _N_EXP
-                return True
-            if mode == _N_DOT:
-                return False
-        elif mode == _N_EXP:
-            if ch in "+-" or digit:
-                self._token.append(ch)
-                self.mode = _N_EXP_SIGN if not digit else _N_EXP_DIGITS
-                return True
+        if mode in _NUMBER_UNFINISHED:
             return False
-        elif mode in (_N_EXP_SIGN, _N_EXP_DIGITS):
-            if digit:
-                self._token.append(ch)
-                self.mode = _N_EXP_DIGITS
-                return True
-            if mode == _N_EXP_SIGN:
-                return False
         # The number ended at this character: it is final once loads() accepts it; the character must then
         # continue after a value.
         if not self._end_number():

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dscodec.stream._markers import DSML_SOFT, SENTINEL_FIRST, SENTINEL_LAST, THINK_SOFT
+from dscodec.stream._markers import SENTINEL_FIRST, SENTINEL_LAST
 from dscodec.stream._stages import CH_CONTENT, CLOSE_FENCE, CONTENT, JSON_AFTER
 from dscodec.stream._text_stage import TextStages
 
@@ -15,36 +15,21 @@ class JsonValueStage(TextStages):
 
     def _json_value(self, u: str, i: int, base: int) -> int:
         n = len(u)
-        interesting = self._interesting
         stops = self._stops
         while i < n:
             if not self._pend and (stops is None or not stops.depth):
-                m = interesting.search(u, i)
-                j = m.start() if m else n
-                if j > i:
-                    self._emit(u[i:j], base + j)
-                    i = j
-                    if i == n:
-                        return n
+                i = self._pass_plain(u, i, base, tail=False)
+                if i == n:
+                    return n
             c = u[i]
             pos = base + i
             i += 1
             if SENTINEL_FIRST <= c <= SENTINEL_LAST:
-                spelled = self._spellings[ord(c)]
-                if stops is not None and c in (THINK_SOFT, DSML_SOFT):
-                    if self._stop_through(spelled, pos, keep=True):
-                        return n
-                else:
-                    if stops is not None:
-                        stops.reset()
-                    self._append(spelled, pos)
+                if self._sentinel(c, pos):
+                    return n
             else:
-                self._append(c, pos)
-                if stops is not None:
-                    hit = stops.step(c)
-                    if hit >= 0:
-                        self._stop_hit(hit, pos)
-                        return n
+                if self._append_stepped(c, pos):
+                    return n
                 if c == "`" and self._pend.endswith(CLOSE_FENCE):
                     self._release(len(self._pend) - len(CLOSE_FENCE))
                     self._clear()

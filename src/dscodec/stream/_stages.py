@@ -59,20 +59,10 @@ class JsonPhase(enum.IntEnum):
     AFTER = 2
 
 
-REASONING = Stage.REASONING
-CONTENT = Stage.CONTENT
-JSON_VALUE = Stage.JSON_VALUE
-TOOL_CALLS = Stage.TOOL_CALLS
-DISCARD = Stage.DISCARD
-FINISHED = Stage.FINISHED
-ERROR = Stage.ERROR
-
-CH_REASONING = Channel.REASONING
-CH_CONTENT = Channel.CONTENT
-
-JSON_OFF = JsonPhase.OFF
-JSON_BEFORE = JsonPhase.BEFORE
-JSON_AFTER = JsonPhase.AFTER
+# Every member, in definition order (the unpacking fails at import if a member is added and not named here).
+REASONING, CONTENT, JSON_VALUE, TOOL_CALLS, DISCARD, FINISHED, ERROR = Stage
+CH_REASONING, CH_CONTENT = Channel
+JSON_OFF, JSON_BEFORE, JSON_AFTER = JsonPhase
 
 #: Fences that open a JSON value in JSON mode, and the one that closes it.
 FENCES = ("```json\n", "```\n")

@@ -24,17 +24,18 @@ from dscodec.stream._stages import (
     CH_REASONING,
     CONTENT,
     FENCES,
-    FINISHED,
     JSON_BEFORE,
     JSON_OFF,
-    JSON_VALUE,
     REASONING,
-    TOOL_CALLS,
+    Stage,
 )
 from dscodec.stream.dsml import BlockParser
 from dscodec.stream.events import ContentDelta, OutputEnd, ReasoningDelta, ReasoningEnd, StopSequence
 
 __all__ = ["TextStages"]
+
+#: The soft sentinels a stop sequence may run through in text (the others reset a partial match).
+SOFT_IN_STOPS = (THINK_SOFT, DSML_SOFT)
 
 
 class TextStages(HeldText):
@@ -55,7 +56,7 @@ class TextStages(HeldText):
             if content and self._json == JSON_BEFORE:
                 chars += "{[`"
         ranges = ""
-        if self._stop is not None and (stage == JSON_VALUE or (content and self._json == JSON_OFF)):
+        if self._stop is not None and (stage == Stage.JSON_VALUE or (content and self._json == JSON_OFF)):
             # Soft sentinels spell characters a stop may contain; hard ones reset a partial match.
             chars += "".join(self._stop.first_chars)
             ranges = SENTINEL_RANGE
@@ -114,26 +115,18 @@ class TextStages(HeldText):
                 # would be released together with that character, so release it now and take the fast scan.
                 self._release(len(self._pend))
             if not self._pend and (stops is None or not stops.depth):
-                m = interesting.search(u, i)
-                j = m.start() if m else n
-                if j > i:
-                    self._emit(u[i:j], base + j)
-                    if self._tools:
-                        self._tail = (self._tail + u[i:j])[-TAIL_LENGTH:]
-                    i = j
-                    if i == n:
-                        return n
+                i = self._pass_plain(u, i, base, tail=self._tools)
+                if i == n:
+                    return n
             # One unit, slowly.
             c = u[i]
             pos = base + i
             i += 1
             if c in THINK:
-                if stops is not None:
-                    if c == THINK_SOFT:
-                        if self._stop_through(THINK_END_SPELLING, pos, keep=False):
-                            return n
-                    else:
-                        stops.reset()
+                if stops is not None and c != THINK_SOFT:
+                    stops.reset()
+                elif stops is not None and self._stop_through(THINK_END_SPELLING, pos, keep=False):
+                    return n
                 self._think_end(pos)
                 if self._stage != stage:
                     return i
@@ -148,16 +141,8 @@ class TextStages(HeldText):
                 self._open_block(pos)
                 return i
             if SENTINEL_FIRST <= c <= SENTINEL_LAST:
-                spelled = self._spellings[ord(c)]
-                if stops is not None:
-                    if c == DSML_SOFT:
-                        if self._stop_through(spelled, pos, keep=True):
-                            return n
-                    else:
-                        stops.reset()
-                        self._append(spelled, pos)
-                else:
-                    self._append(spelled, pos)
+                if self._sentinel(c, pos):
+                    return n
             elif self._json == JSON_BEFORE and stage == CONTENT and c in "{[":
                 self._release(len(self._pend))
                 self._spaced = False
@@ -166,12 +151,8 @@ class TextStages(HeldText):
                 return i
             else:
                 sticky = c == "\n" and self._tools and self._tail.endswith(OPENER_START)
-                self._append(c, pos)
-                if stops is not None:
-                    hit = stops.step(c)
-                    if hit >= 0:
-                        self._stop_hit(hit, pos)
-                        return n
+                if self._append_stepped(c, pos):
+                    return n
                 if sticky:
                     # Observed: a newline right after a "<" (which could have begun a block opener) goes out
                     # with it and is never dropped as a newline before a block. The reference also does this
@@ -192,6 +173,43 @@ class TextStages(HeldText):
                             return i
             self._release(len(self._pend) - self._hold_length())
         return n
+
+    def _pass_plain(self, u: str, i: int, base: int, *, tail: bool) -> int:
+        """Emit the run of units from ``i`` up to the next one that needs a closer look; return where it ends.
+
+        Called only with nothing held and no stop partly matched. ``tail`` keeps the last units for the
+        newline-after-``<`` rule of the stages that can open a block."""
+        m = self._interesting.search(u, i)
+        j = m.start() if m else len(u)
+        if j > i:
+            self._emit(u[i:j], base + j)
+            if tail:
+                self._tail = (self._tail + u[i:j])[-TAIL_LENGTH:]
+        return j
+
+    def _sentinel(self, c: str, pos: int) -> bool:
+        """A special token spelled inside a text chunk (a sentinel unit) that does not change the stage: a soft
+        ``</think>`` or ``｜DSML｜`` runs through the stop matcher (True if a stop matched); any other spelling
+        resets a partial match and is held as plain text."""
+        spelled = self._spellings[ord(c)]
+        stops = self._stops
+        if stops is not None and c in SOFT_IN_STOPS:
+            return self._stop_through(spelled, pos, keep=True)
+        if stops is not None:
+            stops.reset()
+        self._append(spelled, pos)
+        return False
+
+    def _append_stepped(self, c: str, pos: int) -> bool:
+        """Hold one plain unit and step the stop matcher with it; True if a stop matched (the output ends)."""
+        self._append(c, pos)
+        stops = self._stops
+        if stops is not None:
+            hit = stops.step(c)
+            if hit >= 0:
+                self._stop_hit(hit, pos)
+                return True
+        return False
 
     def _stop_through(self, spelling: str, pos: int, *, keep: bool) -> bool:
         """Run a spelled special token (from a text chunk) through the stop matcher; True if a stop matched."""
@@ -218,7 +236,7 @@ class TextStages(HeldText):
         self._stop_at = pos
         self._recs.append(StopSequence(stop))
         self._recs.append(OutputEnd(self._tool_calls, stop))
-        self._stage = FINISHED
+        self._stage = Stage.FINISHED
         self._quick_ok = False  # feed_plain_token must not take its fast path any more
 
     def _think_end(self, pos: int) -> None:
@@ -255,12 +273,12 @@ class TextStages(HeldText):
         self._enter_block()
 
     def _enter_block(self) -> None:
-        self._stage = TOOL_CALLS
+        self._stage = Stage.TOOL_CALLS
         self._block = self._block_parser(spell=self._spell, id_factory=self._id_factory)
         self._quick_ok = False
 
     def _enter_json_value(self) -> None:
-        self._stage = JSON_VALUE
+        self._stage = Stage.JSON_VALUE
         if self._stop is not None:
             self._stop.reset()
         self._configure()
