@@ -155,7 +155,10 @@ class ToolMessage(_Model):
 
 @dataclass(slots=True, kw_only=True)
 class LatestReminderMessage(_Model):
-    """A ``latest_reminder`` turn: text after the latest-reminder token (V4.1 keeps one of consecutive ones)."""
+    """A ``latest_reminder`` turn: text written after the latest-reminder token.
+
+    V4.1 keeps only one of consecutive reminders; V4 renders each. A reminder carries no images.
+    """
 
     role: Literal["latest_reminder"] = "latest_reminder"
     content: str = ""

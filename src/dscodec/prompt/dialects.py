@@ -13,7 +13,7 @@ import enum
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Literal
+from typing import Any, Literal
 
 from dscodec.conversation import Effort, ModelVersion, ToolDefinition
 
@@ -264,26 +264,37 @@ def _history_rows(*, v41: bool) -> Mapping[tuple[bool, bool, ReasoningKind], His
     return MappingProxyType(rows)
 
 
-_PREFIX_V4: Mapping[tuple[bool, ReasoningKind], PrefixThink] = MappingProxyType(
-    {
-        (True, "none"): PrefixThink.BARE,
-        (True, "empty"): PrefixThink.OPEN,
-        (True, "text"): PrefixThink.OPEN,
-        (False, "none"): PrefixThink.SKIPPED,
-        (False, "empty"): PrefixThink.CLOSED,
-        (False, "text"): PrefixThink.CLOSED,
-    }
-)
-_PREFIX_V41: Mapping[tuple[bool, ReasoningKind], PrefixThink] = MappingProxyType(
-    {
-        (True, "none"): PrefixThink.OPEN,
-        (True, "empty"): PrefixThink.OPEN,
-        (True, "text"): PrefixThink.OPEN,
-        (False, "none"): PrefixThink.SKIPPED,
-        (False, "empty"): PrefixThink.SKIPPED,
-        (False, "text"): PrefixThink.SKIPPED,
-    }
-)
+def _prefix_rows(*, v41: bool) -> Mapping[tuple[bool, ReasoningKind], PrefixThink]:
+    """How a trailing prefix assistant writes its reasoning, by (thinking, reasoning kind)."""
+    rows: dict[tuple[bool, ReasoningKind], PrefixThink] = {}
+    for kind in _KINDS:
+        if v41:
+            # V4.1 opens a think in thinking mode whatever was sent, and writes none otherwise.
+            rows[(True, kind)], rows[(False, kind)] = PrefixThink.OPEN, PrefixThink.SKIPPED
+        elif kind == "none":
+            # V4 without reasoning: a bare marker in thinking mode, nothing otherwise.
+            rows[(True, kind)], rows[(False, kind)] = PrefixThink.BARE, PrefixThink.SKIPPED
+        else:
+            # V4 with reasoning (even empty): an open think in thinking mode, a closed one otherwise.
+            rows[(True, kind)], rows[(False, kind)] = PrefixThink.OPEN, PrefixThink.CLOSED
+    return MappingProxyType(rows)
+
+
+#: The layout rules of the renderer that V4 follows and V4.1 does not, and the other way round: every rule
+#: differs between the versions. Written as space-separated names so that each list reads as one sentence.
+_V4_ONLY_RULES = (  # noqa: SIM905
+    "hoists_system merges_user_runs sorts_results_by_id_windows sorts_tool_calls_by_id eos_after_inner_prefix"
+).split()
+_V41_ONLY_RULES = (  # noqa: SIM905
+    "tool_result_joins_user dedupes_latest_reminders empty_invoke_line prefix_calls_close_think "
+    "leading_prefix_skips_think newline_for_no_schemas python_floats"
+).split()
+
+
+def _layout_rules(followed: list[str]) -> dict[str, Any]:
+    """Every layout rule as a :class:`Dialect` keyword argument: True for those in ``followed``."""
+    return {name: name in followed for name in _V4_ONLY_RULES + _V41_ONLY_RULES}
+
 
 V4 = Dialect(
     version="v4",
@@ -313,20 +324,9 @@ V4 = Dialect(
     tool_calls_tag="tool_calls",
     invoke_tag="invoke",
     parameter_tag="parameter",
-    hoists_system=True,
-    tool_result_joins_user=False,
-    merges_user_runs=True,
-    sorts_results_by_id_windows=True,
-    sorts_tool_calls_by_id=True,
-    dedupes_latest_reminders=False,
-    empty_invoke_line=False,
-    eos_after_inner_prefix=True,
-    prefix_calls_close_think=False,
-    leading_prefix_skips_think=False,
-    newline_for_no_schemas=False,
-    python_floats=False,
+    **_layout_rules(_V4_ONLY_RULES),
     history_think=_history_rows(v41=False),
-    prefix_think=_PREFIX_V4,
+    prefix_think=_prefix_rows(v41=False),
 )
 
 #: V4.1 is V4 with these differences (every field not named here has V4's value).
@@ -342,20 +342,9 @@ V41 = dataclasses.replace(
     tool_calls_tag=" calls",
     invoke_tag=" invoke",
     parameter_tag=" parameter",
-    hoists_system=False,
-    tool_result_joins_user=True,
-    merges_user_runs=False,
-    sorts_results_by_id_windows=False,
-    sorts_tool_calls_by_id=False,
-    dedupes_latest_reminders=True,
-    empty_invoke_line=True,
-    eos_after_inner_prefix=False,
-    prefix_calls_close_think=True,
-    leading_prefix_skips_think=True,
-    newline_for_no_schemas=True,
-    python_floats=True,
+    **_layout_rules(_V41_ONLY_RULES),
     history_think=_history_rows(v41=True),
-    prefix_think=_PREFIX_V41,
+    prefix_think=_prefix_rows(v41=True),
 )
 
 _BY_VERSION: Mapping[ModelVersion, Dialect] = MappingProxyType({"v4": V4, "v4.1": V41})

@@ -259,10 +259,10 @@ class RequestConverter(Generic[_Wire]):
             constraint = format_constraint
         conversation = conv.Conversation(
             messages=messages,
-            thinking_mode=thinking,
-            reasoning_effort=resolve_effort(thinking, self.effort),
             tools=tools,
             tool_choice=tool_choice,
+            thinking_mode=thinking,
+            reasoning_effort=resolve_effort(thinking, self.effort),
             response_format=response_format,
             response_schema=response_schema,
             response_regex=response_regex,
