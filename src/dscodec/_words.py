@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -14,6 +15,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CUT",
     "SEPARATOR",
+    "added_spelling_test",
     "cutting_is_safe",
     "is_word_text",
     "safe_cuts",
@@ -194,3 +196,33 @@ def splits_words_exactly(tokenizer: Tokenizer) -> bool:
         and isinstance(model, tokenizers_module().models.BPE)
         and not model.dropout
     )
+
+
+# -- added-token spellings in text -----------------------------------------------------------------------------------
+
+
+def added_spelling_test(spellings: Iterable[str]) -> Callable[[str], bool] | None:
+    """A test of whether a text holds any of ``spellings`` (the added vocabulary), or None when the spellings
+    are too short to index (one character).
+
+    The test looks only where a spelling's first character stands, and compares the spellings that share the
+    next character too, so a text without those first characters costs one scan.
+    """
+    by_start: dict[str, list[str]] = {}
+    for spelling in spellings:
+        if len(spelling) < 2:
+            return None
+        by_start.setdefault(spelling[:2], []).append(spelling)
+    if not by_start:
+        return lambda text: False
+    firsts = re.compile("[" + "".join(re.escape(c) for c in sorted({k[0] for k in by_start})) + "]")
+
+    def holds_spelling(text: str) -> bool:
+        for match in firsts.finditer(text):
+            at = match.start()
+            candidates = by_start.get(text[at : at + 2])
+            if candidates and any(text.startswith(spelling, at) for spelling in candidates):
+                return True
+        return False
+
+    return holds_spelling

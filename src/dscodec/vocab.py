@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Union
 from dscodec._words import (
     CUT,
     SEPARATOR,
+    added_spelling_test,
     cutting_is_safe,
     is_word_text,
     safe_cuts,
@@ -228,6 +229,8 @@ class Vocabulary:
         except Exception as exc:  # noqa: BLE001 - tokenizers raises a bare Exception subclass for bad files
             raise TokenizerError(f"tokenizer {name} could not be loaded: {exc}") from None
         self._word_ids: dict[str, tuple[int, ...]] = {}
+        # Without a normalizer, text that holds no added spelling encodes alike with and without them.
+        self._holds_added = added_spelling_test(self.added) if self._words is not None else None
         self._special_ids: frozenset[int] = frozenset(self.added.values())
         # Start the tokenizers thread pool and touch every path once, so that the first request pays nothing.
         self.encode_plain(["Warm up: words, 123 numbers,\n\tand 中文.", "ok"])
@@ -434,6 +437,9 @@ class Vocabulary:
         """How many ids the full vocabulary (added tokens included) encodes ``text`` to."""
         if not text:
             return 0
+        if self._holds_added is not None and not self._holds_added(text):
+            # The word way: each distinct word encoded once and remembered (much cheaper for streamed text).
+            return len(self.encode_plain([text])[0])
         return sum(len(e.ids) for e in self._encode(self.full, self.pieces(text, PIECE_CHARS)))
 
     def is_special(self, token_id: int) -> bool:

@@ -279,6 +279,34 @@ def test_count_tokens_equals_the_full_tokenizer(text: str) -> None:
     assert VOCAB.count_tokens(text) == len(FULL.encode(text, add_special_tokens=False).ids)
 
 
+_SOME_SPELLINGS = sorted(VOCAB.added)[::50]
+
+
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(_SOME_SPELLINGS),
+            st.sampled_from(_SOME_SPELLINGS).flatmap(
+                lambda s: st.integers(1, len(s) - 1).map(lambda k: s[:k])
+            ),
+            st.sampled_from(["<", "｜", "<｜", "a", " ", "\n", "中"]),
+        ),
+        max_size=12,
+    ).map("".join)
+)
+def test_the_added_spelling_test_finds_exactly_the_spellings(text: str) -> None:
+    holds = words_module.added_spelling_test(VOCAB.added)
+    assert holds is not None
+    assert holds(text) == any(spelling in text for spelling in VOCAB.added)
+    assert VOCAB.count_tokens(text) == len(FULL.encode(text, add_special_tokens=False).ids)
+
+
+def test_the_added_spelling_test_needs_two_characters() -> None:
+    assert words_module.added_spelling_test(["<a>", "x"]) is None
+    nothing = words_module.added_spelling_test([])
+    assert nothing is not None and not nothing("<｜User｜>")
+
+
 def test_count_tokens_of_long_text_with_added_spellings() -> None:
     spellings = sorted(VOCAB.added)[:40]
     text = "\n".join(f"line {i} {spellings[i % 40]} 中文 text’s\n  indented" for i in range(3_000))
