@@ -7,7 +7,6 @@ I/O error.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
@@ -22,6 +21,7 @@ from dscodec.testing.transcript import (
     TranscriptError,
     dump_transcript,
     is_transcript,
+    json_object,
     load_transcripts,
     loads_transcripts,
 )
@@ -44,14 +44,12 @@ def _read_text(path: str) -> str:
 
 
 def _read_json(path: str) -> dict[str, Any]:
-    text = _read_text(path)
-    try:
-        value = json.loads(text)
-    except ValueError as exc:
-        raise _UsageError(f"{path} is not JSON: {exc}") from None
-    if not isinstance(value, dict):
-        raise _UsageError(f"{path} must hold a JSON object")
-    return value
+    return json_object(
+        _read_text(path),
+        _UsageError,
+        not_json=f"{path} is not JSON",
+        not_object=f"{path} must hold a JSON object",
+    )
 
 
 def _headers(values: list[str] | None) -> dict[str, str]:

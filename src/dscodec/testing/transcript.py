@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast, get_args
 
@@ -418,6 +418,24 @@ def parse_lines(
     return transcript
 
 
+def json_object(
+    text: str, error: Callable[[str], Exception], *, not_json: str, not_object: str
+) -> dict[str, Any]:
+    """``text`` read as a JSON object (the transcript lines, the command line's JSON files).
+
+    Raises:
+        Exception: ``error(f"{not_json}: <the parser's message>")`` when ``text`` is not JSON,
+            ``error(not_object)`` when it is JSON but not an object.
+    """
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise error(f"{not_json}: {exc}") from None
+    if not isinstance(value, dict):
+        raise error(not_object)
+    return value
+
+
 def _decode(text: str, source: str) -> list[tuple[int, dict[str, Any]]]:
     decoded: list[tuple[int, dict[str, Any]]] = []
     # Lines end at "\n" only: a JSON string may hold U+2028, U+0085 and other characters str.splitlines() splits at.
@@ -425,12 +443,13 @@ def _decode(text: str, source: str) -> list[tuple[int, dict[str, Any]]]:
         line = line.removesuffix("\r")
         if not line.strip():
             continue
-        try:
-            value = json.loads(line)
-        except ValueError as exc:
-            raise TranscriptError(f"{source}:{number}: not JSON: {exc}") from None
-        if not isinstance(value, dict):
-            raise TranscriptError(f"{source}:{number}: every line must be a JSON object")
+        where = f"{source}:{number}:"
+        value = json_object(
+            line,
+            TranscriptError,
+            not_json=f"{where} not JSON",
+            not_object=f"{where} every line must be a JSON object",
+        )
         decoded.append((number, value))
     return decoded
 
