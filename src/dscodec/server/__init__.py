@@ -14,16 +14,7 @@ from dscodec.server.app import (
     RequestTooLarge,
     create_app,
 )
-from dscodec.server.backend import (
-    Backend,
-    BackendOutput,
-    BackendRequest,
-    Finish,
-    FinishReason,
-    PromptUsage,
-    TextChunk,
-    TokenChunk,
-)
+from dscodec.server.backend import *  # the backend contract, whole: the names of its __all__
 from dscodec.server.scripted import SCENARIO_HEADER, Script, ScriptedBackend, ScriptedFailure, ScriptError
 from dscodec.server.store import MemoryResponseStore, ResponseNotFound, ResponseStore
 
