@@ -241,6 +241,17 @@ class StreamProcessor:
                 decoder = self._decoder
                 text = decoder.decode_plain(ids)
                 self._completion_tokens += len(ids)
+                if text:
+                    # Plain text in the middle of the reasoning or the content: straight to the writer.
+                    machine = self._machine
+                    emitted = machine.plain_token_text(text)
+                    if emitted is not None:
+                        if not emitted:
+                            return []
+                        if machine.in_reasoning:
+                            self._reasoning.append(emitted)
+                            return self._writer.text(True, emitted)
+                        return self._writer.text(False, emitted)
                 try:
                     if text is None:  # special ids (markers) among them: decoded one by one
                         events = self._machine.feed_tokens(decoder.decode(ids))

@@ -49,7 +49,7 @@ class _NoTagJumps(BlockParser):
 
 
 class _NoPlainText(OutputMachine):
-    def _plain_text(self, text: str) -> list[Event] | None:
+    def _plain_text(self, text: str) -> str | None:
         return None
 
 
@@ -367,18 +367,27 @@ def test_decoder_decode_plain(groups: list[list[int]]) -> None:
     assert fast.flush() == general.flush()
 
 
-#: A Chat Completions request (its parsing options are replaced by each example's).
-_REQUEST = convert(
-    "chat_completions", {"model": "DeepSeek-V4-Pro", "messages": [{"role": "user", "content": "Hi"}]}
-)
+#: A request of each protocol (its parsing options are replaced by each example's).
+_REQUESTS = {
+    "chat_completions": convert(
+        "chat_completions", {"model": "DeepSeek-V4-Pro", "messages": [{"role": "user", "content": "Hi"}]}
+    ),
+    "responses": convert("responses", {"model": "DeepSeek-V4-Pro", "input": "Hi"}),
+    "messages": convert(
+        "messages",
+        {"model": "DeepSeek-V4-Pro", "max_tokens": 100, "messages": [{"role": "user", "content": "Hi"}]},
+    ),
+}
 
 
+@pytest.mark.parametrize("protocol", sorted(_REQUESTS))
 @given(opts=parsing_options, text=TEXTS, groups=GROUPS, extra=ID_GROUPS)
 def test_processor_token_fast_path(
-    opts: ParsingOptions, text: str, groups: list[int], extra: list[list[int]]
+    protocol: str, opts: ParsingOptions, text: str, groups: list[int], extra: list[list[int]]
 ) -> None:
-    """The processor's per-push fast path (ids in a list) gives the events of its general path (the same ids
-    in a sequence type the fast path does not take): text, markers and ids of every kind, grouped anyhow."""
+    """The processor's per-push fast path (ids in a list; plain text straight to the writer's ``text``) gives
+    the events of its general path (the same ids in a sequence type the fast path does not take), in every
+    protocol: text, markers and ids of every kind, grouped anyhow."""
     ids = VOCAB.full.encode(text, add_special_tokens=False).ids
     pushes: list[list[int]] = []
     k = 0
@@ -387,7 +396,7 @@ def test_processor_token_fast_path(
         pushes.append(ids[k : k + size])
         k += size
     pushes += extra
-    request = dataclasses.replace(_REQUEST, parsing_options=opts)
+    request = dataclasses.replace(_REQUESTS[protocol], parsing_options=opts)
 
     def run(fast: bool) -> list[Any]:
         p = StreamProcessor(

@@ -11,7 +11,7 @@ import orjson
 
 from dscodec.conversation import ConversationRequest
 from dscodec.errors import DscodecError
-from dscodec.stream.events import Event, TokenLogprob
+from dscodec.stream.events import ContentDelta, Event, ReasoningDelta, TokenLogprob
 
 __all__ = ["BackendFinish", "EventWriter", "Outcome", "PromptUsage", "WireEvent", "logprob_dict"]
 
@@ -157,6 +157,12 @@ class EventWriter(abc.ABC):
     def write(self, events: Sequence[Event]) -> list[WireEvent]:
         """Wire events for a batch of machine events; :class:`OutputEnd` and :class:`StopSequence` (whose
         information reaches :meth:`close` in the :class:`Outcome`) are to be ignored."""
+
+    def text(self, reasoning: bool, text: str) -> list[WireEvent]:
+        """Wire events for one text delta without logprobs (the per-token hot path): the same as :meth:`write`
+        of a :class:`ReasoningDelta` (``reasoning``) or a :class:`ContentDelta`. Writers may override it with a
+        cheaper way to the same events."""
+        return self.write([ReasoningDelta(text) if reasoning else ContentDelta(text)])
 
     @abc.abstractmethod
     def close(self, outcome: Outcome) -> list[WireEvent]:

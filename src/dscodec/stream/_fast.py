@@ -47,9 +47,10 @@ class FastPaths(JsonValueStage):
             return None
         return []
 
-    def _plain_text(self, text: str) -> list[Event] | None:
+    def _plain_text(self, text: str) -> str | None:
         """Plain token text in the middle of the reasoning or the content, possibly ending in a newline run (held
-        back: a marker may follow) or following a held newline run (released with it)."""
+        back: a marker may follow) or following a held newline run (released with it): the text the current
+        channel emits (``""``: nothing yet), or None when the general path must decide."""
         pend = self._pend
         stops = self._stops
         if stops is None:
@@ -79,14 +80,14 @@ class FastPaths(JsonValueStage):
                 self._pend = text[len(body) :]
                 self._pend_pos = list(range(base + len(body), base + len(text)))
                 self._nostrip = 0
-                return [self._quick_delta(pend + body)]
+                return pend + body
             self._pend = pend + text
             self._pend_pos.extend(range(base, base + run))
-            return []
+            return ""
         if pend:
             self._clear()
-            return [self._quick_delta(pend + text)]
-        return [self._quick_delta(text)]
+            return pend + text
+        return text
 
     def _plain_json_value(self, text: str) -> list[Event] | None:
         """Plain token text inside a JSON-mode value without stop sequences: released at once, but for a newline

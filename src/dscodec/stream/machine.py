@@ -292,7 +292,10 @@ class OutputMachine(FastPaths):
         ):
             stage = self._stage
             if self._quick_ok:
-                events = self._plain_text(text)
+                emitted = self._plain_text(text)
+                if emitted is not None:
+                    return [self._quick_delta(emitted, ())] if emitted else []
+                events = None
             elif stage is TOOL_CALLS:
                 events = self._plain_tool_calls(text)
             elif stage is JSON_VALUE:
@@ -304,6 +307,26 @@ class OutputMachine(FastPaths):
             if events is not None:
                 return events
         return self.feed_tokens([TokenText(-1, text)])
+
+    def plain_token_text(self, text: str) -> str | None:
+        """:meth:`feed_plain_token` for plain text in the middle of the reasoning or the content, without events:
+        the text of the one delta it would give on the current channel (:attr:`in_reasoning`; ``""`` for none),
+        or None, with nothing changed, when :meth:`feed_plain_token` must be called instead."""
+        if (
+            self._quick_ok
+            and text
+            and not self._entries
+            and not self._sym.held
+            and not self._orphans[0]
+            and not self._orphans[1]
+        ):
+            return self._plain_text(text)
+        return None
+
+    @property
+    def in_reasoning(self) -> bool:
+        """Whether text now goes out as reasoning (else as content)."""
+        return self._stage is REASONING
 
     def close(self) -> list[Event]:
         """End of output: release what is held, end an open call or the reasoning, then :class:`OutputEnd`.

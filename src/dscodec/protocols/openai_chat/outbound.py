@@ -119,17 +119,19 @@ class ChatChunkWriter(EventWriter):
             delta = {"role": "assistant", "content": None, "reasoning_content": ""}
         return [self._chunk(delta)]
 
+    def text(self, reasoning: bool, text: str) -> list[WireEvent]:
+        # The chunk's JSON text around the escaped piece (set up in open()).
+        if reasoning:
+            return [WireEvent.from_json(self._reasoning_before + _json_string(text) + self._reasoning_after)]
+        return [WireEvent.from_json(self._content_before + _json_string(text) + self._content_after)]
+
     def write(self, events: Sequence[Event]) -> list[WireEvent]:
         out: list[WireEvent] = []
         thinking = self._thinking
         for event in events:
             if isinstance(event, ContentDelta):
                 if not event.logprobs:
-                    out.append(
-                        WireEvent.from_json(
-                            self._content_before + _json_string(event.text) + self._content_after
-                        )
-                    )
+                    out += self.text(False, event.text)
                     continue
                 delta: dict[str, Any] = (
                     {"content": event.text, "reasoning_content": None}
@@ -139,11 +141,7 @@ class ChatChunkWriter(EventWriter):
                 out.append(self._chunk(delta, {"content": [logprob_dict(e) for e in event.logprobs]}))
             elif isinstance(event, ReasoningDelta):
                 if not event.logprobs:
-                    out.append(
-                        WireEvent.from_json(
-                            self._reasoning_before + _json_string(event.text) + self._reasoning_after
-                        )
-                    )
+                    out += self.text(True, event.text)
                     continue
                 logprobs = {"reasoning_content": [logprob_dict(e) for e in event.logprobs]}
                 out.append(self._chunk({"content": None, "reasoning_content": event.text}, logprobs))
