@@ -54,7 +54,7 @@ class _NoPlainText(OutputMachine):
 
 
 class _NoPlainJsonValue(OutputMachine):
-    def _plain_json_value(self, text: str) -> list[Event] | None:
+    def _plain_json_value(self, text: str) -> str | None:
         return None
 
 

@@ -12,7 +12,7 @@ from dscodec.stream._held import TAIL_LENGTH
 from dscodec.stream._json_value import JsonValueStage
 from dscodec.stream._markers import EOS_HARD, EOS_SOFT, OPENER_START
 from dscodec.stream._stages import DISCARD, REASONING
-from dscodec.stream.events import ContentDelta, Event, TokenLogprob
+from dscodec.stream.events import Event, TokenLogprob
 
 __all__ = ["FastPaths"]
 
@@ -89,9 +89,10 @@ class FastPaths(JsonValueStage):
             return pend + text
         return text
 
-    def _plain_json_value(self, text: str) -> list[Event] | None:
+    def _plain_json_value(self, text: str) -> str | None:
         """Plain token text inside a JSON-mode value without stop sequences: released at once, but for a newline
-        at its end (the closing fence may follow). Held text there is at most ``\\n`` plus two backticks."""
+        at its end (the closing fence may follow). Held text there is at most ``\\n`` plus two backticks. Returns
+        the content text to emit (``""``: nothing yet), or None when the general path must decide."""
         if self._stops is not None:
             return None
         pend = self._pend
@@ -108,9 +109,7 @@ class FastPaths(JsonValueStage):
             self._pend = "\n"
             self._pend_pos = [end - 1]
             full = full[:-1]
-            if not full:
-                return []
-        return [ContentDelta(full, ())]
+        return full
 
     def _plain_tool_calls(self, text: str) -> list[Event] | None:
         """Plain token text inside a tool-call block, straight to the block parser."""

@@ -91,7 +91,7 @@ from dscodec.stream._stages import (
 from dscodec.stream._stops import StopMatcher
 from dscodec.stream.decoder import TokenText
 from dscodec.stream.dsml import ToolCallIdFactory, random_tool_call_id
-from dscodec.stream.events import Event, OutputEnd, ReasoningEnd, TokenLogprob
+from dscodec.stream.events import ContentDelta, Event, OutputEnd, ReasoningEnd, TokenLogprob
 
 __all__ = ["OutputMachine", "Stage"]
 
@@ -299,7 +299,10 @@ class OutputMachine(FastPaths):
             elif stage is TOOL_CALLS:
                 events = self._plain_tool_calls(text)
             elif stage is JSON_VALUE:
-                events = self._plain_json_value(text)
+                emitted = self._plain_json_value(text)
+                if emitted is not None:
+                    return [ContentDelta(emitted, ())] if emitted else []
+                events = None
             elif stage is DISCARD:
                 return []
             else:
@@ -309,18 +312,21 @@ class OutputMachine(FastPaths):
         return self.feed_tokens([TokenText(-1, text)])
 
     def plain_token_text(self, text: str) -> str | None:
-        """:meth:`feed_plain_token` for plain text in the middle of the reasoning or the content, without events:
-        the text of the one delta it would give on the current channel (:attr:`in_reasoning`; ``""`` for none),
-        or None, with nothing changed, when :meth:`feed_plain_token` must be called instead."""
+        """:meth:`feed_plain_token` for plain text in the middle of the reasoning, the content or a JSON-mode
+        value, without events: the text of the one delta it would give on the current channel
+        (:attr:`in_reasoning`; ``""`` for none), or None, with nothing changed, when :meth:`feed_plain_token` must
+        be called instead."""
         if (
-            self._quick_ok
-            and text
+            text
             and not self._entries
             and not self._sym.held
             and not self._orphans[0]
             and not self._orphans[1]
         ):
-            return self._plain_text(text)
+            if self._quick_ok:
+                return self._plain_text(text)
+            if self._stage is JSON_VALUE:
+                return self._plain_json_value(text)
         return None
 
     @property
