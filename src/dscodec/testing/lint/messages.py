@@ -28,13 +28,16 @@ from dscodec.testing.lint._base import (
 
 __all__ = ["lint_messages_body", "lint_messages_stream"]
 
+#: The stop reasons that may leave a block's input JSON unfinished (its arguments are then not checked).
+_CUT = ("max_tokens", "refusal", "model_context_window_exceeded")
+
+#: The delta types each content block type may carry.
 _DELTAS = {
     "text": ("text_delta", "citations_delta"),
     "thinking": ("thinking_delta", "signature_delta"),
     "tool_use": ("input_json_delta",),
     "server_tool_use": ("input_json_delta",),
 }
-_CUT = ("max_tokens", "refusal", "model_context_window_exceeded")
 
 
 @dataclass
