@@ -12,6 +12,8 @@ reads them the way the reference's serde derive does:
 A :class:`Tagged` reads an internally tagged enum (``{"type": "text", …}``): the tag picks the variant's
 :class:`Struct`. Readers are plain ``(value, path) -> result`` callables, so the ``read_*`` helpers of
 :mod:`dscodec.protocols._body` and hand-written readers for unions (``string or list``) fit the same tables.
+The ``_body`` helpers a protocol's ``models`` module needs are re-exported here, so that one import
+(``from dscodec.protocols import _reader as r``) serves a whole module.
 
 Why not pydantic models: pydantic validates fields in the model's declaration order, collects every error and
 words them its own way (``Input should be a valid string``). The reference stops at the first problem in the
@@ -37,10 +39,17 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from dscodec.protocols._body import (
+    WireError,
+    describe_value,
     fail,
+    invalid_type,
+    join_path,
     missing_field,
+    read_bool,
+    read_f32,
     read_list,
     read_map,
+    read_str,
     read_tag,
     read_tagged_map,
     read_uint,
@@ -52,11 +61,25 @@ __all__ = [
     "Reader",
     "Struct",
     "Tagged",
+    "WireError",
     "any_value",
     "checked",
     "constant",
+    "describe_value",
+    "fail",
+    "invalid_type",
+    "join_path",
     "list_of",
+    "missing_field",
     "optional",
+    "optionals",
+    "read_bool",
+    "read_f32",
+    "read_map",
+    "read_str",
+    "read_tag",
+    "read_tagged_map",
+    "read_unit_enum",
     "required",
     "str_or_list",
     "uint",
@@ -68,10 +91,6 @@ _T_co = TypeVar("_T_co", covariant=True)
 
 #: A reader: the JSON value and its path (``messages[0].content``) in, the typed value out; raises ``WireError``.
 Reader = Callable[[Any, str], _T]
-
-
-def _join(path: str | None, key: str) -> str:
-    return f"{path}.{key}" if path else key
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +128,11 @@ def optional(
 ) -> Field:
     """A field that may be absent (``null`` counts as absent unless ``read_null``); absent leaves the default."""
     return Field(key, read, False, read_null, into or key)
+
+
+def optionals(read: Reader[Any], *keys: str) -> tuple[Field, ...]:
+    """Optional fields that one reader reads, one per key (optional fields may be declared in any order)."""
+    return tuple(optional(key, read) for key in keys)
 
 
 def checked(key: str, read: Reader[Any] = any_value, *, required: bool = False) -> Field:
@@ -190,7 +214,7 @@ class Tagged(Generic[_T_co]):
             variant = self._variants.get(kind) if kind.__class__ is str else None
         if variant is None:  # serde's message for a missing, mistyped or unknown tag, or for a non-object
             mapping = read_tagged_map(value, self.tag, self._names, self.expected, path)
-            variant = self._variants[read_tag(mapping, self.tag, self._names, _join(path, self.tag))]
+            variant = self._variants[read_tag(mapping, self.tag, self._names, join_path(path, self.tag))]
         return variant._build(**variant.collect(mapping, path))
 
 
