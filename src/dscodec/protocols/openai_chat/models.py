@@ -13,28 +13,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, cast
 
-from dscodec.protocols._body import (
-    WireError,
-    describe_value,
-    fail,
-    read_bool,
-    read_f32,
-    read_str,
-    read_unit_enum,
+from dscodec.protocols import _reader as r
+from dscodec.protocols._sampling import EFFORT_VARIANTS, EffortInput, ThinkingSwitch
+from dscodec.protocols._wire_structs import (
+    FUNCTION_TOOL_FIELDS,
+    FunctionTool,
+    NamedToolChoice,
+    TextPart,
+    read_openai_tool_choice,
+    thinking_struct,
 )
-from dscodec.protocols._reader import (
-    Struct,
-    Tagged,
-    checked,
-    constant,
-    list_of,
-    optional,
-    required,
-    str_or_list,
-    uint,
-    unit_enum,
-)
-from dscodec.protocols._sampling import EFFORT_VARIANTS, THINKING_VARIANTS, EffortInput, ThinkingSwitch
 
 __all__ = [
     "AssistantMessage",
@@ -64,15 +52,7 @@ Detail = Literal["low", "high", "original", "auto"]
 _DETAILS: tuple[str, ...] = ("low", "high", "original", "auto")
 
 
-@dataclass(frozen=True, slots=True)
-class TextPart:
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class ImageUrlPart:
-    url: str
-    detail: Detail = "high"
+# -- content: each type, then the table that reads it (see :mod:`dscodec.protocols._reader`) -----------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,9 +63,58 @@ class FilePart:
     file_data: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class ImageUrlPart:
+    url: str
+    detail: Detail = "high"
+
+
+_IMAGE_URL = r.Struct(
+    ImageUrlPart,
+    r.required("url", r.read_str),
+    r.optional("detail", r.unit_enum(_DETAILS)),
+    expected="struct ChatCompletionImageUrl",
+    size=2,
+)
+
+
 ContentPart = TextPart | ImageUrlPart | FilePart
 #: Message content: a plain string or a list of parts.
 Content = str | tuple[ContentPart, ...]
+_PART: r.Tagged[ContentPart] = r.Tagged(
+    "type",
+    "internally tagged enum ChatCompletionRequestContentBlock",
+    {
+        "text": r.Struct(TextPart, r.required("text", r.read_str)),
+        "image_url": r.Struct(lambda image_url: image_url, r.required("image_url", _IMAGE_URL.read)),
+        # Only the flat fields count; ``filename`` is read for its type.
+        "file": r.Struct(
+            FilePart, *r.optionals(r.read_str, "file_id", "file_data"), r.checked("filename", r.read_str)
+        ),
+    },
+)
+_read_content = r.str_or_list(_PART.read, "content should be a string or a list")
+_CONTENT = r.required("content", _read_content)
+_NAME = r.checked("name", r.read_str)
+
+
+# -- messages --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SystemMessage:
+    content: Content
+
+
+_SYSTEM = r.Struct(SystemMessage, _CONTENT, _NAME)
+
+
+@dataclass(frozen=True, slots=True)
+class UserMessage:
+    content: Content
+
+
+_USER = r.Struct(UserMessage, _CONTENT, _NAME)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,14 +124,26 @@ class ToolCall:
     arguments: str
 
 
-@dataclass(frozen=True, slots=True)
-class SystemMessage:
-    content: Content
+_FUNCTION_CALL = r.Struct(
+    lambda name, arguments: (name, arguments),
+    r.required("name", r.read_str),
+    r.required("arguments", r.read_str),
+    expected="struct ChatCompletionRequestFunctionCall",
+    size=2,
+)
+_TOOL_CALL = r.Struct(
+    ToolCall,
+    r.required("id", r.read_str),
+    r.checked("type", r.unit_enum(("function",)), required=True),
+    r.required("function", _FUNCTION_CALL.read, into=("name", "arguments")),
+    expected="struct ChatCompletionRequestToolCall",
+    size=3,
+)
 
 
-@dataclass(frozen=True, slots=True)
-class UserMessage:
-    content: Content
+def _string_or_nothing(value: Any, path: str | None) -> str | None:
+    """A string, or None for any other value (a field read only when it is a string)."""
+    return value if isinstance(value, str) else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,10 +157,24 @@ class AssistantMessage:
     reasoning: str | None = None
 
 
+_ASSISTANT = r.Struct(
+    AssistantMessage,
+    r.optional("content", _read_content),
+    _NAME,
+    r.optional("reasoning_content", r.read_str),
+    r.optional("reasoning", _string_or_nothing),
+    r.optional("tool_calls", r.list_of(_TOOL_CALL.read)),
+    r.optional("prefix", r.read_bool),
+)
+
+
 @dataclass(frozen=True, slots=True)
 class ToolMessage:
     content: Content
     tool_call_id: str
+
+
+_TOOL_MESSAGE = r.Struct(ToolMessage, _CONTENT, _NAME, r.required("tool_call_id", r.read_str))
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,23 +183,66 @@ class LatestReminderMessage:
 
 
 Message = SystemMessage | UserMessage | AssistantMessage | ToolMessage | LatestReminderMessage
+_MESSAGE: r.Tagged[Message] = r.Tagged(
+    "role",
+    "internally tagged enum ChatCompletionRequestMessage",
+    {
+        "system": _SYSTEM,
+        "user": _USER,
+        "assistant": _ASSISTANT,
+        "tool": _TOOL_MESSAGE,
+        "latest_reminder": r.Struct(LatestReminderMessage, r.required("content", r.read_str), _NAME),
+    },
+)
 
 
-@dataclass(frozen=True, slots=True)
-class FunctionTool:
-    name: str
-    description: str | None = None
-    #: The schema as sent; ``None`` when absent or ``null``.
-    parameters: Any = None
-    strict: bool | None = None
+# -- tools -----------------------------------------------------------------------------------------------------
 
-
-@dataclass(frozen=True, slots=True)
-class NamedToolChoice:
-    name: str
-
-
+_FUNCTION = r.Struct(
+    FunctionTool, *FUNCTION_TOOL_FIELDS, expected="struct ChatCompletionFunctionDefinition", size=4
+)
+_TOOL = r.Struct(
+    lambda function: function,
+    r.checked("type", r.unit_enum(("function",)), required=True),
+    r.required("function", _FUNCTION.read),
+    expected="struct ChatCompletionTool",
+    size=2,
+)
 ToolChoice = Literal["none", "auto", "required"] | NamedToolChoice
+
+
+def _read_tool_choice(value: Any, path: str) -> ToolChoice:
+    # An untagged enum: serde reports every problem at the field itself, prefixed with the inner field's name.
+    choice = read_openai_tool_choice(value, path, "expected one of `none`, `auto`, `required` or a tool")
+    if isinstance(choice, str):
+        return cast(ToolChoice, choice)
+    name: str | None = None
+    for key, item in choice.items():
+        if key == "type":
+            try:
+                r.read_unit_enum(item, ("function",), path)
+            except r.WireError as exc:
+                r.fail(f"field `type`: {exc.detail}", path)
+        elif key == "function":
+            if not isinstance(item, Mapping):
+                r.fail(
+                    f"field `function`: invalid type: {r.describe_value(item)}, expected struct ChatCompletionToolChoiceFunction",
+                    path,
+                )
+            if "name" not in item:
+                r.fail("field `function`: missing field `name`", path)
+            if not isinstance(item["name"], str):
+                r.fail(
+                    f"field `function`: invalid type: {r.describe_value(item['name'])}, expected a string",
+                    path,
+                )
+            name = item["name"]
+    if name is None:
+        r.fail("missing field `function`", path)
+    return NamedToolChoice(name)
+
+
+# -- response format -------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,6 +258,31 @@ class RegexFormat:
 
 
 ResponseFormat = Literal["text", "json_object"] | JsonSchemaFormat | RegexFormat
+_JSON_SCHEMA = r.Struct(
+    JsonSchemaFormat,
+    r.required("schema"),
+    # ``description`` is not read by the reference (any value passes); it is not used either.
+    r.optional("name", r.read_str),
+    r.optional("strict", r.read_bool),
+    expected="struct ChatCompletionResponseFormatJsonSchema",
+    size=3,
+)
+
+_RESPONSE_FORMAT: r.Tagged[ResponseFormat] = r.Tagged(
+    "type",
+    "internally tagged enum ChatCompletionResponseFormat",
+    {
+        "json_object": r.constant("json_object"),
+        "json_schema": r.Struct(
+            lambda json_schema: json_schema, r.required("json_schema", _JSON_SCHEMA.read)
+        ),
+        "regex": r.Struct(RegexFormat, r.required("regex", r.read_str)),
+        "text": r.constant("text"),
+    },
+)
+
+
+# -- the request -----------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,152 +316,7 @@ class ChatCompletionRequest:
     frequency_penalty: float | None = None
 
 
-# -- reading: one table per JSON object (see :mod:`dscodec.protocols._reader` for the rules) ---------------------
-
-
-_IMAGE_URL = Struct(
-    ImageUrlPart,
-    required("url", read_str),
-    optional("detail", unit_enum(_DETAILS)),
-    expected="struct ChatCompletionImageUrl",
-    size=2,
-)
-_PART: Tagged[ContentPart] = Tagged(
-    "type",
-    "internally tagged enum ChatCompletionRequestContentBlock",
-    {
-        "text": Struct(TextPart, required("text", read_str)),
-        "image_url": Struct(lambda image_url: image_url, required("image_url", _IMAGE_URL.read)),
-        # Only the flat fields count; ``filename`` is read for its type.
-        "file": Struct(
-            FilePart,
-            optional("file_id", read_str),
-            optional("file_data", read_str),
-            checked("filename", read_str),
-        ),
-    },
-)
-_read_content = str_or_list(_PART.read, "content should be a string or a list")
-
-_FUNCTION_CALL = Struct(
-    lambda name, arguments: (name, arguments),
-    required("name", read_str),
-    required("arguments", read_str),
-    expected="struct ChatCompletionRequestFunctionCall",
-    size=2,
-)
-_TOOL_CALL = Struct(
-    ToolCall,
-    required("id", read_str),
-    checked("type", unit_enum(("function",)), required=True),
-    required("function", _FUNCTION_CALL.read, into=("name", "arguments")),
-    expected="struct ChatCompletionRequestToolCall",
-    size=3,
-)
-
-
-def _string_or_nothing(value: Any, path: str | None) -> str | None:
-    """A string, or None for any other value (a field read only when it is a string)."""
-    return value if isinstance(value, str) else None
-
-
-_CONTENT = required("content", _read_content)
-_NAME = checked("name", read_str)
-_MESSAGE: Tagged[Message] = Tagged(
-    "role",
-    "internally tagged enum ChatCompletionRequestMessage",
-    {
-        "system": Struct(SystemMessage, _CONTENT, _NAME),
-        "user": Struct(UserMessage, _CONTENT, _NAME),
-        "assistant": Struct(
-            AssistantMessage,
-            optional("content", _read_content),
-            _NAME,
-            optional("reasoning_content", read_str),
-            optional("reasoning", _string_or_nothing),
-            optional("tool_calls", list_of(_TOOL_CALL.read)),
-            optional("prefix", read_bool),
-        ),
-        "tool": Struct(ToolMessage, _CONTENT, _NAME, required("tool_call_id", read_str)),
-        "latest_reminder": Struct(LatestReminderMessage, required("content", read_str), _NAME),
-    },
-)
-
-_FUNCTION = Struct(
-    FunctionTool,
-    required("name", read_str),
-    optional("description", read_str),
-    optional("parameters"),
-    optional("strict", read_bool),
-    expected="struct ChatCompletionFunctionDefinition",
-    size=4,
-)
-_TOOL = Struct(
-    lambda function: function,
-    checked("type", unit_enum(("function",)), required=True),
-    required("function", _FUNCTION.read),
-    expected="struct ChatCompletionTool",
-    size=2,
-)
-
-_TOOL_CHOICE_ERROR = "expected one of `none`, `auto`, `required` or a tool"
-
-
-def _read_tool_choice(value: Any, path: str) -> ToolChoice:
-    # An untagged enum: serde reports every problem at the field itself, prefixed with the inner field's name.
-    if isinstance(value, str):
-        if value in ("none", "auto", "required"):
-            return cast(ToolChoice, value)
-        fail(_TOOL_CHOICE_ERROR, path)
-    if not isinstance(value, Mapping) or "type" not in value:
-        fail(_TOOL_CHOICE_ERROR, path)
-    name: str | None = None
-    for key, item in value.items():
-        if key == "type":
-            try:
-                read_unit_enum(item, ("function",), path)
-            except WireError as exc:
-                fail(f"field `type`: {exc.detail}", path)
-        elif key == "function":
-            if not isinstance(item, Mapping):
-                fail(
-                    f"field `function`: invalid type: {describe_value(item)}, expected struct ChatCompletionToolChoiceFunction",
-                    path,
-                )
-            if "name" not in item:
-                fail("field `function`: missing field `name`", path)
-            if not isinstance(item["name"], str):
-                fail(
-                    f"field `function`: invalid type: {describe_value(item['name'])}, expected a string", path
-                )
-            name = item["name"]
-    if name is None:
-        fail("missing field `function`", path)
-    return NamedToolChoice(name)
-
-
-_JSON_SCHEMA = Struct(
-    JsonSchemaFormat,
-    required("schema"),
-    # ``description`` is not read by the reference (any value passes); it is not used either.
-    optional("name", read_str),
-    optional("strict", read_bool),
-    expected="struct ChatCompletionResponseFormatJsonSchema",
-    size=3,
-)
-_RESPONSE_FORMAT: Tagged[ResponseFormat] = Tagged(
-    "type",
-    "internally tagged enum ChatCompletionResponseFormat",
-    {
-        "json_object": constant("json_object"),
-        "json_schema": Struct(lambda json_schema: json_schema, required("json_schema", _JSON_SCHEMA.read)),
-        "regex": Struct(RegexFormat, required("regex", read_str)),
-        "text": constant("text"),
-    },
-)
-
-
-_read_strings = list_of(read_str)
+_read_strings = r.list_of(r.read_str)
 
 
 def _read_stop(value: Any, path: str) -> tuple[tuple[str, ...], bool]:
@@ -347,58 +325,39 @@ def _read_stop(value: Any, path: str) -> tuple[tuple[str, ...], bool]:
         return (value,), False
     if isinstance(value, (list, tuple)):
         return _read_strings(value, path), True
-    fail("expected a string or a list", path)
+    r.fail("expected a string or a list", path)
 
 
 #: Present (any object) sets ``stream_options``; ``include_usage`` is its only meaningful key.
-_STREAM_OPTIONS = Struct(
+_STREAM_OPTIONS = r.Struct(
     lambda include_usage=False: (True, include_usage),
-    optional("include_usage", read_bool),
+    r.optional("include_usage", r.read_bool),
     expected="struct ChatCompletionStreamOptions",
     size=1,
 )
-_THINKING = Struct(
-    lambda type: type,
-    required("type", unit_enum(THINKING_VARIANTS)),
-    # Read for its type only: the budget never matters (behavior.md#thinking-and-effort).
-    checked("budget_tokens", uint(64)),
-    expected="struct ChatCompletionThinking",
-    size=2,
-)
-
+_THINKING = thinking_struct("struct ChatCompletionThinking")
 # serde reports missing fields after reading the others, in declaration order: ``messages`` before ``model``.
-_REQUEST = Struct(
+_REQUEST = r.Struct(
     ChatCompletionRequest,
-    required("messages", list_of(_MESSAGE.read)),
-    required("model", read_str),
-    optional("stream", read_bool),
-    optional("logprobs", read_bool),
-    optional("parallel_tool_calls", read_bool),
-    optional("stream_options", _STREAM_OPTIONS.read, into=("stream_options", "include_usage")),
-    optional("max_tokens", uint(32)),
-    optional("max_completion_tokens", uint(32)),
-    optional("n", uint(8)),
-    optional("top_logprobs", uint(8)),
-    optional("seed", uint(64)),
-    optional("temperature", read_f32),
-    optional("top_p", read_f32),
-    optional("presence_penalty", read_f32),
-    optional("frequency_penalty", read_f32),
-    optional("stop", _read_stop, into=("stop", "stop_is_list")),
-    optional("tools", list_of(_TOOL.read)),
-    optional("tool_choice", _read_tool_choice),
-    optional("response_format", _RESPONSE_FORMAT.read),
-    optional("thinking", _THINKING.read),
-    optional("reasoning_effort", unit_enum(EFFORT_VARIANTS)),
+    r.required("messages", r.list_of(_MESSAGE.read)),
+    r.required("model", r.read_str),
+    *r.optionals(r.read_bool, "stream", "logprobs", "parallel_tool_calls"),
+    *r.optionals(r.uint(32), "max_tokens", "max_completion_tokens"),
+    *r.optionals(r.uint(8), "n", "top_logprobs"),
+    r.optional("seed", r.uint(64)),
+    *r.optionals(r.read_f32, "temperature", "top_p", "presence_penalty", "frequency_penalty"),
+    r.optional("stream_options", _STREAM_OPTIONS.read, into=("stream_options", "include_usage")),
+    r.optional("stop", _read_stop, into=("stop", "stop_is_list")),
+    r.optional("tools", r.list_of(_TOOL.read)),
+    r.optional("tool_choice", _read_tool_choice),
+    r.optional("response_format", _RESPONSE_FORMAT.read),
+    r.optional("thinking", _THINKING.read),
+    r.optional("reasoning_effort", r.unit_enum(EFFORT_VARIANTS)),
     expected="struct ChatCompletionRequest",
     size=20,
 )
 
 
 def read_request(body: Any) -> ChatCompletionRequest:
-    """Read a parsed JSON body into a :class:`ChatCompletionRequest`.
-
-    Raises:
-        WireError: a field has the wrong JSON type, an enum value is unknown, or a required field is missing.
-    """
+    """Read a parsed JSON body; ``WireError``: a wrong JSON type, an unknown enum value or a missing field."""
     return _REQUEST.read(body, None)
