@@ -17,30 +17,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, cast
 
-from dscodec.protocols._body import (
-    fail,
-    invalid_type,
-    join_path,
-    read_bool,
-    read_f32,
-    read_map,
-    read_str,
-    read_tag,
-    read_tagged_map,
-)
-from dscodec.protocols._reader import (
-    Struct,
-    Tagged,
-    checked,
-    constant,
-    list_of,
-    optional,
-    required,
-    str_or_list,
-    uint,
-    unit_enum,
-)
+from dscodec.protocols import _reader as r
 from dscodec.protocols._sampling import EFFORT_VARIANTS, EffortInput
+from dscodec.protocols._wire_structs import (
+    FUNCTION_TOOL_FIELDS,
+    FunctionTool,
+    TextPart,
+    read_openai_tool_choice,
+)
 
 __all__ = [
     "Content",
@@ -91,14 +75,9 @@ _VERBOSITIES: tuple[str, ...] = ("low", "medium", "high")
 WEB_SEARCH_TYPES: tuple[str, ...] = ("web_search", "web_search_2025_08_26")
 
 
-# -- content ---------------------------------------------------------------------------------------------------
+# -- content: each type, then the table that reads it (see :mod:`dscodec.protocols._reader`) -----------------
 
-
-@dataclass(frozen=True, slots=True)
-class TextPart:
-    """``input_text`` or ``output_text`` (both are text; ``annotations`` and ``logprobs`` are not read)."""
-
-    text: str
+_TEXT_PART = r.Struct(TextPart, r.required("text", r.read_str))
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,14 +89,37 @@ class ImagePart:
     detail: Detail = "high"
 
 
+_IMAGE_PART = r.Struct(
+    ImagePart, *r.optionals(r.read_str, "image_url", "file_id"), r.optional("detail", r.unit_enum(_DETAILS))
+)
+
+
 @dataclass(frozen=True, slots=True)
 class FilePart:
     """``input_file``: always rendered as a placeholder text; its fields are not read."""
 
 
+_FILE_PART = r.Struct(FilePart)
 ContentPart = TextPart | ImagePart | FilePart
 #: Message or tool-output content: a plain string or a list of parts.
 Content = str | tuple[ContentPart, ...]
+_MESSAGE_PART: r.Tagged[ContentPart] = r.Tagged(
+    "type",
+    "internally tagged enum ResponsesContentBlock",
+    {
+        "input_text": _TEXT_PART,
+        "output_text": _TEXT_PART,
+        "input_image": _IMAGE_PART,
+        "input_file": _FILE_PART,
+    },
+)
+_OUTPUT_PART: r.Tagged[ContentPart] = r.Tagged(
+    "type",
+    "internally tagged enum ResponsesToolCallOutputItem",
+    {"input_text": _TEXT_PART, "input_image": _IMAGE_PART, "input_file": _FILE_PART},
+)
+_read_content = r.str_or_list(_MESSAGE_PART.read, "content should be a string or a list of content blocks")
+_read_output = r.str_or_list(_OUTPUT_PART.read, "output should be a string or a list of output content parts")
 
 
 # -- input items -----------------------------------------------------------------------------------------------
@@ -131,12 +133,27 @@ class MessageItem:
     content: Content
 
 
+_MESSAGE = r.Struct(
+    MessageItem, r.required("role", r.unit_enum(_ROLES)), r.required("content", _read_content)
+)
+
+
 @dataclass(frozen=True, slots=True)
 class FunctionCallItem:
     call_id: str
     name: str
     arguments: str
     namespace: str | None = None
+
+
+# Missing fields are reported in this order, as the reference does.
+_FUNCTION_CALL = r.Struct(
+    FunctionCallItem,
+    r.required("arguments", r.read_str),
+    r.required("call_id", r.read_str),
+    r.required("name", r.read_str),
+    r.optional("namespace", r.read_str),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +163,13 @@ class FunctionCallOutputItem:
     output: Content
 
 
+_FUNCTION_CALL_OUTPUT = r.Struct(
+    lambda output, call_id=None: FunctionCallOutputItem(call_id=call_id, output=output),
+    r.optional("call_id", r.read_str),
+    r.required("output", _read_output),
+)
+
+
 @dataclass(frozen=True, slots=True)
 class CustomToolCallItem:
     call_id: str
@@ -153,10 +177,26 @@ class CustomToolCallItem:
     input: str
 
 
+_CUSTOM_TOOL_CALL = r.Struct(
+    CustomToolCallItem,
+    r.required("call_id", r.read_str),
+    r.required("name", r.read_str),
+    r.required("input", r.read_str),
+)
+
+
 @dataclass(frozen=True, slots=True)
 class CustomToolCallOutputItem:
     call_id: str
     output: Content
+
+
+# Unlike a function output, a custom tool's output may be left out (it is then empty).
+_CUSTOM_TOOL_CALL_OUTPUT = r.Struct(
+    lambda call_id, output="": CustomToolCallOutputItem(call_id=call_id, output=output),
+    r.required("call_id", r.read_str),
+    r.optional("output", _read_output),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,6 +207,16 @@ class ReasoningItem:
     """
 
     texts: tuple[str, ...] = ()
+
+
+_REASONING_TEXT = r.Struct(
+    lambda text: text, r.required("text", r.read_str), expected="struct ResponsesReasoningContent", size=1
+)
+_REASONING_ITEM = r.Struct(
+    ReasoningItem,
+    r.optional("content", r.list_of(_REASONING_TEXT.read), into="texts"),
+    r.checked("encrypted_content", r.read_str),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,18 +241,36 @@ InputItem = (
     | ItemReference
     | UnknownItem
 )
+#: The items by ``type``; other types become :class:`UnknownItem`.
+_ITEMS: dict[str, r.Struct[InputItem]] = {
+    "message": _MESSAGE,
+    "function_call": _FUNCTION_CALL,
+    "function_call_output": _FUNCTION_CALL_OUTPUT,
+    "custom_tool_call": _CUSTOM_TOOL_CALL,
+    "custom_tool_call_output": _CUSTOM_TOOL_CALL_OUTPUT,
+    "reasoning": _REASONING_ITEM,
+    "item_reference": r.Struct(ItemReference),
+}
+
+
+def _read_item(value: Any, path: str) -> InputItem:
+    if not isinstance(value, Mapping):
+        r.fail("invalid input item", path)
+    if "type" not in value:
+        # An item without a type is a message ("easy input message"), recognised by its role.
+        if "role" not in value:
+            r.fail("invalid input item", path)
+        return _MESSAGE.read_fields(value, path)
+    kind = value["type"]
+    if not isinstance(kind, str):
+        r.invalid_type(kind, "variant identifier", r.join_path(path, "type"))
+    item = _ITEMS.get(kind)
+    return UnknownItem(kind) if item is None else item.read_fields(value, path)
 
 
 # -- tools -----------------------------------------------------------------------------------------------------
 
-
-@dataclass(frozen=True, slots=True)
-class FunctionTool:
-    name: str
-    description: str | None = None
-    #: The schema as sent; ``None`` when absent or ``null``.
-    parameters: Any = None
-    strict: bool | None = None
+_FUNCTION = r.Struct(FunctionTool, *FUNCTION_TOOL_FIELDS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,11 +280,35 @@ class CustomTool:
     name: str
 
 
+# ``description`` and ``format`` are not read: the only custom tool served has a fixed definition (behavior.md#apply-patch-tool).
+_CUSTOM = r.Struct(CustomTool, r.required("name", r.read_str))
+_NAMESPACE_MEMBER: r.Tagged[FunctionTool | CustomTool] = r.Tagged(
+    "type", "internally tagged enum ResponsesNamespaceTool", {"function": _FUNCTION, "custom": _CUSTOM}
+)
+
+
+def _read_namespace_member(value: Any, path: str) -> FunctionTool | CustomTool:
+    tool = r.read_tagged_map(value, "type", ("function", "custom"), _NAMESPACE_MEMBER.expected, path)
+    kind = tool.get("type")
+    if isinstance(kind, str) and kind not in ("function", "custom"):
+        # serde words a two-variant list "expected `a` or `b`" (``_body.unknown_variant`` says "one of").
+        r.fail(f"unknown variant `{kind}`, expected `function` or `custom`", r.join_path(path, "type"))
+    return _NAMESPACE_MEMBER.read(tool, path)
+
+
 @dataclass(frozen=True, slots=True)
 class NamespaceTool:
     name: str
     tools: tuple[FunctionTool | CustomTool, ...]
     description: str | None = None
+
+
+_NAMESPACE = r.Struct(
+    NamespaceTool,
+    r.required("name", r.read_str),
+    r.optional("description", r.read_str),
+    r.required("tools", r.list_of(_read_namespace_member)),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,11 +319,26 @@ class UserLocation:
     timezone: str | None = None
 
 
+_USER_LOCATION = r.Struct(
+    UserLocation,
+    *r.optionals(r.read_str, "city", "country", "region", "timezone"),
+    expected="struct ResponsesUserLocation",
+    size=4,
+)
+
+
 @dataclass(frozen=True, slots=True)
 class WebSearchTool:
     type: str
     search_context_size: str | None = None
     user_location: UserLocation | None = None
+
+
+_WEB_SEARCH = r.Struct(
+    WebSearchTool,
+    r.optional("search_context_size", r.unit_enum(_CONTEXT_SIZES)),
+    r.optional("user_location", _USER_LOCATION.read),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,6 +349,21 @@ class HostedTool:
 
 
 Tool = FunctionTool | NamespaceTool | CustomTool | WebSearchTool | HostedTool
+_TOOLS: dict[str, r.Struct[Tool]] = {"function": _FUNCTION, "namespace": _NAMESPACE, "custom": _CUSTOM}
+
+
+def _read_tool(value: Any, path: str) -> Tool:
+    # A tagged entry whose ``type`` may be any string: unknown types are hosted tools, dropped by the converter.
+    tool = r.read_map(value, "internally tagged enum ResponsesTool", path)
+    if "type" not in tool:
+        r.fail("missing field `type`", path)
+    kind = tool["type"]
+    if not isinstance(kind, str):
+        r.invalid_type(kind, "variant identifier", r.join_path(path, "type"))
+    if kind in WEB_SEARCH_TYPES:
+        return WebSearchTool(type=kind, **_WEB_SEARCH.collect(tool, path))
+    struct = _TOOLS.get(kind)
+    return HostedTool(kind) if struct is None else struct.read_fields(tool, path)
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,12 +374,29 @@ class NamedToolChoice:
     name: str
 
 
+_NAMED_CHOICE = r.Struct(NamedToolChoice, r.required("name", r.read_str))
+
+
 @dataclass(frozen=True, slots=True)
 class WebSearchChoice:
     type: str
 
 
 ToolChoice = Literal["none", "auto", "required"] | NamedToolChoice | WebSearchChoice
+
+
+def _read_tool_choice(value: Any, path: str) -> ToolChoice:
+    choice = read_openai_tool_choice(
+        value, path, "expected one of `none`, `auto`, `required` or a tool choice object"
+    )
+    if isinstance(choice, str):
+        return cast(ToolChoice, choice)
+    kind = r.read_tag(choice, "type", _TOOL_CHOICE_TYPES, r.join_path(path, "type"))
+    if kind in WEB_SEARCH_TYPES:
+        return WebSearchChoice(kind)
+    return NamedToolChoice(
+        type=cast(Literal["function", "custom"], kind), **_NAMED_CHOICE.collect(choice, path)
+    )
 
 
 # -- text and reasoning ----------------------------------------------------------------------------------------
@@ -272,6 +411,21 @@ class JsonSchemaFormat:
 
 
 TextFormat = Literal["text", "json_object"] | JsonSchemaFormat
+_FORMAT: r.Tagged[TextFormat] = r.Tagged(
+    "type",
+    "internally tagged enum ResponsesTextFormat",
+    {
+        "text": r.constant("text"),
+        "json_schema": r.Struct(
+            JsonSchemaFormat,
+            r.required("name", r.read_str),
+            r.required("schema"),
+            r.optional("description", r.read_str),
+            r.optional("strict", r.read_bool),
+        ),
+        "json_object": r.constant("json_object"),
+    },
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -280,11 +434,33 @@ class TextConfig:
     verbosity: str | None = None
 
 
+_TEXT = r.Struct(
+    TextConfig,
+    # ``"format": null`` is refused: only a missing format means plain text.
+    r.optional("format", _FORMAT.read, read_null=True),
+    r.optional("verbosity", r.unit_enum(_VERBOSITIES)),
+    expected="struct ResponsesTextConfig",
+    size=2,
+)
+
+
 @dataclass(frozen=True, slots=True)
 class ReasoningConfig:
     effort: EffortInput | None = None
     summary: str | None = None
     generate_summary: str | None = None
+
+
+_REASONING = r.Struct(
+    ReasoningConfig,
+    r.optional("effort", r.unit_enum(EFFORT_VARIANTS)),
+    *r.optionals(r.unit_enum(_SUMMARIES), "summary", "generate_summary"),
+    expected="struct ResponsesReasoningConfig",
+    size=3,
+)
+
+
+# -- the request -----------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -306,228 +482,24 @@ class ResponsesRequest:
     text: TextConfig | None = None
 
 
-# -- reading: one table per JSON object (see :mod:`dscodec.protocols._reader` for the rules) ---------------------
-
-_TEXT_PART = Struct(TextPart, required("text", read_str))
-_IMAGE_PART = Struct(
-    ImagePart,
-    optional("image_url", read_str),
-    optional("file_id", read_str),
-    optional("detail", unit_enum(_DETAILS)),
-)
-_FILE_PART = Struct(FilePart)
-_MESSAGE_PART: Tagged[ContentPart] = Tagged(
-    "type",
-    "internally tagged enum ResponsesContentBlock",
-    {
-        "input_text": _TEXT_PART,
-        "output_text": _TEXT_PART,
-        "input_image": _IMAGE_PART,
-        "input_file": _FILE_PART,
-    },
-)
-_OUTPUT_PART: Tagged[ContentPart] = Tagged(
-    "type",
-    "internally tagged enum ResponsesToolCallOutputItem",
-    {"input_text": _TEXT_PART, "input_image": _IMAGE_PART, "input_file": _FILE_PART},
-)
-_read_content = str_or_list(_MESSAGE_PART.read, "content should be a string or a list of content blocks")
-_read_output = str_or_list(_OUTPUT_PART.read, "output should be a string or a list of output content parts")
-
-_REASONING_TEXT = Struct(
-    lambda text: text, required("text", read_str), expected="struct ResponsesReasoningContent", size=1
-)
-_MESSAGE = Struct(MessageItem, required("role", unit_enum(_ROLES)), required("content", _read_content))
-#: The items by ``type``; other types become :class:`UnknownItem`.
-_ITEMS: dict[str, Struct[InputItem]] = {
-    "message": _MESSAGE,
-    # Missing fields are reported in this order, as the reference does.
-    "function_call": Struct(
-        FunctionCallItem,
-        required("arguments", read_str),
-        required("call_id", read_str),
-        required("name", read_str),
-        optional("namespace", read_str),
-    ),
-    "function_call_output": Struct(
-        lambda output, call_id=None: FunctionCallOutputItem(call_id=call_id, output=output),
-        optional("call_id", read_str),
-        required("output", _read_output),
-    ),
-    "custom_tool_call": Struct(
-        CustomToolCallItem,
-        required("call_id", read_str),
-        required("name", read_str),
-        required("input", read_str),
-    ),
-    # Unlike a function output, a custom tool's output may be left out (it is then empty).
-    "custom_tool_call_output": Struct(
-        lambda call_id, output="": CustomToolCallOutputItem(call_id=call_id, output=output),
-        required("call_id", read_str),
-        optional("output", _read_output),
-    ),
-    "reasoning": Struct(
-        ReasoningItem,
-        optional("content", list_of(_REASONING_TEXT.read), into="texts"),
-        checked("encrypted_content", read_str),
-    ),
-    "item_reference": Struct(ItemReference),
-}
-
-
-def _read_item(value: Any, path: str) -> InputItem:
-    if not isinstance(value, Mapping):
-        fail("invalid input item", path)
-    if "type" not in value:
-        # An item without a type is a message ("easy input message"), recognised by its role.
-        if "role" not in value:
-            fail("invalid input item", path)
-        return _MESSAGE.read_fields(value, path)
-    kind = value["type"]
-    if not isinstance(kind, str):
-        invalid_type(kind, "variant identifier", join_path(path, "type"))
-    item = _ITEMS.get(kind)
-    return UnknownItem(kind) if item is None else item.read_fields(value, path)
-
-
-# -- tools -------------------------------------------------------------------------------------------------------
-
-_FUNCTION = Struct(
-    FunctionTool,
-    required("name", read_str),
-    optional("description", read_str),
-    optional("parameters"),
-    optional("strict", read_bool),
-)
-# ``description`` and ``format`` are not read: the only custom tool served has a fixed definition (behavior.md#apply-patch-tool).
-_CUSTOM = Struct(CustomTool, required("name", read_str))
-_NAMESPACE_MEMBER: Tagged[FunctionTool | CustomTool] = Tagged(
-    "type", "internally tagged enum ResponsesNamespaceTool", {"function": _FUNCTION, "custom": _CUSTOM}
-)
-
-
-def _read_namespace_member(value: Any, path: str) -> FunctionTool | CustomTool:
-    tool = read_tagged_map(value, "type", ("function", "custom"), _NAMESPACE_MEMBER.expected, path)
-    kind = tool.get("type")
-    if isinstance(kind, str) and kind not in ("function", "custom"):
-        # serde words a two-variant list "expected `a` or `b`" (``_body.unknown_variant`` says "one of").
-        fail(f"unknown variant `{kind}`, expected `function` or `custom`", join_path(path, "type"))
-    return _NAMESPACE_MEMBER.read(tool, path)
-
-
-_TOOLS: dict[str, Struct[Tool]] = {
-    "function": _FUNCTION,
-    "namespace": Struct(
-        NamespaceTool,
-        required("name", read_str),
-        optional("description", read_str),
-        required("tools", list_of(_read_namespace_member)),
-    ),
-    "custom": _CUSTOM,
-}
-_USER_LOCATION = Struct(
-    UserLocation,
-    *(optional(key, read_str) for key in ("city", "country", "region", "timezone")),
-    expected="struct ResponsesUserLocation",
-    size=4,
-)
-_WEB_SEARCH = Struct(
-    WebSearchTool,
-    optional("search_context_size", unit_enum(_CONTEXT_SIZES)),
-    optional("user_location", _USER_LOCATION.read),
-)
-
-
-def _read_tool(value: Any, path: str) -> Tool:
-    # A tagged entry whose ``type`` may be any string: unknown types are hosted tools, dropped by the converter.
-    tool = read_map(value, "internally tagged enum ResponsesTool", path)
-    if "type" not in tool:
-        fail("missing field `type`", path)
-    kind = tool["type"]
-    if not isinstance(kind, str):
-        invalid_type(kind, "variant identifier", join_path(path, "type"))
-    if kind in WEB_SEARCH_TYPES:
-        return WebSearchTool(type=kind, **_WEB_SEARCH.collect(tool, path))
-    struct = _TOOLS.get(kind)
-    return HostedTool(kind) if struct is None else struct.read_fields(tool, path)
-
-
-_TOOL_CHOICE_ERROR = "expected one of `none`, `auto`, `required` or a tool choice object"
-_NAMED_CHOICE = Struct(NamedToolChoice, required("name", read_str))
-
-
-def _read_tool_choice(value: Any, path: str) -> ToolChoice:
-    if isinstance(value, str):
-        if value in ("none", "auto", "required"):
-            return cast(ToolChoice, value)
-        fail(_TOOL_CHOICE_ERROR, path)
-    if not isinstance(value, Mapping) or "type" not in value:
-        fail(_TOOL_CHOICE_ERROR, path)
-    kind = read_tag(value, "type", _TOOL_CHOICE_TYPES, join_path(path, "type"))
-    if kind in WEB_SEARCH_TYPES:
-        return WebSearchChoice(kind)
-    return NamedToolChoice(
-        type=cast(Literal["function", "custom"], kind), **_NAMED_CHOICE.collect(value, path)
-    )
-
-
-# -- text and reasoning --------------------------------------------------------------------------------------------
-
-_FORMAT: Tagged[TextFormat] = Tagged(
-    "type",
-    "internally tagged enum ResponsesTextFormat",
-    {
-        "text": constant("text"),
-        "json_schema": Struct(
-            JsonSchemaFormat,
-            required("name", read_str),
-            required("schema"),
-            optional("description", read_str),
-            optional("strict", read_bool),
-        ),
-        "json_object": constant("json_object"),
-    },
-)
-_TEXT = Struct(
-    TextConfig,
-    # ``"format": null`` is refused: only a missing format means plain text.
-    optional("format", _FORMAT.read, read_null=True),
-    optional("verbosity", unit_enum(_VERBOSITIES)),
-    expected="struct ResponsesTextConfig",
-    size=2,
-)
-_REASONING = Struct(
-    ReasoningConfig,
-    optional("effort", unit_enum(EFFORT_VARIANTS)),
-    optional("summary", unit_enum(_SUMMARIES)),
-    optional("generate_summary", unit_enum(_SUMMARIES)),
-    expected="struct ResponsesReasoningConfig",
-    size=3,
-)
-_REQUEST = Struct(
+_REQUEST = r.Struct(
     ResponsesRequest,
-    required("model", read_str),
-    optional("input", str_or_list(_read_item, "input should be a string or a list of input items")),
-    optional("instructions", read_str),
-    optional("user", read_str),
-    optional("stream", read_bool),
-    optional("max_output_tokens", uint(32)),
-    optional("top_logprobs", uint(8)),
-    optional("temperature", read_f32),
-    optional("top_p", read_f32),
-    optional("reasoning", _REASONING.read),
-    optional("tools", list_of(_read_tool)),
-    optional("tool_choice", _read_tool_choice),
-    optional("text", _TEXT.read),
+    r.required("model", r.read_str),
+    r.optional("input", r.str_or_list(_read_item, "input should be a string or a list of input items")),
+    *r.optionals(r.read_str, "instructions", "user"),
+    *r.optionals(r.read_f32, "temperature", "top_p"),
+    r.optional("stream", r.read_bool),
+    r.optional("max_output_tokens", r.uint(32)),
+    r.optional("top_logprobs", r.uint(8)),
+    r.optional("reasoning", _REASONING.read),
+    r.optional("tools", r.list_of(_read_tool)),
+    r.optional("tool_choice", _read_tool_choice),
+    r.optional("text", _TEXT.read),
     expected="struct ResponsesRequest",
     size=13,
 )
 
 
 def read_request(body: Any) -> ResponsesRequest:
-    """Read a parsed JSON body into a :class:`ResponsesRequest`.
-
-    Raises:
-        WireError: a field has the wrong JSON type, an enum value is unknown, or a required field is missing.
-    """
+    """Read a parsed JSON body; ``WireError``: a wrong JSON type, an unknown enum value or a missing field."""
     return _REQUEST.read(body, None)
