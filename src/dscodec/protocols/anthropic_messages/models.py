@@ -15,29 +15,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, cast
 
-from dscodec.protocols._body import (
-    WireError,
-    join_path,
-    missing_field,
-    read_bool,
-    read_f32,
-    read_map,
-    read_str,
-    read_unit_enum,
-)
-from dscodec.protocols._reader import (
-    Struct,
-    Tagged,
-    checked,
-    constant,
-    list_of,
-    optional,
-    required,
-    str_or_list,
-    uint,
-    unit_enum,
-)
-from dscodec.protocols._sampling import EFFORT_VARIANTS, THINKING_VARIANTS, EffortInput, ThinkingSwitch
+from dscodec.protocols import _reader as r
+from dscodec.protocols._sampling import EFFORT_VARIANTS, EffortInput, ThinkingSwitch
+from dscodec.protocols._wire_structs import NamedToolChoice, thinking_struct
 
 __all__ = [
     "Base64Source",
@@ -76,7 +56,7 @@ _ROLES: tuple[str, ...] = ("user", "assistant", "system")
 _MEDIA_TYPES: tuple[str, ...] = ("image/jpeg", "image/jpg", "image/png", "image/gif", "image/webp")
 
 
-# -- content blocks ------------------------------------------------------------------------------------------
+# -- content blocks: each type, then the table that reads it (see :mod:`dscodec.protocols._reader`) ------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +76,17 @@ class FileSource:
 
 
 ImageSource = Base64Source | UrlSource | FileSource
+_IMAGE_SOURCE: r.Tagged[ImageSource] = r.Tagged(
+    "type",
+    "internally tagged enum MessagesImageSource",
+    {
+        "base64": r.Struct(
+            Base64Source, r.required("media_type", r.unit_enum(_MEDIA_TYPES)), r.required("data", r.read_str)
+        ),
+        "url": r.Struct(UrlSource, r.required("url", r.read_str)),
+        "file": r.Struct(FileSource, r.required("file_id", r.read_str)),
+    },
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,9 +94,15 @@ class TextBlock:
     text: str
 
 
+_TEXT = r.Struct(TextBlock, r.required("text", r.read_str))
+
+
 @dataclass(frozen=True, slots=True)
 class ImageBlock:
     source: ImageSource
+
+
+_IMAGE = r.Struct(ImageBlock, r.required("source", _IMAGE_SOURCE.read))
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,9 +112,30 @@ class DocumentBlock:
     media_type: str | None = None
 
 
+# The source is a struct whose only read field is ``media_type``; whatever else it holds (``type``, ``data``,
+# ``url``, nested ``content``…) is ignored, since documents only become a placeholder text.
+_DOCUMENT_SOURCE = r.Struct(
+    lambda media_type=None: media_type,
+    r.optional("media_type", r.read_str),
+    expected="struct MessagesDocumentSource",
+    size=1,
+)
+_DOCUMENT = r.Struct(DocumentBlock, r.required("source", _DOCUMENT_SOURCE.read, into="media_type"))
+
+
 @dataclass(frozen=True, slots=True)
 class ThinkingBlock:
     thinking: str
+
+
+# The signature is read for its type only: it cannot be checked here and is not needed.
+_THINKING_BLOCK = r.Struct(
+    ThinkingBlock, r.required("thinking", r.read_str), r.checked("signature", r.read_str)
+)
+
+
+#: What a tool use block names: its ``id`` and the tool's ``name`` (client and server tool uses alike).
+_ID_AND_NAME = (r.required("id", r.read_str), r.required("name", r.read_str))
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +152,16 @@ class ToolReferenceBlock:
 
 
 ToolResultPart = TextBlock | ImageBlock | DocumentBlock | ToolReferenceBlock
+_RESULT_PART: r.Tagged[ToolResultPart] = r.Tagged(
+    "type",
+    "internally tagged enum MessagesToolResultBlock",
+    {
+        "text": _TEXT,
+        "image": _IMAGE,
+        "document": _DOCUMENT,
+        "tool_reference": r.Struct(ToolReferenceBlock, r.required("tool_name", r.read_str)),
+    },
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,15 +172,31 @@ class ToolResultBlock:
     is_error: bool | None = None
 
 
+_TOOL_RESULT = r.Struct(
+    ToolResultBlock,
+    r.required("tool_use_id", r.read_str),
+    r.optional("content", r.str_or_list(_RESULT_PART.read, "expected a string or a list")),
+    r.optional("is_error", r.read_bool),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class WebSearchToolResultBlock:
+    tool_use_id: str
+
+
+_WEB_SEARCH_RESULT = r.Struct(
+    WebSearchToolResultBlock, r.required("tool_use_id", r.read_str), r.checked("content", required=True)
+)
+
+
 @dataclass(frozen=True, slots=True)
 class ServerToolUseBlock:
     id: str
     name: str
 
 
-@dataclass(frozen=True, slots=True)
-class WebSearchToolResultBlock:
-    tool_use_id: str
+_SERVER_TOOL_USE = r.Struct(ServerToolUseBlock, *_ID_AND_NAME, r.checked("input", required=True))
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,6 +205,12 @@ class ToolAdditionBlock:
 
     name: str
 
+
+_TOOL_REFERENCE: r.Tagged[str] = r.Tagged(
+    "type",
+    "internally tagged enum MessagesToolReference",
+    {"tool_reference": r.Struct(lambda name: name, r.required("name", r.read_str))},
+)
 
 Block = (
     TextBlock
@@ -175,6 +225,22 @@ Block = (
 )
 #: Message content: a plain string or a list of blocks.
 Content = str | tuple[Block, ...]
+_BLOCK: r.Tagged[Block] = r.Tagged(
+    "type",
+    "internally tagged enum MessagesContentBlock",
+    {
+        "text": _TEXT,
+        "image": _IMAGE,
+        "document": _DOCUMENT,
+        "thinking": _THINKING_BLOCK,
+        "server_tool_use": _SERVER_TOOL_USE,
+        "tool_use": r.Struct(ToolUseBlock, *_ID_AND_NAME, r.required("input")),
+        "tool_result": _TOOL_RESULT,
+        "web_search_tool_result": _WEB_SEARCH_RESULT,
+        "tool_addition": r.Struct(ToolAdditionBlock, r.required("tool", _TOOL_REFERENCE.read, into="name")),
+    },
+)
+_read_content = r.str_or_list(_BLOCK.read, "expected a string or a list")
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,7 +249,27 @@ class Message:
     content: Content
 
 
-# -- tools ---------------------------------------------------------------------------------------------------
+def _read_message(value: Any, path: str) -> Message:
+    # An adjacently tagged enum: ``role`` is the tag, ``content`` the payload. The tag is read first, wherever
+    # it is in the object (serde buffers a payload that comes before its tag).
+    message = r.read_map(value, "adjacently tagged enum MessagesMessage", path)
+    if "role" not in message:
+        raise r.missing_field("role", path)
+    role = r.read_unit_enum(message["role"], _ROLES, r.join_path(path, "role"))
+    if "content" not in message:
+        raise r.missing_field("content", path)
+    content = _read_content(message["content"], r.join_path(path, "content"))
+    return Message(role=cast(Role, role), content=content)
+
+
+_SYSTEM_BLOCK: r.Tagged[str] = r.Tagged(
+    "type",
+    "internally tagged enum MessagesSystemBlock",
+    {"text": r.Struct(lambda text: text, r.required("text", r.read_str))},
+)
+
+
+# -- tools -----------------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,6 +283,15 @@ class FunctionTool:
     defer_loading: bool | None = None
 
 
+_CLIENT_TOOL = r.Struct(
+    FunctionTool,
+    r.required("name", r.read_str),
+    r.optional("description", r.read_str),
+    r.optional("input_schema"),
+    r.optional("defer_loading", r.read_bool),
+)
+
+
 @dataclass(frozen=True, slots=True)
 class ServerTool:
     """A tool with a ``type`` field: an Anthropic server tool (``web_search_20250305``, ``bash_…``, ``custom``…)."""
@@ -208,12 +303,42 @@ class ServerTool:
 Tool = FunctionTool | ServerTool
 
 
-@dataclass(frozen=True, slots=True)
-class NamedToolChoice:
-    name: str
+def _read_tool(value: Any, path: str) -> Tool:
+    # A tool is read in two steps: an optional ``type`` (present on every server tool) and an optional ``name``;
+    # a tool without a type is then read as a client tool, whose field errors name the field.
+    tool: Mapping[str, Any] = value if isinstance(value, Mapping) else {}
+    tool_type: str | None = None
+    if "type" in tool:
+        tool_type = r.read_str(tool["type"], r.join_path(path, "type"))
+    if tool_type is not None:
+        name = tool.get("name")
+        return ServerTool(
+            type=tool_type, name=None if name is None else r.read_str(name, r.join_path(path, "name"))
+        )
+    if "name" not in tool:
+        raise r.missing_field("name", path)
+    try:
+        return _CLIENT_TOOL.read_fields(tool, path)
+    except r.WireError as exc:
+        # The client tool's fields are flat: the error's path is ``<path>.<field>``.
+        key = (exc.path or "").removeprefix(f"{path}.")
+        raise r.WireError(f"field `{key}`: {exc.detail}", exc.path) from None
 
 
 ToolChoice = Literal["auto", "any", "none"] | NamedToolChoice
+# Read for its type only: parallel tool use cannot be switched off (behavior.md#messages).
+_DISABLE_PARALLEL = r.checked("disable_parallel_tool_use", r.read_bool)
+_TOOL_CHOICE: r.Tagged[ToolChoice] = r.Tagged(
+    "type",
+    "internally tagged enum MessagesToolChoice",
+    {
+        "auto": r.constant("auto", _DISABLE_PARALLEL),
+        "any": r.constant("any", _DISABLE_PARALLEL),
+        "tool": r.Struct(NamedToolChoice, _DISABLE_PARALLEL, r.required("name", r.read_str)),
+        "none": r.constant("none"),
+    },
+)
+# -- the request -------------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,179 +360,37 @@ class MessagesRequest:
     effort: EffortInput | None = None
 
 
-# -- reading: one table per JSON object (see :mod:`dscodec.protocols._reader` for the rules) ---------------------
-
-_TEXT = Struct(TextBlock, required("text", read_str))
-_IMAGE_SOURCE: Tagged[ImageSource] = Tagged(
-    "type",
-    "internally tagged enum MessagesImageSource",
-    {
-        "base64": Struct(
-            Base64Source, required("media_type", unit_enum(_MEDIA_TYPES)), required("data", read_str)
-        ),
-        "url": Struct(UrlSource, required("url", read_str)),
-        "file": Struct(FileSource, required("file_id", read_str)),
-    },
+_THINKING = thinking_struct("struct MessagesThinking")
+_METADATA = r.Struct(
+    lambda: None, r.checked("user_id", r.read_str), expected="struct MessagesMetadata", size=1
 )
-_IMAGE = Struct(ImageBlock, required("source", _IMAGE_SOURCE.read))
-# The source is a struct whose only read field is ``media_type``; whatever else it holds (``type``, ``data``,
-# ``url``, nested ``content``…) is ignored, since documents only become a placeholder text.
-_DOCUMENT_SOURCE = Struct(
-    lambda media_type=None: media_type,
-    optional("media_type", read_str),
-    expected="struct MessagesDocumentSource",
-    size=1,
-)
-_DOCUMENT = Struct(DocumentBlock, required("source", _DOCUMENT_SOURCE.read, into="media_type"))
-_RESULT_PART: Tagged[ToolResultPart] = Tagged(
-    "type",
-    "internally tagged enum MessagesToolResultBlock",
-    {
-        "text": _TEXT,
-        "image": _IMAGE,
-        "document": _DOCUMENT,
-        "tool_reference": Struct(ToolReferenceBlock, required("tool_name", read_str)),
-    },
-)
-_TOOL_REFERENCE: Tagged[str] = Tagged(
-    "type",
-    "internally tagged enum MessagesToolReference",
-    {"tool_reference": Struct(lambda name: name, required("name", read_str))},
-)
-_BLOCK: Tagged[Block] = Tagged(
-    "type",
-    "internally tagged enum MessagesContentBlock",
-    {
-        "text": _TEXT,
-        "image": _IMAGE,
-        "document": _DOCUMENT,
-        # The signature is read for its type only: it cannot be checked here and is not needed.
-        "thinking": Struct(ThinkingBlock, required("thinking", read_str), checked("signature", read_str)),
-        "server_tool_use": Struct(
-            ServerToolUseBlock,
-            required("id", read_str),
-            required("name", read_str),
-            checked("input", required=True),
-        ),
-        "tool_use": Struct(
-            ToolUseBlock, required("id", read_str), required("name", read_str), required("input")
-        ),
-        "tool_result": Struct(
-            ToolResultBlock,
-            required("tool_use_id", read_str),
-            optional("content", str_or_list(_RESULT_PART.read, "expected a string or a list")),
-            optional("is_error", read_bool),
-        ),
-        "web_search_tool_result": Struct(
-            WebSearchToolResultBlock, required("tool_use_id", read_str), checked("content", required=True)
-        ),
-        "tool_addition": Struct(ToolAdditionBlock, required("tool", _TOOL_REFERENCE.read, into="name")),
-    },
-)
-_read_content = str_or_list(_BLOCK.read, "expected a string or a list")
-
-
-def _read_message(value: Any, path: str) -> Message:
-    # An adjacently tagged enum: ``role`` is the tag, ``content`` the payload. The tag is read first, wherever
-    # it is in the object (serde buffers a payload that comes before its tag).
-    message = read_map(value, "adjacently tagged enum MessagesMessage", path)
-    if "role" not in message:
-        raise missing_field("role", path)
-    role = read_unit_enum(message["role"], _ROLES, join_path(path, "role"))
-    if "content" not in message:
-        raise missing_field("content", path)
-    content = _read_content(message["content"], join_path(path, "content"))
-    return Message(role=cast(Role, role), content=content)
-
-
-_SYSTEM_BLOCK: Tagged[str] = Tagged(
-    "type",
-    "internally tagged enum MessagesSystemBlock",
-    {"text": Struct(lambda text: text, required("text", read_str))},
-)
-_CLIENT_TOOL = Struct(
-    FunctionTool,
-    required("name", read_str),
-    optional("description", read_str),
-    optional("input_schema"),
-    optional("defer_loading", read_bool),
-)
-
-
-def _read_tool(value: Any, path: str) -> Tool:
-    # A tool is read in two steps: an optional ``type`` (present on every server tool) and an optional ``name``;
-    # a tool without a type is then read as a client tool, whose field errors name the field.
-    tool: Mapping[str, Any] = value if isinstance(value, Mapping) else {}
-    tool_type: str | None = None
-    if "type" in tool:
-        tool_type = read_str(tool["type"], join_path(path, "type"))
-    if tool_type is not None:
-        name = tool.get("name")
-        return ServerTool(
-            type=tool_type, name=None if name is None else read_str(name, join_path(path, "name"))
-        )
-    if "name" not in tool:
-        raise missing_field("name", path)
-    try:
-        return _CLIENT_TOOL.read_fields(tool, path)
-    except WireError as exc:
-        # The client tool's fields are flat: the error's path is ``<path>.<field>``.
-        key = (exc.path or "").removeprefix(f"{path}.")
-        raise WireError(f"field `{key}`: {exc.detail}", exc.path) from None
-
-
-# Read for its type only: parallel tool use cannot be switched off (behavior.md#messages).
-_DISABLE_PARALLEL = checked("disable_parallel_tool_use", read_bool)
-_TOOL_CHOICE: Tagged[ToolChoice] = Tagged(
-    "type",
-    "internally tagged enum MessagesToolChoice",
-    {
-        "auto": constant("auto", _DISABLE_PARALLEL),
-        "any": constant("any", _DISABLE_PARALLEL),
-        "tool": Struct(NamedToolChoice, _DISABLE_PARALLEL, required("name", read_str)),
-        "none": constant("none"),
-    },
-)
-_THINKING = Struct(
-    lambda type: type,
-    required("type", unit_enum(THINKING_VARIANTS)),
-    # Read for its type only: the budget never matters (behavior.md#thinking-and-effort).
-    checked("budget_tokens", uint(64)),
-    expected="struct MessagesThinking",
-    size=2,
-)
-_METADATA = Struct(lambda: None, checked("user_id", read_str), expected="struct MessagesMetadata", size=1)
-_OUTPUT_CONFIG = Struct(
+_OUTPUT_CONFIG = r.Struct(
     lambda effort=None: effort,
-    optional("effort", unit_enum(EFFORT_VARIANTS)),
+    r.optional("effort", r.unit_enum(EFFORT_VARIANTS)),
     expected="struct MessagesOutputConfig",
     size=1,
 )
 # serde reports missing fields after reading the others, in declaration order: ``model`` before ``messages``.
-_REQUEST = Struct(
+_REQUEST = r.Struct(
     MessagesRequest,
-    required("model", read_str),
-    required("messages", list_of(_read_message)),
-    optional("system", str_or_list(_SYSTEM_BLOCK.read, "expected a string or a list")),
-    optional("stream", read_bool),
-    optional("max_tokens", uint(32)),
-    optional("temperature", read_f32),
-    optional("top_p", read_f32),
-    optional("stop_sequences", list_of(read_str)),
-    optional("tools", list_of(_read_tool)),
-    optional("tool_choice", _TOOL_CHOICE.read),
-    optional("thinking", _THINKING.read),
-    checked("metadata", _METADATA.read),
-    optional("output_config", _OUTPUT_CONFIG.read, into="effort"),
+    r.required("model", r.read_str),
+    r.required("messages", r.list_of(_read_message)),
+    r.optional("system", r.str_or_list(_SYSTEM_BLOCK.read, "expected a string or a list")),
+    r.optional("stream", r.read_bool),
+    r.optional("max_tokens", r.uint(32)),
+    r.optional("temperature", r.read_f32),
+    r.optional("top_p", r.read_f32),
+    r.optional("stop_sequences", r.list_of(r.read_str)),
+    r.optional("tools", r.list_of(_read_tool)),
+    r.optional("tool_choice", _TOOL_CHOICE.read),
+    r.optional("thinking", _THINKING.read),
+    r.checked("metadata", _METADATA.read),
+    r.optional("output_config", _OUTPUT_CONFIG.read, into="effort"),
     expected="struct MessagesRequest",
     size=13,
 )
 
 
 def read_request(body: Any) -> MessagesRequest:
-    """Read a parsed JSON body into a :class:`MessagesRequest`.
-
-    Raises:
-        WireError: a field has the wrong JSON type, an enum value is unknown, or a required field is missing.
-    """
+    """Read a parsed JSON body; ``WireError``: a wrong JSON type, an unknown enum value or a missing field."""
     return _REQUEST.read(body, None)
