@@ -283,32 +283,20 @@ class OutputMachine(FastPaths):
         plain text in the middle of the reasoning or the content, in a JSON-mode value, and inside a tool-call
         block. Everything else takes the general path.
         """
-        if (
-            text
-            and not self._entries
-            and not self._sym.held
-            and not self._orphans[0]
-            and not self._orphans[1]
-        ):
+        emitted = self.plain_token_text(text)
+        if emitted is not None:
+            if not emitted:
+                return []
+            delta = ContentDelta if self._stage is JSON_VALUE else self._quick_delta
+            return [delta(emitted, ())]
+        if text and self._unburdened():
             stage = self._stage
-            if self._quick_ok:
-                emitted = self._plain_text(text)
-                if emitted is not None:
-                    return [self._quick_delta(emitted, ())] if emitted else []
-                events = None
-            elif stage is TOOL_CALLS:
+            if stage is TOOL_CALLS:
                 events = self._plain_tool_calls(text)
-            elif stage is JSON_VALUE:
-                emitted = self._plain_json_value(text)
-                if emitted is not None:
-                    return [ContentDelta(emitted, ())] if emitted else []
-                events = None
+                if events is not None:
+                    return events
             elif stage is DISCARD:
                 return []
-            else:
-                events = None
-            if events is not None:
-                return events
         return self.feed_tokens([TokenText(-1, text)])
 
     def plain_token_text(self, text: str) -> str | None:
@@ -316,18 +304,17 @@ class OutputMachine(FastPaths):
         value, without events: the text of the one delta it would give on the current channel
         (:attr:`in_reasoning`; ``""`` for none), or None, with nothing changed, when :meth:`feed_plain_token` must
         be called instead."""
-        if (
-            text
-            and not self._entries
-            and not self._sym.held
-            and not self._orphans[0]
-            and not self._orphans[1]
-        ):
+        if text and self._unburdened():
             if self._quick_ok:
                 return self._plain_text(text)
             if self._stage is JSON_VALUE:
                 return self._plain_json_value(text)
         return None
+
+    def _unburdened(self) -> bool:
+        """Nothing waits that plain token text would have to carry: no logprob entries, no spelling held from a
+        text chunk, no entries of dropped text."""
+        return not self._entries and not self._sym.held and not self._orphans[0] and not self._orphans[1]
 
     @property
     def in_reasoning(self) -> bool:
