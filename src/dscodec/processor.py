@@ -241,8 +241,9 @@ class StreamProcessor:
                 decoder = self._decoder
                 text = decoder.decode_plain(ids)
                 self._completion_tokens += len(ids)
-                if text:
-                    # Plain text in the middle of the reasoning or the content: straight to the writer.
+                if text is not None:
+                    # Plain text in the middle of the reasoning, the content or a JSON-mode value (or no text
+                    # yet): straight to the writer.
                     machine = self._machine
                     emitted = machine.plain_token_text(text)
                     if emitted is not None:

@@ -283,43 +283,44 @@ class OutputMachine(FastPaths):
         plain text in the middle of the reasoning or the content, in a JSON-mode value, and inside a tool-call
         block. Everything else takes the general path.
         """
-        emitted = self.plain_token_text(text)
-        if emitted is not None:
-            if not emitted:
-                return []
-            delta = ContentDelta if self._stage is JSON_VALUE else self._quick_delta
-            return [delta(emitted, ())]
-        if text and self._unburdened():
-            stage = self._stage
-            if stage is TOOL_CALLS:
+        if text and self._stage is TOOL_CALLS:
+            if self._unburdened():
                 events = self._plain_tool_calls(text)
                 if events is not None:
                     return events
-            elif stage is DISCARD:
+        else:
+            emitted = self.plain_token_text(text)
+            if emitted is not None:
+                if not emitted:
+                    return []
+                delta = ContentDelta if self._stage is JSON_VALUE else self._quick_delta
+                return [delta(emitted, ())]
+            if text and self._stage is DISCARD and self._unburdened():
                 return []
         return self.feed_tokens([TokenText(-1, text)])
 
     def plain_token_text(self, text: str) -> str | None:
         """:meth:`feed_plain_token` for plain text in the middle of the reasoning, the content or a JSON-mode
         value, without events: the text of the one delta it would give on the current channel
-        (:attr:`in_reasoning`; ``""`` for none), or None, with nothing changed, when :meth:`feed_plain_token` must
-        be called instead."""
-        if text and self._unburdened():
+        (:attr:`in_reasoning`; ``""`` for none, as for ``text=""``), or None, with nothing changed, when
+        :meth:`feed_plain_token` must be called instead."""
+        if (self._quick_ok or not text or self._stage is JSON_VALUE) and self._unburdened():
+            if not text:  # an id that completes no character (part of a UTF-8 sequence): nothing happens
+                return "" if self._stage is not FINISHED and self._stage is not ERROR else None
             if self._quick_ok:
                 return self._plain_text(text)
-            if self._stage is JSON_VALUE:
-                return self._plain_json_value(text)
+            return self._plain_json_value(text)
         return None
-
-    def _unburdened(self) -> bool:
-        """Nothing waits that plain token text would have to carry: no logprob entries, no spelling held from a
-        text chunk, no entries of dropped text."""
-        return not self._entries and not self._sym.held and not self._orphans[0] and not self._orphans[1]
 
     @property
     def in_reasoning(self) -> bool:
         """Whether text now goes out as reasoning (else as content)."""
         return self._stage is REASONING
+
+    def _unburdened(self) -> bool:
+        """Nothing waits that plain token text would have to carry: no logprob entries, no spelling held from a
+        text chunk, no entries of dropped text."""
+        return not self._entries and not self._sym.held and not self._orphans[0] and not self._orphans[1]
 
     def close(self) -> list[Event]:
         """End of output: release what is held, end an open call or the reasoning, then :class:`OutputEnd`.
