@@ -20,13 +20,28 @@ lone surrogate escape. "Valid JSON" in dscodec always means "accepted by :func:`
 from __future__ import annotations
 
 import json
+import json.encoder
 import math
 import re
+from collections.abc import Callable
 from typing import Any
 
 import orjson
 
-__all__ = ["MAX_DEPTH", "JSONDecodeError", "dumps_compact", "dumps_prompt", "loads", "serde_float_text"]
+__all__ = [
+    "MAX_DEPTH",
+    "JSONDecodeError",
+    "dumps_compact",
+    "dumps_prompt",
+    "loads",
+    "serde_float_text",
+    "string_literal",
+]
+
+#: ``text`` as a JSON string literal, non-ASCII kept raw: ``"``, ``\\`` and control characters escaped (``\\n``,
+#: ``\\u0001``), the same text ``orjson`` writes for a string. The standard library's C escaper, the cheapest one
+#: for the short pieces of the stream; a lone surrogate passes through as it is.
+string_literal: Callable[[str], str] = json.encoder.encode_basestring
 
 #: The deepest nesting of arrays and objects :func:`loads` accepts (a bare scalar has depth 0, ``[]`` depth 1).
 #: The reference's reader accepts 127 levels and refuses 128, in request bodies and in tool-call arguments alike.

@@ -19,10 +19,9 @@ token; "soft" sentinels come from spellings found in text chunks, "hard" ones fr
 
 from __future__ import annotations
 
-import json
 import re
 
-import orjson
+from dscodec._json import string_literal
 
 __all__ = [
     "DSML",
@@ -152,7 +151,4 @@ def escape_json_string(text: str) -> str:
     """
     if text.isalnum():
         return text
-    try:
-        return orjson.dumps(text).decode()[1:-1]
-    except TypeError:  # a lone surrogate, which orjson refuses
-        return json.dumps(text, ensure_ascii=False)[1:-1]
+    return string_literal(text)[1:-1]

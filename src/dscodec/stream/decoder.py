@@ -125,13 +125,13 @@ class IncrementalDecoder:
         The ids are ints with ``0 <= id``. Same text and same held bytes as :meth:`decode` of the group (ids the
         vocabulary does not have contribute nothing); the text may be ``""`` (an incomplete sequence is held).
         """
-        rows = self._rows
         if len(ids) == 1:
             token_id = ids[0]
             if not self._held:
                 text = self._plain.get(token_id)
                 if text is not None:
                     return text
+            rows = self._rows
             if token_id in self._special:
                 return None
             data = rows[token_id] if token_id < len(rows) else b""
@@ -150,6 +150,7 @@ class IncrementalDecoder:
         else:
             if not self._special.keys().isdisjoint(ids):
                 return None
+            rows = self._rows
             try:
                 data = b"".join([rows[i] for i in ids])
             except IndexError:

@@ -304,7 +304,13 @@ class OutputMachine(FastPaths):
         value, without events: the text of the one delta it would give on the current channel
         (:attr:`in_reasoning`; ``""`` for none, as for ``text=""``), or None, with nothing changed, when
         :meth:`feed_plain_token` must be called instead."""
-        if (self._quick_ok or not text or self._stage is JSON_VALUE) and self._unburdened():
+        if (
+            (self._quick_ok or not text or self._stage is JSON_VALUE)
+            and not self._entries
+            and not self._sym.held
+            and not self._orphans[0]
+            and not self._orphans[1]
+        ):
             if not text:  # an id that completes no character (part of a UTF-8 sequence): nothing happens
                 return "" if self._stage is not FINISHED and self._stage is not ERROR else None
             if self._quick_ok:

@@ -15,10 +15,11 @@ from typing import Any
 
 import orjson
 
+from dscodec._json import string_literal
 from dscodec.conversation import ConversationRequest
 from dscodec.errors import DscodecError
 from dscodec.protocols._error_bodies import openai_error_body
-from dscodec.protocols._wire import EventWriter, Outcome, PromptUsage, WireEvent, logprob_dict
+from dscodec.protocols._wire import EventWriter, Outcome, PromptUsage, WireEvent, json_event, logprob_dict
 from dscodec.protocols.openai_chat import ChatWire
 from dscodec.stream.events import ContentDelta, Event, ReasoningDelta, ToolCallDelta, ToolCallStart
 
@@ -27,19 +28,6 @@ __all__ = ["WRITER", "ChatChunkWriter", "finish_reason", "usage_dict"]
 
 def _dumps(value: Any) -> str:
     return orjson.dumps(value).decode()
-
-
-_escaped: dict[str, str] = {}
-
-
-def _json_string(text: str) -> str:
-    """``text`` as a JSON string literal; token texts repeat, so the escaped forms are kept (up to a bound)."""
-    literal = _escaped.get(text)
-    if literal is None:
-        literal = orjson.dumps(text).decode()
-        if len(text) <= 32 and len(_escaped) < 65_536:
-            _escaped[text] = literal
-    return literal
 
 
 def finish_reason(outcome: Outcome) -> str:
@@ -120,10 +108,11 @@ class ChatChunkWriter(EventWriter):
         return [self._chunk(delta)]
 
     def text(self, reasoning: bool, text: str) -> list[WireEvent]:
-        # The chunk's JSON text around the escaped piece (set up in open()).
+        # The chunk's JSON text around the escaped piece (set up in open()); the per-token hot path.
+        literal = string_literal(text)
         if reasoning:
-            return [WireEvent.from_json(self._reasoning_before + _json_string(text) + self._reasoning_after)]
-        return [WireEvent.from_json(self._content_before + _json_string(text) + self._content_after)]
+            return [json_event(self._reasoning_before + literal + self._reasoning_after)]
+        return [json_event(self._content_before + literal + self._content_after)]
 
     def write(self, events: Sequence[Event]) -> list[WireEvent]:
         out: list[WireEvent] = []
@@ -147,7 +136,7 @@ class ChatChunkWriter(EventWriter):
                 out.append(self._chunk({"content": None, "reasoning_content": event.text}, logprobs))
             elif isinstance(event, ToolCallDelta):
                 if event.arguments:
-                    delta_json = f'{{"tool_calls":[{{"index":{event.index},"function":{{"arguments":{_json_string(event.arguments)}}}}}]}}'
+                    delta_json = f'{{"tool_calls":[{{"index":{event.index},"function":{{"arguments":{string_literal(event.arguments)}}}}}]}}'
                     out.append(WireEvent.from_json(self._head + delta_json + self._tail))
             elif isinstance(event, ToolCallStart):
                 call = {
