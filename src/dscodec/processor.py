@@ -253,6 +253,10 @@ class StreamProcessor:
                             self._reasoning.append(emitted)
                             return self._writer.text(True, emitted)
                         return self._writer.text(False, emitted)
+                    # The middle of a string argument: the argument delta straight to the writer.
+                    piece = machine.argument_piece(text)
+                    if piece is not None:
+                        return self._writer.argument(piece)
                 try:
                     if text is None:  # special ids (markers) among them: decoded one by one
                         events = self._machine.feed_tokens(decoder.decode(ids))

@@ -11,7 +11,7 @@ import orjson
 
 from dscodec.conversation import ConversationRequest
 from dscodec.errors import DscodecError
-from dscodec.stream.events import ContentDelta, Event, ReasoningDelta, TokenLogprob
+from dscodec.stream.events import ContentDelta, Event, ReasoningDelta, TokenLogprob, ToolCallDelta
 
 __all__ = [
     "BackendFinish",
@@ -175,6 +175,11 @@ class EventWriter(abc.ABC):
         of a :class:`ReasoningDelta` (``reasoning``) or a :class:`ContentDelta`. Writers may override it with a
         cheaper way to the same events."""
         return self.write([ReasoningDelta(text) if reasoning else ContentDelta(text)])
+
+    def argument(self, delta: ToolCallDelta) -> list[WireEvent]:
+        """Wire events for one argument delta (the per-token hot path of a tool call): the same as
+        :meth:`write` of ``[delta]``. Writers may override it with a cheaper way to the same events."""
+        return self.write([delta])
 
     @abc.abstractmethod
     def close(self, outcome: Outcome) -> list[WireEvent]:

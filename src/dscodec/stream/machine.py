@@ -91,7 +91,7 @@ from dscodec.stream._stages import (
 from dscodec.stream._stops import StopMatcher
 from dscodec.stream.decoder import TokenText
 from dscodec.stream.dsml import ToolCallIdFactory, random_tool_call_id
-from dscodec.stream.events import ContentDelta, Event, OutputEnd, ReasoningEnd, TokenLogprob
+from dscodec.stream.events import ContentDelta, Event, OutputEnd, ReasoningEnd, TokenLogprob, ToolCallDelta
 
 __all__ = ["OutputMachine", "Stage"]
 
@@ -316,6 +316,14 @@ class OutputMachine(FastPaths):
             if self._quick_ok:
                 return self._plain_text(text)
             return self._plain_json_value(text)
+        return None
+
+    def argument_piece(self, text: str) -> ToolCallDelta | None:
+        """:meth:`feed_plain_token` for plain text in the middle of a ``string="true"`` argument: its argument
+        delta (the one event :meth:`feed_plain_token` would give), or None, with nothing changed, when
+        :meth:`feed_plain_token` must be called instead."""
+        if text and self._stage is TOOL_CALLS and self._unburdened():
+            return self._argument_piece(text)
         return None
 
     @property

@@ -114,6 +114,16 @@ class ChatChunkWriter(EventWriter):
             return [json_event(self._reasoning_before + literal + self._reasoning_after)]
         return [json_event(self._content_before + literal + self._content_after)]
 
+    def argument(self, delta: ToolCallDelta) -> list[WireEvent]:
+        if not delta.arguments:
+            return []
+        return [
+            json_event(
+                f'{self._head}{{"tool_calls":[{{"index":{delta.index},"function":{{"arguments":'
+                f"{string_literal(delta.arguments)}}}}}]}}{self._tail}"
+            )
+        ]
+
     def write(self, events: Sequence[Event]) -> list[WireEvent]:
         out: list[WireEvent] = []
         thinking = self._thinking
@@ -135,9 +145,7 @@ class ChatChunkWriter(EventWriter):
                 logprobs = {"reasoning_content": [logprob_dict(e) for e in event.logprobs]}
                 out.append(self._chunk({"content": None, "reasoning_content": event.text}, logprobs))
             elif isinstance(event, ToolCallDelta):
-                if event.arguments:
-                    delta_json = f'{{"tool_calls":[{{"index":{event.index},"function":{{"arguments":{string_literal(event.arguments)}}}}}]}}'
-                    out.append(WireEvent.from_json(self._head + delta_json + self._tail))
+                out += self.argument(event)
             elif isinstance(event, ToolCallStart):
                 call = {
                     "index": event.index,
