@@ -8,6 +8,11 @@ file), ``many small parameters`` (many calls, each with short string, number, bo
 output state machine and write Chat Completions chunks serialised to JSON (every event's ``to_json()``), pushing
 one id at a time and four at a time: one row per kind and push size.
 
+The last two columns are a floor: the least work a Python codec does per push to answer with one chunk (check
+the ids, decode their bytes, escape the text, build and serialise one chunk event; no markers, no stages, no tool
+calls), and its ratio to the reference. Where the floor's ratio is above a goal, no Python codec that makes one
+call per push reaches that goal on that output.
+
 A second measurement pushes the same output with a tool argument ten times longer, to show that the cost per
 character stays flat (linear total cost).
 
@@ -19,6 +24,7 @@ The reference is optional (``pip install deepseek-recipe``); without it only dsc
 from __future__ import annotations
 
 import argparse
+import codecs
 import json
 import random
 import statistics
@@ -34,6 +40,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import workloads
 
 import dscodec
+from dscodec._json import string_literal
+from dscodec.protocols._wire import WireEvent, json_event
 from dscodec.vocab import Vocabulary, bundled_tokenizer_path
 
 TOOL = {
@@ -209,6 +217,39 @@ def reference(ref: Any, groups: list[list[int]], body: dict[str, Any] = BODY) ->
     return run
 
 
+def python_floor(vocab: Vocabulary, groups: list[list[int]]) -> Callable[[], int]:
+    """The least work a Python codec does per push to answer with one chunk: one call per push that checks the
+    ids, decodes their bytes (holding an incomplete UTF-8 sequence), escapes the text and wraps it in a chunk
+    event, which is then serialised. No markers, no stages, no tool calls: a floor, not a codec."""
+    rows = vocab.id_bytes
+    before = (
+        '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"DeepSeek-V4-Pro",'
+        '"system_fingerprint":null,"choices":[{"index":0,"delta":{"content":'
+    )
+    after = '},"logprobs":null,"finish_reason":null}],"usage":null}'
+    limit = 2**32
+
+    def run() -> int:
+        held = [b""]
+
+        def push(group: list[int]) -> list[WireEvent]:
+            for token_id in group:
+                if type(token_id) is not int or not 0 <= token_id < limit:
+                    raise ValueError(token_id)
+            data = held[0] + b"".join([rows[i] for i in group])
+            text, used = codecs.utf_8_decode(data, "replace", False)
+            held[0] = data[used:]
+            return [json_event(before + string_literal(text) + after)] if text else []
+
+        size = 0
+        for group in groups:
+            for event in push(group):
+                size += len(event.to_json())
+        return size
+
+    return run
+
+
 def interleaved(sides: list[Callable[[], int]], runs: int) -> list[float]:
     for side in sides:
         side()
@@ -241,21 +282,24 @@ def main() -> None:
     chosen = [k for k in args.kinds.split(",") if k] or list(kinds)
     print(
         f"{'output':<24}{'tokens':>7}{'pushes':>8}{'dscodec µs/token':>18}{'reference µs/token':>20}{'ratio':>8}"
+        f"{'floor µs/token':>16}{'floor ratio':>12}"
     )
     for kind in chosen:
         body, output = kinds[kind]
         request = dscodec.convert("chat_completions", body)
         for size in (1, 4):
             groups = _groups(output, size)
-            sides = [ours(request, vocab, groups)]
+            sides = [ours(request, vocab, groups), python_floor(vocab, groups)]
             if ref is not None:
                 sides.append(reference(ref, groups, body))
             medians = interleaved(sides, args.runs)
-            mine = medians[0] / len(output) * 1e6
+            mine, floor = (m / len(output) * 1e6 for m in medians[:2])
             line = f"{kind:<24}{len(output):>7}{size:>8}{mine:>18.2f}"
             if ref is not None:
-                theirs = medians[1] / len(output) * 1e6
-                line += f"{theirs:>20.2f}{mine / theirs:>8.2f}"
+                theirs = medians[2] / len(output) * 1e6
+                line += f"{theirs:>20.2f}{mine / theirs:>8.2f}{floor:>16.2f}{floor / theirs:>12.2f}"
+            else:
+                line += f"{'':>28}{floor:>16.2f}"
             print(line, flush=True)
 
     # Linear cost: a tool call alone, its string argument 2K and then 20K characters long.
