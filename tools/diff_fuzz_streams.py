@@ -160,8 +160,11 @@ def fuzz(protocol: str, args: argparse.Namespace) -> int:
         request = dscodec.convert(protocol, body)  # type: ignore[arg-type]
         output = data.draw(model_outputs(request, malformed=args.malformed))
         text = output.text
-        cuts = sorted(rng.sample(range(1, len(text)), min(len(text) - 1, rng.randint(0, 12)))) if text else []
-        pieces = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)])]
+        units: Any = _vocabulary().full.encode(text, add_special_tokens=False).ids if args.ids else text
+        cuts = (
+            sorted(rng.sample(range(1, len(units)), min(len(units) - 1, rng.randint(0, 12)))) if units else []
+        )
+        pieces = [units[a:b] for a, b in zip([0, *cuts], [*cuts, len(units)])]
         ran[0] += 1
         try:
             theirs = reference_response(protocol, body, pieces)
