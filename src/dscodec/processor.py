@@ -225,21 +225,17 @@ class StreamProcessor:
             and self._decoder is not None
             and type(ids) in (list, tuple)
             and ids
+            and self._completion_tokens + len(ids) < COUNT_LIMIT
         ):
-            # The per-token hot path: ordinary ids, their bytes decoded in one step (an incomplete UTF-8 sequence
-            # at the end is held by the decoder).
-            if len(ids) == 1:
-                token_id = ids[0]
-                checked_ok = type(token_id) is int and 0 <= token_id < ID_LIMIT
-            else:
-                checked_ok = True
-                for token_id in ids:
-                    if type(token_id) is not int or not 0 <= token_id < ID_LIMIT:
-                        checked_ok = False
-                        break
-            if checked_ok and self._completion_tokens + len(ids) < COUNT_LIMIT:
-                decoder = self._decoder
+            # The per-token hot path: ordinary ids, checked and their bytes decoded in one step (an incomplete
+            # UTF-8 sequence at the end is held by the decoder). An id the decoder does not take as it is goes
+            # the general way below, which checks it.
+            decoder = self._decoder
+            try:
                 text = decoder.decode_plain(ids)
+            except LookupError:
+                pass
+            else:
                 self._completion_tokens += len(ids)
                 if text is not None:
                     # Plain text in the middle of the reasoning, the content or a JSON-mode value (or no text

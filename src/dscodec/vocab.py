@@ -442,6 +442,16 @@ class Vocabulary:
             return len(self.encode_plain([text])[0])
         return sum(len(e.ids) for e in self._encode(self.full, self.pieces(text, PIECE_CHARS)))
 
+    @functools.cached_property
+    def ordinary_bytes(self) -> list[bytes | None]:
+        """:attr:`id_bytes` with ``None`` for the added ids: one lookup tells an ordinary id's bytes from a
+        special id (the stream decoder's per-token path). Built on first use, shared by every decoder."""
+        rows: list[bytes | None] = list(self.id_bytes)
+        for token_id in self.added.values():
+            if 0 <= token_id < len(rows):
+                rows[token_id] = None
+        return rows
+
     def is_special(self, token_id: int) -> bool:
         return token_id in self._special_ids
 

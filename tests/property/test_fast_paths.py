@@ -353,13 +353,18 @@ ID_GROUPS = st.lists(st.lists(ID_KINDS, min_size=1, max_size=5), max_size=12)
 @given(groups=ID_GROUPS)
 def test_decoder_decode_plain(groups: list[list[int]]) -> None:
     """A group decoded in one step gives the text and the held bytes of decoding it id by id; a group with a
-    special id is declined and changes nothing."""
+    special id is declined (None), and one with an id the vocabulary does not have refused (LookupError), and
+    neither changes anything."""
     fast, general = IncrementalDecoder(VOCAB), IncrementalDecoder(VOCAB)
     for group in groups:
         held = fast.pending_bytes
-        text = fast.decode_plain(group)
+        try:
+            text = fast.decode_plain(group)
+        except LookupError:
+            assert any(i >= len(VOCAB.id_bytes) for i in group)
+            text = None
         if text is None:
-            assert any(i in VOCAB.added.values() for i in group)
+            assert any(i in VOCAB.added.values() or i >= len(VOCAB.id_bytes) for i in group)
             assert fast.pending_bytes == held
             text = "".join(t.text for t in fast.decode(group))
         assert text == general.feed(group)
@@ -427,3 +432,12 @@ def test_switches_name_real_hooks() -> None:
         names = [name for name in vars(parser) if not name.startswith("__")]
         assert names and all(hasattr(BlockParser, name) for name in names), parser
     assert Stage.CONTENT.value == "content"
+
+
+@pytest.mark.parametrize("group", [[True], [1.0], [-1], [5, False], [5, -2], [5, "7"], [len(VOCAB.id_bytes)]])
+def test_decoder_decode_plain_refuses_what_is_not_an_ordinary_id(group: list[Any]) -> None:
+    """Bools, floats, negative and unknown ids are left to the caller's checks; nothing is held or cached."""
+    decoder = IncrementalDecoder(VOCAB)
+    with pytest.raises(LookupError):
+        decoder.decode_plain(group)
+    assert not decoder.pending_bytes

@@ -75,10 +75,11 @@ class IncrementalDecoder:
         ('', '😀')
     """
 
-    __slots__ = ("_held", "_lp_cache", "_plain", "_rows", "_special")
+    __slots__ = ("_held", "_lp_cache", "_ordinary", "_plain", "_rows", "_special")
 
     def __init__(self, vocab: Vocabulary) -> None:
         self._rows = vocab.id_bytes
+        self._ordinary = vocab.ordinary_bytes
         self._special: dict[int, str] = {token_id: spelling for spelling, token_id in vocab.added.items()}
         # The bytes of an incomplete UTF-8 sequence, held until it completes (what an incremental UTF-8
         # decoder buffers; decoding held + new bytes at once gives the same text however the bytes are split).
@@ -122,19 +123,27 @@ class IncrementalDecoder:
         """The text a group of ordinary ids completes, decoded in one step (the processor's fast path), or None
         (nothing decoded, nothing changed) when one of them is a special id.
 
-        The ids are ints with ``0 <= id``. Same text and same held bytes as :meth:`decode` of the group (ids the
-        vocabulary does not have contribute nothing); the text may be ``""`` (an incomplete sequence is held).
+        Same text and same held bytes as :meth:`decode` of the group; the text may be ``""`` (an incomplete
+        sequence is held).
+
+        Raises:
+            LookupError: an id is not an ``int`` the vocabulary has (nothing changed): the caller's general path
+                checks it (and refuses it, or decodes an unknown id to nothing).
         """
         if len(ids) == 1:
             token_id = ids[0]
+            if type(token_id) is not int or token_id < 0:
+                raise LookupError(token_id)
             if not self._held:
                 text = self._plain.get(token_id)
                 if text is not None:
                     return text
-            rows = self._rows
             if token_id in self._special:
                 return None
-            data = rows[token_id] if token_id < len(rows) else b""
+            rows = self._rows
+            if token_id >= len(rows):
+                raise LookupError(token_id)
+            data = rows[token_id]
             if not self._held:
                 if data.isascii():
                     text = data.decode("ascii")
@@ -148,14 +157,22 @@ class IncrementalDecoder:
                     self._plain[token_id] = text
                 return text
         else:
-            if not self._special.keys().isdisjoint(ids):
+            # One pass checks each id, tells special ids (None rows) and gathers the bytes.
+            ordinary = self._ordinary
+            size = len(ordinary)
+            parts: list[bytes] = []
+            special = False
+            for token_id in ids:
+                if type(token_id) is not int or not 0 <= token_id < size:
+                    raise LookupError(token_id)
+                row = ordinary[token_id]
+                if row is None:
+                    special = True
+                else:
+                    parts.append(row)
+            if special:
                 return None
-            rows = self._rows
-            try:
-                data = b"".join([rows[i] for i in ids])
-            except IndexError:
-                size = len(rows)
-                data = b"".join([rows[i] for i in ids if i < size])
+            data = b"".join(parts)
         held = self._held
         if held:
             data = held + data
