@@ -245,7 +245,7 @@ class StreamProcessor:
                     if emitted is not None:
                         if not emitted:
                             return []
-                        if machine.in_reasoning:
+                        if machine.text_is_reasoning:
                             self._reasoning.append(emitted)
                             return self._writer.text(True, emitted)
                         return self._writer.text(False, emitted)

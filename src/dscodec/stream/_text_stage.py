@@ -73,7 +73,8 @@ class TextStages(HeldText):
 
     def _update_quick(self) -> None:
         self._quick_ok = self._stage in (REASONING, CONTENT) and not self._lead and self._json == JSON_OFF
-        self._quick_delta = ReasoningDelta if self._stage is REASONING else ContentDelta
+        self.text_is_reasoning = self._stage is REASONING
+        self._quick_delta = ReasoningDelta if self.text_is_reasoning else ContentDelta
 
     def _text_stage(self, u: str, i: int, base: int) -> int:
         n = len(u)

@@ -302,7 +302,7 @@ class OutputMachine(FastPaths):
     def plain_token_text(self, text: str) -> str | None:
         """:meth:`feed_plain_token` for plain text in the middle of the reasoning, the content or a JSON-mode
         value, without events: the text of the one delta it would give on the current channel
-        (:attr:`in_reasoning`; ``""`` for none, as for ``text=""``), or None, with nothing changed, when
+        (:attr:`text_is_reasoning`; ``""`` for none, as for ``text=""``), or None, with nothing changed, when
         :meth:`feed_plain_token` must be called instead."""
         if (
             (self._quick_ok or not text or self._stage is JSON_VALUE)
@@ -325,11 +325,6 @@ class OutputMachine(FastPaths):
         if text and self._stage is TOOL_CALLS and self._unburdened():
             return self._argument_piece(text)
         return None
-
-    @property
-    def in_reasoning(self) -> bool:
-        """Whether text now goes out as reasoning (else as content)."""
-        return self._stage is REASONING
 
     def _unburdened(self) -> bool:
         """Nothing waits that plain token text would have to carry: no logprob entries, no spelling held from a
