@@ -239,20 +239,18 @@ class StreamProcessor:
                 self._completion_tokens += len(ids)
                 if text is not None:
                     # Plain text in the middle of the reasoning, the content or a JSON-mode value (or no text
-                    # yet): straight to the writer.
+                    # yet), or in the middle of a string argument: straight to the writer.
                     machine = self._machine
-                    emitted = machine.plain_token_text(text)
+                    emitted = machine.plain_token(text)
                     if emitted is not None:
+                        if not isinstance(emitted, str):
+                            return self._writer.argument(emitted)
                         if not emitted:
                             return []
                         if machine.text_is_reasoning:
                             self._reasoning.append(emitted)
                             return self._writer.text(True, emitted)
                         return self._writer.text(False, emitted)
-                    # The middle of a string argument: the argument delta straight to the writer.
-                    piece = machine.argument_piece(text)
-                    if piece is not None:
-                        return self._writer.argument(piece)
                 try:
                     if text is None:  # special ids (markers) among them: decoded one by one
                         events = self._machine.feed_tokens(decoder.decode(ids))

@@ -57,7 +57,7 @@ class LogprobBook:
     _interesting_inner: re.Pattern[str] | None
     _quick_ok: bool
     _quick_delta: type[ReasoningDelta | ContentDelta]
-    #: Whether the text :meth:`OutputMachine.plain_token_text` gives goes out as reasoning (else as content).
+    #: Whether the text :meth:`OutputMachine.plain_token` gives goes out as reasoning (else as content).
     text_is_reasoning: bool
     # Held text (see :mod:`dscodec.stream._held`).
     _pend: str

@@ -289,8 +289,9 @@ class OutputMachine(FastPaths):
                 if events is not None:
                     return events
         else:
-            emitted = self.plain_token_text(text)
+            emitted = self.plain_token(text)
             if emitted is not None:
+                assert isinstance(emitted, str)  # an argument delta only comes in a tool-call block
                 if not emitted:
                     return []
                 delta = ContentDelta if self._stage is JSON_VALUE else self._quick_delta
@@ -299,30 +300,22 @@ class OutputMachine(FastPaths):
                 return []
         return self.feed_tokens([TokenText(-1, text)])
 
-    def plain_token_text(self, text: str) -> str | None:
-        """:meth:`feed_plain_token` for plain text in the middle of the reasoning, the content or a JSON-mode
-        value, without events: the text of the one delta it would give on the current channel
-        (:attr:`text_is_reasoning`; ``""`` for none, as for ``text=""``), or None, with nothing changed, when
-        :meth:`feed_plain_token` must be called instead."""
-        if (
-            (self._quick_ok or not text or self._stage is JSON_VALUE)
-            and not self._entries
-            and not self._sym.held
-            and not self._orphans[0]
-            and not self._orphans[1]
-        ):
-            if not text:  # an id that completes no character (part of a UTF-8 sequence): nothing happens
-                return "" if self._stage is not FINISHED and self._stage is not ERROR else None
-            if self._quick_ok:
-                return self._plain_text(text)
+    def plain_token(self, text: str) -> str | ToolCallDelta | None:
+        """:meth:`feed_plain_token` for its commonest cases, without a list of events: the text of the one delta
+        it would give in the reasoning, the content or a JSON-mode value (on the channel
+        :attr:`text_is_reasoning` tells; ``""`` for none, as for ``text=""``), or the argument delta of text in
+        the middle of a ``string="true"`` argument; or None, with nothing changed, when :meth:`feed_plain_token`
+        must be called instead."""
+        if self._entries or self._sym.held or self._orphans[0] or self._orphans[1]:
+            return None
+        if self._quick_ok:
+            return self._plain_text(text) if text else ""
+        stage = self._stage
+        if not text:  # an id that completes no character (part of a UTF-8 sequence): nothing happens
+            return "" if stage is not FINISHED and stage is not ERROR else None
+        if stage is JSON_VALUE:
             return self._plain_json_value(text)
-        return None
-
-    def argument_piece(self, text: str) -> ToolCallDelta | None:
-        """:meth:`feed_plain_token` for plain text in the middle of a ``string="true"`` argument: its argument
-        delta (the one event :meth:`feed_plain_token` would give), or None, with nothing changed, when
-        :meth:`feed_plain_token` must be called instead."""
-        if text and self._stage is TOOL_CALLS and self._unburdened():
+        if stage is TOOL_CALLS:
             return self._argument_piece(text)
         return None
 
