@@ -71,6 +71,8 @@ class ChatChunkWriter(EventWriter):
         # (set up in open(), once the system fingerprint is known).
         self._head = self._tail = ""
         self._content_before = self._content_after = self._reasoning_before = self._reasoning_after = ""
+        self._argument_before: dict[int, str] = {}
+        self._argument_after = ""
 
     def _chunk(self, delta: dict[str, Any], logprobs: Any = None, finish: str | None = None) -> WireEvent:
         chunk: dict[str, Any] = {
@@ -99,6 +101,7 @@ class ChatChunkWriter(EventWriter):
         self._content_after = (',"reasoning_content":null}' if self._thinking else "}") + self._tail
         self._reasoning_before = self._head + '{"content":null,"reasoning_content":'
         self._reasoning_after = "}" + self._tail
+        self._argument_after = "}}]}" + self._tail
         if not self._thinking:
             delta: dict[str, Any] = {"role": "assistant", "content": ""}
         elif self.request.parsing_options.thinking_initial_stage == "content_continuation":
@@ -115,14 +118,14 @@ class ChatChunkWriter(EventWriter):
         return [json_event(self._content_before + literal + self._content_after)]
 
     def argument(self, delta: ToolCallDelta) -> list[WireEvent]:
+        # The chunk's JSON text around the escaped fragment; the text before it is made once per call.
         if not delta.arguments:
             return []
-        return [
-            json_event(
-                f'{self._head}{{"tool_calls":[{{"index":{delta.index},"function":{{"arguments":'
-                f"{string_literal(delta.arguments)}}}}}]}}{self._tail}"
-            )
-        ]
+        before = self._argument_before.get(delta.index)
+        if before is None:
+            before = f'{self._head}{{"tool_calls":[{{"index":{delta.index},"function":{{"arguments":'
+            self._argument_before[delta.index] = before
+        return [json_event(before + string_literal(delta.arguments) + self._argument_after)]
 
     def write(self, events: Sequence[Event]) -> list[WireEvent]:
         out: list[WireEvent] = []
