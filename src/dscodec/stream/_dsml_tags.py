@@ -102,6 +102,8 @@ def json_key(body: str) -> str:
     otherwise (a bare quote, a control character, a lone surrogate escape, a trailing backslash) it is escaped.
     """
     candidate = '"' + body + '"'
+    if body.isascii() and body.isprintable() and '"' not in body and "\\" not in body:
+        return candidate  # nothing to escape or to check: the common case
     try:
         loads(candidate)
     except ValueError:

@@ -283,7 +283,8 @@ class BlockParser(ArgumentWriter):
         self._params += 1
         key = json_key(raw_name)
         self._emit(key, _KEYTEXT)
-        name = loads(key)
+        # The name the key stands for: the raw name itself when it had nothing to escape.
+        name = raw_name if len(key) == len(raw_name) + 2 and "\\" not in raw_name else loads(key)
         self._param_name = name if isinstance(name, str) else ""
         self._emit(": ", _STRUCT)
         self._start_value(attrs.get("string"))
