@@ -316,7 +316,12 @@ class OutputMachine(FastPaths):
         if stage is JSON_VALUE:
             return self._plain_json_value(text)
         if stage is TOOL_CALLS:
-            return self._argument_piece(text)
+            block = self._block
+            assert block is not None
+            delta = block.string_value_piece(text)
+            if delta is not None:  # the middle of a string argument
+                self._pos += len(text)
+            return delta
         return None
 
     def _unburdened(self) -> bool:
