@@ -107,7 +107,8 @@ def test_a_streamed_generation(engine: tuple[str, StandIn, LiveServer]) -> None:
     assert ids_of(items) == expected_ids(script.reasoning + "</think>" + script.output)
     assert items[-1] == Finish("stop")
     assert sum(isinstance(item, PromptUsage) for item in items) == 1
-    assert stand_in.runs[key].finished
+    # The stand-in marks the run finished after its last write, in the server's thread: wait for it.
+    wait_for(lambda: stand_in.runs[key].finished)
 
 
 def test_a_complete_response_waits_for_the_usage(engine: tuple[str, StandIn, LiveServer]) -> None:
