@@ -35,7 +35,7 @@ from dscodec.conversation import ConversationRequest
 from dscodec.errors import DscodecError, ModelOutputError, StreamStateError
 from dscodec.protocols._registry import spec
 from dscodec.protocols._wire import BackendFinish, Outcome, PromptUsage, WireEvent
-from dscodec.stream.decoder import IncrementalDecoder, TokenText
+from dscodec.stream.decoder import IncrementalDecoder
 from dscodec.stream.dsml import ToolCallIdFactory
 from dscodec.stream.events import Event, OutputEnd, ReasoningDelta, TokenLogprob
 from dscodec.stream.machine import OutputMachine
@@ -54,7 +54,6 @@ ID_LIMIT = 1 << 32
 #: Token counts, alone and added up, stay below this (they fit a signed 64-bit integer).
 COUNT_LIMIT = 1 << 63
 #: The decoded text of ordinary ids that complete no character (an incomplete UTF-8 sequence is held).
-_NO_TEXT = (TokenText(-1, ""),)
 #: What a ``-inf`` log probability becomes (the value vLLM's OpenAI-compatible server writes for it).
 NEG_INF_LOGPROB = -9999.0
 
@@ -254,10 +253,8 @@ class StreamProcessor:
                 try:
                     if text is None:  # special ids (markers) among them: decoded one by one
                         events = self._machine.feed_tokens(decoder.decode(ids))
-                    elif text:
-                        events = self._machine.feed_plain_token(text)
-                    else:
-                        events = self._machine.feed_tokens(_NO_TEXT)
+                    else:  # text plain_token declined
+                        events = self._machine.feed_declined(text)
                 except DscodecError as exc:
                     self._failed(exc, [])
                     raise

@@ -58,8 +58,8 @@ class _NoPlainJsonValue(OutputMachine):
         return None
 
 
-class _NoPlainToolCalls(OutputMachine):
-    def _plain_tool_calls(self, text: str) -> list[Event] | None:
+class _NoArgumentPiece(OutputMachine):
+    def _argument_piece(self, text: str) -> ToolCallDelta | None:
         return None
 
 
@@ -197,7 +197,7 @@ CUTS = st.lists(st.integers(0, 400), max_size=30)
 MACHINES = [
     _NoPlainText,
     _NoPlainJsonValue,
-    _NoPlainToolCalls,
+    _NoArgumentPiece,
     _NoToolUnits,
     _NoStringPieceMachine,
     _NoTagJumpsMachine,
@@ -280,7 +280,7 @@ PARAMETERS = st.lists(
 
 @pytest.mark.parametrize(
     "machine",
-    [_NoPlainToolCalls, _NoToolUnits, _NoStringPieceMachine, _NoTagJumpsMachine, _General],
+    [_NoArgumentPiece, _NoToolUnits, _NoStringPieceMachine, _NoTagJumpsMachine, _General],
     ids=lambda c: c.__name__.lstrip("_"),
 )
 @given(calls=st.lists(PARAMETERS, min_size=1, max_size=3), groups=GROUPS, cuts=CUTS, starts=st.booleans())

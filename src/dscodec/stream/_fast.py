@@ -111,13 +111,6 @@ class FastPaths(JsonValueStage):
             full = full[:-1]
         return full
 
-    def _plain_tool_calls(self, text: str) -> list[Event] | None:
-        """Plain token text inside a tool-call block, straight to the block parser."""
-        delta = self._argument_piece(text)
-        if delta is not None:
-            return [delta]
-        return self._tool_units(text)
-
     def _argument_piece(self, text: str) -> ToolCallDelta | None:
         """Plain token text in the middle of a ``string="true"`` argument (inside a tool-call block): its
         argument delta, or None (nothing changed) when the block parser must read it."""

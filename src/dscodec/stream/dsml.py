@@ -55,7 +55,7 @@ import secrets
 import string
 from collections.abc import Callable
 
-from dscodec._json import loads, string_literal
+from dscodec._json import loads
 from dscodec.stream._dsml_tags import (
     BARE_ATTRIBUTES,
     BARE_PARAMETER,
@@ -74,7 +74,7 @@ from dscodec.stream._dsml_tags import (
 )
 from dscodec.stream._dsml_values import HOLD_LIMIT, ArgumentWriter, DeltaKind
 from dscodec.stream._json_prefix import JsonPrefix
-from dscodec.stream._markers import DSML_HARD, DSML_SOFT
+from dscodec.stream._markers import DSML_HARD, DSML_SOFT, escape_json_string
 from dscodec.stream.events import Event, ToolCallDelta, ToolCallStart
 
 __all__ = ["HOLD_LIMIT", "BlockParser", "JsonPrefix", "ToolCallIdFactory", "random_tool_call_id"]
@@ -148,7 +148,7 @@ class BlockParser(ArgumentWriter):
         its closing tag. Returns the argument delta, or None when the general :meth:`feed` is needed."""
         if self.state != _SVALUE or self._skip or self._held or self._delta or "<" in text:
             return None
-        escaped = string_literal(text)[1:-1]  # escape_json_string without its check for a plain word
+        escaped = escape_json_string(text)
         self._args.append(escaped)
         return ToolCallDelta(self._index, escaped, text, self._param_name)
 

@@ -283,22 +283,15 @@ class OutputMachine(FastPaths):
         plain text in the middle of the reasoning or the content, in a JSON-mode value, and inside a tool-call
         block. Everything else takes the general path.
         """
-        if text and self._stage is TOOL_CALLS:
-            if self._unburdened():
-                events = self._plain_tool_calls(text)
-                if events is not None:
-                    return events
-        else:
-            emitted = self.plain_token(text)
-            if emitted is not None:
-                assert isinstance(emitted, str)  # an argument delta only comes in a tool-call block
-                if not emitted:
-                    return []
-                delta = ContentDelta if self._stage is JSON_VALUE else self._quick_delta
-                return [delta(emitted, ())]
-            if text and self._stage is DISCARD and self._unburdened():
-                return []
-        return self.feed_tokens([TokenText(-1, text)])
+        emitted = self.plain_token(text)
+        if emitted is None:
+            return self.feed_declined(text)
+        if isinstance(emitted, ToolCallDelta):
+            return [emitted]
+        if not emitted:
+            return []
+        delta = ContentDelta if self._stage is JSON_VALUE else self._quick_delta
+        return [delta(emitted, ())]
 
     def plain_token(self, text: str) -> str | ToolCallDelta | None:
         """:meth:`feed_plain_token` for its commonest cases, without a list of events: the text of the one delta
@@ -316,13 +309,20 @@ class OutputMachine(FastPaths):
         if stage is JSON_VALUE:
             return self._plain_json_value(text)
         if stage is TOOL_CALLS:
-            block = self._block
-            assert block is not None
-            delta = block.string_value_piece(text)
-            if delta is not None:  # the middle of a string argument
-                self._pos += len(text)
-            return delta
+            return self._argument_piece(text)
         return None
+
+    def feed_declined(self, text: str) -> list[Event]:
+        """The rest of :meth:`feed_plain_token` for text :meth:`plain_token` declined: the block parser inside
+        a tool-call block, nothing after the block, else the general path."""
+        if text and self._unburdened():
+            if self._stage is TOOL_CALLS:
+                events = self._tool_units(text)
+                if events is not None:
+                    return events
+            elif self._stage is DISCARD:
+                return []
+        return self.feed_tokens([TokenText(-1, text)])
 
     def _unburdened(self) -> bool:
         """Nothing waits that plain token text would have to carry: no logprob entries, no spelling held from a
