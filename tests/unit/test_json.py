@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from dscodec._json import JSONDecodeError, dumps_compact, dumps_prompt, loads
 
@@ -118,6 +121,49 @@ def test_loads_negative_zero_is_a_signed_double() -> None:
     assert math.copysign(1.0, nested["a"]["b"][0]) == -1.0
     assert nested["s"] == "-0"  # a string stays a string
     assert isinstance(loads("0"), int)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a":\n\t -0}',
+        "[1,-0]",
+        "[ -0 ]",
+        '{"s": "x: -0", "n": -0}',
+        '{"n": 1, "m": [2,\r\n-0e0]}',
+        '{"d": "2024-01-05", "r": "x-0", "z": -0}',
+    ],
+)
+def test_loads_finds_negative_zero_after_any_json_whitespace(text: str) -> None:
+    value = loads(text)
+    zeros = [v for v in _scalars(value) if isinstance(v, float) and v == 0.0]
+    assert zeros and all(math.copysign(1.0, v) == -1.0 for v in zeros)
+    assert loads(text.encode()) == value
+
+
+@given(
+    st.recursive(
+        st.one_of(
+            st.integers(-3, 3), st.just(-0.0), st.sampled_from(["-0", "a-0", ": -0", "[-0,", "2024-01-05"])
+        ),
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from("ab"), inner, max_size=2),
+    ),
+    st.sampled_from(["", " ", "\n", "\t\r\n "]),
+)
+def test_loads_signs_zero_exactly_where_the_text_has_the_number(value: Any, space: str) -> None:
+    # -0.0 is written as the integer -0, the number orjson alone would read as 0; the strings only look like it.
+    text = json.dumps(value, separators=("," + space, ":" + space)).replace("-0.0", "-0")
+    expected = json.loads(text, parse_int=lambda t: -0.0 if t == "-0" else int(t))
+    assert repr(loads(text)) == repr(expected)
+    assert repr(loads(text.encode())) == repr(expected)
+
+
+def _scalars(value: Any) -> list[Any]:
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _scalars(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _scalars(v)]
+    return [value]
 
 
 @pytest.mark.parametrize(
