@@ -103,18 +103,42 @@ def nesting_depth_exceeds(value: Any, limit: int) -> bool:
     return False
 
 
+def _parsed_shape(value: Any, limit: int) -> tuple[bool, bool]:
+    """Whether a value orjson parsed nests arrays and objects more than ``limit`` deep, and whether it holds the
+    integer 0 (which may stand for ``-0`` in the text: the text only needs a look when it does). Each container
+    is tested for a zero in C; ``False`` and ``0.0`` also equal 0 and cost a second look at that container."""
+    zero = type(value) is int and value == 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if type(item) is dict:
+            children: Any = item.values()
+        elif type(item) is list:
+            children = item
+        else:
+            continue
+        depth += 1
+        if depth > limit:
+            return True, zero
+        if not zero and 0 in children:
+            zero = any(type(child) is int and child == 0 for child in children)
+        stack.extend((child, depth) for child in children if type(child) is dict or type(child) is list)
+    return False, zero
+
+
 def _holds_negative_zero(data: str | bytes) -> bool:
     """Whether JSON text may hold the number ``-0``: a ``-0`` that ends there and, past any whitespace, follows
     ``:``, ``,``, ``[`` or nothing. Text inside a string can look like that too, which only costs a second read;
     the ``-0`` of a date or a range inside a string (``2024-01-05``, ``x-0``) does not. Linear: each look back
     crosses only the whitespace right before its own match."""
+    text: Any = data  # str and bytes alike: one-character slices, compared with the same type
     space, before = (" \t\n\r", ":,[") if isinstance(data, str) else (b" \t\n\r", b":,[")
     pattern: Any = _NEG_ZERO if isinstance(data, str) else _NEG_ZERO_BYTES
-    for match in pattern.finditer(data):
+    for match in pattern.finditer(text):
         at = match.start() - 1
-        while at >= 0 and data[at : at + 1] in space:
+        while at >= 0 and text[at : at + 1] in space:
             at -= 1
-        if at < 0 or data[at : at + 1] in before:
+        if at < 0 or text[at : at + 1] in before:
             return True
     return False
 
@@ -142,10 +166,15 @@ def loads(data: str | bytes, *, max_depth: int = MAX_DEPTH) -> Any:
         value = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
         raise JSONDecodeError(str(exc)) from None
-    # Each level of nesting takes two characters at least, so a short document cannot be too deep.
-    if len(data) > 2 * max_depth and nesting_depth_exceeds(value, max_depth):
-        raise JSONDecodeError(depth_error(max_depth))
-    if _holds_negative_zero(data):
+    if len(data) <= 2 * max_depth:
+        # Each level of nesting takes two characters at least, so a short document cannot be too deep.
+        reread = _holds_negative_zero(data)
+    else:
+        too_deep, zero = _parsed_shape(value, max_depth)
+        if too_deep:
+            raise JSONDecodeError(depth_error(max_depth))
+        reread = zero and _holds_negative_zero(data)
+    if reread:
         # orjson reads "-0" as the integer 0; re-read with hooks that keep the sign as -0.0. The depth was
         # checked above, so the recursive reader stays far from Python's recursion limit.
         text = data if isinstance(data, str) else data.decode("utf-8")

@@ -144,15 +144,21 @@ def test_loads_finds_negative_zero_after_any_json_whitespace(text: str) -> None:
 @given(
     st.recursive(
         st.one_of(
-            st.integers(-3, 3), st.just(-0.0), st.sampled_from(["-0", "a-0", ": -0", "[-0,", "2024-01-05"])
+            st.integers(-3, 3),
+            st.sampled_from([-0.0, 0.0, False]),
+            st.sampled_from(["-0", "a-0", ": -0", "[-0,", "2024-01-05"]),
         ),
         lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from("ab"), inner, max_size=2),
     ),
     st.sampled_from(["", " ", "\n", "\t\r\n "]),
+    st.booleans(),
 )
-def test_loads_signs_zero_exactly_where_the_text_has_the_number(value: Any, space: str) -> None:
+def test_loads_signs_zero_exactly_where_the_text_has_the_number(value: Any, space: str, long: bool) -> None:
     # -0.0 is written as the integer -0, the number orjson alone would read as 0; the strings only look like it.
+    # A long document is read another way (its parsed value tells whether the text needs a look).
     text = json.dumps(value, separators=("," + space, ":" + space)).replace("-0.0", "-0")
+    if long:
+        text = f'[{text}, "{"p" * 300}"]'
     expected = json.loads(text, parse_int=lambda t: -0.0 if t == "-0" else int(t))
     assert repr(loads(text)) == repr(expected)
     assert repr(loads(text.encode())) == repr(expected)
