@@ -54,6 +54,21 @@ class Special:
     text: str
 
 
+#: One Special per spelling (a bounded handful: the template's and the grounding spellings), so that the encoder,
+#: comparing a prompt with a remembered one, finds equal specials by identity, in C.
+_SPECIALS: dict[str, Special] = {}
+
+
+def special(text: str) -> Special:
+    """The shared :class:`Special` for ``text``."""
+    found = _SPECIALS.get(text)
+    if found is None:
+        found = Special(text)
+        if len(_SPECIALS) < 256:
+            found = _SPECIALS.setdefault(text, found)
+    return found
+
+
 Segment: TypeAlias = str | Special
 """A piece of a rendered prompt: plain text (encoded as ordinary text) or one special token."""
 
@@ -157,7 +172,7 @@ def _instruction_segments(version: ModelVersion) -> tuple[tuple[Segment, ...], t
         parts: list[Segment] = []
         for index, piece in enumerate(pattern.split(text)):
             if index % 2:
-                parts.append(Special(piece))
+                parts.append(special(piece))
             elif piece:
                 parts.append(piece)
         return tuple(parts)
@@ -212,16 +227,16 @@ class _Renderer:
         self.images: list[ImageSource] = []
         # tool_choice "none" hides the tools from the prompt (behavior.md#turns).
         self.tools = conversation.tools if conversation.tool_choice != "none" else []
-        self.bos = Special(dialect.bos)
-        self.eos = Special(dialect.eos)
-        self.user = Special(dialect.user)
-        self.assistant = Special(dialect.assistant)
-        self.system = Special(dialect.system) if dialect.system is not None else None
-        self.reminder = Special(dialect.latest_reminder)
-        self.think_open = Special(dialect.think_open)
-        self.think_close = Special(dialect.think_close)
-        self.dsml = Special(dialect.dsml)
-        self.image = Special(dialect.image)
+        self.bos = special(dialect.bos)
+        self.eos = special(dialect.eos)
+        self.user = special(dialect.user)
+        self.assistant = special(dialect.assistant)
+        self.system = special(dialect.system) if dialect.system is not None else None
+        self.reminder = special(dialect.latest_reminder)
+        self.think_open = special(dialect.think_open)
+        self.think_close = special(dialect.think_close)
+        self.dsml = special(dialect.dsml)
+        self.image = special(dialect.image)
         self.specials_probe, self.specials_pattern = _assistant_specials(dialect.version)
 
     # -- building blocks --
@@ -263,7 +278,7 @@ class _Renderer:
             start = match.start()
             if start > pos:
                 out.append(text[pos:start])
-            out.append(Special(match.group()))
+            out.append(special(match.group()))
             pos = match.end()
         if pos < len(text):
             out.append(text[pos:])

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from dscodec.conversation import Conversation, ConversationRequest, ModelVersion, UserMessage
-from dscodec.prompt.render import RenderedPrompt, Segment, Special, render_segments
+from dscodec.prompt.render import RenderedPrompt, Segment, render_segments, special
 from dscodec.vocab import TokenizerLike, Vocabulary
 
 __all__ = ["PromptEncoder"]
@@ -138,7 +138,7 @@ class PromptEncoder:
         for start, end in prompt.special_spans:
             if start > pos:
                 segments.append(text[pos:start])
-            segments.append(Special(text[start:end]))
+            segments.append(special(text[start:end]))
             pos = end
         if pos < len(text):
             segments.append(text[pos:])
