@@ -990,3 +990,46 @@ def test_missing_grounding_token_names_it() -> None:
     assert encoder.encode(conv(U("<｜ref｜>"), A("x")), version="v4")  # user text needs no grounding token
     with pytest.raises(SpecialTokenMissing, match="<｜ref｜>"):
         encoder.encode(conv(U("q"), A("<｜ref｜>")), version="v4")
+
+
+# -- memo of rendered arguments ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("version", ["v4", "v4.1"])
+def test_rendered_arguments_are_remembered_and_stay_the_same(version: ModelVersion) -> None:
+    from dscodec.prompt import render
+
+    calls = [
+        ToolCall(id="a", name="f", arguments='{"x": 1.5e-7, "s": "t", "n": -0, "l": [true, null]}'),
+        ToolCall(id="b", name="g", arguments="not json"),
+        ToolCall(id="c", name="h", arguments="[1]"),
+    ]
+    conv = Conversation(
+        messages=[
+            UserMessage(content="q"),
+            A(calls=calls),
+            ToolMessage(content="r", tool_call_id="a"),
+        ]
+    )
+    render._ARGUMENTS.clear()
+    fresh = render_prompt(conv, version)
+    assert len(render._ARGUMENTS.found) == 3
+    assert render_prompt(conv, version) == fresh
+    # a memo holding wrong parameters would show: the rendered prompt comes from it
+    key = next(iter(render._ARGUMENTS.found))
+    render._ARGUMENTS.found[key] = (("changed", "v", True),)
+    assert render_prompt(conv, version) != fresh
+    render._ARGUMENTS.clear()
+    assert render_prompt(conv, version) == fresh
+
+
+def test_argument_memo_is_bounded() -> None:
+    from dscodec.prompt.render import _ArgumentMemo
+
+    memo = _ArgumentMemo(100)
+    assert memo.get('{"a": 1}', False) == (("a", "1", False),)
+    for k in range(50):
+        memo.get(f'{{"k": {k}}}', False)
+    assert memo.chars <= 100
+    memo.get("x" * 101, False)
+    assert ("x" * 101, False) not in memo.found

@@ -193,7 +193,36 @@ def _reasoning_kind(reasoning: str | None) -> ReasoningKind:
     return "text" if reasoning else "empty"
 
 
-def _arguments(arguments: str, python_floats: bool) -> list[tuple[str, str, bool]]:
+class _ArgumentMemo:
+    """The parameters of arguments rendered before, by arguments text and float style: a conversation resends
+    all its calls with every turn, and the same text always gives the same parameters. Emptied when it would
+    hold more than ``limit`` characters of arguments (longer ones are not kept)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.found: dict[tuple[str, bool], tuple[tuple[str, str, bool], ...]] = {}
+        self.chars = 0
+
+    def get(self, arguments: str, python_floats: bool) -> tuple[tuple[str, str, bool], ...]:
+        key = (arguments, python_floats)
+        params = self.found.get(key)
+        if params is None:
+            params = tuple(_parse_arguments(arguments, python_floats))
+            if len(arguments) <= self.limit:
+                if self.chars + len(arguments) > self.limit:
+                    self.found, self.chars = {}, 0  # other threads keep the dict they hold
+                self.found[key] = params
+                self.chars += len(arguments)
+        return params
+
+    def clear(self) -> None:
+        self.found, self.chars = {}, 0
+
+
+_ARGUMENTS = _ArgumentMemo(4_000_000)
+
+
+def _parse_arguments(arguments: str, python_floats: bool) -> list[tuple[str, str, bool]]:
     """The parameters of one call as ``(name, value, is_string)`` (behavior.md#dsml-history)."""
     try:
         value: Any = loads(arguments)
@@ -516,7 +545,7 @@ class _Renderer:
         out.extend((d.block_separator + "<", dsml, d.tool_calls_tag + ">\n"))
         for call in calls:
             out.extend(("<", dsml, f'{d.invoke_tag} name="', call.name, '">\n'))
-            params = _arguments(call.arguments, d.python_floats)
+            params = _ARGUMENTS.get(call.arguments, d.python_floats)
             if not params and d.empty_invoke_line:
                 out.append("\n")
             for name, value, is_string in params:
