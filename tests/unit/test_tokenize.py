@@ -15,13 +15,14 @@ import dscodec
 from dscodec.conversation import (
     AssistantMessage,
     Conversation,
+    Message,
     SystemMessage,
     ToolCall,
     ToolMessage,
     UserMessage,
 )
 from dscodec.prompt.render import Special, render_segments
-from dscodec.prompt.tokenize import PromptEncoder
+from dscodec.prompt.tokenize import _CHAIN, PromptEncoder
 from dscodec.vocab import Vocabulary, bundled_tokenizer_path, safe_cuts, with_added_tokens
 
 ENCODER = PromptEncoder()
@@ -274,3 +275,27 @@ def test_remembered_prompts_stay_within_the_budget() -> None:
                 _conversation(system, length, False), version="v4"
             )
             assert warm._prompts is not None and sum(len(p.ids) for p in warm._prompts) <= 500
+
+
+def test_a_long_conversation_keeps_only_what_each_turn_added() -> None:
+    warm = PromptEncoder()
+    messages: list[Message] = [_SYSTEMS[0]]
+    for turn in range(20):
+        messages.append(UserMessage(content=f"Question {turn}: " + "why? " * turn))
+        conversation = Conversation(messages=list(messages), thinking_mode=True)
+        ids = warm.encode(conversation, version="v4")
+        assert ids == COLD.encode(conversation, version="v4")
+        ids.append(-1)  # the caller's list: changing it changes nothing remembered
+        assert warm._prompts is not None and len(warm._prompts) == 1
+        newest = warm._prompts[0]
+        assert newest.links < _CHAIN and newest.size == len(ids) - 1
+        if turn and newest.links:
+            # built on the previous turn: it keeps only its own ids after the shared ones
+            assert newest.base is not None and len(newest.ids) == newest.size - newest.shared < newest.shared
+        messages.append(AssistantMessage(content=f"Answer {turn}. " * 3, reasoning="Thought."))
+    # a prompt that is not the newest keeps all its ids in one array, without a chain
+    warm.encode(_conversation(1, 2, False), version="v4")
+    assert warm._prompts[0].base is None and isinstance(warm._prompts[0].ids, array)
+    assert warm.encode(
+        Conversation(messages=list(messages), thinking_mode=True), version="v4"
+    ) == COLD.encode(Conversation(messages=list(messages), thinking_mode=True), version="v4")

@@ -39,44 +39,67 @@ _PROMPTS = 16
 _SUPERSEDED_TAIL = 16
 
 
+#: A remembered prompt built on an earlier one keeps only its own ids after the shared ones; past this many links
+#: it keeps all of its ids again, so reading a prompt's ids never follows a long chain.
+_CHAIN = 8
+
+
 @dataclass(frozen=True, slots=True)
 class _Encoded:
     """A prompt encoded earlier: its segments, its ids, and where each special token sits in both.
 
-    The newest prompt keeps its ids as a list, which the next turn slices in a fraction of the time an array
-    takes to become a list again; the others keep a compact array (4 bytes an id, not about 40).
+    Its ids are ``base``'s first ``shared`` ids followed by ``ids`` (all of them when there is no ``base``): the
+    next turn of a conversation stores only what it added, not a second copy of the history. The newest prompt
+    keeps its ids as a list, which the next turn slices in a fraction of the time an array takes to become a
+    list again; the others keep a compact array (4 bytes an id, not about 40) of all their ids.
     """
 
     segments: list[Segment]
     ids: list[int] | array[int]
     special_at: array[int]  # segment index of every special token, ascending
     ends: array[int]  # len(ids) right after that special token
+    base: _Encoded | None = None
+    shared: int = 0
+    links: int = 0  # how many bases lead back to one that keeps all its ids
+
+    @property
+    def size(self) -> int:
+        """How many ids the prompt has."""
+        return self.shared + len(self.ids)
 
     def compact(self) -> _Encoded:
-        """The same prompt with its ids in an array."""
-        if isinstance(self.ids, array):
+        """The same prompt with all its ids in an array."""
+        if self.base is None and isinstance(self.ids, array):
             return self
-        return _Encoded(self.segments, array("I", self.ids), self.special_at, self.ends)
+        return _Encoded(self.segments, array("I", self.prefix(self.size)), self.special_at, self.ends)
 
     def prefix(self, count: int) -> list[int]:
         """The first ``count`` ids, as a new list."""
-        head = self.ids[:count]
-        return head if isinstance(head, list) else head.tolist()
+        if count <= self.shared:
+            assert self.base is not None
+            return self.base.prefix(count)
+        if self.base is None:
+            head = self.ids[:count]
+            return head if isinstance(head, list) else head.tolist()
+        out = self.base.prefix(self.shared)
+        out += self.ids[: count - self.shared]
+        return out
 
 
 def _common_prefix(a: list[Segment], b: list[Segment]) -> int:
-    """How many leading segments ``a`` and ``b`` share (compared in C, by halves)."""
+    """How many leading segments ``a`` and ``b`` share (compared in C). The next turn of a conversation shares all
+    but the last few segments of the previous one, so that is tried first, in one pass."""
     n = min(len(a), len(b))
-    if a[:n] == b[:n]:
-        return n
-    low, high = 0, n  # a[:low] == b[:low] and a[:high] != b[:high]
-    while high - low > 8:
-        middle = (low + high) // 2
-        if a[low:middle] == b[low:middle]:
-            low = middle
-        else:
-            high = middle
-    while a[low] == b[low]:
+    low = max(0, n - 8)
+    if a[:low] != b[:low]:
+        high, low = low, 0  # a[:low] == b[:low] and a[:high] != b[:high]
+        while high - low > 8:
+            middle = (low + high) // 2
+            if a[low:middle] == b[low:middle]:
+                low = middle
+            else:
+                high = middle
+    while low < n and a[low] == b[low]:
         low += 1
     return low
 
@@ -196,7 +219,7 @@ class PromptEncoder:
             else:
                 ids.extend(gap_ids[~item])
         if self._prompts is not None:
-            self._remember(segments, ids.copy(), reused, special_at, ends)
+            self._remember(segments, ids, reused, special_at, ends)
         return ids
 
     def _reuse(self, segments: list[Segment]) -> tuple[_Encoded, int] | None:
@@ -222,32 +245,36 @@ class PromptEncoder:
         ends: list[int],
     ) -> None:
         """Keep the prompt just encoded as the newest one (``reused``: the prompt it started from, and how many
-        of that prompt's special tokens it shares); ``ids`` is the encoder's own copy."""
+        of that prompt's special tokens it shares); ``ids`` goes to the caller, the entry copies what it keeps."""
         dropped: _Encoded | None = None
         if reused is None:
-            entry = _Encoded(segments, ids, array("I", special_at), array("I", ends))
+            entry = _Encoded(segments, ids.copy(), array("I", special_at), array("I", ends))
         else:
             old, kept = reused
+            shared = old.ends[kept - 1]
             if old.special_at[kept - 1] + 1 == len(segments) == len(old.segments):
                 entry = old  # the very same prompt again
             else:
-                entry = _Encoded(
-                    segments,
-                    ids,
-                    old.special_at[:kept] + array("I", special_at),
-                    old.ends[:kept] + array("I", ends),
-                )
-                if old.ends[kept - 1] >= len(old.ids) - _SUPERSEDED_TAIL:
+                special_at_all = old.special_at[:kept] + array("I", special_at)
+                ends_all = old.ends[:kept] + array("I", ends)
+                if shared >= old.size - _SUPERSEDED_TAIL:
                     dropped = old  # the new prompt holds all of it but its last few ids
+                if dropped is not None and old.links + 1 < _CHAIN:
+                    # The next turn: built on the prompt it replaces, whose ids only it keeps now.
+                    entry = _Encoded(
+                        segments, ids[shared:], special_at_all, ends_all, old, shared, old.links + 1
+                    )
+                else:
+                    entry = _Encoded(segments, ids.copy(), special_at_all, ends_all)
         with self._lock:
             if self._prompts is None:
                 return
             prompts = [p for p in self._prompts if p is not entry and p is not dropped]
-            if prompts and isinstance(prompts[-1].ids, list):
+            if prompts and (prompts[-1].base is not None or isinstance(prompts[-1].ids, list)):
                 prompts[-1] = prompts[-1].compact()  # no longer the newest
             prompts.append(entry)
             budget = self._cache_chars // 4
-            while prompts and (len(prompts) > _PROMPTS or sum(len(p.ids) for p in prompts) > budget):
+            while prompts and (len(prompts) > _PROMPTS or sum(p.size for p in prompts) > budget):
                 prompts.pop(0)
             self._prompts = prompts
 
