@@ -11,18 +11,24 @@ from dscodec.stream._markers import DSML_HARD, DSML_SOFT, escape_json_string
 
 __all__ = [
     "BARE_PARAMETER",
+    "BLOCK_HOLD",
+    "BLOCK_SCAN",
     "FIRST_CLOSE",
-    "INDEX",
+    "INVOKE_HOLD",
+    "INVOKE_SCAN",
     "LONGEST",
-    "PREFIXES",
-    "SCANNERS",
     "TAG_STOPS",
     "TAG_WS",
+    "WHOLE_TAG",
     "BlockState",
     "Quote",
-    "hold",
+    "ValueKind",
     "json_key",
+    "named_parameter",
+    "parameter_of",
+    "scan_short",
     "tag_attributes",
+    "tag_step",
 ]
 
 
@@ -72,26 +78,49 @@ BARE_ATTRIBUTES = "name="
 CLOSE_START = "</"
 
 
-def _prefixes(patterns: tuple[str, ...]) -> frozenset[str]:
-    return frozenset(p[:k] for p in patterns for k in range(1, len(p)))
-
-
 def _scanner(patterns: tuple[str, ...]) -> re.Pattern[str]:
-    # No pattern occurs inside another, so the leftmost match is also the one that ends first.
-    return re.compile("|".join(re.escape(p) for p in patterns))
+    """One group per pattern, so a match's ``lastindex`` minus one is the index of the pattern found. No pattern
+    occurs inside another, so the leftmost match is also the one that ends first."""
+    return re.compile("|".join(f"({re.escape(p)})" for p in patterns))
 
 
-PREFIXES = {BlockState.BLOCK: _prefixes(BLOCK_PATTERNS), BlockState.INVOKE: _prefixes(INVOKE_PATTERNS)}
-SCANNERS = {BlockState.BLOCK: _scanner(BLOCK_PATTERNS), BlockState.INVOKE: _scanner(INVOKE_PATTERNS)}
-INDEX = {
-    state: {p: k for k, p in enumerate(patterns)}
-    for state, patterns in ((BlockState.BLOCK, BLOCK_PATTERNS), (BlockState.INVOKE, INVOKE_PATTERNS))
-}
+def _holder(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    """Matches a proper start of a pattern at the end of the text; searched from :data:`LONGEST` units before
+    the end, the leftmost match is the longest such start, the units to hold."""
+    prefixes = sorted({p[:k] for p in patterns for k in range(1, len(p))}, key=len, reverse=True)
+    return re.compile("(?:" + "|".join(re.escape(p) for p in prefixes) + r")\Z")
+
+
+BLOCK_SCAN = _scanner(BLOCK_PATTERNS)
+INVOKE_SCAN = _scanner(INVOKE_PATTERNS)
+BLOCK_HOLD = _holder(BLOCK_PATTERNS)
+INVOKE_HOLD = _holder(INVOKE_PATTERNS)
 LONGEST = max(len(p) for p in BLOCK_PATTERNS + INVOKE_PATTERNS)
 
 TAG_WS = " \t\n\r"
 #: The only units that change anything inside a parameter tag (outside a quoted value's quote).
 TAG_STOPS = re.compile(f'[">{DSML_SOFT}{DSML_HARD}]')
+#: The commonest parameter tag whole, from just after ``parameter``: `` name="KEY" string="true">`` (or
+#: ``"false"``), the name without quotes or sentinels. The tag reader ends it at the same ``>`` and finds the same
+#: two attributes in it.
+WHOLE_TAG = re.compile(f'[{TAG_WS}]+name="[^"\ud800-\udfff]*"[{TAG_WS}]+string="(?:true|false)">')
+
+
+class ValueKind(enum.IntEnum):
+    """A value's kind, from its tag's ``string`` attribute: ``"true"``, ``"false"``, or missing / anything else."""
+
+    STRING = 0
+    JSON = 1
+    AUTO = 2
+
+
+#: The flag values of the ``string`` attribute.
+_FLAGS = {"true": ValueKind.STRING, "false": ValueKind.JSON}
+#: What a parameter tag gives, by the tag's text (tags repeat: the same names, call after call), for tags up to
+#: :data:`_REMEMBERED_LENGTH` characters long. Emptied when full.
+_PARAMETERS: dict[str, tuple[str, str, ValueKind] | None] = {}
+_PARAMETERS_LIMIT = 512
+_REMEMBERED_LENGTH = 200
 
 
 def json_key(body: str) -> str:
@@ -153,8 +182,92 @@ def tag_attributes(text: str) -> dict[str, str]:
     return attrs
 
 
-def hold(s: str, prefixes: frozenset[str], longest: int) -> int:
-    for k in range(min(longest, len(s)), 0, -1):
-        if s[-k:] in prefixes:
-            return k
-    return 0
+#: Pieces up to this long have their outcome remembered: in a tag (by quote state) and in the block and invoke
+#: scans. Model output comes a token or a few at a time, and the same pieces come again and again.
+SHORT = 24
+_MEMO_LIMIT = 2048
+_TAG_STEPS: tuple[dict[str, tuple[Quote, int]], ...] = ({}, {}, {})
+_SCANS: dict[BlockState, dict[str, tuple[int, int]]] = {BlockState.BLOCK: {}, BlockState.INVOKE: {}}
+
+
+def tag_step(quote: Quote, text: str) -> tuple[Quote, int] | None:
+    """Read ``text`` inside a parameter tag from quote state ``quote``: the state after it and -1, or the state
+    and the index of the ``>`` that ends the tag. None when ``text`` holds a Dsml token or is longer than
+    :data:`SHORT` (the parameter parser reads those itself)."""
+    steps = _TAG_STEPS[quote]
+    try:
+        return steps[text]
+    except KeyError:
+        pass
+    if len(text) > SHORT or DSML_SOFT in text or DSML_HARD in text:
+        return None
+    found: tuple[Quote, int] | None = None
+    for j, ch in enumerate(text):
+        if quote is Quote.IN_AFTER_QUOTE:
+            quote = Quote.OUT if ch in TAG_WS or ch == ">" or ch == "/" else Quote.IN
+        if quote is Quote.OUT:
+            if ch == ">":
+                found = (Quote.OUT, j)
+                break
+            if ch == '"':
+                quote = Quote.IN
+        elif ch == '"':
+            quote = Quote.IN_AFTER_QUOTE
+    if found is None:
+        found = (quote, -1)
+    if len(steps) >= _MEMO_LIMIT:
+        steps.clear()
+    steps[text] = found
+    return found
+
+
+def scan_short(state: BlockState, text: str) -> tuple[int, int]:
+    """The block or invoke scan over ``text`` (at most :data:`SHORT` units): the index of the first pattern found
+    in it and the end of that pattern, or -1 and where the units to hold start (``len(text)``: none)."""
+    scans = _SCANS[state]
+    try:
+        return scans[text]
+    except KeyError:
+        pass
+    found = None
+    if state == BlockState.BLOCK:
+        scanner, holder = BLOCK_SCAN, BLOCK_HOLD
+    else:
+        scanner, holder = INVOKE_SCAN, INVOKE_HOLD
+    m = scanner.search(text)
+    if m is not None:
+        found = ((m.lastindex or 0) - 1, m.end())
+    else:
+        h = holder.search(text)
+        found = (-1, len(text) if h is None else h.start())
+    if len(scans) >= _MEMO_LIMIT:
+        scans.clear()
+    scans[text] = found
+    return found
+
+
+def parameter_of(text: str) -> tuple[str, str, ValueKind] | None:
+    """What the parameter tag with attribute text ``text`` gives: its key as a JSON string, the name the key
+    stands for, and its value's kind; None when it has no ``name`` attribute (no parameter)."""
+    try:
+        return _PARAMETERS[text]
+    except KeyError:
+        pass
+    attrs = tag_attributes(text)
+    raw_name = attrs.get("name")
+    found = None if raw_name is None else named_parameter(raw_name, attrs.get("string"))
+    if len(text) <= _REMEMBERED_LENGTH:
+        if len(_PARAMETERS) >= _PARAMETERS_LIMIT:
+            _PARAMETERS.clear()
+        _PARAMETERS[text] = found
+    return found
+
+
+def named_parameter(raw_name: str, flag: str | None) -> tuple[str, str, ValueKind]:
+    """The key, the name it stands for and the value kind of a parameter named ``raw_name`` (the text of its
+    ``name`` attribute) whose ``string`` attribute is ``flag``."""
+    key = json_key(raw_name)
+    # The name the key stands for: the raw name itself when it had nothing to escape.
+    name = raw_name if len(key) == len(raw_name) + 2 and "\\" not in raw_name else loads(key)
+    kind = _FLAGS.get(flag, ValueKind.AUTO) if flag is not None else ValueKind.AUTO
+    return key, name if isinstance(name, str) else "", kind

@@ -8,7 +8,7 @@ import enum
 from collections.abc import Callable
 
 from dscodec._json import MAX_DEPTH
-from dscodec.stream._dsml_tags import TAG_WS, BlockState
+from dscodec.stream._dsml_tags import TAG_WS, BlockState, ValueKind
 from dscodec.stream._json_prefix import JsonPrefix
 from dscodec.stream._markers import escape_json_string
 from dscodec.stream.events import Event, ToolCallDelta, ToolCallEnd
@@ -17,14 +17,6 @@ __all__ = ["HOLD_LIMIT", "ArgumentWriter", "DeltaKind", "ValueKind", "ValueMode"
 
 #: Longest ``string="false"`` value (in characters) held back to decide whether it is valid JSON (D8).
 HOLD_LIMIT = 64
-
-
-class ValueKind(enum.IntEnum):
-    """A value's kind, from its tag's ``string`` attribute: ``"true"``, ``"false"``, or missing / anything else."""
-
-    STRING = 0
-    JSON = 1
-    AUTO = 2
 
 
 class ValueMode(enum.IntEnum):
@@ -50,8 +42,6 @@ _BLOCK, _NAME, _INVOKE, _TAG, _SVALUE, _NVALUE, _DONE = BlockState
 _KIND_STRING, _KIND_JSON, _KIND_AUTO = ValueKind
 _HOLD, _STREAM, _AS_STRING, _BROKEN = ValueMode
 _NO_DELTA, _STRUCT, _KEYTEXT, _VALUETEXT = DeltaKind
-#: The flag values of the ``string`` attribute.
-_FLAGS = {"true": _KIND_STRING, "false": _KIND_JSON}
 
 
 class ArgumentWriter:
@@ -78,11 +68,11 @@ class ArgumentWriter:
         self._delta: list[str] = []
         self._delta_raw: list[str] = []
 
-    def _start_value(self, flag: str | None) -> None:
-        """A named parameter's value begins; ``flag`` is its ``string`` attribute."""
-        self._kind = _FLAGS.get(flag, _KIND_AUTO) if flag is not None else _KIND_AUTO
-        if self._kind == _KIND_STRING:
-            self._emit('"', _STRUCT)
+    def _start_value(self, kind: ValueKind) -> None:
+        """A named parameter's value of kind ``kind`` begins (its key is written)."""
+        self._kind = kind
+        if kind == _KIND_STRING:
+            self._struct('"')
             self.state = _SVALUE
         else:
             self.state = _NVALUE
@@ -91,6 +81,13 @@ class ArgumentWriter:
             self._value_len = 0
             self._sent = 0
             self._checker = JsonPrefix(max_depth=MAX_DEPTH - 1)
+
+    def _struct(self, text: str) -> None:
+        """A structural piece (not empty): a delta of its own, after the one being built."""
+        self._args.append(text)
+        if self._delta:
+            self._flush_delta()
+        self._out.append(ToolCallDelta(self._index, text))
 
     def _flush_delta(self) -> None:
         if self._delta:
@@ -106,16 +103,16 @@ class ArgumentWriter:
     def _emit(self, text: str, kind: DeltaKind, raw: str | None = None) -> None:
         if not text:
             return
+        if kind == _STRUCT:
+            self._struct(text)
+            return
         self._args.append(text)
-        if kind == _STRUCT or kind != self._delta_kind:
+        if kind != self._delta_kind:
             self._flush_delta()
         self._delta.append(text)
         if raw is not None:
             self._delta_raw.append(raw)
-        if kind == _STRUCT:
-            self._flush_delta()
-        else:
-            self._delta_kind = kind
+        self._delta_kind = kind
 
     def _end_call(self, *, complete: bool) -> None:
         self._flush_delta()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import re
 
 from dscodec._json import MAX_DEPTH, loads
 
@@ -76,6 +77,13 @@ _NUMBER_STEPS: dict[Mode, dict[str, Mode]] = {
     _N_EXP_DIGITS: {"0": _N_EXP_DIGITS, "1": _N_EXP_DIGITS},
 }
 _NUMBER_UNFINISHED = frozenset({_N_MINUS, _N_DOT, _N_EXP, _N_EXP_SIGN})
+#: Runs of characters that change nothing but the count: a string's plain characters; white space between
+#: tokens; digits that continue a number's integer, fraction or exponent.
+_STRING_RUN = re.compile(r'[^"\\\x00-\x1f]+')
+_WS_RUN = re.compile("[ \t\n\r]+")
+_DIGIT_RUN = re.compile("[0-9]+")
+#: The number modes a digit leaves as they are.
+_DIGIT_MODES = frozenset({_N_INT, _N_FRAC, _N_EXP_DIGITS})
 #: The rest of each literal after its first character.
 _LITERAL_TAILS = {"t": "rue", "f": "alse", "n": "ull"}
 
@@ -142,14 +150,35 @@ class JsonPrefix:
         :attr:`committed`); after one, nothing more is consumed."""
         if self.failed:
             return 0
-        for pos, ch in enumerate(text):
-            if not self._step(ch):
+        pos = 0
+        n = len(text)
+        while pos < n:
+            mode = self.mode
+            # Runs that change nothing but the count are skipped at once.
+            if mode is _STRING:
+                run = _STRING_RUN.match(text, pos)
+            elif mode < _STRING:
+                run = _WS_RUN.match(text, pos)
+            elif mode in _DIGIT_MODES:
+                run = _DIGIT_RUN.match(text, pos)
+                if run is not None:
+                    self._token.append(run.group())
+            else:
+                run = None
+            if run is not None:
+                pos = run.end()
+                self.count += run.end() - run.start()
+                if mode < _ESCAPE:
+                    self.committed = self.count
+                continue
+            if not self._step(text[pos]):
                 self._fail()
                 return pos
+            pos += 1
             self.count += 1
             if self.mode < _ESCAPE or self.mode == _LITERAL:
                 self.committed = self.count
-        return len(text)
+        return n
 
     def finish(self) -> bool:
         """The end of the text: a held number is checked now (a held escape can no longer complete). False if

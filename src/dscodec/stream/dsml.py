@@ -55,26 +55,29 @@ import secrets
 import string
 from collections.abc import Callable
 
-from dscodec._json import loads
 from dscodec.stream._dsml_tags import (
     BARE_ATTRIBUTES,
     BARE_PARAMETER,
+    BLOCK_HOLD,
+    BLOCK_SCAN,
     FIRST_CLOSE,
-    INDEX,
+    INVOKE_HOLD,
+    INVOKE_SCAN,
     LONGEST,
-    PREFIXES,
-    SCANNERS,
+    SHORT,
     TAG_STOPS,
     TAG_WS,
+    WHOLE_TAG,
     BlockState,
     Quote,
-    hold,
-    json_key,
-    tag_attributes,
+    ValueKind,
+    parameter_of,
+    scan_short,
+    tag_step,
 )
-from dscodec.stream._dsml_values import HOLD_LIMIT, ArgumentWriter, DeltaKind
+from dscodec.stream._dsml_values import HOLD_LIMIT, ArgumentWriter
 from dscodec.stream._json_prefix import JsonPrefix
-from dscodec.stream._markers import DSML_HARD, DSML_SOFT, escape_json_string
+from dscodec.stream._markers import DSML, DSML_HARD, DSML_SOFT, escape_json_string
 from dscodec.stream.events import Event, ToolCallDelta, ToolCallStart
 
 __all__ = ["HOLD_LIMIT", "BlockParser", "JsonPrefix", "ToolCallIdFactory", "random_tool_call_id"]
@@ -88,7 +91,6 @@ _ID_DIGITS = 4
 
 _BLOCK, _NAME, _INVOKE, _TAG, _SVALUE, _NVALUE, _DONE = BlockState
 _OUT, _IN, _IN_AFTER_QUOTE = Quote
-_STRUCT, _KEYTEXT = DeltaKind.STRUCT, DeltaKind.KEY
 
 
 def random_tool_call_id(index: int) -> str:
@@ -155,24 +157,33 @@ class BlockParser(ArgumentWriter):
     def feed(self, units: str, out: list[Event]) -> None:
         """Consume ``units`` entirely, appending events to ``out``."""
         self._out = out
-        s = self._held + units if self._held else units
-        self._held = ""
+        if self._held:
+            s = self._held + units
+            self._held = ""
+        else:
+            s = units
+        state = self.state
         i = 0
-        while i < len(s):
-            state = self.state
-            if state == _DONE:
-                break
-            if state in (_BLOCK, _INVOKE):
-                i = self._scan(s, i, state)
-            elif state == _NAME:
-                j = s.find('"', i)
-                if j < 0:
-                    self._name.append(s[i:])
-                    break
-                self._name.append(s[i:j])
-                i = j + 1
-                self._start_call()
-            elif state == _TAG:
+        if state is _TAG and self._tag_stops is TAG_STOPS:
+            # A short piece of a tag: its outcome is remembered (a reader made to stop at every unit, in tests,
+            # reads it unit by unit).
+            step = tag_step(self._quote, s)
+            if step is not None:
+                quote, end = step
+                if end < 0:
+                    self._tag.append(s)
+                    self._quote = quote
+                    return
+                self._tag.append(s[:end])
+                self._quote = _OUT
+                self._end_tag(has_value=True)
+                i = end + 1
+                state = self.state
+        n = len(s)
+        while i < n:
+            if state is _INVOKE:
+                i = self._scan_invoke(s, i)
+            elif state is _TAG:
                 start = i
                 i, again = self._tag_text(s, i)
                 if again:  # a new tag began inside this one: scan its start ("<" or "</") again
@@ -180,36 +191,79 @@ class BlockParser(ArgumentWriter):
                         i -= len(again)
                     else:  # the start came with an earlier feed (at most once per feed)
                         s = again + s[i:]
+                        n = len(s)
                         i = 0
-            else:  # _SVALUE / _NVALUE
+            elif state is _SVALUE:
+                i = self._string_value(s, i)
+            elif state is _NVALUE:
                 i = self._value_text(s, i)
-        self._flush_delta()
+            elif state is _BLOCK:
+                i = self._scan_block(s, i)
+            elif state is _NAME:
+                j = s.find('"', i)
+                if j < 0:
+                    self._name.append(s[i:])
+                    break
+                self._name.append(s[i:j])
+                i = j + 1
+                self._start_call()
+            else:  # _DONE
+                break
+            state = self.state
+        if self._delta:
+            self._flush_delta()
 
-    def _scan(self, s: str, i: int, state: BlockState) -> int:
-        # A compiled alternation: the search never copies the rest of ``s`` and resumes where the last one
-        # ended, so a chunk holding many tags is read in linear time.
-        m = SCANNERS[state].search(s, i)
-        if m is None:
-            tail = s[max(i, len(s) - LONGEST) :]
-            k = hold(tail, PREFIXES[state], LONGEST)
-            self._held = tail[len(tail) - k :] if k else ""
-            return len(s)
-        index = INDEX[state][m.group()]
-        if state == _BLOCK:
-            if index == 0:
-                self.state = _NAME
-                self._name = []
-            else:
-                self.state = _DONE
-        elif index < FIRST_CLOSE:  # a parameter tag begins: its separator and key follow once it is read
-            self.state = _TAG
-            self._tag = [BARE_ATTRIBUTES] if index == BARE_PARAMETER else []
-            self._quote = _OUT
-        else:  # the invoke's closing tag (any closing tag ends it, as with the reference)
-            self._emit("}" if self._params else "{}", _STRUCT)
+    def _scan(self, s: str, i: int, state: BlockState) -> tuple[int, int]:
+        """Scan ``s`` from ``i`` for the patterns of ``state``: the index of the first one found and its end; or
+        -1 and ``len(s)``, the end of ``s`` that may start a pattern being held."""
+        n = len(s)
+        if n - i <= SHORT:
+            index, end = scan_short(state, s[i:] if i else s)
+            end += i
+        else:
+            # A compiled alternation: the search never copies the rest of ``s`` and resumes where the last one
+            # ended, so a chunk holding many tags is read in linear time.
+            m = (BLOCK_SCAN if state is _BLOCK else INVOKE_SCAN).search(s, i)
+            if m is not None:
+                return (m.lastindex or 0) - 1, m.end()
+            h = (BLOCK_HOLD if state is _BLOCK else INVOKE_HOLD).search(s, max(i, n - LONGEST))
+            index, end = -1, n if h is None else h.start()
+        if index < 0:
+            if end < n:
+                self._held = s[end:]
+            return -1, n
+        return index, end
+
+    def _scan_block(self, s: str, i: int) -> int:
+        index, end = self._scan(s, i, _BLOCK)
+        if index == 0:  # invoke name="
+            self.state = _NAME
+            self._name = []
+        elif index > 0:
+            self.state = _DONE
+        return end
+
+    def _scan_invoke(self, s: str, i: int) -> int:
+        index, end = self._scan(s, i, _INVOKE)
+        if index < 0:
+            return end
+        if index >= FIRST_CLOSE:  # the invoke's closing tag (any closing tag ends it, as with the reference)
+            self._struct("}" if self._params else "{}")
             self._end_call(complete=True)
             self.state = _BLOCK
-        return m.end()
+            return end
+        # A parameter tag begins: its separator and key follow once it is read.
+        if index != BARE_PARAMETER and end < len(s) and self._tag_stops is TAG_STOPS:
+            # The whole tag is here in its commonest form: read at once (a reader made to stop at every unit,
+            # in tests, reads it unit by unit).
+            whole = WHOLE_TAG.match(s, end)
+            if whole is not None:
+                self._parameter(parameter_of(s[end : whole.end() - 1]), has_value=True)
+                return whole.end()
+        self.state = _TAG
+        self._tag = [BARE_ATTRIBUTES] if index == BARE_PARAMETER else []
+        self._quote = _OUT
+        return end
 
     def _start_call(self) -> None:
         self.calls += 1
@@ -228,7 +282,8 @@ class BlockParser(ArgumentWriter):
         n = len(s)
         j = i
         while j < n:
-            if quote != _IN_AFTER_QUOTE:  # only quotes, ">" and Dsml tokens change anything: jump to the next
+            # Only quotes, ">" and Dsml tokens change anything: jump to the next.
+            if quote is not _IN_AFTER_QUOTE:
                 m = tag_stops.search(s, j)
                 if m is None:
                     break
@@ -246,9 +301,9 @@ class BlockParser(ArgumentWriter):
                 self._quote = _OUT
                 self._end_tag(has_value=False)
                 return j, tag[cut:]
-            if quote == _IN_AFTER_QUOTE:
+            if quote is _IN_AFTER_QUOTE:
                 quote = _OUT if ch in TAG_WS or ch == ">" or ch == "/" else _IN
-            if quote == _OUT:
+            if quote is _OUT:
                 if ch == ">":
                     self._tag.append(s[i:j])
                     self._quote = _OUT
@@ -264,38 +319,72 @@ class BlockParser(ArgumentWriter):
         return n, ""
 
     def _end_tag(self, *, has_value: bool) -> None:
-        """The parameter tag is read: write the separator and its key; start its value (or write an empty one).
+        """The parameter tag is read: its parameter begins."""
+        tag = self._tag
+        text = tag[0] if len(tag) == 1 else "".join(tag)
+        self._tag = []
+        self._parameter(parameter_of(self._spell(text)), has_value=has_value)
+
+    def _parameter(self, parameter: tuple[str, str, ValueKind] | None, *, has_value: bool) -> None:
+        """Write the separator and the key of ``parameter`` (from :func:`parameter_of`); start its value (or
+        write an empty one).
 
         A tag without a ``name`` attribute gives no parameter (as with the reference, which never finds its
         ``parameter name=``): its value is read and dropped.
         """
-        attrs = tag_attributes(self._spell("".join(self._tag)))
-        self._tag = []
-        raw_name = attrs.get("name")
-        if raw_name is None:
+        if parameter is None:
             self._skip = True
             self.state = _SVALUE
             if not has_value:
                 self._end_value()
                 self.state = _INVOKE
             return
-        self._emit("{" if self._params == 0 else ", ", _STRUCT)
+        if self._delta:
+            self._flush_delta()
+        key, self._param_name, kind = parameter
+        # The separator, the key and ": ", each a delta of its own.
+        index = self._index
+        separator = ", " if self._params else "{"
         self._params += 1
-        key = json_key(raw_name)
-        self._emit(key, _KEYTEXT)
-        # The name the key stands for: the raw name itself when it had nothing to escape.
-        name = raw_name if len(key) == len(raw_name) + 2 and "\\" not in raw_name else loads(key)
-        self._param_name = name if isinstance(name, str) else ""
-        self._emit(": ", _STRUCT)
-        self._start_value(attrs.get("string"))
+        self._args.append(separator + key + ": ")
+        self._out += (ToolCallDelta(index, separator), ToolCallDelta(index, key), ToolCallDelta(index, ": "))
+        self._start_value(kind)
         if not has_value:
             self._end_value()
             self.state = _INVOKE
 
+    def _string_value(self, s: str, i: int) -> int:
+        """:meth:`_value_text` for a ``string="true"`` value (or a dropped one)."""
+        n = len(s)
+        j = s.find("</", i)
+        while j >= 0 and j + 2 < n and s[j + 2] not in DSML:
+            j = s.find("</", j + 1)
+        closed = j >= 0 and j + 2 < n
+        if closed:
+            end = j
+        else:  # hold a trailing '<' or '</': it may start the closing tag
+            end = j if j >= 0 else n - 1 if s[-1] == "<" else n
+            self._held = s[end:]
+        if end > i and not self._skip:
+            # A value piece: no delta is being built here (the value's opening quote ended the last one).
+            raw = self._spell(s[i:end])
+            escaped = escape_json_string(raw)
+            self._args.append(escaped)
+            self._out.append(ToolCallDelta(self._index, escaped, raw, self._param_name))
+        if not closed:
+            return n
+        if self._skip:
+            self._skip = False
+        else:
+            self._args.append('"')
+            self._out.append(ToolCallDelta(self._index, '"'))
+        self.state = _INVOKE
+        return j + 3
+
     def _value_text(self, s: str, i: int) -> int:
         # The value ends at '</' + Dsml; hold a trailing '<' or '</'.
         j = s.find("</", i)
-        while j >= 0 and j + 2 < len(s) and s[j + 2] not in (DSML_SOFT, DSML_HARD):
+        while j >= 0 and j + 2 < len(s) and s[j + 2] not in DSML:
             j = s.find("</", j + 1)
         if j < 0:
             end = len(s)
@@ -323,7 +412,7 @@ class BlockParser(ArgumentWriter):
         elif state == _TAG:
             # The output ended inside a parameter tag: the call is cut short after its separator, as the
             # reference cuts it (it writes the separator when the tag begins).
-            self._emit("{" if self._params == 0 else ", ", _STRUCT)
+            self._struct("{" if self._params == 0 else ", ")
         if self._index >= 0:
             self._end_call(complete=False)
         self._flush_delta()
