@@ -17,6 +17,9 @@ __all__ = [
     "INVOKE_HOLD",
     "INVOKE_SCAN",
     "LONGEST",
+    "PARAMETERS",
+    "SCANS",
+    "SHORT",
     "TAG_STOPS",
     "TAG_WS",
     "WHOLE_TAG",
@@ -118,8 +121,8 @@ class ValueKind(enum.IntEnum):
 _FLAGS = {"true": ValueKind.STRING, "false": ValueKind.JSON}
 #: What a parameter tag gives, by the tag's text (tags repeat: the same names, call after call), for tags up to
 #: :data:`_REMEMBERED_LENGTH` characters long. Emptied when full.
-_PARAMETERS: dict[str, tuple[str, str, ValueKind] | None] = {}
-_PARAMETERS_LIMIT = 512
+PARAMETERS: dict[str, tuple[str, str, ValueKind] | None] = {}
+PARAMETERS_LIMIT = 512
 _REMEMBERED_LENGTH = 200
 
 
@@ -187,7 +190,8 @@ def tag_attributes(text: str) -> dict[str, str]:
 SHORT = 24
 _MEMO_LIMIT = 2048
 _TAG_STEPS: tuple[dict[str, tuple[Quote, int]], ...] = ({}, {}, {})
-_SCANS: dict[BlockState, dict[str, tuple[int, int]]] = {BlockState.BLOCK: {}, BlockState.INVOKE: {}}
+#: The outcomes of :func:`scan_short`, by state and text.
+SCANS: dict[BlockState, dict[str, tuple[int, int]]] = {BlockState.BLOCK: {}, BlockState.INVOKE: {}}
 
 
 def tag_step(quote: Quote, text: str) -> tuple[Quote, int] | None:
@@ -224,7 +228,7 @@ def tag_step(quote: Quote, text: str) -> tuple[Quote, int] | None:
 def scan_short(state: BlockState, text: str) -> tuple[int, int]:
     """The block or invoke scan over ``text`` (at most :data:`SHORT` units): the index of the first pattern found
     in it and the end of that pattern, or -1 and where the units to hold start (``len(text)``: none)."""
-    scans = _SCANS[state]
+    scans = SCANS[state]
     try:
         return scans[text]
     except KeyError:
@@ -250,16 +254,16 @@ def parameter_of(text: str) -> tuple[str, str, ValueKind] | None:
     """What the parameter tag with attribute text ``text`` gives: its key as a JSON string, the name the key
     stands for, and its value's kind; None when it has no ``name`` attribute (no parameter)."""
     try:
-        return _PARAMETERS[text]
+        return PARAMETERS[text]
     except KeyError:
         pass
     attrs = tag_attributes(text)
     raw_name = attrs.get("name")
     found = None if raw_name is None else named_parameter(raw_name, attrs.get("string"))
     if len(text) <= _REMEMBERED_LENGTH:
-        if len(_PARAMETERS) >= _PARAMETERS_LIMIT:
-            _PARAMETERS.clear()
-        _PARAMETERS[text] = found
+        if len(PARAMETERS) >= PARAMETERS_LIMIT:
+            PARAMETERS.clear()
+        PARAMETERS[text] = found
     return found
 
 

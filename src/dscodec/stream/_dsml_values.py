@@ -120,9 +120,11 @@ class ArgumentWriter:
         self._index = -1
 
     def _value_piece(self, units: str) -> None:
-        if not units or self._skip:
-            return
-        raw = self._spell(units)
+        if units and not self._skip:
+            self._value_raw(self._spell(units))
+
+    def _value_raw(self, raw: str) -> None:
+        """The next piece of the value (not empty), as text."""
         if self.state == _SVALUE:
             self._emit(escape_json_string(raw), _VALUETEXT, raw)
             return

@@ -82,6 +82,8 @@ _NUMBER_UNFINISHED = frozenset({_N_MINUS, _N_DOT, _N_EXP, _N_EXP_SIGN})
 _STRING_RUN = re.compile(r'[^"\\\x00-\x1f]+')
 _WS_RUN = re.compile("[ \t\n\r]+")
 _DIGIT_RUN = re.compile("[0-9]+")
+#: Numbers up to this long without an exponent are far within the double range: no need to ask :func:`loads`.
+_SHORT_NUMBER = 15
 #: The number modes a digit leaves as they are.
 _DIGIT_MODES = frozenset({_N_INT, _N_FRAC, _N_EXP_DIGITS})
 #: The rest of each literal after its first character.
@@ -154,24 +156,33 @@ class JsonPrefix:
         n = len(text)
         while pos < n:
             mode = self.mode
+            ch = text[pos]
             # Runs that change nothing but the count are skipped at once.
+            run = None
             if mode is _STRING:
-                run = _STRING_RUN.match(text, pos)
+                if ch != '"' and ch != "\\" and ch >= " ":
+                    run = _STRING_RUN.match(text, pos)
             elif mode < _STRING:
-                run = _WS_RUN.match(text, pos)
-            elif mode in _DIGIT_MODES:
+                if ch in _WS:
+                    run = _WS_RUN.match(text, pos)
+            elif ch in _DIGITS and mode in _DIGIT_MODES:
                 run = _DIGIT_RUN.match(text, pos)
                 if run is not None:
                     self._token.append(run.group())
-            else:
-                run = None
+            elif mode is _LITERAL and text.startswith(self.literal, pos):  # the rest of the literal, whole
+                pos += len(self.literal)
+                self.count += len(self.literal)
+                self.committed = self.count
+                self.literal = ""
+                self.mode = _AFTER
+                continue
             if run is not None:
                 pos = run.end()
                 self.count += run.end() - run.start()
                 if mode < _ESCAPE:
                     self.committed = self.count
                 continue
-            if not self._step(text[pos]):
+            if not self._step(ch):
                 self._fail()
                 return pos
             pos += 1
@@ -235,6 +246,8 @@ class JsonPrefix:
         """Whether the held number is one :func:`loads` accepts (it refuses values beyond the double range)."""
         token = "".join(self._token)
         self._token = []
+        if len(token) <= _SHORT_NUMBER and token[-1] in _DIGITS and "e" not in token and "E" not in token:
+            return True  # a complete number without exponent, far within the double range
         try:
             loads(token)
         except ValueError:

@@ -64,6 +64,8 @@ from dscodec.stream._dsml_tags import (
     INVOKE_HOLD,
     INVOKE_SCAN,
     LONGEST,
+    PARAMETERS,
+    SCANS,
     SHORT,
     TAG_STOPS,
     TAG_WS,
@@ -75,7 +77,7 @@ from dscodec.stream._dsml_tags import (
     scan_short,
     tag_step,
 )
-from dscodec.stream._dsml_values import HOLD_LIMIT, ArgumentWriter
+from dscodec.stream._dsml_values import HOLD_LIMIT, ArgumentWriter, ValueMode
 from dscodec.stream._json_prefix import JsonPrefix
 from dscodec.stream._markers import DSML, DSML_HARD, DSML_SOFT, escape_json_string
 from dscodec.stream.events import Event, ToolCallDelta, ToolCallStart
@@ -91,6 +93,11 @@ _ID_DIGITS = 4
 
 _BLOCK, _NAME, _INVOKE, _TAG, _SVALUE, _NVALUE, _DONE = BlockState
 _OUT, _IN, _IN_AFTER_QUOTE = Quote
+_HOLD = ValueMode.HOLD
+_INVOKE_SCANS = SCANS[_INVOKE]
+#: Not a parameter (a tag not seen before).
+_UNKNOWN = ("", "", ValueKind.AUTO)
+_KIND_AUTO = ValueKind.AUTO
 
 
 def random_tool_call_id(index: int) -> str:
@@ -218,7 +225,9 @@ class BlockParser(ArgumentWriter):
         -1 and ``len(s)``, the end of ``s`` that may start a pattern being held."""
         n = len(s)
         if n - i <= SHORT:
-            index, end = scan_short(state, s[i:] if i else s)
+            rest = s[i:] if i else s
+            found = SCANS[state].get(rest)
+            index, end = found if found is not None else scan_short(state, rest)
             end += i
         else:
             # A compiled alternation: the search never copies the rest of ``s`` and resumes where the last one
@@ -228,9 +237,8 @@ class BlockParser(ArgumentWriter):
                 return (m.lastindex or 0) - 1, m.end()
             h = (BLOCK_HOLD if state is _BLOCK else INVOKE_HOLD).search(s, max(i, n - LONGEST))
             index, end = -1, n if h is None else h.start()
-        if index < 0:
-            if end < n:
-                self._held = s[end:]
+        if index < 0 and end < n:
+            self._held = s[end:]
             return -1, n
         return index, end
 
@@ -244,9 +252,17 @@ class BlockParser(ArgumentWriter):
         return end
 
     def _scan_invoke(self, s: str, i: int) -> int:
-        index, end = self._scan(s, i, _INVOKE)
-        if index < 0:
-            return end
+        if i == 0 and len(s) <= SHORT:  # the commonest case of _scan, looked up here
+            found = _INVOKE_SCANS.get(s)
+            index, end = found if found is not None else scan_short(_INVOKE, s)
+            if index < 0:
+                if end < len(s):
+                    self._held = s[end:]
+                return len(s)
+        else:
+            index, end = self._scan(s, i, _INVOKE)
+            if index < 0:
+                return end
         if index >= FIRST_CLOSE:  # the invoke's closing tag (any closing tag ends it, as with the reference)
             self._struct("}" if self._params else "{}")
             self._end_call(complete=True)
@@ -320,10 +336,10 @@ class BlockParser(ArgumentWriter):
 
     def _end_tag(self, *, has_value: bool) -> None:
         """The parameter tag is read: its parameter begins."""
-        tag = self._tag
-        text = tag[0] if len(tag) == 1 else "".join(tag)
+        text = self._spell("".join(self._tag))
         self._tag = []
-        self._parameter(parameter_of(self._spell(text)), has_value=has_value)
+        found = PARAMETERS.get(text, _UNKNOWN)
+        self._parameter(parameter_of(text) if found is _UNKNOWN else found, has_value=has_value)
 
     def _parameter(self, parameter: tuple[str, str, ValueKind] | None, *, has_value: bool) -> None:
         """Write the separator and the key of ``parameter`` (from :func:`parameter_of`); start its value (or
@@ -382,22 +398,32 @@ class BlockParser(ArgumentWriter):
         return j + 3
 
     def _value_text(self, s: str, i: int) -> int:
-        # The value ends at '</' + Dsml; hold a trailing '<' or '</'.
+        """Read a value that is not a plain string, up to its closing tag ``</`` + Dsml."""
+        n = len(s)
         j = s.find("</", i)
-        while j >= 0 and j + 2 < len(s) and s[j + 2] not in DSML:
+        while j >= 0 and j + 2 < n and s[j + 2] not in DSML:
             j = s.find("</", j + 1)
-        if j < 0:
-            end = len(s)
-            if s.endswith("<"):
-                end -= 1
+        closed = j >= 0 and j + 2 < n
+        if closed:
+            end = j
+        else:  # hold a trailing '<' or '</': it may start the closing tag
+            end = j if j >= 0 else n - 1 if s[-1] == "<" else n
             self._held = s[end:]
-            self._value_piece(s[i:end])
-            return len(s)
-        if j + 2 == len(s):  # '</' at the very end: may still be the close tag
-            self._held = s[j:]
-            self._value_piece(s[i:j])
-            return len(s)
-        self._value_piece(s[i:j])
+        if end > i:
+            raw = self._spell(s[i:end])
+            if self._value_mode is _HOLD and (
+                self._kind is _KIND_AUTO or self._value_len + len(raw) <= HOLD_LIMIT
+            ):  # the commonest case of _value_raw: the piece is held whole
+                checker = self._checker
+                checker.feed(raw)
+                self._unsent.append(raw)
+                self._value_len += len(raw)
+                if checker.failed:
+                    self._as_string("")
+            else:
+                self._value_raw(raw)
+        if not closed:
+            return n
         self._end_value()
         self.state = _INVOKE
         return j + 3
