@@ -251,8 +251,9 @@ class StreamProcessor:
                             return self._writer.text(True, emitted)
                         return self._writer.text(False, emitted)
                 try:
-                    if text is None:  # special ids (markers) among them: decoded one by one
-                        events = self._machine.feed_tokens(decoder.decode(ids))
+                    if text is None:  # special ids (markers) among them: decoded into the machine's units
+                        machine = self._machine
+                        events = machine.feed_units(decoder.decode_units(ids, machine.special_unit))
                     else:  # text plain_token declined
                         events = self._machine.feed_declined(text)
                 except DscodecError as exc:

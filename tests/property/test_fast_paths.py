@@ -372,6 +372,52 @@ def test_decoder_decode_plain(groups: list[list[int]]) -> None:
     assert fast.flush() == general.flush()
 
 
+@given(opts=parsing_options, text=TEXTS, groups=GROUPS, extra=ID_GROUPS)
+def test_special_groups_as_units(
+    opts: ParsingOptions, text: str, groups: list[int], extra: list[list[int]]
+) -> None:
+    """A group with special ids decoded straight into the machine's units (``decode_units`` + ``feed_units``)
+    gives the events, state and held bytes of decoding it token by token (``decode`` + ``feed_tokens``)."""
+    ids = VOCAB.full.encode(text, add_special_tokens=False).ids
+    pushes = [ids[k : k + groups[0]] for k in range(0, len(ids), groups[0])]
+    pushes += [[i for i in group if i < len(VOCAB.id_bytes)] for group in extra]
+    fast, general = (
+        OutputMachine(opts, tool_call_id_factory=_ids),
+        OutputMachine(opts, tool_call_id_factory=_ids),
+    )
+    fast_decoder, general_decoder = IncrementalDecoder(VOCAB), IncrementalDecoder(VOCAB)
+    special = set(VOCAB.added.values())
+    for group in pushes:
+        if not group:
+            continue
+        outcome: list[Any] = []
+        if special.isdisjoint(group):  # ordinary ids only: both the same way
+            steps = [
+                (m, d.decode_plain(group)) for m, d in ((fast, fast_decoder), (general, general_decoder))
+            ]
+            runs = [lambda m=m, text=text: m.feed_tokens([TokenText(-1, text or "")]) for m, text in steps]
+        else:
+            assert fast_decoder.decode_plain(group) is None
+            runs = [
+                lambda group=group: fast.feed_units(fast_decoder.decode_units(group, fast.special_unit)),
+                lambda group=group: general.feed_tokens(general_decoder.decode(group)),
+            ]
+        for run in runs:
+            try:
+                outcome.append(run())
+            except DscodecError as exc:
+                outcome.append(type(exc).__name__)
+        assert outcome[0] == outcome[1]
+        assert (fast.state, fast.tool_calls, fast.pending_text) == (
+            general.state,
+            general.tool_calls,
+            general.pending_text,
+        )
+        assert fast_decoder.pending_bytes == general_decoder.pending_bytes
+        if isinstance(outcome[0], str):
+            break
+
+
 #: A request of each protocol (its parsing options are replaced by each example's).
 _REQUESTS = {
     "chat_completions": convert(

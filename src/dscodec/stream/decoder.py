@@ -19,7 +19,7 @@ logprob entries to the delta that carries the end of each token's text.
 from __future__ import annotations
 
 from codecs import utf_8_decode as _utf8_decode
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from dscodec.stream.events import TokenLogprob, TopLogprob
@@ -173,6 +173,10 @@ class IncrementalDecoder:
             if special:
                 return None
             data = b"".join(parts)
+        return self._text_of(data)
+
+    def _text_of(self, data: bytes) -> str:
+        """The text ``data`` completes after the held bytes; an incomplete sequence at its end is held."""
         held = self._held
         if held:
             data = held + data
@@ -181,6 +185,33 @@ class IncrementalDecoder:
         text, used = _utf8_decode(data, "replace", False)
         self._held = data[used:]
         return text
+
+    def decode_units(self, ids: Sequence[int], unit_of: Callable[[str], str]) -> str:
+        """A group of ids :meth:`decode_plain` turned down for holding special ids, decoded in one pass: the
+        text of each run of ordinary ids, and for each special id ``unit_of(spelling)`` (the output machine's
+        unit for it) after the U+FFFD of an incomplete sequence held before it.
+
+        The same text, units and held bytes as :meth:`decode` of the group turned into units by the machine.
+        Only for ids :meth:`decode_plain` accepted (each an ``int`` the vocabulary has).
+        """
+        ordinary = self._ordinary
+        special = self._special
+        out: list[str] = []
+        run: list[bytes] = []
+        for token_id in ids:
+            row = ordinary[token_id]
+            if row is not None:
+                run.append(row)
+                continue
+            if run:
+                out.append(self._text_of(b"".join(run)))
+                run = []
+            if self._held:
+                out.append(self._flush_bytes())
+            out.append(unit_of(special[token_id]))
+        if run:
+            out.append(self._text_of(b"".join(run)))
+        return "".join(out)
 
     def _utf8(self, data: bytes) -> str:
         """The text ``data`` completes after the held bytes; an incomplete sequence at its end is held."""

@@ -266,14 +266,34 @@ class OutputMachine(FastPaths):
                         size += len(unit)
                     start = base + size - len(unit)
                     entries.append((base + size - 1 if unit else base + size, start, logprobs[k]))
-            units = "".join(parts)
-            if self._stage is TOOL_CALLS and not entries and not self._orphans[0] and not self._orphans[1]:
-                fast = self._tool_units(units)
-                if fast is not None:
-                    return fast
-            return self._process(units)
+            return self._units("".join(parts))
         except BaseException as exc:
             raise self._fail(exc) from exc
+
+    def feed_units(self, units: str) -> list[Event]:
+        """:meth:`feed_tokens` without logprobs for ids the decoder turned into units itself
+        (:meth:`~dscodec.stream.decoder.IncrementalDecoder.decode_units` with :meth:`special_unit`): the same
+        events, without a :class:`TokenText` per id."""
+        if self._stage is FINISHED or self._stage is ERROR:
+            self._check()
+        if self._stage is DISCARD:
+            return self._discarded()
+        try:
+            held = self._sym.flush()
+            return self._units(held + units if held else units)
+        except BaseException as exc:
+            raise self._fail(exc) from exc
+
+    def special_unit(self, spelling: str) -> str:
+        """The unit standing for a special id with this spelling in token input."""
+        return self._hard_code(spelling)
+
+    def _units(self, units: str) -> list[Event]:
+        if self._stage is TOOL_CALLS and not self._entries and not self._orphans[0] and not self._orphans[1]:
+            fast = self._tool_units(units)
+            if fast is not None:
+                return fast
+        return self._process(units)
 
     def feed_plain_token(self, text: str) -> list[Event]:
         """Process the text of ordinary (non-special) token ids with no logprobs: the per-token fast path.
