@@ -20,6 +20,7 @@ __all__ = [
     "PARAMETERS",
     "SCANS",
     "SHORT",
+    "TAG_STEPS",
     "TAG_STOPS",
     "TAG_WS",
     "WHOLE_TAG",
@@ -189,7 +190,8 @@ def tag_attributes(text: str) -> dict[str, str]:
 #: scans. Model output comes a token or a few at a time, and the same pieces come again and again.
 SHORT = 24
 _MEMO_LIMIT = 2048
-_TAG_STEPS: tuple[dict[str, tuple[Quote, int]], ...] = ({}, {}, {})
+#: The outcomes of :func:`tag_step`, by quote state and text.
+TAG_STEPS: tuple[dict[str, tuple[Quote, int]], ...] = ({}, {}, {})
 #: The outcomes of :func:`scan_short`, by state and text.
 SCANS: dict[BlockState, dict[str, tuple[int, int]]] = {BlockState.BLOCK: {}, BlockState.INVOKE: {}}
 
@@ -198,7 +200,7 @@ def tag_step(quote: Quote, text: str) -> tuple[Quote, int] | None:
     """Read ``text`` inside a parameter tag from quote state ``quote``: the state after it and -1, or the state
     and the index of the ``>`` that ends the tag. None when ``text`` holds a Dsml token or is longer than
     :data:`SHORT` (the parameter parser reads those itself)."""
-    steps = _TAG_STEPS[quote]
+    steps = TAG_STEPS[quote]
     try:
         return steps[text]
     except KeyError:

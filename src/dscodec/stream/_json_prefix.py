@@ -11,6 +11,7 @@ __all__ = ["JsonPrefix", "Mode"]
 
 _WS = " \t\n\r"
 _DIGITS = "0123456789"
+_NUMBER_STARTS = "-0123456789"
 _HEX = "0123456789abcdefABCDEF"
 
 
@@ -162,9 +163,35 @@ class JsonPrefix:
             if mode is _STRING:
                 if ch != '"' and ch != "\\" and ch >= " ":
                     run = _STRING_RUN.match(text, pos)
+                elif ch == '"':  # the string ends (the commonest steps are taken here, not in _step)
+                    self.mode = _COLON if self.in_key else _AFTER
+                    self.in_key = False
+                    pos += 1
+                    self.count += 1
+                    self.committed = self.count
+                    continue
             elif mode < _STRING:
                 if ch in _WS:
                     run = _WS_RUN.match(text, pos)
+                # A string or a number begins.
+                elif mode <= _ARRAY_FIRST and (ch == '"' or ch in _NUMBER_STARTS):
+                    if ch == '"':
+                        self.mode = _STRING
+                        self.in_key = False
+                        self.committed = self.count + 1
+                    else:
+                        self._resume = mode
+                        self._token = [ch]
+                        self.mode = _N_MINUS if ch == "-" else _N_ZERO if ch == "0" else _N_INT
+                    pos += 1
+                    self.count += 1
+                    continue
+                elif ch == "," and mode is _AFTER and self.stack:  # the next item
+                    self.mode = _OBJ_KEY if self.stack[-1] == "{" else _VALUE
+                    pos += 1
+                    self.count += 1
+                    self.committed = self.count
+                    continue
             elif ch in _DIGITS and mode in _DIGIT_MODES:
                 run = _DIGIT_RUN.match(text, pos)
                 if run is not None:

@@ -67,6 +67,7 @@ from dscodec.stream._dsml_tags import (
     PARAMETERS,
     SCANS,
     SHORT,
+    TAG_STEPS,
     TAG_STOPS,
     TAG_WS,
     WHOLE_TAG,
@@ -97,7 +98,7 @@ _HOLD = ValueMode.HOLD
 _INVOKE_SCANS = SCANS[_INVOKE]
 #: Not a parameter (a tag not seen before).
 _UNKNOWN = ("", "", ValueKind.AUTO)
-_KIND_AUTO = ValueKind.AUTO
+_KIND_STRING, _KIND_AUTO = ValueKind.STRING, ValueKind.AUTO
 
 
 def random_tool_call_id(index: int) -> str:
@@ -171,21 +172,35 @@ class BlockParser(ArgumentWriter):
             s = units
         state = self.state
         i = 0
-        if state is _TAG and self._tag_stops is TAG_STOPS:
-            # A short piece of a tag: its outcome is remembered (a reader made to stop at every unit, in tests,
-            # reads it unit by unit).
-            step = tag_step(self._quote, s)
-            if step is not None:
-                quote, end = step
-                if end < 0:
-                    self._tag.append(s)
-                    self._quote = quote
-                    return
-                self._tag.append(s[:end])
-                self._quote = _OUT
-                self._end_tag(has_value=True)
-                i = end + 1
-                state = self.state
+        # Whole pieces in the commonest cases first: model output comes a token or a few at a time.
+        if state is _TAG:
+            if self._tag_stops is TAG_STOPS:
+                # A short piece of a tag: its outcome is remembered (a reader made to stop at every unit, in
+                # tests, reads it unit by unit).
+                step = TAG_STEPS[self._quote].get(s) or tag_step(self._quote, s)
+                if step is not None:
+                    quote, end = step
+                    if end < 0:
+                        self._tag.append(s)
+                        self._quote = quote
+                        return
+                    self._tag.append(s[:end])
+                    self._quote = _OUT
+                    self._end_tag(has_value=True)
+                    i = end + 1
+                    state = self.state
+        elif state is _INVOKE:
+            found = _INVOKE_SCANS.get(s)
+            if found is not None and found[0] < 0:  # no tag in the piece: at most its end is held
+                if found[1] < len(s):
+                    self._held = s[found[1] :]
+                return
+        elif state is _NVALUE and s and "<" not in s and self._value_mode is _HOLD:
+            raw = self._spell(s)  # no closing tag can start in it
+            if self._held_piece(raw):
+                if self._delta:
+                    self._flush_delta()
+                return
         n = len(s)
         while i < n:
             if state is _INVOKE:
@@ -362,12 +377,40 @@ class BlockParser(ArgumentWriter):
         index = self._index
         separator = ", " if self._params else "{"
         self._params += 1
-        self._args.append(separator + key + ": ")
-        self._out += (ToolCallDelta(index, separator), ToolCallDelta(index, key), ToolCallDelta(index, ": "))
-        self._start_value(kind)
+        if kind is _KIND_STRING:  # then the value's opening quote: _start_value in place
+            self._kind = kind
+            self._args.append(separator + key + ': "')
+            self._out += (
+                ToolCallDelta(index, separator),
+                ToolCallDelta(index, key),
+                ToolCallDelta(index, ": "),
+                ToolCallDelta(index, '"'),
+            )
+            self.state = _SVALUE
+        else:
+            self._args.append(separator + key + ": ")
+            self._out += (
+                ToolCallDelta(index, separator),
+                ToolCallDelta(index, key),
+                ToolCallDelta(index, ": "),
+            )
+            self._start_value(kind)
         if not has_value:
             self._end_value()
             self.state = _INVOKE
+
+    def _held_piece(self, raw: str) -> bool:
+        """The commonest case of :meth:`_value_raw`: a piece of a held value that fits the hold whole. False
+        (nothing done) when it does not fit."""
+        if self._kind is not _KIND_AUTO and self._value_len + len(raw) > HOLD_LIMIT:
+            return False
+        checker = self._checker
+        checker.feed(raw)
+        self._unsent.append(raw)
+        self._value_len += len(raw)
+        if checker.failed:
+            self._as_string("")
+        return True
 
     def _string_value(self, s: str, i: int) -> int:
         """:meth:`_value_text` for a ``string="true"`` value (or a dropped one)."""
@@ -411,16 +454,7 @@ class BlockParser(ArgumentWriter):
             self._held = s[end:]
         if end > i:
             raw = self._spell(s[i:end])
-            if self._value_mode is _HOLD and (
-                self._kind is _KIND_AUTO or self._value_len + len(raw) <= HOLD_LIMIT
-            ):  # the commonest case of _value_raw: the piece is held whole
-                checker = self._checker
-                checker.feed(raw)
-                self._unsent.append(raw)
-                self._value_len += len(raw)
-                if checker.failed:
-                    self._as_string("")
-            else:
+            if self._value_mode is not _HOLD or not self._held_piece(raw):
                 self._value_raw(raw)
         if not closed:
             return n
