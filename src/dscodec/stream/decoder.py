@@ -173,7 +173,15 @@ class IncrementalDecoder:
             if special:
                 return None
             data = b"".join(parts)
-        return self._text_of(data)
+        # _text_of, inline: this is the per-push path
+        held = self._held
+        if held:
+            data = held + data
+        elif data.isascii():
+            return data.decode("ascii")
+        text, used = _utf8_decode(data, "replace", False)
+        self._held = data[used:]
+        return text
 
     def _text_of(self, data: bytes) -> str:
         """The text ``data`` completes after the held bytes; an incomplete sequence at its end is held."""
