@@ -58,8 +58,12 @@ class FastPaths(JsonValueStage):
                 return None
             body = text.rstrip("\n") if text[-1] == "\n" else text
             inner = self._interesting_inner
-            if inner is not None and inner.search(body) is not None:
-                return None
+            if inner is not None:
+                if isinstance(inner, str):
+                    if inner in body:
+                        return None
+                elif inner.search(body) is not None:
+                    return None
         else:
             # With stop sequences, newlines are checked one by one by the general path.
             if pend or stops.depth or self._interesting.search(text) is not None:

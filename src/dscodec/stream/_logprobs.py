@@ -54,7 +54,7 @@ class LogprobBook:
     # What the current stage looks at (see ``TextStages._configure``).
     _stops: StopMatcher | None  # the stop matcher when stops apply in the current stage
     _interesting: re.Pattern[str]
-    _interesting_inner: re.Pattern[str] | None
+    _interesting_inner: re.Pattern[str] | str | None
     _quick_ok: bool
     _quick_delta: type[ReasoningDelta | ContentDelta]
     #: Whether the text :meth:`OutputMachine.plain_token` gives goes out as reasoning (else as content).

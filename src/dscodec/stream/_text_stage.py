@@ -64,10 +64,16 @@ class TextStages(HeldText):
         else:
             self._stops = None
         self._interesting = re.compile("[" + "".join(re.escape(c) for c in chars) + ranges + "]")
-        # Without stop sequences a newline followed by more text on the same feed needs no closer look.
-        inner = chars.replace("\n", "")
+        # Plain token text (no stop sequences: a newline followed by more text on the same feed needs no closer
+        # look) holds no sentinel, as the decoder writes no lone surrogate: only the ASCII characters here can
+        # need one. One character is looked for with ``in``, several with a pattern.
+        inner = "".join(c for c in chars if c != "\n" and c.isascii())
         self._interesting_inner = (
-            re.compile("[" + "".join(re.escape(c) for c in inner) + ranges + "]") if inner else None
+            None
+            if not inner
+            else inner
+            if len(inner) == 1
+            else re.compile("[" + "".join(re.escape(c) for c in inner) + "]")
         )
         self._update_quick()
 
