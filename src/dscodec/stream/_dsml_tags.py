@@ -123,7 +123,7 @@ _FLAGS = {"true": ValueKind.STRING, "false": ValueKind.JSON}
 #: What a parameter tag gives, by the tag's text (tags repeat: the same names, call after call), for tags up to
 #: :data:`_REMEMBERED_LENGTH` characters long. Emptied when full.
 PARAMETERS: dict[str, tuple[str, str, ValueKind] | None] = {}
-PARAMETERS_LIMIT = 512
+_PARAMETERS_LIMIT = 512
 _REMEMBERED_LENGTH = 200
 
 
@@ -263,7 +263,7 @@ def parameter_of(text: str) -> tuple[str, str, ValueKind] | None:
     raw_name = attrs.get("name")
     found = None if raw_name is None else named_parameter(raw_name, attrs.get("string"))
     if len(text) <= _REMEMBERED_LENGTH:
-        if len(PARAMETERS) >= PARAMETERS_LIMIT:
+        if len(PARAMETERS) >= _PARAMETERS_LIMIT:
             PARAMETERS.clear()
         PARAMETERS[text] = found
     return found

@@ -1,0 +1,367 @@
+"""The DSML block parser's shortcuts give the events of its general path.
+
+The shortcuts: a whole parameter tag read in one match, remembered outcomes of short tag pieces, of the block and
+invoke scans and of parameter tags, a held JSON value's piece taken without the general value writer, and the
+JSON prefix check's runs. Each is compared with the parser or checker that does without it, on the same pieces.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from typing import Any
+
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from dscodec._json import loads
+from dscodec.stream import _dsml_tags
+from dscodec.stream._dsml_tags import (
+    BLOCK_PATTERNS,
+    INVOKE_PATTERNS,
+    TAG_STEPS,
+    BlockState,
+    Quote,
+    parameter_of,
+    scan_short,
+    tag_step,
+)
+from dscodec.stream._markers import DSML_HARD, DSML_SOFT, DSML_SPELLING
+from dscodec.stream.dsml import HOLD_LIMIT, BlockParser, JsonPrefix
+from dscodec.stream.events import Event, ToolCallDelta, ToolCallEnd
+
+_EVERY_UNIT = re.compile(r"[\s\S]")
+
+
+class _Stepwise(BlockParser):
+    """Reads every tag unit by unit: no whole-tag match, no remembered tag pieces."""
+
+    _tag_stops = _EVERY_UNIT
+
+
+class _NoHeldPiece(_Stepwise):
+    """Also writes every piece of a JSON value through the general value writer."""
+
+    def _held_piece(self, raw: str) -> bool:
+        return False
+
+
+def _spell(units: str) -> str:
+    return units.replace(DSML_SOFT, DSML_SPELLING).replace(DSML_HARD, DSML_SPELLING)
+
+
+def _units(text: str, hard: bool = True) -> str:
+    return text.replace(DSML_SPELLING, DSML_HARD if hard else DSML_SOFT)
+
+
+def _run(parser: type[BlockParser], pieces: list[str]) -> list[Any]:
+    """Events per feed, then those of the close, with the state and held units after each."""
+    p = parser(spell=_spell, id_factory=lambda i: f"id{i}")
+    log: list[Any] = []
+    for piece in pieces:
+        out: list[Event] = []
+        p.feed(piece, out)
+        log.append((out, p.state, p.pending_units))
+    out = []
+    p.close(out)
+    log.append((out, p.calls))
+    return log
+
+
+def _split(text: str, cuts: list[int]) -> list[str]:
+    points = sorted({c % (len(text) + 1) for c in cuts} | {0, len(text)})
+    return [text[a:b] for a, b in itertools.pairwise(points) if b > a]
+
+
+def _forget() -> None:
+    for steps in TAG_STEPS:
+        steps.clear()
+    for scans in _dsml_tags.SCANS.values():
+        scans.clear()
+    _dsml_tags.PARAMETERS.clear()
+
+
+D = DSML_SPELLING
+NAMES = st.sampled_from(["command", "x", "a b", 'a"b', "k\\n", "é", "", "a>b", "a/b"])
+FLAGS = st.sampled_from(['string="true"', 'string="false"', "", 'string="maybe"', "string=false", 'lang="x"'])
+VALUES = st.sampled_from(
+    [
+        "ls -la",
+        "12",
+        "-3.5e2",
+        "true",
+        "nul",
+        "NaN",
+        '["-n", 0]',
+        '{"a": [1, {"b": null}]}',
+        "",
+        " ",
+        "a</b",
+        "<",
+        "</",
+    ]
+    + ["[" * 130 + "]" * 130, "x" * (HOLD_LIMIT + 5), "1" * (HOLD_LIMIT + 5), '"' + "y" * HOLD_LIMIT + '"']
+) | st.text('ab1 \n"<>/{}[]:,\\', max_size=12)
+SPACES = st.sampled_from([" ", "  ", "\n", "\t", ""])
+PARAMETER = st.builds(
+    lambda name, flag, value, space, opener, closer: (
+        f'{opener}parameter{space}name="{name}" {flag}>{value}{closer}\n'
+    ),
+    NAMES,
+    FLAGS,
+    VALUES,
+    SPACES,
+    st.sampled_from([f"<{D}", f"<{D} ", ""]),
+    st.sampled_from([f"</{D}parameter>", f"</{D}", "", f"<{D}"]),
+)
+BLOCKS = st.lists(
+    st.tuples(st.sampled_from(["bash", "f", 'a"b']), st.lists(PARAMETER, max_size=5)), max_size=3
+).map(
+    lambda calls: (
+        f"<{D}tool_calls>\n"
+        + "".join(
+            f'<{D}invoke name="{name}">\n' + "".join(params) + f"</{D}invoke>\n" for name, params in calls
+        )
+        + f"</{D}tool_calls>after"
+    )
+)
+
+
+def _arguments(log: list[Any]) -> list[str]:
+    return [e.arguments for entry in log for e in entry[0] if isinstance(e, ToolCallEnd)]
+
+
+@given(text=BLOCKS, cuts=st.lists(st.integers(0, 2000), max_size=20), hard=st.booleans())
+def test_shortcuts_give_the_general_events(text: str, cuts: list[int], hard: bool) -> None:
+    """Same pieces, same events with and without the shortcuts; the memory of earlier pieces changes nothing."""
+    pieces = _split(_units(text, hard), cuts)
+    _forget()
+    cold = _run(BlockParser, pieces)
+    assert cold == _run(BlockParser, pieces)  # now with everything remembered
+    assert cold == _run(_Stepwise, pieces)
+    assert cold == _run(_NoHeldPiece, pieces)
+
+
+@given(text=BLOCKS, cuts=st.lists(st.integers(0, 2000), max_size=20))
+def test_arguments_do_not_depend_on_the_pieces(text: str, cuts: list[int]) -> None:
+    """Each call's complete arguments are the same whether the block comes whole, cut anywhere, or one unit at a
+    time (only the deltas they are split into differ).
+
+    Left out: a ``string="false"`` number that outgrows the hold and is then followed by text no JSON can continue
+    with. Where the number's end and that text come in one piece, nothing of the value was sent yet and it
+    becomes a string; one unit at a time, the number is sent when it ends and the value is then completed as
+    sent. The parser has always done so; the shortcuts keep it.
+    """
+    assume("1" * HOLD_LIMIT not in text)
+    units = _units(text)
+    whole = _arguments(_run(BlockParser, [units]))
+    assert whole == _arguments(_run(BlockParser, _split(units, cuts)))
+    assert whole == _arguments(_run(BlockParser, list(units)))
+
+
+def test_a_whole_common_tag_is_read_in_one_match() -> None:
+    """The whole-tag match reads the tag without the tag reader, and writes what the reader writes."""
+    calls: list[str] = []
+
+    class Spy(BlockParser):
+        def _tag_text(self, s: str, i: int) -> tuple[int, str]:
+            calls.append(s[i:])
+            return super()._tag_text(s, i)
+
+    text = _units(
+        f'<{D}tool_calls>\n<{D}invoke name="bash">\n<{D}parameter name="command" string="true">ls</{D}parameter>\n'
+        f'<{D}parameter name="n" string="false">[1, 2]</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>'
+    )
+    fast = _run(Spy, [text])
+    assert calls == []
+    assert fast == _run(_Stepwise, [text])
+    events = fast[0][0]
+    assert [e.arguments for e in events if isinstance(e, ToolCallDelta)] == [
+        "{",
+        '"command"',
+        ": ",
+        '"',
+        "ls",
+        '"',
+        ", ",
+        '"n"',
+        ": ",
+        "[1, 2]",
+        "}",
+    ]
+    assert events[5] == ToolCallDelta(0, "ls", "ls", "command")
+    # Other forms (an attribute more, no string flag, another order) go through the reader.
+    _run(
+        Spy, [_units(f'<{D}invoke name="f">\n<{D}parameter name="a" lang="x" string="true">v</{D}parameter>')]
+    )
+    assert calls
+
+
+@pytest.mark.parametrize("quote", list(Quote))
+@given(text=st.text('"> /=a\t', max_size=_dsml_tags.SHORT))
+def test_tag_steps_follow_the_tag_reader(quote: Quote, text: str) -> None:
+    """A remembered tag step is what the tag reader, unit by unit, does with the same text."""
+    reader = _Stepwise(spell=_spell, id_factory=str)
+    reader.state = BlockState.TAG
+    reader._quote = quote
+    reader._index = 0
+    end, again = reader._tag_text(text, 0)
+    assert again == ""
+    step = tag_step(quote, text)
+    assert step is not None
+    if end == len(text) and reader.state is BlockState.TAG:
+        assert step == (reader._quote, -1)
+    else:  # the tag ended at the ">" just before ``end``
+        assert step == (Quote.OUT, end - 1)
+        assert text[end - 1] == ">"
+    assert tag_step(quote, text + DSML_SOFT) is None
+    assert tag_step(quote, "a" * (_dsml_tags.SHORT + 1)) is None
+
+
+def _scan_by_hand(state: BlockState, text: str) -> tuple[int, int]:
+    patterns = BLOCK_PATTERNS if state is BlockState.BLOCK else INVOKE_PATTERNS
+    for start in range(len(text)):
+        for index, pattern in enumerate(patterns):
+            if text.startswith(pattern, start):
+                return index, start + len(pattern)
+    starts = {p[:k] for p in patterns for k in range(1, len(p))}
+    for start in range(len(text) + 1):
+        if text[start:] in starts:
+            return -1, start
+    return -1, len(text)
+
+
+@pytest.mark.parametrize("state", [BlockState.BLOCK, BlockState.INVOKE])
+@given(
+    pieces=st.lists(
+        st.sampled_from(
+            ["<", "</", DSML_SOFT, DSML_HARD, " ", "parameter", "invoke", ' name="', "calls>", "x"]
+        ),
+        max_size=8,
+    )
+)
+def test_remembered_scans_find_what_a_search_by_hand_finds(state: BlockState, pieces: list[str]) -> None:
+    text = "".join(pieces)[: _dsml_tags.SHORT]
+    expected = _scan_by_hand(state, text)
+    assert scan_short(state, text) == expected
+    assert scan_short(state, text) == expected  # remembered
+
+
+def test_memories_stay_bounded() -> None:
+    _forget()
+    for k in range(3 * _dsml_tags._MEMO_LIMIT):
+        tag_step(Quote.OUT, f"a{k}")
+        scan_short(BlockState.INVOKE, f"p{k}")
+        parameter_of(f' name="k{k}"')
+    assert len(TAG_STEPS[Quote.OUT]) <= _dsml_tags._MEMO_LIMIT
+    assert len(_dsml_tags.SCANS[BlockState.INVOKE]) <= _dsml_tags._MEMO_LIMIT
+    assert len(_dsml_tags.PARAMETERS) <= _dsml_tags._PARAMETERS_LIMIT
+    assert parameter_of(" x" * 200) is None  # a long tag is read, not remembered
+    assert " x" * 200 not in _dsml_tags.PARAMETERS
+    assert parameter_of(' name="k1" string="false"') == ('"k1"', "k1", _dsml_tags.ValueKind.JSON)
+
+
+def _checker_log(pieces: list[str]) -> list[Any]:
+    checker = JsonPrefix(max_depth=4)
+    log: list[Any] = []
+    for piece in pieces:
+        log.append((checker.feed(piece), checker.count, checker.committed, checker.failed, checker.mode))
+        log.append(checker.completion())
+    log.append((checker.finish(), checker.complete(), checker.completion(), checker.committed))
+    return log
+
+
+JSONISH = st.lists(
+    st.sampled_from(
+        [
+            '"',
+            "\\",
+            "\\n",
+            "\\u00e9",
+            "\\ud83d",
+            "\\ude00",
+            "a",
+            "é",
+            "\x01",
+            " ",
+            "\n",
+            "{",
+            "}",
+            "[",
+            "]",
+            ":",
+        ]
+        + [",", "0", "12", "-", ".", "e", "+", "true", "fa", "null", "1e400", '"k": ', "x"]
+    ),
+    max_size=20,
+).map("".join)
+
+
+@given(text=JSONISH, cuts=st.lists(st.integers(0, 200), max_size=6))
+def test_json_prefix_runs_give_the_stepwise_state(text: str, cuts: list[int]) -> None:
+    """Fed whole, in pieces, or one character at a time (where no run is longer than one character), the checker
+    ends in the same state; and a complete text is accepted exactly when :func:`loads` accepts it."""
+    final = _checker_log([text])[-1]
+    assert _checker_log(_split(text, cuts))[-1] == final
+    assert _checker_log(list(text))[-1] == final
+    try:
+        loads(text, max_depth=4)
+    except ValueError:
+        accepted = False
+    else:
+        accepted = True
+    assert final[1] == accepted
+
+
+@pytest.mark.parametrize(
+    ("number", "valid"),
+    [
+        ("0", True),
+        ("-0", True),
+        ("123456789012345", True),
+        ("1" * 16, True),
+        ("1" * 400, False),
+        ("1e308", True),
+        ("1e309", False),
+        ("-", False),
+        ("1.", False),
+        ("1.5", True),
+        ("2E-3", True),
+    ],
+)
+def test_numbers_short_and_long(number: str, valid: bool) -> None:
+    """Short numbers without exponent are accepted without parsing; the others are still parsed."""
+    checker = JsonPrefix()
+    checker.feed(number)
+    assert checker.finish() is valid
+    checker = JsonPrefix()
+    checker.feed("[" + number + ",")
+    assert checker.failed is not valid
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"k": [1, {"a": "b\\"c"}], "z": null, "t": true}',
+        '[ "x" , -0.5e+3 , false , {} , [] ]',
+        '{"a\\u00e9": "\\ud83d\\ude00"}',
+        '  {"k" :"v"}  ',
+        '{"k": 1,}',
+        '{"k" 1}',
+        '["a" "b"]',
+        '{"k": "\\ud83d"}',
+        "[[[[[1]]]]]",
+    ],
+)
+def test_json_prefix_on_whole_documents(text: str) -> None:
+    """Objects, keys, escapes and nesting: fed whole or one character at a time, accepted exactly as
+    :func:`loads` accepts (the depth limit included)."""
+    try:
+        loads(text, max_depth=4)
+    except ValueError:
+        accepted = False
+    else:
+        accepted = True
+    for pieces in ([text], list(text)):
+        assert _checker_log(pieces)[-1][1] == accepted
