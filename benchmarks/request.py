@@ -16,9 +16,9 @@ Start-up and memory are measured in fresh processes (``/proc/self/status`` VmRSS
 Then, per workload (``benchmarks/workloads.py``), in this process, the sides run in turn and medians are
 reported with the ratio to the reference measured alongside (below 1.0 means dscodec is faster):
 
-* cold: convert + render + encode with every cache off and the vocabulary's word memory and the renderer's memo
-  of tool-call arguments emptied first (nothing of the request seen before), against the reference's convert +
-  encode;
+* cold: convert + render + encode with every cache off and the vocabulary's word memory, the renderer's memo
+  of tool-call arguments and the converter's memo of checked tool schemas emptied first (nothing of the request
+  seen before), against the reference's convert + encode;
 * the same with the word memory kept (a serving loop's new conversation: common words seen before);
 * the breakdown of the cold figure (convert, render, encode);
 * the floor: Hugging Face ``tokenizers`` alone, one ``encode_batch_fast`` call over the prompt's text gaps (what
@@ -52,6 +52,7 @@ import workloads
 
 import dscodec
 from dscodec.prompt import render
+from dscodec.protocols import _tools
 from dscodec.prompt.render import Special, render_segments
 from dscodec.vocab import _NOT_WORD_TEXT, _WORD, bundled_tokenizer_path
 
@@ -366,6 +367,7 @@ def workload(name: str, tokens: int, runs: int, reference: object | None) -> Non
     def forget() -> None:
         vocab._word_ids = {}
         render._ARGUMENTS.clear()
+        _tools._SCHEMAS.clear()
 
     def cold_run() -> float:
         forget()

@@ -13,6 +13,8 @@ import re
 from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from typing import Any, Literal, Protocol, TypeVar
 
+import orjson
+
 from dscodec.conversation import ModelVersion, ToolDefinition
 from dscodec.errors import ConversionError
 from dscodec.prompt.dialects import APPLY_PATCH_TOOL
@@ -100,13 +102,46 @@ class NameAllocator:
 # -- definitions (behavior.md#tools-and-tool-choice, behavior.md#json-schemas) --------------------------------
 
 
+class _SchemaProblems:
+    """The problems of schemas checked before (None: none), by their compact JSON text: a client sends the same
+    tools with every request. Emptied when it holds ``limit`` schemas; a schema of more than ``longest`` bytes is
+    not kept."""
+
+    def __init__(self, limit: int, longest: int) -> None:
+        self.limit = limit
+        self.longest = longest
+        self.found: dict[bytes, str | None] = {}
+
+    def problem(self, schema: Any) -> str | None:
+        try:
+            key = orjson.dumps(schema)
+        except (orjson.JSONEncodeError, TypeError):
+            return schema_problem(schema)
+        found = self.found.get(key, _UNSEEN)
+        if found is not _UNSEEN:
+            return found  # type: ignore[return-value]
+        problem = schema_problem(schema)
+        if len(key) <= self.longest:
+            if len(self.found) >= self.limit:
+                self.found = {}  # other threads keep the dict they hold
+            self.found[key] = problem
+        return problem
+
+    def clear(self) -> None:
+        self.found = {}
+
+
+_UNSEEN = object()
+_SCHEMAS = _SchemaProblems(1024, 1 << 20)
+
+
 def validate_function_parameters(name: str, parameters: Any) -> None:
     """A non-strict tool's ``parameters``: a valid JSON Schema whose ``type`` is ``"object"`` (behavior.md#tools-and-tool-choice).
 
     Raises:
         ConversionError: ``Invalid schema for function '<name>': …``.
     """
-    problem = schema_problem(parameters)
+    problem = _SCHEMAS.problem(parameters)
     if problem is not None:
         raise ConversionError(f"Invalid schema for function '{name}': {problem}")
     type_value = parameters.get("type") if isinstance(parameters, dict) else None
