@@ -52,8 +52,8 @@ import workloads
 
 import dscodec
 from dscodec.prompt import render
-from dscodec.protocols import _tools
 from dscodec.prompt.render import Special, render_segments
+from dscodec.protocols import _tools
 from dscodec.vocab import _NOT_WORD_TEXT, _WORD, bundled_tokenizer_path
 
 HERE = Path(__file__).resolve().parent
