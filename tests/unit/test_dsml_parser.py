@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import string
 from typing import Any
 
 import pytest
@@ -16,7 +17,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from dscodec._json import loads
-from dscodec.stream import _dsml_tags
+from dscodec.stream import _dsml_tags, dsml
 from dscodec.stream._dsml_tags import (
     BLOCK_PATTERNS,
     INVOKE_PATTERNS,
@@ -28,7 +29,7 @@ from dscodec.stream._dsml_tags import (
     tag_step,
 )
 from dscodec.stream._markers import DSML_HARD, DSML_SOFT, DSML_SPELLING
-from dscodec.stream.dsml import HOLD_LIMIT, BlockParser, JsonPrefix
+from dscodec.stream.dsml import HOLD_LIMIT, BlockParser, JsonPrefix, random_tool_call_id
 from dscodec.stream.events import Event, ToolCallDelta, ToolCallEnd
 
 _EVERY_UNIT = re.compile(r"[\s\S]")
@@ -365,3 +366,19 @@ def test_json_prefix_on_whole_documents(text: str) -> None:
         accepted = True
     for pieces in ([text], list(text)):
         assert _checker_log(pieces)[-1][1] == accepted
+
+
+@pytest.mark.parametrize("seed", [bytes(24), b"\xff" * 24, bytes(range(24)), bytes(range(100, 124))])
+def test_call_ids_are_the_random_number_in_base_62_then_base_10(
+    seed: bytes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The id's characters are the random number's base-62 digits from the lowest, then four decimal digits of
+    what is left (written two at a time, they are the same as written one at a time)."""
+    monkeypatch.setattr(dsml.secrets, "token_bytes", lambda n: seed)
+    number = int.from_bytes(seed, "big")
+    chars = []
+    for alphabet, count in ((string.ascii_letters + string.digits, 20), (string.digits, 4)):
+        for _ in range(count):
+            number, k = divmod(number, len(alphabet))
+            chars.append(alphabet[k])
+    assert random_tool_call_id(7) == "call_07_" + "".join(chars)

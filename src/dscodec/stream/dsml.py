@@ -91,6 +91,8 @@ _ALNUM = string.ascii_letters + string.digits
 #: Random characters of a call id: letters and digits, then digits.
 _ID_LETTERS = 20
 _ID_DIGITS = 4
+#: Two base-62 digits at once, the lower first: the text of each number below 62 * 62.
+_ALNUM_PAIRS = [_ALNUM[k % 62] + _ALNUM[k // 62] for k in range(62 * 62)]
 
 _BLOCK, _NAME, _INVOKE, _TAG, _SVALUE, _NVALUE, _DONE = BlockState
 _OUT, _IN, _IN_AFTER_QUOTE = Quote
@@ -111,12 +113,15 @@ def random_tool_call_id(index: int) -> str:
     """
     # One read of the system's randomness (not one per character): 192 random bits cut into base-62 and base-10
     # digits, which use about 133 of them, so each character is uniform to within 2**-59.
+    # The letters are the number's base-62 digits from the lowest, two at a time; the digits are the next four
+    # decimal digits of what is left, again from the lowest.
     number = int.from_bytes(secrets.token_bytes(24), "big")
+    digits, letters = divmod(number, 62**_ID_LETTERS)
     chars: list[str] = []
-    for alphabet, count in ((_ALNUM, _ID_LETTERS), (string.digits, _ID_DIGITS)):
-        for _ in range(count):
-            number, k = divmod(number, len(alphabet))
-            chars.append(alphabet[k])
+    for _ in range(_ID_LETTERS // 2):
+        letters, k = divmod(letters, 62 * 62)
+        chars.append(_ALNUM_PAIRS[k])
+    chars.append(f"{digits % 10**_ID_DIGITS:04d}"[::-1])
     return f"call_{index:02d}_{''.join(chars)}"
 
 
