@@ -25,6 +25,7 @@ tokens cannot cross, in one batch call.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import importlib.util
 import itertools
@@ -377,8 +378,12 @@ class Vocabulary:
             w for w in dict.fromkeys(itertools.chain.from_iterable(split[i] for i in missed)) if w not in memo
         ]
         long: dict[str, tuple[int, ...]] = {}
-        for word, word_ids in zip(new, self._encode_new_words(new)):
-            (memo if len(word) <= _WORD_MEMO_CHARS else long)[word] = word_ids
+        encoded = self._encode_new_words(new)
+        if max(map(len, new), default=0) <= _WORD_MEMO_CHARS:
+            memo.update(zip(new, encoded))
+        else:
+            for word, word_ids in zip(new, encoded):
+                (memo if len(word) <= _WORD_MEMO_CHARS else long)[word] = word_ids
         lookup: Callable[[str], tuple[int, ...]] = memo.__getitem__
         if long:
             lookup = functools.partial(_either, long, memo)
@@ -398,17 +403,16 @@ class Vocabulary:
         separator = self._separator
         if separator is None:
             return [tuple(e.ids) for e in self._encode(self._words, words)]
-        total = sum(map(len, words)) + len(words)
-        size = max(_JOINED_CHARS, total // _JOINED_PARTS + 1)
+        # Cut where the running length (each word and its separator) passes a multiple of the text size.
+        ends = list(itertools.accumulate(map((1).__add__, map(len, words))))
+        size = max(_JOINED_CHARS, ends[-1] // _JOINED_PARTS + 1) if ends else _JOINED_CHARS
         texts: list[str] = []
-        start = chars = 0
-        for index, word in enumerate(words):
-            chars += len(word) + 1
-            if chars >= size:
-                texts.append(SEPARATOR.join(words[start : index + 1]))
-                start, chars = index + 1, 0
-        if start < len(words):
-            texts.append(SEPARATOR.join(words[start:]))
+        start = 0
+        while start < len(words):
+            before = ends[start - 1] if start else 0
+            stop = bisect.bisect_left(ends, before + size, lo=start) + 1
+            texts.append(SEPARATOR.join(words[start:stop]))
+            start = stop
         out: list[tuple[int, ...]] = []
         for encoding in self._encode(self._words, texts):
             ids = encoding.ids

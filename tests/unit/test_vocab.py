@@ -342,3 +342,13 @@ def test_a_tokenizer_object_is_copied() -> None:
     tokenizer.add_special_tokens(["<｜mine｜>"])
     assert "<｜mine｜>" not in vocab.added and vocab.full.token_to_id("<｜mine｜>") is None
     assert vocab.encode_plain(["Hello"]) == VOCAB.encode_plain(["Hello"])
+
+
+@pytest.mark.parametrize("count", [0, 1, 7, 3_000])
+def test_new_words_joined_into_texts_give_each_words_ids(count: int) -> None:
+    # Enough words for several joined texts (and none, one, a few): each word's ids as if encoded alone.
+    letters = ["".join(chr(97 + (k // 26**p) % 26) for p in range(3)) for k in range(count)]
+    words = [f" w{w}" if k % 3 else f"字{chr(0x4E00 + k)}" for k, w in enumerate(letters)]
+    assert sum(map(len, words)) + count > 2 * vocab_module._JOINED_CHARS or count < 3_000
+    expected = [tuple(VOCAB.plain.encode(word, add_special_tokens=False).ids) for word in words]
+    assert VOCAB._encode_new_words(words) == expected
