@@ -216,7 +216,11 @@ def test_tag_steps_follow_the_tag_reader(quote: Quote, text: str) -> None:
     else:  # the tag ended at the ">" just before ``end``
         assert step == (Quote.OUT, end - 1)
         assert text[end - 1] == ">"
-    assert tag_step(quote, text + DSML_SOFT) is None
+    assert tag_step(quote, DSML_SOFT + text) is None
+    if step[1] < 0 or len(text) == _dsml_tags.SHORT:
+        assert tag_step(quote, text + DSML_HARD) is None
+    else:  # what follows the tag's end does not change where it ends
+        assert tag_step(quote, text + DSML_HARD) == step
     assert tag_step(quote, "a" * (_dsml_tags.SHORT + 1)) is None
 
 

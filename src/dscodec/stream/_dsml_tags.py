@@ -188,7 +188,7 @@ def tag_attributes(text: str) -> dict[str, str]:
 
 #: Pieces up to this long have their outcome remembered: in a tag (by quote state) and in the block and invoke
 #: scans. Model output comes a token or a few at a time, and the same pieces come again and again.
-SHORT = 24
+SHORT = 32
 _MEMO_LIMIT = 2048
 #: The outcomes of :func:`tag_step`, by quote state and text.
 TAG_STEPS: tuple[dict[str, tuple[Quote, int]], ...] = ({}, {}, {})
@@ -198,17 +198,19 @@ SCANS: dict[BlockState, dict[str, tuple[int, int]]] = {BlockState.BLOCK: {}, Blo
 
 def tag_step(quote: Quote, text: str) -> tuple[Quote, int] | None:
     """Read ``text`` inside a parameter tag from quote state ``quote``: the state after it and -1, or the state
-    and the index of the ``>`` that ends the tag. None when ``text`` holds a Dsml token or is longer than
-    :data:`SHORT` (the parameter parser reads those itself)."""
+    and the index of the ``>`` that ends the tag. None when a Dsml token comes before the tag's end or ``text`` is
+    longer than :data:`SHORT` (the parameter parser reads those itself)."""
     steps = TAG_STEPS[quote]
     try:
         return steps[text]
     except KeyError:
         pass
-    if len(text) > SHORT or DSML_SOFT in text or DSML_HARD in text:
+    if len(text) > SHORT:
         return None
     found: tuple[Quote, int] | None = None
     for j, ch in enumerate(text):
+        if ch == DSML_SOFT or ch == DSML_HARD:
+            return None
         if quote is Quote.IN_AFTER_QUOTE:
             quote = Quote.OUT if ch in TAG_WS or ch == ">" or ch == "/" else Quote.IN
         if quote is Quote.OUT:

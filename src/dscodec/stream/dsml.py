@@ -128,6 +128,11 @@ def random_tool_call_id(index: int) -> str:
 class BlockParser(ArgumentWriter):
     """Parses one DSML tool-call block from machine units into tool-call events.
 
+    Output comes a token or a few at a time, and the same pieces come again and again (the same tags, the same
+    parameter names): what a short piece of a tag, of the block or of an invoke gives is remembered by its text,
+    and so is what a parameter tag gives (:mod:`dscodec.stream._dsml_tags`); a common parameter tag that comes
+    whole is read in one match.
+
     Args:
         spell: turns units (with sentinels) into the text they stand for.
         id_factory: makes the call id from the call index.
@@ -161,7 +166,7 @@ class BlockParser(ArgumentWriter):
     def string_value_piece(self, text: str) -> ToolCallDelta | None:
         """Fast path: ``text`` (plain text, no sentinels) continues a ``string="true"`` value and cannot start
         its closing tag. Returns the argument delta, or None when the general :meth:`feed` is needed."""
-        if self.state != _SVALUE or self._skip or self._held or self._delta or "<" in text:
+        if self.state is not _SVALUE or self._skip or self._held or self._delta or "<" in text:
             return None
         escaped = escape_json_string(text)
         self._args.append(escaped)
@@ -272,17 +277,9 @@ class BlockParser(ArgumentWriter):
         return end
 
     def _scan_invoke(self, s: str, i: int) -> int:
-        if i == 0 and len(s) <= SHORT:  # the commonest case of _scan, looked up here
-            found = _INVOKE_SCANS.get(s)
-            index, end = found if found is not None else scan_short(_INVOKE, s)
-            if index < 0:
-                if end < len(s):
-                    self._held = s[end:]
-                return len(s)
-        else:
-            index, end = self._scan(s, i, _INVOKE)
-            if index < 0:
-                return end
+        index, end = self._scan(s, i, _INVOKE)
+        if index < 0:
+            return end
         if index >= FIRST_CLOSE:  # the invoke's closing tag (any closing tag ends it, as with the reference)
             self._struct("}" if self._params else "{}")
             self._end_call(complete=True)
