@@ -28,7 +28,7 @@ import math
 import numbers
 import operator
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Literal, NoReturn
 
 from dscodec.conversation import ConversationRequest
@@ -128,6 +128,10 @@ class StreamProcessor:
         self._tokenizer = tokenizer
         self._vocab: Vocabulary | None = None
         self._decoder: IncrementalDecoder | None = None
+        # The per-push path's calls, bound once (the decoder's when it is made).
+        self._decode_plain: Callable[[Sequence[int]], str | None] | None = None
+        self._plain_token = self._machine.plain_token
+        self._write_text = writer.text
         self._state: _State = "new"
         self._failure: str | None = None
         self._error_sent = False
@@ -218,10 +222,11 @@ class StreamProcessor:
             ModelOutputError: an id or log probability out of bounds, or ``logprobs`` without one entry per id
                 (the processor then fails; send :meth:`fail`'s events to tell the client).
         """
+        decode_plain = self._decode_plain
         if (
-            self._state == "open"
+            decode_plain is not None
             and logprobs is None
-            and self._decoder is not None
+            and self._state == "open"
             and type(ids) in (list, tuple)
             and ids
             and self._completion_tokens + len(ids) < COUNT_LIMIT
@@ -229,9 +234,8 @@ class StreamProcessor:
             # The per-token hot path: ordinary ids, checked and their bytes decoded in one step (an incomplete
             # UTF-8 sequence at the end is held by the decoder). An id the decoder does not take as it is goes
             # the general way below, which checks it.
-            decoder = self._decoder
             try:
-                text = decoder.decode_plain(ids)
+                text = decode_plain(ids)
             except LookupError:
                 pass
             else:
@@ -239,21 +243,21 @@ class StreamProcessor:
                 if text is not None:
                     # Plain text in the middle of the reasoning, the content or a JSON-mode value (or no text
                     # yet), or in the middle of a string argument: straight to the writer.
-                    machine = self._machine
-                    emitted = machine.plain_token(text)
+                    emitted = self._plain_token(text)
                     if emitted is not None:
-                        if not isinstance(emitted, str):
-                            return self._writer.argument(emitted)
-                        if not emitted:
-                            return []
-                        if machine.text_is_reasoning:
-                            self._reasoning.append(emitted)
-                            return self._writer.text(True, emitted)
-                        return self._writer.text(False, emitted)
+                        if isinstance(emitted, str):
+                            if not emitted:
+                                return []
+                            if self._machine.text_is_reasoning:
+                                self._reasoning.append(emitted)
+                                return self._write_text(True, emitted)
+                            return self._write_text(False, emitted)
+                        return self._writer.argument(emitted)
                 try:
                     if text is None:  # special ids (markers) among them: decoded into the machine's units
                         machine = self._machine
-                        events = machine.feed_units(decoder.decode_units(ids, machine.special_unit))
+                        assert self._decoder is not None
+                        events = machine.feed_units(self._decoder.decode_units(ids, machine.special_unit))
                     else:  # text plain_token declined
                         events = self._machine.feed_declined(text)
                 except DscodecError as exc:
@@ -445,6 +449,7 @@ class StreamProcessor:
         if self._decoder is None:
             self._vocab = Vocabulary.load(self._tokenizer)
             self._decoder = IncrementalDecoder(self._vocab)
+            self._decode_plain = self._decoder.decode_plain
         return self._decoder
 
     def _deliver(
