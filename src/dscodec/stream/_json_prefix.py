@@ -192,6 +192,14 @@ class JsonPrefix:
                     self.count += 1
                     self.committed = self.count
                     continue
+                # An array or object begins (within the depth limit).
+                elif (ch == "[" or ch == "{") and mode <= _ARRAY_FIRST and len(self.stack) < self.max_depth:
+                    self.stack.append(ch)
+                    self.mode = _OBJ_FIRST if ch == "{" else _ARRAY_FIRST
+                    pos += 1
+                    self.count += 1
+                    self.committed = self.count
+                    continue
             elif ch in _DIGITS and mode in _DIGIT_MODES:
                 run = _DIGIT_RUN.match(text, pos)
                 if run is not None:
@@ -335,24 +343,23 @@ class JsonPrefix:
                 self.mode = _ESCAPE
                 return True
             return ch >= " "
-        if mode >= _ESCAPE and mode <= _LOW_HEX:
-            return self._escape(mode, ch)
-        if mode == _LITERAL:
-            if ch != self.literal[0]:
+        if mode <= _AFTER:  # between tokens
+            if mode == _AFTER:
+                return self._after_value(ch)
+            if mode == _VALUE:
+                return ch in _WS or self._value_start(ch)
+            if mode == _ARRAY_FIRST:
+                if ch == "]":
+                    return self._close(ch)
+                return ch in _WS or self._value_start(ch)
+            if mode == _COLON:
+                if ch in _WS:
+                    return True
+                if ch == ":":
+                    self.mode = _VALUE
+                    return True
                 return False
-            self.literal = self.literal[1:]
-            if not self.literal:
-                self.mode = _AFTER
-            return True
-        if mode >= _N_MINUS:  # numbers
-            return self._number(mode, ch)
-        if mode == _VALUE:
-            return ch in _WS or self._value_start(ch)
-        if mode == _ARRAY_FIRST:
-            if ch == "]":
-                return self._close(ch)
-            return ch in _WS or self._value_start(ch)
-        if mode in (_OBJ_FIRST, _OBJ_KEY):
+            # _OBJ_FIRST / _OBJ_KEY
             if ch in _WS:
                 return True
             if ch == "}" and mode == _OBJ_FIRST:
@@ -362,14 +369,16 @@ class JsonPrefix:
                 self.in_key = True
                 return True
             return False
-        if mode == _COLON:
-            if ch in _WS:
-                return True
-            if ch == ":":
-                self.mode = _VALUE
-                return True
-            return False
-        return self._after_value(ch)  # _AFTER
+        if mode >= _N_MINUS and mode < _LITERAL:  # numbers
+            return self._number(mode, ch)
+        if mode == _LITERAL:
+            if ch != self.literal[0]:
+                return False
+            self.literal = self.literal[1:]
+            if not self.literal:
+                self.mode = _AFTER
+            return True
+        return self._escape(mode, ch)  # _ESCAPE to _LOW_HEX
 
     def _escape(self, mode: Mode, ch: str) -> bool:
         if mode == _ESCAPE:
