@@ -63,6 +63,7 @@ def _run(parser: type[BlockParser], pieces: list[str]) -> list[Any]:
     for piece in pieces:
         out: list[Event] = []
         p.feed(piece, out)
+        assert p.done == (p.state is BlockState.DONE)
         log.append((out, p.state, p.pending_units))
     out = []
     p.close(out)

@@ -146,6 +146,8 @@ class BlockParser(ArgumentWriter):
         super().__init__(spell)
         self._id_factory = id_factory
         self.state = _BLOCK
+        #: The block is closed: all later output is discarded (read after every feed, so kept as a flag).
+        self.done = False
         self._held = ""  # units: a possible partial pattern / terminator
         self.calls = 0
         # current call
@@ -154,10 +156,6 @@ class BlockParser(ArgumentWriter):
         # current parameter tag
         self._tag: list[str] = []
         self._quote = _OUT
-
-    @property
-    def done(self) -> bool:
-        return self.state == _DONE
 
     @property
     def pending_units(self) -> str:
@@ -274,6 +272,7 @@ class BlockParser(ArgumentWriter):
             self._name = []
         elif index > 0:
             self.state = _DONE
+            self.done = True
         return end
 
     def _scan_invoke(self, s: str, i: int) -> int:
