@@ -107,7 +107,7 @@ class ArgumentWriter:
             self._struct(text)
             return
         self._args.append(text)
-        if kind != self._delta_kind:
+        if kind != self._delta_kind and self._delta:
             self._flush_delta()
         self._delta.append(text)
         if raw is not None:
