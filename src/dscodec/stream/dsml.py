@@ -214,6 +214,20 @@ class BlockParser(ArgumentWriter):
             if state is _INVOKE:
                 i = self._scan_invoke(s, i)
             elif state is _TAG:
+                if n - i <= SHORT and self._tag_stops is TAG_STOPS:  # as above, for the rest of the piece
+                    step = tag_step(self._quote, s[i:])
+                    if step is not None:
+                        quote, end = step
+                        if end < 0:
+                            self._tag.append(s[i:])
+                            self._quote = quote
+                            break
+                        self._tag.append(s[i : i + end])
+                        self._quote = _OUT
+                        self._end_tag(has_value=True)
+                        i += end + 1
+                        state = self.state
+                        continue
                 start = i
                 i, again = self._tag_text(s, i)
                 if again:  # a new tag began inside this one: scan its start ("<" or "</") again
