@@ -1,5 +1,9 @@
 """Reading DSML tags (behavior.md#dsml-parsing): the states of the block scanner, the tag texts each state looks
-for, and a parameter tag's attributes and key."""
+for, and a parameter tag's attributes and key.
+
+Model output comes a token or a few at a time, and the same pieces come again and again (the same tags, the same
+parameter names). What a short piece gives inside a tag and in the block and invoke scans, and what a parameter
+tag gives, is remembered by its text; each memory is emptied when it is full."""
 
 from __future__ import annotations
 
@@ -28,7 +32,6 @@ __all__ = [
     "Quote",
     "ValueKind",
     "json_key",
-    "named_parameter",
     "parameter_of",
     "scan_short",
     "tag_attributes",
@@ -263,7 +266,7 @@ def parameter_of(text: str) -> tuple[str, str, ValueKind] | None:
         pass
     attrs = tag_attributes(text)
     raw_name = attrs.get("name")
-    found = None if raw_name is None else named_parameter(raw_name, attrs.get("string"))
+    found = None if raw_name is None else _named_parameter(raw_name, attrs.get("string"))
     if len(text) <= _REMEMBERED_LENGTH:
         if len(PARAMETERS) >= _PARAMETERS_LIMIT:
             PARAMETERS.clear()
@@ -271,7 +274,7 @@ def parameter_of(text: str) -> tuple[str, str, ValueKind] | None:
     return found
 
 
-def named_parameter(raw_name: str, flag: str | None) -> tuple[str, str, ValueKind]:
+def _named_parameter(raw_name: str, flag: str | None) -> tuple[str, str, ValueKind]:
     """The key, the name it stands for and the value kind of a parameter named ``raw_name`` (the text of its
     ``name`` attribute) whose ``string`` attribute is ``flag``."""
     key = json_key(raw_name)
