@@ -144,3 +144,13 @@ def test_option_helpers() -> None:
         "DeepSeek-V4.1-Flash",
         "a",
     ]
+
+
+def test_the_warm_up_goes_through_every_protocol_with_a_tool_call() -> None:
+    from dscodec.options import ConversionOptions
+    from dscodec.server.serve import warm_up
+
+    vocabulary = Vocabulary.load(None)
+    assert warm_up(vocabulary, ConversionOptions()) == ["chat_completions", "responses", "messages"]
+    # No model served as V4: nothing to warm (and no error).
+    assert warm_up(vocabulary, ConversionOptions(model_versions_by_name={"x": "v4.1"})) == []

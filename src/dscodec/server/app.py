@@ -17,6 +17,7 @@ protocol's mid-stream error event. Nothing a client or a backend does reaches th
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import secrets
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping, Sequence
@@ -160,7 +161,7 @@ def create_app(
     if served_models is None:
         served_models = list((options.model_versions_by_name if options else DEFAULT_MODEL_NAMES).keys())
     catalog = Catalog(served_models)
-    app = FastAPI(title="dscodec example server", version=dscodec.__version__)
+    app = FastAPI(title="dscodec example server", version=dscodec.__version__, lifespan=_start_worker_thread)
     for protocol, (path, _) in _ROUTES.items():
         app.add_api_route(path, server.endpoint(protocol), methods=["POST"], name=protocol)
     app.add_api_route("/v1/messages/count_tokens", server.count_tokens, methods=["POST"], name="count_tokens")
@@ -170,6 +171,14 @@ def create_app(
     app.add_exception_handler(HTTPException, http_error)
     app.add_middleware(LastResort)
     return app
+
+
+@contextlib.asynccontextmanager
+async def _start_worker_thread(app: FastAPI) -> AsyncIterator[None]:
+    """Start the worker thread that encodes prompts and feeds stream processors before the first request, which
+    would otherwise wait for it."""
+    await anyio.to_thread.run_sync(int)
+    yield
 
 
 class _Server:

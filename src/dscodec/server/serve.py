@@ -124,34 +124,92 @@ def v41_warning(
 Tokenizer = str | os.PathLike[str] | Vocabulary | None
 
 
-#: One tiny request per protocol, for the start-up pass through the request and response paths.
+_WARM_SCHEMA = {"type": "object", "properties": {"a": {"type": "string"}, "n": {"type": "integer"}}}
+_WARM_CALL = '{"a": "b", "n": 1}'
+
+#: One small request per protocol, for the start-up pass through the request and response paths: a tool, a call
+#: in the history and its result, so that the tool paths are loaded too.
 _WARM_BODIES: dict[Protocol, dict[str, object]] = {
-    "chat_completions": {"messages": [{"role": "user", "content": "Hi"}]},
-    "responses": {"input": "Hi"},
-    "messages": {"max_tokens": 16, "messages": [{"role": "user", "content": "Hi"}]},
+    "chat_completions": {
+        "messages": [
+            {"role": "user", "content": "Hi"},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {"id": "call_0", "type": "function", "function": {"name": "f", "arguments": _WARM_CALL}}
+                ],
+            },
+            {"role": "tool", "tool_call_id": "call_0", "content": "ok"},
+        ],
+        "tools": [{"type": "function", "function": {"name": "f", "parameters": _WARM_SCHEMA}}],
+    },
+    "responses": {
+        "input": [
+            {"role": "user", "content": "Hi"},
+            {"type": "function_call", "call_id": "call_0", "name": "f", "arguments": _WARM_CALL},
+            {"type": "function_call_output", "call_id": "call_0", "output": "ok"},
+        ],
+        "tools": [{"type": "function", "name": "f", "parameters": _WARM_SCHEMA}],
+    },
+    "messages": {
+        "max_tokens": 16,
+        "messages": [
+            {"role": "user", "content": "Hi"},
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "toolu_0", "name": "f", "input": {"a": "b"}}],
+            },
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_0", "content": "ok"}]},
+        ],
+        "tools": [{"name": "f", "input_schema": _WARM_SCHEMA}],
+    },
 }
 
+#: The warm-up's model output: reasoning, then a call with a string and a JSON parameter.
+_WARM_REPLY = (
+    'Ok.</think>\n\n<｜DSML｜tool_calls>\n<｜DSML｜invoke name="f">\n'
+    '<｜DSML｜parameter name="a" string="true">b</｜DSML｜parameter>\n'
+    '<｜DSML｜parameter name="n" string="false">1</｜DSML｜parameter>\n'
+    "</｜DSML｜invoke>\n</｜DSML｜tool_calls>"
+)
 
-def _load(tokenizer: Tokenizer, options: ConversionOptions) -> Vocabulary:
-    """Load the tokenizer, then take one tiny request of each protocol through conversion, encoding, the stream
-    processor and accumulation: the modules and tables those load on first use are loaded now, not on the first
-    client's request."""
-    vocabulary = demo_vocabulary() if tokenizer is None else Vocabulary.load(tokenizer)
+
+def warm_up(vocabulary: Vocabulary, options: ConversionOptions) -> list[Protocol]:
+    """Take one small request of each protocol through conversion, encoding, the stream processor (one id per
+    push, then four) and accumulation, so that the modules and tables those load on first use are loaded now, not
+    on the first client's request. Returns the protocols that went all the way (a protocol these options reject
+    has nothing to load)."""
     name = next((n for n, v in options.model_versions_by_name.items() if v == "v4"), None)
-    if name is not None:
-        encoder = dscodec.PromptEncoder(vocabulary, cache_chars=0)
-        reply = vocabulary.full.encode("Hello.", add_special_tokens=False).ids
-        for protocol, body in _WARM_BODIES.items():
+    if name is None:
+        return []
+    encoder = dscodec.PromptEncoder(vocabulary, cache_chars=0)
+    reply = vocabulary.full.encode(_WARM_REPLY, add_special_tokens=False).ids
+    warmed: list[Protocol] = []
+    for protocol, body in _WARM_BODIES.items():
+        for size in (1, 4):
             try:
                 request = dscodec.convert(protocol, {"model": name, **body}, options)
                 encoder.encode(request)
                 processor = dscodec.StreamProcessor(
                     request, response_id="warm", model=name, tokenizer=vocabulary
                 )
-                events = processor.push_tokens(reply) + processor.finish()
+                events = processor.start(1, 0)
+                for k in range(0, len(reply), size):
+                    events += processor.push_tokens(reply[k : k + size])
+                events += processor.finish()
                 dscodec.accumulate(protocol, events)
-            except DscodecError:  # a protocol these options reject: nothing to load for it
-                continue
+            except DscodecError:
+                break
+        else:
+            warmed.append(protocol)
+    return warmed
+
+
+def _load(tokenizer: Tokenizer, options: ConversionOptions) -> Vocabulary:
+    """Load the tokenizer and warm the request and response paths up (:func:`warm_up`)."""
+    vocabulary = demo_vocabulary() if tokenizer is None else Vocabulary.load(tokenizer)
+    warm_up(vocabulary, options)
     vocabulary.full.encode("Hi", add_special_tokens=False)
     # The event loop's worker-thread backend is imported when a request first needs it.
     import anyio._backends._asyncio  # noqa: F401
