@@ -173,18 +173,7 @@ class IncrementalDecoder:
             if special:
                 return None
             data = b"".join(parts)
-        # _text_of, inline: this is the per-push path
-        held = self._held
-        if held:
-            data = held + data
-        elif data.isascii():
-            return data.decode("ascii")
-        text, used = _utf8_decode(data, "replace", False)
-        self._held = data[used:]
-        return text
-
-    def _text_of(self, data: bytes) -> str:
-        """The text ``data`` completes after the held bytes; an incomplete sequence at its end is held."""
+        # _utf8 with an ASCII shortcut, inline: this is the per-push path
         held = self._held
         if held:
             data = held + data
@@ -212,13 +201,13 @@ class IncrementalDecoder:
                 run.append(row)
                 continue
             if run:
-                out.append(self._text_of(b"".join(run)))
+                out.append(self._utf8(b"".join(run)))
                 run = []
             if self._held:
                 out.append(self._flush_bytes())
             out.append(unit_of(special[token_id]))
         if run:
-            out.append(self._text_of(b"".join(run)))
+            out.append(self._utf8(b"".join(run)))
         return "".join(out)
 
     def _utf8(self, data: bytes) -> str:
