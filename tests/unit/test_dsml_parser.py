@@ -8,12 +8,13 @@ JSON prefix check's runs. Each is compared with the parser or checker that does 
 from __future__ import annotations
 
 import itertools
+import json
 import re
 import string
 from typing import Any
 
 import pytest
-from hypothesis import assume, given
+from hypothesis import given
 from hypothesis import strategies as st
 
 from dscodec._json import loads
@@ -148,14 +149,7 @@ def test_shortcuts_give_the_general_events(text: str, cuts: list[int], hard: boo
 @given(text=BLOCKS, cuts=st.lists(st.integers(0, 2000), max_size=20))
 def test_arguments_do_not_depend_on_the_pieces(text: str, cuts: list[int]) -> None:
     """Each call's complete arguments are the same whether the block comes whole, cut anywhere, or one unit at a
-    time (only the deltas they are split into differ).
-
-    Left out: a ``string="false"`` number that outgrows the hold and is then followed by text no JSON can continue
-    with. Where the number's end and that text come in one piece, nothing of the value was sent yet and it
-    becomes a string; one unit at a time, the number is sent when it ends and the value is then completed as
-    sent. The parser has always done so; the shortcuts keep it.
-    """
-    assume("1" * HOLD_LIMIT not in text)
+    time (only the deltas they are split into differ)."""
     units = _units(text)
     whole = _arguments(_run(BlockParser, [units]))
     assert whole == _arguments(_run(BlockParser, _split(units, cuts)))
@@ -387,3 +381,30 @@ def test_call_ids_are_the_random_number_in_base_62_then_base_10(
             number, k = divmod(number, len(alphabet))
             chars.append(alphabet[k])
     assert random_tool_call_id(7) == "call_07_" + "".join(chars)
+
+
+@pytest.mark.parametrize("after", ["x", " x", ",x", "\n}"])
+@pytest.mark.parametrize(
+    "value", ["1" * (HOLD_LIMIT + 6), "[" + "1, " * 30 + "2" * 20, " " * (HOLD_LIMIT + 3)]
+)
+def test_a_value_that_outgrows_the_hold_and_breaks_does_not_depend_on_the_pieces(
+    value: str, after: str
+) -> None:
+    """Past the hold a ``string="false"`` value streams as written; when text no JSON can continue with follows,
+    the arguments are the same whole, one unit at a time and cut anywhere: a string of the raw text when nothing
+    of the value was final before that text, else what was sent, completed."""
+    text = (
+        f'<{D}tool_calls>\\n<{D}invoke name="f">\\n<{D}parameter name="n" string="false">{value}{after}'
+        f"</{D}parameter>\\n</{D}invoke>\\n</{D}tool_calls>"
+    )
+    units = _units(text)
+    whole = _arguments(_run(BlockParser, [units]))
+    assert whole == _arguments(_run(BlockParser, list(units)))
+    for cut in range(0, len(units), 7):
+        assert whole == _arguments(_run(BlockParser, [units[:cut], units[cut:]]))
+    (arguments,) = whole
+    parsed = json.loads(arguments)["n"]
+    if value.startswith("1") and not after[0].isspace():
+        assert parsed == value + after  # the number ends at the character that breaks it: nothing was final
+    elif value.startswith("1"):
+        assert parsed == int(value)  # white space made the number final before the text that breaks it

@@ -148,7 +148,9 @@ class ArgumentWriter:
             self._send_committed("")
         if mode == _STREAM:
             checker.feed(raw)
-            if checker.failed and not self._sent:
+            # Nothing of the value was final before the character that broke it (so, one character at a time,
+            # nothing of it was sent): it becomes a string, however the output was cut.
+            if checker.failed and not checker.final_before_failure:
                 self._as_string(raw)
             else:
                 self._send_committed(raw)
@@ -207,7 +209,7 @@ class ArgumentWriter:
         else:  # _STREAM / _BROKEN: the sent text is a valid prefix; complete it
             if mode == _STREAM:
                 checker.finish()
-                if checker.failed and not self._sent:
+                if checker.failed and not checker.final_before_failure:
                     self._as_string("")
                     self._emit('"', _VALUETEXT)
                     return

@@ -120,6 +120,7 @@ class JsonPrefix:
         "committed",
         "count",
         "failed",
+        "final_before_failure",
         "hex_left",
         "in_key",
         "literal",
@@ -138,6 +139,9 @@ class JsonPrefix:
         self.hex_left = 0
         self.count = 0
         self.committed = 0
+        # After a failure: the characters that were final before the character that broke the text (a number
+        # that character ends is not among them), whichever pieces the text came in.
+        self.final_before_failure = 0
         self._code = 0  # the high surrogate of a pending escape pair
         self._resume = _VALUE  # the mode before the pending number or escape began
         self._token: list[str] = []  # the pending number's characters
@@ -217,8 +221,10 @@ class JsonPrefix:
                 if mode < _ESCAPE:
                     self.committed = self.count
                 continue
+            before = self.committed
             if not self._step(ch):
                 self._fail()
+                self.final_before_failure = before
                 return pos
             pos += 1
             self.count += 1
@@ -234,11 +240,13 @@ class JsonPrefix:
         if self.mode in _NUMBER_MODES:
             if not self._end_number():
                 self._fail()
+                self.final_before_failure = self.committed
                 return False
             self.mode = _AFTER
             self.committed = self.count
         elif self.mode in _ESCAPE_MODES:
             self._fail()
+            self.final_before_failure = self.committed
             return False
         return True
 

@@ -39,7 +39,8 @@ inside the arguments object):
   while still a valid JSON prefix — it is then streamed as written (numbers and ``\\u`` escapes only once they
   are complete and valid), and if it turns out invalid or unfinished, the shortest text that completes what was
   sent is added at the parameter's end (``null`` for a missing value, closing quotes and brackets) and the rest
-  of the raw value is dropped;
+  of the raw value is dropped — unless none of it was final before the character that broke it (a long number
+  that this character ends): then it becomes a JSON string of its raw text;
 * no ``string`` attribute, or any other value (``string="maybe"``, ``string="True"``): the value is its JSON
   value when the whole raw text is JSON, otherwise a JSON string of the raw text (an empty value gives ``""``).
   It streams as early as that rule allows: from the first character that proves the text is not JSON it is
