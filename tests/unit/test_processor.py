@@ -317,3 +317,29 @@ def test_d15_the_spelling_in_text_chunks() -> None:
     pieces = [text[i : i + 3] for i in range(0, len(text), 3)]
     events = [e for piece in pieces for e in split.push_text(piece, 1)] + split.finish("stop")
     assert dscodec.accumulate("chat_completions", events)["choices"][0]["message"] == message
+
+
+@pytest.mark.parametrize("size", [1, 3])
+def test_an_internal_error_in_the_block_parser_fails_the_stream_cleanly(
+    monkeypatch: pytest.MonkeyPatch, size: int
+) -> None:
+    from dscodec.stream.dsml import BlockParser
+
+    processor = _processor(
+        tools=[{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
+    )
+    processor.start(5, 0)
+    text = '</think><｜DSML｜tool_calls>\n<｜DSML｜invoke name="f">\n<｜DSML｜parameter name="a" string="false">12'
+    ids = VOCAB.full.encode(text, add_special_tokens=False).ids
+    for k in range(0, len(ids) - 4, size):
+        processor.push_tokens(ids[k : k + size])
+
+    def broken(self: BlockParser, units: str, out: list[Any]) -> None:
+        raise IndexError("a bug")
+
+    monkeypatch.setattr(BlockParser, "feed", broken)
+    with pytest.raises(dscodec.ModelOutputError, match="could not be processed"):
+        for k in range(len(ids) - 4, len(ids), size):
+            processor.push_tokens(ids[k : k + size])
+    with pytest.raises(dscodec.StreamStateError):
+        processor.push_tokens(ids[:1])

@@ -337,7 +337,10 @@ class OutputMachine(FastPaths):
         a tool-call block, nothing after the block, else the general path."""
         if text and self._unburdened():
             if self._stage is TOOL_CALLS:
-                events = self._tool_units(text)
+                try:
+                    events = self._tool_units(text)
+                except BaseException as exc:  # as feed_tokens does: the machine fails, with a clear error
+                    raise self._fail(exc) from exc
                 if events is not None:
                     return events
             elif self._stage is DISCARD:
