@@ -240,26 +240,28 @@ class StreamProcessor:
                 pass
             else:
                 self._completion_tokens += len(ids)
-                if text is not None:
-                    # Plain text in the middle of the reasoning, the content or a JSON-mode value (or no text
-                    # yet), or in the middle of a string argument: straight to the writer.
-                    emitted = self._plain_token(text)
-                    if emitted is not None:
-                        if isinstance(emitted, str):
+                try:
+                    if text is None:  # special ids (markers) among them: decoded into the machine's units
+                        machine = self._machine
+                        assert self._decoder is not None
+                        events = machine.feed_units(self._decoder.decode_units(ids, machine.special_unit))
+                    else:
+                        # Plain text in the middle of the reasoning, the content or a JSON-mode value (or no
+                        # text yet), or in the middle of a string argument: straight to the writer.
+                        emitted = self._plain_token(text)
+                        if emitted is None:  # declined: the machine's other ways
+                            events = self._machine.feed_declined(text)
+                        elif isinstance(emitted, str):
                             if not emitted:
                                 return []
                             if self._machine.text_is_reasoning:
                                 self._reasoning.append(emitted)
                                 return self._write_text(True, emitted)
                             return self._write_text(False, emitted)
-                        return self._writer.argument(emitted)
-                try:
-                    if text is None:  # special ids (markers) among them: decoded into the machine's units
-                        machine = self._machine
-                        assert self._decoder is not None
-                        events = machine.feed_units(self._decoder.decode_units(ids, machine.special_unit))
-                    else:  # text plain_token declined
-                        events = self._machine.feed_declined(text)
+                        elif isinstance(emitted, list):  # other text inside a tool-call block
+                            events = emitted
+                        else:
+                            return self._writer.argument(emitted)
                 except DscodecError as exc:
                     self._failed(exc, [])
                     raise

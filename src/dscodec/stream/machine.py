@@ -306,6 +306,8 @@ class OutputMachine(FastPaths):
         emitted = self.plain_token(text)
         if emitted is None:
             return self.feed_declined(text)
+        if isinstance(emitted, list):
+            return emitted
         if isinstance(emitted, ToolCallDelta):
             return [emitted]
         if not emitted:
@@ -313,12 +315,16 @@ class OutputMachine(FastPaths):
         delta = ContentDelta if self._stage is JSON_VALUE else self._quick_delta
         return [delta(emitted, ())]
 
-    def plain_token(self, text: str) -> str | ToolCallDelta | None:
-        """:meth:`feed_plain_token` for its commonest cases, without a list of events: the text of the one delta
-        it would give in the reasoning, the content or a JSON-mode value (on the channel
-        :attr:`text_is_reasoning` tells; ``""`` for none, as for ``text=""``), or the argument delta of text in
-        the middle of a ``string="true"`` argument; or None, with nothing changed, when :meth:`feed_plain_token`
-        must be called instead."""
+    def plain_token(self, text: str) -> str | ToolCallDelta | list[Event] | None:
+        """:meth:`feed_plain_token` for its commonest cases, mostly without a list of events: the text of the one
+        delta it would give in the reasoning, the content or a JSON-mode value (on the channel
+        :attr:`text_is_reasoning` tells; ``""`` for none, as for ``text=""``), the argument delta of text in the
+        middle of a ``string="true"`` argument, or the events of other text inside a tool-call block; or None,
+        with nothing changed, when :meth:`feed_declined` must be called instead.
+
+        Raises:
+            ModelOutputError: the block parser failed (the machine fails, as with :meth:`feed_tokens`).
+        """
         if self._entries or self._sym.held or self._orphans[0] or self._orphans[1]:
             return None
         if self._quick_ok:
@@ -329,7 +335,13 @@ class OutputMachine(FastPaths):
         if stage is JSON_VALUE:
             return self._plain_json_value(text)
         if stage is TOOL_CALLS:
-            return self._argument_piece(text)
+            delta = self._argument_piece(text)
+            if delta is not None:
+                return delta
+            try:  # not the middle of a string argument: the block parser reads it
+                return self._tool_units(text)
+            except BaseException as exc:
+                raise self._fail(exc) from exc
         return None
 
     def feed_declined(self, text: str) -> list[Event]:
