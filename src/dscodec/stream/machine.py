@@ -57,6 +57,7 @@ from collections.abc import Sequence
 
 from dscodec.conversation import ParsingOptions
 from dscodec.errors import DscodecError, ModelOutputError, StreamStateError
+from dscodec.stream._dsml_tags import BlockState
 from dscodec.stream._fast import FastPaths
 from dscodec.stream._markers import (
     DSML_HARD,
@@ -94,6 +95,9 @@ from dscodec.stream.dsml import ToolCallIdFactory, random_tool_call_id
 from dscodec.stream.events import ContentDelta, Event, OutputEnd, ReasoningEnd, TokenLogprob, ToolCallDelta
 
 __all__ = ["OutputMachine", "Stage"]
+
+#: The block parser's state inside a ``string="true"`` value, where plain token text may be an argument piece.
+_STRING_VALUE = BlockState.STRING_VALUE
 
 #: Special ids: every unit from the first hard sentinel on.
 _HARD = re.compile(f"[{HARD_FIRST}-{SENTINEL_LAST}]")
@@ -335,9 +339,11 @@ class OutputMachine(FastPaths):
         if stage is JSON_VALUE:
             return self._plain_json_value(text)
         if stage is TOOL_CALLS:
-            delta = self._argument_piece(text)
-            if delta is not None:
-                return delta
+            block = self._block
+            if block is not None and block.state is _STRING_VALUE:
+                delta = self._argument_piece(text)
+                if delta is not None:
+                    return delta
             try:  # not the middle of a string argument: the block parser reads it
                 return self._tool_units(text)
             except BaseException as exc:
