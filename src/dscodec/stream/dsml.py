@@ -428,18 +428,23 @@ class BlockParser(ArgumentWriter):
             self._as_string("")
         return True
 
-    def _string_value(self, s: str, i: int) -> int:
-        """:meth:`_value_text` for a ``string="true"`` value (or a dropped one)."""
+    def _value_end(self, s: str, i: int) -> tuple[int, bool]:
+        """Where the value in ``s`` (from ``i``) ends, and whether its closing tag ``</`` + Dsml is there; when it
+        is not, a trailing ``<`` or ``</`` (it may start the tag) is held."""
         n = len(s)
         j = s.find("</", i)
         while j >= 0 and j + 2 < n and s[j + 2] not in DSML:
             j = s.find("</", j + 1)
-        closed = j >= 0 and j + 2 < n
-        if closed:
-            end = j
-        else:  # hold a trailing '<' or '</': it may start the closing tag
-            end = j if j >= 0 else n - 1 if s[-1] == "<" else n
-            self._held = s[end:]
+        if j >= 0 and j + 2 < n:
+            return j, True
+        end = j if j >= 0 else n - 1 if s[-1] == "<" else n
+        self._held = s[end:]
+        return end, False
+
+    def _string_value(self, s: str, i: int) -> int:
+        """:meth:`_value_text` for a ``string="true"`` value (or a dropped one)."""
+        n = len(s)
+        end, closed = self._value_end(s, i)
         if end > i and not self._skip:
             # A value piece: no delta is being built here (the value's opening quote ended the last one).
             raw = self._spell(s[i:end])
@@ -454,20 +459,12 @@ class BlockParser(ArgumentWriter):
             self._args.append('"')
             self._out.append(ToolCallDelta(self._index, '"'))
         self.state = _INVOKE
-        return j + 3
+        return end + 3
 
     def _value_text(self, s: str, i: int) -> int:
         """Read a value that is not a plain string, up to its closing tag ``</`` + Dsml."""
         n = len(s)
-        j = s.find("</", i)
-        while j >= 0 and j + 2 < n and s[j + 2] not in DSML:
-            j = s.find("</", j + 1)
-        closed = j >= 0 and j + 2 < n
-        if closed:
-            end = j
-        else:  # hold a trailing '<' or '</': it may start the closing tag
-            end = j if j >= 0 else n - 1 if s[-1] == "<" else n
-            self._held = s[end:]
+        end, closed = self._value_end(s, i)
         if end > i:
             raw = self._spell(s[i:end])
             if self._value_mode is not _HOLD or not self._held_piece(raw):
@@ -476,7 +473,7 @@ class BlockParser(ArgumentWriter):
             return n
         self._end_value()
         self.state = _INVOKE
-        return j + 3
+        return end + 3
 
     def close(self, out: list[Event]) -> None:
         """End of output inside the block: flush held text like the reference and end an open call."""
