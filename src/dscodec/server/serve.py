@@ -33,6 +33,7 @@ __all__ = [
     "serving_options",
     "upstream_app",
     "v41_warning",
+    "warm_up",
 ]
 
 #: The engines ``--upstream`` names.
