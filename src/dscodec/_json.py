@@ -105,25 +105,27 @@ def nesting_depth_exceeds(value: Any, limit: int) -> bool:
 
 def _parsed_shape(value: Any, limit: int) -> tuple[bool, bool]:
     """Whether a value orjson parsed nests arrays and objects more than ``limit`` deep, and whether it holds the
-    integer 0 (which may stand for ``-0`` in the text: the text only needs a look when it does). Each container
-    is tested for a zero in C; ``False`` and ``0.0`` also equal 0 and cost a second look at that container."""
+    integer 0 (which may stand for ``-0`` in the text: the text only needs a look when it does). Level by level;
+    each container is tested for a zero in C, and ``False`` and ``0.0`` (which also equal 0) cost a second look at
+    that container."""
     zero = type(value) is int and value == 0
-    stack: list[tuple[Any, int]] = [(value, 0)]
-    while stack:
-        item, depth = stack.pop()
-        if type(item) is dict:
-            children: Any = item.values()
-        elif type(item) is list:
-            children = item
-        else:
-            continue
+    level = [value] if value.__class__ in _CONTAINERS else []
+    depth = 0
+    while level:
         depth += 1
         if depth > limit:
             return True, zero
-        if not zero and 0 in children:
-            zero = any(type(child) is int and child == 0 for child in children)
-        stack.extend((child, depth) for child in children if type(child) is dict or type(child) is list)
+        inner: list[Any] = []
+        for item in level:
+            children = item.values() if item.__class__ is dict else item
+            if not zero and 0 in children:
+                zero = any(type(child) is int and child == 0 for child in children)
+            inner += [child for child in children if child.__class__ in _CONTAINERS]
+        level = inner
     return False, zero
+
+
+_CONTAINERS = (dict, list)
 
 
 def _holds_negative_zero(data: str | bytes) -> bool:
