@@ -139,10 +139,12 @@ _CJK = "\u4e00-\u9fa5\u3041-\u3096\u3099\u309a\u309d-\u309f\u30a1-\u30fa\u30fc-\
 #: follows. Every character of the alphabet starts a match of some alternative, so the words always add up to
 #: the text.
 _WORD_PATTERN = (
-    "[0-9]{1,3}"
+    # The letters alternative is tried first, out of the order above, because most words are letters: none of
+    # the three alternatives it overtakes starts with a space, a tab or a letter, so the words are the same.
+    f"[\t ]?[{_LETTERS}]+"
+    "|[0-9]{1,3}"
     f"|[{_CJK}]+"
     f"|[{_ASCII_PUNCT}][A-Za-z]+"
-    f"|[\t ]?[{_LETTERS}]+"
     f"| ?[{_ASCII_PUNCT}{_MORE_PUNCT}]+[\r\n]*"
     f"|[{_SPACE}]*[\r\n]+"
     f"|[{_SPACE}]+(?![^{_SPACE}0-9{_CJK}])"
