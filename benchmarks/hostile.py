@@ -502,6 +502,7 @@ def forget() -> None:
     _ENCODER.clear_cache()
     _ENCODER.vocabulary._word_ids = {}
     render._ARGUMENTS.clear()
+    render._SCHEMA_LINES.clear()
     _tools._SCHEMAS.clear()
     for steps in _dsml_tags.TAG_STEPS:
         steps.clear()

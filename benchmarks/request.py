@@ -16,8 +16,8 @@ Start-up and memory are measured in fresh processes (``/proc/self/status`` VmRSS
 Then, per workload (``benchmarks/workloads.py``), in this process, the sides run in turn and medians are
 reported with the ratio to the reference measured alongside (below 1.0 means dscodec is faster):
 
-* cold: convert + render + encode with every cache off and the vocabulary's word memory, the renderer's memo
-  of tool-call arguments and the converter's memo of checked tool schemas emptied first (nothing of the request
+* cold: convert + render + encode with every cache off and the vocabulary's word memory, the renderer's memos
+  of tool-call arguments and schema lines and the converter's memo of checked tool schemas emptied first (nothing of the request
   seen before), against the reference's convert + encode;
 * the same with the word memory kept (a serving loop's new conversation: common words seen before);
 * the breakdown of the cold figure (convert, render, encode);
@@ -367,6 +367,7 @@ def workload(name: str, tokens: int, runs: int, reference: object | None) -> Non
     def forget() -> None:
         vocab._word_ids = {}
         render._ARGUMENTS.clear()
+        render._SCHEMA_LINES.clear()
         _tools._SCHEMAS.clear()
 
     def cold_run() -> float:

@@ -1033,3 +1033,26 @@ def test_argument_memo_is_bounded() -> None:
     assert memo.chars <= 100
     memo.get("x" * 101, False)
     assert ("x" * 101, False) not in memo.found
+
+
+def test_schema_lines_are_remembered_by_what_they_are_written_from() -> None:
+    from dscodec.prompt import render
+
+    tool = ToolDefinition(name="f", description="d", parameters={"type": "object", "x": 1.0, "y": -0.0})
+    conv = Conversation(messages=[UserMessage(content="q")], tools=[tool])
+    render._SCHEMA_LINES.clear()
+    fresh = render_prompt(conv, "v4")
+    assert len(render._SCHEMA_LINES) == 1
+    assert render_prompt(conv, "v4") == fresh
+    key = next(iter(render._SCHEMA_LINES))
+    render._SCHEMA_LINES[key] = '{"changed": true}'
+    assert '{"changed": true}' in render_prompt(conv, "v4").text  # the line comes from the memo
+    # Values JSON tells apart are told apart: 1 is not 1.0, True is not 1.
+    for other in ({"type": "object", "x": 1, "y": -0.0}, {"type": "object", "x": True, "y": -0.0}):
+        changed = Conversation(
+            messages=[UserMessage(content="q")],
+            tools=[ToolDefinition(name="f", description="d", parameters=other)],
+        )
+        assert '{"changed": true}' not in render_prompt(changed, "v4").text
+    render._SCHEMA_LINES.clear()
+    assert render_prompt(conv, "v4") == fresh

@@ -183,11 +183,25 @@ def _instruction_segments(version: ModelVersion) -> tuple[tuple[Segment, ...], t
     return split(dialect.tools_instruction_head), split(dialect.tools_instruction_tail)
 
 
+#: Schema lines written before, by the ``repr`` of what they were written from (which tells apart everything the
+#: line depends on: key order, ``1`` from ``1.0`` and ``True``, ``nan``): a client sends the same tools with every
+#: request. Emptied when full; a line from a ``repr`` longer than a mebibyte is not kept.
+_SCHEMA_LINES: dict[tuple[str, bool], str] = {}
+
+
 def _schema_line(tool: ToolDefinition, python_floats: bool) -> str:
     # behavior.md#json-style: {"name": …, "description": … or "", "parameters": …} in the prompt JSON style; parameters is the
     # stored value as is (null when a directly built definition has none).
     line = {"name": tool.name, "description": tool.description or "", "parameters": tool.parameters}
-    return dumps_prompt(line, python_floats=python_floats)
+    key = (repr(line), python_floats)
+    found = _SCHEMA_LINES.get(key)
+    if found is None:
+        found = dumps_prompt(line, python_floats=python_floats)
+        if len(key[0]) <= 1 << 20:
+            if len(_SCHEMA_LINES) >= 1024:
+                _SCHEMA_LINES.clear()
+            _SCHEMA_LINES[key] = found
+    return found
 
 
 def _reasoning_kind(reasoning: str | None) -> ReasoningKind:
