@@ -17,8 +17,8 @@ Then, per workload (``benchmarks/workloads.py``), in this process, the sides run
 reported with the ratio to the reference measured alongside (below 1.0 means dscodec is faster):
 
 * cold: convert + render + encode with every cache off and the vocabulary's word memory, the renderer's memos
-  of tool-call arguments and schema lines and the converter's memo of checked tool schemas emptied first (nothing of the request
-  seen before), against the reference's convert + encode;
+  of tool-call arguments and schema lines and the converter's memo of checked tool schemas emptied first
+  (nothing of the request seen before), against the reference's convert + encode;
 * the same with the word memory kept (a serving loop's new conversation: common words seen before);
 * the breakdown of the cold figure (convert, render, encode);
 * the floor: Hugging Face ``tokenizers`` alone, one ``encode_batch_fast`` call over the prompt's text gaps (what
