@@ -351,18 +351,10 @@ class OutputMachine(FastPaths):
         return None
 
     def feed_declined(self, text: str) -> list[Event]:
-        """The rest of :meth:`feed_plain_token` for text :meth:`plain_token` declined: the block parser inside
-        a tool-call block, nothing after the block, else the general path."""
-        if text and self._unburdened():
-            if self._stage is TOOL_CALLS:
-                try:
-                    events = self._tool_units(text)
-                except BaseException as exc:  # as feed_tokens does: the machine fails, with a clear error
-                    raise self._fail(exc) from exc
-                if events is not None:
-                    return events
-            elif self._stage is DISCARD:
-                return []
+        """The rest of :meth:`feed_plain_token` for text :meth:`plain_token` declined: nothing after the block,
+        else the general path (inside a block, :meth:`plain_token` has already offered it to the parser)."""
+        if text and self._stage is DISCARD and self._unburdened():
+            return []
         return self.feed_tokens([TokenText(-1, text)])
 
     def _unburdened(self) -> bool:
