@@ -1023,15 +1023,17 @@ def test_rendered_arguments_are_remembered_and_stay_the_same(version: ModelVersi
     assert render_prompt(conv, version) == fresh
 
 
-def test_argument_memo_is_bounded() -> None:
-    from dscodec.prompt.render import _ArgumentMemo
+def test_argument_memo_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dscodec._memo import Memo
+    from dscodec.prompt import render
 
-    memo = _ArgumentMemo(100)
-    assert memo.get('{"a": 1}', False) == (("a", "1", False),)
+    memo: Memo[tuple[str, bool], tuple[tuple[str, str, bool], ...]] = Memo(total=100, longest=100)
+    monkeypatch.setattr(render, "_ARGUMENTS", memo)
+    assert render._arguments('{"a": 1}', False) == (("a", "1", False),)
     for k in range(50):
-        memo.get(f'{{"k": {k}}}', False)
-    assert memo.chars <= 100
-    memo.get("x" * 101, False)
+        render._arguments(f'{{"k": {k}}}', False)
+    assert memo.units <= 100
+    render._arguments("x" * 101, False)
     assert ("x" * 101, False) not in memo.found
 
 
@@ -1042,10 +1044,10 @@ def test_schema_lines_are_remembered_by_what_they_are_written_from() -> None:
     conv = Conversation(messages=[UserMessage(content="q")], tools=[tool])
     render._SCHEMA_LINES.clear()
     fresh = render_prompt(conv, "v4")
-    assert len(render._SCHEMA_LINES) == 1
+    assert len(render._SCHEMA_LINES.found) == 1
     assert render_prompt(conv, "v4") == fresh
-    key = next(iter(render._SCHEMA_LINES))
-    render._SCHEMA_LINES[key] = '{"changed": true}'
+    key = next(iter(render._SCHEMA_LINES.found))
+    render._SCHEMA_LINES.found[key] = '{"changed": true}'
     assert '{"changed": true}' in render_prompt(conv, "v4").text  # the line comes from the memo
     # Values JSON tells apart are told apart: 1 is not 1.0, True is not 1.
     for other in ({"type": "object", "x": 1, "y": -0.0}, {"type": "object", "x": True, "y": -0.0}):

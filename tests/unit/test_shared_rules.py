@@ -738,19 +738,25 @@ def test_anthropic_error_body_types(status: int, name: str) -> None:
 
 
 def test_schema_problems_are_remembered_by_their_json_text() -> None:
-    memo = _tools._SchemaProblems(limit=2, longest=200)
+    from dscodec._memo import Memo
+
+    memo: Memo[bytes, str | None] = Memo(entries=2, longest=200)
+
+    def problem(schema: Any) -> str | None:
+        return _tools._schema_problem(schema, memo)
+
     good = {"type": "object", "properties": {"a": {"type": "string"}}}
     bad = {"type": "object", "properties": {"a": {"type": "strin"}}}
-    assert memo.problem(good) is None
-    assert memo.problem(bad) == _schema.schema_problem(bad) is not None
+    assert problem(good) is None
+    assert problem(bad) == _schema.schema_problem(bad) is not None
     assert len(memo.found) == 2
     # Equal values give the same key; values JSON tells apart do not (1 and 1.0, key order).
-    assert memo.problem(json.loads(json.dumps(good))) is None and len(memo.found) == 2
+    assert problem(json.loads(json.dumps(good))) is None and len(memo.found) == 2
     memo.found[json.dumps(good, separators=(",", ":")).encode()] = "remembered"
-    assert memo.problem(good) == "remembered"  # the answer comes from the memo
-    assert memo.problem({"properties": {"a": {"type": "string"}}, "type": "object"}) is None
+    assert problem(good) == "remembered"  # the answer comes from the memo
+    assert problem({"properties": {"a": {"type": "string"}}, "type": "object"}) is None
     assert len(memo.found) == 1  # the limit of 2 emptied it first
-    assert memo.problem({"type": "object", "description": "x" * 300}) is None
+    assert problem({"type": "object", "description": "x" * 300}) is None
     assert len(memo.found) == 1  # too long to keep
     with pytest.raises(ConversionError, match="Invalid schema for function 'f'"):
         _tools.validate_function_parameters("f", bad)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 from dscodec._json import JSONDecodeError, dumps_prompt, loads
+from dscodec._memo import Memo
 from dscodec.conversation import (
     AssistantMessage,
     Conversation,
@@ -185,8 +186,8 @@ def _instruction_segments(version: ModelVersion) -> tuple[tuple[Segment, ...], t
 
 #: Schema lines written before, by the ``repr`` of what they were written from (which tells apart everything the
 #: line depends on: key order, ``1`` from ``1.0`` and ``True``, ``nan``): a client sends the same tools with every
-#: request. Emptied when full; a line from a ``repr`` longer than a mebibyte is not kept.
-_SCHEMA_LINES: dict[tuple[str, bool], str] = {}
+#: request.
+_SCHEMA_LINES: Memo[tuple[str, bool], str] = Memo(entries=1024, longest=1 << 20)
 
 
 def _schema_line(tool: ToolDefinition, python_floats: bool) -> str:
@@ -194,13 +195,10 @@ def _schema_line(tool: ToolDefinition, python_floats: bool) -> str:
     # stored value as is (null when a directly built definition has none).
     line = {"name": tool.name, "description": tool.description or "", "parameters": tool.parameters}
     key = (repr(line), python_floats)
-    found = _SCHEMA_LINES.get(key)
+    found = _SCHEMA_LINES.found.get(key)
     if found is None:
         found = dumps_prompt(line, python_floats=python_floats)
-        if len(key[0]) <= 1 << 20:
-            if len(_SCHEMA_LINES) >= 1024:
-                _SCHEMA_LINES.clear()
-            _SCHEMA_LINES[key] = found
+        _SCHEMA_LINES.put(key, found, len(key[0]))
     return found
 
 
@@ -210,33 +208,21 @@ def _reasoning_kind(reasoning: str | None) -> ReasoningKind:
     return "text" if reasoning else "empty"
 
 
-class _ArgumentMemo:
-    """The parameters of arguments rendered before, by arguments text and float style: a conversation resends
-    all its calls with every turn, and the same text always gives the same parameters. Emptied when it would
-    hold more than ``limit`` characters of arguments (longer ones are not kept)."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.found: dict[tuple[str, bool], tuple[tuple[str, str, bool], ...]] = {}
-        self.chars = 0
-
-    def get(self, arguments: str, python_floats: bool) -> tuple[tuple[str, str, bool], ...]:
-        key = (arguments, python_floats)
-        params = self.found.get(key)
-        if params is None:
-            params = tuple(_parse_arguments(arguments, python_floats))
-            if len(arguments) <= self.limit:
-                if self.chars + len(arguments) > self.limit:
-                    self.found, self.chars = {}, 0  # other threads keep the dict they hold
-                self.found[key] = params
-                self.chars += len(arguments)
-        return params
-
-    def clear(self) -> None:
-        self.found, self.chars = {}, 0
+#: The parameters of arguments rendered before, by arguments text and float style: a conversation resends all its
+#: calls with every turn, and the same text always gives the same parameters.
+_ARGUMENTS: Memo[tuple[str, bool], tuple[tuple[str, str, bool], ...]] = Memo(
+    total=4_000_000, longest=4_000_000
+)
 
 
-_ARGUMENTS = _ArgumentMemo(4_000_000)
+def _arguments(arguments: str, python_floats: bool) -> tuple[tuple[str, str, bool], ...]:
+    """:func:`_parse_arguments`, remembered."""
+    key = (arguments, python_floats)
+    params = _ARGUMENTS.found.get(key)
+    if params is None:
+        params = tuple(_parse_arguments(arguments, python_floats))
+        _ARGUMENTS.put(key, params, len(arguments))
+    return params
 
 
 def _parse_arguments(arguments: str, python_floats: bool) -> list[tuple[str, str, bool]]:
@@ -562,7 +548,7 @@ class _Renderer:
         out.extend((d.block_separator + "<", dsml, d.tool_calls_tag + ">\n"))
         for call in calls:
             out.extend(("<", dsml, f'{d.invoke_tag} name="', call.name, '">\n'))
-            params = _ARGUMENTS.get(call.arguments, d.python_floats)
+            params = _arguments(call.arguments, d.python_floats)
             if not params and d.empty_invoke_line:
                 out.append("\n")
             for name, value, is_string in params:

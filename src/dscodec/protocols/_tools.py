@@ -15,6 +15,7 @@ from typing import Any, Literal, Protocol, TypeVar
 
 import orjson
 
+from dscodec._memo import MISSING, Memo
 from dscodec.conversation import ModelVersion, ToolDefinition
 from dscodec.errors import ConversionError
 from dscodec.prompt.dialects import APPLY_PATCH_TOOL
@@ -102,37 +103,22 @@ class NameAllocator:
 # -- definitions (behavior.md#tools-and-tool-choice, behavior.md#json-schemas) --------------------------------
 
 
-class _SchemaProblems:
-    """The problems of schemas checked before (None: none), by their compact JSON text: a client sends the same
-    tools with every request. Emptied when it holds ``limit`` schemas; a schema of more than ``longest`` bytes is
-    not kept."""
+#: The problems of schemas checked before (None: none), by their compact JSON text: a client sends the same tools
+#: with every request.
+_SCHEMAS: Memo[bytes, str | None] = Memo(entries=1024, longest=1 << 20)
 
-    def __init__(self, limit: int, longest: int) -> None:
-        self.limit = limit
-        self.longest = longest
-        self.found: dict[bytes, str | None] = {}
 
-    def problem(self, schema: Any) -> str | None:
-        try:
-            key = orjson.dumps(schema)
-        except (orjson.JSONEncodeError, TypeError):
-            return schema_problem(schema)
-        found = self.found.get(key, _UNSEEN)
-        if found is not _UNSEEN:
-            return found  # type: ignore[return-value]
+def _schema_problem(schema: Any, memo: Memo[bytes, str | None] = _SCHEMAS) -> str | None:
+    """:func:`schema_problem`, remembered in ``memo``."""
+    try:
+        key = orjson.dumps(schema)
+    except (orjson.JSONEncodeError, TypeError):
+        return schema_problem(schema)
+    problem = memo.found.get(key, MISSING)
+    if problem is MISSING:
         problem = schema_problem(schema)
-        if len(key) <= self.longest:
-            if len(self.found) >= self.limit:
-                self.found = {}  # other threads keep the dict they hold
-            self.found[key] = problem
-        return problem
-
-    def clear(self) -> None:
-        self.found = {}
-
-
-_UNSEEN = object()
-_SCHEMAS = _SchemaProblems(1024, 1 << 20)
+        memo.put(key, problem, len(key))
+    return problem  # type: ignore[return-value]
 
 
 def validate_function_parameters(name: str, parameters: Any) -> None:
@@ -141,7 +127,7 @@ def validate_function_parameters(name: str, parameters: Any) -> None:
     Raises:
         ConversionError: ``Invalid schema for function '<name>': …``.
     """
-    problem = _SCHEMAS.problem(parameters)
+    problem = _schema_problem(parameters)
     if problem is not None:
         raise ConversionError(f"Invalid schema for function '{name}': {problem}")
     type_value = parameters.get("type") if isinstance(parameters, dict) else None
