@@ -122,3 +122,35 @@ def test_utf8_corpus_one_id_at_a_time(vocab: Vocabulary, text: str) -> None:
     pieces = [dec.feed([token_id]) for token_id in encode(vocab, text)]
     assert "".join(pieces) + dec.flush() == text
     assert not any("\ufffd" in piece for piece in pieces)
+
+
+@pytest.mark.parametrize("stranger", [True, 1.0, -1, 10**9])
+def test_decode_plain_refuses_what_is_no_id_even_when_its_value_is_remembered(
+    vocab: Vocabulary, stranger: object
+) -> None:
+    """The texts of whole ids are remembered by id, and ``True == 1 == 1.0`` as keys: a group holding a bool, a
+    float, or an id out of range is still refused (LookupError) with nothing changed, wherever it stands."""
+    dec = IncrementalDecoder(vocab)
+    a, one = encode(vocab, "a")[0], 1
+    whole = encode(vocab, "Hello world")
+    assert dec.decode_plain([*whole, a]) == "Hello worlda"  # now remembered
+    assert dec.decode_plain([one, a]) is None  # id 1 is special
+    for group in ([stranger], [a, stranger], [stranger, a], [*whole, stranger], [a, float(a)], [float(a)]):
+        assert dec.decode_plain(whole) == "Hello world"  # all ASCII: the next group tries the texts first
+        with pytest.raises(LookupError):
+            dec.decode_plain(group)  # type: ignore[list-item]
+        assert not dec.pending_bytes
+    assert dec.decode_plain([EMOJI_IDS[0], a, a]) is not None  # still usable, the held bytes as before
+    assert dec.pending_bytes is False
+
+
+def test_decode_plain_after_groups_that_are_not_whole(vocab: Vocabulary) -> None:
+    """Groups of ids that are not whole characters send the next groups the bytes way until one is all ASCII;
+    the texts are the same either way."""
+    fast, general = IncrementalDecoder(vocab), IncrementalDecoder(vocab)
+    ids = encode(vocab, "中文的文本，然后 plain text again, 再一次中文 and ASCII.")
+    for size in (1, 2, 3, 4, 7):
+        for k in range(0, len(ids), size):
+            group = ids[k : k + size]
+            assert fast.decode_plain(group) == general.feed(group)
+            assert fast.pending_bytes == general.pending_bytes

@@ -75,7 +75,7 @@ class IncrementalDecoder:
         ('', '😀')
     """
 
-    __slots__ = ("_held", "_lp_cache", "_ordinary", "_plain", "_rows", "_special")
+    __slots__ = ("_held", "_lp_cache", "_ordinary", "_partial", "_rows", "_special", "_texts", "_whole")
 
     def __init__(self, vocab: Vocabulary) -> None:
         self._rows = vocab.id_bytes
@@ -85,7 +85,11 @@ class IncrementalDecoder:
         # decoder buffers; decoding held + new bytes at once gives the same text however the bytes are split).
         self._held = b""
         self._lp_cache: dict[int, tuple[str, tuple[int, ...]]] = {}
-        self._plain: dict[int, str] = {}  # plain texts found so far (ids repeat a lot within one output)
+        # The texts of ids whose bytes are whole characters, and the ids whose bytes are not, as met so far (both
+        # kept in the vocabulary, for every decoder: each holds at most one entry per id).
+        self._whole = vocab.whole_texts
+        self._partial = vocab.partial_ids
+        self._texts = True  # groups of ids try the whole texts first
 
     @property
     def pending_bytes(self) -> bool:
@@ -130,12 +134,14 @@ class IncrementalDecoder:
             LookupError: an id is not an ``int`` the vocabulary has (nothing changed): the caller's general path
                 checks it (and refuses it, or decodes an unknown id to nothing).
         """
+        whole = self._whole
+        texts: list[str] = []
         if len(ids) == 1:
             token_id = ids[0]
             if type(token_id) is not int or token_id < 0:
                 raise LookupError(token_id)
             if not self._held:
-                text = self._plain.get(token_id)
+                text = whole.get(token_id)
                 if text is not None:
                     return text
             if token_id in self._special:
@@ -145,18 +151,31 @@ class IncrementalDecoder:
                 raise LookupError(token_id)
             data = rows[token_id]
             if not self._held:
-                if data.isascii():
-                    text = data.decode("ascii")
-                    if data and len(self._plain) < _CACHE_LIMIT:
-                        self._plain[token_id] = text
+                text = self._whole_text(token_id)
+                if text is not None:
                     return text
-                text, used = _utf8_decode(data, "replace", False)
-                if used < len(data):
-                    self._held = data[used:]
-                elif len(self._plain) < _CACHE_LIMIT:
-                    self._plain[token_id] = text
-                return text
         else:
+            if self._texts and not self._held:
+                # Ids met before as whole characters: their texts, joined. Once an id is not one of them (a
+                # special id, an unknown one, bytes that are not whole characters), the rest goes by bytes, and
+                # so do the next groups until one is all ASCII (CJK text is mostly ids that are not whole).
+                partial = self._partial
+                for token_id in ids:
+                    text = whole.get(token_id)
+                    if text is None:
+                        if token_id in partial:
+                            break
+                        text = self._whole_text(token_id)
+                        if text is None:
+                            break
+                    elif type(token_id) is not int:
+                        break
+                    texts.append(text)
+                else:
+                    return "".join(texts)
+                self._texts = False
+                if texts:
+                    ids = ids[len(texts) :]
             # One pass checks each id, tells special ids (None rows) and gathers the bytes.
             ordinary = self._ordinary
             size = len(ordinary)
@@ -178,9 +197,30 @@ class IncrementalDecoder:
         if held:
             data = held + data
         elif data.isascii():
-            return data.decode("ascii")
+            self._texts = True
+            return "".join(texts) + data.decode("ascii") if texts else data.decode("ascii")
         text, used = _utf8_decode(data, "replace", False)
         self._held = data[used:]
+        return "".join(texts) + text if texts else text
+
+    def _whole_text(self, token_id: object) -> str | None:
+        """The text of an ordinary id whose bytes are whole, valid UTF-8 on their own (remembered in the
+        vocabulary's table for every decoder), else None: a special id, an id the vocabulary does not have (or
+        no ``int``), bytes that are not whole characters. Nothing of the decoder's state changes."""
+        if type(token_id) is not int or token_id in self._partial:
+            return None
+        ordinary = self._ordinary
+        if not 0 <= token_id < len(ordinary):
+            return None
+        data = ordinary[token_id]
+        if not data:  # a special id, or one the vocabulary lacks
+            return None
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            self._partial.add(token_id)
+            return None
+        self._whole[token_id] = text
         return text
 
     def decode_units(self, ids: Sequence[int], unit_of: Callable[[str], str]) -> str:
@@ -227,24 +267,10 @@ class IncrementalDecoder:
         """
         if self._held:
             return None
-        text = self._plain.get(token_id)
-        if text is not None:
+        text = self._whole.get(token_id)
+        if text is not None and type(token_id) is int:
             return text
-        if token_id in self._special or token_id < 0:
-            return None
-        try:
-            data = self._rows[token_id]
-        except IndexError:
-            return None
-        if not data:
-            return None
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            return None
-        if len(self._plain) < _CACHE_LIMIT:
-            self._plain[token_id] = text
-        return text
+        return self._whole_text(token_id)
 
     def flush(self) -> str:
         """End of output: an incomplete sequence still held becomes one U+FFFD."""
