@@ -53,7 +53,9 @@ _FINISH_REASONS = (None, "stop", "length", "content_filter")
 ID_LIMIT = 1 << 32
 #: Token counts, alone and added up, stay below this (they fit a signed 64-bit integer).
 COUNT_LIMIT = 1 << 63
-#: The decoded text of ordinary ids that complete no character (an incomplete UTF-8 sequence is held).
+#: Below this count, adding the length of any list or tuple stays below :data:`COUNT_LIMIT` (no list can hold
+#: ``2**62`` items: that takes ``2**65`` bytes), so the per-push fast path tests the count alone.
+_FAST_COUNT_LIMIT = 1 << 62
 #: What a ``-inf`` log probability becomes (the value vLLM's OpenAI-compatible server writes for it).
 NEG_INF_LOGPROB = -9999.0
 
@@ -132,7 +134,10 @@ class StreamProcessor:
         self._decode_plain: Callable[[Sequence[int]], str | None] | None = None
         self._plain_token = self._machine.plain_token
         self._write_text = writer.text
-        self._state: _State = "new"
+        self._status: _State = "new"
+        # The per-push fast path's decoding call: the decoder's ``decode_plain`` while the response is open, else
+        # None (kept by the ``_state`` setter and ``_ensure_decoder``), so one test tells the path it may run.
+        self._lane: Callable[[Sequence[int]], str | None] | None = None
         self._failure: str | None = None
         self._error_sent = False
         self._opened = False  # the writer's opening events were made
@@ -140,6 +145,15 @@ class StreamProcessor:
         self._usage = PromptUsage()
         self._completion_tokens = 0
         self._reasoning: list[str] = []
+
+    @property
+    def _state(self) -> _State:
+        return self._status
+
+    @_state.setter
+    def _state(self, value: _State) -> None:
+        self._status = value
+        self._lane = self._decode_plain if value == "open" else None
 
     # -- public API ---------------------------------------------------------------------------------------------
 
@@ -222,14 +236,13 @@ class StreamProcessor:
             ModelOutputError: an id or log probability out of bounds, or ``logprobs`` without one entry per id
                 (the processor then fails; send :meth:`fail`'s events to tell the client).
         """
-        decode_plain = self._decode_plain
+        decode_plain = self._lane
         if (
             decode_plain is not None
             and logprobs is None
-            and self._state == "open"
             and type(ids) in (list, tuple)
             and ids
-            and self._completion_tokens + len(ids) < COUNT_LIMIT
+            and self._completion_tokens < _FAST_COUNT_LIMIT
         ):
             # The per-token hot path: ordinary ids, checked and their bytes decoded in one step (an incomplete
             # UTF-8 sequence at the end is held by the decoder). An id the decoder does not take as it is goes
@@ -452,6 +465,8 @@ class StreamProcessor:
             self._vocab = Vocabulary.load(self._tokenizer)
             self._decoder = IncrementalDecoder(self._vocab)
             self._decode_plain = self._decoder.decode_plain
+            if self._status == "open":
+                self._lane = self._decode_plain
         return self._decoder
 
     def _deliver(

@@ -131,6 +131,9 @@ class OutputMachine(FastPaths):
         self._stop = StopMatcher(stops) if stops else None
         super().__init__()
         self._sym = Symbolizer()
+        # True until a text chunk or logprob entries come: until then nothing is ever held by the spelling
+        # recogniser and no logprob entry waits, so plain_token need not look.
+        self._tokens_only = True
         self._spellings.update(
             {
                 ord(THINK_SOFT): THINK_END_SPELLING,
@@ -189,6 +192,7 @@ class OutputMachine(FastPaths):
         """
         if self._stage is FINISHED or self._stage is ERROR:
             self._check()
+        self._tokens_only = False
         if self._stage is DISCARD:
             return self._discarded()
         try:
@@ -219,6 +223,8 @@ class OutputMachine(FastPaths):
         """
         if self._stage is FINISHED or self._stage is ERROR:
             self._check()
+        if logprobs is not None:
+            self._tokens_only = False
         if len(tokens) == 1 and not self._sym.held and not self._entries:
             token = tokens[0]
             text = token.text
@@ -329,7 +335,9 @@ class OutputMachine(FastPaths):
         Raises:
             ModelOutputError: the block parser failed (the machine fails, as with :meth:`feed_tokens`).
         """
-        if self._entries or self._sym.held or self._orphans[0] or self._orphans[1]:
+        if not self._tokens_only and (
+            self._entries or self._sym.held or self._orphans[0] or self._orphans[1]
+        ):
             return None
         if self._quick_ok:
             return self._plain_text(text) if text else ""
