@@ -167,7 +167,7 @@ def loads(data: str | bytes, *, max_depth: int = MAX_DEPTH) -> Any:
     try:
         value = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
-        raise JSONDecodeError(str(exc)) from None
+        raise JSONDecodeError(_utf8_error(data) or str(exc)) from None
     if len(data) <= 2 * max_depth:
         # Each level of nesting takes two characters at least, so a short document cannot be too deep.
         reread = _holds_negative_zero(data)
@@ -187,6 +187,18 @@ def loads(data: str | bytes, *, max_depth: int = MAX_DEPTH) -> Any:
         except (ValueError, OverflowError, RecursionError) as exc:
             raise JSONDecodeError(str(exc)) from None
     return value
+
+
+def _utf8_error(data: str | bytes) -> str | None:
+    """Where bytes that are not valid UTF-8 first go wrong, said plainly (orjson speaks of a ``str`` and of
+    surrogates there); None for text, and for bytes that are valid UTF-8."""
+    if isinstance(data, str):
+        return None
+    try:
+        bytes(data).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return f"not valid UTF-8: byte 0x{exc.object[exc.start]:02x} at offset {exc.start} ({exc.reason})"
+    return None
 
 
 # Two rules write floats, each for its own readers: :func:`_number_text` the numbers of JSON written into prompts

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 import pytest
@@ -222,6 +223,19 @@ def test_loads_keeps_key_order_and_last_duplicate() -> None:
 )
 def test_loads_rejects(data: Any) -> None:
     with pytest.raises(JSONDecodeError):
+        loads(data)
+
+
+@pytest.mark.parametrize(
+    ("data", "where"),
+    [
+        (b'{"a": "\xff"}', "byte 0xff at offset 7 (invalid start byte)"),
+        (bytearray(b'["\xe4\xb8"]'), "byte 0xe4 at offset 2 (invalid continuation byte)"),
+        (memoryview(b'"ok" \xc3'), "byte 0xc3 at offset 5 (unexpected end of data)"),
+    ],
+)
+def test_loads_names_the_first_byte_that_is_not_utf8(data: Any, where: str) -> None:
+    with pytest.raises(JSONDecodeError, match=re.escape(f"not valid UTF-8: {where}")):
         loads(data)
 
 
