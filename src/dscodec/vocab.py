@@ -233,11 +233,11 @@ class Vocabulary:
         # Without a normalizer, text that holds no added spelling encodes alike with and without them.
         self._holds_added = added_spelling_test(self.added) if self._words is not None else None
         self._special_ids: frozenset[int] = frozenset(self.added.values())
-        #: The text of each ordinary id whose bytes are whole, valid UTF-8 on their own, and the ordinary ids whose
-        #: bytes are not: filled by the stream decoders as they meet the ids, shared by all of them (at most one
-        #: entry per id of the vocabulary).
+        #: The text of each ordinary id whose bytes are whole, valid UTF-8 on their own, and the ids that have no
+        #: such text (the added ids, and ordinary ids whose bytes are not whole): filled by the stream decoders as
+        #: they meet the ids, shared by all of them (at most one entry per id of the vocabulary).
         self.whole_texts: dict[int, str] = {}
-        self.partial_ids: set[int] = set()
+        self.not_whole_ids: set[int] = set(self._special_ids)
         # Start the tokenizers thread pool and touch every path once, so that the first request pays nothing.
         self.encode_plain(["Warm up: words, 123 numbers,\n\tand 中文.", "ok"])
         self.count_tokens("warm up")

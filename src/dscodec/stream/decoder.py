@@ -75,7 +75,7 @@ class IncrementalDecoder:
         ('', '😀')
     """
 
-    __slots__ = ("_held", "_lp_cache", "_ordinary", "_partial", "_rows", "_special", "_texts", "_whole")
+    __slots__ = ("_held", "_lp_cache", "_ordinary", "_not_whole", "_rows", "_special", "_texts", "_whole")
 
     def __init__(self, vocab: Vocabulary) -> None:
         self._rows = vocab.id_bytes
@@ -85,10 +85,10 @@ class IncrementalDecoder:
         # decoder buffers; decoding held + new bytes at once gives the same text however the bytes are split).
         self._held = b""
         self._lp_cache: dict[int, tuple[str, tuple[int, ...]]] = {}
-        # The texts of ids whose bytes are whole characters, and the ids whose bytes are not, as met so far (both
-        # kept in the vocabulary, for every decoder: each holds at most one entry per id).
+        # The texts of ids whose bytes are whole characters, and the ids that have none (special ids, and ids whose
+        # bytes are not whole), as met so far: kept in the vocabulary for every decoder, one entry per id at most.
         self._whole = vocab.whole_texts
-        self._partial = vocab.partial_ids
+        self._not_whole = vocab.not_whole_ids
         self._texts = True  # groups of ids try the whole texts first
 
     @property
@@ -159,11 +159,11 @@ class IncrementalDecoder:
                 # Ids met before as whole characters: their texts, joined. Once an id is not one of them (a
                 # special id, an unknown one, bytes that are not whole characters), the rest goes by bytes, and
                 # so do the next groups until one is all ASCII (CJK text is mostly ids that are not whole).
-                partial = self._partial
+                not_whole = self._not_whole
                 for token_id in ids:
                     text = whole.get(token_id)
                     if text is None:
-                        if token_id in partial:
+                        if token_id in not_whole:
                             break
                         text = self._whole_text(token_id)
                         if text is None:
@@ -173,7 +173,8 @@ class IncrementalDecoder:
                     texts.append(text)
                 else:
                     return "".join(texts)
-                self._texts = False
+                if token_id not in self._special:
+                    self._texts = False
                 if texts:
                     ids = ids[len(texts) :]
             # One pass checks each id, tells special ids (None rows) and gathers the bytes.
@@ -207,7 +208,7 @@ class IncrementalDecoder:
         """The text of an ordinary id whose bytes are whole, valid UTF-8 on their own (remembered in the
         vocabulary's table for every decoder), else None: a special id, an id the vocabulary does not have (or
         no ``int``), bytes that are not whole characters. Nothing of the decoder's state changes."""
-        if type(token_id) is not int or token_id in self._partial:
+        if type(token_id) is not int or token_id in self._not_whole:
             return None
         ordinary = self._ordinary
         if not 0 <= token_id < len(ordinary):
@@ -218,7 +219,7 @@ class IncrementalDecoder:
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
-            self._partial.add(token_id)
+            self._not_whole.add(token_id)
             return None
         self._whole[token_id] = text
         return text
