@@ -2,14 +2,19 @@
 ``StreamProcessor`` and to the reference's (``deepseek_recipe``, called as a black box); report every output
 where the complete responses disagree.
 
-    python tools/diff_fuzz_streams.py [--count 500] [--seed 1] [--malformed] [--protocol messages] [--out DIR]
+    python tools/diff_fuzz_streams.py [--count 500] [--seed 1] [--malformed] [--ids] [--events [--exact-deltas]]
+        [--protocol messages] [--out DIR]
 
 Outputs come from ``dscodec.testing.strategies`` (reasoning, answer, DSML calls in the version's spelling with
 every value kind, stop sequences; ``--malformed`` adds broken markup). Each is pushed as text chunks at random
 cut points, to both sides, with a finish reason of ``stop``.
 
 Compared, from each side's complete response: the reasoning text, the answer text, the tool calls (name and
-arguments, parsed as JSON) and the finish reason. Where dscodec deviates on purpose (docs/deviations.md: D7 JSON
+arguments, parsed as JSON) and the finish reason. With ``--events``, every event instead, as JSON (after a ready
+chunk with no prompt usage on both sides), with ids and wall-clock times normalised
+(``dscodec.testing.compare.normalise``), consecutive deltas of one text or one call merged (``--exact-deltas``
+keeps them apart: D8 holds values back, so where deltas part differs on purpose), and the Responses fields of D3
+and D6 left out. Where dscodec deviates on purpose (docs/deviations.md: D7 JSON
 mode, D8 arguments of malformed tags, D15 the end-of-sentence token) differences are expected; read them before
 filing a bug. A disagreement worth keeping becomes a scenario in ``tools/golden_cases/streams.py``.
 """
@@ -29,6 +34,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import dscodec
+from dscodec.testing.compare import MISSING, normalise
 from dscodec.testing.strategies import model_outputs, request_bodies
 
 PROTOCOLS = ("chat_completions", "responses", "messages")
@@ -93,40 +99,209 @@ def _ref_tokenizer() -> Any:
     return _REF_TOKENIZER
 
 
-def reference_response(protocol: str, body: dict[str, Any], pieces: list[Any]) -> dict[str, Any]:
-    """``pieces``: text chunks, or lists of token ids."""
+def fake_logprobs(ids: list[int], start: int) -> list[tuple[float, list[tuple[int, float]]]]:
+    """One made-up entry per id (the id's place in the output is ``start`` + its index): a log probability and
+    zero to two alternatives, the same on both sides."""
+    entries = []
+    for k, token_id in enumerate(ids, start):
+        logprob = -round(((k * 7919) % 1000) / 997, 6)
+        tops = [(token_id, logprob), ((token_id * 31 + 7) % 128000, round(logprob - 1.5, 6))][: k % 3]
+        entries.append((logprob, tops))
+    return entries
+
+
+def reference_events(
+    protocol: str,
+    body: dict[str, Any],
+    pieces: list[Any],
+    *,
+    tokenizer: bool = False,
+    logprobs: bool = False,
+) -> list[Any]:
+    """The reference's events for ``pieces`` (text chunks, or lists of token ids), after a ready chunk with no
+    prompt usage. Token ids always come with the tokenizer; text chunks with ``tokenizer`` only (the reference
+    then counts reasoning tokens as dscodec does for every kind of chunk, D5)."""
     ids = bool(pieces) and isinstance(pieces[0], list)
     request = REQUEST_CLASSES[protocol](json.dumps(body))
     converted = request.convert(dr.ConversionOptions())
     generator = request.chunk_generator(converted, "id-1", body["model"])
     processor = dr.StreamProcessor(
-        generator, converted.parsing_options, tokenizer=_ref_tokenizer() if ids else None
+        generator, converted.parsing_options, tokenizer=_ref_tokenizer() if ids or tokenizer else None
     )
-    events = []
+    events = processor.push(dr.InferenceChunk.ready(prompt_usage=dr.PromptUsage(prompt_tokens=0)))
+    done = 0
     for piece in pieces:
         if processor.finished:
             break
-        chunk = dr.InferenceChunk.tokens(piece, None) if ids else dr.InferenceChunk.text(piece, 1)
+        if ids:
+            chunk = dr.InferenceChunk.tokens(piece, fake_logprobs(piece, done) if logprobs else None)
+        else:
+            chunk = dr.InferenceChunk.text(piece, 1)
+        done += len(piece)
         events += processor.push(chunk)
     if not processor.finished:
         events += processor.push(dr.InferenceChunk.finish(dr.InferenceFinishReason.Stop))
     events += processor.finish()
+    return events
+
+
+def reference_response(protocol: str, body: dict[str, Any], pieces: list[Any]) -> dict[str, Any]:
+    events = reference_events(protocol, body, pieces)
     accumulator = RESPONSE_CLASSES[protocol]("acc", body["model"], 0, 0, 0)
     for event in events:
         accumulator.accumulate(event)
     return _view(protocol, json.loads(accumulator.to_json()))
 
 
-def our_response(protocol: str, body: dict[str, Any], pieces: list[Any]) -> dict[str, Any]:
+def our_events(
+    protocol: str, body: dict[str, Any], pieces: list[Any], *, logprobs: bool = False
+) -> list[Any]:
     request = dscodec.convert(protocol, body)  # type: ignore[arg-type]
     processor = dscodec.StreamProcessor(request, response_id="id-1", model=body["model"])
     events = processor.start(prompt_tokens=0, cached_tokens=0)
+    done = 0
     for piece in pieces:
         if processor.finished:
             break
-        events += processor.push_tokens(piece) if isinstance(piece, list) else processor.push_text(piece, 1)
+        if isinstance(piece, list):
+            events += processor.push_tokens(piece, fake_logprobs(piece, done) if logprobs else None)  # type: ignore[arg-type]
+        else:
+            events += processor.push_text(piece, 1)
+        done += len(piece)
     events += processor.finish("stop")
+    return events
+
+
+def our_response(protocol: str, body: dict[str, Any], pieces: list[Any]) -> dict[str, Any]:
+    events = our_events(protocol, body, pieces)
     return _view(protocol, json.loads(json.dumps(dscodec.accumulate(protocol, events))))
+
+
+def event_view(events: list[Any], *, merge: bool = True) -> dict[str, Any]:
+    """Every event as its JSON object, ids and wall-clock times normalised; with ``merge``, consecutive deltas of
+    one text or one call's arguments are merged into one (where deltas part differs on purpose: D8 holds
+    ``string="false"`` values back until they are proven valid)."""
+    objects = [_without_documented(json.loads(e.to_json())) for e in events]
+    return {"events": normalise(_merged(objects) if merge else objects)}
+
+
+def _without_documented(value: Any) -> Any:
+    """``value`` without the Responses fields dscodec writes differently on purpose: ``cache_write_tokens`` (D3)
+    and a message's ``phase`` (D6)."""
+    if isinstance(value, dict):
+        return {
+            k: _without_documented(v)
+            for k, v in value.items()
+            if k != "cache_write_tokens" and not (k == "phase" and value.get("type") == "message")
+        }
+    if isinstance(value, list):
+        return [_without_documented(v) for v in value]
+    return value
+
+
+def _delta_key(event: dict[str, Any]) -> tuple[Any, ...] | None:
+    """What a delta event adds to (events with the same key, one after the other, merge), or None."""
+    kind = event.get("type")
+    if kind is None and event.get("object") == "chat.completion.chunk":
+        choices = event.get("choices") or []
+        if len(choices) != 1 or choices[0].get("finish_reason") is not None or event.get("usage"):
+            return None
+        delta = choices[0].get("delta") or {}
+        calls = delta.get("tool_calls")
+        if calls is not None:
+            if (
+                len(calls) != 1
+                or set(calls[0]) != {"index", "function"}
+                or set(calls[0]["function"]) != {"arguments"}
+            ):
+                return None
+            return ("chat-args", calls[0]["index"])
+        texts = [k for k in ("content", "reasoning_content") if isinstance(delta.get(k), str) and delta[k]]
+        if len(texts) != 1 or "role" in delta:
+            return None
+        return ("chat-text", texts[0])
+    if isinstance(kind, str) and kind.startswith("response.") and kind.endswith(".delta"):
+        return (kind, event.get("item_id"), event.get("content_index"))
+    if kind == "content_block_delta":
+        return (kind, event.get("index"), event["delta"].get("type"))
+    return None
+
+
+def _merge_into(into: dict[str, Any], event: dict[str, Any], key: tuple[Any, ...]) -> None:
+    if key[0] == "chat-args":
+        into["choices"][0]["delta"]["tool_calls"][0]["function"]["arguments"] += event["choices"][0]["delta"][
+            "tool_calls"
+        ][0]["function"]["arguments"]
+    elif key[0] == "chat-text":
+        into["choices"][0]["delta"][key[1]] += event["choices"][0]["delta"][key[1]]
+        mine, theirs = into["choices"][0].get("logprobs"), event["choices"][0].get("logprobs")
+        if mine and theirs:
+            for field in mine:
+                mine[field] = (mine[field] or []) + (theirs.get(field) or [])
+    elif key[0] == "content_block_delta":
+        field = {"text_delta": "text", "thinking_delta": "thinking", "input_json_delta": "partial_json"}.get(
+            key[2]
+        )
+        if field is not None:
+            into["delta"][field] += event["delta"][field]
+    else:
+        into["delta"] += event["delta"]
+        if isinstance(into.get("logprobs"), list):
+            into["logprobs"] = into["logprobs"] + (event.get("logprobs") or [])
+
+
+def _merged(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Consecutive deltas with one key merged; Responses sequence numbers renumbered."""
+    out: list[dict[str, Any]] = []
+    last: tuple[Any, ...] | None = None
+    for event in events:
+        key = _delta_key(event)
+        if key is not None and key == last:
+            _merge_into(out[-1], event, key)
+            continue
+        out.append(event)
+        last = key
+    for number, event in enumerate(out):
+        if "sequence_number" in event:
+            event["sequence_number"] = number
+    return out
+
+
+#: Usage fields whose counts differ on purpose once a stop sequence or half a character ends a token chunk (D12,
+#: D13).
+_COUNTS = frozenset({"completion_tokens", "total_tokens", "output_tokens"})
+
+
+def _event_difference_kind(body: dict[str, Any], ours: list[Any], theirs: list[Any]) -> str:
+    """A label for how two event lists differ: a documented deviation when that explains it, else ``events``."""
+    tool_choice = body.get("tool_choice")
+    if isinstance(tool_choice, dict) and tool_choice.get("type") == "any":
+        return "D10 (tool_choice any)"
+    paths: set[str] = set()
+    _paths(ours, theirs, "", paths)
+    if paths and all(path.rsplit(".", 1)[-1] in _COUNTS for path in paths):
+        return "token counts (D12, D13)"
+    return "events"
+
+
+def _paths(mine: Any, other: Any, path: str, out: set[str]) -> None:
+    """The paths (list indices left out) where two JSON values differ."""
+    if isinstance(mine, dict) and isinstance(other, dict):
+        for key in set(mine) | set(other):
+            _paths(mine.get(key, MISSING), other.get(key, MISSING), f"{path}.{key}", out)
+    elif isinstance(mine, list) and isinstance(other, list) and len(mine) == len(other):
+        for a, b in zip(mine, other):
+            _paths(a, b, path, out)
+    elif mine != other:
+        out.add(path)
+
+
+def _first_difference(ours: list[Any], theirs: list[Any]) -> str:
+    """Where two event lists first part: the index and both events."""
+    for index, (mine, other) in enumerate(zip(ours, theirs)):
+        if mine != other:
+            return f"event {index}: dscodec {json.dumps(mine)[:400]} / reference {json.dumps(other)[:400]}"
+    return f"{len(ours)} events against {len(theirs)}; the next: {json.dumps((ours + theirs)[min(len(ours), len(theirs))])[:400]}"
 
 
 _VOCABULARY: Any = None
@@ -167,21 +342,39 @@ def fuzz(protocol: str, args: argparse.Namespace) -> int:
         pieces = [units[a:b] for a, b in zip([0, *cuts], [*cuts, len(units)])]
         ran[0] += 1
         try:
-            theirs = reference_response(protocol, body, pieces)
+            theirs = (
+                event_view(
+                    reference_events(protocol, body, pieces, tokenizer=True, logprobs=args.logprobs),
+                    merge=not args.exact_deltas,
+                )
+                if args.events
+                else reference_response(protocol, body, pieces)
+            )
         except Exception as exc:  # noqa: BLE001 - the reference failing is a case to look at, not a crash
             theirs = {"error": f"{type(exc).__name__}: {exc}"}
         try:
-            ours = our_response(protocol, body, pieces)
+            ours = (
+                event_view(
+                    our_events(protocol, body, pieces, logprobs=args.logprobs), merge=not args.exact_deltas
+                )
+                if args.events
+                else our_response(protocol, body, pieces)
+            )
         except Exception as exc:  # noqa: BLE001 - an internal error is exactly what this looks for
             ours = {"error": f"{type(exc).__name__}: {exc}"}
         if ours == theirs:
             return
         keys = [k for k in sorted(set(ours) | set(theirs)) if ours.get(k) != theirs.get(k)]
         key = ",".join(keys)
+        if args.events and "events" in ours and "events" in theirs:
+            key = _event_difference_kind(body, ours["events"], theirs["events"])
         found[key] += 1
         if found[key] <= 3:
             print(f"{protocol}: differs in {key}")
             for k in keys:
+                if k == "events" and "events" in ours and "events" in theirs:
+                    print(f"    {_first_difference(ours['events'], theirs['events'])}")
+                    continue
                 print(f"    {k}: dscodec {str(ours.get(k))[:300]!r}")
                 print(f"    {k}: reference {str(theirs.get(k))[:300]!r}")
             if args.out:
@@ -205,6 +398,17 @@ def main() -> int:
     parser.add_argument("--malformed", action="store_true", help="also broken markup")
     parser.add_argument(
         "--ids", action="store_true", help="push token ids (the bundled V4 tokenizer) instead of text"
+    )
+    parser.add_argument(
+        "--events",
+        action="store_true",
+        help="compare every event (ids and times normalised), not the responses",
+    )
+    parser.add_argument(
+        "--logprobs", action="store_true", help="with --ids --events: made-up log probabilities with every id"
+    )
+    parser.add_argument(
+        "--exact-deltas", action="store_true", help="with --events: also compare where deltas part"
     )
     parser.add_argument("--out", type=Path, default=None, help="write each differing case here")
     args = parser.parse_args()
