@@ -1340,6 +1340,26 @@ def _logprobs(v: Version) -> list[Scenario]:
     s("specials", f"A{EOS}B</think>C", "special ids in nothink content", thinking=False, logprobs=True)
     s("think-end-only", "</think>", "only the </think> token", logprobs=True)
     s("length", "r</think>ab", "logprobs with length finish", logprobs=True, finish="length")
+    s(
+        "stop-after-held-newline",
+        "한국어\n。한국",
+        "a stop sequence right after a newline held back before a possible block: the entries of the stop and "
+        "what follows it do not go with the released newline (found by the event fuzzer)",
+        thinking=False,
+        tools="weather",
+        stop=("。",),
+        logprobs=True,
+    )
+    s(
+        "stop-after-held-marker",
+        "a<STOP tail",
+        "a stop sequence split over two ids after a held '<': the entry of its first id does not go with the "
+        "released '<' (found by the event fuzzer)",
+        thinking=False,
+        tools="weather",
+        stop=("STOP",),
+        logprobs=True,
+    )
     return s.items
 
 

@@ -127,10 +127,11 @@ class HeldText(LogprobBook):
     def _settle(self) -> None:
         """End of a stretch of input: decide where logprob entries of dropped or held text go.
 
-        Observed on the reference: when the stretch sent a delta of a channel, the entries orphaned in that
-        channel, and (for the current channel) those of tokens whose text is still held back, go with its last
-        such delta. Otherwise orphaned entries are dropped — unless a possible marker is still held, in which
-        case they wait for the text that follows, like the held tokens themselves.
+        Observed on the reference: when the stretch sent a delta of a channel holding text of the stretch
+        itself, the entries orphaned in that channel, and (for the current channel) those of tokens whose text is
+        still held back, go with its last such delta (a delta that only releases text held from before does not
+        count). Otherwise orphaned entries are dropped — unless a possible marker is still held, in which case
+        they wait for the text that follows, like the held tokens themselves.
         """
         stage = self._stage
         current = -1
@@ -142,7 +143,7 @@ class HeldText(LogprobBook):
             orphans = self._orphans[channel]
             last = self._last_text[channel]
             self._last_text[channel] = None
-            if last is not None:
+            if last is not None and last.upto > self._stretch:
                 if channel == current:
                     self._drop(self._pos, channel)
                 if orphans:

@@ -27,12 +27,13 @@ __all__ = ["LogprobBook"]
 class _Text:
     """A text delta being built during one call (merged with following text of the same channel)."""
 
-    __slots__ = ("channel", "entries", "parts")
+    __slots__ = ("channel", "entries", "parts", "upto")
 
     def __init__(self, channel: Channel) -> None:
         self.channel = channel
         self.parts: list[str] = []
         self.entries: list[TokenLogprob] = []
+        self.upto = 0  # the unit its text reaches (exclusive): where its newest text came from
 
 
 class LogprobBook:
@@ -74,6 +75,7 @@ class LogprobBook:
         self._orphans: tuple[list[TokenLogprob], list[TokenLogprob]] = ([], [])
         self._recs: list[_Text | Event] = []
         self._last_text: list[_Text | None] = [None, None]  # per channel: last delta of the current stretch
+        self._stretch = 0  # unit index where the current stretch of input starts
 
     def _spell(self, units: str) -> str:
         if units.isascii():
@@ -103,6 +105,8 @@ class LogprobBook:
             rec = _Text(channel)
             recs.append(rec)
         rec.parts.append(text)
+        if upto > rec.upto:
+            rec.upto = upto
         self._last_text[channel] = rec
         orphans = self._orphans[channel]
         if orphans:

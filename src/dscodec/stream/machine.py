@@ -490,7 +490,7 @@ class OutputMachine(FastPaths):
         return self._events()
 
     def _run(self, units: str) -> None:
-        base = self._pos
+        base = self._stretch = self._pos
         n = len(units)
         # D15: the end-of-sentence token ends the output; the units before it are processed as usual.
         end = n
@@ -522,6 +522,7 @@ class OutputMachine(FastPaths):
             self._discard(self._pos)
         elif self._stage == FINISHED:
             # Observed: after a stop sequence the entries of the rest of the call's text, up to the next special
-            # id, go with the last content delta.
+            # id, go with the last content delta of the stretch (see _settle).
             m = _HARD.search(units, self._stop_at - base + 1)
-            self._drop(base + m.start() if m else self._pos, CH_CONTENT)
+            upto = base + m.start() if m else self._pos
+            self._drop(upto, CH_CONTENT)
