@@ -235,9 +235,11 @@ def _merge_into(into: dict[str, Any], event: dict[str, Any], key: tuple[Any, ...
     elif key[0] == "chat-text":
         into["choices"][0]["delta"][key[1]] += event["choices"][0]["delta"][key[1]]
         mine, theirs = into["choices"][0].get("logprobs"), event["choices"][0].get("logprobs")
-        if mine and theirs:
-            for field in mine:
-                mine[field] = (mine[field] or []) + (theirs.get(field) or [])
+        if theirs and not mine:
+            into["choices"][0]["logprobs"] = theirs
+        elif mine and theirs:
+            for field in set(mine) | set(theirs):
+                mine[field] = (mine.get(field) or []) + (theirs.get(field) or [])
     elif key[0] == "content_block_delta":
         field = {"text_delta": "text", "thinking_delta": "thinking", "input_json_delta": "partial_json"}.get(
             key[2]
