@@ -105,8 +105,7 @@ class LogprobBook:
             rec = _Text(channel)
             recs.append(rec)
         rec.parts.append(text)
-        if upto > rec.upto:
-            rec.upto = upto
+        rec.upto = max(rec.upto, upto)
         self._last_text[channel] = rec
         orphans = self._orphans[channel]
         if orphans:

@@ -75,7 +75,7 @@ class IncrementalDecoder:
         ('', '😀')
     """
 
-    __slots__ = ("_held", "_lp_cache", "_ordinary", "_not_whole", "_rows", "_special", "_texts", "_whole")
+    __slots__ = ("_held", "_lp_cache", "_not_whole", "_ordinary", "_rows", "_special", "_texts", "_whole")
 
     def __init__(self, vocab: Vocabulary) -> None:
         self._rows = vocab.id_bytes
