@@ -304,7 +304,8 @@ class StreamProcessor:
         self._add_completion_tokens(len(checked))
         out = self._begin()
         try:
-            events = self._machine.feed_tokens(decoder.decode(checked), logprobs=entries)
+            decoded = decoder.decode(checked)
+            events = self._machine.feed_tokens(decoded, logprobs=entries, incomplete=decoder.pending_bytes)
         except DscodecError as exc:
             self._failed(exc, out)
             raise

@@ -1351,6 +1351,13 @@ def _logprobs(v: Version) -> list[Scenario]:
         logprobs=True,
     )
     s(
+        "dropped-newlines-then-split-char",
+        "Hi</think>\n\n😀 there",
+        "newlines dropped after </think> in a chunk that ends in half an emoji: their entry waits for the "
+        "character and goes with its delta (found by the event fuzzer; the tokens4 chunking)",
+        logprobs=True,
+    )
+    s(
         "stop-after-held-marker",
         "a<STOP tail",
         "a stop sequence split over two ids after a held '<': the entry of its first id does not go with the "

@@ -130,8 +130,9 @@ class HeldText(LogprobBook):
         Observed on the reference: when the stretch sent a delta of a channel holding text of the stretch
         itself, the entries orphaned in that channel, and (for the current channel) those of tokens whose text is
         still held back, go with its last such delta (a delta that only releases text held from before does not
-        count). Otherwise orphaned entries are dropped — unless a possible marker is still held, in which case
-        they wait for the text that follows, like the held tokens themselves.
+        count). Otherwise orphaned entries are dropped — unless a possible marker is still held, or the decoder
+        holds part of a character, in which case they wait for the text that follows, like the held tokens
+        themselves.
         """
         stage = self._stage
         current = -1
@@ -149,5 +150,7 @@ class HeldText(LogprobBook):
                 if orphans:
                     last.entries.extend(orphans)
                     orphans.clear()
-            elif orphans and not (channel == current and self._marker_hold_start() < self._pos):
+            elif orphans and not (
+                channel == current and (self._incomplete or self._marker_hold_start() < self._pos)
+            ):
                 orphans.clear()

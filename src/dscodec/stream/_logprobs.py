@@ -76,6 +76,7 @@ class LogprobBook:
         self._recs: list[_Text | Event] = []
         self._last_text: list[_Text | None] = [None, None]  # per channel: last delta of the current stretch
         self._stretch = 0  # unit index where the current stretch of input starts
+        self._incomplete = False  # the decoder holds part of a character: the text goes on in the next call
 
     def _spell(self, units: str) -> str:
         if units.isascii():

@@ -193,6 +193,7 @@ class OutputMachine(FastPaths):
         if self._stage is FINISHED or self._stage is ERROR:
             self._check()
         self._tokens_only = False
+        self._incomplete = False
         if self._stage is DISCARD:
             return self._discarded()
         try:
@@ -209,13 +210,19 @@ class OutputMachine(FastPaths):
             raise self._fail(exc) from exc
 
     def feed_tokens(
-        self, tokens: Sequence[TokenText], *, logprobs: Sequence[TokenLogprob] | None = None
+        self,
+        tokens: Sequence[TokenText],
+        *,
+        logprobs: Sequence[TokenLogprob] | None = None,
+        incomplete: bool = False,
     ) -> list[Event]:
         """Process decoded token ids (:meth:`IncrementalDecoder.decode`); only special ids count as markers.
 
         Args:
             tokens: one entry per id, in order.
             logprobs: one entry per id (or None).
+            incomplete: the decoder still holds part of a character after these ids (its text goes on in the
+                next call): entries of dropped text wait for it, as they wait for a held marker.
 
         Raises:
             StreamStateError: the machine has finished or failed before, or ``logprobs`` does not have one entry
@@ -223,6 +230,7 @@ class OutputMachine(FastPaths):
         """
         if self._stage is FINISHED or self._stage is ERROR:
             self._check()
+        self._incomplete = incomplete
         if logprobs is not None:
             self._tokens_only = False
         if len(tokens) == 1 and not self._sym.held and not self._entries:
