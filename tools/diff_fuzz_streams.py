@@ -117,6 +117,7 @@ def reference_events(
     *,
     tokenizer: bool = False,
     logprobs: bool = False,
+    count: int = 1,
 ) -> list[Any]:
     """The reference's events for ``pieces`` (text chunks, or lists of token ids), after a ready chunk with no
     prompt usage. Token ids always come with the tokenizer; text chunks with ``tokenizer`` only (the reference
@@ -136,7 +137,7 @@ def reference_events(
         if ids:
             chunk = dr.InferenceChunk.tokens(piece, fake_logprobs(piece, done) if logprobs else None)
         else:
-            chunk = dr.InferenceChunk.text(piece, 1)
+            chunk = dr.InferenceChunk.text(piece, count)
         done += len(piece)
         events += processor.push(chunk)
     if not processor.finished:
@@ -334,6 +335,15 @@ def fuzz(protocol: str, args: argparse.Namespace) -> int:
     @given(data=st.data())
     def run(data: st.DataObject) -> None:
         body = data.draw(request_bodies(protocol))
+        if args.json_mode:
+            body.pop("tools", None)
+            body.pop("tool_choice", None)
+            if protocol == "chat_completions":
+                body["response_format"] = {"type": "json_object"}
+                body["messages"][0]["content"] += " Answer in JSON."  # the word JSON must be in the prompt
+            else:
+                body["text"] = {"format": {"type": "json_object"}}
+                body["input"] += " Answer in JSON."
         request = dscodec.convert(protocol, body)  # type: ignore[arg-type]
         output = data.draw(model_outputs(request, malformed=args.malformed))
         text = output.text
@@ -342,11 +352,16 @@ def fuzz(protocol: str, args: argparse.Namespace) -> int:
             sorted(rng.sample(range(1, len(units)), min(len(units) - 1, rng.randint(0, 12)))) if units else []
         )
         pieces = [units[a:b] for a, b in zip([0, *cuts], [*cuts, len(units)])]
+        # D7: in JSON mode dscodec answers every cut as the reference answers the whole output in one chunk.
+        their_pieces = [units] if args.json_mode and units else pieces
+        counts = len(pieces) if args.json_mode else 1
         ran[0] += 1
         try:
             theirs = (
                 event_view(
-                    reference_events(protocol, body, pieces, tokenizer=True, logprobs=args.logprobs),
+                    reference_events(
+                        protocol, body, their_pieces, tokenizer=True, logprobs=args.logprobs, count=counts
+                    ),
                     merge=not args.exact_deltas,
                 )
                 if args.events
@@ -407,6 +422,11 @@ def main() -> int:
         help="compare every event (ids and times normalised), not the responses",
     )
     parser.add_argument(
+        "--json-mode",
+        action="store_true",
+        help="Chat and Responses in JSON mode (no tools); the reference gets the whole output in one chunk (D7)",
+    )
+    parser.add_argument(
         "--logprobs", action="store_true", help="with --ids --events: made-up log probabilities with every id"
     )
     parser.add_argument(
@@ -414,7 +434,10 @@ def main() -> int:
     )
     parser.add_argument("--out", type=Path, default=None, help="write each differing case here")
     args = parser.parse_args()
-    total = sum(fuzz(protocol, args) for protocol in args.protocol or PROTOCOLS)
+    protocols = args.protocol or PROTOCOLS
+    if args.json_mode:
+        protocols = [p for p in protocols if p != "messages"]  # Messages has no JSON mode
+    total = sum(fuzz(protocol, args) for protocol in protocols)
     return 1 if total else 0
 
 
