@@ -786,6 +786,29 @@ def test_special_ids_are_barriers_for_stop_sequences(vocab: Vocabulary) -> None:
     assert (result["c"], result["stop"]) == ("a", "bc")
 
 
+@pytest.mark.parametrize(
+    ("text", "from_ids", "from_text"),
+    [
+        ("x<think>y", "   ", " "),
+        ("x<think><think>y", "    ", " "),
+        ("<think>y", "  ", " "),
+        ('x<｜User｜>{"a": 1}', '  {"a": 1}', ' {"a": 1}'),
+        ('{"a": 1}<think>x', '{"a": 1}<think>x', '{"a": 1}<think>x'),  # after a bare value everything passes
+        ('x\n```json\n{"a": 1}\n```\n<think>z', ' {"a": 1}   ', ' {"a": 1} '),
+    ],
+)
+def test_json_mode_special_ids_are_stretches_of_their_own(
+    vocab: Vocabulary, text: str, from_ids: str, from_text: str
+) -> None:
+    """In JSON mode a special id of token input ends the non-JSON text before it and sends its own space, however
+    the ids are grouped (the reference's answer for the ids in one chunk); in text chunks the same spelling is
+    plain text (observed on the reference, both)."""
+    ids = enc(vocab, text)
+    for groups in ([ids], [[i] for i in ids], [ids[:2], ids[2:]]):
+        assert merge(token_events(vocab, groups, with_logprobs=False, json_mode=True))["c"] == from_ids
+    assert both(text, json_mode=True)["c"] == from_text
+
+
 def test_logprobs_whole_chunk(vocab: Vocabulary) -> None:
     ids = enc(vocab, "\n\nthink\n\n</think>\n\nHi there\n\n")
     view = lp_view(token_events(vocab, [ids], stage="reasoning_start"))

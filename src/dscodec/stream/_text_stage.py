@@ -11,6 +11,7 @@ from dscodec.stream._markers import (
     DSML_SOFT,
     DSML_SPELLING,
     EOS,
+    EOS_SOFT,
     OPENER_START,
     SENTINEL_FIRST,
     SENTINEL_LAST,
@@ -36,6 +37,8 @@ __all__ = ["TextStages"]
 
 #: The soft sentinels a stop sequence may run through in text (the others reset a partial match).
 SOFT_IN_STOPS = (THINK_SOFT, DSML_SOFT)
+#: The sentinels of spellings found in text chunks (every other sentinel stands for a special id).
+_SOFT = (THINK_SOFT, DSML_SOFT, EOS_SOFT)
 
 
 class TextStages(HeldText):
@@ -63,6 +66,8 @@ class TextStages(HeldText):
             self._stops = self._stop
         else:
             self._stops = None
+        if content and self._json != JSON_OFF:
+            ranges = SENTINEL_RANGE  # JSON mode, outside the value: a special id is a stretch of its own
         self._interesting = re.compile("[" + "".join(re.escape(c) for c in chars) + ranges + "]")
         # Plain token text (no stop sequences: a newline followed by more text on the same feed needs no closer
         # look) holds no sentinel, as the decoder writes no lone surrogate: only the ASCII characters here can
@@ -204,6 +209,16 @@ class TextStages(HeldText):
             return self._stop_through(spelled, pos, keep=True)
         if stops is not None:
             stops.reset()
+        if self._json != JSON_OFF and self._stage == CONTENT and c not in _SOFT:
+            # JSON mode, outside the value: a special id of token input is a stretch of its own, so it ends the
+            # text before it and sends its own space (observed: the reference answers "x<think>y" in one chunk of
+            # ids with three spaces, in one text chunk with one).
+            self._release(len(self._pend))
+            self._spaced = False
+            self._append(spelled, pos)
+            self._release(len(self._pend))
+            self._spaced = False
+            return False
         self._append(spelled, pos)
         return False
 
