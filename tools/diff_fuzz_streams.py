@@ -436,7 +436,9 @@ def main() -> int:
     args = parser.parse_args()
     if args.json_mode and args.logprobs:
         # D7 makes the content independent of the chunking, not where log probabilities go.
-        parser.error("--json-mode compares with the reference's single chunk, where logprobs go elsewhere (D7)")
+        parser.error(
+            "--json-mode compares with the reference's single chunk, where logprobs go elsewhere (D7)"
+        )
     protocols = args.protocol or PROTOCOLS
     if args.json_mode:
         protocols = [p for p in protocols if p != "messages"]  # Messages has no JSON mode
