@@ -8,7 +8,9 @@ seen elsewhere in the corpus or a hostile one (wrong types, huge numbers, specia
 nesting), deletes a key, duplicates or drops an array item; up to three mutations per body.
 
 Compared: the outcome (read error, conversion error, success); for a conversion error the status and the
-message; on success the model version, the prompt text, the token ids and the sampling fields. Deviations
+message; on success the model version, the prompt text, the token ids, the sampling fields and stop sequences,
+and the rest of what the golden recorder writes down: every inference and parsing option, the conversation's
+settings, messages and tools, the special spans, the image sources, ``stream`` and ``resolve_max_tokens``. Deviations
 dscodec makes on purpose (docs/deviations.md) show up as differences too: read them before filing a bug. A
 disagreement worth keeping becomes a golden case in ``tools/golden_cases/`` and is recorded with
 ``tools/record_golden.py``; this script writes nothing into ``fixtures/``.
@@ -157,6 +159,7 @@ def _reference_outcome(recorder: Recorder, ref: Any, raw: bytes) -> dict[str, An
         }
     version, rendered, ids = recorder.render(converted)
     inference = converted.inference_options
+    expected, _ = recorder._success(converted, version)
     return {
         "kind": "ok",
         "version": version,
@@ -164,7 +167,47 @@ def _reference_outcome(recorder: Recorder, ref: Any, raw: bytes) -> dict[str, An
         "ids": ids,
         "sampling": [inference.temperature, inference.top_p, inference.max_tokens, inference.seed],
         "stops": list(converted.parsing_options.stop_sequences),
+        # The rest of what a conversion gives, as the golden recorder writes it down.
+        "inference": expected["inference_options"],
+        "parsing": expected["parsing_options"],
+        "conversation": {k: v for k, v in expected["conversation"].items() if k not in ("messages", "tools")},
+        "messages": expected["conversation"]["messages"],
+        "tools": expected["conversation"]["tools"],
+        "spans": expected["special_spans"],
+        "images": expected["image_sources"],
+        "stream": expected["stream"],
+        "resolution": expected["max_tokens_resolution"],
     }
+
+
+def _message_view(message: Any) -> dict[str, Any]:
+    """A message as the golden recorder writes the reference's down."""
+    view: dict[str, Any] = {"role": message.role, "content": message.content}
+    if message.role == "assistant":
+        view["reasoning"] = message.reasoning
+        view["tool_calls"] = [
+            {"id": c.id, "name": c.name, "arguments": c.arguments} for c in message.tool_calls
+        ]
+        view["prefix"] = message.prefix
+    if message.role == "tool":
+        view["tool_call_id"] = message.tool_call_id
+    if message.role == "system" and message.tools is not None:
+        view["tools"] = [t.model_dump() for t in message.tools]
+    view["image_count"] = len(getattr(message, "images", ()))
+    return view
+
+
+def _resolutions(request: Any, theirs: list[Any]) -> list[Any]:
+    """``resolve_max_tokens`` at the reference's recorded inputs, in the recorder's shape."""
+    import dscodec
+
+    out: list[Any] = []
+    for prompt_tokens, limit, _ in theirs:
+        try:
+            out.append([prompt_tokens, limit, request.resolve_max_tokens(prompt_tokens, limit)])
+        except dscodec.ContextLengthExceeded as exc:
+            out.append([prompt_tokens, limit, {"error": exc.message}])
+    return out
 
 
 def _our_outcome(protocol: str, raw: bytes, encoders: dict[str, Any]) -> dict[str, Any]:
@@ -180,13 +223,44 @@ def _our_outcome(protocol: str, raw: bytes, encoders: dict[str, Any]) -> dict[st
             return {"kind": "read", "message": message}
         return {"kind": "conversion", "status": exc.status_code, "message": message}
     inference = request.inference_options
+    rendered = dscodec.render(request)
+    conv = request.conversation
+    constraint = inference.output_constraint
     return {
         "kind": "ok",
         "version": request.model_version,
-        "prompt": dscodec.render(request).text,
+        "prompt": rendered.text,
         "ids": encoders[request.model_version].encode(request),
         "sampling": [inference.temperature, inference.top_p, inference.max_tokens, inference.seed],
         "stops": list(request.parsing_options.stop_sequences),
+        "inference": {
+            "temperature": inference.temperature,
+            "top_p": inference.top_p,
+            "max_tokens": inference.max_tokens,
+            "logprobs": inference.logprobs,
+            "top_logprobs": inference.top_logprobs,
+            "seed": inference.seed,
+            "output_constraint": None
+            if constraint is None
+            else {"kind": constraint.kind, "schema": constraint.schema},
+        },
+        "parsing": request.parsing_options.model_dump(),
+        "conversation": {
+            "thinking_mode": conv.thinking_mode,
+            "reasoning_effort": conv.reasoning_effort,
+            "tool_choice": conv.tool_choice,
+            "response_format": conv.response_format,
+            "response_schema": conv.response_schema,
+            "response_regex": conv.response_regex,
+        },
+        "messages": [_message_view(m) for m in conv.messages],
+        "tools": [t.model_dump() for t in conv.tools],
+        "spans": [list(span) for span in rendered.special_spans],
+        "images": [
+            {"kind": i.kind, "path": i.path, "url": i.url, "detail": i.detail} for i in rendered.image_sources
+        ],
+        "stream": request.stream,
+        "request": request,
     }
 
 
@@ -201,7 +275,23 @@ def _differs(ours: dict[str, Any], theirs: dict[str, Any]) -> str | None:
     if ours["kind"] == "conversion" and ours_error != their_error:
         return f"error: dscodec {ours['status']} {ours['message']!r} / reference {theirs['status']} {theirs['message']!r}"
     if ours["kind"] == "ok":
-        for key in ("version", "prompt", "ids", "sampling", "stops"):
+        ours["resolution"] = _resolutions(ours.pop("request"), theirs["resolution"])
+        for key in (
+            "version",
+            "prompt",
+            "ids",
+            "sampling",
+            "stops",
+            "inference",
+            "parsing",
+            "conversation",
+            "messages",
+            "tools",
+            "spans",
+            "images",
+            "stream",
+            "resolution",
+        ):
             if ours[key] != theirs[key]:
                 return f"{key} differs"
     return None
