@@ -2925,6 +2925,26 @@ def _hardening() -> list[Case]:
 
 def _fuzz_findings() -> list[Case]:
     cases: list[Case] = []
+    for role, value in (("tool", {"id": "c9"}), ("tool", 5), ("latest_reminder", {"a": 1}), ("latest_reminder", 7)):
+        slug = f"{role.replace('_', '-')}-name-{type(value).__name__}"
+        history = [
+            user("Go"),
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}],
+            },
+            {"role": "tool", "tool_call_id": "c1", "content": "done"},
+        ]
+        if role == "tool":
+            history[2]["name"] = value
+        else:
+            history.append({"role": "latest_reminder", "content": "Be brief.", "name": value})
+        cases += _both(
+            f"{slug}-ignored",
+            f"a {role} message's name field is no field of it: any value is ignored",
+            lambda m, h=history: _nothink(m, h, tools=[fn("f", "d", obj({}))]),
+        )
     for slug, name in (("e-acute-65", "é" * 65), ("cjk-43", "中" * 43), ("e-acute-64", "é" * 64)):
         cases += _both(
             f"invalid-tool-name-bytes-{slug}",

@@ -174,7 +174,8 @@ class ToolMessage:
     tool_call_id: str
 
 
-_TOOL_MESSAGE = r.Struct(ToolMessage, _CONTENT, _NAME, r.required("tool_call_id", r.read_str))
+# A tool message and a reminder have no ``name`` field: any value there is ignored, as an unknown field is.
+_TOOL_MESSAGE = r.Struct(ToolMessage, _CONTENT, r.required("tool_call_id", r.read_str))
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,7 +192,7 @@ _MESSAGE: r.Tagged[Message] = r.Tagged(
         "user": _USER,
         "assistant": _ASSISTANT,
         "tool": _TOOL_MESSAGE,
-        "latest_reminder": r.Struct(LatestReminderMessage, r.required("content", r.read_str), _NAME),
+        "latest_reminder": r.Struct(LatestReminderMessage, r.required("content", r.read_str)),
     },
 )
 
