@@ -2925,14 +2925,21 @@ def _hardening() -> list[Case]:
 
 def _fuzz_findings() -> list[Case]:
     cases: list[Case] = []
-    for role, value in (("tool", {"id": "c9"}), ("tool", 5), ("latest_reminder", {"a": 1}), ("latest_reminder", 7)):
+    for role, value in (
+        ("tool", {"id": "c9"}),
+        ("tool", 5),
+        ("latest_reminder", {"a": 1}),
+        ("latest_reminder", 7),
+    ):
         slug = f"{role.replace('_', '-')}-name-{type(value).__name__}"
         history = [
             user("Go"),
             {
                 "role": "assistant",
                 "content": None,
-                "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}],
+                "tool_calls": [
+                    {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+                ],
             },
             {"role": "tool", "tool_call_id": "c1", "content": "done"},
         ]
