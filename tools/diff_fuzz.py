@@ -30,8 +30,12 @@ from typing import Any
 TOOLS_DIR = Path(__file__).resolve().parent
 REPO_DIR = TOOLS_DIR.parent
 sys.path.insert(0, str(TOOLS_DIR))
+sys.path.insert(0, str(REPO_DIR))
 
 from record_golden import Recorder, _load_reference
+
+# The golden tests' own views of a conversion, so both compare alike (they import no reference).
+from tests.support.fixtures import inference_view, message_view
 
 PROTOCOLS = {
     "chat_completions": "ChatCompletionRequest",
@@ -180,23 +184,6 @@ def _reference_outcome(recorder: Recorder, ref: Any, raw: bytes) -> dict[str, An
     }
 
 
-def _message_view(message: Any) -> dict[str, Any]:
-    """A message as the golden recorder writes the reference's down."""
-    view: dict[str, Any] = {"role": message.role, "content": message.content}
-    if message.role == "assistant":
-        view["reasoning"] = message.reasoning
-        view["tool_calls"] = [
-            {"id": c.id, "name": c.name, "arguments": c.arguments} for c in message.tool_calls
-        ]
-        view["prefix"] = message.prefix
-    if message.role == "tool":
-        view["tool_call_id"] = message.tool_call_id
-    if message.role == "system" and message.tools is not None:
-        view["tools"] = [t.model_dump() for t in message.tools]
-    view["image_count"] = len(getattr(message, "images", ()))
-    return view
-
-
 def _resolutions(request: Any, theirs: list[Any]) -> list[Any]:
     """``resolve_max_tokens`` at the reference's recorded inputs, in the recorder's shape."""
     import dscodec
@@ -225,7 +212,6 @@ def _our_outcome(protocol: str, raw: bytes, encoders: dict[str, Any]) -> dict[st
     inference = request.inference_options
     rendered = dscodec.render(request)
     conv = request.conversation
-    constraint = inference.output_constraint
     return {
         "kind": "ok",
         "version": request.model_version,
@@ -233,17 +219,7 @@ def _our_outcome(protocol: str, raw: bytes, encoders: dict[str, Any]) -> dict[st
         "ids": encoders[request.model_version].encode(request),
         "sampling": [inference.temperature, inference.top_p, inference.max_tokens, inference.seed],
         "stops": list(request.parsing_options.stop_sequences),
-        "inference": {
-            "temperature": inference.temperature,
-            "top_p": inference.top_p,
-            "max_tokens": inference.max_tokens,
-            "logprobs": inference.logprobs,
-            "top_logprobs": inference.top_logprobs,
-            "seed": inference.seed,
-            "output_constraint": None
-            if constraint is None
-            else {"kind": constraint.kind, "schema": constraint.schema},
-        },
+        "inference": inference_view(inference),
         "parsing": request.parsing_options.model_dump(),
         "conversation": {
             "thinking_mode": conv.thinking_mode,
@@ -253,7 +229,7 @@ def _our_outcome(protocol: str, raw: bytes, encoders: dict[str, Any]) -> dict[st
             "response_schema": conv.response_schema,
             "response_regex": conv.response_regex,
         },
-        "messages": [_message_view(m) for m in conv.messages],
+        "messages": [message_view(m) for m in conv.messages],
         "tools": [t.model_dump() for t in conv.tools],
         "spans": [list(span) for span in rendered.special_spans],
         "images": [

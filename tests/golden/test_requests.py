@@ -16,7 +16,14 @@ import pytest
 import dscodec
 from dscodec.conversation import ConversationRequest
 from dscodec.protocols._sampling import MAX_STOP_LENGTH
-from tests.support.fixtures import case_dirs, conversion_options, encoder, read_json
+from tests.support.fixtures import (
+    case_dirs,
+    conversion_options,
+    encoder,
+    inference_view,
+    message_view,
+    read_json,
+)
 
 PROTOCOLS = ("chat_completions", "responses", "messages")
 CASES = [(protocol, path) for protocol in PROTOCOLS for path in case_dirs("requests", protocol)]
@@ -30,22 +37,6 @@ def _convert(protocol: str, case: Path) -> ConversationRequest:
     meta = read_json(case / "case.json")
     body = (case / "request.json").read_bytes()
     return dscodec.convert(protocol, body, conversion_options(meta.get("options", {})))  # type: ignore[arg-type]
-
-
-def _message_view(message: Any) -> dict[str, Any]:
-    view: dict[str, Any] = {"role": message.role, "content": message.content}
-    if message.role == "assistant":
-        view["reasoning"] = message.reasoning
-        view["tool_calls"] = [
-            {"id": c.id, "name": c.name, "arguments": c.arguments} for c in message.tool_calls
-        ]
-        view["prefix"] = message.prefix
-    if message.role == "tool":
-        view["tool_call_id"] = message.tool_call_id
-    if message.role == "system" and message.tools is not None:
-        view["tools"] = [t.model_dump() for t in message.tools]
-    view["image_count"] = len(getattr(message, "images", ()))
-    return view
 
 
 def _first_difference(ours: str, theirs: str) -> str:
@@ -98,24 +89,11 @@ def test_golden_request(case: tuple[str, Path]) -> None:
     assert conv.response_schema == want_conv["response_schema"]
     assert conv.response_regex == want_conv["response_regex"]
     assert [t.model_dump() for t in conv.tools] == want_conv["tools"]
-    assert [_message_view(m) for m in conv.messages] == [
+    assert [message_view(m) for m in conv.messages] == [
         {k: v for k, v in m.items()} for m in want_conv["messages"]
     ]
 
-    options = request.inference_options
-    want = expected["inference_options"]
-    constraint = options.output_constraint
-    assert {
-        "temperature": options.temperature,
-        "top_p": options.top_p,
-        "max_tokens": options.max_tokens,
-        "logprobs": options.logprobs,
-        "top_logprobs": options.top_logprobs,
-        "seed": options.seed,
-        "output_constraint": None
-        if constraint is None
-        else {"kind": constraint.kind, "schema": constraint.schema},
-    } == want
+    assert inference_view(request.inference_options) == expected["inference_options"]
     assert request.parsing_options.model_dump() == expected["parsing_options"]
 
     prompt = dscodec.render(request)

@@ -45,3 +45,36 @@ def encoder(version: str) -> PromptEncoder:
     if version == "v4":
         return PromptEncoder()
     return PromptEncoder(with_added_tokens(None, ["<｜System｜>"]))
+
+
+def message_view(message: Any) -> dict[str, Any]:
+    """A converted message in the shape the golden recorder writes the reference's down."""
+    view: dict[str, Any] = {"role": message.role, "content": message.content}
+    if message.role == "assistant":
+        view["reasoning"] = message.reasoning
+        view["tool_calls"] = [
+            {"id": c.id, "name": c.name, "arguments": c.arguments} for c in message.tool_calls
+        ]
+        view["prefix"] = message.prefix
+    if message.role == "tool":
+        view["tool_call_id"] = message.tool_call_id
+    if message.role == "system" and message.tools is not None:
+        view["tools"] = [t.model_dump() for t in message.tools]
+    view["image_count"] = len(getattr(message, "images", ()))
+    return view
+
+
+def inference_view(options: Any) -> dict[str, Any]:
+    """Converted inference options in the shape the golden recorder writes the reference's down."""
+    constraint = options.output_constraint
+    return {
+        "temperature": options.temperature,
+        "top_p": options.top_p,
+        "max_tokens": options.max_tokens,
+        "logprobs": options.logprobs,
+        "top_logprobs": options.top_logprobs,
+        "seed": options.seed,
+        "output_constraint": None
+        if constraint is None
+        else {"kind": constraint.kind, "schema": constraint.schema},
+    }
