@@ -85,6 +85,24 @@ class Take:
         return [e.to_dict() for e in self.run.events]
 
 
+#: The explicit chunking that pushes the whole output as one chunk of ids (JSON-mode scenarios with special ids).
+IDS_WHOLE = "x-ids-whole"
+
+
+def single_chunk(takes: list[Take], take: Take) -> Take:
+    """The reference's run of the whole output in one chunk of the same kind of input as ``take``: what D7 makes
+    dscodec answer for every chunking in JSON mode. Token input has it only where the scenario recorded
+    :data:`IDS_WHOLE` (special ids outside the value are stretches of their own there); else the text chunk."""
+    by_name = {t.name: t for t in takes}
+    chunks = take.meta.get("chunks") or {}
+    token_input = chunks.get("kind") == "tokens" or (
+        chunks.get("kind") == "explicit" and all("ids" in c for c in chunks.get("chunks", ()))
+    )
+    if token_input and IDS_WHOLE in by_name:
+        return by_name[IDS_WHOLE]
+    return by_name["whole"]
+
+
 def replay_all(case: Path) -> list[Take]:
     """Every recorded chunking of ``case`` replayed through dscodec as recorded."""
     out = []

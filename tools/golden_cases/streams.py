@@ -1189,6 +1189,16 @@ def _json_mode(v: Version) -> list[Scenario]:
         finish="length",
     )
     s("think-end-in-json", '{"a": "</think>"}', "</think> inside the JSON", thinking=False, json_object=True)
+    special = 'x<think>y<｜User｜><think>{"a": 1}\n```\n<think>z'
+    s(
+        "special-ids-outside",
+        special,
+        "special ids outside the JSON value: in token input each is a stretch of its own, so the single chunk "
+        "of ids (x-ids-whole) answers with more spaces than the single text chunk",
+        thinking=False,
+        json_object=True,
+        explicit=(ExplicitChunking("ids-whole", (TokensOf(special),), tokenizer=True),),
+    )
     return s.items
 
 
