@@ -344,6 +344,18 @@ def fuzz(protocol: str, args: argparse.Namespace) -> int:
             else:
                 body["text"] = {"format": {"type": "json_object"}}
                 body["input"] += " Answer in JSON."
+        if args.custom_tools and protocol == "responses":
+            # The Responses-only tool kinds: the apply_patch custom tool and a namespace of functions.
+            body["tools"] = [
+                *body.get("tools", []),
+                {"type": "custom", "name": "apply_patch"},
+                {
+                    "type": "namespace",
+                    "name": "gh",
+                    "tools": [{"type": "function", "name": "issue", "parameters": {"type": "object"}}],
+                },
+            ]
+            body.setdefault("tool_choice", "auto")
         request = dscodec.convert(protocol, body)  # type: ignore[arg-type]
         output = data.draw(model_outputs(request, malformed=args.malformed))
         text = output.text
@@ -425,6 +437,11 @@ def main() -> int:
         "--json-mode",
         action="store_true",
         help="Chat and Responses in JSON mode (no tools); the reference gets the whole output in one chunk (D7)",
+    )
+    parser.add_argument(
+        "--custom-tools",
+        action="store_true",
+        help="Responses also offers the apply_patch custom tool and a namespace of functions",
     )
     parser.add_argument(
         "--logprobs", action="store_true", help="with --ids --events: made-up log probabilities with every id"
