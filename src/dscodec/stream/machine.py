@@ -532,5 +532,4 @@ class OutputMachine(FastPaths):
             # Observed: after a stop sequence the entries of the rest of the call's text, up to the next special
             # id, go with the last content delta of the stretch (see _settle).
             m = _HARD.search(units, self._stop_at - base + 1)
-            upto = base + m.start() if m else self._pos
-            self._drop(upto, CH_CONTENT)
+            self._drop(base + m.start() if m else self._pos, CH_CONTENT)
