@@ -24,14 +24,14 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class NamedToolChoice:
     """A tool choice that names the one tool to call (Chat Completions, Messages)."""
 
     name: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TextPart:
     """A text part (``text`` in Chat Completions; ``input_text`` or ``output_text`` in Responses, whose
     ``annotations`` and ``logprobs`` are not read)."""
@@ -39,7 +39,7 @@ class TextPart:
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class FunctionTool:
     """A function tool: Chat Completions' ``function`` object, or a Responses tool of type ``function``."""
 

@@ -1,12 +1,16 @@
 """Anthropic Messages request wire types and their typed reading (behavior.md#messages).
 
-:func:`read_request` turns a parsed JSON body into frozen dataclasses, checking JSON types only; the rules of
+:func:`read_request` turns a parsed JSON body into slotted dataclasses, checking JSON types only; the rules of
 the protocol (roles of blocks, tool pairing, images, tools…) belong to
 :mod:`dscodec.protocols.anthropic_messages.inbound`. Field names are the protocol's own. Each JSON object is
 one table of :mod:`dscodec.protocols._reader`, which reads it with the reference's serde rules; unknown fields
 (``cache_control``, ``citations``, ``top_k``…) are ignored whatever their type. Objects sent as arrays and enum
 tags sent as integers (serde's positional and index forms, which the reference accepts in places) are refused:
 no client sends them.
+
+The types are not frozen: nothing changes them after reading, and Python takes about twice as long to build a
+frozen dataclass type (when the module is first imported) and two to three times as long to make each value
+(in every request).
 """
 
 from __future__ import annotations
@@ -59,18 +63,18 @@ _MEDIA_TYPES: tuple[str, ...] = ("image/jpeg", "image/jpg", "image/png", "image/
 # -- content blocks: each type, then the table that reads it (see :mod:`dscodec.protocols._reader`) ------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Base64Source:
     media_type: MediaType
     data: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class UrlSource:
     url: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class FileSource:
     file_id: str
 
@@ -89,7 +93,7 @@ _IMAGE_SOURCE: r.Tagged[ImageSource] = r.Tagged(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TextBlock:
     text: str
 
@@ -97,7 +101,7 @@ class TextBlock:
 _TEXT = r.Struct(TextBlock, r.required("text", r.read_str))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ImageBlock:
     source: ImageSource
 
@@ -105,7 +109,7 @@ class ImageBlock:
 _IMAGE = r.Struct(ImageBlock, r.required("source", _IMAGE_SOURCE.read))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class DocumentBlock:
     """A document. Only the declared ``source.media_type`` matters: documents are not read (behavior.md#messages)."""
 
@@ -123,7 +127,7 @@ _DOCUMENT_SOURCE = r.Struct(
 _DOCUMENT = r.Struct(DocumentBlock, r.required("source", _DOCUMENT_SOURCE.read, into="media_type"))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ThinkingBlock:
     thinking: str
 
@@ -138,7 +142,7 @@ _THINKING_BLOCK = r.Struct(
 _ID_AND_NAME = (r.required("id", r.read_str), r.required("name", r.read_str))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ToolUseBlock:
     id: str
     name: str
@@ -146,7 +150,7 @@ class ToolUseBlock:
     input: Any
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ToolReferenceBlock:
     tool_name: str
 
@@ -164,7 +168,7 @@ _RESULT_PART: r.Tagged[ToolResultPart] = r.Tagged(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ToolResultBlock:
     tool_use_id: str
     #: A string, a tuple of parts, or ``None`` when absent or ``null``.
@@ -180,7 +184,7 @@ _TOOL_RESULT = r.Struct(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class WebSearchToolResultBlock:
     tool_use_id: str
 
@@ -190,7 +194,7 @@ _WEB_SEARCH_RESULT = r.Struct(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ServerToolUseBlock:
     id: str
     name: str
@@ -199,7 +203,7 @@ class ServerToolUseBlock:
 _SERVER_TOOL_USE = r.Struct(ServerToolUseBlock, *_ID_AND_NAME, r.checked("input", required=True))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ToolAdditionBlock:
     """``{"type": "tool_addition", "tool": {"type": "tool_reference", "name": …}}``."""
 
@@ -243,7 +247,7 @@ _BLOCK: r.Tagged[Block] = r.Tagged(
 _read_content = r.str_or_list(_BLOCK.read, "expected a string or a list")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Message:
     role: Role
     content: Content
@@ -272,7 +276,7 @@ _SYSTEM_BLOCK: r.Tagged[str] = r.Tagged(
 # -- tools -----------------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class FunctionTool:
     """A client tool (no ``type`` field)."""
 
@@ -292,7 +296,7 @@ _CLIENT_TOOL = r.Struct(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ServerTool:
     """A tool with a ``type`` field: an Anthropic server tool (``web_search_20250305``, ``bash_…``, ``custom``…)."""
 
@@ -341,7 +345,7 @@ _TOOL_CHOICE: r.Tagged[ToolChoice] = r.Tagged(
 # -- the request -------------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class MessagesRequest:
     """A Messages request body with every recognised field typed (``None`` = absent or null)."""
 

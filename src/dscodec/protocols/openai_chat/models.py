@@ -1,10 +1,14 @@
 """Chat Completions request wire types and their typed reading (behavior.md#chat-completions).
 
-:func:`read_request` turns a parsed JSON body into frozen dataclasses, checking JSON types only; the rules of
+:func:`read_request` turns a parsed JSON body into slotted dataclasses, checking JSON types only; the rules of
 the protocol (ranges, pairing, images…) are :mod:`dscodec.protocols.openai_chat.inbound`'s business. Field
 names are the protocol's own. Each JSON object is one table of :mod:`dscodec.protocols._reader`, which reads it
 with the reference's serde rules (document order, missing fields last, ``null`` as absent, unknown fields
 ignored).
+
+The types are not frozen: nothing changes them after reading, and Python takes about twice as long to build a
+frozen dataclass type (when the module is first imported) and two to three times as long to make each value
+(in every request).
 """
 
 from __future__ import annotations
@@ -55,7 +59,7 @@ _DETAILS: tuple[str, ...] = ("low", "high", "original", "auto")
 # -- content: each type, then the table that reads it (see :mod:`dscodec.protocols._reader`) -----------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class FilePart:
     """A ``file`` part. Only the flat ``file_id``/``file_data`` fields count (behavior.md#chat-content-parts)."""
 
@@ -63,7 +67,7 @@ class FilePart:
     file_data: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ImageUrlPart:
     url: str
     detail: Detail = "high"
@@ -101,7 +105,7 @@ _NAME = r.checked("name", r.read_str)
 # -- messages --------------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SystemMessage:
     content: Content
 
@@ -109,7 +113,7 @@ class SystemMessage:
 _SYSTEM = r.Struct(SystemMessage, _CONTENT, _NAME)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class UserMessage:
     content: Content
 
@@ -117,7 +121,7 @@ class UserMessage:
 _USER = r.Struct(UserMessage, _CONTENT, _NAME)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ToolCall:
     id: str
     name: str
@@ -146,7 +150,7 @@ def _string_or_nothing(value: Any, path: str | None) -> str | None:
     return value if isinstance(value, str) else None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class AssistantMessage:
     content: Content | None = None
     reasoning_content: str | None = None
@@ -168,7 +172,7 @@ _ASSISTANT = r.Struct(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ToolMessage:
     content: Content
     tool_call_id: str
@@ -178,7 +182,7 @@ class ToolMessage:
 _TOOL_MESSAGE = r.Struct(ToolMessage, _CONTENT, r.required("tool_call_id", r.read_str))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class LatestReminderMessage:
     content: str
 
@@ -246,14 +250,14 @@ def _read_tool_choice(value: Any, path: str) -> ToolChoice:
 # -- response format -------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class JsonSchemaFormat:
     schema: Any
     name: str | None = None
     strict: bool | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class RegexFormat:
     regex: str
 
@@ -286,7 +290,7 @@ _RESPONSE_FORMAT: r.Tagged[ResponseFormat] = r.Tagged(
 # -- the request -----------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ChatCompletionRequest:
     """A Chat Completions request body with every recognised field typed (``None`` = absent or null)."""
 

@@ -1,6 +1,6 @@
 """OpenAI Responses request wire types and their typed reading (behavior.md#responses).
 
-:func:`read_request` turns a parsed JSON body into frozen dataclasses, checking JSON types only; the protocol's
+:func:`read_request` turns a parsed JSON body into slotted dataclasses, checking JSON types only; the protocol's
 rules (pairing of calls and outputs, tool names, images…) belong to
 :mod:`dscodec.protocols.openai_responses.inbound`. Field names are the protocol's own. Each JSON object is one
 table of :mod:`dscodec.protocols._reader`, which reads it with the reference's serde rules.
@@ -9,6 +9,10 @@ Two kinds of entries are read loosely on purpose, as the reference reads them: t
 defines but dscodec does not serve (``file_search``, ``mcp``, ``web_search_preview``…) become
 :class:`HostedTool` (their fields are not looked at), and input items of an unknown ``type`` become
 :class:`UnknownItem`, which the converter refuses (deviation D9).
+
+The types are not frozen: nothing changes them after reading, and Python takes about twice as long to build a
+frozen dataclass type (when the module is first imported) and two to three times as long to make each value
+(in every request).
 """
 
 from __future__ import annotations
@@ -80,7 +84,7 @@ WEB_SEARCH_TYPES: tuple[str, ...] = ("web_search", "web_search_2025_08_26")
 _TEXT_PART = r.Struct(TextPart, r.required("text", r.read_str))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ImagePart:
     """``input_image``: an image URL (http(s) or data URL) or a file id, checked by the converter."""
 
@@ -94,7 +98,7 @@ _IMAGE_PART = r.Struct(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class FilePart:
     """``input_file``: always rendered as a placeholder text; its fields are not read."""
 
@@ -125,7 +129,7 @@ _read_output = r.str_or_list(_OUTPUT_PART.read, "output should be a string or a 
 # -- input items -----------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class MessageItem:
     """``{"role", "content"}``, with or without ``"type": "message"``."""
 
@@ -138,7 +142,7 @@ _MESSAGE = r.Struct(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class FunctionCallItem:
     call_id: str
     name: str
@@ -156,7 +160,7 @@ _FUNCTION_CALL = r.Struct(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class FunctionCallOutputItem:
     #: ``None`` when the item has no ``call_id`` (the reference keeps such an output unpaired).
     call_id: str | None
@@ -170,7 +174,7 @@ _FUNCTION_CALL_OUTPUT = r.Struct(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class CustomToolCallItem:
     call_id: str
     name: str
@@ -185,7 +189,7 @@ _CUSTOM_TOOL_CALL = r.Struct(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class CustomToolCallOutputItem:
     call_id: str
     output: Content
@@ -199,7 +203,7 @@ _CUSTOM_TOOL_CALL_OUTPUT = r.Struct(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ReasoningItem:
     """A reasoning item: the ``text`` of every ``content`` part (their ``type`` is not read).
 
@@ -219,12 +223,12 @@ _REASONING_ITEM = r.Struct(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ItemReference:
     """``item_reference``: points at stored state dscodec does not have; dropped as in the reference."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class UnknownItem:
     """An item whose ``type`` dscodec does not convert; refused by the converter (deviation D9)."""
 
@@ -273,7 +277,7 @@ def _read_item(value: Any, path: str) -> InputItem:
 _FUNCTION = r.Struct(FunctionTool, *FUNCTION_TOOL_FIELDS)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class CustomTool:
     """A ``custom`` (free-form input) tool; only its name is read."""
 
@@ -296,7 +300,7 @@ def _read_namespace_member(value: Any, path: str) -> FunctionTool | CustomTool:
     return _NAMESPACE_MEMBER.read(tool, path)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class NamespaceTool:
     name: str
     tools: tuple[FunctionTool | CustomTool, ...]
@@ -311,7 +315,7 @@ _NAMESPACE = r.Struct(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class UserLocation:
     city: str | None = None
     country: str | None = None
@@ -327,7 +331,7 @@ _USER_LOCATION = r.Struct(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class WebSearchTool:
     type: str
     search_context_size: str | None = None
@@ -341,7 +345,7 @@ _WEB_SEARCH = r.Struct(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class HostedTool:
     """Any other tool type (``file_search``, ``mcp``, ``web_search_preview``…): dropped by the converter."""
 
@@ -366,7 +370,7 @@ def _read_tool(value: Any, path: str) -> Tool:
     return HostedTool(kind) if struct is None else struct.read_fields(tool, path)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class NamedToolChoice:
     """``{"type": "function" | "custom", "name"}``: the tool is looked up by name only."""
 
@@ -377,7 +381,7 @@ class NamedToolChoice:
 _NAMED_CHOICE = r.Struct(NamedToolChoice, r.required("name", r.read_str))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class WebSearchChoice:
     type: str
 
@@ -402,7 +406,7 @@ def _read_tool_choice(value: Any, path: str) -> ToolChoice:
 # -- text and reasoning ----------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class JsonSchemaFormat:
     name: str
     schema: Any
@@ -428,7 +432,7 @@ _FORMAT: r.Tagged[TextFormat] = r.Tagged(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TextConfig:
     format: TextFormat = "text"
     verbosity: str | None = None
@@ -444,7 +448,7 @@ _TEXT = r.Struct(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ReasoningConfig:
     effort: EffortInput | None = None
     summary: str | None = None
@@ -463,7 +467,7 @@ _REASONING = r.Struct(
 # -- the request -----------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ResponsesRequest:
     """A Responses request body with every recognised field typed (``None`` = absent or null)."""
 
