@@ -130,8 +130,7 @@ class StreamProcessor:
         self._tokenizer = tokenizer
         self._vocab: Vocabulary | None = None
         self._decoder: IncrementalDecoder | None = None
-        # The per-push path's calls, bound once (the decoder's when it is made).
-        self._decode_plain: Callable[[Sequence[int]], str | None] | None = None
+        # The per-push path's calls, bound once.
         self._plain_token = self._machine.plain_token
         self._write_text = writer.text
         self._status: _State = "new"
@@ -153,7 +152,7 @@ class StreamProcessor:
     @_state.setter
     def _state(self, value: _State) -> None:
         self._status = value
-        self._lane = self._decode_plain if value == "open" else None
+        self._lane = self._decoder.decode_plain if value == "open" and self._decoder is not None else None
 
     # -- public API ---------------------------------------------------------------------------------------------
 
@@ -465,9 +464,8 @@ class StreamProcessor:
         if self._decoder is None:
             self._vocab = Vocabulary.load(self._tokenizer)
             self._decoder = IncrementalDecoder(self._vocab)
-            self._decode_plain = self._decoder.decode_plain
             if self._status == "open":
-                self._lane = self._decode_plain
+                self._lane = self._decoder.decode_plain
         return self._decoder
 
     def _deliver(
