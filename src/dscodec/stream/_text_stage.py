@@ -11,7 +11,7 @@ from dscodec.stream._markers import (
     DSML_SOFT,
     DSML_SPELLING,
     EOS,
-    EOS_SOFT,
+    HARD_FIRST,
     OPENER_START,
     SENTINEL_FIRST,
     SENTINEL_LAST,
@@ -37,8 +37,6 @@ __all__ = ["TextStages"]
 
 #: The soft sentinels a stop sequence may run through in text (the others reset a partial match).
 SOFT_IN_STOPS = (THINK_SOFT, DSML_SOFT)
-#: The sentinels of spellings found in text chunks (every other sentinel stands for a special id).
-_SOFT = (THINK_SOFT, DSML_SOFT, EOS_SOFT)
 
 
 class TextStages(HeldText):
@@ -209,7 +207,7 @@ class TextStages(HeldText):
             return self._stop_through(spelled, pos, keep=True)
         if stops is not None:
             stops.reset()
-        if self._json != JSON_OFF and self._stage == CONTENT and c not in _SOFT:
+        if self._json != JSON_OFF and self._stage == CONTENT and c >= HARD_FIRST:
             # JSON mode, outside the value: a special id of token input is a stretch of its own, so it ends the
             # text before it and sends its own space (observed: the reference answers "x<think>y" in one chunk of
             # ids with three spaces, in one text chunk with one).
