@@ -24,8 +24,10 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import sys
 from collections import Counter
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +36,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import dscodec
+from dscodec.stream.decoder import IncrementalDecoder
 from dscodec.testing.compare import MISSING, normalise
 from dscodec.testing.strategies import model_outputs, request_bodies
 
@@ -99,6 +102,55 @@ def _ref_tokenizer() -> Any:
     return _REF_TOKENIZER
 
 
+_REFERENCE_FINISH = {
+    "stop": dr.InferenceFinishReason.Stop,
+    "length": dr.InferenceFinishReason.Length,
+    "content_filter": dr.InferenceFinishReason.ContentFilter,
+}
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How one output is pushed besides its pieces, the same on both sides: the ready chunk's usage and
+    fingerprint, each text chunk's token count (None: the default) and the backend's finish reason (None: no
+    finish chunk, the output just ends)."""
+
+    prompt_tokens: int = 0
+    cached_tokens: int = 0
+    fingerprint: str | None = None
+    counts: tuple[int, ...] | None = None
+    finish: str | None = "stop"
+
+    def count(self, k: int, default: int) -> int:
+        return default if self.counts is None else self.counts[k]
+
+
+def random_plan(rng: random.Random, pieces: int) -> Plan:
+    """A plan with every field drawn (``--vary``)."""
+    prompt = rng.choice([0, 1, 17, rng.randint(0, 10**6)])
+    return Plan(
+        prompt_tokens=prompt,
+        cached_tokens=rng.choice([0, prompt, rng.randint(0, prompt)]),
+        fingerprint=rng.choice([None, "fp_1", ""]),
+        counts=tuple(rng.choice([0, 1, 1, 2, 5]) for _ in range(pieces)),
+        finish=rng.choice(["stop", "length", "content_filter", None]),
+    )
+
+
+def _some_as_text(pieces: list[list[int]], rng: random.Random) -> list[Any]:
+    """Some pieces of ids sent as the text they decode to: only pieces of whole characters that follow whole
+    characters (where the reference holds a whole chunk of ids ending in half a character, D12, the order of
+    text and ids would differ on purpose)."""
+    decoder = IncrementalDecoder(_vocabulary())
+    out: list[Any] = []
+    for piece in pieces:
+        before = decoder.pending_bytes
+        text = decoder.feed(piece)
+        whole = not before and not decoder.pending_bytes
+        out.append(text if whole and rng.random() < 0.25 else piece)
+    return out
+
+
 def fake_logprobs(ids: list[int], start: int) -> list[tuple[float, list[tuple[int, float]]]]:
     """One made-up entry per id (the id's place in the output is ``start`` + its index): a log probability and
     zero to two alternatives, the same on both sides."""
@@ -118,6 +170,7 @@ def reference_events(
     tokenizer: bool = False,
     logprobs: bool = False,
     count: int = 1,
+    plan: Plan | None = None,
 ) -> list[Any]:
     """The reference's events for ``pieces`` (text chunks, or lists of token ids), after a ready chunk with no
     prompt usage. Token ids always come with the tokenizer; text chunks with ``tokenizer`` only (the reference
@@ -129,25 +182,29 @@ def reference_events(
     processor = dr.StreamProcessor(
         generator, converted.parsing_options, tokenizer=_ref_tokenizer() if ids or tokenizer else None
     )
-    events = processor.push(dr.InferenceChunk.ready(prompt_usage=dr.PromptUsage(prompt_tokens=0)))
+    plan = plan or Plan()
+    usage = dr.PromptUsage(prompt_tokens=plan.prompt_tokens, prompt_cache_hit_tokens=plan.cached_tokens)
+    events = processor.push(dr.InferenceChunk.ready(prompt_usage=usage, system_fingerprint=plan.fingerprint))
     done = 0
-    for piece in pieces:
+    for k, piece in enumerate(pieces):
         if processor.finished:
             break
-        if ids:
+        if isinstance(piece, list):
             chunk = dr.InferenceChunk.tokens(piece, fake_logprobs(piece, done) if logprobs else None)
         else:
-            chunk = dr.InferenceChunk.text(piece, count)
+            chunk = dr.InferenceChunk.text(piece, plan.count(k, count))
         done += len(piece)
         events += processor.push(chunk)
-    if not processor.finished:
-        events += processor.push(dr.InferenceChunk.finish(dr.InferenceFinishReason.Stop))
+    if not processor.finished and plan.finish is not None:
+        events += processor.push(dr.InferenceChunk.finish(_REFERENCE_FINISH[plan.finish]))
     events += processor.finish()
     return events
 
 
-def reference_response(protocol: str, body: dict[str, Any], pieces: list[Any]) -> dict[str, Any]:
-    events = reference_events(protocol, body, pieces)
+def reference_response(
+    protocol: str, body: dict[str, Any], pieces: list[Any], plan: Plan | None = None
+) -> dict[str, Any]:
+    events = reference_events(protocol, body, pieces, plan=plan)
     accumulator = RESPONSE_CLASSES[protocol]("acc", body["model"], 0, 0, 0)
     for event in events:
         accumulator.accumulate(event)
@@ -155,26 +212,38 @@ def reference_response(protocol: str, body: dict[str, Any], pieces: list[Any]) -
 
 
 def our_events(
-    protocol: str, body: dict[str, Any], pieces: list[Any], *, logprobs: bool = False
+    protocol: str,
+    body: dict[str, Any],
+    pieces: list[Any],
+    *,
+    logprobs: bool = False,
+    plan: Plan | None = None,
 ) -> list[Any]:
+    plan = plan or Plan()
     request = dscodec.convert(protocol, body)  # type: ignore[arg-type]
     processor = dscodec.StreamProcessor(request, response_id="id-1", model=body["model"])
-    events = processor.start(prompt_tokens=0, cached_tokens=0)
+    events = processor.start(
+        prompt_tokens=plan.prompt_tokens,
+        cached_tokens=plan.cached_tokens,
+        system_fingerprint=plan.fingerprint,
+    )
     done = 0
-    for piece in pieces:
+    for k, piece in enumerate(pieces):
         if processor.finished:
             break
         if isinstance(piece, list):
-            events += processor.push_tokens(piece, fake_logprobs(piece, done) if logprobs else None)  # type: ignore[arg-type]
+            events += processor.push_tokens(piece, fake_logprobs(piece, done) if logprobs else None)
         else:
-            events += processor.push_text(piece, 1)
+            events += processor.push_text(piece, plan.count(k, 1))
         done += len(piece)
-    events += processor.finish("stop")
+    events += processor.finish(plan.finish)  # type: ignore[arg-type]
     return events
 
 
-def our_response(protocol: str, body: dict[str, Any], pieces: list[Any]) -> dict[str, Any]:
-    events = our_events(protocol, body, pieces)
+def our_response(
+    protocol: str, body: dict[str, Any], pieces: list[Any], plan: Plan | None = None
+) -> dict[str, Any]:
+    events = our_events(protocol, body, pieces, plan=plan)
     return _view(protocol, json.loads(json.dumps(dscodec.accumulate(protocol, events))))
 
 
@@ -275,7 +344,9 @@ def _merged(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
 _COUNTS = frozenset({"completion_tokens", "total_tokens", "output_tokens"})
 
 
-def _event_difference_kind(body: dict[str, Any], ours: list[Any], theirs: list[Any]) -> str:
+def _event_difference_kind(
+    body: dict[str, Any], ours: list[Any], theirs: list[Any], pieces: list[Any]
+) -> str:
     """A label for how two event lists differ: a documented deviation when that explains it, else ``events``."""
     tool_choice = body.get("tool_choice")
     if isinstance(tool_choice, dict) and tool_choice.get("type") == "any":
@@ -284,7 +355,37 @@ def _event_difference_kind(body: dict[str, Any], ours: list[Any], theirs: list[A
     _paths(ours, theirs, "", paths)
     if paths and all(path.rsplit(".", 1)[-1] in _COUNTS for path in paths):
         return "token counts (D12, D13)"
+    if set(_STRING_ATTRIBUTE.findall(_output_text(pieces))) - {"true", "false"}:
+        return "D8? (a parameter tag with an unknown string value)"
+    if any(isinstance(p, str) for p in pieces) and _PARTIAL_OPENER_NEWLINE.search(_output_text(pieces)):
+        return "D14? (a newline after a partial opener in text)"
+    if _ends_in_half_a_character(pieces):
+        return "D12? (a chunk of ids ends in half a character)"
     return "events"
+
+
+def _output_text(pieces: list[Any]) -> str:
+    """The whole output: text chunks as they are, ids decoded."""
+    decoder = IncrementalDecoder(_vocabulary())
+    return "".join(p if isinstance(p, str) else decoder.feed(p) for p in pieces) + decoder.flush()
+
+
+def _ends_in_half_a_character(pieces: list[Any]) -> bool:
+    """Whether a chunk of ids ends in half a character: the reference then holds the whole chunk back (D12), which
+    moves its text, a stop and log probability entries to a later push (a label for triage: look at the case)."""
+    decoder = IncrementalDecoder(_vocabulary())
+    for piece in pieces:
+        if isinstance(piece, list):
+            decoder.feed(piece)
+            if decoder.pending_bytes:
+                return True
+    return False
+
+
+# D8: `string="maybe"` and the like (a label for triage: look at the case).
+_STRING_ATTRIBUTE = re.compile('string="([^"]*)"')
+# D14: a newline right after `<｜`, `<｜D` ... `<｜DSML｜` in text chunks (a label for triage: look at the case).
+_PARTIAL_OPENER_NEWLINE = re.compile("<｜(?:D(?:S(?:M(?:L｜?)?)?)?)?\n")
 
 
 def _paths(mine: Any, other: Any, path: str, out: set[str]) -> None:
@@ -364,30 +465,43 @@ def fuzz(protocol: str, args: argparse.Namespace) -> int:
             sorted(rng.sample(range(1, len(units)), min(len(units) - 1, rng.randint(0, 12)))) if units else []
         )
         pieces = [units[a:b] for a, b in zip([0, *cuts], [*cuts, len(units)])]
+        plan = random_plan(rng, len(pieces)) if args.vary else Plan()
+        if args.vary and args.ids and not args.json_mode:
+            pieces = _some_as_text(pieces, rng)
         # D7: in JSON mode dscodec answers every cut as the reference answers the whole output in one chunk.
         their_pieces = [units] if args.json_mode and units else pieces
         counts = len(pieces) if args.json_mode else 1
+        their_plan = plan
+        if args.json_mode and units and plan.counts is not None:
+            their_plan = replace(plan, counts=(sum(plan.counts),))
         ran[0] += 1
         try:
             theirs = (
                 event_view(
                     reference_events(
-                        protocol, body, their_pieces, tokenizer=True, logprobs=args.logprobs, count=counts
+                        protocol,
+                        body,
+                        their_pieces,
+                        tokenizer=True,
+                        logprobs=args.logprobs,
+                        count=counts,
+                        plan=their_plan,
                     ),
                     merge=not args.exact_deltas,
                 )
                 if args.events
-                else reference_response(protocol, body, pieces)
+                else reference_response(protocol, body, pieces, plan)
             )
         except Exception as exc:  # noqa: BLE001 - the reference failing is a case to look at, not a crash
             theirs = {"error": f"{type(exc).__name__}: {exc}"}
         try:
             ours = (
                 event_view(
-                    our_events(protocol, body, pieces, logprobs=args.logprobs), merge=not args.exact_deltas
+                    our_events(protocol, body, pieces, logprobs=args.logprobs, plan=plan),
+                    merge=not args.exact_deltas,
                 )
                 if args.events
-                else our_response(protocol, body, pieces)
+                else our_response(protocol, body, pieces, plan)
             )
         except Exception as exc:  # noqa: BLE001 - an internal error is exactly what this looks for
             ours = {"error": f"{type(exc).__name__}: {exc}"}
@@ -396,7 +510,7 @@ def fuzz(protocol: str, args: argparse.Namespace) -> int:
         keys = [k for k in sorted(set(ours) | set(theirs)) if ours.get(k) != theirs.get(k)]
         key = ",".join(keys)
         if args.events and "events" in ours and "events" in theirs:
-            key = _event_difference_kind(body, ours["events"], theirs["events"])
+            key = _event_difference_kind(body, ours["events"], theirs["events"], pieces)
         found[key] += 1
         if found[key] <= 3:
             print(f"{protocol}: differs in {key}")
@@ -408,7 +522,7 @@ def fuzz(protocol: str, args: argparse.Namespace) -> int:
                 print(f"    {k}: reference {str(theirs.get(k))[:300]!r}")
             if args.out:
                 args.out.mkdir(parents=True, exist_ok=True)
-                case = {"protocol": protocol, "body": body, "pieces": pieces}
+                case = {"protocol": protocol, "body": body, "pieces": pieces, "plan": asdict(plan)}
                 name = f"{protocol}-{sum(found.values())}.json"
                 (args.out / name).write_text(json.dumps(case, ensure_ascii=False), encoding="utf-8")
 
@@ -448,6 +562,12 @@ def main() -> int:
     )
     parser.add_argument(
         "--exact-deltas", action="store_true", help="with --events: also compare where deltas part"
+    )
+    parser.add_argument(
+        "--vary",
+        action="store_true",
+        help="draw the prompt usage, fingerprint, text chunks' token counts and the finish reason (stop, "
+        "length, content_filter or none); with --ids, some pieces go as text",
     )
     parser.add_argument("--out", type=Path, default=None, help="write each differing case here")
     args = parser.parse_args()
