@@ -132,6 +132,7 @@ class StreamProcessor:
         self._decoder: IncrementalDecoder | None = None
         # The per-push path's calls, bound once.
         self._plain_token = self._machine.plain_token
+        self._plain_chunk = self._machine.plain_chunk
         self._write_text = writer.text
         self._status: _State = "new"
         # The per-push fast path's decoding call: the decoder's ``decode_plain`` while the response is open, else
@@ -209,6 +210,36 @@ class StreamProcessor:
             ModelOutputError: ``text`` is no ``str`` or ``token_count`` is out of bounds (the processor then
                 fails; send :meth:`fail`'s events).
         """
+        if (
+            self._status == "open"
+            and type(text) is str
+            and type(token_count) is int
+            and 0 <= token_count < _FAST_COUNT_LIMIT
+            and self._completion_tokens < _FAST_COUNT_LIMIT
+        ):
+            # The per-push path for text, its values known good: plain text (no spelling, no start of one) in
+            # the middle of a stage is read as the same text from token ids, straight to the writer; any other
+            # text goes to the machine's feed.
+            self._completion_tokens += token_count
+            try:
+                emitted = self._plain_chunk(text)
+                if emitted is None:
+                    events = self._machine.feed(text)
+            except DscodecError as exc:
+                self._failed(exc, [])
+                raise
+            if emitted is None:
+                return self._deliver(events, [])
+            if isinstance(emitted, str):
+                if not emitted:
+                    return []
+                if self._machine.text_is_reasoning:
+                    self._reasoning.append(emitted)
+                    return self._write_text(True, emitted)
+                return self._write_text(False, emitted)
+            if isinstance(emitted, list):  # text inside a tool-call block
+                return self._deliver(emitted, [])
+            return self._writer.argument(emitted)
         self._check_open()
         if not isinstance(text, str):
             self._refuse(f"text must be a str, not {type(text).__name__}")

@@ -467,6 +467,73 @@ def test_processor_token_fast_path(
     assert run(True) == run(False)
 
 
+class _Text(str):
+    """A str the processor's per-push path for text does not take (it takes ``str`` itself only)."""
+
+
+#: Text chunks beside the outputs: lone surrogates (sanitised to U+FFFD), spellings split anyhow, the full-width
+#: bar alone.
+_ODD_TEXT = st.lists(
+    st.sampled_from(
+        ["\ud800", "\udfff", "a\ud801b", "｜", "<｜", "DSML｜", "</thi", "nk>", "<｜end▁of", "▁sentence｜>"]
+    )
+    | st.sampled_from(["plain", " text", "\n", "中文"]),
+    max_size=12,
+).map("".join)
+
+
+@pytest.mark.parametrize("protocol", sorted(_REQUESTS))
+@given(
+    opts=parsing_options,
+    text=TEXTS | _ODD_TEXT,
+    cuts=CUTS,
+    counts=st.lists(st.integers(0, 3), min_size=1, max_size=4),
+    empties=st.lists(st.integers(0, 40), max_size=3),
+    between=st.lists(st.tuples(st.integers(0, 40), ID_GROUPS.map(lambda g: g[:1])), max_size=3),
+)
+def test_processor_text_fast_path(
+    protocol: str,
+    opts: ParsingOptions,
+    text: str,
+    cuts: list[int],
+    counts: list[int],
+    empties: list[int],
+    between: list[tuple[int, list[list[int]]]],
+) -> None:
+    """The processor's per-push path for text chunks (plain text read as token text, straight to the writer;
+    any other text to the machine's ``feed`` without the general checks) gives the events of its general path
+    (the same chunks as a ``str`` subclass, which that path does not take), in every protocol: spellings whole,
+    split or held, lone surrogates, empty chunks, and groups of ids (half a character too) among the chunks."""
+    chunks: list[Any] = list(split(text, cuts))
+    for at in empties:
+        chunks.insert(at % (len(chunks) + 1), "")
+    for at, groups in between:
+        chunks[at % (len(chunks) + 1) : at % (len(chunks) + 1)] = groups
+    request = dataclasses.replace(_REQUESTS[protocol], parsing_options=opts)
+
+    def run(fast: bool) -> list[Any]:
+        p = StreamProcessor(
+            request, response_id="r", model="m", created=0, tokenizer=VOCAB, tool_call_id_factory=_ids
+        )
+        log: list[Any] = [[e.to_dict() for e in p.start(3)]]
+        for k, chunk in enumerate(chunks):
+            try:
+                if isinstance(chunk, list):
+                    events = p.push_tokens(chunk)
+                else:
+                    events = p.push_text(chunk if fast else _Text(chunk), counts[k % len(counts)])
+            except DscodecError as exc:
+                log.append(type(exc).__name__)
+                return log
+            log.append([e.to_dict() for e in events])
+            if p.finished:
+                break
+        log.append([_timeless(e.to_dict()) for e in p.finish("stop")])
+        return log
+
+    assert run(True) == run(False)
+
+
 def _timeless(event: dict[str, Any]) -> dict[str, Any]:
     """A Responses event without ``completed_at``, which reads the wall clock (two runs may straddle a second)."""
     response = event.get("response")

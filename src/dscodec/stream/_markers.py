@@ -35,6 +35,7 @@ __all__ = [
     "HARD_BASE",
     "HARD_FIRST",
     "HARD_LIMIT",
+    "NOT_PLAIN_CHUNK",
     "OPENER_START",
     "SENTINEL_FIRST",
     "SENTINEL_LAST",
@@ -95,6 +96,10 @@ _SPELLING_PREFIXES = _proper_prefixes(_SPELLINGS)
 _LONGEST_PREFIX = max(len(s) for s in _SPELLINGS) - 1
 #: The characters a spelling can start with: text without them holds no spelling and no start of one.
 _FIRST_A, _FIRST_B = sorted({s[0] for s in _SPELLINGS})
+#: Finds what makes a text chunk more than plain text: a character a spelling starts with, or a lone surrogate
+#: (which sanitising replaces). A chunk without any, with no spelling held before it, is read as the same text
+#: decoded from ordinary ids.
+NOT_PLAIN_CHUNK = re.compile(f"[{re.escape(_FIRST_A + _FIRST_B)}{SENTINEL_RANGE}]")
 
 
 class Symbolizer:

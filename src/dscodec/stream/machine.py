@@ -69,6 +69,7 @@ from dscodec.stream._markers import (
     HARD_BASE,
     HARD_FIRST,
     HARD_LIMIT,
+    NOT_PLAIN_CHUNK,
     SENTINEL_LAST,
     THINK_END_SPELLING,
     THINK_HARD,
@@ -205,6 +206,8 @@ class OutputMachine(FastPaths):
             if logprobs:
                 anchor = self._pos + len(units) - 1 if units else self._pos
                 self._entries.extend((anchor, self._pos, entry) for entry in logprobs)
+            elif not self._sym.held:  # as token text is read (a held spelling waits for the general path)
+                return self._units(units)
             return self._process(units)
         except BaseException as exc:
             raise self._fail(exc) from exc
@@ -365,6 +368,19 @@ class OutputMachine(FastPaths):
             except BaseException as exc:
                 raise self._fail(exc) from exc
         return None
+
+    def plain_chunk(self, text: str) -> str | ToolCallDelta | list[Event] | None:
+        """:meth:`plain_token` for a text chunk (the processor's per-push path for text): a chunk that holds no
+        spelling, no start of one and no lone surrogate, with no spelling held from an earlier chunk, is read
+        exactly as the same text decoded from ordinary ids. None, with nothing changed, for any other chunk
+        (and ``""``, whose empty delta comes later) or when :meth:`plain_token` declines: then :meth:`feed`.
+
+        Raises:
+            ModelOutputError: the block parser failed (the machine fails, as with :meth:`feed`).
+        """
+        if not text or self._sym.held or NOT_PLAIN_CHUNK.search(text) is not None:
+            return None
+        return self.plain_token(text)
 
     def feed_declined(self, text: str) -> list[Event]:
         """The rest of :meth:`feed_plain_token` for text :meth:`plain_token` declined: nothing after the block,
