@@ -25,7 +25,17 @@ from dscodec.conversation import ParsingOptions
 from dscodec.errors import DscodecError
 from dscodec.processor import StreamProcessor
 from dscodec.protocols import convert
-from dscodec.stream._markers import Symbolizer, escape_json_string, sanitize_text
+from dscodec.stream._markers import (
+    DSML_SOFT,
+    DSML_SPELLING,
+    EOS_SOFT,
+    EOS_SPELLING,
+    THINK_END_SPELLING,
+    THINK_SOFT,
+    Symbolizer,
+    escape_json_string,
+    sanitize_text,
+)
 from dscodec.stream.decoder import IncrementalDecoder, TokenText
 from dscodec.stream.dsml import BlockParser
 from dscodec.stream.events import Event, ToolCallDelta
@@ -311,6 +321,44 @@ def test_symbolizer_shortcut(text: str, cuts: list[int]) -> None:
     for piece in split(text, cuts):
         assert fast.feed(piece) == general._feed(piece)
         assert fast.held == general.held
+
+
+#: Text made of pieces of the spellings, so that ends that may still become one are everywhere.
+_SPELLING_PIECES = st.lists(
+    st.sampled_from(
+        ["<", "｜", "</", "</th", "ink>", ">", "DSML", "｜DS", "ML｜", "<｜end▁of", "▁sentence｜>", "x"]
+    ),
+    max_size=16,
+).map("".join)
+
+
+def _naive_units(held: str, text: str) -> tuple[str, str]:
+    """The recogniser's rule, spelled out: spellings become sentinels, and the longest end that is a proper
+    prefix of a spelling is held (every end tried)."""
+    s = held + text
+    for spelling, sentinel in (
+        (THINK_END_SPELLING, THINK_SOFT),
+        (DSML_SPELLING, DSML_SOFT),
+        (EOS_SPELLING, EOS_SOFT),
+    ):
+        s = s.replace(spelling, sentinel)
+    spellings = (THINK_END_SPELLING, DSML_SPELLING, EOS_SPELLING)
+    for k in range(len(s), 0, -1):
+        if any(w.startswith(s[-k:]) and w != s[-k:] for w in spellings):
+            return s[:-k], s[-k:]
+    return s, ""
+
+
+@given(text=_SPELLING_PIECES | TEXTS, cuts=CUTS)
+def test_symbolizer_holds_the_longest_possible_spelling(text: str, cuts: list[int]) -> None:
+    """The recogniser (which tries only the places a spelling can start) turns chunks into the units, and holds
+    the tail, that the rule spelled out gives."""
+    symbolizer = Symbolizer()
+    held = ""
+    for piece in split(text, cuts):
+        units, held = _naive_units(held, piece)
+        assert symbolizer.feed(piece) == units
+        assert symbolizer.held == held
 
 
 @given(text=st.text() | outputs)

@@ -130,16 +130,23 @@ class Symbolizer:
             s = s.replace(DSML_SPELLING, DSML_SOFT)
         if EOS_SPELLING in s:
             s = s.replace(EOS_SPELLING, EOS_SOFT)
-        hold = 0
-        tail = s[-_LONGEST_PREFIX:]
-        if _FIRST_A in tail or _FIRST_B in tail:
-            for k in range(min(_LONGEST_PREFIX, len(s)), 0, -1):
-                if s[-k:] in _SPELLING_PREFIXES:
-                    hold = k
-                    break
-        if hold:
-            self.held = s[-hold:]
-            return s[:-hold]
+        # The held tail is the longest end of ``s`` that is a proper prefix of a spelling; such an end starts
+        # with a character a spelling starts with, so only those places are tried, the leftmost first.
+        n = len(s)
+        low = n - _LONGEST_PREFIX if n > _LONGEST_PREFIX else 0
+        a = s.find(_FIRST_A, low)
+        b = s.find(_FIRST_B, low)
+        while a >= 0 or b >= 0:
+            if b < 0 or 0 <= a < b:
+                if s[a:] in _SPELLING_PREFIXES:
+                    self.held = s[a:]
+                    return s[:a]
+                a = s.find(_FIRST_A, a + 1)
+            else:
+                if s[b:] in _SPELLING_PREFIXES:
+                    self.held = s[b:]
+                    return s[:b]
+                b = s.find(_FIRST_B, b + 1)
         self.held = ""
         return s
 
