@@ -6,11 +6,13 @@ reasoning and answer, from ``benchmarks/workloads.py``), ``long string argument`
 file), ``many small parameters`` (many calls, each with short string, number, boolean and list parameters) and
 ``JSON mode`` (``response_format: json_object``, a long JSON document). Both sides decode token ids, run the
 output state machine and write Chat Completions chunks serialised to JSON (every event's ``to_json()``), pushing
-one id at a time and four at a time: one row per kind and push size.
+one id at a time and four at a time; then the same output as text chunks, the text of one id or of four with
+their token count (what a backend that detokenizes itself sends): one row per kind, input and push size
+(``--input ids`` or ``text`` for one of the two).
 
 The last two columns are a floor: the least work a Python codec does per push to answer with one chunk (check
 the ids, decode their bytes, escape the text, build and serialise one chunk event; no markers, no stages, no tool
-calls), and its ratio to the reference. Where the floor's ratio is above a goal, no Python codec that makes one
+calls; for text chunks the same without decoding), and its ratio to the reference. Where the floor's ratio is above a goal, no Python codec that makes one
 call per push reaches that goal on that output.
 
 A second measurement pushes the same output with a tool argument ten times longer, to show that the cost per
@@ -42,6 +44,7 @@ import workloads
 import dscodec
 from dscodec._json import string_literal
 from dscodec.protocols._wire import WireEvent, json_event
+from dscodec.stream.decoder import IncrementalDecoder
 from dscodec.vocab import Vocabulary, bundled_tokenizer_path
 
 TOOL = {
@@ -171,6 +174,13 @@ def _groups(ids: list[int], size: int) -> list[list[int]]:
     return [ids[i : i + size] for i in range(0, len(ids), size)]
 
 
+def _texts(groups: list[list[int]], vocab: Vocabulary) -> list[tuple[str, int]]:
+    """The groups as text chunks, each with its token count: what a backend that sends text would push (an
+    incomplete character waits for the next group, as a detokenizing server holds it)."""
+    decoder = IncrementalDecoder(vocab)
+    return [(decoder.feed(group), len(group)) for group in groups]
+
+
 def ours(
     request: dscodec.ConversationRequest, vocab: Vocabulary, groups: list[list[int]]
 ) -> Callable[[], int]:
@@ -191,7 +201,31 @@ def ours(
     return run
 
 
-def reference(ref: Any, groups: list[list[int]], body: dict[str, Any] = BODY) -> Callable[[], int]:
+def ours_text(
+    request: dscodec.ConversationRequest, vocab: Vocabulary, chunks: list[tuple[str, int]]
+) -> Callable[[], int]:
+    def run() -> int:
+        processor = dscodec.StreamProcessor(
+            request, response_id="chatcmpl-1", model="DeepSeek-V4-Pro", tokenizer=vocab
+        )
+        size = 0
+        for event in processor.start(100, 0):
+            size += len(event.to_json())
+        for text, count in chunks:
+            for event in processor.push_text(text, count):
+                size += len(event.to_json())
+        for event in processor.finish("stop"):
+            size += len(event.to_json())
+        return size
+
+    return run
+
+
+def reference(
+    ref: Any, groups: list[Any], body: dict[str, Any] = BODY, *, text: bool = False
+) -> Callable[[], int]:
+    """The reference's run; with ``text``, ``groups`` are text chunks with their token counts (the processor
+    still gets the tokenizer, with which it counts reasoning tokens as dscodec does)."""
     tokenizer = ref.Tokenizer.from_file(str(bundled_tokenizer_path()))
     options = ref.ConversionOptions()
 
@@ -205,9 +239,14 @@ def reference(ref: Any, groups: list[list[int]], body: dict[str, Any] = BODY) ->
             ref.InferenceChunk.ready(prompt_usage=ref.PromptUsage(prompt_tokens=100))
         ):
             size += len(event.to_json())
-        for group in groups:
-            for event in processor.push(ref.InferenceChunk.tokens(group, None)):
-                size += len(event.to_json())
+        if text:
+            for chunk, count in groups:
+                for event in processor.push(ref.InferenceChunk.text(chunk, count)):
+                    size += len(event.to_json())
+        else:
+            for group in groups:
+                for event in processor.push(ref.InferenceChunk.tokens(group, None)):
+                    size += len(event.to_json())
         for event in processor.push(ref.InferenceChunk.finish(ref.InferenceFinishReason.Stop)):
             size += len(event.to_json())
         for event in processor.finish():
@@ -250,6 +289,31 @@ def python_floor(vocab: Vocabulary, groups: list[list[int]]) -> Callable[[], int
     return run
 
 
+def python_floor_text(chunks: list[tuple[str, int]]) -> Callable[[], int]:
+    """:func:`python_floor` for text chunks: check the chunk and its count, escape the text, build and serialise
+    one chunk event."""
+    before = (
+        '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"DeepSeek-V4-Pro",'
+        '"system_fingerprint":null,"choices":[{"index":0,"delta":{"content":'
+    )
+    after = '},"logprobs":null,"finish_reason":null}],"usage":null}'
+    limit = 2**63
+
+    def run() -> int:
+        def push(text: str, count: int) -> list[WireEvent]:
+            if type(text) is not str or type(count) is not int or not 0 <= count < limit:
+                raise ValueError(count)
+            return [json_event(before + string_literal(text) + after)] if text else []
+
+        size = 0
+        for text, count in chunks:
+            for event in push(text, count):
+                size += len(event.to_json())
+        return size
+
+    return run
+
+
 def interleaved(sides: list[Callable[[], int]], runs: int) -> list[float]:
     for side in sides:
         side()
@@ -269,6 +333,12 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--tokens", type=int, default=10_000, help="tokens per output (about)")
     parser.add_argument("--kinds", default="", help="comma-separated output kinds (default: all)")
+    parser.add_argument(
+        "--input",
+        choices=["ids", "text", "both"],
+        default="both",
+        help="push token ids, text chunks (the ids decoded, with their token counts), or both",
+    )
     args = parser.parse_args()
 
     vocab = Vocabulary.load(None)
@@ -280,21 +350,28 @@ def main() -> None:
 
     kinds = outputs(vocab, args.tokens)
     chosen = [k for k in args.kinds.split(",") if k] or list(kinds)
+    inputs = ["ids", "text"] if args.input == "both" else [args.input]
     print(
-        f"{'output':<24}{'tokens':>7}{'pushes':>8}{'dscodec µs/token':>18}{'reference µs/token':>20}{'ratio':>8}"
-        f"{'floor µs/token':>16}{'floor ratio':>12}"
+        f"{'output':<24}{'tokens':>7}{'input':>6}{'pushes':>8}{'dscodec µs/token':>18}{'reference µs/token':>20}"
+        f"{'ratio':>8}{'floor µs/token':>16}{'floor ratio':>12}"
     )
     for kind in chosen:
         body, output = kinds[kind]
         request = dscodec.convert("chat_completions", body)
-        for size in (1, 4):
+        for form, size in [(form, size) for form in inputs for size in (1, 4)]:
             groups = _groups(output, size)
-            sides = [ours(request, vocab, groups), python_floor(vocab, groups)]
-            if ref is not None:
-                sides.append(reference(ref, groups, body))
+            if form == "ids":
+                sides = [ours(request, vocab, groups), python_floor(vocab, groups)]
+                if ref is not None:
+                    sides.append(reference(ref, groups, body))
+            else:
+                chunks = _texts(groups, vocab)
+                sides = [ours_text(request, vocab, chunks), python_floor_text(chunks)]
+                if ref is not None:
+                    sides.append(reference(ref, chunks, body, text=True))
             medians = interleaved(sides, args.runs)
             mine, floor = (m / len(output) * 1e6 for m in medians[:2])
-            line = f"{kind:<24}{len(output):>7}{size:>8}{mine:>18.2f}"
+            line = f"{kind:<24}{len(output):>7}{form:>6}{size:>8}{mine:>18.2f}"
             if ref is not None:
                 theirs = medians[2] / len(output) * 1e6
                 line += f"{theirs:>20.2f}{mine / theirs:>8.2f}{floor:>16.2f}{floor / theirs:>12.2f}"
