@@ -176,6 +176,7 @@ def test_golden_chat_stream(case: Path) -> None:
         want_usage["total_tokens"] = want_usage["prompt_tokens"] + run.pushed_tokens
         assert_same(want_usage, usage, f"{label}: usage")
         assert run.finished == take.reference_finished, label
+        assert take.pushes_agree(notes), f"{label}: the output ended at another push than the reference's"
 
         if not json_mode and all(is_json(c["arguments"]) for c in theirs["tool_calls"]):
             want_events = normalise(expected_events)

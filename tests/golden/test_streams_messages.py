@@ -186,6 +186,7 @@ def test_golden_messages_stream(case: Path) -> None:
         want_usage["output_tokens"] = run.pushed_tokens
         assert_same(want_usage, delta["usage"], f"{label}: usage")
         assert run.finished == take.reference_finished, label
+        assert take.pushes_agree(notes), f"{label}: the output ended at another push than the reference's"
 
         mine, want = _merged(events), _merged(normalise(expected_events))
         want[-2]["usage"] = delta["usage"]  # D13, checked above

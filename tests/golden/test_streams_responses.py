@@ -192,7 +192,8 @@ def _arguments_agree(tool_calls: list[dict[str, Any]]) -> bool:
 def test_golden_responses_stream(case: Path) -> None:
     """Every recorded chunking, replayed with ``dscodec.testing.replay`` and checked against the reference's
     transcript (with ``reads_as``, its recording of the equivalent output: the transcript says so)."""
-    options = scenario(case)["parsing_options"]
+    notes = scenario(case)
+    options = notes["parsing_options"]
     json_mode = options["parse_json_output"]
     takes = replay_all(case)
     reasoning_tokens = _reference_reasoning_tokens(takes, options)
@@ -241,6 +242,7 @@ def test_golden_responses_stream(case: Path) -> None:
         )
         assert_same(usage, final["response"]["usage"], f"{label}: usage")
         assert run.finished == take.reference_finished, label
+        assert take.pushes_agree(notes), f"{label}: the output ended at another push than the reference's"
 
         # D7: in JSON mode only the single-chunk run is chunking-free in the reference too.
         compare_events = name in ("whole", IDS_WHOLE) or not json_mode

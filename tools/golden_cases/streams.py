@@ -1031,6 +1031,17 @@ def _stop(v: Version) -> list[Scenario]:
     )
     s("overlap", "aab aaab", "overlapping candidate prefixes", thinking=False, stop=("aaab",))
     s(
+        "in-held-spelling",
+        "The</think>xx",
+        "a stop that ends inside a partial spelling held at the end of a chunk wins at once, also after a chunk "
+        "of plain text",
+        thinking=False,
+        stop=("<",),
+        explicit=(
+            ExplicitChunking("plain-then-held", (TextPiece("T"), TextPiece("he</"), TextPiece("think>xx"))),
+        ),
+    )
+    s(
         "think-end-stop-think",
         "r</think>a</think>b",
         "stop equal to </think> in thinking mode",

@@ -199,7 +199,13 @@ class OutputMachine(FastPaths):
             return self._discarded()
         try:
             units = self._sym.feed(sanitize_text(text))
-            if self._quick_ok and units and not self._entries:
+            # Not with a spelling held and stop sequences: a stop may end inside it (see _process).
+            if (
+                self._quick_ok
+                and units
+                and not self._entries
+                and not (self._sym.held and self._stops is not None)
+            ):
                 quick = self._quick(units, logprobs)
                 if quick is not None:
                     return quick
