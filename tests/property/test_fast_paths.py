@@ -2,9 +2,10 @@
 
 Each shortcut (plain token text in a text stage, in a JSON-mode value, inside a tool-call block; the quick path of
 ``feed`` / ``feed_tokens``; ids that complete no character; the scans that skip ordinary characters; a string
-argument's middle; the parameter-tag reader's jumps; the spelling recogniser's, the escaper's and the decoder's
-shortcuts) is switched off in a subclass, and the same output, chunked the same way, must give the same events,
-call by call, with the same stage, tool-call count and held text.
+argument's middle; the parameter-tag reader's jumps; runs stepped through a partly matched stop sequence; the
+spelling recogniser's, the escaper's and the decoder's shortcuts) is switched off in a subclass, and the same
+output, chunked the same way, must give the same events, call by call, with the same stage, tool-call count and
+held text.
 
 Example counts come from ``DSCODEC_MAX_EXAMPLES`` (tests/conftest.py).
 """
@@ -91,6 +92,11 @@ class _NoQuick(OutputMachine):
         return None
 
 
+class _NoSteppedRuns(OutputMachine):
+    def _stepped_run(self, u: str, i: int, base: int) -> int | None:
+        return None
+
+
 class _NoEmptyToken(OutputMachine):
     def _empty_token(self) -> list[Event] | None:
         return None
@@ -110,7 +116,7 @@ class _NoPlainTokens(OutputMachine):
         return self.feed_tokens([TokenText(-1, text)])
 
 
-class _General(_NoScan, _NoQuick, _NoEmptyToken, _NoPlainTokens, _NoToolUnits):
+class _General(_NoScan, _NoQuick, _NoEmptyToken, _NoPlainTokens, _NoToolUnits, _NoSteppedRuns):
     """Every shortcut of the machine off."""
 
     _block_parser = type("_GeneralParser", (_NoStringPiece, _NoTagJumps), {})
@@ -215,6 +221,7 @@ MACHINES = [
     _NoEmptyToken,
     _NoScan,
     _NoPlainTokens,
+    _NoSteppedRuns,
     _General,
 ]
 

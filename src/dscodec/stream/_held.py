@@ -87,6 +87,13 @@ class HeldText(LogprobBook):
         if self._tools:
             self._tail = (self._tail + text)[-TAIL_LENGTH:]
 
+    def _append_units(self, units: str, pos: int) -> None:
+        """:meth:`_append` for units from ``pos`` on, each at its own index."""
+        self._pend += units
+        self._pend_pos.extend(range(pos, pos + len(units)))
+        if self._tools:
+            self._tail = (self._tail + units)[-TAIL_LENGTH:]
+
     def _emit(self, text: str, upto: int) -> None:
         """Emit released text of the current text stage (JSON mode turns it into a space)."""
         if not text:

@@ -37,6 +37,9 @@ __all__ = ["TextStages"]
 
 #: The soft sentinels a stop sequence may run through in text (the others reset a partial match).
 SOFT_IN_STOPS = (THINK_SOFT, DSML_SOFT)
+#: A run of units that, with stop sequences in the content, does nothing but step the matcher and be held
+#: or released: no newline, no ``<``, no sentinel.
+_STEPPED_RUN = re.compile(f"[^\n{OPENER_START}{SENTINEL_RANGE}]+")
 
 
 class TextStages(HeldText):
@@ -128,6 +131,12 @@ class TextStages(HeldText):
                 i = self._pass_plain(u, i, base, tail=self._tools)
                 if i == n:
                     return n
+            if stops is not None and stops.depth:
+                # A stop sequence is partly matched: a run of plain units steps the matcher in one go.
+                j = self._stepped_run(u, i, base)
+                if j is not None:
+                    i = j
+                    continue
             # One unit, slowly.
             c = u[i]
             pos = base + i
@@ -219,6 +228,29 @@ class TextStages(HeldText):
             return False
         self._append(spelled, pos)
         return False
+
+    def _stepped_run(self, u: str, i: int, base: int) -> int | None:
+        """With stop sequences in the content (JSON mode off), the run of plain units from ``i`` (see
+        :data:`_STEPPED_RUN`): each steps the matcher, then the run is held and all but the partly matched end
+        released at once, as the unit-by-unit loop would leave it (holding and releasing unit by unit copies the
+        held text each time, which a long partial match makes slow). Returns where the run ends (``len(u)`` when
+        a stop matched), or None when no run starts at ``i``."""
+        m = _STEPPED_RUN.match(u, i)
+        if m is None:
+            return None
+        j = m.end()
+        stops = self._stops
+        assert stops is not None
+        step = stops.step
+        for k in range(i, j):
+            hit = step(u[k])
+            if hit >= 0:
+                self._append_units(u[i : k + 1], base + i)
+                self._stop_hit(hit, base + k)
+                return len(u)
+        self._append_units(u[i:j], base + i)
+        self._release(len(self._pend) - self._hold_length())
+        return j
 
     def _append_stepped(self, c: str, pos: int) -> bool:
         """Hold one plain unit and step the stop matcher with it; True if a stop matched (the output ends)."""
