@@ -133,9 +133,9 @@ class TextStages(HeldText):
                     return n
             if stops is not None and stops.depth:
                 # A stop sequence is partly matched: a run of plain units steps the matcher in one go.
-                j = self._stepped_run(u, i, base)
-                if j is not None:
-                    i = j
+                after = self._stepped_run(u, i, base)
+                if after is not None:
+                    i = after
                     continue
             # One unit, slowly.
             c = u[i]
