@@ -96,6 +96,8 @@ _SPELLING_PREFIXES = _proper_prefixes(_SPELLINGS)
 _LONGEST_PREFIX = max(len(s) for s in _SPELLINGS) - 1
 #: The characters a spelling can start with: text without them holds no spelling and no start of one.
 _FIRST_A, _FIRST_B = sorted({s[0] for s in _SPELLINGS})
+#: Finds the places a spelling may start.
+_SPELLING_START = re.compile(f"[{re.escape(_FIRST_A + _FIRST_B)}]")
 #: Finds what makes a text chunk more than plain text: a character a spelling starts with, or a lone surrogate
 #: (which sanitising replaces). A chunk without any, with no spelling held before it, is read as the same text
 #: decoded from ordinary ids.
@@ -133,20 +135,11 @@ class Symbolizer:
         # The held tail is the longest end of ``s`` that is a proper prefix of a spelling; such an end starts
         # with a character a spelling starts with, so only those places are tried, the leftmost first.
         n = len(s)
-        low = n - _LONGEST_PREFIX if n > _LONGEST_PREFIX else 0
-        a = s.find(_FIRST_A, low)
-        b = s.find(_FIRST_B, low)
-        while a >= 0 or b >= 0:
-            if b < 0 or 0 <= a < b:
-                if s[a:] in _SPELLING_PREFIXES:
-                    self.held = s[a:]
-                    return s[:a]
-                a = s.find(_FIRST_A, a + 1)
-            else:
-                if s[b:] in _SPELLING_PREFIXES:
-                    self.held = s[b:]
-                    return s[:b]
-                b = s.find(_FIRST_B, b + 1)
+        for m in _SPELLING_START.finditer(s, n - _LONGEST_PREFIX if n > _LONGEST_PREFIX else 0):
+            start = m.start()
+            if s[start:] in _SPELLING_PREFIXES:
+                self.held = s[start:]
+                return s[:start]
         self.held = ""
         return s
 
