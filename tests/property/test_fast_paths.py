@@ -69,11 +69,6 @@ class _NoPlainJsonValue(OutputMachine):
         return None
 
 
-class _NoArgumentPiece(OutputMachine):
-    def _argument_piece(self, text: str) -> ToolCallDelta | None:
-        return None
-
-
 class _NoToolUnits(OutputMachine):
     def _tool_units(self, units: str) -> list[Event] | None:
         return None
@@ -213,7 +208,6 @@ CUTS = st.lists(st.integers(0, 400), max_size=30)
 MACHINES = [
     _NoPlainText,
     _NoPlainJsonValue,
-    _NoArgumentPiece,
     _NoToolUnits,
     _NoStringPieceMachine,
     _NoTagJumpsMachine,
@@ -297,7 +291,7 @@ PARAMETERS = st.lists(
 
 @pytest.mark.parametrize(
     "machine",
-    [_NoArgumentPiece, _NoToolUnits, _NoStringPieceMachine, _NoTagJumpsMachine, _General],
+    [_NoToolUnits, _NoStringPieceMachine, _NoTagJumpsMachine, _General],
     ids=lambda c: c.__name__.lstrip("_"),
 )
 @given(calls=st.lists(PARAMETERS, min_size=1, max_size=3), groups=GROUPS, cuts=CUTS, starts=st.booleans())

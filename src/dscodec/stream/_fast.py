@@ -12,7 +12,7 @@ from dscodec.stream._held import TAIL_LENGTH
 from dscodec.stream._json_value import JsonValueStage
 from dscodec.stream._markers import EOS_HARD, EOS_SOFT, OPENER_START
 from dscodec.stream._stages import DISCARD, REASONING
-from dscodec.stream.events import Event, TokenLogprob, ToolCallDelta
+from dscodec.stream.events import Event, TokenLogprob
 
 __all__ = ["FastPaths"]
 
@@ -114,16 +114,6 @@ class FastPaths(JsonValueStage):
             self._pend_pos = [end - 1]
             full = full[:-1]
         return full
-
-    def _argument_piece(self, text: str) -> ToolCallDelta | None:
-        """Plain token text in the middle of a ``string="true"`` argument (inside a tool-call block): its
-        argument delta, or None (nothing changed) when the block parser must read it."""
-        block = self._block
-        assert block is not None
-        delta = block.string_value_piece(text)
-        if delta is not None:
-            self._pos += len(text)
-        return delta
 
     def _tool_units(self, units: str) -> list[Event] | None:
         """Units inside a tool-call block (no logprob entries waiting), straight to the block parser; not when

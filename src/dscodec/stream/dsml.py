@@ -56,6 +56,7 @@ import secrets
 import string
 from collections.abc import Callable
 
+from dscodec._json import string_literal
 from dscodec.stream._dsml_tags import (
     BARE_ATTRIBUTES,
     BARE_PARAMETER,
@@ -167,7 +168,7 @@ class BlockParser(ArgumentWriter):
         its closing tag. Returns the argument delta, or None when the general :meth:`feed` is needed."""
         if self.state is not _SVALUE or self._skip or self._held or self._delta or "<" in text:
             return None
-        escaped = escape_json_string(text)
+        escaped = text if text.isalnum() else string_literal(text)[1:-1]  # escape_json_string, inline
         self._args.append(escaped)
         return ToolCallDelta(self._index, escaped, text, self._param_name)
 

@@ -366,8 +366,10 @@ class OutputMachine(FastPaths):
         if stage is TOOL_CALLS:
             block = self._block
             if block is not None and block.state is _STRING_VALUE:
-                delta = self._argument_piece(text)
+                # The middle of a ``string="true"`` argument: its delta, unless the parser must read the text.
+                delta = block.string_value_piece(text)
                 if delta is not None:
+                    self._pos += len(text)
                     return delta
             try:  # not the middle of a string argument: the block parser reads it
                 return self._tool_units(text)
@@ -386,6 +388,20 @@ class OutputMachine(FastPaths):
         """
         if not text or self._sym.held or NOT_PLAIN_CHUNK.search(text) is not None:
             return None
+        block = self._block
+        if (
+            block is not None
+            and block.state is _STRING_VALUE
+            and self._stage is TOOL_CALLS
+            and not self._entries
+            and not self._orphans[0]
+            and not self._orphans[1]
+        ):
+            # The middle of a ``string="true"`` argument, as in :meth:`plain_token`, without its other checks.
+            delta = block.string_value_piece(text)
+            if delta is not None:
+                self._pos += len(text)
+                return delta
         return self.plain_token(text)
 
     def feed_declined(self, text: str) -> list[Event]:
