@@ -13,7 +13,8 @@ Compared, from each side's complete response: the reasoning text, the answer tex
 arguments, parsed as JSON) and the finish reason. With ``--events``, every event instead, as JSON (after a ready
 chunk with no prompt usage on both sides), with ids and wall-clock times normalised
 (``dscodec.testing.compare.normalise``), consecutive deltas of one text or one call merged (``--exact-deltas``
-keeps them apart: D8 holds values back, so where deltas part differs on purpose), and the Responses fields of D3
+keeps them apart: D8 reads a parameter tag whole and holds values back, and D18 holds only the undecided end of
+a push, so where deltas part differs on purpose), and the Responses fields of D3
 and D6 left out. Where dscodec deviates on purpose (docs/deviations.md: D7 JSON
 mode, D8 arguments of malformed tags, D15 the end-of-sentence token) differences are expected; read them before
 filing a bug. A disagreement worth keeping becomes a scenario in ``tools/golden_cases/streams.py``.

@@ -319,6 +319,39 @@ def test_d15_the_spelling_in_text_chunks() -> None:
     assert dscodec.accumulate("chat_completions", events)["choices"][0]["message"] == message
 
 
+@pytest.mark.parametrize(
+    ("body", "pushes", "first", "second", "as_ids"),
+    [
+        # The end of a text chunk may begin ``</think>``: only that end waits (in token ids the marker is one
+        # special id, so a plain ``<`` there is text at once).
+        ({}, ["abc<", "z"], "abc", "<z", False),
+        ({}, ["abc</thi", "z"], "abc", "</thiz", False),
+        # A newline run at the end of the reasoning may come right before ``</think>`` (then it is dropped).
+        ({}, ["abc\n\n", "def"], "abc", "\n\ndef", False),
+        ({}, ["abc\n\n", "def"], "abc", "\n\ndef", True),
+        # The end of a chunk may begin a stop sequence.
+        ({"thinking": {"type": "disabled"}, "stop": ["END"]}, ["Hello E", "x"], "Hello ", "Ex", False),
+        ({"thinking": {"type": "disabled"}, "stop": ["END"]}, ["Hello E", "x"], "Hello ", "Ex", True),
+    ],
+)
+def test_d18_only_what_may_begin_a_marker_waits(
+    body: dict[str, Any], pushes: list[str], first: str, second: str, as_ids: bool
+) -> None:
+    """The reference holds the whole chunk whose end is undecided and releases it later as a delta of its own;
+    dscodec emits at once what can no longer belong to a marker, a stop sequence or a dropped newline run."""
+    p = _processor(**body)
+    p.start(1, 0)
+
+    def texts(events: list[Any]) -> str:
+        return "".join(d.get("reasoning_content") or d.get("content") or "" for d in _deltas(events))
+
+    def push(text: str) -> list[Any]:
+        return p.push_tokens(_ids(text)) if as_ids else p.push_text(text, 1)
+
+    assert texts(push(pushes[0])) == first
+    assert texts(push(pushes[1])) == second
+
+
 @pytest.mark.parametrize("size", [1, 3])
 def test_an_internal_error_in_the_block_parser_fails_the_stream_cleanly(
     monkeypatch: pytest.MonkeyPatch, size: int
