@@ -238,7 +238,7 @@ class StreamProcessor:
                     return self._write_text(True, emitted)
                 return self._write_text(False, emitted)
             if isinstance(emitted, list):  # text inside a tool-call block
-                return self._deliver(emitted, [])
+                return self._deliver(emitted, []) if emitted else []
             return self._writer.argument(emitted)
         self._check_open()
         if not isinstance(text, str):

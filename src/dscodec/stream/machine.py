@@ -391,17 +391,21 @@ class OutputMachine(FastPaths):
         block = self._block
         if (
             block is not None
-            and block.state is _STRING_VALUE
             and self._stage is TOOL_CALLS
             and not self._entries
             and not self._orphans[0]
             and not self._orphans[1]
         ):
-            # The middle of a ``string="true"`` argument, as in :meth:`plain_token`, without its other checks.
-            delta = block.string_value_piece(text)
-            if delta is not None:
-                self._pos += len(text)
-                return delta
+            # Inside a tool-call block, as in :meth:`plain_token`, without its checks for the other stages.
+            if block.state is _STRING_VALUE:
+                delta = block.string_value_piece(text)
+                if delta is not None:
+                    self._pos += len(text)
+                    return delta
+            try:
+                return self._tool_units(text)
+            except BaseException as exc:
+                raise self._fail(exc) from exc
         return self.plain_token(text)
 
     def feed_declined(self, text: str) -> list[Event]:
