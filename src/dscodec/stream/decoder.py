@@ -160,10 +160,11 @@ class IncrementalDecoder:
                 # special id, an unknown one, bytes that are not whole characters), the rest goes by bytes, and
                 # so do the next groups until one is all ASCII (CJK text is mostly ids that are not whole).
                 not_whole = self._not_whole
+                specials = self._special
                 for token_id in ids:
                     text = whole.get(token_id)
                     if text is None:
-                        if token_id in not_whole:
+                        if token_id in not_whole or token_id in specials:
                             break
                         text = self._whole_text(token_id)
                         if text is None:
@@ -173,8 +174,15 @@ class IncrementalDecoder:
                     texts.append(text)
                 else:
                     return "".join(texts)
-                if token_id not in self._special:
-                    self._texts = False
+                if token_id in specials:
+                    # A special id: no text (the caller decodes the group into units), but every id must still
+                    # be one the vocabulary has.
+                    size = len(self._ordinary)
+                    for token_id in ids:
+                        if type(token_id) is not int or not 0 <= token_id < size:
+                            raise LookupError(token_id)
+                    return None
+                self._texts = False
                 if texts:
                     ids = ids[len(texts) :]
             # One pass checks each id, tells special ids (None rows) and gathers the bytes.
@@ -234,11 +242,19 @@ class IncrementalDecoder:
         """
         ordinary = self._ordinary
         special = self._special
+        whole = self._whole
         out: list[str] = []
         run: list[bytes] = []
         for token_id in ids:
             row = ordinary[token_id]
             if row is not None:
+                if not run and not self._held:
+                    # Bytes that are whole characters on their own, with nothing before them to complete:
+                    # their remembered text.
+                    text = whole.get(token_id)
+                    if text is not None:
+                        out.append(text)
+                        continue
                 run.append(row)
                 continue
             if run:
