@@ -2823,6 +2823,72 @@ def _hardening() -> list[Case]:
 
     names = [f"p{i}" for i in range(MANY_TOOLS)]
     wide = {name: {"type": "string"} for name in names}
+    for name, description, parameters in (
+        (
+            "invalid-schema-unknown-meta-schema",
+            "a root $schema naming no meta-schema the reference knows (checked before references)",
+            {"$schema": "https://example.com/my-meta", "type": "object", "$ref": "#/nowhere"},
+        ),
+        (
+            "invalid-schema-relative-ref-without-base",
+            "a $ref to a resource by a relative name, with no $id to resolve it against",
+            obj({"a": {"$ref": "definitions.json#/a"}}),
+        ),
+        (
+            "invalid-schema-id-with-fragment",
+            "an $id with a fragment",
+            obj({"a": {"$id": "https://example.com/a#part", "type": "string"}}),
+        ),
+        (
+            "invalid-schema-ref-in-compiled-subschema",
+            "a reference nowhere in a subschema the root applies, beside one in $defs that nothing references",
+            {
+                "type": "object",
+                "$defs": {"a": {"$ref": "#/$defs/gone"}},
+                "properties": {"b": {"$ref": "#/nowhere"}},
+            },
+        ),
+        (
+            "invalid-schema-definitions-checked-first",
+            "two problems: readOnly not a boolean, and a title in definitions not a string (reported first)",
+            {"type": "object", "readOnly": 1, "definitions": {"z": {"title": 9}}},
+        ),
+    ):
+        cases += _both(
+            name,
+            description,
+            lambda m, parameters=parameters: _req(
+                m, [user("Hi")], tools=[fn("probe", parameters=parameters)]
+            ),
+            only="v4",
+        )
+    cases += _both(
+        "schema-unreferenced-defs-ref-nowhere",
+        "a $defs entry with a reference nowhere that nothing references (and a default holding a $ref): accepted",
+        lambda m: _req(
+            m,
+            [user("Hi")],
+            tools=[
+                fn(
+                    "probe",
+                    parameters={
+                        "type": "object",
+                        "$defs": {"a": {"$ref": "#/$defs/gone"}},
+                        "properties": {"b": {"type": "string", "default": {"$ref": "elsewhere.json"}}},
+                    },
+                )
+            ],
+        ),
+        only="v4",
+    )
+    cases += _both(
+        "invalid-schema-required-not-strings-repeated",
+        "a required list with a number first and an object twice: its repeats are reported before its types",
+        lambda m: _req(
+            m, [user("Hi")], tools=[fn("probe", parameters=obj({}, required=[1, {"a": 1}, {"a": 1}]))]
+        ),
+        only="v4",
+    )
     cases += _both(
         "invalid-schema-required-duplicate-last",
         f"a schema with {MANY_TOOLS} required properties, the last name repeating the first",

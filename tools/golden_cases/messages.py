@@ -2150,6 +2150,14 @@ def _hardening() -> list[Case]:
     names = [f"p{i}" for i in range(MANY_TOOLS)]
     wide = {name: {"type": "string"} for name in names}
     cases += both(
+        "invalid-schema-required-not-strings-repeated",
+        "a required list with a number first and an object twice: its repeats are reported before its types",
+        lambda m: _req(
+            m, [user("Hi")], tools=[tool("probe", input_schema=obj({}, required=[1, {"a": 1}, {"a": 1}]))]
+        ),
+        only="v4",
+    )
+    cases += both(
         "invalid-schema-required-duplicate-last",
         f"a schema with {MANY_TOOLS} required properties, the last name repeating the first",
         lambda m: _req(

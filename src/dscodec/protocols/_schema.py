@@ -1,8 +1,10 @@
 """JSON Schema in requests: the meta-schema check of a non-strict schema (strict ones: ``_strict_schema``).
 
 Validation (behavior.md#tools-and-tool-choice, behavior.md#output-constraints) restates the JSON Schema 2020-12 meta-schema and reports the first problem as
-the reference does (``<instance> <reason>``), visiting keywords vocabulary by vocabulary in the meta-schema's
-order. Keywords of drafts chosen through ``$schema`` follow the same rules (a known simplification).
+the reference does (``<instance> <reason>``), in the order it looks (docs/behavior.md#json-schemas): the base
+meta-schema's own keywords, then vocabulary by vocabulary in the meta-schema's order; then the root ``$schema``,
+the references and the ``regex`` format. Keywords of drafts chosen through ``$schema`` follow the same rules (a
+known simplification); pointers into the meta-schema documents are not followed.
 
 The normalisation of strict schemas lives in :mod:`dscodec.protocols._strict_schema`; both are imported from here.
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
+from urllib.parse import unquote, urljoin
 
 from dscodec.protocols._body import json_text
 from dscodec.protocols._strict_schema import normalize_strict_schema
@@ -22,6 +25,8 @@ __all__ = ["meta_schema_problem", "normalize_strict_schema", "schema_problem"]
 
 _SIMPLE_TYPES = ("array", "boolean", "integer", "null", "number", "object", "string")
 _ANCHOR = re.compile(r"[A-Za-z_][-A-Za-z0-9._]*")
+#: An ``$id`` may end in an empty fragment, no other.
+_ID = re.compile(r"[^#]*#?")
 
 _SCHEMA_KEYWORDS = (
     "items",
@@ -118,7 +123,7 @@ def _resolve_pointer(root: Any, ref: str) -> bool:
     if not ref.startswith("#/"):
         return True
     node = root
-    for raw in ref[2:].split("/"):
+    for raw in unquote(ref[2:]).split("/"):
         token = raw.replace("~1", "/").replace("~0", "~")
         if isinstance(node, Mapping) and token in node:
             node = node[token]
@@ -127,6 +132,210 @@ def _resolve_pointer(root: Any, ref: str) -> bool:
         else:
             return False
     return True
+
+
+#: The meta-schemas the reference knows by URI (observed). The drafts 4, 6 and 7 and the latest, over http and
+#: https, and 2019-09 and 2020-12 over http, are known by their exact text (trailing ``#`` allowed); 2019-09 and
+#: 2020-12 over https, with their vocabulary meta-schemas, are documents it holds, named with any fragment.
+_BY_TEXT = frozenset(
+    [
+        f"{scheme}://json-schema.org/{path}"
+        for scheme in ("http", "https")
+        for path in ("schema", "draft-07/schema", "draft-06/schema", "draft-04/schema")
+    ]
+    + [f"http://json-schema.org/draft/{draft}/schema" for draft in ("2020-12", "2019-09")]
+)
+_DOCUMENTS = frozenset(
+    [f"https://json-schema.org/draft/{draft}/schema" for draft in ("2020-12", "2019-09")]
+    + [
+        f"https://json-schema.org/draft/2020-12/meta/{name}"
+        for name in (
+            "core",
+            "applicator",
+            "unevaluated",
+            "validation",
+            "meta-data",
+            "format-annotation",
+            "format-assertion",
+            "content",
+        )
+    ]
+    + [
+        f"https://json-schema.org/draft/2019-09/meta/{name}"
+        for name in ("core", "applicator", "validation", "meta-data", "format", "content")
+    ]
+    + ["json-schema:///"]  # the document itself, under the base URI it has when it names none
+)
+#: What a URI reference may hold besides ``%`` escapes (RFC 3986: unreserved, sub-delims, ``:@/?`` and one ``#``).
+_URI_CHARACTERS = frozenset(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&'()*+,;=:@/?"
+)
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
+
+
+def _meta_schema_uri_problem(uri: str, schema: Mapping[str, Any]) -> str | None:
+    """The problem of a root ``$schema`` (observed from the reference): a draft named with more than one ``#`` (no
+    "uri"), text that is no URI reference, or a URI that names no meta-schema the reference knows (the drafts,
+    their vocabularies, or a resource of this very document)."""
+    unknown = (
+        f"Unknown meta-schema: '{uri}'. Custom meta-schemas must be registered in the registry before use"
+    )
+    if uri.rstrip("#") in _BY_TEXT:
+        return None if uri.count("#") <= 1 else f'{json_text(uri)} is not a "uri"'
+    if uri.startswith("#"):  # the document itself, unless the fragment is none a URI may have
+        return None if _uri_problem(uri[1:], allow_hash=False) is None else unknown
+    problem = _uri_problem(uri, allow_hash=True)
+    if problem is not None:
+        return f"Invalid URI reference '{uri}': {problem}"
+    base = uri.partition("#")[0]
+    if not base or base in _DOCUMENTS or base in _resource_ids(schema):
+        return None
+    return unknown
+
+
+def _uri_problem(text: str, *, allow_hash: bool) -> str | None:
+    """Why ``text`` is no URI reference (the first bad character or escape), or None."""
+    hashes = 0
+    for index, char in enumerate(text):
+        if char == "%":
+            if not (
+                len(text) > index + 2 and text[index + 1] in _HEX_DIGITS and text[index + 2] in _HEX_DIGITS
+            ):
+                return f"invalid percent-encoded octet at index {index}"
+        elif char == "#" and allow_hash and not hashes:
+            hashes = 1
+        elif char not in _URI_CHARACTERS:
+            return f"unexpected character at index {index}"
+    return None
+
+
+def _resource_ids(schema: Mapping[str, Any]) -> set[str]:
+    """The URIs (without fragments) of the document's resources: the absolute ``$id`` values of its subschemas,
+    relative ones resolved against the root's."""
+    root = schema.get("$id")
+    base = root.partition("#")[0] if isinstance(root, str) and ":" in root else None
+    ids: set[str] = set()
+    for node in _nodes(schema):
+        value = node.get("$id")
+        if isinstance(value, str):
+            if ":" in value:
+                ids.add(value.partition("#")[0])
+            elif base is not None and base.startswith(("http://", "https://")):
+                ids.add(urljoin(base, value).partition("#")[0])
+    return ids
+
+
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
+#: A host no reference names (it holds a character no URI may hold).
+_NO_HOST = "no base"
+
+
+class _References:
+    """What a reference can reach (observed from the reference, which fetches nothing): this document
+    (``json-schema:///``, or its root ``$id``), the resources it names with ``$id``, its anchors, and for ``$ref``
+    the 2019-09 and 2020-12 meta-schema documents. A relative ``$ref`` resolves against the root's ``$id`` when
+    that is an http(s) URI, else there is no base; a ``$dynamicRef`` resolves against ``json-schema:///`` too."""
+
+    def __init__(self, schema: Mapping[str, Any]) -> None:
+        self.schema = schema
+        root = schema.get("$id")
+        self.root_id = root.partition("#")[0] if isinstance(root, str) and _SCHEME.match(root) else None
+        self.ids = _resource_ids(schema)
+        self.anchors = {
+            node[key]
+            for node in _nodes(schema)
+            for key in ("$anchor", "$dynamicAnchor")
+            if isinstance(node.get(key), str)
+        }
+
+    def is_external(self, ref: str) -> bool:
+        """Whether ``ref`` names a resource other than this document (or is no URI reference outside a
+        fragment)."""
+        target = ref.partition("#")[0]
+        return bool(target) and target not in ("json-schema:///", self.root_id)
+
+    def target(self, ref: str) -> Any:
+        """The subschema a reference into this document points at (None for anything else)."""
+        fragment = ref.partition("#")[2]
+        if not fragment.startswith("/"):
+            return None
+        node: Any = self.schema
+        for raw in unquote(fragment[1:]).split("/"):
+            token = raw.replace("~1", "/").replace("~0", "~")
+            if isinstance(node, Mapping) and token in node:
+                node = node[token]
+            elif isinstance(node, list) and (index := _array_index(token)) is not None and index < len(node):
+                node = node[index]
+            else:
+                return None
+        return node
+
+    def problem(self, ref: str, *, dynamic: bool) -> str | None:
+        syntax = _uri_problem(ref, allow_hash=True)
+        if syntax is not None:
+            return f"Invalid URI reference '{ref}': {syntax}"
+        target, _, fragment = ref.partition("#")
+        if target and _SCHEME.match(target) is None:
+            if self.root_id is not None and self.root_id.startswith(("http://", "https://")):
+                target = urljoin(self.root_id, target)
+            elif dynamic:  # against json-schema:/// (resolved as under a made-up http base, then renamed)
+                joined = urljoin(f"http://{_NO_HOST}/", target)
+                target = "json-schema:" + joined[5:].replace(_NO_HOST, "", 1)
+            else:
+                return (
+                    f"Resource '{ref}' is not present in a registry and retrieving it failed: No base URI is "
+                    "available"
+                )
+        if not target or target in ("json-schema:///", self.root_id):
+            if fragment.startswith("/"):
+                if not _resolve_pointer(self.schema, "#" + fragment):
+                    return f"Pointer '{fragment}' does not exist"
+            elif fragment and fragment not in self.anchors:
+                return f"Anchor '{fragment}' does not exist"
+            return None
+        if target in self.ids or (target in _DOCUMENTS and not dynamic):
+            return None
+        reason = (
+            "Retrieving external resources is not supported once the registry is populated"
+            if dynamic
+            else f"Retrieval is disabled, cannot fetch {target}"
+        )
+        return f"Resource '{target}' is not present in a registry and retrieving it failed: {reason}"
+
+
+def _nodes(schema: Any) -> list[Mapping[str, Any]]:
+    """The subschemas of ``schema`` that are objects, the root included, in document order (values of keywords
+    that hold no schema, such as ``default``, ``const`` or unknown ones, are not among them)."""
+    out: list[Mapping[str, Any]] = []
+    stack: list[Any] = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Mapping):
+            out.append(node)
+            stack.extend(reversed(_subschemas(node, compiled=False)))
+    return out
+
+
+def _subschemas(node: Mapping[str, Any], *, compiled: bool) -> list[Any]:
+    """The values of ``node`` that are schemas, in its key order; with ``compiled``, only those the reference
+    compiles when it applies ``node`` (observed: not ``$defs``, ``definitions`` or ``contentSchema``, and ``if``
+    only with ``then`` or ``else``)."""
+    out: list[Any] = []
+    for key, value in node.items():
+        if key in _SCHEMA_KEYWORDS:
+            if compiled and (
+                key == "contentSchema" or (key == "if" and "then" not in node and "else" not in node)
+            ):
+                continue
+            out.append(value)
+        elif key in _SCHEMA_MAP_KEYWORDS or key == "dependencies":
+            if compiled and key in ("$defs", "definitions"):
+                continue
+            if isinstance(value, Mapping):
+                out.extend(value.values())
+        elif key in _SCHEMA_ARRAY_KEYWORDS and isinstance(value, list):
+            out.extend(value)
+    return out
 
 
 def _array_index(token: str) -> int | None:
@@ -139,28 +348,59 @@ def _array_index(token: str) -> int | None:
 
 
 def schema_problem(schema: Any) -> str | None:
-    """The first problem of a JSON Schema: a meta-schema violation, else a same-document ``$ref`` that points
-    nowhere (``Pointer '/$defs/x' does not exist``), else a ``pattern`` that is not a regex, else ``None``."""
+    """The first problem of a JSON Schema: a meta-schema violation, else a root ``$schema`` that names no meta-schema
+    the reference knows, else a same-document ``$ref`` that points nowhere (``Pointer '/$defs/x' does not exist``),
+    else a ``pattern`` that is not a regex, else ``None``."""
     problem = meta_schema_problem(schema)
     if problem is not None:
         return problem
-    stack = [schema]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, Mapping):
+    if isinstance(schema, Mapping) and isinstance(schema.get("$schema"), str):
+        problem = _meta_schema_uri_problem(schema["$schema"], schema)
+        if problem is not None:
+            return problem
+    if isinstance(schema, Mapping):
+        references = _References(schema)
+        # First the resources other documents would have to give, as the reference fills its registry from every
+        # subschema ($defs included); then, in document order, the references of the subschemas it compiles:
+        # those the root applies (not $defs, definitions or contentSchema, nor an `if` without `then` or `else`)
+        # and the ones their references reach.
+        for node in _nodes(schema):
             ref = node.get("$ref")
-            if isinstance(ref, str) and not _resolve_pointer(schema, ref):
-                return f"Pointer '{ref[1:]}' does not exist"
-            stack.extend(reversed(list(node.values())))
-        elif isinstance(node, list):
-            stack.extend(reversed(node))
+            if isinstance(ref, str) and references.is_external(ref):
+                problem = references.problem(ref, dynamic=False)
+                if problem is not None:
+                    return problem
+        seen: set[int] = set()
+        stack: list[Any] = [schema]
+        while stack:
+            node = stack.pop()
+            if not isinstance(node, Mapping) or id(node) in seen:
+                continue
+            seen.add(id(node))
+            ref = node.get("$ref")
+            target = None
+            if isinstance(ref, str) and not references.is_external(ref):
+                problem = references.problem(ref, dynamic=False)
+                if problem is not None:
+                    return problem
+                target = references.target(ref)
+            dynamic = node.get("$dynamicRef")
+            if isinstance(dynamic, str):
+                problem = references.problem(dynamic, dynamic=True)
+                if problem is not None:
+                    return problem
+            stack.extend(reversed(_subschemas(node, compiled=True)))
+            if target is not None:
+                stack.append(target)
     # Format problems (``pattern`` regexes) are reported last.
     return meta_schema_problem(schema, formats=True)
 
 
-#: The 2020-12 meta-schema's vocabularies in the order they are checked, then the deprecated keywords the
-#: base meta-schema still describes. Within one vocabulary, keywords are checked in the schema's own key order.
+#: The order keywords are checked in (observed): first the deprecated keywords the base 2020-12 meta-schema still
+#: describes itself, then its vocabularies in the meta-schema's order. Within one group, keywords are checked in
+#: the schema's own key order.
 _VOCABULARIES: tuple[frozenset[str], ...] = (
+    frozenset({"definitions", "dependencies", "$recursiveAnchor", "$recursiveRef"}),
     frozenset(
         {
             "$id",
@@ -221,7 +461,6 @@ _VOCABULARIES: tuple[frozenset[str], ...] = (
     frozenset({"title", "description", "default", "deprecated", "readOnly", "writeOnly", "examples"}),
     frozenset({"format"}),
     frozenset({"contentEncoding", "contentMediaType", "contentSchema"}),
-    frozenset({"definitions", "dependencies", "$recursiveAnchor", "$recursiveRef"}),
 )
 #: The position of each keyword's vocabulary in :data:`_VOCABULARIES` (every keyword is in exactly one).
 _VOCABULARY_OF: Mapping[str, int] = {
@@ -266,9 +505,14 @@ def _keyword_problem(key: str, value: Any, root: Any, formats: bool) -> str | No
         return _type_problem(value, "string")
     if formats:
         return _format_only(key, value, root)
+    if key == "$id":
+        problem = _type_problem(value, "string")
+        if problem is None and _ID.fullmatch(value) is None:
+            problem = f'{json_text(value)} does not match "^[^#]*#?$"'
+        return problem
     if key in _STRING_KEYWORDS:
         return _type_problem(value, "string")
-    if key in ("$anchor", "$dynamicAnchor"):
+    if key in ("$anchor", "$dynamicAnchor", "$recursiveAnchor"):
         problem = _type_problem(value, "string")
         if problem is None and _ANCHOR.fullmatch(value) is None:
             problem = f'{json_text(value)} does not match "^[A-Za-z_][-A-Za-z0-9._]*$"'
@@ -374,13 +618,32 @@ def _schema_array_problem(value: Any, root: Any, formats: bool) -> str | None:
 
 
 def _string_array_problem(value: Any) -> str | None:
+    # The reference's order (observed): the array, then whether its items are unique (whatever they are), then
+    # whether each is a string.
     problem = _type_problem(value, "array")
     if problem is not None:
         return problem
+    if len({_identity(item) for item in value}) != len(value):
+        return f"{json_text(value)} has non-unique elements"
     for item in value:
         problem = _type_problem(item, "string")
         if problem is not None:
             return problem
-    if not _unique(value):
-        return f"{json_text(value)} has non-unique elements"
     return None
+
+
+def _identity(value: Any) -> Any:
+    """A hashable stand-in for a JSON value, equal for the values the reference takes as the same item: numbers
+    by value (``1`` and ``1.0``, ``-0.0`` and ``0``), booleans apart from numbers, arrays item by item, objects
+    member by member *in order* (``{"a":1,"b":2}`` and ``{"b":2,"a":1}`` count as different, as observed)."""
+    if isinstance(value, bool):
+        return ("b", value)
+    if isinstance(value, (int, float)):
+        return ("n", value)
+    if isinstance(value, str):
+        return ("s", value)
+    if isinstance(value, list):
+        return ("a", tuple(_identity(item) for item in value))
+    if isinstance(value, dict):
+        return ("o", tuple((key, _identity(item)) for key, item in value.items()))
+    return ("z", None) if value is None else ("?", id(value))
