@@ -358,13 +358,15 @@ def schema_problem(schema: Any) -> str | None:
         problem = _meta_schema_uri_problem(schema["$schema"], schema)
         if problem is not None:
             return problem
-    if isinstance(schema, Mapping):
+    nodes = _nodes(schema)
+    if any("$ref" in node or "$dynamicRef" in node for node in nodes):
+        assert isinstance(schema, Mapping)
         references = _References(schema)
         # First the resources other documents would have to give, as the reference fills its registry from every
         # subschema ($defs included); then, in document order, the references of the subschemas it compiles:
         # those the root applies (not $defs, definitions or contentSchema, nor an `if` without `then` or `else`)
         # and the ones their references reach.
-        for node in _nodes(schema):
+        for node in nodes:
             ref = node.get("$ref")
             if isinstance(ref, str) and references.is_external(ref):
                 problem = references.problem(ref, dynamic=False)

@@ -1,0 +1,166 @@
+"""Differential fuzzing of JSON Schema checks: random schemas as Chat Completions tool parameters (plain and
+``strict``) and ``json_schema`` response formats, converted by dscodec and by the reference (``deepseek_recipe``,
+called as a black box); report every schema where the outcome or the error message differs.
+
+    python tools/diff_fuzz_schemas.py [--count 2000] [--seed 1] [--out /tmp/schemas]
+
+A schema is built from the keywords of the 2020-12 meta-schema (and a few it does not know), with values of
+every JSON type, nested subschemas, ``required`` lists with repeats and non-strings, references (``$ref``,
+``$dynamicRef``) and identifiers (``$id``, ``$anchor``, ``$schema``) of every shape. Most schemas hold several
+problems, so this is what shows *which* problem the reference reports first. Read errors (the body's shape) are
+compared by kind only. A disagreement worth keeping becomes a golden case in ``tools/golden_cases/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+TOOLS_DIR = Path(__file__).resolve().parent
+sys.path.insert(0, str(TOOLS_DIR))
+
+from record_golden import _load_reference
+
+import dscodec
+
+KEYWORDS = (
+    "type", "properties", "required", "items", "prefixItems", "enum", "const", "anyOf", "oneOf", "allOf", "not",
+    "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minLength", "maxLength", "pattern",
+    "format", "minItems", "maxItems", "uniqueItems", "minProperties", "maxProperties", "additionalProperties",
+    "patternProperties", "propertyNames", "dependentRequired", "dependentSchemas", "if", "then", "else", "$ref",
+    "$defs", "definitions", "dependencies", "description", "title", "default", "examples", "contains",
+    "minContains", "maxContains", "unevaluatedProperties", "unevaluatedItems", "$id", "$schema", "$anchor",
+    "$comment", "contentEncoding", "contentMediaType", "contentSchema", "deprecated", "readOnly", "writeOnly",
+    "$dynamicRef", "$dynamicAnchor", "$vocabulary", "$recursiveAnchor", "$recursiveRef", "nullable", "strict",
+)  # fmt: skip
+SCALARS: tuple[Any, ...] = (
+    0, 1, -1, 1.5, -0.0, 2**53 + 1, 1e300, True, False, None, "", "a", "a b", "string", "object", "number",
+    "integer", "array", "boolean", "null", "^a+$", "(", "#", "#/$defs/x", "#/properties/a", "#a", "x.json",
+    "https://example.com/s", "https://json-schema.org/draft/2020-12/schema", "http://json-schema.org/draft-07/schema#",
+    "date-time", "%zz", [], {},
+)  # fmt: skip
+SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+SCHEMA_ONES = ("items", "not", "if", "then", "else", "additionalProperties", "propertyNames", "contains")
+SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
+
+
+class Schemas:
+    """Random schemas from one seed."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def value(self, depth: int) -> Any:
+        rng = self.rng
+        roll = rng.random()
+        if depth > 3 or roll < 0.35:
+            return rng.choice(SCALARS)
+        if roll < 0.55:
+            return [self.value(depth + 1) for _ in range(rng.randint(0, 3))]
+        if roll < 0.85:
+            return self.schema(depth + 1)
+        return {
+            rng.choice(["a", "b", "x", "$defs", "$ref"]): self.value(depth + 1)
+            for _ in range(rng.randint(0, 3))
+        }
+
+    def schema(self, depth: int = 0) -> dict[str, Any]:
+        rng = self.rng
+        out: dict[str, Any] = {}
+        for _ in range(rng.randint(0, 4)):
+            key = rng.choice(KEYWORDS)
+            if key in SCHEMA_MAPS:
+                out[key] = {
+                    rng.choice(["a", "b", "x", "^a"]): self.schema(depth + 1)
+                    if rng.random() < 0.8
+                    else self.value(depth + 1)
+                    for _ in range(rng.randint(0, 2))
+                }
+            elif key in ("required", "dependentRequired"):
+                names = [rng.choice(["a", "b", "a", 1, {"a": 1}, None]) for _ in range(rng.randint(0, 3))]
+                out[key] = names if key == "required" else {"a": names}
+            elif key in SCHEMA_ONES and rng.random() < 0.7:
+                out[key] = self.schema(depth + 1) if depth < 4 else {}
+            elif key in SCHEMA_LISTS and rng.random() < 0.7:
+                out[key] = [self.schema(depth + 1) if depth < 4 else {} for _ in range(rng.randint(0, 2))]
+            else:
+                out[key] = self.value(depth)
+        return out
+
+
+def body_for(schema: dict[str, Any], where: str, strict: bool) -> dict[str, Any]:
+    body: dict[str, Any] = {"model": "DeepSeek-V4-Pro", "messages": [{"role": "user", "content": "hi"}]}
+    if where == "format":
+        body["response_format"] = {
+            "type": "json_schema",
+            "json_schema": {"name": "x", "schema": schema, "strict": strict},
+        }
+    else:
+        function: dict[str, Any] = {"name": "f", "parameters": schema}
+        if strict:
+            function["strict"] = True
+        body["tools"] = [{"type": "function", "function": function}]
+    return body
+
+
+def reference_outcome(ref: Any, raw: str) -> str:
+    try:
+        request = ref.ChatCompletionRequest(raw)
+    except ValueError:
+        return "read"
+    try:
+        request.convert(ref.ConversionOptions())
+    except ref.ConversionError as exc:
+        return str(json.loads(exc.body)["error"]["message"])
+    return "ok"
+
+
+def our_outcome(raw: str) -> str:
+    try:
+        dscodec.convert("chat_completions", raw)
+    except dscodec.ConversionError as exc:
+        message = str(exc.body["error"]["message"])
+        return "read" if message.startswith(("invalid request body", "invalid JSON request")) else message
+    except Exception as exc:  # noqa: BLE001 - an internal error is exactly what this looks for
+        return f"crash {type(exc).__name__}: {exc}"
+    return "ok"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--count", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--out", type=Path, default=None, help="write each differing body here")
+    args = parser.parse_args()
+    ref = _load_reference()
+    rng = random.Random(args.seed)
+    schemas = Schemas(rng)
+    differ = 0
+    for number in range(args.count):
+        schema = schemas.schema()
+        if rng.random() < 0.8:
+            schema["type"] = "object"
+        where = rng.choice(["tool", "format"])
+        raw = json.dumps(body_for(schema, where, strict=rng.random() < 0.3))
+        theirs, ours = reference_outcome(ref, raw), our_outcome(raw)
+        if theirs == ours:
+            continue
+        differ += 1
+        print(
+            f"#{number} {where}: {json.dumps(schema)[:300]}\n    reference: {theirs[:300]}\n    dscodec:   {ours[:300]}"
+        )
+        if args.out:
+            args.out.mkdir(parents=True, exist_ok=True)
+            (args.out / f"schema-{number}.json").write_text(raw)
+    print(f"{args.count} schemas, {differ} differ")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
