@@ -118,20 +118,28 @@ def _regex_ok(pattern: str) -> bool:
 _ARRAY_INDEX = re.compile(r"[0-9]+")
 
 
-def _resolve_pointer(root: Any, ref: str) -> bool:
-    # Only same-document JSON pointers are checked; other references are left to whoever resolves them.
-    if not ref.startswith("#/"):
-        return True
+#: What :func:`_pointer_target` gives for a pointer that leads nowhere (``None`` is a JSON value it may lead to).
+_MISSING = object()
+
+
+def _pointer_target(root: Any, pointer: str) -> Any:
+    """The value a JSON pointer (``/a/0``, percent-encoded as in a URI fragment) leads to in ``root``, or
+    :data:`_MISSING`."""
     node = root
-    for raw in unquote(ref[2:]).split("/"):
+    for raw in unquote(pointer[1:]).split("/"):
         token = raw.replace("~1", "/").replace("~0", "~")
         if isinstance(node, Mapping) and token in node:
             node = node[token]
         elif isinstance(node, list) and (index := _array_index(token)) is not None and index < len(node):
             node = node[index]
         else:
-            return False
-    return True
+            return _MISSING
+    return node
+
+
+def _resolve_pointer(root: Any, ref: str) -> bool:
+    # Only same-document JSON pointers are checked; other references are left to whoever resolves them.
+    return not ref.startswith("#/") or _pointer_target(root, ref[1:]) is not _MISSING
 
 
 #: The meta-schemas the reference knows by URI (observed). The drafts 4, 6 and 7 and the latest, over http and
@@ -259,16 +267,8 @@ class _References:
         fragment = ref.partition("#")[2]
         if not fragment.startswith("/"):
             return None
-        node: Any = self.schema
-        for raw in unquote(fragment[1:]).split("/"):
-            token = raw.replace("~1", "/").replace("~0", "~")
-            if isinstance(node, Mapping) and token in node:
-                node = node[token]
-            elif isinstance(node, list) and (index := _array_index(token)) is not None and index < len(node):
-                node = node[index]
-            else:
-                return None
-        return node
+        node = _pointer_target(self.schema, fragment)
+        return None if node is _MISSING else node
 
     def problem(self, ref: str, *, dynamic: bool) -> str | None:
         syntax = _uri_problem(ref, allow_hash=True)
