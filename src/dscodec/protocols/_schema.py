@@ -619,13 +619,20 @@ def _schema_array_problem(value: Any, root: Any, formats: bool) -> str | None:
     return None
 
 
+_STR_ONLY = frozenset({str})
+
+
 def _string_array_problem(value: Any) -> str | None:
     # The reference's order (observed): the array, then whether its items are unique (whatever they are), then
     # whether each is a string.
     problem = _type_problem(value, "array")
     if problem is not None:
         return problem
-    if len({_identity(item) for item in value}) != len(value):
+    if set(map(type, value)) <= _STR_ONLY:  # the common case: the names themselves compare
+        repeated = len(set(value)) != len(value)
+    else:
+        repeated = len({_identity(item) for item in value}) != len(value)
+    if repeated:
         return f"{json_text(value)} has non-unique elements"
     for item in value:
         problem = _type_problem(item, "string")
