@@ -179,9 +179,10 @@ _URI_CHARACTERS = frozenset(
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&'()*+,;=:@/?"
 )
 _HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 
 
-def _meta_schema_uri_problem(uri: str, schema: Mapping[str, Any]) -> str | None:
+def _meta_schema_uri_problem(uri: str, nodes: Sequence[Mapping[str, Any]]) -> str | None:
     """The problem of a root ``$schema`` (observed from the reference): a draft named with more than one ``#`` (no
     "uri"), text that is no URI reference, or a URI that names no meta-schema the reference knows (the drafts,
     their vocabularies, or a resource of this very document)."""
@@ -196,7 +197,7 @@ def _meta_schema_uri_problem(uri: str, schema: Mapping[str, Any]) -> str | None:
     if problem is not None:
         return f"Invalid URI reference '{uri}': {problem}"
     base = uri.partition("#")[0]
-    if not base or base in _DOCUMENTS or base in _resource_ids(schema):
+    if not base or base in _DOCUMENTS or base in _resource_ids(nodes):
         return None
     return unknown
 
@@ -217,23 +218,27 @@ def _uri_problem(text: str, *, allow_hash: bool) -> str | None:
     return None
 
 
-def _resource_ids(schema: Mapping[str, Any]) -> set[str]:
-    """The URIs (without fragments) of the document's resources: the absolute ``$id`` values of its subschemas,
-    relative ones resolved against the root's."""
+def _root_id(schema: Mapping[str, Any]) -> str | None:
+    """The root's ``$id`` without its fragment, when it is an absolute URI."""
     root = schema.get("$id")
-    base = root.partition("#")[0] if isinstance(root, str) and ":" in root else None
+    return root.partition("#")[0] if isinstance(root, str) and _SCHEME.match(root) else None
+
+
+def _resource_ids(nodes: Sequence[Mapping[str, Any]]) -> set[str]:
+    """The URIs (without fragments) of the document's resources: the absolute ``$id`` values of its subschemas
+    (``nodes``, the root first), relative ones resolved against the root's."""
+    base = _root_id(nodes[0])
     ids: set[str] = set()
-    for node in _nodes(schema):
+    for node in nodes:
         value = node.get("$id")
         if isinstance(value, str):
-            if ":" in value:
+            if _SCHEME.match(value):
                 ids.add(value.partition("#")[0])
             elif base is not None and base.startswith(("http://", "https://")):
                 ids.add(urljoin(base, value).partition("#")[0])
     return ids
 
 
-_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 #: A host no reference names (it holds a character no URI may hold).
 _NO_HOST = "no base"
 
@@ -244,14 +249,13 @@ class _References:
     the 2019-09 and 2020-12 meta-schema documents. A relative ``$ref`` resolves against the root's ``$id`` when
     that is an http(s) URI, else there is no base; a ``$dynamicRef`` resolves against ``json-schema:///`` too."""
 
-    def __init__(self, schema: Mapping[str, Any]) -> None:
-        self.schema = schema
-        root = schema.get("$id")
-        self.root_id = root.partition("#")[0] if isinstance(root, str) and _SCHEME.match(root) else None
-        self.ids = _resource_ids(schema)
+    def __init__(self, nodes: Sequence[Mapping[str, Any]]) -> None:
+        self.schema = nodes[0]
+        self.root_id = _root_id(self.schema)
+        self.ids = _resource_ids(nodes)
         self.anchors = {
             node[key]
-            for node in _nodes(schema)
+            for node in nodes
             for key in ("$anchor", "$dynamicAnchor")
             if isinstance(node.get(key), str)
         }
@@ -354,14 +358,13 @@ def schema_problem(schema: Any) -> str | None:
     problem = meta_schema_problem(schema)
     if problem is not None:
         return problem
+    nodes = _nodes(schema)  # the root first, when it is an object
     if isinstance(schema, Mapping) and isinstance(schema.get("$schema"), str):
-        problem = _meta_schema_uri_problem(schema["$schema"], schema)
+        problem = _meta_schema_uri_problem(schema["$schema"], nodes)
         if problem is not None:
             return problem
-    nodes = _nodes(schema)
     if any("$ref" in node or "$dynamicRef" in node for node in nodes):
-        assert isinstance(schema, Mapping)
-        references = _References(schema)
+        references = _References(nodes)
         # First the resources other documents would have to give, as the reference fills its registry from every
         # subschema ($defs included); then, in document order, the references of the subschemas it compiles:
         # those the root applies (not $defs, definitions or contentSchema, nor an `if` without `then` or `else`)
@@ -629,7 +632,7 @@ def _string_array_problem(value: Any) -> str | None:
     if problem is not None:
         return problem
     if set(map(type, value)) <= _STR_ONLY:  # the common case: the names themselves compare
-        repeated = len(set(value)) != len(value)
+        repeated = not _unique(value)
     else:
         repeated = len({_identity(item) for item in value}) != len(value)
     if repeated:
