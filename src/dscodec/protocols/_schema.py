@@ -174,11 +174,9 @@ _DOCUMENTS = frozenset(
     ]
     + ["json-schema:///"]  # the document itself, under the base URI it has when it names none
 )
-#: What a URI reference may hold besides ``%`` escapes (RFC 3986: unreserved, sub-delims, ``:@/?`` and one ``#``).
-_URI_CHARACTERS = frozenset(
-    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&'()*+,;=:@/?"
-)
-_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
+#: The first character a URI reference may not hold: one outside RFC 3986's unreserved characters, sub-delims,
+#: ``:@/?#`` and ``%``, or a ``%`` without two hex digits (a second ``#`` is found apart).
+_URI_BAD = re.compile(r"[^-A-Za-z0-9._~!$&'()*+,;=:@/?#%]|%(?![0-9A-Fa-f]{2})")
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 
 
@@ -204,18 +202,18 @@ def _meta_schema_uri_problem(uri: str, nodes: Sequence[Mapping[str, Any]]) -> st
 
 def _uri_problem(text: str, *, allow_hash: bool) -> str | None:
     """Why ``text`` is no URI reference (the first bad character or escape), or None."""
-    hashes = 0
-    for index, char in enumerate(text):
-        if char == "%":
-            if not (
-                len(text) > index + 2 and text[index + 1] in _HEX_DIGITS and text[index + 2] in _HEX_DIGITS
-            ):
-                return f"invalid percent-encoded octet at index {index}"
-        elif char == "#" and allow_hash and not hashes:
-            hashes = 1
-        elif char not in _URI_CHARACTERS:
-            return f"unexpected character at index {index}"
-    return None
+    bad = _URI_BAD.search(text)
+    end = len(text) if bad is None else bad.start()
+    first = text.find("#", 0, end)
+    if first >= 0:
+        second = text.find("#", first + 1, end) if allow_hash else first
+        if second >= 0:
+            return f"unexpected character at index {second}"
+    if bad is None:
+        return None
+    if text[end] == "%":
+        return f"invalid percent-encoded octet at index {end}"
+    return f"unexpected character at index {end}"
 
 
 def _root_id(schema: Mapping[str, Any]) -> str | None:
