@@ -407,3 +407,47 @@ def test_a_value_that_outgrows_the_hold_and_breaks_does_not_depend_on_the_pieces
         assert parsed == value + after  # the number ends at the character that breaks it: nothing was final
     elif value.startswith("1"):
         assert parsed == int(value)  # white space made the number final before the text that breaks it
+
+
+@pytest.mark.parametrize(
+    ("tag", "arguments"),
+    [
+        ("", ""),
+        (" ", ""),
+        (" name", ""),
+        (" name=", "{"),
+        (' name="', '{"'),
+        (' name="ci', '{"ci'),
+        (' name="city"', '{"city"'),
+        (' name="city" ', '{"city": '),
+        (' name="city" string="tr', '{"city": '),
+        (' name="city" string="true"', '{"city": '),
+        (
+            ' name="a"b" s',
+            '{"a\\"b": ',
+        ),  # as in a whole tag, a quote not followed by a separator is the name's
+        (' name="k\\n', '{"k\\n'),
+        # Not the start of the well-formed tag: what the reference has written by then.
+        (' string="true" name="city"', ""),
+        ("  name=", ""),
+        # Other spellings of a well-formed start (D8): still the start of valid JSON.
+        (" name=city", "{"),
+        (' name="city"\n', '{"city": '),
+    ],
+)
+def test_output_cut_inside_a_parameter_tag(tag: str, arguments: str) -> None:
+    """The output ends inside a parameter tag: the call's arguments stop where the reference stops them, after
+    the separator once ``parameter name=`` is read, then the key as far as it goes, then ``": "``; and after a
+    complete parameter, the same after its ``, ``."""
+    opener = f'<{D}tool_calls>\n<{D}invoke name="f">\n'
+    for prefix, before in (
+        ("", ""),
+        (f'<{D}parameter name="a" string="true">v</{D}parameter>\n', '{"a": "v"'),
+    ):
+        separated = arguments.replace("{", ", ", 1) if before else arguments
+        for pieces in (
+            [_units(opener + prefix + f"<{D}parameter" + tag)],
+            list(_units(opener + prefix + f"<{D}parameter" + tag)),
+        ):
+            for parser in (BlockParser, _Stepwise):
+                assert _arguments(_run(parser, pieces)) == [before + separated], (tag, prefix, parser)

@@ -505,6 +505,30 @@ def _tool_calls(v: Version) -> list[Scenario]:
         tools="weather",
         finish="length",
     )
+    # The output cut inside the second parameter's tag: before ``name=``, inside the name, right after it, after
+    # the space that follows it, inside ``string="…"``.
+    second = w.index(d.param_open, w.index(d.param_close))
+    for case, cut in (
+        ("bare", len(d.param_open)),
+        ("name", len(d.param_open) + len(' name="da')),
+        ("quote", len(d.param_open) + len(' name="days"')),
+        ("space", len(d.param_open) + len(' name="days" ')),
+        ("flag", len(d.param_open) + len(' name="days" string="fa')),
+    ):
+        s(
+            f"length-in-tag-{case}",
+            "r</think>" + d.open + "\n" + w[: second + cut],
+            "length finish inside a parameter tag",
+            tools="weather",
+            finish="length",
+        )
+    s(
+        "length-in-first-tag",
+        "r</think>" + d.open + "\n" + w[: w.index(d.param_open) + len(d.param_open) + len(' name="ci')],
+        "length finish inside the first parameter's tag",
+        tools="weather",
+        finish="length",
+    )
     s(
         "length-after-call",
         "r</think>" + d.block_of(w),

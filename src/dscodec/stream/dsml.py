@@ -47,11 +47,13 @@ inside the arguments object):
   streamed as a string; while it is still a JSON prefix it is held, however long, until the parameter closes.
 
 Incomplete calls (the output ended inside them) keep the reference's behaviour: their arguments stop where the
-output stopped.
+output stopped (inside a parameter tag: at the separator, the key so far, or ``": "``, as the reference writes
+them while it reads a well-formed tag).
 """
 
 from __future__ import annotations
 
+import re
 import secrets
 import string
 from collections.abc import Callable
@@ -76,6 +78,7 @@ from dscodec.stream._dsml_tags import (
     BlockState,
     Quote,
     ValueKind,
+    json_key,
     parameter_of,
     scan_short,
     tag_step,
@@ -102,6 +105,11 @@ _HOLD = ValueMode.HOLD
 _INVOKE_SCANS = SCANS[_INVOKE]
 #: Not a parameter (a tag not seen before).
 _UNKNOWN = ("", "", ValueKind.AUTO)
+#: A parameter tag cut by the end of the output, from just after ``parameter`` (``name=`` alone when the tag began
+#: at ``parameter name=``): how far the reference's ``parameter name=`` got: the name so far, its closing quote
+#: (as in the tag reader, a quote followed by anything but whitespace, ``>`` or ``/`` belongs to the name), the
+#: whitespace after it.
+_CUT_TAG = re.compile(f' ?name=(?:"((?:[^"]|"(?=[^{TAG_WS}>/]))*)(?:(")([{TAG_WS}])?)?)?')
 _KIND_STRING, _KIND_AUTO = ValueKind.STRING, ValueKind.AUTO
 
 
@@ -476,6 +484,24 @@ class BlockParser(ArgumentWriter):
         self.state = _INVOKE
         return end + 3
 
+    def _cut_tag(self, tag: str) -> None:
+        """The output ended inside a parameter tag (``tag``: its text after ``parameter``): the arguments stop
+        where the reference stops them. It writes the separator once it has read ``parameter name=``, then the
+        key as far as the output goes, and ``": "`` once a space follows the key: so ``{``, ``{"ke``, ``{"key"``
+        or ``{"key": ``. Before ``name=`` (or with other text where ``name=`` stands in a well-formed tag) it
+        has written nothing; after ``name=`` without a quote, the separator alone."""
+        found = _CUT_TAG.match(tag)
+        if found is None:
+            return
+        self._struct("{" if self._params == 0 else ", ")
+        name, closed, space = found.groups()
+        if name is None:
+            return
+        key = json_key(name)
+        self._struct(key if closed else key[:-1])
+        if space:
+            self._struct(": ")
+
     def close(self, out: list[Event]) -> None:
         """End of output inside the block: flush held text like the reference and end an open call."""
         self._out = out
@@ -484,9 +510,7 @@ class BlockParser(ArgumentWriter):
         if state in (_SVALUE, _NVALUE):
             self._cut_value(held)
         elif state == _TAG:
-            # The output ended inside a parameter tag: the call is cut short after its separator, as the
-            # reference cuts it (it writes the separator when the tag begins).
-            self._struct("{" if self._params == 0 else ", ")
+            self._cut_tag(self._spell("".join(self._tag) + held))
         if self._index >= 0:
             self._end_call(complete=False)
         self._flush_delta()
