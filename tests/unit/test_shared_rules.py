@@ -266,6 +266,36 @@ def test_pointer_tokens_that_are_no_uri_characters(token: str) -> None:
                 "external resources is not supported once the registry is populated"
             ),
         ),
+        # Resources named like meta-schemas are never looked up while the registry is filled; compiled, only the
+        # 2020-12 documents resolve (their one anchor is "meta").
+        ({"type": "object", "$defs": {"a": {"$ref": "http://json-schema.org/draft-07/schema#"}}}, None),
+        ({"type": "object", "$defs": {"a": {"$ref": "https://json-schema.org/draft/anything"}}}, None),
+        (
+            {"type": "object", "properties": {"a": {"$ref": "http://json-schema.org/draft-07/schema#"}}},
+            (
+                "Resource 'http://json-schema.org/draft-07/schema' is not present in a registry and retrieving it "
+                "failed: Retrieving external resources is not supported once the registry is populated"
+            ),
+        ),
+        (
+            {"type": "object", "$ref": "https://json-schema.org/draft/2019-09/schema"},
+            (
+                "Resource 'https://json-schema.org/draft/2019-09/schema' is not present in a registry and retrieving "
+                "it failed: Retrieving external resources is not supported once the registry is populated"
+            ),
+        ),
+        (
+            {"type": "object", "$defs": {"a": {"$ref": "https://json-schema.org/draft-07/schema"}}},
+            (
+                "Resource 'https://json-schema.org/draft-07/schema' is not present in a registry and retrieving it "
+                "failed: Retrieval is disabled, cannot fetch https://json-schema.org/draft-07/schema"
+            ),
+        ),
+        ({"type": "object", "$ref": "https://json-schema.org/draft/2020-12/meta/core#meta"}, None),
+        (
+            {"type": "object", "$ref": "https://json-schema.org/draft/2020-12/schema#x"},
+            "Anchor 'x' does not exist",
+        ),
         # The base meta-schema's own keywords are checked before the vocabularies.
         ({"type": "object", "readOnly": 1, "definitions": {"z": {"title": 9}}}, '9 is not of type "string"'),
     ],

@@ -2862,6 +2862,36 @@ def _hardening() -> list[Case]:
             ),
             only="v4",
         )
+    for name, description, parameters in (
+        (
+            "schema-meta-schema-ref-in-defs",
+            "a $defs entry referencing the draft-07 meta-schema, which nothing compiles: accepted",
+            {"type": "object", "$defs": {"a": {"$ref": "http://json-schema.org/draft-07/schema#"}}},
+        ),
+        (
+            "invalid-schema-meta-schema-ref-compiled",
+            "a property referencing the draft-07 meta-schema: only the 2020-12 documents can be compiled",
+            obj({"a": {"$ref": "http://json-schema.org/draft-07/schema#"}}),
+        ),
+        (
+            "invalid-schema-meta-schema-anchor-nowhere",
+            "a property referencing an anchor the 2020-12 meta-schema does not have",
+            obj(
+                {
+                    "a": {"$ref": "https://json-schema.org/draft/2020-12/schema#nope"},
+                    "b": {"$ref": "#/$defs/x"},
+                }
+            ),
+        ),
+    ):
+        cases += _both(
+            name,
+            description,
+            lambda m, parameters=parameters: _req(
+                m, [user("Hi")], tools=[fn("probe", parameters=parameters)]
+            ),
+            only="v4",
+        )
     cases += _both(
         "schema-unreferenced-defs-ref-nowhere",
         "a $defs entry with a reference nowhere that nothing references (and a default holding a $ref): accepted",

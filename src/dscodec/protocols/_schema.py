@@ -174,6 +174,15 @@ _DOCUMENTS = frozenset(
     ]
     + ["json-schema:///"]  # the document itself, under the base URI it has when it names none
 )
+#: The reference's registry fetches nothing; a resource whose URI starts with one of these it leaves to the
+#: meta-schemas it holds (observed: any such URI passes while the registry is filled, and only the 2020-12 documents
+#: can then be compiled).
+_META_PREFIXES = ("http://json-schema.org/draft-", "https://json-schema.org/draft/")
+#: The 2020-12 meta-schema documents, which a compiled ``$ref`` can reach; their only anchor is ``meta``.
+_COMPILED_DOCUMENTS = frozenset(
+    uri for uri in _DOCUMENTS if uri.startswith("https://json-schema.org/draft/2020-12/")
+)
+_META_ANCHOR = "meta"
 #: The first character a URI reference may not hold: one outside RFC 3986's unreserved characters, sub-delims,
 #: ``:@/?#`` and ``%``, or a ``%`` without two hex digits (a second ``#`` is found apart).
 _URI_BAD = re.compile(r"[^-A-Za-z0-9._~!$&'()*+,;=:@/?#%]|%(?![0-9A-Fa-f]{2})")
@@ -272,7 +281,9 @@ class _References:
         node = _pointer_target(self.schema, fragment)
         return None if node is _MISSING else node
 
-    def problem(self, ref: str, *, dynamic: bool) -> str | None:
+    def problem(self, ref: str, *, dynamic: bool, compiled: bool = False) -> str | None:
+        """What is wrong with reference ``ref`` (a ``$dynamicRef`` with ``dynamic``), or None: while the registry
+        is filled, or (``compiled``) when the subschema holding it is compiled."""
         syntax = _uri_problem(ref, allow_hash=True)
         if syntax is not None:
             return f"Invalid URI reference '{ref}': {syntax}"
@@ -295,13 +306,18 @@ class _References:
             elif fragment and fragment not in self.anchors:
                 return f"Anchor '{fragment}' does not exist"
             return None
-        if target in self.ids or (target in _DOCUMENTS and not dynamic):
+        if target in self.ids:
             return None
-        reason = (
-            "Retrieving external resources is not supported once the registry is populated"
-            if dynamic
-            else f"Retrieval is disabled, cannot fetch {target}"
-        )
+        if dynamic or (compiled and target.startswith(_META_PREFIXES)):
+            if not dynamic and target in _COMPILED_DOCUMENTS:
+                if fragment and not fragment.startswith("/") and fragment != _META_ANCHOR:
+                    return f"Anchor '{fragment}' does not exist"
+                return None
+            reason = "Retrieving external resources is not supported once the registry is populated"
+        elif target.startswith(_META_PREFIXES):
+            return None
+        else:
+            reason = f"Retrieval is disabled, cannot fetch {target}"
         return f"Resource '{target}' is not present in a registry and retrieving it failed: {reason}"
 
 
@@ -382,11 +398,12 @@ def schema_problem(schema: Any) -> str | None:
             seen.add(id(node))
             ref = node.get("$ref")
             target = None
-            if isinstance(ref, str) and not references.is_external(ref):
-                problem = references.problem(ref, dynamic=False)
+            if isinstance(ref, str):
+                problem = references.problem(ref, dynamic=False, compiled=True)
                 if problem is not None:
                     return problem
-                target = references.target(ref)
+                if not references.is_external(ref):
+                    target = references.target(ref)
             dynamic = node.get("$dynamicRef")
             if isinstance(dynamic, str):
                 problem = references.problem(dynamic, dynamic=True)
