@@ -7,7 +7,8 @@ where the complete responses disagree.
 
 Outputs come from ``dscodec.testing.strategies`` (reasoning, answer, DSML calls in the version's spelling with
 every value kind, stop sequences; ``--malformed`` adds broken markup). Each is pushed as text chunks at random
-cut points, to both sides, with a finish reason of ``stop``.
+cut points, to both sides, with a finish reason of ``stop`` (``--truncate``: the output cut at a random point first,
+with ``length``).
 
 Compared, from each side's complete response: the reasoning text, the answer text, the tool calls (name and
 arguments, parsed as JSON) and the finish reason. With ``--events``, every event instead, as JSON (after a ready
@@ -362,7 +363,14 @@ def _event_difference_kind(
         return "D14? (a newline after a partial opener in text)"
     if _ends_in_half_a_character(pieces):
         return "D12? (a chunk of ids ends in half a character)"
+    if _CUT_IN_VALUE.search(_output_text(pieces)):
+        return 'D8? (a string="false" value cut by the end of the output: a JSON string of its raw text)'
     return "events"
+
+
+#: An output that ends inside a ``string="false"`` value (its raw text, with what of the closing tag came, is no
+#: JSON: dscodec writes it as a JSON string, D8, where the reference copies it).
+_CUT_IN_VALUE = re.compile(r'string="false">(?:(?!</｜DSML｜)[\s\S])*\Z')
 
 
 def _output_text(pieces: list[Any]) -> str:
@@ -462,11 +470,16 @@ def fuzz(protocol: str, args: argparse.Namespace) -> int:
         output = data.draw(model_outputs(request, malformed=args.malformed))
         text = output.text
         units: Any = _vocabulary().full.encode(text, add_special_tokens=False).ids if args.ids else text
+        if args.truncate and len(units) > 1:
+            # The backend's length limit: the output stops anywhere, in any stage, tag or value.
+            units = units[: rng.randint(1, len(units) - 1)]
         cuts = (
             sorted(rng.sample(range(1, len(units)), min(len(units) - 1, rng.randint(0, 12)))) if units else []
         )
         pieces = [units[a:b] for a, b in zip([0, *cuts], [*cuts, len(units)])]
-        plan = random_plan(rng, len(pieces)) if args.vary else Plan()
+        plan = (
+            random_plan(rng, len(pieces)) if args.vary else Plan(finish="length" if args.truncate else "stop")
+        )
         if args.vary and args.ids and not args.json_mode:
             pieces = _some_as_text(pieces, rng)
         # D7: in JSON mode dscodec answers every cut as the reference answers the whole output in one chunk.
@@ -569,6 +582,11 @@ def main() -> int:
         action="store_true",
         help="draw the prompt usage, fingerprint, text chunks' token counts and the finish reason (stop, "
         "length, content_filter or none); with --ids, some pieces go as text",
+    )
+    parser.add_argument(
+        "--truncate",
+        action="store_true",
+        help="cut each output at a random point (the finish reason is length unless --vary draws one)",
     )
     parser.add_argument("--out", type=Path, default=None, help="write each differing case here")
     args = parser.parse_args()
