@@ -2853,16 +2853,6 @@ def _hardening() -> list[Case]:
             "two problems: readOnly not a boolean, and a title in definitions not a string (reported first)",
             {"type": "object", "readOnly": 1, "definitions": {"z": {"title": 9}}},
         ),
-    ):
-        cases += _both(
-            name,
-            description,
-            lambda m, parameters=parameters: _req(
-                m, [user("Hi")], tools=[fn("probe", parameters=parameters)]
-            ),
-            only="v4",
-        )
-    for name, description, parameters in (
         (
             "schema-meta-schema-ref-in-defs",
             "a $defs entry referencing the draft-07 meta-schema, which nothing compiles: accepted",
