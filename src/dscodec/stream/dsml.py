@@ -109,7 +109,7 @@ _UNKNOWN = ("", "", ValueKind.AUTO)
 #: at ``parameter name=``): how far the reference's ``parameter name=`` got: the name so far, its closing quote
 #: (as in the tag reader, a quote followed by anything but whitespace, ``>`` or ``/`` belongs to the name), the
 #: whitespace after it.
-_CUT_TAG = re.compile(f' ?name=(?:"((?:[^"]|"(?=[^{TAG_WS}>/]))*)(?:(")([{TAG_WS}])?)?)?')
+_CUT_TAG = re.compile(f' ?name=(?:"((?:[^"]+|"(?=[^{TAG_WS}>/]))*)(?:(")([{TAG_WS}])?)?)?')
 _KIND_STRING, _KIND_AUTO = ValueKind.STRING, ValueKind.AUTO
 
 
