@@ -2854,6 +2854,25 @@ def _hardening() -> list[Case]:
             {"type": "object", "readOnly": 1, "definitions": {"z": {"title": 9}}},
         ),
         (
+            "schema-unreferenced-defs-ref-nowhere",
+            "a $defs entry with a reference nowhere that nothing references (and a default holding a $ref): accepted",
+            {
+                "type": "object",
+                "$defs": {"a": {"$ref": "#/$defs/gone"}},
+                "properties": {"b": {"type": "string", "default": {"$ref": "elsewhere.json"}}},
+            },
+        ),
+        (
+            "invalid-schema-required-not-strings-repeated",
+            "a required list with a number first and an object twice: its repeats are reported before its types",
+            obj({}, required=[1, {"a": 1}, {"a": 1}]),
+        ),
+        (
+            "invalid-schema-required-duplicate-last",
+            f"a schema with {MANY_TOOLS} required properties, the last name repeating the first",
+            obj(wide, required=[*names, "p0"]),
+        ),
+        (
             "schema-meta-schema-ref-in-defs",
             "a $defs entry referencing the draft-07 meta-schema, which nothing compiles: accepted",
             {"type": "object", "$defs": {"a": {"$ref": "http://json-schema.org/draft-07/schema#"}}},
@@ -2882,39 +2901,6 @@ def _hardening() -> list[Case]:
             ),
             only="v4",
         )
-    cases += _both(
-        "schema-unreferenced-defs-ref-nowhere",
-        "a $defs entry with a reference nowhere that nothing references (and a default holding a $ref): accepted",
-        lambda m: _req(
-            m,
-            [user("Hi")],
-            tools=[
-                fn(
-                    "probe",
-                    parameters={
-                        "type": "object",
-                        "$defs": {"a": {"$ref": "#/$defs/gone"}},
-                        "properties": {"b": {"type": "string", "default": {"$ref": "elsewhere.json"}}},
-                    },
-                )
-            ],
-        ),
-        only="v4",
-    )
-    cases += _both(
-        "invalid-schema-required-not-strings-repeated",
-        "a required list with a number first and an object twice: its repeats are reported before its types",
-        lambda m: _req(
-            m, [user("Hi")], tools=[fn("probe", parameters=obj({}, required=[1, {"a": 1}, {"a": 1}]))]
-        ),
-        only="v4",
-    )
-    cases += _both(
-        "invalid-schema-required-duplicate-last",
-        f"a schema with {MANY_TOOLS} required properties, the last name repeating the first",
-        lambda m: _req(m, [user("Hi")], tools=[fn("probe", parameters=obj(wide, required=[*names, "p0"]))]),
-        only="v4",
-    )
     cases += _both(
         "invalid-strict-required-duplicate-last",
         f"a strict schema with {MANY_TOOLS} required properties, the last name repeating the first",
