@@ -402,6 +402,22 @@ def nested_tool_schema(n: int) -> Callable[[], object]:
     return _convert("chat_completions", _chat([{"role": "user", "content": "hi"}], tools=[tool]))
 
 
+def schema_references(n: int) -> Callable[[], object]:
+    # n nested resources, each 30 levels deep under `dependencies` (crawled only when a reference leads there),
+    # and n references into them, through pointers and relative URIs: every subschema is crawled once and
+    # compiled once.
+    chain: dict[str, Any] = {"type": "string"}
+    for _ in range(30):
+        chain = {"dependencies": {"a": chain}}
+    defs = {f"d{i}": {"$id": f"https://example.com/r/{i}", "dependencies": {"a": chain}} for i in range(n)}
+    properties = {
+        f"p{i}": {"$ref": f"https://example.com/r/{i}#/dependencies/a" if i % 2 else f"r/{i}"} for i in range(n)
+    }
+    parameters = {"$id": "https://example.com/", "type": "object", "properties": properties, "$defs": defs}
+    tool = {"type": "function", "function": {"name": "f", "parameters": parameters}}
+    return _convert("chat_completions", _chat([{"role": "user", "content": "hi"}], tools=[tool]))
+
+
 def strict_tool_schema_wide(n: int) -> Callable[[], object]:
     properties = {f"p{i}": {"type": "string"} for i in range(n)}
     tool = {
@@ -486,6 +502,7 @@ SHAPES: list[tuple[str, Callable[[int], Callable[[], object]], int]] = [
     ("stream: JSON mode, deep object, long string", stream_json_mode_deep, 50_000),
     ("stream: ids with 20 top logprobs each", stream_logprobs_ids, 5_000),
     ("tool schema 55 deep, n/100 wide", nested_tool_schema, 2_000),
+    ("tool schema references, n resources", schema_references, 200),
     ("strict tool schema, n properties", strict_tool_schema_wide, 5_000),
     ("chat: many messages with special spellings", many_messages, 2_500),
     ("messages: many content parts", many_content_parts, 5_000),

@@ -304,6 +304,149 @@ def test_schema_references_and_identifiers(schema: dict[str, Any], message: str 
     assert _schema.schema_problem(schema) == message
 
 
+def _missing(uri: str, reason: str) -> str:
+    return f"Resource '{uri}' is not present in a registry and retrieving it failed: {reason}"
+
+
+def _rootless(ref: str, base: str) -> str:
+    return (
+        f"Failed to resolve '{ref}' against '{base}': when base has a rootless path and no authority, reference "
+        "should either have scheme, be empty or start with '#'"
+    )
+
+
+_POPULATED = "Retrieving external resources is not supported once the registry is populated"
+
+
+@pytest.mark.parametrize(
+    ("schema", "message"),
+    [
+        # A nested $id is the base of the references under it (RFC 3986 resolution, normalised).
+        (
+            {
+                "properties": {
+                    "p": {"$id": "https://x.com/a/", "properties": {"z": {"$id": "b", "$ref": "c"}}}
+                }
+            },
+            _missing("https://x.com/a/c", "Retrieval is disabled, cannot fetch https://x.com/a/c"),
+        ),
+        (
+            {
+                "properties": {"p": {"$id": "https://x.com/a/", "properties": {"z": {"$id": "b"}}}},
+                "$ref": "https://x.com/a/b",
+            },
+            None,
+        ),
+        (
+            {
+                "properties": {"p": {"$id": "https://x.com/d/e", "properties": {"b": {"$id": "../f"}}}},
+                "$ref": "https://x.com/f",
+            },
+            None,
+        ),
+        (
+            {"$id": "HTTPS://R.com/x", "$ref": "./y/../%41"},
+            _missing("https://r.com/A", "Retrieval is disabled, cannot fetch https://r.com/A"),
+        ),
+        # A relative $id with no base is named under json-schema:///, and so are references to it.
+        (
+            {"properties": {"p": {"$id": "foo.json", "type": "string"}}, "$ref": "json-schema:///foo.json"},
+            None,
+        ),
+        (
+            {"properties": {"p": {"$id": "foo.json", "$ref": "bar.json"}}},
+            _missing("bar.json", "No base URI is available"),
+        ),
+        ({"$ref": "json-schema:///x#/y"}, _missing("json-schema:///x#/y", "No base URI is available")),
+        (
+            {"$id": "https://r.com/root", "$ref": "json-schema:///"},
+            _missing("json-schema:///", "No base URI is available"),
+        ),
+        # A base without authority or root path (a URN) resolves nothing relative.
+        (
+            {"$id": "urn:root", "properties": {"a": {"$ref": "?x"}}},
+            _rootless("?x", "urn:root"),
+        ),
+        ({"$id": "urn:root", "properties": {"a": {"$ref": "#/properties"}}}, None),
+        # Pointers and anchors are read in the resource the reference names, and must lead to a schema.
+        ({"properties": {"a": {"$id": "urn:a", "$ref": "#/type"}}}, "Pointer '/type' does not exist"),
+        ({"type": "object", "$ref": "#/type"}, '"object" is not of types "boolean", "object"'),
+        (
+            {"required": ["a"], "properties": {"a": {"$ref": "#/required"}}},
+            '["a"] is not of types "boolean", "object"',
+        ),
+        (
+            {"$defs": {"a": {"$ref": "#/type"}}, "type": "object", "$ref": "#/$defs/a"},
+            '"object" is not of types "boolean", "object"',
+        ),
+        (
+            {"$anchor": "foo", "properties": {"p": {"$id": "https://x.com/a", "$ref": "#foo"}}},
+            "Anchor 'foo' does not exist",
+        ),
+        (
+            {
+                "properties": {"p": {"$id": "https://x.com/a", "$anchor": "foo"}},
+                "$ref": "https://x.com/a#foo",
+            },
+            None,
+        ),
+        # ``dependencies`` is compiled but not crawled: its $id and anchors name nothing, its references are first
+        # met compiled (against json-schema:///), unless a pointer leads into it, which crawls it then.
+        ({"dependencies": {"a": {"$ref": "boolean"}}}, _missing("json-schema:///boolean", _POPULATED)),
+        ({"dependencies": {"a": {"$ref": "https://x.com/x"}}}, _missing("https://x.com/x", _POPULATED)),
+        (
+            {"dependencies": {"a": {"$anchor": "foo"}}, "properties": {"b": {"$ref": "#foo"}}},
+            "Anchor 'foo' does not exist",
+        ),
+        ({"$defs": {"d": {"dependencies": {"a": {"$ref": "boolean"}}}}}, None),
+        (
+            {"dependencies": {"a": {"$ref": "https://json-schema.org/draft/2020-12/schema"}}},
+            _missing("https://json-schema.org/draft/2020-12/schema", _POPULATED),
+        ),
+        (
+            {"properties": {"q": {"$ref": "#/dependencies/a"}}, "dependencies": {"a": {"$ref": "zz"}}},
+            _missing("zz", "No base URI is available"),
+        ),
+        (
+            {
+                "properties": {"q": {"$ref": "#/dependencies/a"}},
+                "dependencies": {"a": {"$ref": "https://json-schema.org/draft/2020-12/schema"}},
+            },
+            None,
+        ),
+        # An $id must be a URI reference: checked while crawling, before the root $schema; under
+        # ``dependencies`` only once compiled, where it stands.
+        (
+            {"$schema": "https://x.com/s", "properties": {"a": {"$id": "a b"}}},
+            "Invalid URI reference 'a b': unexpected character at index 1",
+        ),
+        ({"$id": "%zz"}, "Invalid URI reference '%zz': invalid percent-encoded octet at index 0"),
+        (
+            {"$id": "urn:root", "properties": {"a": {"$id": "b"}}, "$defs": {"x": {"$id": "c d"}}},
+            _rootless("b", "urn:root"),
+        ),
+        ({"type": "object", "x": {"$id": "a b"}, "const": {"$id": "a b"}}, None),
+        (
+            {"dependencies": {"a": {"$ref": "#/nope", "properties": {"x": {"$id": "a b"}}}}},
+            "Pointer '/nope' does not exist",
+        ),
+        (
+            {"dependencies": {"a": {"properties": {"x": {"$id": "a b"}}, "$ref": "#/nope"}}},
+            "Invalid URI reference 'a b': unexpected character at index 1",
+        ),
+        # Compiled subschemas are walked depth first in key order: a reference's target where it stands.
+        ({"properties": {"x": {"$ref": "#/a"}}, "$ref": "#/b"}, "Pointer '/a' does not exist"),
+        ({"$dynamicRef": "#/b", "$ref": "#/a"}, "Pointer '/b' does not exist"),
+        (
+            {"$ref": "#/$defs/t", "properties": {"x": {"$ref": "#/a"}}, "$defs": {"t": {"$ref": "#/c"}}},
+            "Pointer '/c' does not exist",
+        ),
+    ],
+)
+def test_schema_resources_and_bases(schema: dict[str, Any], message: str | None) -> None:
+    assert _schema.schema_problem(schema) == message
+
+
 # -- model, thinking, effort (behavior.md#model-names, behavior.md#thinking-and-effort) ------------------------
 
 

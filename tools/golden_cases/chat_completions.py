@@ -2892,6 +2892,60 @@ def _hardening() -> list[Case]:
                 }
             ),
         ),
+        (
+            "schema-nested-id-relative-ref",
+            "a relative $ref inside a subschema with an absolute $id resolves against it, to a sibling resource",
+            obj(
+                {
+                    "a": {"$id": "https://example.com/s/a", "properties": {"b": {"$ref": "c"}}},
+                    "c": {"$id": "https://example.com/s/c", "type": "string"},
+                }
+            ),
+        ),
+        (
+            "invalid-schema-nested-id-relative-ref-elsewhere",
+            "a relative $ref resolved against a nested $id to a resource the schema does not hold",
+            obj({"a": {"$id": "https://example.com/s/a", "properties": {"b": {"$ref": "../other"}}}}),
+        ),
+        (
+            "invalid-schema-nested-id-pointer",
+            "a pointer from inside a nested resource is read in that resource, which has no type",
+            {"type": "object", "properties": {"a": {"$id": "https://example.com/a", "$ref": "#/type"}}},
+        ),
+        (
+            "invalid-schema-ref-to-non-schema",
+            "a pointer to a value that is no schema (the root's type)",
+            obj({"a": {"$ref": "#/type"}}),
+        ),
+        (
+            "invalid-schema-anchor-in-other-resource",
+            "an anchor defined in a nested resource, referenced from the root's resource",
+            obj({"a": {"$id": "https://example.com/a", "$anchor": "here"}, "b": {"$ref": "#here"}}),
+        ),
+        (
+            "invalid-schema-ref-in-dependencies",
+            "a relative $ref under dependencies: not crawled, compiled against json-schema:///",
+            {"type": "object", "dependencies": {"a": {"$ref": "other"}}},
+        ),
+        (
+            "invalid-schema-pointer-into-dependencies",
+            "a $ref that points into dependencies has the subschema there crawled first",
+            {
+                "type": "object",
+                "properties": {"q": {"$ref": "#/dependencies/a"}},
+                "dependencies": {"a": {"$ref": "https://example.com/x"}},
+            },
+        ),
+        (
+            "invalid-schema-id-not-uri",
+            "an $id that is no URI reference (reported before references and the root $schema)",
+            {"type": "object", "$schema": "https://example.com/m", "properties": {"a": {"$id": "a b"}}},
+        ),
+        (
+            "invalid-schema-relative-id-against-urn",
+            "a relative $id under a root named by a URN, which has no path to resolve it against",
+            {"type": "object", "$id": "urn:example:root", "properties": {"a": {"$id": "b"}}},
+        ),
     ):
         cases += _both(
             name,

@@ -12,7 +12,7 @@ The normalisation of strict schemas lives in :mod:`dscodec.protocols._strict_sch
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 from urllib.parse import unquote, urljoin
 
@@ -189,7 +189,7 @@ _URI_BAD = re.compile(r"[^-A-Za-z0-9._~!$&'()*+,;=:@/?#%]|%(?![0-9A-Fa-f]{2})")
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 
 
-def _meta_schema_uri_problem(uri: str, nodes: Sequence[Mapping[str, Any]]) -> str | None:
+def _meta_schema_uri_problem(uri: str, resources: Mapping[str, Any]) -> str | None:
     """The problem of a root ``$schema`` (observed from the reference): a draft named with more than one ``#`` (no
     "uri"), text that is no URI reference, or a URI that names no meta-schema the reference knows (the drafts,
     their vocabularies, or a resource of this very document)."""
@@ -204,7 +204,7 @@ def _meta_schema_uri_problem(uri: str, nodes: Sequence[Mapping[str, Any]]) -> st
     if problem is not None:
         return f"Invalid URI reference '{uri}': {problem}"
     base = uri.partition("#")[0]
-    if not base or base in _DOCUMENTS or base in _resource_ids(nodes):
+    if not base or base in _DOCUMENTS or base in resources:
         return None
     return unknown
 
@@ -225,113 +225,274 @@ def _uri_problem(text: str, *, allow_hash: bool) -> str | None:
     return f"unexpected character at index {end}"
 
 
-def _root_id(schema: Mapping[str, Any]) -> str | None:
-    """The root's ``$id`` without its fragment, when it is an absolute URI."""
-    root = schema.get("$id")
-    return root.partition("#")[0] if isinstance(root, str) and _SCHEME.match(root) else None
+#: The URI of a document that names none (the reference's default base).
+_DEFAULT_BASE = "json-schema:///"
+_ROOTLESS = (
+    "when base has a rootless path and no authority, reference should either have scheme, be empty or start "
+    "with '#'"
+)
+_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
 
-def _resource_ids(nodes: Sequence[Mapping[str, Any]]) -> set[str]:
-    """The URIs (without fragments) of the document's resources: the absolute ``$id`` values of its subschemas
-    (``nodes``, the root first), relative ones resolved against the root's."""
-    base = _root_id(nodes[0])
-    ids: set[str] = set()
-    for node in nodes:
+def _unescape(m: re.Match[str]) -> str:
+    char = chr(int(m.group(1), 16))
+    return char if char in _UNRESERVED else m.group(0).upper()
+
+
+def _normal(uri: str) -> str:
+    """An absolute URI in the form the reference names it: scheme and host in lower case, escapes of unreserved
+    characters decoded (RFC 3986, section 6.2.2)."""
+    scheme, _, rest = uri.partition(":")
+    if rest.startswith("//"):
+        end = len(rest)
+        for stop in "/?#":
+            k = rest.find(stop, 2)
+            if 0 <= k < end:
+                end = k
+        user, at, host = rest[2:end].rpartition("@")
+        rest = "//" + user + at + host.lower() + rest[end:]
+    if "%" in rest:
+        rest = _ESCAPE.sub(_unescape, rest)
+    return scheme.lower() + ":" + rest
+
+
+class _Unresolved(Exception):
+    """A reference that cannot be resolved against its base: the reference's message."""
+
+
+def _resolve(base: str, ref: str) -> str:
+    """The URI (without fragment) that ``ref`` names from a subschema whose base URI is ``base`` (absolute):
+    absolute already, else resolved against the base (RFC 3986: dot segments removed).
+
+    Raises:
+        _Unresolved: a relative reference against a base without authority or root path (``urn:…``).
+    """
+    target = ref.partition("#")[0]
+    if _SCHEME.match(target):
+        return _normal(target)
+    if not target:
+        return base
+    scheme, _, rest = base.partition(":")
+    if not rest.startswith("/"):
+        raise _Unresolved(f"Failed to resolve '{ref}' against '{base}': {_ROOTLESS}")
+    joined = urljoin(
+        "http:" + rest, target
+    )  # urljoin resolves only the schemes it knows: under http, then back
+    return _normal(scheme + joined[4:])
+
+
+def _missing(key: str, reason: str) -> str:
+    return f"Resource '{key}' is not present in a registry and retrieving it failed: {reason}"
+
+
+class _Registry:
+    """What references can reach (observed from the reference, which fetches nothing).
+
+    The reference first fills a registry by crawling the schema: every subschema but those under
+    ``dependencies`` (a keyword of older drafts it compiles but does not crawl). Each ``$id`` names a resource,
+    resolved against the base URI of the subschema holding it (the document is ``json-schema:///`` unless its
+    root names itself); anchors belong to their resource. Each ``$ref`` met must name a resource of the document
+    or a URI named like a meta-schema (which loads the meta-schemas); any other is refused (``Retrieval is
+    disabled``; ``No base URI is available`` for one under ``json-schema:``). Then, compiling the subschemas the
+    root applies, every ``$ref`` and ``$dynamicRef`` is resolved against the base URI of its subschema: its
+    pointer or anchor must lead to a schema (a boolean or an object) in its resource, and a resource the registry
+    lacks is refused (``Retrieving external resources is not supported once the registry is populated``): only
+    the 2020-12 meta-schema documents can be reached, once loaded. A reference that leads into a subschema the
+    crawl did not see has that subschema crawled first.
+    """
+
+    def __init__(self, schema: Mapping[str, Any]) -> None:
+        self.schema = schema
+        #: Resource URI → its subschema; anchors (name → subschema) by resource URI.
+        self.resources: dict[str, Any] = {}
+        self.anchors: dict[str, dict[str, Any]] = {}
+        #: The base URI of each crawled subschema (by ``id()``).
+        self.base: dict[int, str] = {}
+        self.has_references = False
+        self.meta_loaded = False
+        #: The first ``$id`` met while crawling that is no URI reference or cannot be resolved against its base.
+        self.id_problem: str | None = None
+        root = schema.get("$id")
+        self.root_key = _DEFAULT_BASE
+        if isinstance(root, str) and root.partition("#")[0]:
+            try:
+                self.root_key = _resolve(_DEFAULT_BASE, root)
+            except _Unresolved:  # pragma: no cover - the default base has a root path
+                pass
+        #: The crawl's findings in document order: ``$id`` problems, and subschemas holding a ``$ref``.
+        self._crawled: list[tuple[Mapping[str, Any], str, str | None]] = []
+        self._crawl(schema, self.root_key, self._crawled)
+
+    def _crawl(self, top: Any, base: str, found: list[tuple[Mapping[str, Any], str, str | None]]) -> None:
+        stack: list[tuple[Any, str, bool]] = [(top, base, False)]
+        while stack:
+            node, base, hidden = stack.pop()
+            if not isinstance(node, Mapping):
+                continue
+            if "$ref" in node or "$dynamicRef" in node or (hidden and "$id" in node):
+                self.has_references = True  # compiling may find a problem
+            if not hidden and id(node) not in self.base:
+                base = self._register(node, base, found)
+                if isinstance(node.get("$ref"), str):
+                    found.append((node, base, None))
+            for key, value in reversed(list(node.items())):
+                inner = hidden or key == "dependencies"
+                if inner and found is not self._crawled:
+                    continue  # crawled later, when a reference leads there: each subschema once
+                for sub in reversed(_schemas_of(key, value, node, compiled=False)):
+                    stack.append((sub, base, inner))
+
+    def _register(
+        self, node: Mapping[str, Any], base: str, found: list[tuple[Mapping[str, Any], str, str | None]]
+    ) -> str:
+        """Register ``node`` (its resource, its anchors); its base URI."""
         value = node.get("$id")
-        if isinstance(value, str):
-            if _SCHEME.match(value):
-                ids.add(value.partition("#")[0])
-            elif base is not None and base.startswith(("http://", "https://")):
-                ids.add(urljoin(base, value).partition("#")[0])
-    return ids
+        if isinstance(value, str) and found is self._crawled and self.id_problem is None:
+            syntax = _uri_problem(value, allow_hash=True)
+            if syntax is not None:
+                self.id_problem = f"Invalid URI reference '{value}': {syntax}"
+        if node is self.schema:
+            base = self.root_key
+            self.resources.setdefault(base, node)
+        elif isinstance(value, str) and value.partition("#")[0]:
+            try:
+                base = _resolve(base, value)
+            except _Unresolved as exc:
+                if found is self._crawled:  # filling the registry: reported with the other $id problems
+                    self.id_problem = self.id_problem or str(exc)
+                else:
+                    found.append((node, base, str(exc)))
+            else:
+                self.resources.setdefault(base, node)
+        self.base[id(node)] = base
+        for name in ("$anchor", "$dynamicAnchor"):
+            anchor = node.get(name)
+            if isinstance(anchor, str):
+                self.anchors.setdefault(base, {}).setdefault(anchor, node)
+        return base
 
+    def crawl_problem(self) -> str | None:
+        """The first problem met while the registry is filled: an ``$id`` or a ``$ref`` that cannot be resolved,
+        or a ``$ref`` to a resource the document does not hold."""
+        return self._first(self._crawled)
 
-#: A host no reference names (it holds a character no URI may hold).
-_NO_HOST = "no base"
+    def _first(self, found: list[tuple[Mapping[str, Any], str, str | None]]) -> str | None:
+        for node, base, problem in found:
+            if problem is None:
+                problem = self._crawled_reference(node["$ref"], base)
+            if problem is not None:
+                return problem
+        return None
 
-
-class _References:
-    """What a reference can reach (observed from the reference, which fetches nothing): this document
-    (``json-schema:///``, or its root ``$id``), the resources it names with ``$id``, its anchors, and for ``$ref``
-    the 2019-09 and 2020-12 meta-schema documents. A relative ``$ref`` resolves against the root's ``$id`` when
-    that is an http(s) URI, else there is no base; a ``$dynamicRef`` resolves against ``json-schema:///`` too."""
-
-    def __init__(self, nodes: Sequence[Mapping[str, Any]]) -> None:
-        self.schema = nodes[0]
-        self.root_id = _root_id(self.schema)
-        self.ids = _resource_ids(nodes)
-        self.anchors = {
-            node[key]
-            for node in nodes
-            for key in ("$anchor", "$dynamicAnchor")
-            if isinstance(node.get(key), str)
-        }
-
-    def is_external(self, ref: str) -> bool:
-        """Whether ``ref`` names a resource other than this document (or is no URI reference outside a
-        fragment)."""
-        target = ref.partition("#")[0]
-        return bool(target) and target not in ("json-schema:///", self.root_id)
-
-    def target(self, ref: str) -> Any:
-        """The subschema a reference into this document points at (None for anything else)."""
-        fragment = ref.partition("#")[2]
-        if not fragment.startswith("/"):
-            return None
-        node = _pointer_target(self.schema, fragment)
-        return None if node is _MISSING else node
-
-    def problem(self, ref: str, *, dynamic: bool, compiled: bool = False) -> str | None:
-        """What is wrong with reference ``ref`` (a ``$dynamicRef`` with ``dynamic``), or None: while the registry
-        is filled, or (``compiled``) when the subschema holding it is compiled."""
+    def _crawled_reference(self, ref: str, base: str) -> str | None:
         syntax = _uri_problem(ref, allow_hash=True)
         if syntax is not None:
             return f"Invalid URI reference '{ref}': {syntax}"
-        target, _, fragment = ref.partition("#")
-        if target and _SCHEME.match(target) is None:
-            if self.root_id is not None and self.root_id.startswith(("http://", "https://")):
-                target = urljoin(self.root_id, target)
-            elif dynamic:  # against json-schema:/// (resolved as under a made-up http base, then renamed)
-                joined = urljoin(f"http://{_NO_HOST}/", target)
-                target = "json-schema:" + joined[5:].replace(_NO_HOST, "", 1)
+        try:
+            key = _resolve(base, ref)
+        except _Unresolved as exc:
+            return str(exc)
+        if key in self.resources:
+            return None
+        if key.startswith(_META_PREFIXES):
+            self.meta_loaded = True
+            return None
+        if key.startswith("json-schema:"):
+            return _missing(ref, "No base URI is available")
+        return _missing(key, f"Retrieval is disabled, cannot fetch {key}")
+
+    def enter(self, node: Mapping[str, Any], base: str) -> tuple[str | None, str]:
+        """Compiling ``node`` under a parent whose base URI is ``base``: the problem of its ``$id`` (one the crawl
+        did not see, under ``dependencies``, is first checked here), and its base URI."""
+        known = self.base.get(id(node))
+        if known is not None:
+            return None, known
+        value = node.get("$id")
+        if isinstance(value, str):
+            syntax = _uri_problem(value, allow_hash=True)
+            if syntax is not None:
+                return f"Invalid URI reference '{value}': {syntax}", base
+            if value.partition("#")[0]:
+                try:
+                    return None, _resolve(base, value)
+                except _Unresolved as exc:
+                    return str(exc), base
+        return None, base
+
+    def steps(self, node: Mapping[str, Any], base: str) -> Iterator[tuple[Any, str | None]]:
+        """What compiling ``node`` (base URI ``base``) leads to, keyword by keyword in its key order: each
+        subschema it applies, and the target of each reference, as ``(subschema, base URI)``; a problem as
+        ``(problem, None)``, after which nothing more is looked at."""
+        for key, value in node.items():
+            if (key == "$ref" or key == "$dynamicRef") and isinstance(value, str):
+                problem, target, target_base = self.compiled(value, base, dynamic=key == "$dynamicRef")
+                if problem is not None:
+                    yield problem, None
+                    return
+                if target is not None:
+                    yield target, target_base
             else:
-                return (
-                    f"Resource '{ref}' is not present in a registry and retrieving it failed: No base URI is "
-                    "available"
-                )
-        if not target or target in ("json-schema:///", self.root_id):
-            if fragment.startswith("/"):
-                if not _resolve_pointer(self.schema, "#" + fragment):
-                    return f"Pointer '{fragment}' does not exist"
-            elif fragment and fragment not in self.anchors:
-                return f"Anchor '{fragment}' does not exist"
-            return None
-        if target in self.ids:
-            return None
-        if dynamic or (compiled and target.startswith(_META_PREFIXES)):
-            if not dynamic and target in _COMPILED_DOCUMENTS:
+                for sub in _schemas_of(key, value, node, compiled=True):
+                    yield sub, base
+
+    def compiled(self, ref: str, base: str, *, dynamic: bool) -> tuple[str | None, Any, str]:
+        """Resolve ``ref`` (a ``$dynamicRef`` with ``dynamic``) from a compiled subschema whose base URI is
+        ``base``: (its problem, else None; the subschema it leads to, None when that is outside the document;
+        the target's base URI)."""
+        syntax = _uri_problem(ref, allow_hash=True)
+        if syntax is not None:
+            return f"Invalid URI reference '{ref}': {syntax}", None, base
+        try:
+            key = _resolve(base, ref)
+        except _Unresolved as exc:
+            return str(exc), None, base
+        fragment = ref.partition("#")[2]
+        resource = self.resources.get(key, _MISSING)
+        if resource is _MISSING:
+            if not dynamic and self.meta_loaded and key in _COMPILED_DOCUMENTS:
                 if fragment and not fragment.startswith("/") and fragment != _META_ANCHOR:
-                    return f"Anchor '{fragment}' does not exist"
-                return None
+                    return f"Anchor '{fragment}' does not exist", None, key
+                return None, None, key
             reason = "Retrieving external resources is not supported once the registry is populated"
-        elif target.startswith(_META_PREFIXES):
-            return None
+            return _missing(key, reason), None, key
+        if fragment.startswith("/"):
+            target = _pointer_target(resource, fragment)
+            if target is _MISSING:
+                return f"Pointer '{fragment}' does not exist", None, key
+        elif fragment:
+            target = self.anchors.get(key, {}).get(fragment, _MISSING)
+            if target is _MISSING:
+                return f"Anchor '{fragment}' does not exist", None, key
         else:
-            reason = f"Retrieval is disabled, cannot fetch {target}"
-        return f"Resource '{target}' is not present in a registry and retrieving it failed: {reason}"
+            target = resource
+        if not isinstance(target, (bool, Mapping)):
+            return _type_problem(target, "boolean", "object"), None, key
+        if isinstance(target, Mapping) and id(target) not in self.base:
+            # A subschema the crawl did not see: crawled now, under the base of the resource it is in.
+            found: list[tuple[Mapping[str, Any], str, str | None]] = []
+            self._crawl(target, key, found)
+            problem = self._first(found)
+            if problem is not None:
+                return problem, None, key
+        return None, target, key
 
 
-def _nodes(schema: Any) -> list[Mapping[str, Any]]:
-    """The subschemas of ``schema`` that are objects, the root included, in document order (values of keywords
-    that hold no schema, such as ``default``, ``const`` or unknown ones, are not among them)."""
-    out: list[Mapping[str, Any]] = []
-    stack: list[Any] = [schema]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, Mapping):
-            out.append(node)
-            stack.extend(reversed(_subschemas(node, compiled=False)))
-    return out
+def _schemas_of(key: str, value: Any, node: Mapping[str, Any], *, compiled: bool) -> list[Any]:
+    """The schemas keyword ``key`` of ``node`` holds (see :func:`_subschemas`)."""
+    if key in _SCHEMA_KEYWORDS:
+        if compiled and (
+            key == "contentSchema" or (key == "if" and "then" not in node and "else" not in node)
+        ):
+            return []
+        return [value]
+    if key in _SCHEMA_MAP_KEYWORDS or key == "dependencies":
+        if compiled and key in ("$defs", "definitions"):
+            return []
+        return list(value.values()) if isinstance(value, Mapping) else []
+    if key in _SCHEMA_ARRAY_KEYWORDS and isinstance(value, list):
+        return value
+    return []
 
 
 def _subschemas(node: Mapping[str, Any], *, compiled: bool) -> list[Any]:
@@ -340,19 +501,7 @@ def _subschemas(node: Mapping[str, Any], *, compiled: bool) -> list[Any]:
     only with ``then`` or ``else``)."""
     out: list[Any] = []
     for key, value in node.items():
-        if key in _SCHEMA_KEYWORDS:
-            if compiled and (
-                key == "contentSchema" or (key == "if" and "then" not in node and "else" not in node)
-            ):
-                continue
-            out.append(value)
-        elif key in _SCHEMA_MAP_KEYWORDS or key == "dependencies":
-            if compiled and key in ("$defs", "definitions"):
-                continue
-            if isinstance(value, Mapping):
-                out.extend(value.values())
-        elif key in _SCHEMA_ARRAY_KEYWORDS and isinstance(value, list):
-            out.extend(value)
+        out.extend(_schemas_of(key, value, node, compiled=compiled))
     return out
 
 
@@ -372,46 +521,39 @@ def schema_problem(schema: Any) -> str | None:
     problem = meta_schema_problem(schema)
     if problem is not None:
         return problem
-    nodes = _nodes(schema)  # the root first, when it is an object
-    if isinstance(schema, Mapping) and isinstance(schema.get("$schema"), str):
-        problem = _meta_schema_uri_problem(schema["$schema"], nodes)
+    registry = _Registry(schema) if isinstance(schema, Mapping) else None
+    if registry is not None and registry.id_problem is not None:
+        return registry.id_problem
+    if registry is not None and isinstance(schema.get("$schema"), str):
+        problem = _meta_schema_uri_problem(schema["$schema"], registry.resources)
         if problem is not None:
             return problem
-    if any("$ref" in node or "$dynamicRef" in node for node in nodes):
-        references = _References(nodes)
-        # First the resources other documents would have to give, as the reference fills its registry from every
-        # subschema ($defs included); then, in document order, the references of the subschemas it compiles:
-        # those the root applies (not $defs, definitions or contentSchema, nor an `if` without `then` or `else`)
-        # and the ones their references reach.
-        for node in nodes:
-            ref = node.get("$ref")
-            if isinstance(ref, str) and references.is_external(ref):
-                problem = references.problem(ref, dynamic=False)
-                if problem is not None:
-                    return problem
+    if registry is not None and registry.has_references:
+        # First the references met while the registry is filled (every subschema but those under
+        # `dependencies`, $defs included); then, in document order, the references of the subschemas the root
+        # compiles (not $defs, definitions or contentSchema, nor an `if` without `then` or `else`) and of the
+        # ones their references reach.
+        problem = registry.crawl_problem()
+        if problem is not None:
+            return problem
+        # A depth-first walk in key order: a reference's target is compiled where the reference stands.
         seen: set[int] = set()
-        stack: list[Any] = [schema]
+        stack: list[Iterator[tuple[Any, str | None]]] = [iter([(schema, registry.root_key)])]
         while stack:
-            node = stack.pop()
+            step = next(stack[-1], None)
+            if step is None:
+                stack.pop()
+                continue
+            node, base = step
+            if base is None:
+                return str(node)
             if not isinstance(node, Mapping) or id(node) in seen:
                 continue
             seen.add(id(node))
-            ref = node.get("$ref")
-            target = None
-            if isinstance(ref, str):
-                problem = references.problem(ref, dynamic=False, compiled=True)
-                if problem is not None:
-                    return problem
-                if not references.is_external(ref):
-                    target = references.target(ref)
-            dynamic = node.get("$dynamicRef")
-            if isinstance(dynamic, str):
-                problem = references.problem(dynamic, dynamic=True)
-                if problem is not None:
-                    return problem
-            stack.extend(reversed(_subschemas(node, compiled=True)))
-            if target is not None:
-                stack.append(target)
+            problem, base = registry.enter(node, base)
+            if problem is not None:
+                return problem
+            stack.append(registry.steps(node, base))
     # Format problems (``pattern`` regexes) are reported last.
     return meta_schema_problem(schema, formats=True)
 
