@@ -411,7 +411,8 @@ def schema_references(n: int) -> Callable[[], object]:
         chain = {"dependencies": {"a": chain}}
     defs = {f"d{i}": {"$id": f"https://example.com/r/{i}", "dependencies": {"a": chain}} for i in range(n)}
     properties = {
-        f"p{i}": {"$ref": f"https://example.com/r/{i}#/dependencies/a" if i % 2 else f"r/{i}"} for i in range(n)
+        f"p{i}": {"$ref": f"https://example.com/r/{i}#/dependencies/a" if i % 2 else f"r/{i}"}
+        for i in range(n)
     }
     parameters = {"$id": "https://example.com/", "type": "object", "properties": properties, "$defs": defs}
     tool = {"type": "function", "function": {"name": "f", "parameters": parameters}}
