@@ -237,8 +237,9 @@ class StreamProcessor:
                     self._reasoning.append(emitted)
                     return self._write_text(True, emitted)
                 return self._write_text(False, emitted)
-            if isinstance(emitted, list):  # text inside a tool-call block
-                return self._deliver(emitted, []) if emitted else []
+            if isinstance(emitted, list):
+                # Text inside a tool-call block: tool-call events only (no reasoning, not the output's end).
+                return self._writer.write(emitted) if emitted else []
             return self._writer.argument(emitted)
         self._check_open()
         if not isinstance(text, str):

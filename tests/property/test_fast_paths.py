@@ -583,6 +583,60 @@ def test_processor_text_fast_path(
     assert run(True) == run(False)
 
 
+@pytest.mark.parametrize("protocol", sorted(_REQUESTS))
+@given(
+    calls=st.lists(PARAMETERS, min_size=1, max_size=3),
+    sizes=st.lists(st.integers(1, 4), min_size=1, max_size=4),
+    starts=st.booleans(),
+    stops=st.sampled_from([[], ["<｜DS"], ["</"], ["x", "<"], ["<｜end"]]),
+    end=st.sampled_from(["", "<｜end▁of▁sentence｜>", "\ud800", "</｜DSML｜tool_calls>after"]),
+)
+def test_processor_text_fast_path_in_blocks(
+    protocol: str,
+    calls: list[list[tuple[str, str, str]]],
+    sizes: list[int],
+    starts: bool,
+    stops: list[str],
+    end: str,
+) -> None:
+    """The per-push path for text inside a tool-call block (chunks with spellings whole, split or held, read
+    straight by the block parser) gives the events of the machine's ``feed``, with and without stop sequences
+    and with the end-of-sentence spelling or a lone surrogate in the block."""
+    text = "Call.\n\n<｜DSML｜tool_calls>\n"
+    for k, params in enumerate(calls):
+        text += f'<｜DSML｜invoke name="f{k}">\n'
+        for name, flag, value in params:
+            text += f'<｜DSML｜parameter name="{name}" {flag}>{value}</｜DSML｜parameter>\n'
+        text += "</｜DSML｜invoke>\n"
+    text += end
+    chunks: list[str] = []  # small chunks (a few characters, as a backend sends), so that spellings are cut
+    while text:
+        size = sizes[len(chunks) % len(sizes)]
+        chunks.append(text[:size])
+        text = text[size:]
+    opts = ParsingOptions(starts_in_tool_calls=starts, stop_sequences=stops)
+    request = dataclasses.replace(_REQUESTS[protocol], parsing_options=opts)
+
+    def run(fast: bool) -> list[Any]:
+        p = StreamProcessor(
+            request, response_id="r", model="m", created=0, tokenizer=VOCAB, tool_call_id_factory=_ids
+        )
+        log: list[Any] = [[e.to_dict() for e in p.start(3)]]
+        for chunk in chunks:
+            try:
+                events = p.push_text(chunk if fast else _Text(chunk), 1)
+            except DscodecError as exc:
+                log.append(type(exc).__name__)
+                return log
+            log.append([e.to_dict() for e in events])
+            if p.finished:
+                break
+        log.append([_timeless(e.to_dict()) for e in p.finish("stop")])
+        return log
+
+    assert run(True) == run(False)
+
+
 def _timeless(event: dict[str, Any]) -> dict[str, Any]:
     """A Responses event without ``completed_at``, which reads the wall clock (two runs may straddle a second)."""
     response = event.get("response")

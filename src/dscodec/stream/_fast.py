@@ -7,10 +7,11 @@ fast path switched off) and declines (returns None) whenever it is not sure.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from dscodec.stream._held import TAIL_LENGTH
 from dscodec.stream._json_value import JsonValueStage
-from dscodec.stream._markers import EOS_HARD, EOS_SOFT, OPENER_START
+from dscodec.stream._markers import EOS_HARD, EOS_SOFT, OPENER_START, sanitize_text, symbolize
 from dscodec.stream._stages import DISCARD, REASONING
 from dscodec.stream.events import Event, TokenLogprob
 
@@ -19,6 +20,12 @@ __all__ = ["FastPaths"]
 
 class FastPaths(JsonValueStage):
     """The shortcuts :class:`~dscodec.stream.machine.OutputMachine` takes before its general path."""
+
+    _tokens_only: bool
+
+    if TYPE_CHECKING:
+
+        def _process(self, units: str) -> list[Event]: ...  # the general path (OutputMachine)
 
     def _quick(self, units: str, logprobs: Sequence[TokenLogprob] | None) -> list[Event] | None:
         """The hot path: plain text in the middle of the reasoning or the content, nothing held."""
@@ -129,3 +136,18 @@ class FastPaths(JsonValueStage):
         if block.done:
             self._stage = DISCARD
         return out
+
+    def _tool_chunk(self, text: str) -> list[Event] | None:
+        """:meth:`feed` of a text chunk inside a tool-call block (the caller checks it is in one) with no logprob
+        entries waiting: its units (after what the spelling recogniser held) and the end to hold, as the
+        recogniser makes them, straight to the block parser. None, with nothing changed, when an end is held while
+        stop sequences are set (a stop may end inside it: the general path decides)."""
+        sym = self._sym
+        units, held = symbolize(sym.held + sanitize_text(text))
+        if held and self._stops is not None:
+            return None
+        sym.held = held
+        self._tokens_only = False
+        self._incomplete = False
+        out = self._tool_units(units)
+        return out if out is not None else self._process(units)  # the end-of-sentence token: the general path

@@ -47,6 +47,7 @@ __all__ = [
     "Symbolizer",
     "escape_json_string",
     "sanitize_text",
+    "symbolize",
 ]
 
 #: Spellings (behavior.md#special-tokens table; ``｜`` is U+FF5C, ``▁`` U+2581).
@@ -104,6 +105,25 @@ _SPELLING_START = re.compile(f"[{re.escape(_FIRST_A + _FIRST_B)}]")
 NOT_PLAIN_CHUNK = re.compile(f"[{re.escape(_FIRST_A + _FIRST_B)}{SENTINEL_RANGE}]")
 
 
+def symbolize(s: str) -> tuple[str, str]:
+    """The units of text ``s`` (complete spellings as soft sentinels) and the end of it to hold: the longest end
+    that is a proper prefix of a spelling (``""``: none), which the units leave out."""
+    if THINK_END_SPELLING in s:
+        s = s.replace(THINK_END_SPELLING, THINK_SOFT)
+    if DSML_SPELLING in s:
+        s = s.replace(DSML_SPELLING, DSML_SOFT)
+    if EOS_SPELLING in s:
+        s = s.replace(EOS_SPELLING, EOS_SOFT)
+    # Such an end starts with a character a spelling starts with, so only those places are tried, the leftmost
+    # first.
+    n = len(s)
+    for m in _SPELLING_START.finditer(s, n - _LONGEST_PREFIX if n > _LONGEST_PREFIX else 0):
+        start = m.start()
+        if s[start:] in _SPELLING_PREFIXES:
+            return s[:start], s[start:]
+    return s, ""
+
+
 class Symbolizer:
     """Turns text-chunk text into units: complete ``</think>`` / ``｜DSML｜`` / end-of-sentence spellings become
     soft sentinels.
@@ -125,23 +145,8 @@ class Symbolizer:
 
     def _feed(self, text: str) -> str:
         """:meth:`feed` without its shortcut."""
-        s = self.held + text
-        if THINK_END_SPELLING in s:
-            s = s.replace(THINK_END_SPELLING, THINK_SOFT)
-        if DSML_SPELLING in s:
-            s = s.replace(DSML_SPELLING, DSML_SOFT)
-        if EOS_SPELLING in s:
-            s = s.replace(EOS_SPELLING, EOS_SOFT)
-        # The held tail is the longest end of ``s`` that is a proper prefix of a spelling; such an end starts
-        # with a character a spelling starts with, so only those places are tried, the leftmost first.
-        n = len(s)
-        for m in _SPELLING_START.finditer(s, n - _LONGEST_PREFIX if n > _LONGEST_PREFIX else 0):
-            start = m.start()
-            if s[start:] in _SPELLING_PREFIXES:
-                self.held = s[start:]
-                return s[:start]
-        self.held = ""
-        return s
+        units, self.held = symbolize(self.held + text)
+        return units
 
     def flush(self) -> str:
         """What is held, as plain units (it can no longer complete)."""

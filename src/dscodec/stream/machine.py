@@ -380,32 +380,41 @@ class OutputMachine(FastPaths):
     def plain_chunk(self, text: str) -> str | ToolCallDelta | list[Event] | None:
         """:meth:`plain_token` for a text chunk (the processor's per-push path for text): a chunk that holds no
         spelling, no start of one and no lone surrogate, with no spelling held from an earlier chunk, is read
-        exactly as the same text decoded from ordinary ids. None, with nothing changed, for any other chunk
-        (and ``""``, whose empty delta comes later) or when :meth:`plain_token` declines: then :meth:`feed`.
+        exactly as the same text decoded from ordinary ids. Inside a tool-call block any chunk is read here, as
+        :meth:`feed` reads it (spellings become units; the list of events is then tool-call events only). None,
+        with nothing changed, for any other chunk (and ``""``, whose empty delta comes later) or when
+        :meth:`plain_token` declines: then :meth:`feed`.
 
         Raises:
             ModelOutputError: the block parser failed (the machine fails, as with :meth:`feed`).
         """
-        if not text or self._sym.held or NOT_PLAIN_CHUNK.search(text) is not None:
+        if not text:
             return None
-        block = self._block
-        if (
-            block is not None
-            and self._stage is TOOL_CALLS
-            and not self._entries
-            and not self._orphans[0]
-            and not self._orphans[1]
-        ):
+        if self._stage is TOOL_CALLS and not self._entries and not self._orphans[0] and not self._orphans[1]:
             # Inside a tool-call block, as in :meth:`plain_token`, without its checks for the other stages.
-            if block.state is _STRING_VALUE:
-                delta = block.string_value_piece(text)
-                if delta is not None:
-                    self._pos += len(text)
-                    return delta
+            block = self._block
+            assert block is not None
             try:
-                return self._tool_units(text)
+                if self._sym.held or NOT_PLAIN_CHUNK.search(text) is not None:
+                    # Spellings, starts of them or the rest of one: the units the spelling recogniser makes.
+                    return self._tool_chunk(text)
+                if block.state is _STRING_VALUE:
+                    delta = block.string_value_piece(text)
+                    if delta is not None:
+                        self._pos += len(text)
+                        return delta
+                # _tool_units for plain text (which holds no sentinel, so no end-of-sentence token).
+                self._pos += len(text)
+                out: list[Event] = []
+                block.feed(text, out)
+                self._tool_calls = block.calls
+                if block.done:
+                    self._stage = DISCARD
+                return out
             except BaseException as exc:
                 raise self._fail(exc) from exc
+        if self._sym.held or NOT_PLAIN_CHUNK.search(text) is not None:
+            return None
         return self.plain_token(text)
 
     def feed_declined(self, text: str) -> list[Event]:
