@@ -123,15 +123,27 @@ class ChatChunkWriter(EventWriter):
             return []
         before = self._argument_before.get(delta.index)
         if before is None:
-            before = f'{self._head}{{"tool_calls":[{{"index":{delta.index},"function":{{"arguments":'
-            self._argument_before[delta.index] = before
+            before = self._argument_head(delta.index)
         return [json_event(before + string_literal(delta.arguments) + self._argument_after)]
+
+    def _argument_head(self, index: int) -> str:
+        """The JSON text of an argument chunk of call ``index`` before the fragment (made once per call)."""
+        before = f'{self._head}{{"tool_calls":[{{"index":{index},"function":{{"arguments":'
+        self._argument_before[index] = before
+        return before
 
     def write(self, events: Sequence[Event]) -> list[WireEvent]:
         out: list[WireEvent] = []
         thinking = self._thinking
+        argument_before = self._argument_before
         for event in events:
-            if isinstance(event, ContentDelta):
+            if type(event) is ToolCallDelta:  # the commonest event of a tool-call block: argument() inline
+                if event.arguments:
+                    before = argument_before.get(event.index)
+                    if before is None:
+                        before = self._argument_head(event.index)
+                    out.append(json_event(before + string_literal(event.arguments) + self._argument_after))
+            elif isinstance(event, ContentDelta):
                 if not event.logprobs:
                     out += self.text(False, event.text)
                     continue
