@@ -177,6 +177,53 @@ def test_meta_schema_keywords_belong_to_one_vocabulary() -> None:
     )
 
 
+def _padded(schema: dict[str, Any], keys: int) -> dict[str, Any]:
+    """``schema`` with unknown keywords added up to ``keys`` keys."""
+    return {**schema, **{f"x{i}": i for i in range(keys - len(schema))}}
+
+
+@pytest.mark.parametrize(
+    ("schema", "group_size", "in_key_order", "in_group_order"),
+    [
+        # Small groups (the base keywords, core, unevaluated, meta-data, content): the schema's key order up to
+        # as many keys as the group has keywords, the group's order beyond.
+        (
+            {"$recursiveAnchor": 1, "dependencies": []},
+            4,
+            '1 is not of type "string"',
+            '[] is not of type "object"',
+        ),
+        ({"$comment": 1, "$id": 2}, 9, '1 is not of type "string"', '2 is not of type "string"'),
+        (
+            {"unevaluatedProperties": 1, "unevaluatedItems": 2},
+            2,
+            '1 is not of types "boolean", "object"',
+            '2 is not of types "boolean", "object"',
+        ),
+        ({"writeOnly": 1, "title": 2}, 7, '1 is not of type "boolean"', '2 is not of type "string"'),
+        (
+            {"contentSchema": 1, "contentEncoding": 2},
+            3,
+            '1 is not of types "boolean", "object"',
+            '2 is not of type "string"',
+        ),
+        # The applicator (15 keywords) and validation (20) vocabularies: always the key order.
+        (
+            {"not": 1, "items": 2},
+            60,
+            '1 is not of types "boolean", "object"',
+            '1 is not of types "boolean", "object"',
+        ),
+        ({"required": 1, "maxLength": "x"}, 60, '1 is not of type "array"', '1 is not of type "array"'),
+    ],
+)
+def test_meta_schema_order_within_a_vocabulary(
+    schema: dict[str, Any], group_size: int, in_key_order: str, in_group_order: str
+) -> None:
+    assert _schema.meta_schema_problem(_padded(schema, min(group_size, 20))) == in_key_order
+    assert _schema.meta_schema_problem(_padded(schema, group_size + 1)) == in_group_order
+
+
 @pytest.mark.parametrize("token", ["1" * 5000, "0" * 5000 + "9", "-1", "1e3"])
 def test_pointer_tokens_that_are_not_array_indexes(token: str) -> None:
     schema = {"type": "object", "allOf": [{}], "properties": {"a": {"$ref": f"#/allOf/{token}"}}}

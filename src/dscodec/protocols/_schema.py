@@ -1,9 +1,10 @@
 """JSON Schema in requests: the meta-schema check of a non-strict schema (strict ones: ``_strict_schema``).
 
-Validation (behavior.md#tools-and-tool-choice, behavior.md#output-constraints) restates the JSON Schema 2020-12 meta-schema and reports the first problem as
-the reference does (``<instance> <reason>``), in the order it looks (docs/behavior.md#json-schemas): the base
-meta-schema's own keywords, then vocabulary by vocabulary in the meta-schema's order; then the root ``$schema``,
-the references and the ``regex`` format. Keywords of drafts chosen through ``$schema`` follow the same rules (a
+Validation (behavior.md#tools-and-tool-choice, behavior.md#output-constraints) restates the JSON Schema 2020-12
+meta-schema and reports the first problem as the reference does (``<instance> <reason>``), in the order it looks
+(docs/behavior.md#json-schemas): the base meta-schema's own keywords, then vocabulary by vocabulary in the
+meta-schema's order (:func:`_checking_order`); then the ``$id`` values, the root ``$schema``, the references
+(:class:`_Registry`) and the ``regex`` format. Keywords of drafts chosen through ``$schema`` follow the same rules (a
 known simplification); pointers into the meta-schema documents are not followed.
 
 The normalisation of strict schemas lives in :mod:`dscodec.protocols._strict_schema`; both are imported from here.
@@ -559,75 +560,90 @@ def schema_problem(schema: Any) -> str | None:
 
 
 #: The order keywords are checked in (observed): first the deprecated keywords the base 2020-12 meta-schema still
-#: describes itself, then its vocabularies in the meta-schema's order. Within one group, keywords are checked in
-#: the schema's own key order.
-_VOCABULARIES: tuple[frozenset[str], ...] = (
-    frozenset({"definitions", "dependencies", "$recursiveAnchor", "$recursiveRef"}),
-    frozenset(
-        {
-            "$id",
-            "$schema",
-            "$ref",
-            "$anchor",
-            "$dynamicRef",
-            "$dynamicAnchor",
-            "$vocabulary",
-            "$comment",
-            "$defs",
-        }
+#: describes itself, then its vocabularies in the meta-schema's order; each group lists its keywords in the order
+#: its meta-schema does.
+_VOCABULARIES: tuple[tuple[str, ...], ...] = (
+    ("definitions", "dependencies", "$recursiveAnchor", "$recursiveRef"),
+    (
+        "$id",
+        "$schema",
+        "$ref",
+        "$anchor",
+        "$dynamicRef",
+        "$dynamicAnchor",
+        "$vocabulary",
+        "$comment",
+        "$defs",
     ),
-    frozenset(
-        {
-            "prefixItems",
-            "items",
-            "contains",
-            "additionalProperties",
-            "properties",
-            "patternProperties",
-            "dependentSchemas",
-            "propertyNames",
-            "if",
-            "then",
-            "else",
-            "allOf",
-            "anyOf",
-            "oneOf",
-            "not",
-        }
+    (
+        "prefixItems",
+        "items",
+        "contains",
+        "additionalProperties",
+        "properties",
+        "patternProperties",
+        "dependentSchemas",
+        "propertyNames",
+        "if",
+        "then",
+        "else",
+        "allOf",
+        "anyOf",
+        "oneOf",
+        "not",
     ),
-    frozenset({"unevaluatedItems", "unevaluatedProperties"}),
-    frozenset(
-        {
-            "type",
-            "const",
-            "enum",
-            "multipleOf",
-            "maximum",
-            "exclusiveMaximum",
-            "minimum",
-            "exclusiveMinimum",
-            "maxLength",
-            "minLength",
-            "pattern",
-            "maxItems",
-            "minItems",
-            "uniqueItems",
-            "maxContains",
-            "minContains",
-            "maxProperties",
-            "minProperties",
-            "required",
-            "dependentRequired",
-        }
+    ("unevaluatedItems", "unevaluatedProperties"),
+    (
+        "type",
+        "const",
+        "enum",
+        "multipleOf",
+        "maximum",
+        "exclusiveMaximum",
+        "minimum",
+        "exclusiveMinimum",
+        "maxLength",
+        "minLength",
+        "pattern",
+        "maxItems",
+        "minItems",
+        "uniqueItems",
+        "maxContains",
+        "minContains",
+        "maxProperties",
+        "minProperties",
+        "required",
+        "dependentRequired",
     ),
-    frozenset({"title", "description", "default", "deprecated", "readOnly", "writeOnly", "examples"}),
-    frozenset({"format"}),
-    frozenset({"contentEncoding", "contentMediaType", "contentSchema"}),
+    ("title", "description", "default", "deprecated", "readOnly", "writeOnly", "examples"),
+    ("format",),
+    ("contentEncoding", "contentMediaType", "contentSchema"),
 )
 #: The position of each keyword's vocabulary in :data:`_VOCABULARIES` (every keyword is in exactly one).
 _VOCABULARY_OF: Mapping[str, int] = {
     key: position for position, vocabulary in enumerate(_VOCABULARIES) for key in vocabulary
 }
+#: Within a group of fewer keywords than this, a schema object with more keys than the group has is checked in
+#: the group's order, any other in its own key order; a larger group always goes by the schema's key order
+#: (observed: the applicator and validation vocabularies, 15 and 20 keywords, always in key order; the others
+#: flip once the object has more keys than they have keywords).
+_SMALL_GROUP = 10
+
+
+def _checking_order(schema: Mapping[str, Any]) -> list[str]:
+    """The known keywords of ``schema`` in the order the reference checks them."""
+    found: list[list[str]] = [[] for _ in _VOCABULARIES]
+    for key in schema:
+        position = _VOCABULARY_OF.get(key)
+        if position is not None:
+            found[position].append(key)
+    size = len(schema)
+    ordered: list[str] = []
+    for group, keys in zip(_VOCABULARIES, found):
+        if len(keys) > 1 and len(group) < _SMALL_GROUP and size > len(group):
+            keys = [key for key in group if key in schema]
+        ordered.extend(keys)
+    return ordered
 
 
 def meta_schema_problem(schema: Any, *, root: Any = None, formats: bool = False) -> str | None:
@@ -641,8 +657,7 @@ def meta_schema_problem(schema: Any, *, root: Any = None, formats: bool = False)
     problem = None if formats else _type_problem(schema, "boolean", "object")
     if problem is not None or not isinstance(schema, Mapping):
         return problem
-    # Vocabulary by vocabulary, each in the schema's key order: a stable sort of the known keywords.
-    for key in sorted((key for key in schema if key in _VOCABULARY_OF), key=_VOCABULARY_OF.__getitem__):
+    for key in _checking_order(schema):
         problem = _keyword_problem(key, schema[key], root, formats)
         if problem is not None:
             return problem
