@@ -40,12 +40,14 @@ __all__ = [
     "SENTINEL_FIRST",
     "SENTINEL_LAST",
     "SENTINEL_RANGE",
+    "SPELLING_FIRSTS",
     "THINK",
     "THINK_END_SPELLING",
     "THINK_HARD",
     "THINK_SOFT",
     "Symbolizer",
     "escape_json_string",
+    "has_surrogate",
     "sanitize_text",
     "symbolize",
 ]
@@ -83,9 +85,18 @@ _SURROGATES = re.compile(f"[{SENTINEL_RANGE}]")
 
 def sanitize_text(text: str) -> str:
     """Replace lone surrogates (which no valid UTF-8 text holds) by U+FFFD so they cannot pose as sentinels."""
-    if text.isascii():
+    if text.isascii() or not has_surrogate(text):
         return text
     return _SURROGATES.sub("\ufffd", text)
+
+
+def has_surrogate(text: str) -> bool:
+    """``text`` holds a lone surrogate (UTF-8 cannot encode it; encoding is several times faster than a search)."""
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _proper_prefixes(words: tuple[str, ...]) -> frozenset[str]:
@@ -96,7 +107,9 @@ _SPELLINGS = (THINK_END_SPELLING, DSML_SPELLING, EOS_SPELLING)
 _SPELLING_PREFIXES = _proper_prefixes(_SPELLINGS)
 _LONGEST_PREFIX = max(len(s) for s in _SPELLINGS) - 1
 #: The characters a spelling can start with: text without them holds no spelling and no start of one.
-_FIRST_A, _FIRST_B = sorted({s[0] for s in _SPELLINGS})
+_FIRST_A, _FIRST_B = SPELLING_FIRSTS = tuple(sorted({s[0] for s in _SPELLINGS}))
+#: The characters a proper prefix of a spelling can end with: text ending with another holds nothing back.
+_PREFIX_LASTS = frozenset(p[-1] for p in _SPELLING_PREFIXES)
 #: Finds the places a spelling may start.
 _SPELLING_START = re.compile(f"[{re.escape(_FIRST_A + _FIRST_B)}]")
 #: Finds what makes a text chunk more than plain text: a character a spelling starts with, or a lone surrogate
@@ -114,6 +127,8 @@ def symbolize(s: str) -> tuple[str, str]:
         s = s.replace(DSML_SPELLING, DSML_SOFT)
     if EOS_SPELLING in s:
         s = s.replace(EOS_SPELLING, EOS_SOFT)
+    if not s or s[-1] not in _PREFIX_LASTS:
+        return s, ""
     # Such an end starts with a character a spelling starts with, so only those places are tried, the leftmost
     # first.
     n = len(s)

@@ -69,12 +69,13 @@ from dscodec.stream._markers import (
     HARD_BASE,
     HARD_FIRST,
     HARD_LIMIT,
-    NOT_PLAIN_CHUNK,
     SENTINEL_LAST,
+    SPELLING_FIRSTS,
     THINK_END_SPELLING,
     THINK_HARD,
     THINK_SOFT,
     Symbolizer,
+    has_surrogate,
     sanitize_text,
 )
 from dscodec.stream._stages import (
@@ -103,6 +104,8 @@ _STRING_VALUE = BlockState.STRING_VALUE
 #: Special ids: every unit from the first hard sentinel on.
 _HARD = re.compile(f"[{HARD_FIRST}-{SENTINEL_LAST}]")
 _SEGMENTS = re.compile(f"[{HARD_FIRST}-{SENTINEL_LAST}]|[^{HARD_FIRST}-{SENTINEL_LAST}]+")
+#: The characters a spelling starts with (``<`` and ``｜``).
+_START_A, _START_B = SPELLING_FIRSTS
 #: Beyond every unit index: ``_discard`` up to here drops every entry still waiting.
 _ALL_UNITS = 1 << 62
 
@@ -395,7 +398,12 @@ class OutputMachine(FastPaths):
             block = self._block
             assert block is not None
             try:
-                if self._sym.held or NOT_PLAIN_CHUNK.search(text) is not None:
+                if (
+                    self._sym.held
+                    or _START_A in text
+                    or _START_B in text
+                    or (not text.isascii() and has_surrogate(text))
+                ):
                     # Spellings, starts of them or the rest of one: the units the spelling recogniser makes.
                     return self._tool_chunk(text)
                 if block.state is _STRING_VALUE:
@@ -413,8 +421,15 @@ class OutputMachine(FastPaths):
                 return out
             except BaseException as exc:
                 raise self._fail(exc) from exc
-        if self._sym.held or NOT_PLAIN_CHUNK.search(text) is not None:
-            return None
+        if (
+            self._sym.held
+            or _START_A in text
+            or _START_B in text
+            or (not text.isascii() and has_surrogate(text))
+        ):
+            return (
+                None  # a spelling, the start of one, or a lone surrogate (NOT_PLAIN_CHUNK, looked for faster)
+            )
         return self.plain_token(text)
 
     def feed_declined(self, text: str) -> list[Event]:
