@@ -8,7 +8,10 @@ A schema is built from the keywords of the 2020-12 meta-schema (and a few it doe
 every JSON type, nested subschemas, ``required`` lists with repeats and non-strings, references (``$ref``,
 ``$dynamicRef``) and identifiers (``$id``, ``$anchor``, ``$schema``) of every shape. Most schemas hold several
 problems, so this is what shows *which* problem the reference reports first. Read errors (the body's shape) are
-compared by kind only. A disagreement worth keeping becomes a golden case in ``tools/golden_cases/``.
+compared by kind only. With ``--drafts`` the root names a dialect by ``$schema`` (drafts 4, 6, 7, 2019-09 or
+2020-12, each in the spellings the reference knows) and the keywords of the older drafts join in (``id``,
+``additionalItems``, ``items`` as an array). A disagreement worth keeping becomes a golden case in
+``tools/golden_cases/``.
 """
 
 from __future__ import annotations
@@ -43,6 +46,15 @@ SCALARS: tuple[Any, ...] = (
     "https://example.com/s", "https://json-schema.org/draft/2020-12/schema", "http://json-schema.org/draft-07/schema#",
     "date-time", "%zz", [], {},
 )  # fmt: skip
+#: Keywords only older drafts know (``--drafts``).
+OLD_KEYWORDS = ("id", "additionalItems", "items", "items", "exclusiveMinimum", "$recursiveRef")
+DIALECTS = (
+    "http://json-schema.org/draft-04/schema#", "https://json-schema.org/draft-04/schema",
+    "http://json-schema.org/draft-06/schema#", "http://json-schema.org/draft-07/schema#",
+    "https://json-schema.org/draft-07/schema", "https://json-schema.org/draft/2019-09/schema",
+    "http://json-schema.org/draft/2019-09/schema#", "https://json-schema.org/draft/2020-12/schema",
+    "http://json-schema.org/schema#",
+)  # fmt: skip
 SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 SCHEMA_ONES = ("items", "not", "if", "then", "else", "additionalProperties", "propertyNames", "contains")
 SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
@@ -51,8 +63,9 @@ SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
 class Schemas:
     """Random schemas from one seed."""
 
-    def __init__(self, rng: random.Random) -> None:
+    def __init__(self, rng: random.Random, *, drafts: bool = False) -> None:
         self.rng = rng
+        self.keywords = KEYWORDS + OLD_KEYWORDS if drafts else KEYWORDS
 
     def value(self, depth: int) -> Any:
         rng = self.rng
@@ -72,7 +85,7 @@ class Schemas:
         rng = self.rng
         out: dict[str, Any] = {}
         for _ in range(rng.randint(0, 4)):
-            key = rng.choice(KEYWORDS)
+            key = rng.choice(self.keywords)
             if key in SCHEMA_MAPS:
                 out[key] = {
                     rng.choice(["a", "b", "x", "^a"]): self.schema(depth + 1)
@@ -83,6 +96,8 @@ class Schemas:
             elif key in ("required", "dependentRequired"):
                 names = [rng.choice(["a", "b", "a", 1, {"a": 1}, None]) for _ in range(rng.randint(0, 3))]
                 out[key] = names if key == "required" else {"a": names}
+            elif key == "items" and self.keywords is not KEYWORDS and rng.random() < 0.5:
+                out[key] = [self.schema(depth + 1) if depth < 4 else {} for _ in range(rng.randint(0, 2))]
             elif key in SCHEMA_ONES and rng.random() < 0.7:
                 out[key] = self.schema(depth + 1) if depth < 4 else {}
             elif key in SCHEMA_LISTS and rng.random() < 0.7:
@@ -137,15 +152,18 @@ def main() -> int:
     parser.add_argument("--count", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path, default=None, help="write each differing body here")
+    parser.add_argument("--drafts", action="store_true", help="name a dialect by $schema at the root")
     args = parser.parse_args()
     ref = _load_reference()
     rng = random.Random(args.seed)
-    schemas = Schemas(rng)
+    schemas = Schemas(rng, drafts=args.drafts)
     differ = 0
     for number in range(args.count):
         schema = schemas.schema()
         if rng.random() < 0.8:
             schema["type"] = "object"
+        if args.drafts and rng.random() < 0.9:
+            schema["$schema"] = rng.choice(DIALECTS)
         where = rng.choice(["tool", "format"])
         raw = json.dumps(body_for(schema, where, strict=rng.random() < 0.3))
         theirs, ours = reference_outcome(ref, raw), our_outcome(raw)

@@ -177,6 +177,123 @@ def test_meta_schema_keywords_belong_to_one_vocabulary() -> None:
     )
 
 
+def _missing(uri: str, reason: str) -> str:
+    return f"Resource '{uri}' is not present in a registry and retrieving it failed: {reason}"
+
+
+def _rootless(ref: str, base: str) -> str:
+    return (
+        f"Failed to resolve '{ref}' against '{base}': when base has a rootless path and no authority, reference "
+        "should either have scheme, be empty or start with '#'"
+    )
+
+
+_POPULATED = "Retrieving external resources is not supported once the registry is populated"
+
+
+_D4 = "http://json-schema.org/draft-04/schema#"
+_D6 = "http://json-schema.org/draft-06/schema#"
+_D7 = "http://json-schema.org/draft-07/schema#"
+_D2019 = "https://json-schema.org/draft/2019-09/schema"
+
+
+@pytest.mark.parametrize(
+    ("schema", "message"),
+    [
+        # The root's $schema chooses the dialect: items as an array is a draft 4 to 2019-09 keyword.
+        ({"$schema": _D7, "items": [{}], "additionalItems": False}, None),
+        ({"$schema": _D2019, "items": [{}]}, None),
+        ({"$schema": "https://json-schema.org/draft-04/schema", "items": [{}]}, None),
+        ({"items": [{}]}, '[{}] is not of types "boolean", "object"'),
+        (
+            {"$schema": _D7, "items": []},
+            "[] is not valid under any of the schemas listed in the 'anyOf' keyword",
+        ),
+        ({"$schema": _D7, "additionalItems": 1}, '1 is not of types "boolean", "object"'),
+        # Keywords a draft does not know are not checked; ones it knows differently are.
+        ({"$schema": _D6, "$comment": 1, "readOnly": 1, "if": 1}, None),
+        ({"$schema": _D7, "$comment": 1}, '1 is not of type "string"'),
+        ({"$schema": _D2019, "$recursiveAnchor": "a"}, '"a" is not of type "boolean"'),
+        ({"$schema": _D2019, "$anchor": "_a"}, '"_a" does not match "^[A-Za-z][-A-Za-z0-9.:_]*$"'),
+        # Draft 4: objects only, boolean exclusive bounds that need their bound, non-empty string arrays, and
+        # integers without a fraction or exponent (below 2**64).
+        ({"$schema": _D4, "not": True}, 'true is not of type "object"'),
+        ({"$schema": _D4, "minimum": 1, "exclusiveMinimum": True}, None),
+        (
+            {"$schema": _D4, "exclusiveMinimum": True, "exclusiveMaximum": True},
+            '"maximum" is a required property',
+        ),
+        ({"$schema": _D4, "exclusiveMinimum": 1}, '1 is not of type "boolean"'),
+        ({"$schema": _D4, "required": []}, "[] has less than 1 item"),
+        ({"$schema": _D4, "maxLength": 1.0}, '1.0 is not of type "integer"'),
+        ({"$schema": _D4, "maxLength": 1e20}, None),
+        (
+            {"$schema": _D4, "additionalProperties": 1},
+            "1 is not valid under any of the schemas listed in the 'anyOf' keyword",
+        ),
+        # Drafts 6 and 7 check formats with the other keywords, in key order.
+        ({"$schema": _D7, "$ref": "[", "minLength": -1}, '"[" is not a "uri-reference"'),
+        ({"$schema": _D7, "minLength": -1, "pattern": "["}, "-1 is less than the minimum of 0"),
+        ({"$schema": _D7, "patternProperties": {"[": {}}, "minLength": -1}, '"[" is not a "regex"'),
+        ({"$schema": _D6, "properties": {"a": {"$schema": "x"}}}, '"x" is not a "uri"'),
+        # Draft 6 compiles content keywords its meta-schema does not describe; draft 4 compiles $ref so.
+        ({"$schema": _D6, "contentEncoding": 1, "minLength": -1}, "-1 is less than the minimum of 0"),
+        ({"$schema": _D6, "contentEncoding": 1}, '1 is not of type "string"'),
+        ({"$schema": _D4, "$ref": 1}, '1 is not of type "string"'),
+        # References: draft 4 names resources with id; up to draft 7 the keywords beside a $ref are not
+        # compiled and $anchor names nothing; each draft reaches its own meta-schema document only.
+        (
+            {
+                "$schema": _D4,
+                "properties": {"a": {"id": "https://x.com/a"}, "b": {"$ref": "https://x.com/a"}},
+            },
+            None,
+        ),
+        (
+            {
+                "$schema": _D4,
+                "properties": {"a": {"$id": "https://x.com/a"}, "b": {"$ref": "https://x.com/a"}},
+            },
+            _missing("https://x.com/a", "Retrieval is disabled, cannot fetch https://x.com/a"),
+        ),
+        ({"$schema": _D7, "properties": {"a": {"$ref": "#", "properties": {"b": {"$ref": "#/nope"}}}}}, None),
+        (
+            {"$schema": _D2019, "properties": {"a": {"$ref": "#", "properties": {"b": {"$ref": "#/nope"}}}}},
+            "Pointer '/nope' does not exist",
+        ),
+        (
+            {"$schema": _D7, "properties": {"a": {"$anchor": "foo"}, "b": {"$ref": "#foo"}}},
+            "Anchor 'foo' does not exist",
+        ),
+        ({"$schema": _D7, "properties": {"a": {"$ref": _D7}}}, None),
+        (
+            {"$schema": _D7, "properties": {"a": {"$ref": "https://json-schema.org/draft/2020-12/schema"}}},
+            _missing("https://json-schema.org/draft/2020-12/schema", _POPULATED),
+        ),
+        ({"$schema": _D7, "properties": {"a": {"$dynamicRef": "#/nope"}}}, None),
+        (
+            {"$schema": _D7, "items": [{}], "additionalItems": {"$ref": "#/nope"}},
+            "Pointer '/nope' does not exist",
+        ),
+        ({"$schema": _D7, "items": {}, "additionalItems": {"$ref": "#/nope"}}, None),
+        (
+            {"$schema": _D2019, "$recursiveRef": "["},
+            "Invalid URI reference '[': unexpected character at index 0",
+        ),
+        # then and else are compiled only beside if, in every dialect.
+        ({"then": {"$ref": "#/nope"}}, None),
+        ({"if": {}, "else": {"$ref": "#/nope"}}, "Pointer '/nope' does not exist"),
+        # A subschema's $schema must be a URI reference (2020-12, 2019-09 and draft 4 check it with the $id values).
+        (
+            {"properties": {"a": {"$schema": "a b"}}},
+            "Invalid URI reference 'a b': unexpected character at index 1",
+        ),
+    ],
+)
+def test_schema_dialects(schema: dict[str, Any], message: str | None) -> None:
+    assert _schema.schema_problem(schema) == message
+
+
 def _padded(schema: dict[str, Any], keys: int) -> dict[str, Any]:
     """``schema`` with unknown keywords added up to ``keys`` keys."""
     return {**schema, **{f"x{i}": i for i in range(keys - len(schema))}}
@@ -349,20 +466,6 @@ def test_pointer_tokens_that_are_no_uri_characters(token: str) -> None:
 )
 def test_schema_references_and_identifiers(schema: dict[str, Any], message: str | None) -> None:
     assert _schema.schema_problem(schema) == message
-
-
-def _missing(uri: str, reason: str) -> str:
-    return f"Resource '{uri}' is not present in a registry and retrieving it failed: {reason}"
-
-
-def _rootless(ref: str, base: str) -> str:
-    return (
-        f"Failed to resolve '{ref}' against '{base}': when base has a rootless path and no authority, reference "
-        "should either have scheme, be empty or start with '#'"
-    )
-
-
-_POPULATED = "Retrieving external resources is not supported once the registry is populated"
 
 
 @pytest.mark.parametrize(

@@ -2942,6 +2942,103 @@ def _hardening() -> list[Case]:
             {"type": "object", "$schema": "https://example.com/m", "properties": {"a": {"$id": "a b"}}},
         ),
         (
+            "schema-draft-07-tuple-items",
+            "a draft-07 schema (as zod-to-json-schema writes one) with a tuple: items as an array, additionalItems",
+            {
+                "$schema": "http://json-schema.org/draft-07/schema#",
+                "type": "object",
+                "properties": {
+                    "point": {
+                        "type": "array",
+                        "items": [{"type": "number"}, {"type": "number"}],
+                        "minItems": 2,
+                        "maxItems": 2,
+                        "additionalItems": False,
+                    }
+                },
+                "required": ["point"],
+                "additionalProperties": False,
+            },
+        ),
+        (
+            "schema-draft-04-exclusive-minimum-boolean",
+            "a draft-04 schema: exclusiveMinimum as a boolean beside minimum, and an id naming a resource",
+            {
+                "$schema": "http://json-schema.org/draft-04/schema#",
+                "type": "object",
+                "properties": {
+                    "n": {"type": "number", "minimum": 0, "exclusiveMinimum": True},
+                    "p": {"id": "https://example.com/p", "type": "string"},
+                    "q": {"$ref": "https://example.com/p"},
+                },
+            },
+        ),
+        (
+            "invalid-schema-draft-04-exclusive-maximum-alone",
+            "a draft-04 exclusiveMaximum without maximum",
+            {
+                "$schema": "http://json-schema.org/draft-04/schema#",
+                "type": "object",
+                "properties": {"n": {"type": "number", "exclusiveMaximum": True}},
+            },
+        ),
+        (
+            "invalid-schema-draft-04-boolean-subschema",
+            "a draft-04 schema with a boolean subschema (draft 4 schemas are objects)",
+            {
+                "$schema": "http://json-schema.org/draft-04/schema#",
+                "type": "object",
+                "properties": {"a": True},
+            },
+        ),
+        (
+            "schema-draft-07-ref-siblings-ignored",
+            "draft 7: the keywords beside a $ref are not compiled, so a pointer nowhere beside it is not followed",
+            {
+                "$schema": "http://json-schema.org/draft-07/schema#",
+                "type": "object",
+                "definitions": {"x": {"type": "string"}},
+                "properties": {"a": {"$ref": "#/definitions/x", "properties": {"b": {"$ref": "#/nowhere"}}}},
+            },
+        ),
+        (
+            "invalid-schema-draft-07-pattern-before-others",
+            "draft 7 checks a pattern's regex with the other keywords, in key order",
+            {
+                "$schema": "http://json-schema.org/draft-07/schema#",
+                "type": "object",
+                "properties": {"a": {"type": "string", "pattern": "(", "minLength": -1}},
+            },
+        ),
+        (
+            "schema-draft-2019-09-items-array",
+            "a 2019-09 schema with items as an array",
+            {
+                "$schema": "https://json-schema.org/draft/2019-09/schema",
+                "type": "object",
+                "properties": {"t": {"type": "array", "items": [{"type": "string"}, {"type": "integer"}]}},
+            },
+        ),
+        (
+            "invalid-schema-2020-12-items-array",
+            "the same items array under 2020-12 (no $schema): refused",
+            obj({"t": {"type": "array", "items": [{"type": "string"}, {"type": "integer"}]}}),
+        ),
+        (
+            "invalid-schema-draft-06-nested-schema-not-uri",
+            "draft 6: a subschema's $schema must be an absolute URI",
+            {
+                "$schema": "http://json-schema.org/draft-06/schema#",
+                "type": "object",
+                "properties": {"a": {"$schema": "relative", "type": "string"}},
+            },
+        ),
+        (
+            "invalid-schema-then-without-if-not-compiled",
+            "then without if is not compiled: its pointer nowhere is not followed, but the later one is",
+            obj({"a": {"then": {"$ref": "#/nowhere"}}, "b": {"$ref": "#/also-nowhere"}}),
+        ),
+        (
             "invalid-schema-relative-id-against-urn",
             "a relative $id under a root named by a URN, which has no path to resolve it against",
             {"type": "object", "$id": "urn:example:root", "properties": {"a": {"$id": "b"}}},

@@ -4,8 +4,8 @@ Validation (behavior.md#tools-and-tool-choice, behavior.md#output-constraints) r
 meta-schema and reports the first problem as the reference does (``<instance> <reason>``), in the order it looks
 (docs/behavior.md#json-schemas): the base meta-schema's own keywords, then vocabulary by vocabulary in the
 meta-schema's order (:func:`_checking_order`); then the ``$id`` values, the root ``$schema``, the references
-(:class:`_Registry`) and the ``regex`` format. Keywords of drafts chosen through ``$schema`` follow the same rules (a
-known simplification); pointers into the meta-schema documents are not followed.
+(:class:`_Registry`) and the ``regex`` format. A root ``$schema`` naming draft 4, 6, 7 or 2019-09 chooses that
+dialect's keywords and rules (:class:`_Draft`); pointers into the meta-schema documents are not followed.
 
 The normalisation of strict schemas lives in :mod:`dscodec.protocols._strict_schema`; both are imported from here.
 """
@@ -13,7 +13,9 @@ The normalisation of strict schemas lives in :mod:`dscodec.protocols._strict_sch
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 from urllib.parse import unquote, urljoin
 
@@ -26,6 +28,7 @@ __all__ = ["meta_schema_problem", "normalize_strict_schema", "schema_problem"]
 
 _SIMPLE_TYPES = ("array", "boolean", "integer", "null", "number", "object", "string")
 _ANCHOR = re.compile(r"[A-Za-z_][-A-Za-z0-9._]*")
+_ANCHOR_2019 = re.compile(r"[A-Za-z][-A-Za-z0-9.:_]*")
 #: An ``$id`` may end in an empty fragment, no other.
 _ID = re.compile(r"[^#]*#?")
 
@@ -303,8 +306,10 @@ class _Registry:
     crawl did not see has that subschema crawled first.
     """
 
-    def __init__(self, schema: Mapping[str, Any]) -> None:
+    def __init__(self, schema: Mapping[str, Any], draft: _Draft) -> None:
         self.schema = schema
+        self.draft = draft
+        self._id = draft.id_keyword
         #: Resource URI → its subschema; anchors (name → subschema) by resource URI.
         self.resources: dict[str, Any] = {}
         self.anchors: dict[str, dict[str, Any]] = {}
@@ -314,7 +319,7 @@ class _Registry:
         self.meta_loaded = False
         #: The first ``$id`` met while crawling that is no URI reference or cannot be resolved against its base.
         self.id_problem: str | None = None
-        root = schema.get("$id")
+        root = schema.get(self._id)
         self.root_key = _DEFAULT_BASE
         if isinstance(root, str) and root.partition("#")[0]:
             try:
@@ -331,28 +336,39 @@ class _Registry:
             node, base, hidden = stack.pop()
             if not isinstance(node, Mapping):
                 continue
-            if "$ref" in node or "$dynamicRef" in node or (hidden and "$id" in node):
+            if (
+                "$ref" in node
+                or "$dynamicRef" in node
+                or "$recursiveRef" in node
+                or (hidden and self._id in node)
+                or not self.draft.compiled_strings.isdisjoint(node)
+            ):
                 self.has_references = True  # compiling may find a problem
             if not hidden and id(node) not in self.base:
                 base = self._register(node, base, found)
                 if isinstance(node.get("$ref"), str):
                     found.append((node, base, None))
             for key, value in reversed(list(node.items())):
-                inner = hidden or key == "dependencies"
+                inner = hidden or key in self.draft.not_crawled
                 if inner and found is not self._crawled:
                     continue  # crawled later, when a reference leads there: each subschema once
-                for sub in reversed(_schemas_of(key, value, node, compiled=False)):
+                for sub in reversed(_schemas_of(key, value, node, self.draft, compiled=False)):
                     stack.append((sub, base, inner))
 
     def _register(
         self, node: Mapping[str, Any], base: str, found: list[tuple[Mapping[str, Any], str, str | None]]
     ) -> str:
         """Register ``node`` (its resource, its anchors); its base URI."""
-        value = node.get("$id")
-        if isinstance(value, str) and found is self._crawled and self.id_problem is None:
-            syntax = _uri_problem(value, allow_hash=True)
-            if syntax is not None:
-                self.id_problem = f"Invalid URI reference '{value}': {syntax}"
+        value = node.get(self._id)
+        if found is self._crawled and self.id_problem is None:
+            # An $id, and the $schema of a subschema, must be URI references.
+            dialect = node.get("$schema") if node is not self.schema else None
+            for text in (value, dialect):
+                if isinstance(text, str):
+                    syntax = _uri_problem(text, allow_hash=True)
+                    if syntax is not None:
+                        self.id_problem = f"Invalid URI reference '{text}': {syntax}"
+                        break
         if node is self.schema:
             base = self.root_key
             self.resources.setdefault(base, node)
@@ -367,7 +383,7 @@ class _Registry:
             else:
                 self.resources.setdefault(base, node)
         self.base[id(node)] = base
-        for name in ("$anchor", "$dynamicAnchor"):
+        for name in self.draft.anchor_keywords:
             anchor = node.get(name)
             if isinstance(anchor, str):
                 self.anchors.setdefault(base, {}).setdefault(anchor, node)
@@ -409,7 +425,7 @@ class _Registry:
         known = self.base.get(id(node))
         if known is not None:
             return None, known
-        value = node.get("$id")
+        value = node.get(self._id)
         if isinstance(value, str):
             syntax = _uri_problem(value, allow_hash=True)
             if syntax is not None:
@@ -425,16 +441,28 @@ class _Registry:
         """What compiling ``node`` (base URI ``base``) leads to, keyword by keyword in its key order: each
         subschema it applies, and the target of each reference, as ``(subschema, base URI)``; a problem as
         ``(problem, None)``, after which nothing more is looked at."""
-        for key, value in node.items():
-            if (key == "$ref" or key == "$dynamicRef") and isinstance(value, str):
+        draft = self.draft
+        items: Iterable[tuple[str, Any]] = node.items()
+        if not draft.ref_siblings and "$ref" in node:
+            items = [("$ref", node["$ref"])]  # the keywords beside a reference are not compiled
+        for key, value in items:
+            if key in draft.compiled_strings and not isinstance(value, str):
+                yield _type_problem(value, "string"), None
+                return
+            if (key == "$ref" or (key == "$dynamicRef" and draft.dynamic_refs)) and isinstance(value, str):
                 problem, target, target_base = self.compiled(value, base, dynamic=key == "$dynamicRef")
                 if problem is not None:
                     yield problem, None
                     return
                 if target is not None:
                     yield target, target_base
+            elif key == "$recursiveRef" and draft.recursive_refs and isinstance(value, str):
+                syntax = _uri_problem(value, allow_hash=True)
+                if syntax is not None:
+                    yield f"Invalid URI reference '{value}': {syntax}", None
+                    return
             else:
-                for sub in _schemas_of(key, value, node, compiled=True):
+                for sub in _schemas_of(key, value, node, draft, compiled=True):
                     yield sub, base
 
     def compiled(self, ref: str, base: str, *, dynamic: bool) -> tuple[str | None, Any, str]:
@@ -451,8 +479,8 @@ class _Registry:
         fragment = ref.partition("#")[2]
         resource = self.resources.get(key, _MISSING)
         if resource is _MISSING:
-            if not dynamic and self.meta_loaded and key in _COMPILED_DOCUMENTS:
-                if fragment and not fragment.startswith("/") and fragment != _META_ANCHOR:
+            if not dynamic and self.meta_loaded and key in self.draft.documents:
+                if fragment and not fragment.startswith("/") and fragment != self.draft.document_anchor:
                     return f"Anchor '{fragment}' does not exist", None, key
                 return None, None, key
             reason = "Retrieving external resources is not supported once the registry is populated"
@@ -479,11 +507,22 @@ class _Registry:
         return None, target, key
 
 
-def _schemas_of(key: str, value: Any, node: Mapping[str, Any], *, compiled: bool) -> list[Any]:
-    """The schemas keyword ``key`` of ``node`` holds (see :func:`_subschemas`)."""
+def _schemas_of(key: str, value: Any, node: Mapping[str, Any], draft: _Draft, *, compiled: bool) -> list[Any]:
+    """The schemas keyword ``key`` of ``node`` holds in ``draft``: for the registry's crawl, or (``compiled``) those
+    the reference compiles when it applies ``node`` (observed: not ``$defs``, ``definitions`` or ``contentSchema``,
+    ``if`` only with ``then`` or ``else``, and these only with ``if``). Keywords the draft does not know hold none (but for the crawl's
+    extra ones)."""
+    if key not in draft.vocabulary_of and (compiled or key not in draft.crawled):
+        return []
+    if key == "items" and isinstance(value, list) and draft.rules.get("items") == "items":
+        return value
+    if key == "additionalItems":  # a keyword of the older drafts: compiled beside an array of items only
+        return [] if compiled and not isinstance(node.get("items"), list) else [value]
     if key in _SCHEMA_KEYWORDS:
         if compiled and (
-            key == "contentSchema" or (key == "if" and "then" not in node and "else" not in node)
+            key == "contentSchema"
+            or (key == "if" and "then" not in node and "else" not in node)
+            or ((key == "then" or key == "else") and "if" not in node)
         ):
             return []
         return [value]
@@ -494,16 +533,6 @@ def _schemas_of(key: str, value: Any, node: Mapping[str, Any], *, compiled: bool
     if key in _SCHEMA_ARRAY_KEYWORDS and isinstance(value, list):
         return value
     return []
-
-
-def _subschemas(node: Mapping[str, Any], *, compiled: bool) -> list[Any]:
-    """The values of ``node`` that are schemas, in its key order; with ``compiled``, only those the reference
-    compiles when it applies ``node`` (observed: not ``$defs``, ``definitions`` or ``contentSchema``, and ``if``
-    only with ``then`` or ``else``)."""
-    out: list[Any] = []
-    for key, value in node.items():
-        out.extend(_schemas_of(key, value, node, compiled=compiled))
-    return out
 
 
 def _array_index(token: str) -> int | None:
@@ -522,7 +551,8 @@ def schema_problem(schema: Any) -> str | None:
     problem = meta_schema_problem(schema)
     if problem is not None:
         return problem
-    registry = _Registry(schema) if isinstance(schema, Mapping) else None
+    draft = _draft_of(schema)
+    registry = _Registry(schema, draft) if isinstance(schema, Mapping) else None
     if registry is not None and registry.id_problem is not None:
         return registry.id_problem
     if registry is not None and isinstance(schema.get("$schema"), str):
@@ -629,59 +659,327 @@ _VOCABULARY_OF: Mapping[str, int] = {
 #: flip once the object has more keys than they have keywords).
 _SMALL_GROUP = 10
 
+#: Draft-07's keywords (one meta-schema, so one group); draft-06 has them but for ``$comment``, ``readOnly``,
+#: ``writeOnly`` and ``if``/``then``/``else`` (observed).
+_DRAFT7_KEYWORDS = (
+    "$id", "$schema", "$ref", "$comment", "title", "description", "readOnly", "writeOnly", "examples",
+    "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum", "maxLength", "minLength", "pattern",
+    "additionalItems", "items", "maxItems", "minItems", "uniqueItems", "contains", "maxProperties", "minProperties",
+    "required", "additionalProperties", "definitions", "properties", "patternProperties", "dependencies",
+    "propertyNames", "enum", "type", "format", "contentMediaType", "contentEncoding", "if", "then", "else", "allOf",
+    "anyOf", "oneOf", "not",
+)  # fmt: skip
+_DRAFT6_KEYWORDS = tuple(
+    k
+    for k in _DRAFT7_KEYWORDS
+    if k
+    not in ("$comment", "readOnly", "writeOnly", "if", "then", "else", "contentMediaType", "contentEncoding")
+)
+_DRAFT4_KEYWORDS = (
+    "id", "$schema", "title", "description", "format", "multipleOf", "maximum", "exclusiveMaximum",
+    "minimum", "exclusiveMinimum", "maxLength", "minLength", "pattern", "additionalItems", "items", "maxItems",
+    "minItems", "uniqueItems", "maxProperties", "minProperties", "required", "additionalProperties", "definitions",
+    "properties", "patternProperties", "dependencies", "enum", "type", "allOf", "anyOf", "oneOf", "not",
+)  # fmt: skip
+_META_2019 = "https://json-schema.org/draft/2019-09/"
+_META_OLD = "http://json-schema.org/"
+
+
+@dataclass(frozen=True)
+class _Draft:
+    """What the dialect a root ``$schema`` chooses changes (observed): the keywords it knows and their order,
+    rules that differ from 2020-12's, and how references are crawled and compiled."""
+
+    groups: tuple[tuple[str, ...], ...]
+    #: Keywords whose rule is not 2020-12's: ``items`` (a schema or a non-empty array of them), ``schema``,
+    #: ``boolean_or_schema``, ``boolean``, ``string``, ``uri_reference``, ``anchor_2019``,
+    #: ``nonempty_string_array``.
+    rules: Mapping[str, str] = field(default_factory=dict)
+    #: Draft 4: a schema is an object (``true`` is not one), string arrays are not empty, ``exclusiveMaximum`` and
+    #: ``exclusiveMinimum`` need ``maximum`` and ``minimum``.
+    draft4: bool = False
+    #: ``pattern`` values, and ``patternProperties`` names, are checked as regexes with the other keywords
+    #: (drafts 4, 6, 7; and the names in 6 and 7), not after every other problem.
+    inline_patterns: bool = False
+    inline_names: bool = False
+    #: The keyword that names a resource; the ones that name anchors.
+    id_keyword: str = "$id"
+    anchor_keywords: tuple[str, ...] = ("$anchor", "$dynamicAnchor")
+    #: ``$dynamicRef`` is a reference; ``$recursiveRef`` must be a URI reference; the keywords beside a ``$ref``
+    #: are compiled.
+    dynamic_refs: bool = True
+    recursive_refs: bool = False
+    ref_siblings: bool = True
+    #: Keywords the registry crawls though the draft does not know them, and known ones it does not crawl (the
+    #: subschemas there are crawled when a reference leads into them).
+    crawled: frozenset[str] = frozenset()
+    not_crawled: frozenset[str] = frozenset({"dependencies"})
+    #: Keywords its meta-schema does not describe whose value must still be a string once compiled.
+    compiled_strings: frozenset[str] = frozenset()
+    #: The meta-schema documents a compiled reference can reach, and their one anchor.
+    documents: frozenset[str] = _COMPILED_DOCUMENTS
+    document_anchor: str | None = _META_ANCHOR
+
+    @cached_property
+    def vocabulary_of(self) -> Mapping[str, int]:
+        return {key: position for position, group in enumerate(self.groups) for key in group}
+
+    def checking_order(self, schema: Mapping[str, Any]) -> list[str]:
+        """The known keywords of ``schema`` in the order the reference checks them."""
+        vocabulary_of = self.vocabulary_of
+        found: list[list[str]] = [[] for _ in self.groups]
+        for key in schema:
+            position = vocabulary_of.get(key)
+            if position is not None:
+                found[position].append(key)
+        size = len(schema)
+        ordered: list[str] = []
+        for group, keys in zip(self.groups, found):
+            if len(keys) > 1 and len(group) < _SMALL_GROUP and size > len(group):
+                keys = [key for key in group if key in schema]
+            ordered.extend(keys)
+        return ordered
+
+
+_OLD_RULES = {
+    "$id": "uri_reference",
+    "$ref": "uri_reference",
+    "$schema": "uri",
+    "items": "items",
+    "additionalItems": "schema",
+}
+_DRAFTS: dict[str, _Draft] = {
+    "2020": _Draft(_VOCABULARIES),
+    "2019": _Draft(
+        (
+            ("definitions", "dependencies"),
+            (
+                "$id",
+                "$schema",
+                "$anchor",
+                "$ref",
+                "$recursiveRef",
+                "$recursiveAnchor",
+                "$vocabulary",
+                "$comment",
+                "$defs",
+            ),
+            (
+                "additionalItems",
+                "unevaluatedItems",
+                "items",
+                "contains",
+                "additionalProperties",
+                "unevaluatedProperties",
+                "properties",
+                "patternProperties",
+                "dependentSchemas",
+                "propertyNames",
+                "if",
+                "then",
+                "else",
+                "allOf",
+                "anyOf",
+                "oneOf",
+                "not",
+            ),
+            _VOCABULARIES[4],
+            _VOCABULARIES[5],
+            ("format",),
+            ("contentMediaType", "contentEncoding", "contentSchema"),
+        ),
+        {
+            "$anchor": "anchor_2019",
+            "$recursiveAnchor": "boolean",
+            "items": "items",
+            "additionalItems": "schema",
+        },
+        anchor_keywords=("$anchor",),
+        dynamic_refs=False,
+        recursive_refs=True,
+        not_crawled=frozenset(),
+        document_anchor=None,
+        documents=frozenset(
+            [f"{_META_2019}schema"]
+            + [
+                f"{_META_2019}meta/{name}"
+                for name in ("core", "applicator", "validation", "meta-data", "format", "content")
+            ]
+        ),
+    ),
+    "7": _Draft(
+        (_DRAFT7_KEYWORDS,),
+        _OLD_RULES,
+        inline_patterns=True,
+        inline_names=True,
+        anchor_keywords=(),
+        dynamic_refs=False,
+        ref_siblings=False,
+        not_crawled=frozenset(),
+        documents=frozenset({f"{_META_OLD}draft-07/schema"}),
+        document_anchor=None,
+    ),
+    "6": _Draft(
+        (_DRAFT6_KEYWORDS,),
+        _OLD_RULES,
+        inline_patterns=True,
+        inline_names=True,
+        anchor_keywords=(),
+        dynamic_refs=False,
+        ref_siblings=False,
+        not_crawled=frozenset(),
+        compiled_strings=frozenset({"contentMediaType", "contentEncoding"}),
+        documents=frozenset({f"{_META_OLD}draft-06/schema"}),
+        document_anchor=None,
+    ),
+    "4": _Draft(
+        (_DRAFT4_KEYWORDS,),
+        {
+            "id": "string",
+            "items": "items",
+            "additionalItems": "boolean_or_schema",
+            "additionalProperties": "boolean_or_schema",
+            "exclusiveMaximum": "boolean",
+            "exclusiveMinimum": "boolean",
+            "required": "nonempty_string_array",
+        },
+        draft4=True,
+        inline_patterns=True,
+        id_keyword="id",
+        anchor_keywords=(),
+        dynamic_refs=False,
+        ref_siblings=False,
+        crawled=frozenset(_SCHEMA_KEYWORDS + _SCHEMA_MAP_KEYWORDS + _SCHEMA_ARRAY_KEYWORDS),
+        not_crawled=frozenset(),
+        compiled_strings=frozenset({"$ref"}),
+        documents=frozenset({f"{_META_OLD}draft-04/schema"}),
+        document_anchor=None,
+    ),
+}
+_DRAFT_2020 = _DRAFTS["2020"]
+_DRAFT_URIS = {
+    f"{scheme}://json-schema.org/{path}": name
+    for scheme in ("http", "https")
+    for name, path in (
+        ("4", "draft-04/schema"),
+        ("6", "draft-06/schema"),
+        ("7", "draft-07/schema"),
+        ("2019", "draft/2019-09/schema"),
+    )
+}
+
+
+def _draft_of(schema: Any) -> _Draft:
+    """The dialect the root's ``$schema`` chooses (2020-12 unless it names draft 4, 6, 7 or 2019-09)."""
+    uri = schema.get("$schema") if isinstance(schema, Mapping) else None
+    if not isinstance(uri, str):
+        return _DRAFT_2020
+    name = _DRAFT_URIS.get(uri.removesuffix("#"))
+    return _DRAFT_2020 if name is None else _DRAFTS[name]
+
 
 def _checking_order(schema: Mapping[str, Any]) -> list[str]:
-    """The known keywords of ``schema`` in the order the reference checks them."""
-    found: list[list[str]] = [[] for _ in _VOCABULARIES]
-    for key in schema:
-        position = _VOCABULARY_OF.get(key)
-        if position is not None:
-            found[position].append(key)
-    size = len(schema)
-    ordered: list[str] = []
-    for group, keys in zip(_VOCABULARIES, found):
-        if len(keys) > 1 and len(group) < _SMALL_GROUP and size > len(group):
-            keys = [key for key in group if key in schema]
-        ordered.extend(keys)
-    return ordered
+    """The known 2020-12 keywords of ``schema`` in the order the reference checks them."""
+    return _DRAFT_2020.checking_order(schema)
 
 
-def meta_schema_problem(schema: Any, *, root: Any = None, formats: bool = False) -> str | None:
-    """The first meta-schema violation in ``schema`` (``"1 is not of type \\"string\\""``), or ``None``.
+def meta_schema_problem(schema: Any, *, draft: _Draft | None = None, formats: bool = False) -> str | None:
+    """The first meta-schema violation in ``schema`` (``"1 is not of type \\"string\\""``), or ``None``, in the
+    dialect ``draft`` (by default the one the schema's ``$schema`` chooses).
 
     ``formats`` checks the ``regex`` format of ``pattern`` values and ``patternProperties`` names instead of
-    everything else: the reference reports a format problem only when the schema has no other one.
+    everything else: the reference reports a format problem only when the schema has no other one (but for the
+    dialects that check them with the other keywords).
     """
-    if root is None:
-        root = schema
-    problem = None if formats else _type_problem(schema, "boolean", "object")
+    if draft is None:
+        draft = _draft_of(schema)
+    if draft.draft4:
+        problem = None if formats else _type_problem(schema, "object")
+    else:
+        problem = None if formats else _type_problem(schema, "boolean", "object")
     if problem is not None or not isinstance(schema, Mapping):
         return problem
-    for key in _checking_order(schema):
-        problem = _keyword_problem(key, schema[key], root, formats)
+    for key in draft.checking_order(schema):
+        problem = _keyword_problem(key, schema[key], draft, formats)
         if problem is not None:
             return problem
+    if draft.draft4 and not formats:
+        for keyword, needed in (("exclusiveMaximum", "maximum"), ("exclusiveMinimum", "minimum")):
+            if keyword in schema and needed not in schema:
+                return f'"{needed}" is a required property'
     return None
 
 
-def _keyword_problem(key: str, value: Any, root: Any, formats: bool) -> str | None:
-    """The problem of one keyword's value (``formats`` selects the format-only pass)."""
-    if key in _SCHEMA_KEYWORDS:
-        return meta_schema_problem(value, root=root, formats=formats)
-    if key in _SCHEMA_MAP_KEYWORDS:
-        return _schema_map_problem(key, value, root, formats)
-    if key in _SCHEMA_ARRAY_KEYWORDS:
-        return _schema_array_problem(value, root, formats)
-    if key == "pattern":
+def _is_schema(value: Any, draft: _Draft) -> bool:
+    """Whether ``value`` is a valid schema of ``draft`` (formats included where the draft checks them inline)."""
+    return meta_schema_problem(value, draft=draft) is None
+
+
+def _any_of(value: Any) -> str:
+    return f"{json_text(value)} is not valid under any of the schemas listed in the 'anyOf' keyword"
+
+
+def _draft_rule_problem(rule: str, value: Any, draft: _Draft, formats: bool) -> str | None:
+    """The problem of a keyword whose rule in ``draft`` is not 2020-12's."""
+    if rule == "items":
         if formats:
-            return (
-                None
-                if not isinstance(value, str) or _regex_ok(value)
-                else f'{json_text(value)} is not a "regex"'
+            items = value if isinstance(value, list) else [value]
+            return next(
+                (p for p in (meta_schema_problem(v, draft=draft, formats=True) for v in items) if p), None
             )
-        return _type_problem(value, "string")
+        if isinstance(value, list):
+            valid = bool(value) and all(_is_schema(item, draft) for item in value)
+        else:
+            valid = _is_schema(value, draft)
+        return None if valid else _any_of(value)
+    if rule == "schema":
+        return meta_schema_problem(value, draft=draft, formats=formats)
     if formats:
-        return _format_only(key, value, root)
+        return None
+    if rule == "boolean_or_schema":
+        return None if isinstance(value, bool) or _is_schema(value, draft) else _any_of(value)
+    if rule in ("boolean", "string"):
+        return _type_problem(value, rule)
+    if rule == "uri_reference" or rule == "uri":
+        problem = _type_problem(value, "string")
+        if problem is None and (
+            _uri_problem(value, allow_hash=True) is not None
+            or (rule == "uri" and _SCHEME.match(value) is None)
+        ):
+            problem = f'{json_text(value)} is not a "{rule.replace("_", "-")}"'
+        return problem
+    if rule == "anchor_2019":
+        problem = _type_problem(value, "string")
+        if problem is None and _ANCHOR_2019.fullmatch(value) is None:
+            problem = f'{json_text(value)} does not match "^[A-Za-z][-A-Za-z0-9.:_]*$"'
+        return problem
+    # nonempty_string_array
+    problem = _type_problem(value, "array")
+    if problem is None and not value:
+        return f"{json_text(value)} has less than 1 item"
+    return _string_array_problem(value)
+
+
+def _keyword_problem(key: str, value: Any, draft: _Draft, formats: bool) -> str | None:
+    """The problem of one keyword's value (``formats`` selects the format-only pass)."""
+    rule = draft.rules.get(key)
+    if rule is not None:
+        return _draft_rule_problem(rule, value, draft, formats)
+    if key in _SCHEMA_KEYWORDS:
+        return meta_schema_problem(value, draft=draft, formats=formats)
+    if key in _SCHEMA_MAP_KEYWORDS:
+        return _schema_map_problem(key, value, draft, formats)
+    if key in _SCHEMA_ARRAY_KEYWORDS:
+        return _schema_array_problem(value, draft, formats)
+    if key == "pattern":
+        if formats != draft.inline_patterns:
+            problem = None if formats else _type_problem(value, "string")
+            if problem is None and isinstance(value, str) and not _regex_ok(value):
+                problem = f'{json_text(value)} is not a "regex"'
+            return problem
+        return None if formats else _type_problem(value, "string")
+    if formats:
+        return _format_only(key, value, draft)
     if key == "$id":
         problem = _type_problem(value, "string")
         if problem is None and _ID.fullmatch(value) is None:
@@ -723,7 +1021,13 @@ def _keyword_problem(key: str, value: Any, root: Any, formats: bool) -> str | No
     if key in _NUMBER_KEYWORDS:
         return _type_problem(value, "number")
     if key in _COUNT_KEYWORDS:
-        problem = _type_problem(value, "integer")
+        # Draft 4 takes no number written with a fraction or exponent as an integer (not even -0.0), unless it
+        # is beyond the 64-bit integers.
+        problem = (
+            f'{json_text(value)} is not of type "integer"'
+            if draft.draft4 and isinstance(value, float) and -(2.0**63) <= value < 2.0**64
+            else _type_problem(value, "integer")
+        )
         if problem is None and value < 0:
             problem = f"{json_text(value)} is less than the minimum of 0"
         return problem
@@ -741,43 +1045,50 @@ def _keyword_problem(key: str, value: Any, root: Any, formats: bool) -> str | No
         if problem is not None:
             return problem
         for item in value.values():
-            if meta_schema_problem(item, root=root) is not None and _string_array_problem(item) is not None:
+            if meta_schema_problem(item, draft=draft) is not None and (
+                _string_array_problem(item) is not None or (draft.draft4 and not item)
+            ):
                 return (
                     f"{json_text(item)} is not valid under any of the schemas listed in the 'anyOf' keyword"
                 )
     return None
 
 
-def _format_only(key: str, value: Any, root: Any) -> str | None:
+def _format_only(key: str, value: Any, draft: _Draft) -> str | None:
     # Keywords holding schemas deeper down, for the format-only pass.
     if key == "dependencies" and isinstance(value, Mapping):
         for item in value.values():
-            problem = meta_schema_problem(item, root=root, formats=True)
+            problem = meta_schema_problem(item, draft=draft, formats=True)
             if problem is not None:
                 return problem
     return None
 
 
-def _schema_map_problem(key: str, value: Any, root: Any, formats: bool) -> str | None:
+def _schema_map_problem(key: str, value: Any, draft: _Draft, formats: bool) -> str | None:
     if formats:
         if not isinstance(value, Mapping):
             return None
-        if key == "patternProperties":
+        if key == "patternProperties" and not draft.inline_names:
+            # The reference names the subschema of the name that is no regex, not the name.
             bad = next((name for name in value if not _regex_ok(name)), None)
             if bad is not None:
-                return f'{json_text(bad)} is not a "regex"'
+                return f'{json_text(value[bad])} is not a "regex"'
     else:
         problem = _type_problem(value, "object")
         if problem is not None:
             return problem
+        if key == "patternProperties" and draft.inline_names:
+            bad = next((name for name in value if not _regex_ok(name)), None)
+            if bad is not None:
+                return f'{json_text(bad)} is not a "regex"'
     for item in value.values():
-        problem = meta_schema_problem(item, root=root, formats=formats)
+        problem = meta_schema_problem(item, draft=draft, formats=formats)
         if problem is not None:
             return problem
     return None
 
 
-def _schema_array_problem(value: Any, root: Any, formats: bool) -> str | None:
+def _schema_array_problem(value: Any, draft: _Draft, formats: bool) -> str | None:
     if formats:
         if not isinstance(value, list):
             return None
@@ -788,7 +1099,7 @@ def _schema_array_problem(value: Any, root: Any, formats: bool) -> str | None:
         if not value:
             return f"{json_text(value)} has less than 1 item"
     for item in value:
-        problem = meta_schema_problem(item, root=root, formats=formats)
+        problem = meta_schema_problem(item, draft=draft, formats=formats)
         if problem is not None:
             return problem
     return None
