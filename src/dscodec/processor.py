@@ -302,8 +302,10 @@ class StreamProcessor:
                                 self._reasoning.append(emitted)
                                 return self._write_text(True, emitted)
                             return self._write_text(False, emitted)
-                        elif isinstance(emitted, list):  # other text inside a tool-call block
-                            events = emitted
+                        elif isinstance(emitted, list):
+                            # Other text inside a tool-call block: tool-call events only (no reasoning, not the
+                            # output's end).
+                            return self._writer.write(emitted) if emitted else []
                         else:
                             return self._writer.argument(emitted)
                 except DscodecError as exc:

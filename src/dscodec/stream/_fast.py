@@ -142,12 +142,28 @@ class FastPaths(JsonValueStage):
         entries waiting: its units (after what the spelling recogniser held) and the end to hold, as the
         recogniser makes them, straight to the block parser. None, with nothing changed, when an end is held while
         stop sequences are set (a stop may end inside it: the general path decides)."""
+        try:  # sanitize_text inline: a lone surrogate is all that UTF-8 cannot encode
+            text.encode()
+        except UnicodeEncodeError:
+            text = sanitize_text(text)
         sym = self._sym
-        units, held = symbolize(sym.held + sanitize_text(text))
+        units, held = symbolize(sym.held + text if sym.held else text)
         if held and self._stops is not None:
             return None
         sym.held = held
         self._tokens_only = False
         self._incomplete = False
-        out = self._tool_units(units)
-        return out if out is not None else self._process(units)  # the end-of-sentence token: the general path
+        if (
+            EOS_SOFT in units
+        ):  # the end-of-sentence spelling (no hard sentinel comes from text): the general path
+            return self._process(units)
+        # _tool_units inline
+        block = self._block
+        assert block is not None
+        self._pos += len(units)
+        out: list[Event] = []
+        block.feed(units, out)
+        self._tool_calls = block.calls
+        if block.done:
+            self._stage = DISCARD
+        return out

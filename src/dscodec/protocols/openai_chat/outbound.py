@@ -26,6 +26,11 @@ from dscodec.stream.events import ContentDelta, Event, ReasoningDelta, ToolCallD
 __all__ = ["WRITER", "ChatChunkWriter", "finish_reason", "usage_dict"]
 
 
+#: Argument fragments up to this long have their chunk text remembered, up to this many per call.
+_CACHED_LENGTH = 16
+_CACHED_COUNT = 64
+
+
 def _dumps(value: Any) -> str:
     return orjson.dumps(value).decode()
 
@@ -73,6 +78,9 @@ class ChatChunkWriter(EventWriter):
         self._content_before = self._content_after = self._reasoning_before = self._reasoning_after = ""
         self._argument_before: dict[int, str] = {}
         self._argument_after = ""
+        # The chunk texts of short argument fragments of the current call (see write()).
+        self._cached_index = -1
+        self._cached_arguments: dict[str, str] = {}
 
     def _chunk(self, delta: dict[str, Any], logprobs: Any = None, finish: str | None = None) -> WireEvent:
         chunk: dict[str, Any] = {
@@ -135,14 +143,27 @@ class ChatChunkWriter(EventWriter):
     def write(self, events: Sequence[Event]) -> list[WireEvent]:
         out: list[WireEvent] = []
         thinking = self._thinking
-        argument_before = self._argument_before
         for event in events:
             if type(event) is ToolCallDelta:  # the commonest event of a tool-call block: argument() inline
-                if event.arguments:
-                    before = argument_before.get(event.index)
+                arguments = event.arguments
+                if arguments:
+                    # The same short fragments come again and again in a call (separators, keys, quotes, short
+                    # values): their chunk text is remembered for the current call.
+                    if event.index == self._cached_index:
+                        text = self._cached_arguments.get(arguments)
+                        if text is not None:
+                            out.append(json_event(text))
+                            continue
+                    else:
+                        self._cached_index = event.index
+                        self._cached_arguments = {}
+                    before = self._argument_before.get(event.index)
                     if before is None:
                         before = self._argument_head(event.index)
-                    out.append(json_event(before + string_literal(event.arguments) + self._argument_after))
+                    text = before + string_literal(arguments) + self._argument_after
+                    if len(arguments) <= _CACHED_LENGTH and len(self._cached_arguments) < _CACHED_COUNT:
+                        self._cached_arguments[arguments] = text
+                    out.append(json_event(text))
             elif isinstance(event, ContentDelta):
                 if not event.logprobs:
                     out += self.text(False, event.text)
