@@ -153,9 +153,8 @@ class FastPaths(JsonValueStage):
         sym.held = held
         self._tokens_only = False
         self._incomplete = False
-        if (
-            EOS_SOFT in units
-        ):  # the end-of-sentence spelling (no hard sentinel comes from text): the general path
+        # The end-of-sentence spelling (no hard sentinel comes from text): the general path.
+        if EOS_SOFT in units:
             return self._process(units)
         # _tool_units inline
         block = self._block
