@@ -419,6 +419,22 @@ def schema_references(n: int) -> Callable[[], object]:
     return _convert("chat_completions", _chat([{"role": "user", "content": "hi"}], tools=[tool]))
 
 
+def draft07_tuple_schema(n: int) -> Callable[[], object]:
+    # A draft-07 schema (items as arrays, checked as "a schema or a non-empty array of schemas"): n properties,
+    # each a tuple nested 20 deep; every subschema is checked once.
+    inner: dict[str, Any] = {"type": "string"}
+    for _ in range(20):
+        inner = {"type": "array", "items": [inner, {"type": "number"}], "additionalItems": False}
+    properties = {f"p{i}": inner for i in range(max(1, n // 20))}
+    parameters = {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "type": "object",
+        "properties": properties,
+    }
+    tool = {"type": "function", "function": {"name": "f", "parameters": parameters}}
+    return _convert("chat_completions", _chat([{"role": "user", "content": "hi"}], tools=[tool]))
+
+
 def strict_tool_schema_wide(n: int) -> Callable[[], object]:
     properties = {f"p{i}": {"type": "string"} for i in range(n)}
     tool = {
@@ -504,6 +520,7 @@ SHAPES: list[tuple[str, Callable[[int], Callable[[], object]], int]] = [
     ("stream: ids with 20 top logprobs each", stream_logprobs_ids, 5_000),
     ("tool schema 55 deep, n/100 wide", nested_tool_schema, 2_000),
     ("tool schema references, n resources", schema_references, 200),
+    ("draft-07 tuple schema, n/20 properties", draft07_tuple_schema, 2_000),
     ("strict tool schema, n properties", strict_tool_schema_wide, 5_000),
     ("chat: many messages with special spellings", many_messages, 2_500),
     ("messages: many content parts", many_content_parts, 5_000),

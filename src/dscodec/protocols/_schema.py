@@ -727,11 +727,12 @@ class _Draft:
     def checking_order(self, schema: Mapping[str, Any]) -> list[str]:
         """The known keywords of ``schema`` in the order the reference checks them."""
         vocabulary_of = self.vocabulary_of
+        known = [key for key in schema if key in vocabulary_of]
+        if len(known) < 2:  # most subschemas
+            return known
         found: list[list[str]] = [[] for _ in self.groups]
-        for key in schema:
-            position = vocabulary_of.get(key)
-            if position is not None:
-                found[position].append(key)
+        for key in known:
+            found[vocabulary_of[key]].append(key)
         size = len(schema)
         ordered: list[str] = []
         for group, keys in zip(self.groups, found):
