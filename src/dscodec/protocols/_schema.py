@@ -691,9 +691,9 @@ class _Draft:
     rules that differ from 2020-12's, and how references are crawled and compiled."""
 
     groups: tuple[tuple[str, ...], ...]
-    #: Keywords whose rule is not 2020-12's: ``items`` (a schema or a non-empty array of them), ``schema``,
-    #: ``boolean_or_schema``, ``boolean``, ``string``, ``uri_reference``, ``anchor_2019``,
-    #: ``nonempty_string_array``.
+    #: Keywords whose rule is not 2020-12's (:func:`_draft_rule_problem`): ``items`` (a schema or a non-empty
+    #: array of them), ``schema``, ``boolean_or_schema``, ``boolean``, ``string``, ``uri_reference``, ``uri``,
+    #: ``anchor_2019``, ``nonempty_string_array``.
     rules: Mapping[str, str] = field(default_factory=dict)
     #: Draft 4: a schema is an object (``true`` is not one), string arrays are not empty, ``exclusiveMaximum`` and
     #: ``exclusiveMinimum`` need ``maximum`` and ``minimum``.
