@@ -127,6 +127,10 @@ class FastPaths(JsonValueStage):
         they hold the end-of-sentence token."""
         if EOS_SOFT in units or EOS_HARD in units:
             return None
+        return self._feed_block(units)
+
+    def _feed_block(self, units: str) -> list[Event]:
+        """Units with no end-of-sentence token inside a tool-call block, to the block parser: its events."""
         block = self._block
         assert block is not None
         self._pos += len(units)
@@ -156,13 +160,4 @@ class FastPaths(JsonValueStage):
         # The end-of-sentence spelling (no hard sentinel comes from text): the general path.
         if EOS_SOFT in units:
             return self._process(units)
-        # _tool_units inline
-        block = self._block
-        assert block is not None
-        self._pos += len(units)
-        out: list[Event] = []
-        block.feed(units, out)
-        self._tool_calls = block.calls
-        if block.done:
-            self._stage = DISCARD
-        return out
+        return self._feed_block(units)

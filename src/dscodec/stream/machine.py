@@ -393,44 +393,30 @@ class OutputMachine(FastPaths):
         """
         if not text:
             return None
+        # A spelling, the start of one, the rest of one held from before, or a lone surrogate.
+        spelled = (
+            self._sym.held
+            or _START_A in text
+            or _START_B in text
+            or (not text.isascii() and has_surrogate(text))
+        )
         if self._stage is TOOL_CALLS and not self._entries and not self._orphans[0] and not self._orphans[1]:
             # Inside a tool-call block, as in :meth:`plain_token`, without its checks for the other stages.
             block = self._block
             assert block is not None
             try:
-                if (
-                    self._sym.held
-                    or _START_A in text
-                    or _START_B in text
-                    or (not text.isascii() and has_surrogate(text))
-                ):
-                    # Spellings, starts of them or the rest of one: the units the spelling recogniser makes.
+                if spelled:  # the units the spelling recogniser makes
                     return self._tool_chunk(text)
                 if block.state is _STRING_VALUE:
                     delta = block.string_value_piece(text)
                     if delta is not None:
                         self._pos += len(text)
                         return delta
-                # _tool_units for plain text (which holds no sentinel, so no end-of-sentence token).
-                self._pos += len(text)
-                out: list[Event] = []
-                block.feed(text, out)
-                self._tool_calls = block.calls
-                if block.done:
-                    self._stage = DISCARD
-                return out
+                # Plain text holds no sentinel, so no end-of-sentence token.
+                return self._feed_block(text)
             except BaseException as exc:
                 raise self._fail(exc) from exc
-        if (
-            self._sym.held
-            or _START_A in text
-            or _START_B in text
-            or (not text.isascii() and has_surrogate(text))
-        ):
-            return (
-                None  # a spelling, the start of one, or a lone surrogate (NOT_PLAIN_CHUNK, looked for faster)
-            )
-        return self.plain_token(text)
+        return None if spelled else self.plain_token(text)
 
     def feed_declined(self, text: str) -> list[Event]:
         """The rest of :meth:`feed_plain_token` for text :meth:`plain_token` declined: nothing after the block,
