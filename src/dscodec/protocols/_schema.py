@@ -3,7 +3,7 @@
 Validation (behavior.md#tools-and-tool-choice, behavior.md#output-constraints) restates the JSON Schema 2020-12
 meta-schema and reports the first problem as the reference does (``<instance> <reason>``), in the order it looks
 (docs/behavior.md#json-schemas): the base meta-schema's own keywords, then vocabulary by vocabulary in the
-meta-schema's order (:func:`_checking_order`); then the ``$id`` values, the root ``$schema``, the references
+meta-schema's order (:meth:`_Draft.checking_order`); then the ``$id`` values, the root ``$schema``, the references
 (:class:`_Registry`) and the ``regex`` format. A root ``$schema`` naming draft 4, 6, 7 or 2019-09 chooses that
 dialect's keywords and rules (:class:`_Draft`); pointers into the meta-schema documents are not followed.
 
@@ -139,11 +139,6 @@ def _pointer_target(root: Any, pointer: str) -> Any:
         else:
             return _MISSING
     return node
-
-
-def _resolve_pointer(root: Any, ref: str) -> bool:
-    # Only same-document JSON pointers are checked; other references are left to whoever resolves them.
-    return not ref.startswith("#/") or _pointer_target(root, ref[1:]) is not _MISSING
 
 
 #: The meta-schemas the reference knows by URI (observed). The drafts 4, 6 and 7 and the latest, over http and
@@ -315,18 +310,18 @@ class _Registry:
         self.anchors: dict[str, dict[str, Any]] = {}
         #: The base URI of each crawled subschema (by ``id()``).
         self.base: dict[int, str] = {}
-        self.has_references = False
+        #: Compiling may find a problem: a reference, a ``$recursiveRef``, an ``$id`` the crawl does not check, a
+        #: keyword the dialect checks only once compiled.
+        self.needs_compiling = False
         self.meta_loaded = False
         #: The first ``$id`` met while crawling that is no URI reference or cannot be resolved against its base.
         self.id_problem: str | None = None
         root = schema.get(self._id)
-        self.root_key = _DEFAULT_BASE
-        if isinstance(root, str) and root.partition("#")[0]:
-            try:
-                self.root_key = _resolve(_DEFAULT_BASE, root)
-            except _Unresolved:  # pragma: no cover - the default base has a root path
-                pass
-        #: The crawl's findings in document order: ``$id`` problems, and subschemas holding a ``$ref``.
+        # The default base has a root path: resolving against it never fails.
+        named = root if isinstance(root, str) and root.partition("#")[0] else None
+        self.root_key = _DEFAULT_BASE if named is None else _resolve(_DEFAULT_BASE, named)
+        #: The crawled subschemas holding a ``$ref`` in document order, with their base (and, in a later crawl,
+        #: the problem of an ``$id``).
         self._crawled: list[tuple[Mapping[str, Any], str, str | None]] = []
         self._crawl(schema, self.root_key, self._crawled)
 
@@ -343,7 +338,7 @@ class _Registry:
                 or (hidden and self._id in node)
                 or not self.draft.compiled_strings.isdisjoint(node)
             ):
-                self.has_references = True  # compiling may find a problem
+                self.needs_compiling = True
             if not hidden and id(node) not in self.base:
                 base = self._register(node, base, found)
                 if isinstance(node.get("$ref"), str):
@@ -559,7 +554,7 @@ def schema_problem(schema: Any) -> str | None:
         problem = _meta_schema_uri_problem(schema["$schema"], registry.resources)
         if problem is not None:
             return problem
-    if registry is not None and registry.has_references:
+    if registry is not None and registry.needs_compiling:
         # First the references met while the registry is filled (every subschema but those under
         # `dependencies`, $defs included); then, in document order, the references of the subschemas the root
         # compiles (not $defs, definitions or contentSchema, nor an `if` without `then` or `else`) and of the
@@ -649,10 +644,6 @@ _VOCABULARIES: tuple[tuple[str, ...], ...] = (
     ("format",),
     ("contentEncoding", "contentMediaType", "contentSchema"),
 )
-#: The position of each keyword's vocabulary in :data:`_VOCABULARIES` (every keyword is in exactly one).
-_VOCABULARY_OF: Mapping[str, int] = {
-    key: position for position, vocabulary in enumerate(_VOCABULARIES) for key in vocabulary
-}
 #: Within a group of fewer keywords than this, a schema object with more keys than the group has is checked in
 #: the group's order, any other in its own key order; a larger group always goes by the schema's key order
 #: (observed: the applicator and validation vocabularies, 15 and 20 keywords, always in key order; the others
@@ -722,6 +713,7 @@ class _Draft:
 
     @cached_property
     def vocabulary_of(self) -> Mapping[str, int]:
+        """The position of each keyword's group in :attr:`groups` (every keyword is in exactly one)."""
         return {key: position for position, group in enumerate(self.groups) for key in group}
 
     def checking_order(self, schema: Mapping[str, Any]) -> list[str]:
@@ -877,11 +869,6 @@ def _draft_of(schema: Any) -> _Draft:
         return _DRAFT_2020
     name = _DRAFT_URIS.get(uri.removesuffix("#"))
     return _DRAFT_2020 if name is None else _DRAFTS[name]
-
-
-def _checking_order(schema: Mapping[str, Any]) -> list[str]:
-    """The known 2020-12 keywords of ``schema`` in the order the reference checks them."""
-    return _DRAFT_2020.checking_order(schema)
 
 
 def meta_schema_problem(schema: Any, *, draft: _Draft | None = None, formats: bool = False) -> str | None:

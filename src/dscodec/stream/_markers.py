@@ -35,7 +35,6 @@ __all__ = [
     "HARD_BASE",
     "HARD_FIRST",
     "HARD_LIMIT",
-    "NOT_PLAIN_CHUNK",
     "OPENER_START",
     "SENTINEL_FIRST",
     "SENTINEL_LAST",
@@ -112,10 +111,6 @@ _FIRST_A, _FIRST_B = SPELLING_FIRSTS = tuple(sorted({s[0] for s in _SPELLINGS}))
 _PREFIX_LASTS = frozenset(p[-1] for p in _SPELLING_PREFIXES)
 #: Finds the places a spelling may start.
 _SPELLING_START = re.compile(f"[{re.escape(_FIRST_A + _FIRST_B)}]")
-#: Finds what makes a text chunk more than plain text: a character a spelling starts with, or a lone surrogate
-#: (which sanitising replaces). A chunk without any, with no spelling held before it, is read as the same text
-#: decoded from ordinary ids.
-NOT_PLAIN_CHUNK = re.compile(f"[{re.escape(_FIRST_A + _FIRST_B)}{SENTINEL_RANGE}]")
 
 
 def symbolize(s: str) -> tuple[str, str]:
