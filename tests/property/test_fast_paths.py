@@ -560,27 +560,7 @@ def test_processor_text_fast_path(
         chunks[at % (len(chunks) + 1) : at % (len(chunks) + 1)] = groups
     request = dataclasses.replace(_REQUESTS[protocol], parsing_options=opts)
 
-    def run(fast: bool) -> list[Any]:
-        p = StreamProcessor(
-            request, response_id="r", model="m", created=0, tokenizer=VOCAB, tool_call_id_factory=_ids
-        )
-        log: list[Any] = [[e.to_dict() for e in p.start(3)]]
-        for k, chunk in enumerate(chunks):
-            try:
-                if isinstance(chunk, list):
-                    events = p.push_tokens(chunk)
-                else:
-                    events = p.push_text(chunk if fast else _Text(chunk), counts[k % len(counts)])
-            except DscodecError as exc:
-                log.append(type(exc).__name__)
-                return log
-            log.append([e.to_dict() for e in events])
-            if p.finished:
-                break
-        log.append([_timeless(e.to_dict()) for e in p.finish("stop")])
-        return log
-
-    assert run(True) == run(False)
+    assert _pushed(request, chunks, counts, fast=True) == _pushed(request, chunks, counts, fast=False)
 
 
 @pytest.mark.parametrize("protocol", sorted(_REQUESTS))
@@ -617,24 +597,31 @@ def test_processor_text_fast_path_in_blocks(
     opts = ParsingOptions(starts_in_tool_calls=starts, stop_sequences=stops)
     request = dataclasses.replace(_REQUESTS[protocol], parsing_options=opts)
 
-    def run(fast: bool) -> list[Any]:
-        p = StreamProcessor(
-            request, response_id="r", model="m", created=0, tokenizer=VOCAB, tool_call_id_factory=_ids
-        )
-        log: list[Any] = [[e.to_dict() for e in p.start(3)]]
-        for chunk in chunks:
-            try:
-                events = p.push_text(chunk if fast else _Text(chunk), 1)
-            except DscodecError as exc:
-                log.append(type(exc).__name__)
-                return log
-            log.append([e.to_dict() for e in events])
-            if p.finished:
-                break
-        log.append([_timeless(e.to_dict()) for e in p.finish("stop")])
-        return log
+    assert _pushed(request, chunks, [1], fast=True) == _pushed(request, chunks, [1], fast=False)
 
-    assert run(True) == run(False)
+
+def _pushed(request: Any, chunks: list[Any], counts: list[int], *, fast: bool) -> list[Any]:
+    """Every push's events (as dicts) of a processor fed ``chunks`` (lists of ids, or text chunks with a token
+    count from ``counts`` in turn); without ``fast``, the text goes as a ``str`` subclass, which the per-push
+    paths turn down, so the machine's ``feed`` reads it."""
+    p = StreamProcessor(
+        request, response_id="r", model="m", created=0, tokenizer=VOCAB, tool_call_id_factory=_ids
+    )
+    log: list[Any] = [[e.to_dict() for e in p.start(3)]]
+    for k, chunk in enumerate(chunks):
+        try:
+            if isinstance(chunk, list):
+                events = p.push_tokens(chunk)
+            else:
+                events = p.push_text(chunk if fast else _Text(chunk), counts[k % len(counts)])
+        except DscodecError as exc:
+            log.append(type(exc).__name__)
+            return log
+        log.append([e.to_dict() for e in events])
+        if p.finished:
+            break
+    log.append([_timeless(e.to_dict()) for e in p.finish("stop")])
+    return log
 
 
 def _timeless(event: dict[str, Any]) -> dict[str, Any]:
