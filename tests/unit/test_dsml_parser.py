@@ -366,20 +366,43 @@ def test_json_prefix_on_whole_documents(text: str) -> None:
         assert _checker_log(pieces)[-1][1] == accepted
 
 
-@pytest.mark.parametrize("seed", [bytes(24), b"\xff" * 24, bytes(range(24)), bytes(range(100, 124))])
-def test_call_ids_are_the_random_number_in_base_62_then_base_10(
-    seed: bytes, monkeypatch: pytest.MonkeyPatch
+def _expected_id(index: int, raw: bytes) -> str:
+    """The id the random bytes ``raw`` stand for, one byte at a time: the first 30 give the letters (a byte of
+    248 or more is dropped, else it is the character at its value modulo 62), the last 10 the digits (250 or
+    more dropped, else its value modulo 10)."""
+    alphabet = string.ascii_letters + string.digits
+    letters = [alphabet[b % 62] for b in raw[:30] if b < 248][:20]
+    digits = [str(b % 10) for b in raw[30:] if b < 250][:4]
+    return f"call_{index:02d}_" + "".join(letters + digits)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        bytes(40),
+        bytes(range(40)),
+        bytes(range(100, 140)),
+        bytes(range(216, 256)),
+        bytes([247, 248, 62, 0] * 10),
+    ],
+)
+def test_call_ids_keep_only_the_bytes_that_make_each_character_uniform(
+    raw: bytes, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The id's characters are the random number's base-62 digits from the lowest, then four decimal digits of
-    what is left (written two at a time, they are the same as written one at a time)."""
-    monkeypatch.setattr(dsml.secrets, "token_bytes", lambda n: seed)
-    number = int.from_bytes(seed, "big")
-    chars = []
-    for alphabet, count in ((string.ascii_letters + string.digits, 20), (string.digits, 4)):
-        for _ in range(count):
-            number, k = divmod(number, len(alphabet))
-            chars.append(alphabet[k])
-    assert random_tool_call_id(7) == "call_07_" + "".join(chars)
+    """Each letter is a random byte below 248 modulo 62 and each digit one below 250 modulo 10 (so every
+    character is equally likely); the other bytes are dropped."""
+    monkeypatch.setattr(dsml, "_random_bytes", lambda n: raw)
+    assert random_tool_call_id(7) == _expected_id(7, raw)
+
+
+def test_call_ids_are_drawn_again_when_too_few_bytes_are_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Too few letters (11 bytes of 248 or more in the first 30) or too few digits (7 of 250 or more in the last
+    10): the bytes are read again."""
+    good = bytes(range(50, 90))
+    reads = iter([b"\xff" * 11 + bytes(29), bytes(30) + b"\xfb" * 7 + bytes(3), good])
+    monkeypatch.setattr(dsml, "_random_bytes", lambda n: next(reads))
+    assert random_tool_call_id(12) == _expected_id(12, good)
+    assert next(reads, None) is None
 
 
 @pytest.mark.parametrize("after", ["x", " x", ",x", "\n}"])

@@ -53,8 +53,8 @@ them while it reads a well-formed tag).
 
 from __future__ import annotations
 
+import os
 import re
-import secrets
 import string
 from collections.abc import Callable
 
@@ -96,8 +96,18 @@ _ALNUM = string.ascii_letters + string.digits
 #: Random characters of a call id: letters and digits, then digits.
 _ID_LETTERS = 20
 _ID_DIGITS = 4
-#: Two base-62 digits at once, the lower first: the text of each number below 62 * 62.
-_ALNUM_PAIRS = [_ALNUM[k % 62] + _ALNUM[k // 62] for k in range(62 * 62)]
+#: Random bytes read for each: enough that fewer are kept about once in a billion ids (then read again).
+_LETTER_BYTES = 30
+_DIGIT_BYTES = 10
+#: Bytes to characters by ``bytes.translate``: a byte below 248 (4 × 62) is the letter or digit it is modulo 62,
+#: a byte below 250 (25 × 10) the decimal digit it is modulo 10; the bytes above are dropped, so every kept
+#: character is uniform.
+_LETTER_TABLE = bytes(ord(_ALNUM[b % 62]) if b < 248 else 0 for b in range(256))
+_LETTER_DROP = bytes(range(248, 256))
+_DIGIT_TABLE = bytes(ord(string.digits[b % 10]) if b < 250 else 0 for b in range(256))
+_DIGIT_DROP = bytes(range(250, 256))
+#: The system's randomness (a name of its own, for tests).
+_random_bytes = os.urandom
 
 _BLOCK, _NAME, _INVOKE, _TAG, _SVALUE, _NVALUE, _DONE = BlockState
 _OUT, _IN, _IN_AFTER_QUOTE = Quote
@@ -121,18 +131,15 @@ def random_tool_call_id(index: int) -> str:
         >>> tid[:8], len(tid)
         ('call_03_', 32)
     """
-    # One read of the system's randomness (not one per character): 192 random bits cut into base-62 and base-10
-    # digits, which use about 133 of them, so each character is uniform to within 2**-59.
-    # The letters are the number's base-62 digits from the lowest, two at a time; the digits are the next four
-    # decimal digits of what is left, again from the lowest.
-    number = int.from_bytes(secrets.token_bytes(24), "big")
-    digits, letters = divmod(number, 62**_ID_LETTERS)
-    chars: list[str] = []
-    for _ in range(_ID_LETTERS // 2):
-        letters, k = divmod(letters, 62 * 62)
-        chars.append(_ALNUM_PAIRS[k])
-    chars.append(f"{digits % 10**_ID_DIGITS:04d}"[::-1])
-    return f"call_{index:02d}_{''.join(chars)}"
+    # One read of the system's randomness, turned into characters by two table lookups in C; a byte that would
+    # make a character more likely than another is dropped (rejection sampling), and when too few are left
+    # (about once in a billion) the id is drawn again.
+    while True:
+        raw = _random_bytes(_LETTER_BYTES + _DIGIT_BYTES)
+        letters = raw[:_LETTER_BYTES].translate(_LETTER_TABLE, _LETTER_DROP)
+        digits = raw[_LETTER_BYTES:].translate(_DIGIT_TABLE, _DIGIT_DROP)
+        if len(letters) >= _ID_LETTERS and len(digits) >= _ID_DIGITS:
+            return f"call_{index:02d}_{letters[:_ID_LETTERS].decode()}{digits[:_ID_DIGITS].decode()}"
 
 
 class BlockParser(ArgumentWriter):
