@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from dscodec.stream._held import TAIL_LENGTH
 from dscodec.stream._json_value import JsonValueStage
-from dscodec.stream._markers import EOS_HARD, EOS_SOFT, OPENER_START, sanitize_text, symbolize
+from dscodec.stream._markers import EOS_HARD, EOS_SOFT, OPENER_START, symbolize_chunk
 from dscodec.stream._stages import DISCARD, REASONING
 from dscodec.stream.events import Event, TokenLogprob
 
@@ -146,12 +146,8 @@ class FastPaths(JsonValueStage):
         entries waiting: its units (after what the spelling recogniser held) and the end to hold, as the
         recogniser makes them, straight to the block parser. None, with nothing changed, when an end is held while
         stop sequences are set (a stop may end inside it: the general path decides)."""
-        try:  # sanitize_text inline: a lone surrogate is all that UTF-8 cannot encode
-            text.encode()
-        except UnicodeEncodeError:
-            text = sanitize_text(text)
         sym = self._sym
-        units, held = symbolize(sym.held + text if sym.held else text)
+        units, held = symbolize_chunk(sym.held + text if sym.held else text)
         if held and self._stops is not None:
             return None
         sym.held = held

@@ -49,6 +49,7 @@ __all__ = [
     "has_surrogate",
     "sanitize_text",
     "symbolize",
+    "symbolize_chunk",
 ]
 
 #: Spellings (behavior.md#special-tokens table; ``｜`` is U+FF5C, ``▁`` U+2581).
@@ -132,6 +133,31 @@ def symbolize(s: str) -> tuple[str, str]:
         if s[start:] in _SPELLING_PREFIXES:
             return s[:start], s[start:]
     return s, ""
+
+
+#: :func:`symbolize_chunk`'s results for short texts, by text: model output repeats the same pieces of tags again
+#: and again. Started over when full; another thread keeps the dict it holds.
+_CHUNKS: dict[str, tuple[str, str]] = {}
+_CHUNK_LONGEST = 48
+_CHUNK_ENTRIES = 4096
+
+
+def symbolize_chunk(s: str) -> tuple[str, str]:
+    """:func:`symbolize` of ``sanitize_text(s)``, remembered for a short ``s``."""
+    global _CHUNKS
+    found = _CHUNKS.get(s)
+    if found is not None:
+        return found
+    try:  # sanitize_text inline: a lone surrogate is all that UTF-8 cannot encode
+        s.encode()
+        found = symbolize(s)
+    except UnicodeEncodeError:
+        found = symbolize(sanitize_text(s))
+    if len(s) <= _CHUNK_LONGEST:
+        if len(_CHUNKS) >= _CHUNK_ENTRIES:
+            _CHUNKS = {}
+        _CHUNKS[s] = found
+    return found
 
 
 class Symbolizer:
