@@ -26,7 +26,7 @@ from dscodec.stream.events import ContentDelta, Event, ReasoningDelta, ToolCallD
 __all__ = ["WRITER", "ChatChunkWriter", "finish_reason", "usage_dict"]
 
 
-#: Argument fragments up to this long have their chunk text remembered, up to this many per call.
+#: Argument fragments up to this long have their chunk remembered, up to this many per call.
 _CACHED_LENGTH = 16
 _CACHED_COUNT = 64
 
@@ -78,9 +78,10 @@ class ChatChunkWriter(EventWriter):
         self._content_before = self._content_after = self._reasoning_before = self._reasoning_after = ""
         self._argument_before: dict[int, str] = {}
         self._argument_after = ""
-        # The chunk texts of short argument fragments of the current call (see write()).
+        # The chunks of short argument fragments of the current call (see write()): the same event object is
+        # written again (events are not changed once made).
         self._cached_index = -1
-        self._cached_arguments: dict[str, str] = {}
+        self._cached_arguments: dict[str, WireEvent] = {}
 
     def _chunk(self, delta: dict[str, Any], logprobs: Any = None, finish: str | None = None) -> WireEvent:
         chunk: dict[str, Any] = {
@@ -148,11 +149,11 @@ class ChatChunkWriter(EventWriter):
                 arguments = event.arguments
                 if arguments:
                     # The same short fragments come again and again in a call (separators, keys, quotes, short
-                    # values): their chunk text is remembered for the current call.
+                    # values): their chunk is remembered for the current call.
                     if event.index == self._cached_index:
-                        text = self._cached_arguments.get(arguments)
-                        if text is not None:
-                            out.append(json_event(text))
+                        cached = self._cached_arguments.get(arguments)
+                        if cached is not None:
+                            out.append(cached)
                             continue
                     else:
                         self._cached_index = event.index
@@ -160,10 +161,10 @@ class ChatChunkWriter(EventWriter):
                     before = self._argument_before.get(event.index)
                     if before is None:
                         before = self._argument_head(event.index)
-                    text = before + string_literal(arguments) + self._argument_after
+                    chunk = json_event(before + string_literal(arguments) + self._argument_after)
                     if len(arguments) <= _CACHED_LENGTH and len(self._cached_arguments) < _CACHED_COUNT:
-                        self._cached_arguments[arguments] = text
-                    out.append(json_event(text))
+                        self._cached_arguments[arguments] = chunk
+                    out.append(chunk)
             elif isinstance(event, ContentDelta):
                 if not event.logprobs:
                     out += self.text(False, event.text)
