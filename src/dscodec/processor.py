@@ -240,7 +240,7 @@ class StreamProcessor:
             if isinstance(emitted, list):
                 # Text inside a tool-call block: tool-call events only (no reasoning, not the output's end).
                 return self._writer.write(emitted) if emitted else []
-            return self._writer.argument(emitted)
+            return self._writer.argument(*emitted)
         self._check_open()
         if not isinstance(text, str):
             self._refuse(f"text must be a str, not {type(text).__name__}")
@@ -307,7 +307,7 @@ class StreamProcessor:
                             # output's end).
                             return self._writer.write(emitted) if emitted else []
                         else:
-                            return self._writer.argument(emitted)
+                            return self._writer.argument(*emitted)
                 except DscodecError as exc:
                     self._failed(exc, [])
                     raise

@@ -176,10 +176,14 @@ class EventWriter(abc.ABC):
         cheaper way to the same events."""
         return self.write([ReasoningDelta(text) if reasoning else ContentDelta(text)])
 
-    def argument(self, delta: ToolCallDelta) -> list[WireEvent]:
-        """Wire events for one argument delta (the per-token hot path of a tool call): the same as
-        :meth:`write` of ``[delta]``. Writers may override it with a cheaper way to the same events."""
-        return self.write([delta])
+    def argument(
+        self, index: int, arguments: str, raw: str | None = None, parameter: str | None = None
+    ) -> list[WireEvent]:
+        """Wire events for one argument delta (the per-token hot path of a tool call), given by its fields: the
+        same as :meth:`write` of ``[ToolCallDelta(index, arguments, raw, parameter)]``. ``arguments is raw``
+        tells that the text needs no escaping in JSON. Writers may override it with a cheaper way to the same
+        events."""
+        return self.write([ToolCallDelta(index, arguments, raw, parameter)])
 
     @abc.abstractmethod
     def close(self, outcome: Outcome) -> list[WireEvent]:

@@ -88,9 +88,19 @@ from dscodec.stream._json_prefix import JsonPrefix
 from dscodec.stream._markers import DSML, DSML_HARD, DSML_SOFT, escape_json_string
 from dscodec.stream.events import Event, ToolCallDelta, ToolCallStart
 
-__all__ = ["HOLD_LIMIT", "BlockParser", "JsonPrefix", "ToolCallIdFactory", "random_tool_call_id"]
+__all__ = [
+    "HOLD_LIMIT",
+    "BlockParser",
+    "JsonPrefix",
+    "StringPiece",
+    "ToolCallIdFactory",
+    "random_tool_call_id",
+]
 
 ToolCallIdFactory = Callable[[int], str]
+#: A piece of a ``string="true"`` value as :class:`ToolCallDelta`'s fields: ``(index, arguments, raw,
+#: parameter)``, where ``arguments is raw`` when the text needs no escaping in JSON.
+StringPiece = tuple[int, str, str, str]
 
 _ALNUM = string.ascii_letters + string.digits
 #: Random characters of a call id: letters and digits, then digits.
@@ -178,14 +188,19 @@ class BlockParser(ArgumentWriter):
     def pending_units(self) -> str:
         return "".join(self._tag) + self._held
 
-    def string_value_piece(self, text: str) -> ToolCallDelta | None:
+    def string_value_piece(self, text: str) -> StringPiece | None:
         """Fast path: ``text`` (plain text, no sentinels) continues a ``string="true"`` value and cannot start
-        its closing tag. Returns the argument delta, or None when the general :meth:`feed` is needed."""
+        its closing tag. Returns the argument delta's fields (a :data:`StringPiece`), or None when the general
+        :meth:`feed` is needed."""
         if self.state is not _SVALUE or self._skip or self._held or self._delta or "<" in text:
             return None
-        escaped = text if text.isalnum() else string_literal(text)[1:-1]  # escape_json_string, inline
+        if text.isalnum():
+            escaped = text
+        else:  # escape_json_string, inline; the text itself when nothing needs escaping
+            literal = string_literal(text)
+            escaped = text if len(literal) == len(text) + 2 else literal[1:-1]
         self._args.append(escaped)
-        return ToolCallDelta(self._index, escaped, text, self._param_name)
+        return (self._index, escaped, text, self._param_name)
 
     def feed(self, units: str, out: list[Event]) -> None:
         """Consume ``units`` entirely, appending events to ``out``."""

@@ -93,7 +93,7 @@ from dscodec.stream._stages import (
 )
 from dscodec.stream._stops import StopMatcher
 from dscodec.stream.decoder import TokenText
-from dscodec.stream.dsml import ToolCallIdFactory, random_tool_call_id
+from dscodec.stream.dsml import StringPiece, ToolCallIdFactory, random_tool_call_id
 from dscodec.stream.events import ContentDelta, Event, OutputEnd, ReasoningEnd, TokenLogprob, ToolCallDelta
 
 __all__ = ["OutputMachine", "Stage"]
@@ -338,19 +338,20 @@ class OutputMachine(FastPaths):
             return self.feed_declined(text)
         if isinstance(emitted, list):
             return emitted
-        if isinstance(emitted, ToolCallDelta):
-            return [emitted]
+        if isinstance(emitted, tuple):
+            return [ToolCallDelta(*emitted)]
         if not emitted:
             return []
         delta = ContentDelta if self._stage is JSON_VALUE else self._quick_delta
         return [delta(emitted, ())]
 
-    def plain_token(self, text: str) -> str | ToolCallDelta | list[Event] | None:
+    def plain_token(self, text: str) -> str | StringPiece | list[Event] | None:
         """:meth:`feed_plain_token` for its commonest cases, mostly without a list of events: the text of the one
         delta it would give in the reasoning, the content or a JSON-mode value (on the channel
         :attr:`text_is_reasoning` tells; ``""`` for none, as for ``text=""``), the argument delta of text in the
-        middle of a ``string="true"`` argument, or the events of other text inside a tool-call block; or None,
-        with nothing changed, when :meth:`feed_declined` must be called instead.
+        middle of a ``string="true"`` argument (as a :data:`~dscodec.stream.dsml.StringPiece`), or the events of
+        other text inside a tool-call block; or None, with nothing changed, when :meth:`feed_declined` must be
+        called instead.
 
         Raises:
             ModelOutputError: the block parser failed (the machine fails, as with :meth:`feed_tokens`).
@@ -380,7 +381,7 @@ class OutputMachine(FastPaths):
                 raise self._fail(exc) from exc
         return None
 
-    def plain_chunk(self, text: str) -> str | ToolCallDelta | list[Event] | None:
+    def plain_chunk(self, text: str) -> str | StringPiece | list[Event] | None:
         """:meth:`plain_token` for a text chunk (the processor's per-push path for text): a chunk that holds no
         spelling, no start of one and no lone surrogate, with no spelling held from an earlier chunk, is read
         exactly as the same text decoded from ordinary ids. Inside a tool-call block any chunk is read here, as

@@ -77,7 +77,7 @@ class ChatChunkWriter(EventWriter):
         self._head = self._tail = ""
         self._content_before = self._content_after = self._reasoning_before = self._reasoning_after = ""
         self._argument_before: dict[int, str] = {}
-        self._argument_after = ""
+        self._argument_after = self._argument_after_quote = ""
         # The chunks of short argument fragments of the current call (see write()): the same event object is
         # written again (events are not changed once made).
         self._cached_index = -1
@@ -111,6 +111,7 @@ class ChatChunkWriter(EventWriter):
         self._reasoning_before = self._head + '{"content":null,"reasoning_content":'
         self._reasoning_after = "}" + self._tail
         self._argument_after = "}}]}" + self._tail
+        self._argument_after_quote = '"' + self._argument_after
         if not self._thinking:
             delta: dict[str, Any] = {"role": "assistant", "content": ""}
         elif self.request.parsing_options.thinking_initial_stage == "content_continuation":
@@ -126,14 +127,18 @@ class ChatChunkWriter(EventWriter):
             return [json_event(self._reasoning_before + literal + self._reasoning_after)]
         return [json_event(self._content_before + literal + self._content_after)]
 
-    def argument(self, delta: ToolCallDelta) -> list[WireEvent]:
+    def argument(
+        self, index: int, arguments: str, raw: str | None = None, parameter: str | None = None
+    ) -> list[WireEvent]:
         # The chunk's JSON text around the escaped fragment; the text before it is made once per call.
-        if not delta.arguments:
+        if not arguments:
             return []
-        before = self._argument_before.get(delta.index)
+        before = self._argument_before.get(index)
         if before is None:
-            before = self._argument_head(delta.index)
-        return [json_event(before + string_literal(delta.arguments) + self._argument_after)]
+            before = self._argument_head(index)
+        if arguments is raw:  # nothing to escape (the parser's word for it)
+            return [json_event(before + '"' + arguments + self._argument_after_quote)]
+        return [json_event(before + string_literal(arguments) + self._argument_after)]
 
     def _argument_head(self, index: int) -> str:
         """The JSON text of an argument chunk of call ``index`` before the fragment (made once per call)."""
@@ -182,7 +187,7 @@ class ChatChunkWriter(EventWriter):
                 logprobs = {"reasoning_content": [logprob_dict(e) for e in event.logprobs]}
                 out.append(self._chunk({"content": None, "reasoning_content": event.text}, logprobs))
             elif isinstance(event, ToolCallDelta):
-                out += self.argument(event)
+                out += self.argument(event.index, event.arguments)
             elif isinstance(event, ToolCallStart):
                 call = {
                     "index": event.index,
