@@ -77,7 +77,7 @@ class ChatChunkWriter(EventWriter):
         self._head = self._tail = ""
         self._content_before = self._content_after = self._reasoning_before = self._reasoning_after = ""
         self._argument_before: dict[int, str] = {}
-        self._argument_after = self._argument_after_quote = ""
+        self._argument_after = ""
         # The chunks of short argument fragments of the current call (see write()): the same event object is
         # written again (events are not changed once made).
         self._cached_index = -1
@@ -111,7 +111,6 @@ class ChatChunkWriter(EventWriter):
         self._reasoning_before = self._head + '{"content":null,"reasoning_content":'
         self._reasoning_after = "}" + self._tail
         self._argument_after = "}}]}" + self._tail
-        self._argument_after_quote = '"' + self._argument_after
         if not self._thinking:
             delta: dict[str, Any] = {"role": "assistant", "content": ""}
         elif self.request.parsing_options.thinking_initial_stage == "content_continuation":
@@ -124,8 +123,8 @@ class ChatChunkWriter(EventWriter):
         # The chunk's JSON text around the escaped piece (set up in open()); the per-token hot path.
         literal = string_literal(text)
         if reasoning:
-            return [json_event(self._reasoning_before + literal + self._reasoning_after)]
-        return [json_event(self._content_before + literal + self._content_after)]
+            return [json_event(f"{self._reasoning_before}{literal}{self._reasoning_after}")]
+        return [json_event(f"{self._content_before}{literal}{self._content_after}")]
 
     def argument(
         self, index: int, arguments: str, raw: str | None = None, parameter: str | None = None
@@ -137,8 +136,8 @@ class ChatChunkWriter(EventWriter):
         if before is None:
             before = self._argument_head(index)
         if arguments is raw:  # nothing to escape (the parser's word for it)
-            return [json_event(before + '"' + arguments + self._argument_after_quote)]
-        return [json_event(before + string_literal(arguments) + self._argument_after)]
+            return [json_event(f'{before}"{arguments}"{self._argument_after}')]
+        return [json_event(f"{before}{string_literal(arguments)}{self._argument_after}")]
 
     def _argument_head(self, index: int) -> str:
         """The JSON text of an argument chunk of call ``index`` before the fragment (made once per call)."""
@@ -166,7 +165,7 @@ class ChatChunkWriter(EventWriter):
                     before = self._argument_before.get(event.index)
                     if before is None:
                         before = self._argument_head(event.index)
-                    chunk = json_event(before + string_literal(arguments) + self._argument_after)
+                    chunk = json_event(f"{before}{string_literal(arguments)}{self._argument_after}")
                     if len(arguments) <= _CACHED_LENGTH and len(self._cached_arguments) < _CACHED_COUNT:
                         self._cached_arguments[arguments] = chunk
                     out.append(chunk)
