@@ -26,6 +26,7 @@ from dscodec.conversation import ParsingOptions
 from dscodec.errors import DscodecError
 from dscodec.processor import StreamProcessor
 from dscodec.protocols import convert
+from dscodec.stream import _markers
 from dscodec.stream._markers import (
     DSML_SOFT,
     DSML_SPELLING,
@@ -36,6 +37,7 @@ from dscodec.stream._markers import (
     Symbolizer,
     escape_json_string,
     sanitize_text,
+    symbolize_chunk,
 )
 from dscodec.stream.decoder import IncrementalDecoder, TokenText
 from dscodec.stream.dsml import BlockParser, StringPiece
@@ -360,6 +362,22 @@ def test_symbolizer_holds_the_longest_possible_spelling(text: str, cuts: list[in
         units, held = _naive_units(held, piece)
         assert symbolizer.feed(piece) == units
         assert symbolizer.held == held
+
+
+@given(
+    texts=st.lists(_SPELLING_PIECES | st.sampled_from(["\ud800", "<\udfff", "x\ud801｜"]) | TEXTS, max_size=8)
+)
+def test_chunk_units_are_remembered_faithfully(texts: list[str]) -> None:
+    """A chunk's units and held end, remembered or not (every text twice, with a memo restarted every three
+    entries), are the rule's for the chunk with its lone surrogates replaced."""
+    saved = _markers._CHUNK_ENTRIES
+    _markers._CHUNK_ENTRIES = 3
+    try:
+        for text in texts + texts:
+            assert symbolize_chunk(text) == _naive_units("", sanitize_text(text))
+            assert len(_markers._CHUNKS) <= 3
+    finally:
+        _markers._CHUNK_ENTRIES = saved
 
 
 @given(text=st.text() | outputs)
