@@ -417,7 +417,11 @@ class OutputMachine(FastPaths):
                 return self._feed_block(text)
             except BaseException as exc:
                 raise self._fail(exc) from exc
-        return None if spelled else self.plain_token(text)
+        if spelled:
+            return None
+        if self._quick_ok and not self._entries and not self._orphans[0] and not self._orphans[1]:
+            return self._plain_text(text)  # plain_token's first case, without its call
+        return self.plain_token(text)
 
     def feed_declined(self, text: str) -> list[Event]:
         """The rest of :meth:`feed_plain_token` for text :meth:`plain_token` declined: nothing after the block,
