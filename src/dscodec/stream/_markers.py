@@ -148,11 +148,7 @@ def symbolize_chunk(s: str) -> tuple[str, str]:
     found = _CHUNKS.get(s)
     if found is not None:
         return found
-    try:  # sanitize_text inline: a lone surrogate is all that UTF-8 cannot encode
-        s.encode()
-        found = symbolize(s)
-    except UnicodeEncodeError:
-        found = symbolize(sanitize_text(s))
+    found = symbolize(sanitize_text(s))
     if len(s) <= _CHUNK_LONGEST:
         if len(_CHUNKS) >= _CHUNK_ENTRIES:
             _CHUNKS = {}
