@@ -1,20 +1,13 @@
 """dscodec: OpenAI / Anthropic requests to DeepSeek V4 prompts and token ids, and model output back to events.
 
-The prompt renderer, the tokenizer front and the stream processor load on first use of their names, so that
-``import dscodec`` stays cheap for code that only converts requests.
+Every public name but the errors loads on first use (the request models, the renderer, the tokenizer front, the
+stream processor), so ``import dscodec`` stays cheap and a program pays only for the parts it uses.
 """
 
 import importlib
 from typing import TYPE_CHECKING, Any
 
 from dscodec.accumulate import accumulate
-from dscodec.conversation import (
-    Conversation,
-    ConversationRequest,
-    InferenceOptions,
-    OutputConstraint,
-    ParsingOptions,
-)
 from dscodec.errors import (
     ContextLengthExceeded,
     ConversionError,
@@ -25,30 +18,58 @@ from dscodec.errors import (
     TokenizerError,
     UnsupportedProtocol,
 )
-from dscodec.options import ConversionOptions
-from dscodec.protocols import convert, error_body
-from dscodec.protocols._wire import WireEvent
 
 if TYPE_CHECKING:
+    from dscodec import conversation as conversation
+    from dscodec import options as options
+    from dscodec import processor as processor
+    from dscodec import prompt as prompt
+    from dscodec import protocols as protocols
+    from dscodec import stream as stream
+    from dscodec import vocab as vocab
+    from dscodec.conversation import (
+        Conversation,
+        ConversationRequest,
+        InferenceOptions,
+        OutputConstraint,
+        ParsingOptions,
+    )
+    from dscodec.options import ConversionOptions
     from dscodec.processor import StreamProcessor
     from dscodec.prompt import RenderedPrompt
     from dscodec.prompt import render_request as render
     from dscodec.prompt.tokenize import PromptEncoder
+    from dscodec.protocols import convert, error_body
+    from dscodec.protocols._wire import WireEvent
 
 #: Public names loaded on first use: name -> (module, attribute).
 _LAZY: dict[str, tuple[str, str]] = {
+    "Conversation": ("dscodec.conversation", "Conversation"),
+    "ConversationRequest": ("dscodec.conversation", "ConversationRequest"),
+    "ConversionOptions": ("dscodec.options", "ConversionOptions"),
+    "InferenceOptions": ("dscodec.conversation", "InferenceOptions"),
+    "OutputConstraint": ("dscodec.conversation", "OutputConstraint"),
+    "ParsingOptions": ("dscodec.conversation", "ParsingOptions"),
     "PromptEncoder": ("dscodec.prompt.tokenize", "PromptEncoder"),
     "RenderedPrompt": ("dscodec.prompt", "RenderedPrompt"),
     "StreamProcessor": ("dscodec.processor", "StreamProcessor"),
+    "WireEvent": ("dscodec.protocols._wire", "WireEvent"),
+    "convert": ("dscodec.protocols", "convert"),
+    "error_body": ("dscodec.protocols", "error_body"),
     "render": ("dscodec.prompt", "render_request"),
 }
+#: Subpackages and modules reachable as attributes of the package before they are imported by name.
+_SUBMODULES = frozenset({"conversation", "options", "processor", "prompt", "protocols", "stream", "vocab"})
 
 
 def __getattr__(name: str) -> Any:
     target = _LAZY.get(name)
-    if target is None:
+    if target is not None:
+        value = getattr(importlib.import_module(target[0]), target[1])
+    elif name in _SUBMODULES:
+        value = importlib.import_module(f"dscodec.{name}")
+    else:
         raise AttributeError(f"module 'dscodec' has no attribute {name!r}")
-    value = getattr(importlib.import_module(target[0]), target[1])
     globals()[name] = value
     return value
 

@@ -1,18 +1,22 @@
-"""Stream events -> the complete response a non-streaming request gets (behavior.md#accumulation)."""
+"""Stream events -> the complete response a non-streaming request gets (behavior.md#accumulation).
+
+The package imports this module at once (its name is the function's, and a submodule imported later would take
+the package attribute back), so its own imports wait for the first call."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dscodec.conversation import Protocol
 from dscodec.errors import DscodecError, ModelOutputError
-from dscodec.protocols._registry import spec
-from dscodec.protocols._wire import WireEvent
+
+if TYPE_CHECKING:
+    from dscodec.conversation import Protocol
+    from dscodec.protocols._wire import WireEvent
+
+    EventLike = WireEvent | Mapping[str, Any]
 
 __all__ = ["accumulate"]
-
-EventLike = WireEvent | Mapping[str, Any]
 
 
 def accumulate(
@@ -38,6 +42,9 @@ def accumulate(
         ModelOutputError: an event is not a mapping, or its fields have types no stream of ``protocol`` has (a
             damaged or foreign recording); the message names what was wrong.
     """
+    from dscodec.protocols._registry import spec
+    from dscodec.protocols._wire import WireEvent
+
     found = spec(protocol)
     dicts: list[Mapping[str, Any]] = []
     for index, event in enumerate(events):

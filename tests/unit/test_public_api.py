@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import types
 from pathlib import Path
 
@@ -43,6 +45,28 @@ def test_lazy_names_load_on_first_use() -> None:
         assert "nothing" in str(exc)
     else:
         raise AssertionError("an unknown name must raise AttributeError")
+
+
+def test_every_public_name_and_submodule_resolves_in_a_fresh_process() -> None:
+    # Each name loads by itself (no name relies on another having loaded first), and the package attribute
+    # ``accumulate`` stays the function once its module is imported by name.
+    code = (
+        "import sys, dscodec, dscodec.accumulate, dscodec.processor\n"
+        "assert callable(dscodec.accumulate) and not isinstance(dscodec.accumulate, type(sys))\n"
+        "for name in dscodec.__all__: getattr(dscodec, name)\n"
+        "for name in ('conversation', 'options', 'protocols', 'stream', 'vocab'):\n"
+        "    assert getattr(dscodec, name).__name__ == 'dscodec.' + name\n"
+        "print(dscodec.convert('chat_completions', {'model': 'DeepSeek-V4-Pro', 'messages': [{'role': 'user', 'content': 'hi'}]})"
+        ".conversation.messages[0].content)\n"
+    )
+    for name in dscodec.__all__:
+        out = subprocess.run(
+            [sys.executable, "-c", f"import dscodec; dscodec.{name}"], capture_output=True, text=True
+        )
+        assert out.returncode == 0, (name, out.stderr)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "hi"
 
 
 def test_package_is_typed() -> None:
