@@ -5,7 +5,8 @@
 Start-up and memory are measured in fresh processes (``/proc/self/status`` VmRSS, and VmHWM: the peak;
 ``python -X importtime``):
 
-* ``import dscodec`` time, and RSS after the import, after ``Vocabulary.load(None)`` and after the first large
+* ``import dscodec`` time (and by the clock, with a first small ``convert``: the request model loads on first
+  use), and RSS after the import, after ``Vocabulary.load(None)`` and after the first large
   request; a process that only loads the same file with ``tokenizers``, and one that loads the reference;
 * the first request after ``PromptEncoder()`` against later runs of the same request (caches off), the later
   ones both with the vocabulary's word memory emptied before each (as cold as the first) and kept; plus the
@@ -194,12 +195,42 @@ def _import_ms(runs: int, *, bytecode: str | None = None) -> float:
     return statistics.median(times)
 
 
+_FIRST_CONVERT = """
+import json, time
+start = time.perf_counter()
+import dscodec
+imported = time.perf_counter()
+dscodec.convert("chat_completions", {"model": "DeepSeek-V4-Pro", "messages": [{"role": "user", "content": "hi"}]})
+done = time.perf_counter()
+print(json.dumps([(imported - start) * 1000, (done - start) * 1000]))
+"""
+
+
+def _first_convert_ms(runs: int, bytecode: str) -> list[float]:
+    """Medians of ``import dscodec`` and of the import plus a first small ``convert`` (which loads the request
+    model and that protocol's modules), by the clock in a fresh process, compiled modules cached."""
+    env = os.environ.copy()
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = bytecode
+    results = []
+    for _ in range(runs + 1):  # the first run writes the compiled modules
+        done = subprocess.run(
+            [sys.executable, "-c", _FIRST_CONVERT], capture_output=True, text=True, check=True, env=env
+        )
+        results.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    return [statistics.median(r[i] for r in results[1:]) for i in range(2)]
+
+
 def startup(body_file: str, runs: int) -> None:
     print("== start-up and memory (fresh processes, medians) ==")
     print(f"import dscodec (python -X importtime, cumulative):  {_import_ms(max(5, runs)):7.1f} ms")
     with tempfile.TemporaryDirectory() as cache:
         print(
             f"  the same with compiled modules cached:             {_import_ms(max(5, runs), bytecode=cache):7.1f} ms"
+        )
+        imported_ms, converted_ms = _first_convert_ms(max(5, runs), cache)
+        print(
+            f"  by the clock, cached: import {imported_ms:.1f} ms; import and a first convert {converted_ms:.1f} ms"
         )
     imported, loaded, load_s, after, peak_load, peak_after = _median_child(_OURS_MEMORY, body_file, runs=3)
     tokenizers_only, tokenizers_peak = _median_child(
