@@ -401,8 +401,11 @@ class OutputMachine(FastPaths):
             or _START_B in text
             or (not text.isascii() and has_surrogate(text))
         )
-        if self._stage is TOOL_CALLS and not self._entries and not self._orphans[0] and not self._orphans[1]:
-            # Inside a tool-call block, as in :meth:`plain_token`, without its checks for the other stages.
+        if self._entries or self._orphans[0] or self._orphans[1]:
+            return None if spelled else self.plain_token(text)
+        # plain_token's cases, without its call and its checks for what cannot be.
+        stage = self._stage
+        if stage is TOOL_CALLS:  # any chunk: in a tool-call block
             block = self._block
             assert block is not None
             try:
@@ -413,15 +416,23 @@ class OutputMachine(FastPaths):
                     if delta is not None:
                         self._pos += len(text)
                         return delta
-                # Plain text holds no sentinel, so no end-of-sentence token.
-                return self._feed_block(text)
+                # Plain text holds no sentinel, so no end-of-sentence token: _feed_block inline.
+                self._pos += len(text)
+                out: list[Event] = []
+                block.feed(text, out)
+                self._tool_calls = block.calls
+                if block.done:
+                    self._stage = DISCARD
+                return out
             except BaseException as exc:
                 raise self._fail(exc) from exc
         if spelled:
             return None
-        if self._quick_ok and not self._entries and not self._orphans[0] and not self._orphans[1]:
-            return self._plain_text(text)  # plain_token's first case, without its call
-        return self.plain_token(text)
+        if self._quick_ok:
+            return self._plain_text(text)
+        if stage is JSON_VALUE:
+            return self._plain_json_value(text)
+        return None  # another stage: plain_token declines it too
 
     def feed_declined(self, text: str) -> list[Event]:
         """The rest of :meth:`feed_plain_token` for text :meth:`plain_token` declined: nothing after the block,
