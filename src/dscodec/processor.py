@@ -56,6 +56,13 @@ COUNT_LIMIT = 1 << 63
 #: Below this count, adding the length of any list or tuple stays below :data:`COUNT_LIMIT` (no list can hold
 #: ``2**62`` items: that takes ``2**65`` bytes), so the per-push fast path tests the count alone.
 _FAST_COUNT_LIMIT = 1 << 62
+
+
+def _no_lane(arguments: str, raw: str) -> list[WireEvent]:
+    """The writer's part of the string lane before one opened (never called: the machine's part is None)."""
+    raise AssertionError("no string lane is open")
+
+
 #: What a ``-inf`` log probability becomes (the value vLLM's OpenAI-compatible server writes for it).
 NEG_INF_LOGPROB = -9999.0
 
@@ -138,6 +145,12 @@ class StreamProcessor:
         # The per-push fast path's decoding call: the decoder's ``decode_plain`` while the response is open, else
         # None (kept by the ``_state`` setter and ``_ensure_decoder``), so one test tells the path it may run.
         self._lane: Callable[[Sequence[int]], str | None] | None = None
+        # The lane through the middle of a ``string="true"`` argument: the machine's (text -> the argument
+        # delta's text) and the writer's (that text -> wire events), open from a push that gave a string piece
+        # until the machine is called any other way (see OutputMachine.string_lane).
+        self._string_lane: Callable[[str], str | None] | None = None
+        self._argument_lane: Callable[[str, str], list[WireEvent]] = _no_lane
+        self._argument_lane_for: tuple[int, str] | None = None
         self._failure: str | None = None
         self._error_sent = False
         self._opened = False  # the writer's opening events were made
@@ -154,6 +167,7 @@ class StreamProcessor:
     def _state(self, value: _State) -> None:
         self._status = value
         self._lane = self._decoder.decode_plain if value == "open" and self._decoder is not None else None
+        self._string_lane = None
 
     # -- public API ---------------------------------------------------------------------------------------------
 
@@ -220,6 +234,12 @@ class StreamProcessor:
             # The per-push path for text, its values known good: plain text (no spelling, no start of one) in
             # the middle of a stage is read as the same text from token ids, straight to the writer; any other
             # text goes to the machine's feed.
+            if self._string_lane is not None:  # the middle of a string argument, as the last push left it
+                arguments = self._string_lane(text)
+                if arguments is not None:
+                    self._completion_tokens += token_count
+                    return self._argument_lane(arguments, text)
+                self._string_lane = None
             self._completion_tokens += token_count
             try:
                 emitted = self._plain_chunk(text)
@@ -240,7 +260,8 @@ class StreamProcessor:
             if isinstance(emitted, list):
                 # Text inside a tool-call block: tool-call events only (no reasoning, not the output's end).
                 return self._writer.write(emitted) if emitted else []
-            return self._writer.argument(*emitted)
+            return self._string_piece(*emitted)
+        self._string_lane = None
         self._check_open()
         if not isinstance(text, str):
             self._refuse(f"text must be a str, not {type(text).__name__}")
@@ -284,6 +305,12 @@ class StreamProcessor:
                 pass
             else:
                 self._completion_tokens += len(ids)
+                if self._string_lane is not None:  # the middle of a string argument, as the last push left it
+                    if text:
+                        arguments = self._string_lane(text)
+                        if arguments is not None:
+                            return self._argument_lane(arguments, text)
+                    self._string_lane = None
                 try:
                     if text is None:  # special ids (markers) among them: decoded into the machine's units
                         machine = self._machine
@@ -307,7 +334,7 @@ class StreamProcessor:
                             # output's end).
                             return self._writer.write(emitted) if emitted else []
                         else:
-                            return self._writer.argument(*emitted)
+                            return self._string_piece(*emitted)
                 except DscodecError as exc:
                     self._failed(exc, [])
                     raise
@@ -321,6 +348,7 @@ class StreamProcessor:
                     if type(event) is not OutputEnd:
                         return self._writer.write(events)
                 return self._deliver(events, [])
+        self._string_lane = None
         self._check_open()
         checked = self._token_ids(ids)
         decoder = self._ensure_decoder()
@@ -361,6 +389,7 @@ class StreamProcessor:
             )
         if self._state == "finished":
             return []
+        self._string_lane = None
         out = self._begin()
         events = []
         if self._decoder is not None:
@@ -393,6 +422,15 @@ class StreamProcessor:
         return out + self._writer.error(exc)
 
     # -- plumbing -----------------------------------------------------------------------------------------------
+
+    def _string_piece(self, index: int, arguments: str, raw: str, parameter: str) -> list[WireEvent]:
+        """The wire events of a piece of a ``string="true"`` argument the machine gave; the lane through the rest
+        of that value opens (the writer's part is made once per call and parameter)."""
+        self._string_lane = self._machine.string_lane()
+        if self._argument_lane_for != (index, parameter):
+            self._argument_lane = self._writer.argument_lane(index, parameter)
+            self._argument_lane_for = (index, parameter)
+        return self._writer.argument(index, arguments, raw, parameter)
 
     def _check_open(self) -> None:
         if self._state == "finished":

@@ -41,7 +41,7 @@ from dscodec.stream._markers import (
 )
 from dscodec.stream.decoder import IncrementalDecoder, TokenText
 from dscodec.stream.dsml import BlockParser, StringPiece
-from dscodec.stream.events import Event
+from dscodec.stream.events import Event, ToolCallDelta, ToolCallEnd, ToolCallStart
 from dscodec.stream.machine import OutputMachine, Stage
 from dscodec.vocab import Vocabulary
 from tests.property.test_machine_properties import outputs, parsing_options, split
@@ -283,7 +283,7 @@ def test_json_mode_values(
 
 PARAMETERS = st.lists(
     st.tuples(
-        st.from_regex(r"[a-z]{1,6}", fullmatch=True),
+        st.from_regex(r"[a-z]{1,6}", fullmatch=True) | st.just("input"),  # a custom tool's raw input
         st.sampled_from(['string="true"', 'string="false"', "", 'string="maybe" lang="x"']),
         st.text('ab1 \n"<>/{}[]:,\\\x01é中', max_size=12),
     ),
@@ -315,6 +315,105 @@ def test_tool_call_blocks(
     opts = ParsingOptions(starts_in_tool_calls=starts)
     _same(machine, opts, token_steps(text, groups))
     _same(machine, opts, text_steps(text, cuts))
+
+
+def _block_text(calls: list[list[tuple[str, str, str]]]) -> str:
+    text = "Call.\n\n<｜DSML｜tool_calls>\n"
+    for k, params in enumerate(calls):
+        text += f'<｜DSML｜invoke name="f{k}">\n'
+        for name, flag, value in params:
+            text += f'<｜DSML｜parameter name="{name}" {flag}>{value}</｜DSML｜parameter>\n'
+        text += "</｜DSML｜invoke>\n"
+    return text + "</｜DSML｜tool_calls>after"
+
+
+def _lane_run(text: str, cuts: list[int], extras: list[tuple[int, str]], starts: bool) -> int:
+    """Push ``text`` cut at ``cuts`` (with ``extras`` chunks inserted) into two machines: one as the processor
+    does (``plain_chunk``, and the string lane from a push that gave a string piece until it declines a chunk),
+    one by ``feed``; the tool-call events (complete arguments included) and the position in the output must be
+    the same after every push. Returns how many chunks the lane took."""
+    chunks = list(split(text, cuts))
+    for at, extra in extras:
+        chunks.insert(at % (len(chunks) + 1), extra)
+    opts = ParsingOptions(starts_in_tool_calls=starts)
+    fast = OutputMachine(opts, tool_call_id_factory=_ids)
+    general = OutputMachine(opts, tool_call_id_factory=_ids)
+    calls = (ToolCallStart, ToolCallDelta, ToolCallEnd)
+    lane = None
+    piece: tuple[int, str] = (-1, "")
+    taken = 0
+    for chunk in chunks:
+        want = [e for e in general.feed(chunk) if isinstance(e, calls)]
+        got: list[Event] | None = None
+        if lane is not None:
+            arguments = lane(chunk)
+            if arguments is not None:
+                taken += 1
+                got = [ToolCallDelta(piece[0], arguments, chunk, piece[1])]
+            else:
+                lane = None
+        if got is None:
+            out = fast.plain_chunk(chunk)
+            if out is None:
+                got = fast.feed(chunk)
+            elif isinstance(out, tuple):
+                got = [ToolCallDelta(*out)]
+                piece = (out[0], out[3])
+                lane = fast.string_lane()
+            else:
+                got = out if isinstance(out, list) else []
+        assert [e for e in got if isinstance(e, calls)] == want
+        assert fast._pos == general._pos
+    assert [e for e in fast.close() if isinstance(e, calls)] == [
+        e for e in general.close() if isinstance(e, calls)
+    ]
+    return taken
+
+
+#: String values with what the lane must turn down inside them: a lone surrogate, ``<``, the full-width bar (a
+#: spelling may start there), a whole spelling; and what it takes: escapes, non-ASCII.
+_LANE_VALUES = st.lists(
+    st.sampled_from(
+        ["ab", " x", "\ud800", "<", "｜", "｜DSML｜", "</thi", 'a"b', "\\", "\n", "é", "中文", "1"]
+    ),
+    max_size=10,
+).map("".join)
+
+
+@given(
+    calls=st.lists(
+        st.lists(
+            st.tuples(st.sampled_from(["a", "path"]), st.just('string="true"'), _LANE_VALUES), max_size=3
+        )
+        | PARAMETERS,
+        min_size=1,
+        max_size=3,
+    ),
+    sizes=st.lists(st.integers(1, 4), min_size=1, max_size=4),
+    starts=st.booleans(),
+    extras=st.lists(
+        st.tuples(st.integers(0, 300), st.sampled_from(["", "\ud800", "<", "｜", "a<b", "é"])), max_size=3
+    ),
+)
+def test_string_lane(
+    calls: list[list[tuple[str, str, str]]], sizes: list[int], starts: bool, extras: list[tuple[int, str]]
+) -> None:
+    """The machine's string lane gives the events and the position of its ``feed``, whatever the chunks (small
+    ones, as a backend sends them, so that values come in several): empty ones, lone surrogates, ``<`` and the
+    full-width bar among them."""
+    text = _block_text(calls)
+    cuts = [0]
+    while cuts[-1] < len(text):
+        cuts.append(cuts[-1] + sizes[len(cuts) % len(sizes)])
+    _lane_run(text, cuts, extras, starts)
+
+
+def test_string_lane_takes_the_middle_of_a_value() -> None:
+    """A long value in small chunks goes through the lane (so the property above tests it)."""
+    text = _block_text(
+        [[("path", 'string="true"', "src/main.py"), ("body", 'string="true"', 'a "quoted" 中文 é\n' * 4)]]
+    )
+    assert _lane_run(text, list(range(0, len(text), 3)), [], starts=False) >= 20
 
 
 @given(text=TEXTS, cuts=CUTS)
@@ -490,7 +589,11 @@ _REQUESTS = {
     "chat_completions": convert(
         "chat_completions", {"model": "DeepSeek-V4-Pro", "messages": [{"role": "user", "content": "Hi"}]}
     ),
-    "responses": convert("responses", {"model": "DeepSeek-V4-Pro", "input": "Hi"}),
+    # A call of the custom tool streams its "input" parameter as raw text too.
+    "responses": convert(
+        "responses",
+        {"model": "DeepSeek-V4-Pro", "input": "Hi", "tools": [{"type": "custom", "name": "apply_patch"}]},
+    ),
     "messages": convert(
         "messages",
         {"model": "DeepSeek-V4-Pro", "max_tokens": 100, "messages": [{"role": "user", "content": "Hi"}]},
@@ -588,6 +691,17 @@ def test_processor_text_fast_path(
     starts=st.booleans(),
     stops=st.sampled_from([[], ["<｜DS"], ["</"], ["x", "<"], ["<｜end"]]),
     end=st.sampled_from(["", "<｜end▁of▁sentence｜>", "\ud800", "</｜DSML｜tool_calls>after"]),
+    between=st.lists(
+        st.tuples(
+            st.integers(0, 300),
+            st.just("")
+            | ID_GROUPS.map(lambda g: g[:1])
+            | st.just([[271]])
+            | ID_GROUPS.map(lambda g: [UserList(x) for x in g[:1]]),  # ids the fast path does not take
+        ),
+        max_size=4,
+    ),
+    general_at=st.lists(st.integers(0, 300), max_size=4),
 )
 def test_processor_text_fast_path_in_blocks(
     protocol: str,
@@ -596,13 +710,17 @@ def test_processor_text_fast_path_in_blocks(
     starts: bool,
     stops: list[str],
     end: str,
+    between: list[tuple[int, Any]],
+    general_at: list[int],
 ) -> None:
     """The per-push path for text inside a tool-call block (chunks with spellings whole, split or held, read
-    straight by the block parser) gives the events of the machine's ``feed``, with and without stop sequences
-    and with the end-of-sentence spelling or a lone surrogate in the block."""
+    straight by the block parser; the lane through a string value) gives the events of the machine's ``feed``,
+    with and without stop sequences, with the end-of-sentence spelling or a lone surrogate in the block, and
+    with empty chunks and groups of ids (half a character too) among the chunks, and with some chunks and id
+    groups going the general way in the middle of the fast run (which must close the lane)."""
     text = "Call.\n\n<｜DSML｜tool_calls>\n"
     for k, params in enumerate(calls):
-        text += f'<｜DSML｜invoke name="f{k}">\n'
+        text += f'<｜DSML｜invoke name="{"apply_patch" if k == 0 else f"f{k}"}">\n'
         for name, flag, value in params:
             text += f'<｜DSML｜parameter name="{name}" {flag}>{value}</｜DSML｜parameter>\n'
         text += "</｜DSML｜invoke>\n"
@@ -612,26 +730,34 @@ def test_processor_text_fast_path_in_blocks(
         size = sizes[len(chunks) % len(sizes)]
         chunks.append(text[:size])
         text = text[size:]
+    mixed: list[Any] = list(chunks)
+    for at, extra in between:
+        place = at % (len(mixed) + 1)
+        mixed[place:place] = [extra] if isinstance(extra, str) else extra
     opts = ParsingOptions(starts_in_tool_calls=starts, stop_sequences=stops)
     request = dataclasses.replace(_REQUESTS[protocol], parsing_options=opts)
 
-    assert _pushed(request, chunks, [1], fast=True) == _pushed(request, chunks, [1], fast=False)
+    fast = _pushed(request, mixed, [1], fast=True, general_at={at % (len(mixed) + 1) for at in general_at})
+    assert fast == _pushed(request, mixed, [1], fast=False)
 
 
-def _pushed(request: Any, chunks: list[Any], counts: list[int], *, fast: bool) -> list[Any]:
+def _pushed(
+    request: Any, chunks: list[Any], counts: list[int], *, fast: bool, general_at: set[int] = frozenset()
+) -> list[Any]:
     """Every push's events (as dicts) of a processor fed ``chunks`` (lists of ids, or text chunks with a token
-    count from ``counts`` in turn); without ``fast``, the text goes as a ``str`` subclass, which the per-push
-    paths turn down, so the machine's ``feed`` reads it."""
+    count from ``counts`` in turn); without ``fast`` (and for the chunks at ``general_at``), the text goes as a
+    ``str`` subclass, which the per-push paths turn down, so the machine's ``feed`` reads it."""
     p = StreamProcessor(
         request, response_id="r", model="m", created=0, tokenizer=VOCAB, tool_call_id_factory=_ids
     )
     log: list[Any] = [[e.to_dict() for e in p.start(3)]]
     for k, chunk in enumerate(chunks):
         try:
-            if isinstance(chunk, list):
+            if isinstance(chunk, (list, UserList)):
                 events = p.push_tokens(chunk)
             else:
-                events = p.push_text(chunk if fast else _Text(chunk), counts[k % len(counts)])
+                plain = fast and k not in general_at
+                events = p.push_text(chunk if plain else _Text(chunk), counts[k % len(counts)])
         except DscodecError as exc:
             log.append(type(exc).__name__)
             return log

@@ -376,3 +376,51 @@ def test_an_internal_error_in_the_block_parser_fails_the_stream_cleanly(
             processor.push_tokens(ids[k : k + size])
     with pytest.raises(dscodec.StreamStateError):
         processor.push_tokens(ids[:1])
+
+
+class _Str(str):
+    """A str the per-push path for text does not take (the machine's ``feed`` reads it)."""
+
+
+_TOOL = {"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}
+_CALL_START = '<｜DSML｜tool_calls>\n<｜DSML｜invoke name="f">\n<｜DSML｜parameter name="a" string="true">'
+
+
+@pytest.mark.parametrize("other_way", ["str subclass", "ids in a tuple subclass", "ids with logprobs"])
+def test_string_lane_closes_when_a_push_goes_another_way(other_way: str) -> None:
+    """Pushes through the middle of a string argument take a lane; a push that goes another way may end the
+    value, so the next plain chunk must not be read as more of it."""
+    closing = "</｜DSML｜parameter>"
+
+    def run(lane: bool) -> list[Any]:
+        p = dscodec.StreamProcessor(
+            _request(tools=[_TOOL], stream=True),
+            response_id="r1",
+            model="M",
+            created=7,
+            tool_call_id_factory=lambda index: f"call_{index}",
+        )
+        log = [p.push_text(_CALL_START, 1)]
+        for piece in ("ab", "c d", "e"):
+            log.append(p.push_text(piece if lane else _Str(piece), 1))
+        if other_way == "str subclass":
+            log.append(p.push_text(_Str(closing), 1))
+        elif other_way == "ids in a tuple subclass":
+            log.append(p.push_tokens(type("Ids", (tuple,), {})(_ids(closing))))
+        else:
+            ids = _ids(closing)
+            log.append(p.push_tokens(ids, [-0.5] * len(ids)))
+        for piece in ("\n", "x", "\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>"):
+            log.append(p.push_text(piece if lane else _Str(piece), 1))
+        log.append(p.finish("stop"))
+        return [[e.to_dict() for e in events] for events in log]
+
+    with_lane = run(True)
+    assert with_lane == run(False)
+    arguments = "".join(
+        call["function"]["arguments"]
+        for events in with_lane
+        for event in events
+        for call in event["choices"][0]["delta"].get("tool_calls", [])
+    )
+    assert json.loads(arguments) == {"a": "abc de"}

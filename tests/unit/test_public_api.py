@@ -61,10 +61,13 @@ def test_every_public_name_and_submodule_resolves_in_a_fresh_process() -> None:
     )
     for name in dscodec.__all__:
         out = subprocess.run(
-            [sys.executable, "-c", f"import dscodec; dscodec.{name}"], capture_output=True, text=True
+            [sys.executable, "-c", f"import dscodec; dscodec.{name}"],
+            check=False,
+            capture_output=True,
+            text=True,
         )
         assert out.returncode == 0, (name, out.stderr)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "hi"
 

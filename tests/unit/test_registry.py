@@ -93,7 +93,14 @@ def test_every_writer_renders_its_own_error_shape() -> None:
 def test_import_dscodec_loads_no_protocol_package_and_no_pydantic() -> None:
     # Only the errors load with the package: the request model, the wire events and their imports wait for the
     # first use of a name that needs them.
-    heavy = ("pydantic", "dscodec.protocols", "dscodec.conversation", "dscodec.options", "orjson", "dataclasses")
+    heavy = (
+        "pydantic",
+        "dscodec.protocols",
+        "dscodec.conversation",
+        "dscodec.options",
+        "orjson",
+        "dataclasses",
+    )
     code = f"import sys, dscodec; print(sorted(m for m in sys.modules if m.startswith({heavy!r})))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

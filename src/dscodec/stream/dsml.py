@@ -188,6 +188,12 @@ class BlockParser(ArgumentWriter):
     def pending_units(self) -> str:
         return "".join(self._tag) + self._held
 
+    @property
+    def call_arguments(self) -> list[str]:
+        """The current call's argument fragments so far: one list per call, appended to until the call ends
+        (the machine's string lane appends the pieces of a ``string="true"`` value it reads itself)."""
+        return self._args
+
     def string_value_piece(self, text: str) -> StringPiece | None:
         """Fast path: ``text`` (plain text, no sentinels) continues a ``string="true"`` value and cannot start
         its closing tag. Returns the argument delta's fields (a :data:`StringPiece`), or None when the general

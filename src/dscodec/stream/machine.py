@@ -53,8 +53,9 @@ the call go with its last content delta.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
+from dscodec._json import string_literal
 from dscodec.conversation import ParsingOptions
 from dscodec.errors import DscodecError, ModelOutputError, StreamStateError
 from dscodec.stream._dsml_tags import BlockState
@@ -149,6 +150,8 @@ class OutputMachine(FastPaths):
             }
         )
         self._block = None
+        # The last string lane made, with the argument list of the call it serves (one lane per call).
+        self._string_lane: tuple[list[str], Callable[[str], str | None]] | None = None
         self._tool_calls = 0
         self._stop_at = 0
         self._lead = False
@@ -433,6 +436,45 @@ class OutputMachine(FastPaths):
         if stage is JSON_VALUE:
             return self._plain_json_value(text)
         return None  # another stage: plain_token declines it too
+
+    def string_lane(self) -> Callable[[str], str | None]:
+        """A shortcut for the chunks that continue the current ``string="true"`` value, for a caller that reads
+        text there again and again (the processor): the lane reads a chunk as :meth:`plain_chunk` would and
+        returns the argument delta's text (the chunk itself when nothing needs escaping), or None, with nothing
+        changed, for a chunk it does not take (empty, or with ``<``, the start of a spelling or a lone
+        surrogate).
+
+        Use it only right after :meth:`plain_chunk` or :meth:`plain_token` returned a
+        :data:`~dscodec.stream.dsml.StringPiece`, and only until anything else is called on the machine or the
+        lane declines a chunk: it checks nothing of the machine's state, which no chunk it takes can change.
+        """
+        block = self._block
+        assert block is not None
+        arguments = block.call_arguments
+        cached = self._string_lane
+        if cached is not None and cached[0] is arguments:
+            return cached[1]
+        append = arguments.append
+
+        def lane(text: str) -> str | None:
+            if (
+                not text
+                or _START_A in text
+                or _START_B in text
+                or (not text.isascii() and has_surrogate(text))
+            ):
+                return None
+            if text.isalnum():
+                escaped = text
+            else:  # the text itself when nothing needs escaping
+                literal = string_literal(text)
+                escaped = text if len(literal) == len(text) + 2 else literal[1:-1]
+            append(escaped)
+            self._pos += len(text)
+            return escaped
+
+        self._string_lane = (arguments, lane)
+        return lane
 
     def feed_declined(self, text: str) -> list[Event]:
         """The rest of :meth:`feed_plain_token` for text :meth:`plain_token` declined: nothing after the block,

@@ -10,7 +10,7 @@ is left out.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import orjson
@@ -138,6 +138,19 @@ class ChatChunkWriter(EventWriter):
         if arguments is raw:  # nothing to escape (the parser's word for it)
             return [json_event(f'{before}"{arguments}"{self._argument_after}')]
         return [json_event(f"{before}{string_literal(arguments)}{self._argument_after}")]
+
+    def argument_lane(self, index: int, parameter: str) -> Callable[[str, str], list[WireEvent]]:
+        before = self._argument_before.get(index)
+        if before is None:
+            before = self._argument_head(index)
+        after = self._argument_after
+
+        def lane(arguments: str, raw: str) -> list[WireEvent]:
+            if arguments is raw:  # nothing to escape
+                return [json_event(f'{before}"{arguments}"{after}')]
+            return [json_event(f"{before}{string_literal(arguments)}{after}")]
+
+        return lane
 
     def _argument_head(self, index: int) -> str:
         """The JSON text of an argument chunk of call ``index`` before the fragment (made once per call)."""
