@@ -13,10 +13,42 @@ from dscodec.stream._json_prefix import JsonPrefix
 from dscodec.stream._markers import escape_json_string
 from dscodec.stream.events import Event, ToolCallDelta, ToolCallEnd
 
-__all__ = ["HOLD_LIMIT", "ArgumentWriter", "DeltaKind", "ValueKind", "ValueMode"]
+__all__ = ["HOLD_LIMIT", "ArgumentWriter", "DeltaKind", "ValueKind", "ValueMode", "held_prefix_ok"]
 
 #: Longest ``string="false"`` value (in characters) held back to decide whether it is valid JSON (D8).
 HOLD_LIMIT = 64
+#: What held texts of up to :data:`HOLD_LIMIT` characters are: a JSON prefix :class:`JsonPrefix` accepts, and a
+#: whole JSON value. The same short values come again and again (numbers, booleans, small lists), so a held value
+#: that short is checked by its whole text so far, the answer remembered; each memory is emptied when full.
+_PREFIXES: dict[str, bool] = {}
+_VALUES: dict[str, bool] = {}
+_MEMO_LIMIT = 4096
+
+
+def held_prefix_ok(text: str) -> bool:
+    """Whether ``text`` (at most :data:`HOLD_LIMIT` characters) is a JSON prefix the value checker accepts."""
+    found = _PREFIXES.get(text)
+    if found is None:
+        checker = JsonPrefix(max_depth=MAX_DEPTH - 1)
+        checker.feed(text)
+        found = not checker.failed
+        if len(_PREFIXES) >= _MEMO_LIMIT:
+            _PREFIXES.clear()
+        _PREFIXES[text] = found
+    return found
+
+
+def _held_value_ok(text: str) -> bool:
+    """Whether ``text`` (at most :data:`HOLD_LIMIT` characters) is one whole JSON value the checker accepts."""
+    found = _VALUES.get(text)
+    if found is None:
+        checker = JsonPrefix(max_depth=MAX_DEPTH - 1)
+        checker.feed(text)
+        found = checker.finish() and checker.complete()
+        if len(_VALUES) >= _MEMO_LIMIT:
+            _VALUES.clear()
+        _VALUES[text] = found
+    return found
 
 
 class ValueMode(enum.IntEnum):
@@ -62,7 +94,9 @@ class ArgumentWriter:
         self._unsent: list[str] = []  # raw value text not sent yet (all of it while held)
         self._value_len = 0
         self._sent = 0  # value characters sent as written
-        self._checker = JsonPrefix(max_depth=MAX_DEPTH - 1)
+        # The checker of a held value, made when the value outgrows the hold's memory (None before: see
+        # held_prefix_ok) and kept while the value streams.
+        self._checker: JsonPrefix | None = None
         # pending argument delta of this feed
         self._delta_kind = _NO_DELTA
         self._delta: list[str] = []
@@ -80,7 +114,7 @@ class ArgumentWriter:
             self._unsent = []
             self._value_len = 0
             self._sent = 0
-            self._checker = JsonPrefix(max_depth=MAX_DEPTH - 1)
+            self._checker = None
 
     def _struct(self, text: str) -> None:
         """A structural piece (not empty): a delta of its own, after the one being built."""
@@ -119,6 +153,16 @@ class ArgumentWriter:
         self._out.append(ToolCallEnd(self._index, "".join(self._args), complete))
         self._index = -1
 
+    def _checker_now(self) -> JsonPrefix:
+        """The value's checker, made (and fed the held text) if the value had none yet; only while it is held
+        (all of it unsent)."""
+        checker = self._checker
+        if checker is None:
+            checker = self._checker = JsonPrefix(max_depth=MAX_DEPTH - 1)
+            if self._unsent:
+                checker.feed("".join(self._unsent))
+        return checker
+
     def _value_piece(self, units: str) -> None:
         if units and not self._skip:
             self._value_raw(self._spell(units))
@@ -129,8 +173,8 @@ class ArgumentWriter:
             self._emit(escape_json_string(raw), _VALUETEXT, raw)
             return
         mode = self._value_mode
-        checker = self._checker
         if mode == _HOLD:
+            checker = self._checker_now()
             # Decide at the exact character where the value proves invalid or outgrows the hold, so that the
             # result does not depend on how the output was chunked. A value without a known ``string`` flag is
             # held as long as it is a valid JSON prefix: only its end can tell JSON from text.
@@ -147,6 +191,7 @@ class ArgumentWriter:
             self._value_mode = mode = _STREAM
             self._send_committed("")
         if mode == _STREAM:
+            checker = self._checker_now()  # made when the value left the hold
             checker.feed(raw)
             # Nothing of the value was final before the character that broke it (so, one character at a time,
             # nothing of it was sent): it becomes a string, however the output was cut.
@@ -169,11 +214,13 @@ class ArgumentWriter:
         Held text is joined only when some of it is sent, so a long number arriving in many pieces costs
         linear time.
         """
-        ready = self._checker.committed - self._sent
-        if self._checker.failed:
+        checker = self._checker
+        assert checker is not None
+        ready = checker.committed - self._sent
+        if checker.failed:
             self._value_mode = _BROKEN
         if ready <= 0:
-            if self._checker.failed:
+            if checker.failed:
                 self._unsent = []
             elif raw:
                 self._unsent.append(raw)
@@ -181,7 +228,7 @@ class ArgumentWriter:
         text = "".join(self._unsent) + raw if self._unsent else raw
         self._emit(text[:ready], _VALUETEXT)
         self._sent += ready
-        if self._checker.failed or ready >= len(text):
+        if checker.failed or ready >= len(text):
             self._unsent = []
         else:
             self._unsent = [text[ready:]]
@@ -197,16 +244,20 @@ class ArgumentWriter:
         checker = self._checker
         if mode == _HOLD:
             text = "".join(self._unsent)
-            checker.finish()
+            if checker is None:  # a short value (see held_prefix_ok)
+                whole = _held_value_ok(text)
+            else:
+                whole = checker.finish() and checker.complete()
             if not text.strip(TAG_WS) and self._kind == _KIND_JSON:
                 self._emit("null", _VALUETEXT)
-            elif checker.complete():
+            elif whole:
                 self._emit(text, _VALUETEXT)
             else:
                 self._emit('"' + escape_json_string(text) + '"', _VALUETEXT)
         elif mode == _AS_STRING:
             self._emit('"', _VALUETEXT)
         else:  # _STREAM / _BROKEN: the sent text is a valid prefix; complete it
+            assert checker is not None
             if mode == _STREAM:
                 checker.finish()
                 if checker.failed and not checker.final_before_failure:

@@ -83,7 +83,7 @@ from dscodec.stream._dsml_tags import (
     scan_short,
     tag_step,
 )
-from dscodec.stream._dsml_values import HOLD_LIMIT, ArgumentWriter, ValueMode
+from dscodec.stream._dsml_values import HOLD_LIMIT, ArgumentWriter, ValueMode, held_prefix_ok
 from dscodec.stream._json_prefix import JsonPrefix
 from dscodec.stream._markers import DSML, DSML_HARD, DSML_SOFT, escape_json_string
 from dscodec.stream.events import Event, ToolCallDelta, ToolCallStart
@@ -455,12 +455,21 @@ class BlockParser(ArgumentWriter):
     def _held_piece(self, raw: str) -> bool:
         """The commonest case of :meth:`_value_raw`: a piece of a held value that fits the hold whole. False
         (nothing done) when it does not fit."""
-        if self._kind is not _KIND_AUTO and self._value_len + len(raw) > HOLD_LIMIT:
+        length = self._value_len + len(raw)
+        if length <= HOLD_LIMIT and self._checker is None:
+            # A short value: checked by its whole text so far (remembered), no checker of its own.
+            ok = held_prefix_ok("".join(self._unsent) + raw if self._unsent else raw)
+            self._unsent.append(raw)
+            self._value_len = length
+            if not ok:
+                self._as_string("")
+            return True
+        if self._kind is not _KIND_AUTO and length > HOLD_LIMIT:
             return False
-        checker = self._checker
+        checker = self._checker_now()
         checker.feed(raw)
         self._unsent.append(raw)
-        self._value_len += len(raw)
+        self._value_len = length
         if checker.failed:
             self._as_string("")
         return True
