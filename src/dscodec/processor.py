@@ -24,6 +24,7 @@ then gives the protocol's mid-stream error events:
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 import operator
@@ -140,6 +141,8 @@ class StreamProcessor:
         # The per-push path's calls, bound once.
         self._plain_token = self._machine.plain_token
         self._plain_chunk = self._machine.plain_chunk
+        # A special id's unit, remembered by spelling: the machine gives the same one for a spelling every time.
+        self._special_unit = functools.cache(self._machine.special_unit)
         self._write_text = writer.text
         self._status: _State = "new"
         # The per-push fast path's decoding call: the decoder's ``decode_plain`` while the response is open, else
@@ -315,7 +318,7 @@ class StreamProcessor:
                     if text is None:  # special ids (markers) among them: decoded into the machine's units
                         machine = self._machine
                         assert self._decoder is not None
-                        events = machine.feed_units(self._decoder.decode_units(ids, machine.special_unit))
+                        events = machine.feed_units(self._decoder.decode_units(ids, self._special_unit))
                     else:
                         # Plain text in the middle of the reasoning, the content or a JSON-mode value (or no
                         # text yet), or in the middle of a string argument: straight to the writer.

@@ -318,7 +318,8 @@ class OutputMachine(FastPaths):
             raise self._fail(exc) from exc
 
     def special_unit(self, spelling: str) -> str:
-        """The unit standing for a special id with this spelling in token input."""
+        """The unit standing for a special id with this spelling in token input: the same unit for a spelling
+        every time (callers may remember it)."""
         return self._hard_code(spelling)
 
     def _units(self, units: str) -> list[Event]:
