@@ -41,7 +41,7 @@ from dscodec.stream._markers import (
 )
 from dscodec.stream.decoder import IncrementalDecoder, TokenText
 from dscodec.stream.dsml import BlockParser, StringPiece
-from dscodec.stream.events import Event, ToolCallDelta, ToolCallEnd, ToolCallStart
+from dscodec.stream.events import Event, ReasoningDelta, ToolCallDelta, ToolCallEnd, ToolCallStart
 from dscodec.stream.machine import OutputMachine, Stage
 from dscodec.vocab import Vocabulary
 from tests.property.test_machine_properties import outputs, parsing_options, split
@@ -796,3 +796,16 @@ def test_decoder_decode_plain_refuses_what_is_not_an_ordinary_id(group: list[Any
     with pytest.raises(LookupError):
         decoder.decode_plain(group)
     assert not decoder.pending_bytes
+
+
+def test_empty_chunks_in_the_middle_of_a_stage_take_the_fast_path() -> None:
+    """An empty text chunk in the reasoning or the content gives nothing without the general path; with a
+    spelling's start held (or in a tool-call block) it goes to ``feed``, which must see it."""
+    m = OutputMachine(ParsingOptions(thinking_initial_stage="reasoning_start"))
+    assert m.feed("Let me think") == [ReasoningDelta("Let me think")]
+    assert m.plain_chunk("") == ""
+    assert m.feed("<｜DS") == [] and m.pending_text == "<｜DS"
+    assert m.plain_chunk("") is None
+    blocks = OutputMachine(ParsingOptions(starts_in_tool_calls=True), tool_call_id_factory=_ids)
+    assert blocks.feed('<｜DSML｜invoke name="f">') == [ToolCallStart(0, "id0", "f")]
+    assert blocks.plain_chunk("") is None

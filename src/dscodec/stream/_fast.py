@@ -54,6 +54,24 @@ class FastPaths(JsonValueStage):
             return None
         return []
 
+    def _empty_chunk(self) -> str | None:
+        """An empty text chunk in the middle of the reasoning or the content, nothing waiting (no spelling held,
+        no logprob entries, no delta of the stretch to settle): it gives nothing (``""``) and changes nothing but
+        the two flags :meth:`feed` clears; None when the general path must see it."""
+        if (
+            not self._quick_ok
+            or self._sym.held
+            or self._entries
+            or self._orphans[0]
+            or self._orphans[1]
+            or self._last_text[0] is not None
+            or self._last_text[1] is not None
+        ):
+            return None
+        self._tokens_only = False
+        self._incomplete = False
+        return ""
+
     def _plain_text(self, text: str) -> str | None:
         """Plain token text in the middle of the reasoning or the content, possibly ending in a newline run (held
         back: a marker may follow) or following a held newline run (released with it): the text the current

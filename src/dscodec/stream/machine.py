@@ -389,15 +389,16 @@ class OutputMachine(FastPaths):
         """:meth:`plain_token` for a text chunk (the processor's per-push path for text): a chunk that holds no
         spelling, no start of one and no lone surrogate, with no spelling held from an earlier chunk, is read
         exactly as the same text decoded from ordinary ids. Inside a tool-call block any chunk is read here, as
-        :meth:`feed` reads it (spellings become units; the list of events is then tool-call events only). None,
-        with nothing changed, for any other chunk (and ``""``, whose empty delta comes later) or when
+        :meth:`feed` reads it (spellings become units; the list of events is then tool-call events only). An empty
+        chunk in the middle of the reasoning or the content gives ``""`` (nothing), as :meth:`feed` would. None,
+        with nothing changed, for any other chunk (an empty one elsewhere, or with something waiting) or when
         :meth:`plain_token` declines: then :meth:`feed`.
 
         Raises:
             ModelOutputError: the block parser failed (the machine fails, as with :meth:`feed`).
         """
-        if not text:
-            return None
+        if not text:  # backends send one for a token that completes no character
+            return self._empty_chunk()
         # A spelling, the start of one, the rest of one held from before, or a lone surrogate.
         spelled = (
             self._sym.held
