@@ -789,9 +789,20 @@ def test_switches_name_real_hooks() -> None:
     assert Stage.CONTENT.value == "content"
 
 
-@pytest.mark.parametrize("group", [[True], [1.0], [-1], [5, False], [5, -2], [5, "7"], [len(VOCAB.id_bytes)]])
+#: An ordinary id whose bytes are not whole characters: a group that starts with it is gathered by bytes.
+_PARTIAL = next(i for i, row in enumerate(VOCAB.id_bytes) if row and _partial(row))
+#: A negative number that indexes an ordinary id's row from the end of the table.
+_NEGATIVE = next(-k for k in range(1, len(VOCAB.ordinary_bytes)) if VOCAB.ordinary_bytes[-k] is not None)
+
+
+@pytest.mark.parametrize(
+    "group",
+    [[True], [1.0], [-1], [5, False], [5, -2], [5, "7"], [len(VOCAB.id_bytes)]]
+    + [[_PARTIAL, bad] for bad in (True, False, 1.0, -1, _NEGATIVE, "7", len(VOCAB.id_bytes), 2**40)],
+)
 def test_decoder_decode_plain_refuses_what_is_not_an_ordinary_id(group: list[Any]) -> None:
-    """Bools, floats, negative and unknown ids are left to the caller's checks; nothing is held or cached."""
+    """Bools, floats, negative and unknown ids are left to the caller's checks, also among ids gathered by
+    their bytes; nothing is held or cached."""
     decoder = IncrementalDecoder(VOCAB)
     with pytest.raises(LookupError):
         decoder.decode_plain(group)
