@@ -241,7 +241,7 @@ class StreamProcessor:
                 arguments = self._string_lane(text)
                 if arguments is not None:
                     self._completion_tokens += token_count
-                    return self._argument_lane(arguments, text)
+                    return self._argument_lane(arguments, text) if arguments else []
                 self._string_lane = None
             self._completion_tokens += token_count
             try:
@@ -309,10 +309,10 @@ class StreamProcessor:
             else:
                 self._completion_tokens += len(ids)
                 if self._string_lane is not None:  # the middle of a string argument, as the last push left it
-                    if text:
+                    if text is not None:
                         arguments = self._string_lane(text)
                         if arguments is not None:
-                            return self._argument_lane(arguments, text)
+                            return self._argument_lane(arguments, text) if arguments else []
                     self._string_lane = None
                 try:
                     if text is None:  # special ids (markers) among them: decoded into the machine's units

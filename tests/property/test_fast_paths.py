@@ -349,7 +349,7 @@ def _lane_run(text: str, cuts: list[int], extras: list[tuple[int, str]], starts:
             arguments = lane(chunk)
             if arguments is not None:
                 taken += 1
-                got = [ToolCallDelta(piece[0], arguments, chunk, piece[1])]
+                got = [ToolCallDelta(piece[0], arguments, chunk, piece[1])] if arguments else []
             else:
                 lane = None
         if got is None:

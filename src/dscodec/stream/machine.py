@@ -442,9 +442,9 @@ class OutputMachine(FastPaths):
     def string_lane(self) -> Callable[[str], str | None]:
         """A shortcut for the chunks that continue the current ``string="true"`` value, for a caller that reads
         text there again and again (the processor): the lane reads a chunk as :meth:`plain_chunk` would and
-        returns the argument delta's text (the chunk itself when nothing needs escaping), or None, with nothing
-        changed, for a chunk it does not take (empty, or with ``<``, the start of a spelling or a lone
-        surrogate).
+        returns the argument delta's text (the chunk itself when nothing needs escaping; ``""`` for an empty
+        chunk, which gives no delta), or None, with nothing changed, for a chunk it does not take (one with
+        ``<``, the start of a spelling or a lone surrogate).
 
         Use it only right after :meth:`plain_chunk` or :meth:`plain_token` returned a
         :data:`~dscodec.stream.dsml.StringPiece`, and only until anything else is called on the machine or the
@@ -459,14 +459,9 @@ class OutputMachine(FastPaths):
         append = arguments.append
 
         def lane(text: str) -> str | None:
-            if (
-                not text
-                or _START_A in text
-                or _START_B in text
-                or (not text.isascii() and has_surrogate(text))
-            ):
+            if _START_A in text or _START_B in text or (not text.isascii() and has_surrogate(text)):
                 return None
-            if text.isalnum():
+            if text.isalnum() or not text:
                 escaped = text
             else:  # the text itself when nothing needs escaping
                 literal = string_literal(text)
