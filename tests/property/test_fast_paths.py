@@ -291,6 +291,20 @@ PARAMETERS = st.lists(
 )
 
 
+def _block_text(
+    calls: list[list[tuple[str, str, str]]], *, first: str = "f0", end: str = "</｜DSML｜tool_calls>after"
+) -> str:
+    """A tool-call block of ``calls`` (each a list of parameters: name, ``string`` flag, value) after some
+    answer text; the first call's tool is ``first``, the others ``f1``, ``f2``…; ``end`` follows the last."""
+    text = "Call.\n\n<｜DSML｜tool_calls>\n"
+    for k, params in enumerate(calls):
+        text += f'<｜DSML｜invoke name="{first if k == 0 else f"f{k}"}">\n'
+        for name, flag, value in params:
+            text += f'<｜DSML｜parameter name="{name}" {flag}>{value}</｜DSML｜parameter>\n'
+        text += "</｜DSML｜invoke>\n"
+    return text + end
+
+
 @pytest.mark.parametrize(
     "machine",
     [_NoToolUnits, _NoStringPieceMachine, _NoTagJumpsMachine, _General],
@@ -305,26 +319,10 @@ def test_tool_call_blocks(
     starts: bool,
 ) -> None:
     """Blocks with many small parameters of every kind."""
-    text = "Call.\n\n<｜DSML｜tool_calls>\n"
-    for k, params in enumerate(calls):
-        text += f'<｜DSML｜invoke name="f{k}">\n'
-        for name, flag, value in params:
-            text += f'<｜DSML｜parameter name="{name}" {flag}>{value}</｜DSML｜parameter>\n'
-        text += "</｜DSML｜invoke>\n"
-    text += "</｜DSML｜tool_calls>after"
+    text = _block_text(calls)
     opts = ParsingOptions(starts_in_tool_calls=starts)
     _same(machine, opts, token_steps(text, groups))
     _same(machine, opts, text_steps(text, cuts))
-
-
-def _block_text(calls: list[list[tuple[str, str, str]]]) -> str:
-    text = "Call.\n\n<｜DSML｜tool_calls>\n"
-    for k, params in enumerate(calls):
-        text += f'<｜DSML｜invoke name="f{k}">\n'
-        for name, flag, value in params:
-            text += f'<｜DSML｜parameter name="{name}" {flag}>{value}</｜DSML｜parameter>\n'
-        text += "</｜DSML｜invoke>\n"
-    return text + "</｜DSML｜tool_calls>after"
 
 
 def _lane_run(text: str, cuts: list[int], extras: list[tuple[int, str]], starts: bool) -> int:
@@ -718,13 +716,7 @@ def test_processor_text_fast_path_in_blocks(
     with and without stop sequences, with the end-of-sentence spelling or a lone surrogate in the block, and
     with empty chunks and groups of ids (half a character too) among the chunks, and with some chunks and id
     groups going the general way in the middle of the fast run (which must close the lane)."""
-    text = "Call.\n\n<｜DSML｜tool_calls>\n"
-    for k, params in enumerate(calls):
-        text += f'<｜DSML｜invoke name="{"apply_patch" if k == 0 else f"f{k}"}">\n'
-        for name, flag, value in params:
-            text += f'<｜DSML｜parameter name="{name}" {flag}>{value}</｜DSML｜parameter>\n'
-        text += "</｜DSML｜invoke>\n"
-    text += end
+    text = _block_text(calls, first="apply_patch", end=end)  # the Responses request's custom tool first
     chunks: list[str] = []  # small chunks (a few characters, as a backend sends), so that spellings are cut
     while text:
         size = sizes[len(chunks) % len(sizes)]
