@@ -13,29 +13,38 @@ from dscodec.stream._json_prefix import JsonPrefix
 from dscodec.stream._markers import escape_json_string
 from dscodec.stream.events import Event, ToolCallDelta, ToolCallEnd
 
-__all__ = ["HOLD_LIMIT", "ArgumentWriter", "DeltaKind", "ValueKind", "ValueMode", "held_prefix_ok"]
+__all__ = [
+    "HOLD_LIMIT",
+    "ArgumentWriter",
+    "DeltaKind",
+    "ValueKind",
+    "ValueMode",
+    "held_prefix_ok",
+    "remember_prefix",
+]
 
 #: Longest ``string="false"`` value (in characters) held back to decide whether it is valid JSON (D8).
 HOLD_LIMIT = 64
 #: What held texts of up to :data:`HOLD_LIMIT` characters are: a JSON prefix :class:`JsonPrefix` accepts, and a
 #: whole JSON value. The same short values come again and again (numbers, booleans, small lists), so a held value
-#: that short is checked by its whole text so far, the answer remembered; each memory is emptied when full.
+#: that short is looked up by its whole text so far while that text was seen before (a value gets a checker of
+#: its own at its first text not seen); each memory is emptied when full.
 _PREFIXES: dict[str, bool] = {}
 _VALUES: dict[str, bool] = {}
 _MEMO_LIMIT = 4096
 
 
-def held_prefix_ok(text: str) -> bool:
-    """Whether ``text`` (at most :data:`HOLD_LIMIT` characters) is a JSON prefix the value checker accepts."""
-    found = _PREFIXES.get(text)
-    if found is None:
-        checker = JsonPrefix(max_depth=MAX_DEPTH - 1)
-        checker.feed(text)
-        found = not checker.failed
-        if len(_PREFIXES) >= _MEMO_LIMIT:
-            _PREFIXES.clear()
-        _PREFIXES[text] = found
-    return found
+def held_prefix_ok(text: str) -> bool | None:
+    """Whether ``text`` (at most :data:`HOLD_LIMIT` characters) is a JSON prefix the value checker accepts, as
+    remembered; None when it was not seen (or was forgotten)."""
+    return _PREFIXES.get(text)
+
+
+def remember_prefix(text: str, ok: bool) -> None:
+    """Remember what :func:`held_prefix_ok` answers for ``text``."""
+    if len(_PREFIXES) >= _MEMO_LIMIT:
+        _PREFIXES.clear()
+    _PREFIXES[text] = ok
 
 
 def _held_value_ok(text: str) -> bool:

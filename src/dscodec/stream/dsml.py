@@ -83,7 +83,13 @@ from dscodec.stream._dsml_tags import (
     scan_short,
     tag_step,
 )
-from dscodec.stream._dsml_values import HOLD_LIMIT, ArgumentWriter, ValueMode, held_prefix_ok
+from dscodec.stream._dsml_values import (
+    HOLD_LIMIT,
+    ArgumentWriter,
+    ValueMode,
+    held_prefix_ok,
+    remember_prefix,
+)
 from dscodec.stream._json_prefix import JsonPrefix
 from dscodec.stream._markers import DSML, DSML_HARD, DSML_SOFT, escape_json_string
 from dscodec.stream.events import Event, ToolCallDelta, ToolCallStart
@@ -457,10 +463,15 @@ class BlockParser(ArgumentWriter):
         (nothing done) when it does not fit."""
         length = self._value_len + len(raw)
         if length <= HOLD_LIMIT and self._checker is None:
-            # A short value: checked by its whole text so far (remembered), no checker of its own.
-            ok = held_prefix_ok("".join(self._unsent) + raw if self._unsent else raw)
+            # A short value: checked by its whole text so far when that text was seen before (remembered), else
+            # by a checker of its own from here on (so a value is read whole at most once).
+            held = "".join(self._unsent) + raw if self._unsent else raw
+            ok = held_prefix_ok(held)
             self._unsent.append(raw)
             self._value_len = length
+            if ok is None:
+                ok = not self._checker_now().failed
+                remember_prefix(held, ok)
             if not ok:
                 self._as_string("")
             return True
