@@ -253,13 +253,11 @@ class ArgumentWriter:
         checker = self._checker
         if mode == _HOLD:
             text = "".join(self._unsent)
-            if checker is None:  # a short value (see held_prefix_ok)
-                whole = _held_value_ok(text)
-            else:
-                whole = checker.finish() and checker.complete()
             if not text.strip(TAG_WS) and self._kind == _KIND_JSON:
                 self._emit("null", _VALUETEXT)
-            elif whole:
+            elif (  # a short value is decided by the memory (see held_prefix_ok)
+                _held_value_ok(text) if checker is None else checker.finish() and checker.complete()
+            ):
                 self._emit(text, _VALUETEXT)
             else:
                 self._emit('"' + escape_json_string(text) + '"', _VALUETEXT)

@@ -190,7 +190,9 @@ def escape_json_string(text: str) -> str:
     """JSON string *content* for ``text``: ``"`` and ``\\`` escaped, control characters as ``\\n``/``\\u0001``.
 
     Non-ASCII, ``/`` and U+007F stay raw (behavior.md#dsml-parsing; the same rules as ``json.dumps(ensure_ascii=False)``).
+    ``text`` itself when nothing needs escaping (callers may tell so by identity).
     """
     if text.isalnum():
         return text
-    return string_literal(text)[1:-1]
+    literal = string_literal(text)
+    return text if len(literal) == len(text) + 2 else literal[1:-1]

@@ -58,7 +58,6 @@ import re
 import string
 from collections.abc import Callable
 
-from dscodec._json import string_literal
 from dscodec.stream._dsml_tags import (
     BARE_ATTRIBUTES,
     BARE_PARAMETER,
@@ -206,11 +205,7 @@ class BlockParser(ArgumentWriter):
         :meth:`feed` is needed."""
         if self.state is not _SVALUE or self._skip or self._held or self._delta or "<" in text:
             return None
-        if text.isalnum():
-            escaped = text
-        else:  # escape_json_string, inline; the text itself when nothing needs escaping
-            literal = string_literal(text)
-            escaped = text if len(literal) == len(text) + 2 else literal[1:-1]
+        escaped = escape_json_string(text)  # the text itself when nothing needs escaping
         self._args.append(escaped)
         return (self._index, escaped, text, self._param_name)
 
