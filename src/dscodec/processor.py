@@ -148,12 +148,14 @@ class StreamProcessor:
         # The per-push fast path's decoding call: the decoder's ``decode_plain`` while the response is open, else
         # None (kept by the ``_state`` setter and ``_ensure_decoder``), so one test tells the path it may run.
         self._lane: Callable[[Sequence[int]], str | None] | None = None
-        # The lane through the middle of a ``string="true"`` argument: the machine's (text -> the argument
-        # delta's text) and the writer's (that text -> wire events), open from a push that gave a string piece
-        # until the machine is called any other way (see OutputMachine.string_lane).
-        self._string_lane: Callable[[str], str | None] | None = None
-        self._argument_lane: Callable[[str, str], list[WireEvent]] = _no_lane
-        self._argument_lane_for: tuple[int, str] | None = None
+        # The lane through the middle of a ``string="true"`` argument or of a JSON-mode value: the machine's (text
+        # -> the argument delta's or the content's text) and the writer's (that text and the pushed one -> wire
+        # events), open from a push that gave a string piece or JSON-mode content until the machine is called any
+        # other way (see OutputMachine.string_lane and json_lane).
+        self._machine_lane: Callable[[str], str | None] | None = None
+        self._writer_lane: Callable[[str, str], list[WireEvent]] = _no_lane
+        self._writer_lane_for: tuple[int, str] | None = None
+        self._content_lane: Callable[[str, str], list[WireEvent]] | None = None  # the writer's, made once
         self._failure: str | None = None
         self._error_sent = False
         self._opened = False  # the writer's opening events were made
@@ -170,7 +172,7 @@ class StreamProcessor:
     def _state(self, value: _State) -> None:
         self._status = value
         self._lane = self._decoder.decode_plain if value == "open" and self._decoder is not None else None
-        self._string_lane = None
+        self._machine_lane = None
 
     # -- public API ---------------------------------------------------------------------------------------------
 
@@ -237,12 +239,12 @@ class StreamProcessor:
             # The per-push path for text, its values known good: plain text (no spelling, no start of one) in
             # the middle of a stage is read as the same text from token ids, straight to the writer; any other
             # text goes to the machine's feed.
-            if self._string_lane is not None:  # the middle of a string argument, as the last push left it
-                arguments = self._string_lane(text)
+            if self._machine_lane is not None:  # the middle of a value, as the last push left it
+                arguments = self._machine_lane(text)
                 if arguments is not None:
                     self._completion_tokens += token_count
-                    return self._argument_lane(arguments, text) if arguments else []
-                self._string_lane = None
+                    return self._writer_lane(arguments, text) if arguments else []
+                self._machine_lane = None
             self._completion_tokens += token_count
             try:
                 emitted = self._plain_chunk(text)
@@ -256,15 +258,18 @@ class StreamProcessor:
             if isinstance(emitted, str):
                 if not emitted:
                     return []
-                if self._machine.text_is_reasoning:
+                machine = self._machine
+                if machine.text_is_reasoning:
                     self._reasoning.append(emitted)
                     return self._write_text(True, emitted)
+                if machine.in_json_value:
+                    self._json_lane()
                 return self._write_text(False, emitted)
             if isinstance(emitted, list):
                 # Text inside a tool-call block: tool-call events only (no reasoning, not the output's end).
                 return self._writer.write(emitted) if emitted else []
             return self._string_piece(*emitted)
-        self._string_lane = None
+        self._machine_lane = None
         self._check_open()
         if not isinstance(text, str):
             self._refuse(f"text must be a str, not {type(text).__name__}")
@@ -308,12 +313,14 @@ class StreamProcessor:
                 pass
             else:
                 self._completion_tokens += len(ids)
-                if self._string_lane is not None:  # the middle of a string argument, as the last push left it
+                if self._machine_lane is not None:  # the middle of a value, as the last push left it
                     if text is not None:
-                        arguments = self._string_lane(text)
+                        if not text:  # an id that completes no character: nothing, in either lane
+                            return []
+                        arguments = self._machine_lane(text)
                         if arguments is not None:
-                            return self._argument_lane(arguments, text) if arguments else []
-                    self._string_lane = None
+                            return self._writer_lane(arguments, text) if arguments else []
+                    self._machine_lane = None
                 try:
                     if text is None:  # special ids (markers) among them: decoded into the machine's units
                         machine = self._machine
@@ -328,9 +335,12 @@ class StreamProcessor:
                         elif isinstance(emitted, str):
                             if not emitted:
                                 return []
-                            if self._machine.text_is_reasoning:
+                            machine = self._machine
+                            if machine.text_is_reasoning:
                                 self._reasoning.append(emitted)
                                 return self._write_text(True, emitted)
+                            if machine.in_json_value:
+                                self._json_lane()
                             return self._write_text(False, emitted)
                         elif isinstance(emitted, list):
                             # Other text inside a tool-call block: tool-call events only (no reasoning, not the
@@ -351,7 +361,7 @@ class StreamProcessor:
                     if type(event) is not OutputEnd:
                         return self._writer.write(events)
                 return self._deliver(events, [])
-        self._string_lane = None
+        self._machine_lane = None
         self._check_open()
         checked = self._token_ids(ids)
         decoder = self._ensure_decoder()
@@ -392,7 +402,7 @@ class StreamProcessor:
             )
         if self._state == "finished":
             return []
-        self._string_lane = None
+        self._machine_lane = None
         out = self._begin()
         events = []
         if self._decoder is not None:
@@ -429,11 +439,21 @@ class StreamProcessor:
     def _string_piece(self, index: int, arguments: str, raw: str, parameter: str) -> list[WireEvent]:
         """The wire events of a piece of a ``string="true"`` argument the machine gave; the lane through the rest
         of that value opens (the writer's part is made once per call and parameter)."""
-        self._string_lane = self._machine.string_lane()
-        if self._argument_lane_for != (index, parameter):
-            self._argument_lane = self._writer.argument_lane(index, parameter)
-            self._argument_lane_for = (index, parameter)
+        self._machine_lane = self._machine.string_lane()
+        if self._writer_lane_for != (index, parameter):
+            self._writer_lane = self._writer.argument_lane(index, parameter)
+            self._writer_lane_for = (index, parameter)
         return self._writer.argument(index, arguments, raw, parameter)
+
+    def _json_lane(self) -> None:
+        """The machine gave content in a JSON-mode value: the lane through the rest of it opens when the machine
+        offers one (the writer's part is made once)."""
+        lane = self._machine.json_lane()
+        if lane is not None:
+            self._machine_lane = lane
+            self._writer_lane = self._content_lane or self._writer.content_lane()
+            self._content_lane = self._writer_lane
+            self._writer_lane_for = None
 
     def _check_open(self) -> None:
         if self._state == "finished":

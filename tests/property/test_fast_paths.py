@@ -41,7 +41,14 @@ from dscodec.stream._markers import (
 )
 from dscodec.stream.decoder import IncrementalDecoder, TokenText
 from dscodec.stream.dsml import BlockParser, StringPiece
-from dscodec.stream.events import Event, ReasoningDelta, ToolCallDelta, ToolCallEnd, ToolCallStart
+from dscodec.stream.events import (
+    ContentDelta,
+    Event,
+    ReasoningDelta,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+)
 from dscodec.stream.machine import OutputMachine, Stage
 from dscodec.vocab import Vocabulary
 from tests.property.test_machine_properties import outputs, parsing_options, split
@@ -412,6 +419,121 @@ def test_string_lane_takes_the_middle_of_a_value() -> None:
         [[("path", 'string="true"', "src/main.py"), ("body", 'string="true"', 'a "quoted" 中文 é\n' * 4)]]
     )
     assert _lane_run(text, list(range(0, len(text), 3)), [], starts=False) >= 20
+
+
+def _json_lane_state(machine: OutputMachine) -> tuple[object, ...]:
+    """What a JSON-mode chunk may change in the machine: the position, the stage, the held text with the
+    positions of its characters and its newline count, and the flags a text chunk clears."""
+    return (
+        machine._pos,
+        machine.state,
+        machine.pending_text,
+        machine._pend_pos,
+        machine._nostrip,
+        machine._tokens_only,
+        machine._incomplete,
+    )
+
+
+def _json_lane_run(opts: ParsingOptions, text: str, cuts: list[int], extras: list[tuple[int, str]]) -> int:
+    """Push ``text`` cut at ``cuts`` (with ``extras`` chunks inserted) into two machines: one as the processor
+    does (``plain_chunk``, and the JSON lane from a push that gave content in a JSON-mode value until it declines
+    a chunk), one by ``feed``; the events and what :func:`_json_lane_state` reads must be the same after every
+    push, and the lane is offered only in a JSON-mode value without stop sequences. Returns how many chunks the
+    lane took."""
+    chunks = list(split(text, cuts))
+    for at, extra in extras:
+        chunks.insert(at % (len(chunks) + 1), extra)
+    fast = OutputMachine(opts, tool_call_id_factory=_ids)
+    general = OutputMachine(opts, tool_call_id_factory=_ids)
+    lane = None
+    taken = 0
+    for chunk in chunks:
+        want = general.feed(chunk)
+        got: list[Event] | None = None
+        if lane is not None:
+            content = lane(chunk)
+            if content is not None:
+                taken += 1
+                got = [ContentDelta(content)] if content else []
+            else:
+                lane = None
+        if got is None:
+            out = fast.plain_chunk(chunk)
+            if out is None:
+                got = fast.feed(chunk)
+            else:
+                assert isinstance(out, str)
+                got = [ReasoningDelta(out) if fast.text_is_reasoning else ContentDelta(out)] if out else []
+                if out and not fast.text_is_reasoning and fast.in_json_value:
+                    lane = fast.json_lane()
+        assert got == want
+        assert _json_lane_state(fast) == _json_lane_state(general)
+        if fast.state is not Stage.JSON_VALUE or opts.stop_sequences:
+            assert fast.json_lane() is None
+        if general.state is Stage.FINISHED:  # a stop sequence matched
+            return taken
+    assert fast.close() == general.close()
+    return taken
+
+
+@given(
+    value=JSON_DOCUMENTS,
+    indent=st.sampled_from([None, 0, 2]),
+    fence=st.sampled_from(["", "```json\n"]),
+    after=st.sampled_from(["", "\n```", "\n```\nmore", "\n``", "\n```\n"]),
+    stops=st.lists(st.sampled_from(["\n``", "b"]), max_size=1),
+    sizes=st.lists(st.integers(1, 4), min_size=1, max_size=4),
+    extras=st.lists(
+        st.tuples(
+            st.integers(0, 300),
+            st.sampled_from(["", "\n", "`", "\n`", "``", "\ud800", "<", "｜", "</think>", "é", " x\n"]),
+        ),
+        max_size=3,
+    ),
+)
+def test_json_lane(
+    value: Any,
+    indent: int | None,
+    fence: str,
+    after: str,
+    stops: list[str],
+    sizes: list[int],
+    extras: list[tuple[int, str]],
+) -> None:
+    """The machine's JSON lane gives the events, the position and the held text of its ``feed``, whatever the
+    chunks (small ones, as a backend sends them): empty ones, newlines and backticks (the closing fence may
+    start), lone surrogates, ``<`` and the full-width bar among them; with a stop sequence it never opens."""
+    opts = ParsingOptions(parse_json_output=True, stop_sequences=stops)
+    text = fence + json.dumps({"v": value}, indent=indent, ensure_ascii=False) + after
+    cuts = [0]
+    while cuts[-1] < len(text):
+        cuts.append(cuts[-1] + sizes[len(cuts) % len(sizes)])
+    taken = _json_lane_run(opts, text, cuts, extras)
+    if stops:
+        assert taken == 0
+
+
+def test_json_lane_reads_an_empty_chunk_as_feed_does() -> None:
+    """After ids (a character left incomplete), an empty text chunk through the lane changes what ``feed("")``
+    changes."""
+    opts = ParsingOptions(parse_json_output=True)
+    fast, general = OutputMachine(opts), OutputMachine(opts)
+    for machine in (fast, general):
+        machine.feed_tokens([TokenText(-1, '{"a": "')], incomplete=True)
+    lane = fast.json_lane()
+    assert lane is not None
+    assert _json_lane_state(fast) == _json_lane_state(general)
+    assert lane("") == ""
+    assert general.feed("") == []
+    assert _json_lane_state(fast) == _json_lane_state(general)
+
+
+def test_json_lane_takes_the_middle_of_a_value() -> None:
+    """A long value in small chunks goes through the lane (so the property above tests it)."""
+    opts = ParsingOptions(parse_json_output=True)
+    text = "```json\n" + json.dumps({"items": [{"id": k, "name": f"item {k}"} for k in range(8)]}, indent=2)
+    assert _json_lane_run(opts, text + "\n```\nDone.", list(range(0, len(text), 3)), []) >= 50
 
 
 @given(text=TEXTS, cuts=CUTS)

@@ -60,6 +60,9 @@ class LogprobBook:
     _quick_delta: type[ReasoningDelta | ContentDelta]
     #: Whether the text :meth:`OutputMachine.plain_token` gives goes out as reasoning (else as content).
     text_is_reasoning: bool
+    #: Whether the stage is a JSON-mode value (:meth:`OutputMachine.json_lane` may then give a lane); may stay
+    #: True a while after it ended (the lane itself checks).
+    in_json_value: bool
     # Held text (see :mod:`dscodec.stream._held`).
     _pend: str
     _pend_pos: list[int]

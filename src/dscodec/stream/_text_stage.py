@@ -86,6 +86,7 @@ class TextStages(HeldText):
     def _update_quick(self) -> None:
         self._quick_ok = self._stage in (REASONING, CONTENT) and not self._lead and self._json == JSON_OFF
         self.text_is_reasoning = self._stage is REASONING
+        self.in_json_value = self._stage is Stage.JSON_VALUE  # where json_lane may open
         self._quick_delta = ReasoningDelta if self.text_is_reasoning else ContentDelta
 
     def _text_stage(self, u: str, i: int, base: int) -> int:

@@ -152,6 +152,7 @@ class OutputMachine(FastPaths):
         self._block = None
         # The last string lane made, with the argument list of the call it serves (one lane per call).
         self._string_lane: tuple[list[str], Callable[[str], str | None]] | None = None
+        self._json_lane: Callable[[str], str | None] | None = None  # made on first use
         self._tool_calls = 0
         self._stop_at = 0
         self._lead = False
@@ -472,6 +473,52 @@ class OutputMachine(FastPaths):
             return escaped
 
         self._string_lane = (arguments, lane)
+        return lane
+
+    def json_lane(self) -> Callable[[str], str | None] | None:
+        """A shortcut for the chunks that continue a JSON-mode value, for a caller that reads text there again and
+        again (the processor); None when the machine is not in the middle of one with nothing waiting (no stop
+        sequences, no logprob entries, no spelling held). The lane reads a chunk as :meth:`plain_chunk` would and
+        returns the content text to emit (``""``: nothing yet, as for a newline that the closing fence may
+        follow), or None, with nothing changed, for a chunk it does not take (one that may start the closing fence
+        or a spelling, or holds a lone surrogate).
+
+        Use it only until anything else is called on the machine or the lane declines a chunk: it checks nothing
+        of the machine's state that no chunk it takes can change.
+        """
+        if self._stage is not JSON_VALUE or self._stops is not None or not self._unburdened():
+            return None
+        if self._json_lane is not None:
+            return self._json_lane
+
+        def lane(text: str) -> str | None:
+            # _plain_json_value, inline, after plain_chunk's checks (this is the per-push path).
+            if _START_A in text or _START_B in text or (not text.isascii() and has_surrogate(text)):
+                return None
+            if not text:  # as feed("") here: nothing
+                self._tokens_only = False
+                self._incomplete = False
+                return ""
+            pend = self._pend
+            if pend:
+                full = pend + text
+                if "\n`" in full:
+                    return None  # a closing fence may be coming
+                self._pend = ""
+                self._pend_pos = []
+                self._nostrip = 0
+            else:
+                if "\n`" in text:
+                    return None
+                full = text
+            self._pos = end = self._pos + len(text)
+            if full[-1] == "\n":
+                self._pend = "\n"
+                self._pend_pos = [end - 1]
+                return full[:-1]
+            return full
+
+        self._json_lane = lane
         return lane
 
     def feed_declined(self, text: str) -> list[Event]:

@@ -152,6 +152,14 @@ class ChatChunkWriter(EventWriter):
 
         return lane
 
+    def content_lane(self) -> Callable[[str, str], list[WireEvent]]:
+        before, after = self._content_before, self._content_after
+
+        def lane(piece: str, raw: str) -> list[WireEvent]:
+            return [json_event(f"{before}{string_literal(piece)}{after}")]
+
+        return lane
+
     def _argument_head(self, index: int) -> str:
         """The JSON text of an argument chunk of call ``index`` before the fragment (made once per call)."""
         before = f'{self._head}{{"tool_calls":[{{"index":{index},"function":{{"arguments":'
