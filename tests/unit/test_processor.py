@@ -424,3 +424,46 @@ def test_string_lane_closes_when_a_push_goes_another_way(other_way: str) -> None
         for call in event["choices"][0]["delta"].get("tool_calls", [])
     )
     assert json.loads(arguments) == {"a": "abc de"}
+
+
+@pytest.mark.parametrize("other_way", ["str subclass", "ids in a tuple subclass", "ids with logprobs"])
+def test_json_lane_closes_when_a_push_goes_another_way(other_way: str) -> None:
+    """Pushes through the middle of a JSON-mode value take a lane; a push that goes another way may end the
+    value (here with its closing fence), so the next plain chunks must be read as the content after it."""
+    closing = "}\n```"
+
+    def run(lane: bool) -> list[Any]:
+        p = dscodec.StreamProcessor(
+            _request(
+                messages=[{"role": "user", "content": "Answer in json."}],
+                response_format={"type": "json_object"},
+                stream=True,
+                thinking={"type": "disabled"},
+            ),
+            response_id="r1",
+            model="M",
+            created=7,
+        )
+        log = [p.push_text("```json\n", 1)]
+        for piece in ('{"a":', " 1,", '\n "b"', ": 2\n"):
+            log.append(p.push_text(piece if lane else _Str(piece), 1))
+        if other_way == "str subclass":
+            log.append(p.push_text(_Str(closing), 1))
+        elif other_way == "ids in a tuple subclass":
+            log.append(p.push_tokens(type("Ids", (tuple,), {})(_ids(closing))))
+        else:
+            ids = _ids(closing)
+            log.append(p.push_tokens(ids, [-0.5] * len(ids)))
+        for piece in ("\n", "Done", "\n`", "``"):
+            log.append(p.push_text(piece if lane else _Str(piece), 1))
+        log.append(p.finish("stop"))
+        return [[e.to_dict() for e in events] for events in log]
+
+    with_lane = run(True)
+    assert with_lane == run(False)
+    content = "".join(
+        event["choices"][0]["delta"].get("content") or "" for events in with_lane for event in events
+    )
+    # The value, then only what the content after it becomes (never the text of the chunks after the fence).
+    assert content.startswith('{"a": 1,\n "b": 2\n}')
+    assert "Done" not in content and "`" not in content
