@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from dscodec.stream._held import TAIL_LENGTH
 from dscodec.stream._json_value import JsonValueStage
-from dscodec.stream._markers import EOS_HARD, EOS_SOFT, OPENER_START, symbolize_chunk
+from dscodec.stream._markers import EOS_HARD, EOS_SOFT, OPENER_START
 from dscodec.stream._stages import DISCARD, REASONING
 from dscodec.stream.events import Event, TokenLogprob
 
@@ -158,20 +158,3 @@ class FastPaths(JsonValueStage):
         if block.done:
             self._stage = DISCARD
         return out
-
-    def _tool_chunk(self, text: str) -> list[Event] | None:
-        """:meth:`feed` of a text chunk inside a tool-call block (the caller checks it is in one) with no logprob
-        entries waiting: its units (after what the spelling recogniser held) and the end to hold, as the
-        recogniser makes them, straight to the block parser. None, with nothing changed, when an end is held while
-        stop sequences are set (a stop may end inside it: the general path decides)."""
-        sym = self._sym
-        units, held = symbolize_chunk(sym.held + text if sym.held else text)
-        if held and self._stops is not None:
-            return None
-        sym.held = held
-        self._tokens_only = False
-        self._incomplete = False
-        # The end-of-sentence spelling (no hard sentinel comes from text): the general path.
-        if EOS_SOFT in units:
-            return self._process(units)
-        return self._feed_block(units)

@@ -24,6 +24,7 @@ import re
 from dscodec._json import string_literal
 
 __all__ = [
+    "CHUNK_UNITS",
     "DSML",
     "DSML_HARD",
     "DSML_SOFT",
@@ -136,23 +137,22 @@ def symbolize(s: str) -> tuple[str, str]:
 
 
 #: :func:`symbolize_chunk`'s results for short texts, by text: model output repeats the same pieces of tags again
-#: and again. Started over when full; another thread keeps the dict it holds.
-_CHUNKS: dict[str, tuple[str, str]] = {}
+#: and again (callers on the per-push path look here first, without the call). Emptied when full.
+CHUNK_UNITS: dict[str, tuple[str, str]] = {}
 _CHUNK_LONGEST = 48
 _CHUNK_ENTRIES = 4096
 
 
 def symbolize_chunk(s: str) -> tuple[str, str]:
-    """:func:`symbolize` of ``sanitize_text(s)``, remembered for a short ``s``."""
-    global _CHUNKS
-    found = _CHUNKS.get(s)
+    """:func:`symbolize` of ``sanitize_text(s)``, remembered for a short ``s`` (in :data:`CHUNK_UNITS`)."""
+    found = CHUNK_UNITS.get(s)
     if found is not None:
         return found
     found = symbolize(sanitize_text(s))
     if len(s) <= _CHUNK_LONGEST:
-        if len(_CHUNKS) >= _CHUNK_ENTRIES:
-            _CHUNKS = {}
-        _CHUNKS[s] = found
+        if len(CHUNK_UNITS) >= _CHUNK_ENTRIES:
+            CHUNK_UNITS.clear()
+        CHUNK_UNITS[s] = found
     return found
 
 
@@ -192,7 +192,7 @@ def escape_json_string(text: str) -> str:
     Non-ASCII, ``/`` and U+007F stay raw (behavior.md#dsml-parsing; the same rules as ``json.dumps(ensure_ascii=False)``).
     ``text`` itself when nothing needs escaping (callers may tell so by identity).
     """
-    if text.isalnum():
+    if '"' not in text and "\\" not in text and text.isprintable():  # no control character either
         return text
     literal = string_literal(text)
     return text if len(literal) == len(text) + 2 else literal[1:-1]

@@ -238,10 +238,17 @@ class BlockParser(ArgumentWriter):
                     state = self.state
         elif state is _INVOKE:
             found = _INVOKE_SCANS.get(s)
-            if found is not None and found[0] < 0:  # no tag in the piece: at most its end is held
-                if found[1] < len(s):
-                    self._held = s[found[1] :]
-                return
+            if found is not None:
+                index, end = found
+                if index < 0:  # no tag in the piece: at most its end is held
+                    if end < len(s):
+                        self._held = s[end:]
+                    return
+                if end == len(s) and index < FIRST_CLOSE:  # a parameter tag begins at the piece's end
+                    self.state = _TAG
+                    self._tag = [BARE_ATTRIBUTES] if index == BARE_PARAMETER else []
+                    self._quote = _OUT
+                    return
         elif state is _NVALUE and s and "<" not in s and self._value_mode is _HOLD:
             raw = self._spell(s)  # no closing tag can start in it
             if self._held_piece(raw):

@@ -61,6 +61,7 @@ from dscodec.errors import DscodecError, ModelOutputError, StreamStateError
 from dscodec.stream._dsml_tags import BlockState
 from dscodec.stream._fast import FastPaths
 from dscodec.stream._markers import (
+    CHUNK_UNITS,
     DSML_HARD,
     DSML_SOFT,
     DSML_SPELLING,
@@ -78,6 +79,7 @@ from dscodec.stream._markers import (
     Symbolizer,
     has_surrogate,
     sanitize_text,
+    symbolize_chunk,
 )
 from dscodec.stream._stages import (
     CH_CONTENT,
@@ -415,9 +417,23 @@ class OutputMachine(FastPaths):
             block = self._block
             assert block is not None
             try:
-                if spelled:  # the units the spelling recogniser makes
-                    return self._tool_chunk(text)
-                if block.state is _STRING_VALUE:
+                if spelled:
+                    # The units the spelling recogniser makes (its memory read here first) and the end to hold,
+                    # straight to the block parser; nothing changed when an end is held while stop sequences
+                    # are set (a stop may end inside it: the general path decides).
+                    sym = self._sym
+                    chunk = sym.held + text if sym.held else text
+                    found = CHUNK_UNITS.get(chunk)
+                    units, held = found if found is not None else symbolize_chunk(chunk)
+                    if held and self._stops is not None:
+                        return None
+                    sym.held = held
+                    self._tokens_only = False
+                    self._incomplete = False
+                    if EOS_SOFT in units:  # the end-of-sentence spelling (no hard sentinel comes from text)
+                        return self._process(units)
+                    text = units
+                elif block.state is _STRING_VALUE:
                     delta = block.string_value_piece(text)
                     if delta is not None:
                         self._pos += len(text)
@@ -463,7 +479,7 @@ class OutputMachine(FastPaths):
         def lane(text: str) -> str | None:
             if _START_A in text or _START_B in text or (not text.isascii() and has_surrogate(text)):
                 return None
-            if text.isalnum() or not text:
+            if '"' not in text and "\\" not in text and text.isprintable():  # no control character either
                 escaped = text
             else:  # escape_json_string, inline (this is the per-push path)
                 literal = string_literal(text)
