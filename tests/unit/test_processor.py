@@ -467,3 +467,32 @@ def test_json_lane_closes_when_a_push_goes_another_way(other_way: str) -> None:
     # The value, then only what the content after it becomes (never the text of the chunks after the fence).
     assert content.startswith('{"a": 1,\n "b": 2\n}')
     assert "Done" not in content and "`" not in content
+
+
+def test_a_text_chunk_in_a_block_after_ids_is_read_as_feed_reads_it() -> None:
+    """Ids, then a text chunk inside a tool-call block that ends in the start of a spelling (held), then ids
+    again: the same events as when the text chunk goes the machine's general way."""
+    head = '</think><｜DSML｜tool_calls>\n<｜DSML｜invoke name="f">\n<｜DSML｜parameter name="a" string="true">ab'
+    tail = "cd</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>"
+
+    def run(chunk: str) -> list[Any]:
+        p = dscodec.StreamProcessor(
+            _request(tools=[_TOOL], stream=True),
+            response_id="r1",
+            model="M",
+            created=7,
+            tool_call_id_factory=lambda index: f"call_{index}",
+        )
+        log = [p.start(5, 0)]
+        ids = _ids(head)
+        for k in range(0, len(ids), 2):
+            log.append(p.push_tokens(ids[k : k + 2]))
+        log.append(p.push_text(chunk, 1))
+        ids = _ids(tail)
+        for k in range(0, len(ids), 2):
+            log.append(p.push_tokens(ids[k : k + 2]))
+        log.append(p.finish("stop"))
+        return [[e.to_dict() for e in events] for events in log]
+
+    for chunk in ("x<｜DS", "x｜DSML｜", "x<", "x<｜DSML｜parameter>y"):
+        assert run(chunk) == run(_Str(chunk)), chunk
