@@ -148,14 +148,15 @@ class StreamProcessor:
         # The per-push fast path's decoding call: the decoder's ``decode_plain`` while the response is open, else
         # None (kept by the ``_state`` setter and ``_ensure_decoder``), so one test tells the path it may run.
         self._lane: Callable[[Sequence[int]], str | None] | None = None
-        # The lane through the middle of a ``string="true"`` argument or of a JSON-mode value: the machine's (text
-        # -> the argument delta's or the content's text) and the writer's (that text and the pushed one -> wire
-        # events), open from a push that gave a string piece or JSON-mode content until the machine is called any
-        # other way (see OutputMachine.string_lane and json_lane).
+        # The lane through the middle of a ``string="true"`` argument, of a JSON-mode value, of the reasoning or of
+        # the content: the machine's (text -> the argument delta's or the channel's text) and the writer's (that
+        # text and the pushed one -> wire events), open from a push that gave a string piece or text until the
+        # machine is called any other way (see OutputMachine.string_lane, json_lane and text_lane).
         self._machine_lane: Callable[[str], str | None] | None = None
         self._writer_lane: Callable[[str, str], list[WireEvent]] = _no_lane
         self._writer_lane_for: tuple[int, str] | None = None
         self._content_lane: Callable[[str, str], list[WireEvent]] | None = None  # the writer's, made once
+        self._reasoning_lane: Callable[[str, str], list[WireEvent]] | None = None
         self._failure: str | None = None
         self._error_sent = False
         self._opened = False  # the writer's opening events were made
@@ -261,9 +262,12 @@ class StreamProcessor:
                 machine = self._machine
                 if machine.text_is_reasoning:
                     self._reasoning.append(emitted)
+                    self._text_lane(True)
                     return self._write_text(True, emitted)
                 if machine.in_json_value:
                     self._json_lane()
+                else:
+                    self._text_lane(False)
                 return self._write_text(False, emitted)
             if isinstance(emitted, list):
                 # Text inside a tool-call block: tool-call events only (no reasoning, not the output's end).
@@ -444,6 +448,29 @@ class StreamProcessor:
             self._writer_lane = self._writer.argument_lane(index, parameter)
             self._writer_lane_for = (index, parameter)
         return self._writer.argument(index, arguments, raw, parameter)
+
+    def _text_lane(self, reasoning: bool) -> None:
+        """The machine gave text in the middle of the reasoning (``reasoning``) or the content: the lane through
+        the rest of it opens when the machine offers one (the writer's part is made once per channel; the
+        reasoning's also keeps the text for its token count)."""
+        lane = self._machine.text_lane()
+        if lane is not None:
+            self._machine_lane = lane
+            self._writer_lane_for = None
+            if reasoning:
+                if self._reasoning_lane is None:
+                    append = self._reasoning.append
+                    write = self._write_text
+
+                    def reasoning_lane(piece: str, raw: str) -> list[WireEvent]:
+                        append(piece)
+                        return write(True, piece)
+
+                    self._reasoning_lane = reasoning_lane
+                self._writer_lane = self._reasoning_lane
+            else:
+                self._writer_lane = self._content_lane or self._writer.content_lane()
+                self._content_lane = self._writer_lane
 
     def _json_lane(self) -> None:
         """The machine gave content in a JSON-mode value: the lane through the rest of it opens when the machine

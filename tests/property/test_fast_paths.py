@@ -421,26 +421,29 @@ def test_string_lane_takes_the_middle_of_a_value() -> None:
     assert _lane_run(text, list(range(0, len(text), 3)), [], starts=False) >= 20
 
 
-def _json_lane_state(machine: OutputMachine) -> tuple[object, ...]:
-    """What a JSON-mode chunk may change in the machine: the position, the stage, the held text with the
-    positions of its characters and its newline count, and the flags a text chunk clears."""
+def _lane_state(machine: OutputMachine) -> tuple[object, ...]:
+    """What a text chunk may change in the machine outside a tool-call block: the position, the stage, the held
+    text with the positions of its characters and its newline count, and whether the decoder holds part of a
+    character. (The fast paths may keep a shorter tail to find a partial opener in, and may leave the flag that
+    says no text chunk came yet, as nothing they take is held or waits: the events tell whether they answer the
+    same.)"""
     return (
         machine._pos,
         machine.state,
         machine.pending_text,
         machine._pend_pos,
         machine._nostrip,
-        machine._tokens_only,
         machine._incomplete,
     )
 
 
-def _json_lane_run(opts: ParsingOptions, text: str, cuts: list[int], extras: list[tuple[int, str]]) -> int:
+def _text_lanes_run(opts: ParsingOptions, text: str, cuts: list[int], extras: list[tuple[int, str]]) -> int:
     """Push ``text`` cut at ``cuts`` (with ``extras`` chunks inserted) into two machines: one as the processor
-    does (``plain_chunk``, and the JSON lane from a push that gave content in a JSON-mode value until it declines
-    a chunk), one by ``feed``; the events and what :func:`_json_lane_state` reads must be the same after every
-    push, and the lane is offered only in a JSON-mode value without stop sequences. Returns how many chunks the
-    lane took."""
+    does (``plain_chunk``, and from a push that gave text the machine's lane for where it is, the JSON lane in a
+    JSON-mode value, else the text lane, until the lane declines a chunk), one by ``feed``; the events and what
+    :func:`_lane_state` reads must be the same after every push, and the JSON lane is offered only in a
+    JSON-mode value without stop sequences, the text lane only in the reasoning or the content. Returns how many
+    chunks the lanes took."""
     chunks = list(split(text, cuts))
     for at, extra in extras:
         chunks.insert(at % (len(chunks) + 1), extra)
@@ -452,25 +455,31 @@ def _json_lane_run(opts: ParsingOptions, text: str, cuts: list[int], extras: lis
         want = general.feed(chunk)
         got: list[Event] | None = None
         if lane is not None:
-            content = lane(chunk)
-            if content is not None:
+            delta = ReasoningDelta if fast.text_is_reasoning else ContentDelta
+            piece = lane(chunk)
+            if piece is not None:
                 taken += 1
-                got = [ContentDelta(content)] if content else []
+                got = [delta(piece)] if piece else []
             else:
                 lane = None
         if got is None:
             out = fast.plain_chunk(chunk)
             if out is None:
                 got = fast.feed(chunk)
+            elif isinstance(out, list):
+                got = out
+            elif isinstance(out, tuple):
+                got = [ToolCallDelta(*out)]
             else:
-                assert isinstance(out, str)
                 got = [ReasoningDelta(out) if fast.text_is_reasoning else ContentDelta(out)] if out else []
-                if out and not fast.text_is_reasoning and fast.in_json_value:
-                    lane = fast.json_lane()
+                if out:
+                    lane = fast.json_lane() if fast.in_json_value else fast.text_lane()
         assert got == want
-        assert _json_lane_state(fast) == _json_lane_state(general)
+        assert _lane_state(fast) == _lane_state(general)
         if fast.state is not Stage.JSON_VALUE or opts.stop_sequences:
             assert fast.json_lane() is None
+        if fast.state not in (Stage.REASONING, Stage.CONTENT):
+            assert fast.text_lane() is None
         if general.state is Stage.FINISHED:  # a stop sequence matched
             return taken
     assert fast.close() == general.close()
@@ -509,9 +518,51 @@ def test_json_lane(
     cuts = [0]
     while cuts[-1] < len(text):
         cuts.append(cuts[-1] + sizes[len(cuts) % len(sizes)])
-    taken = _json_lane_run(opts, text, cuts, extras)
+    taken = _text_lanes_run(opts, text, cuts, extras)
     if stops:
         assert taken == 0
+
+
+#: Chunks the lanes must turn down or treat with care: empty ones, newlines and backticks (a closing fence may
+#: start), lone surrogates, ``<`` and the full-width bar (a spelling may start there), a whole marker.
+_LANE_EXTRAS = st.lists(
+    st.tuples(
+        st.integers(0, 300),
+        st.sampled_from(
+            ["", "\n", "\n\n", "`", "\n`", "``", "\ud800", "<", "｜", "</think>", "é", " x\n", "END"]
+        ),
+    ),
+    max_size=3,
+)
+
+
+@given(
+    opts=parsing_options,
+    text=TEXTS,
+    sizes=st.lists(st.integers(1, 4), min_size=1, max_size=4),
+    extras=_LANE_EXTRAS,
+)
+def test_text_lane(opts: ParsingOptions, text: str, sizes: list[int], extras: list[tuple[int, str]]) -> None:
+    """The machine's text lane (and its JSON lane) give the events, the position and the held text of its
+    ``feed``, whatever the options and the chunks."""
+    cuts = [0]
+    while cuts[-1] < len(text):
+        cuts.append(cuts[-1] + sizes[len(cuts) % len(sizes)])
+    _text_lanes_run(opts, text, cuts, extras)
+
+
+def test_text_lane_takes_the_middle_of_the_reasoning_and_the_content() -> None:
+    """Prose in small chunks goes through the lane (so the property above tests it), with and without tools and
+    stop sequences, with chunks it must turn down among them."""
+    text = "Let me think about it.\n\nFirst, the 中文 part.</think>\n\nHere is the answer, in a few words.\nDone."
+    for opts in (
+        ParsingOptions(thinking_initial_stage="reasoning_start"),
+        ParsingOptions(
+            thinking_initial_stage="reasoning_start", parse_tool_calls=True, stop_sequences=["END"]
+        ),
+    ):
+        extras = [(4, "｜"), (6, ""), (8, "｜DS"), (10, "\ud800"), (12, "<"), (14, "é")]
+        assert _text_lanes_run(opts, text, list(range(0, len(text), 3)), extras) >= 12
 
 
 def test_json_lane_reads_an_empty_chunk_as_feed_does() -> None:
@@ -523,17 +574,18 @@ def test_json_lane_reads_an_empty_chunk_as_feed_does() -> None:
         machine.feed_tokens([TokenText(-1, '{"a": "')], incomplete=True)
     lane = fast.json_lane()
     assert lane is not None
-    assert _json_lane_state(fast) == _json_lane_state(general)
+    assert _lane_state(fast) == _lane_state(general)
     assert lane("") == ""
     assert general.feed("") == []
-    assert _json_lane_state(fast) == _json_lane_state(general)
+    assert _lane_state(fast) == _lane_state(general)
+    assert fast._tokens_only is general._tokens_only is False
 
 
 def test_json_lane_takes_the_middle_of_a_value() -> None:
     """A long value in small chunks goes through the lane (so the property above tests it)."""
     opts = ParsingOptions(parse_json_output=True)
     text = "```json\n" + json.dumps({"items": [{"id": k, "name": f"item {k}"} for k in range(8)]}, indent=2)
-    assert _json_lane_run(opts, text + "\n```\nDone.", list(range(0, len(text), 3)), []) >= 50
+    assert _text_lanes_run(opts, text + "\n```\nDone.", list(range(0, len(text), 3)), []) >= 50
 
 
 @given(text=TEXTS, cuts=CUTS)

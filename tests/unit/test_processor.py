@@ -496,3 +496,34 @@ def test_a_text_chunk_in_a_block_after_ids_is_read_as_feed_reads_it() -> None:
 
     for chunk in ("x<｜DS", "x｜DSML｜", "x<", "x<｜DSML｜parameter>y"):
         assert run(chunk) == run(_Str(chunk)), chunk
+
+
+@pytest.mark.parametrize("other_way", ["str subclass", "ids in a tuple subclass", "ids with logprobs"])
+def test_text_lane_closes_when_a_push_goes_another_way(other_way: str) -> None:
+    """Pushes through the middle of the reasoning take a lane; a push that goes another way may end it (here
+    with ``</think>``), so the next plain chunks must be read as the content (and the reasoning counted as
+    far as it went)."""
+    closing = "</think>"
+
+    def run(lane: bool) -> list[Any]:
+        p = dscodec.StreamProcessor(_request(stream=True), response_id="r1", model="M", created=7)
+        log = [p.push_text("Let", 1)]
+        for piece in (" me", " think", " a", " bit."):
+            log.append(p.push_text(piece if lane else _Str(piece), 1))
+        if other_way == "str subclass":
+            log.append(p.push_text(_Str(closing), 1))
+        elif other_way == "ids in a tuple subclass":
+            log.append(p.push_tokens(type("Ids", (tuple,), {})(_ids(closing))))
+        else:
+            ids = _ids(closing)
+            log.append(p.push_tokens(ids, [-0.5] * len(ids)))
+        for piece in ("\n\n", "The", " answer", "."):
+            log.append(p.push_text(piece if lane else _Str(piece), 1))
+        log.append(p.finish("stop"))
+        return [[e.to_dict() for e in events] for events in log]
+
+    with_lane = run(True)
+    assert with_lane == run(False)
+    deltas = [event["choices"][0]["delta"] for events in with_lane for event in events if event["choices"]]
+    assert "".join(d.get("reasoning_content") or "" for d in deltas) == "Let me think a bit."
+    assert "".join(d.get("content") or "" for d in deltas) == "The answer."

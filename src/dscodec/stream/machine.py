@@ -155,6 +155,7 @@ class OutputMachine(FastPaths):
         # The last string lane made, with the argument list of the call it serves (one lane per call).
         self._string_lane: tuple[list[str], Callable[[str], str | None]] | None = None
         self._json_lane: Callable[[str], str | None] | None = None  # made on first use
+        self._text_lane: Callable[[str], str | None] | None = None  # made on first use
         self._tool_calls = 0
         self._stop_at = 0
         self._lead = False
@@ -489,6 +490,27 @@ class OutputMachine(FastPaths):
             return escaped
 
         self._string_lane = (arguments, lane)
+        return lane
+
+    def text_lane(self) -> Callable[[str], str | None] | None:
+        """:meth:`json_lane` for the middle of the reasoning or the content (the channel
+        :attr:`text_is_reasoning` tells, which no chunk the lane takes changes); None when the machine is not
+        there with nothing waiting."""
+        if not self._quick_ok or not self._unburdened():
+            return None
+        if self._text_lane is not None:
+            return self._text_lane
+        plain_text = self._plain_text
+        empty_chunk = self._empty_chunk
+
+        def lane(text: str) -> str | None:
+            if not text:
+                return empty_chunk()
+            if _START_A in text or _START_B in text or (not text.isascii() and has_surrogate(text)):
+                return None
+            return plain_text(text)
+
+        self._text_lane = lane
         return lane
 
     def json_lane(self) -> Callable[[str], str | None] | None:
