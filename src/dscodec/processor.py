@@ -60,8 +60,8 @@ _FAST_COUNT_LIMIT = 1 << 62
 
 
 def _no_lane(arguments: str, raw: str) -> list[WireEvent]:
-    """The writer's part of the string lane before one opened (never called: the machine's part is None)."""
-    raise AssertionError("no string lane is open")
+    """The writer's part of a lane before one opened (never called: the machine's part is None)."""
+    raise AssertionError("no lane is open")
 
 
 #: What a ``-inf`` log probability becomes (the value vLLM's OpenAI-compatible server writes for it).
