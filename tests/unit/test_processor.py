@@ -386,6 +386,17 @@ _TOOL = {"type": "function", "function": {"name": "f", "parameters": {"type": "o
 _CALL_START = '<｜DSML｜tool_calls>\n<｜DSML｜invoke name="f">\n<｜DSML｜parameter name="a" string="true">'
 
 
+def _push_another_way(p: dscodec.StreamProcessor, other_way: str, text: str) -> list[Any]:
+    """Push ``text`` a way no lane takes: as a ``str`` subclass, as ids in a tuple subclass, or as ids with
+    logprobs."""
+    if other_way == "str subclass":
+        return p.push_text(_Str(text), 1)
+    ids = _ids(text)
+    if other_way == "ids in a tuple subclass":
+        return p.push_tokens(type("Ids", (tuple,), {})(ids))
+    return p.push_tokens(ids, [-0.5] * len(ids))
+
+
 @pytest.mark.parametrize("other_way", ["str subclass", "ids in a tuple subclass", "ids with logprobs"])
 def test_string_lane_closes_when_a_push_goes_another_way(other_way: str) -> None:
     """Pushes through the middle of a string argument take a lane; a push that goes another way may end the
@@ -403,13 +414,7 @@ def test_string_lane_closes_when_a_push_goes_another_way(other_way: str) -> None
         log = [p.push_text(_CALL_START, 1)]
         for piece in ("ab", "c d", "e"):
             log.append(p.push_text(piece if lane else _Str(piece), 1))
-        if other_way == "str subclass":
-            log.append(p.push_text(_Str(closing), 1))
-        elif other_way == "ids in a tuple subclass":
-            log.append(p.push_tokens(type("Ids", (tuple,), {})(_ids(closing))))
-        else:
-            ids = _ids(closing)
-            log.append(p.push_tokens(ids, [-0.5] * len(ids)))
+        log.append(_push_another_way(p, other_way, closing))
         for piece in ("\n", "x", "\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>"):
             log.append(p.push_text(piece if lane else _Str(piece), 1))
         log.append(p.finish("stop"))
@@ -447,13 +452,7 @@ def test_json_lane_closes_when_a_push_goes_another_way(other_way: str) -> None:
         log = [p.push_text("```json\n", 1)]
         for piece in ('{"a":', " 1,", '\n "b"', ": 2\n"):
             log.append(p.push_text(piece if lane else _Str(piece), 1))
-        if other_way == "str subclass":
-            log.append(p.push_text(_Str(closing), 1))
-        elif other_way == "ids in a tuple subclass":
-            log.append(p.push_tokens(type("Ids", (tuple,), {})(_ids(closing))))
-        else:
-            ids = _ids(closing)
-            log.append(p.push_tokens(ids, [-0.5] * len(ids)))
+        log.append(_push_another_way(p, other_way, closing))
         for piece in ("\n", "Done", "\n`", "``"):
             log.append(p.push_text(piece if lane else _Str(piece), 1))
         log.append(p.finish("stop"))
@@ -510,13 +509,7 @@ def test_text_lane_closes_when_a_push_goes_another_way(other_way: str) -> None:
         log = [p.push_text("Let", 1)]
         for piece in (" me", " think", " a", " bit."):
             log.append(p.push_text(piece if lane else _Str(piece), 1))
-        if other_way == "str subclass":
-            log.append(p.push_text(_Str(closing), 1))
-        elif other_way == "ids in a tuple subclass":
-            log.append(p.push_tokens(type("Ids", (tuple,), {})(_ids(closing))))
-        else:
-            ids = _ids(closing)
-            log.append(p.push_tokens(ids, [-0.5] * len(ids)))
+        log.append(_push_another_way(p, other_way, closing))
         for piece in ("\n\n", "The", " answer", "."):
             log.append(p.push_text(piece if lane else _Str(piece), 1))
         log.append(p.finish("stop"))
