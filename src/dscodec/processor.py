@@ -262,12 +262,9 @@ class StreamProcessor:
                 machine = self._machine
                 if machine.text_is_reasoning:
                     self._reasoning.append(emitted)
-                    self._text_lane(True)
+                    self._open_lane(machine.text_lane(), True)
                     return self._write_text(True, emitted)
-                if machine.in_json_value:
-                    self._json_lane()
-                else:
-                    self._text_lane(False)
+                self._open_lane(machine.json_lane() if machine.in_json_value else machine.text_lane(), False)
                 return self._write_text(False, emitted)
             if isinstance(emitted, list):
                 # Text inside a tool-call block: tool-call events only (no reasoning, not the output's end).
@@ -344,7 +341,7 @@ class StreamProcessor:
                                 self._reasoning.append(emitted)
                                 return self._write_text(True, emitted)
                             if machine.in_json_value:
-                                self._json_lane()
+                                self._open_lane(machine.json_lane(), False)
                             return self._write_text(False, emitted)
                         elif isinstance(emitted, list):
                             # Other text inside a tool-call block: tool-call events only (no reasoning, not the
@@ -449,38 +446,29 @@ class StreamProcessor:
             self._writer_lane_for = (index, parameter)
         return self._writer.argument(index, arguments, raw, parameter)
 
-    def _text_lane(self, reasoning: bool) -> None:
-        """The machine gave text in the middle of the reasoning (``reasoning``) or the content: the lane through
-        the rest of it opens when the machine offers one (the writer's part is made once per channel; the
-        reasoning's also keeps the text for its token count)."""
-        lane = self._machine.text_lane()
-        if lane is not None:
-            self._machine_lane = lane
-            self._writer_lane_for = None
-            if reasoning:
-                if self._reasoning_lane is None:
-                    append = self._reasoning.append
-                    write = self._write_text
+    def _open_lane(self, lane: Callable[[str], str | None] | None, reasoning: bool) -> None:
+        """The machine gave text in the middle of the reasoning (``reasoning``), the content or a JSON-mode value,
+        and ``lane`` is what it offers for the rest of it (``text_lane()`` or ``json_lane()``; None: no lane). The
+        writer's part is made once per channel; the reasoning's also keeps the text for its token count."""
+        if lane is None:
+            return
+        self._machine_lane = lane
+        self._writer_lane_for = None
+        if reasoning:
+            if self._reasoning_lane is None:
+                append = self._reasoning.append
+                write = self._write_text
 
-                    def reasoning_lane(piece: str, raw: str) -> list[WireEvent]:
-                        append(piece)
-                        return write(True, piece)
+                def reasoning_lane(piece: str, raw: str) -> list[WireEvent]:
+                    append(piece)
+                    return write(True, piece)
 
-                    self._reasoning_lane = reasoning_lane
-                self._writer_lane = self._reasoning_lane
-            else:
-                self._writer_lane = self._content_lane or self._writer.content_lane()
-                self._content_lane = self._writer_lane
-
-    def _json_lane(self) -> None:
-        """The machine gave content in a JSON-mode value: the lane through the rest of it opens when the machine
-        offers one (the writer's part is made once)."""
-        lane = self._machine.json_lane()
-        if lane is not None:
-            self._machine_lane = lane
-            self._writer_lane = self._content_lane or self._writer.content_lane()
-            self._content_lane = self._writer_lane
-            self._writer_lane_for = None
+                self._reasoning_lane = reasoning_lane
+            self._writer_lane = self._reasoning_lane
+        else:
+            if self._content_lane is None:
+                self._content_lane = self._writer.content_lane()
+            self._writer_lane = self._content_lane
 
     def _check_open(self) -> None:
         if self._state == "finished":
