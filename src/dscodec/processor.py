@@ -230,6 +230,19 @@ class StreamProcessor:
             ModelOutputError: ``text`` is no ``str`` or ``token_count`` is out of bounds (the processor then
                 fails; send :meth:`fail`'s events).
         """
+        lane = self._machine_lane
+        if (  # a lane is open only while the response is (the ``_state`` setter closes it)
+            lane is not None
+            and type(text) is str
+            and type(token_count) is int
+            and 0 <= token_count < _FAST_COUNT_LIMIT
+            and self._completion_tokens < _FAST_COUNT_LIMIT
+        ):
+            # The middle of a value or a channel, as the last push left it: the lanes' per-push path.
+            arguments = lane(text)
+            if arguments is not None:
+                self._completion_tokens += token_count
+                return self._writer_lane(arguments, text) if arguments else []
         if (
             self._status == "open"
             and type(text) is str
@@ -240,12 +253,7 @@ class StreamProcessor:
             # The per-push path for text, its values known good: plain text (no spelling, no start of one) in
             # the middle of a stage is read as the same text from token ids, straight to the writer; any other
             # text goes to the machine's feed.
-            if self._machine_lane is not None:  # the middle of a value, as the last push left it
-                arguments = self._machine_lane(text)
-                if arguments is not None:
-                    self._completion_tokens += token_count
-                    return self._writer_lane(arguments, text) if arguments else []
-                self._machine_lane = None
+            self._machine_lane = None
             self._completion_tokens += token_count
             try:
                 emitted = self._plain_chunk(text)
