@@ -151,8 +151,11 @@ class StreamProcessor:
         # The lane through the middle of a ``string="true"`` argument, of a JSON-mode value, of the reasoning or of
         # the content: the machine's (text -> the argument delta's or the channel's text) and the writer's (that
         # text and the pushed one -> wire events), open from a push that gave a string piece or text until the
-        # machine is called any other way (see OutputMachine.string_lane, json_lane and text_lane).
+        # machine is called any other way (see OutputMachine.string_lane, json_lane and text_lane). ``_id_lane`` is
+        # the lane for the text of ordinary ids: the same one, or one that reads token text only (token_lane), which
+        # a text chunk must not take (it may hold a spelling).
         self._machine_lane: Callable[[str], str | None] | None = None
+        self._id_lane: Callable[[str], str | None] | None = None
         self._writer_lane: Callable[[str, str], list[WireEvent]] = _no_lane
         self._writer_lane_for: tuple[int, str] | None = None
         self._content_lane: Callable[[str, str], list[WireEvent]] | None = None  # the writer's, made once
@@ -173,7 +176,7 @@ class StreamProcessor:
     def _state(self, value: _State) -> None:
         self._status = value
         self._lane = self._decoder.decode_plain if value == "open" and self._decoder is not None else None
-        self._machine_lane = None
+        self._machine_lane = self._id_lane = None
 
     # -- public API ---------------------------------------------------------------------------------------------
 
@@ -253,7 +256,7 @@ class StreamProcessor:
             # The per-push path for text, its values known good: plain text (no spelling, no start of one) in
             # the middle of a stage is read as the same text from token ids, straight to the writer; any other
             # text goes to the machine's feed.
-            self._machine_lane = None
+            self._machine_lane = self._id_lane = None
             self._completion_tokens += token_count
             try:
                 emitted = self._plain_chunk(text)
@@ -278,7 +281,7 @@ class StreamProcessor:
                 # Text inside a tool-call block: tool-call events only (no reasoning, not the output's end).
                 return self._writer.write(emitted) if emitted else []
             return self._string_piece(*emitted)
-        self._machine_lane = None
+        self._machine_lane = self._id_lane = None
         self._check_open()
         if not isinstance(text, str):
             self._refuse(f"text must be a str, not {type(text).__name__}")
@@ -322,14 +325,15 @@ class StreamProcessor:
                 pass
             else:
                 self._completion_tokens += len(ids)
-                if self._machine_lane is not None:  # the middle of a value, as the last push left it
+                lane = self._id_lane
+                if lane is not None:  # the middle of a value or a channel, as the last push left it
                     if text is not None:
-                        if not text:  # an id that completes no character: nothing, in either lane
+                        if not text:  # an id that completes no character: nothing, in any lane
                             return []
-                        arguments = self._machine_lane(text)
+                        arguments = lane(text)
                         if arguments is not None:
                             return self._writer_lane(arguments, text) if arguments else []
-                    self._machine_lane = None
+                    self._machine_lane = self._id_lane = None
                 try:
                     if text is None:  # special ids (markers) among them: decoded into the machine's units
                         machine = self._machine
@@ -347,9 +351,12 @@ class StreamProcessor:
                             machine = self._machine
                             if machine.text_is_reasoning:
                                 self._reasoning.append(emitted)
+                                self._open_lane(machine.token_lane(), True, ids_only=True)
                                 return self._write_text(True, emitted)
                             if machine.in_json_value:
                                 self._open_lane(machine.json_lane(), False)
+                            else:
+                                self._open_lane(machine.token_lane(), False, ids_only=True)
                             return self._write_text(False, emitted)
                         elif isinstance(emitted, list):
                             # Other text inside a tool-call block: tool-call events only (no reasoning, not the
@@ -370,7 +377,7 @@ class StreamProcessor:
                     if type(event) is not OutputEnd:
                         return self._writer.write(events)
                 return self._deliver(events, [])
-        self._machine_lane = None
+        self._machine_lane = self._id_lane = None
         self._check_open()
         checked = self._token_ids(ids)
         decoder = self._ensure_decoder()
@@ -411,7 +418,7 @@ class StreamProcessor:
             )
         if self._state == "finished":
             return []
-        self._machine_lane = None
+        self._machine_lane = self._id_lane = None
         out = self._begin()
         events = []
         if self._decoder is not None:
@@ -448,19 +455,23 @@ class StreamProcessor:
     def _string_piece(self, index: int, arguments: str, raw: str, parameter: str) -> list[WireEvent]:
         """The wire events of a piece of a ``string="true"`` argument the machine gave; the lane through the rest
         of that value opens (the writer's part is made once per call and parameter)."""
-        self._machine_lane = self._machine.string_lane()
+        self._machine_lane = self._id_lane = self._machine.string_lane()
         if self._writer_lane_for != (index, parameter):
             self._writer_lane = self._writer.argument_lane(index, parameter)
             self._writer_lane_for = (index, parameter)
         return self._writer.argument(index, arguments, raw, parameter)
 
-    def _open_lane(self, lane: Callable[[str], str | None] | None, reasoning: bool) -> None:
+    def _open_lane(
+        self, lane: Callable[[str], str | None] | None, reasoning: bool, *, ids_only: bool = False
+    ) -> None:
         """The machine gave text in the middle of the reasoning (``reasoning``), the content or a JSON-mode value,
-        and ``lane`` is what it offers for the rest of it (``text_lane()`` or ``json_lane()``; None: no lane). The
-        writer's part is made once per channel; the reasoning's also keeps the text for its token count."""
+        and ``lane`` is what it offers for the rest of it (``text_lane()``, ``json_lane()`` or, for the text of
+        ordinary ids only (``ids_only``), ``token_lane()``; None: no lane). The writer's part is made once per
+        channel; the reasoning's also keeps the text for its token count."""
         if lane is None:
             return
-        self._machine_lane = lane
+        self._machine_lane = None if ids_only else lane
+        self._id_lane = lane
         self._writer_lane_for = None
         if reasoning:
             if self._reasoning_lane is None:

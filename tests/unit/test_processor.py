@@ -520,3 +520,26 @@ def test_text_lane_closes_when_a_push_goes_another_way(other_way: str) -> None:
     deltas = [event["choices"][0]["delta"] for events in with_lane for event in events if event["choices"]]
     assert "".join(d.get("reasoning_content") or "" for d in deltas) == "Let me think a bit."
     assert "".join(d.get("content") or "" for d in deltas) == "The answer."
+
+
+@pytest.mark.parametrize("channel", ["reasoning", "content"])
+def test_a_text_chunk_after_ids_is_read_as_feed_reads_it(channel: str) -> None:
+    """Ids in the middle of the reasoning or the content take a lane that reads token text only; a text chunk
+    after them (a spelling, the start of one, a lone surrogate) must be read as the machine's general way reads
+    it, and ids after it as ids."""
+    head = "Let me think a bit" if channel == "reasoning" else "Sure.</think>The answer is"
+
+    def run(chunk: str) -> list[Any]:
+        p = dscodec.StreamProcessor(_request(stream=True), response_id="r1", model="M", created=7)
+        log = [p.start(5, 0)]
+        ids = _ids(head)
+        for k in range(0, len(ids), 2):
+            log.append(p.push_tokens(ids[k : k + 2]))
+        log.append(p.push_text(chunk, 1))
+        for k in range(0, 4, 2):
+            log.append(p.push_tokens(_ids(" more words")[k : k + 2]))
+        log.append(p.finish("stop"))
+        return [[e.to_dict() for e in events] for events in log]
+
+    for chunk in ("x<｜end▁of▁sentence｜>", "<｜DSML｜tool_calls>", "</think>", "x<｜", "\ud800", " plain"):
+        assert run(chunk) == run(_Str(chunk)), chunk

@@ -492,6 +492,18 @@ class OutputMachine(FastPaths):
         self._string_lane = (arguments, lane)
         return lane
 
+    def token_lane(self) -> Callable[[str], str | None] | None:
+        """:meth:`text_lane` for the text of ordinary ids, which holds no spelling to look for: the lane reads
+        text (not empty) as :meth:`plain_token` would and returns the channel's text (``""``: nothing yet), or None,
+        with nothing changed, for text it does not take (one that may hold a marker). None when the machine is not
+        in the middle of the reasoning or the content with nothing waiting.
+
+        Never give the lane a text chunk (it may hold a spelling); use it as :meth:`text_lane` is used.
+        """
+        if not self._quick_ok or not self._unburdened():
+            return None
+        return self._plain_text
+
     def text_lane(self) -> Callable[[str], str | None] | None:
         """:meth:`json_lane` for the middle of the reasoning or the content (the channel
         :attr:`text_is_reasoning` tells, which no chunk the lane takes changes); None when the machine is not
