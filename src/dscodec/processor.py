@@ -353,10 +353,7 @@ class StreamProcessor:
                                 self._reasoning.append(emitted)
                                 self._open_lane(machine.token_lane(), True, ids_only=True)
                                 return self._write_text(True, emitted)
-                            if machine.in_json_value:
-                                self._open_lane(machine.json_lane(), False)
-                            else:
-                                self._open_lane(machine.token_lane(), False, ids_only=True)
+                            self._open_lane(machine.token_lane(), False, ids_only=True)
                             return self._write_text(False, emitted)
                         elif isinstance(emitted, list):
                             # Other text inside a tool-call block: tool-call events only (no reasoning, not the

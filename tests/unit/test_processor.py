@@ -522,15 +522,25 @@ def test_text_lane_closes_when_a_push_goes_another_way(other_way: str) -> None:
     assert "".join(d.get("content") or "" for d in deltas) == "The answer."
 
 
-@pytest.mark.parametrize("channel", ["reasoning", "content"])
+@pytest.mark.parametrize("channel", ["reasoning", "content", "JSON value"])
 def test_a_text_chunk_after_ids_is_read_as_feed_reads_it(channel: str) -> None:
-    """Ids in the middle of the reasoning or the content take a lane that reads token text only; a text chunk
-    after them (a spelling, the start of one, a lone surrogate) must be read as the machine's general way reads
-    it, and ids after it as ids."""
-    head = "Let me think a bit" if channel == "reasoning" else "Sure.</think>The answer is"
+    """Ids in the middle of the reasoning, the content or a JSON-mode value take a lane that reads token text
+    only; a text chunk after them (a spelling, the start of one, a lone surrogate, the closing fence) must be
+    read as the machine's general way reads it, and ids after it as ids."""
+    head = {
+        "reasoning": "Let me think a bit",
+        "content": "Sure.</think>The answer is",
+        "JSON value": '```json\n{"a": 1,',
+    }[channel]
+    json_mode = {
+        "messages": [{"role": "user", "content": "Answer in json."}],
+        "response_format": {"type": "json_object"},
+        "thinking": {"type": "disabled"},
+    }
+    request = _request(stream=True, **(json_mode if channel == "JSON value" else {}))
 
     def run(chunk: str) -> list[Any]:
-        p = dscodec.StreamProcessor(_request(stream=True), response_id="r1", model="M", created=7)
+        p = dscodec.StreamProcessor(request, response_id="r1", model="M", created=7)
         log = [p.start(5, 0)]
         ids = _ids(head)
         for k in range(0, len(ids), 2):
@@ -541,5 +551,13 @@ def test_a_text_chunk_after_ids_is_read_as_feed_reads_it(channel: str) -> None:
         log.append(p.finish("stop"))
         return [[e.to_dict() for e in events] for events in log]
 
-    for chunk in ("x<｜end▁of▁sentence｜>", "<｜DSML｜tool_calls>", "</think>", "x<｜", "\ud800", " plain"):
+    for chunk in (
+        "x<｜end▁of▁sentence｜>",
+        "<｜DSML｜tool_calls>",
+        "</think>",
+        "x<｜",
+        "\ud800",
+        "}\n```",
+        " plain",
+    ):
         assert run(chunk) == run(_Str(chunk)), chunk

@@ -493,16 +493,21 @@ class OutputMachine(FastPaths):
         return lane
 
     def token_lane(self) -> Callable[[str], str | None] | None:
-        """:meth:`text_lane` for the text of ordinary ids, which holds no spelling to look for: the lane reads
-        text (not empty) as :meth:`plain_token` would and returns the channel's text (``""``: nothing yet), or None,
-        with nothing changed, for text it does not take (one that may hold a marker). None when the machine is not
-        in the middle of the reasoning or the content with nothing waiting.
+        """:meth:`text_lane` and :meth:`json_lane` for the text of ordinary ids, which holds no spelling to look
+        for: the lane reads text (not empty) as :meth:`plain_token` would and returns the channel's text (``""``:
+        nothing yet), or None, with nothing changed, for text it does not take (one that may hold a marker or the
+        closing fence). None when the machine is not in the middle of the reasoning, the content or a JSON-mode
+        value (without stop sequences) with nothing waiting.
 
         Never give the lane a text chunk (it may hold a spelling); use it as :meth:`text_lane` is used.
         """
-        if not self._quick_ok or not self._unburdened():
+        if not self._unburdened():
             return None
-        return self._plain_text
+        if self._quick_ok:
+            return self._plain_text
+        if self._stage is JSON_VALUE and self._stops is None:
+            return self._plain_json_value
+        return None
 
     def text_lane(self) -> Callable[[str], str | None] | None:
         """:meth:`json_lane` for the middle of the reasoning or the content (the channel
