@@ -233,54 +233,50 @@ class StreamProcessor:
             ModelOutputError: ``text`` is no ``str`` or ``token_count`` is out of bounds (the processor then
                 fails; send :meth:`fail`'s events).
         """
-        lane = self._machine_lane
-        if (  # a lane is open only while the response is (the ``_state`` setter closes it)
-            lane is not None
-            and type(text) is str
-            and type(token_count) is int
-            and 0 <= token_count < _FAST_COUNT_LIMIT
-            and self._completion_tokens < _FAST_COUNT_LIMIT
-        ):
-            # The middle of a value or a channel, as the last push left it: the lanes' per-push path.
-            arguments = lane(text)
-            if arguments is not None:
-                self._completion_tokens += token_count
-                return self._writer_lane(arguments, text) if arguments else []
         if (
-            self._status == "open"
-            and type(text) is str
+            type(text) is str
             and type(token_count) is int
             and 0 <= token_count < _FAST_COUNT_LIMIT
             and self._completion_tokens < _FAST_COUNT_LIMIT
         ):
-            # The per-push path for text, its values known good: plain text (no spelling, no start of one) in
-            # the middle of a stage is read as the same text from token ids, straight to the writer; any other
-            # text goes to the machine's feed.
-            self._machine_lane = self._id_lane = None
-            self._completion_tokens += token_count
-            try:
-                emitted = self._plain_chunk(text)
+            lane = self._machine_lane  # open only while the response is (the ``_state`` setter closes it)
+            if lane is not None:
+                # The middle of a value or a channel, as the last push left it: the lanes' per-push path.
+                arguments = lane(text)
+                if arguments is not None:
+                    self._completion_tokens += token_count
+                    return self._writer_lane(arguments, text) if arguments else []
+            if self._status == "open":
+                # The per-push path for text, its values known good: plain text (no spelling, no start of one) in
+                # the middle of a stage is read as the same text from token ids, straight to the writer; any other
+                # text goes to the machine's feed.
+                self._machine_lane = self._id_lane = None
+                self._completion_tokens += token_count
+                try:
+                    emitted = self._plain_chunk(text)
+                    if emitted is None:
+                        events = self._machine.feed(text)
+                except DscodecError as exc:
+                    self._failed(exc, [])
+                    raise
                 if emitted is None:
-                    events = self._machine.feed(text)
-            except DscodecError as exc:
-                self._failed(exc, [])
-                raise
-            if emitted is None:
-                return self._deliver(events, [])
-            if isinstance(emitted, str):
-                if not emitted:
-                    return []
-                machine = self._machine
-                if machine.text_is_reasoning:
-                    self._reasoning.append(emitted)
-                    self._open_lane(machine.text_lane(), True)
-                    return self._write_text(True, emitted)
-                self._open_lane(machine.json_lane() if machine.in_json_value else machine.text_lane(), False)
-                return self._write_text(False, emitted)
-            if isinstance(emitted, list):
-                # Text inside a tool-call block: tool-call events only (no reasoning, not the output's end).
-                return self._writer.write(emitted) if emitted else []
-            return self._string_piece(*emitted)
+                    return self._deliver(events, [])
+                if isinstance(emitted, str):
+                    if not emitted:
+                        return []
+                    machine = self._machine
+                    if machine.text_is_reasoning:
+                        self._reasoning.append(emitted)
+                        self._open_lane(machine.text_lane(), True)
+                        return self._write_text(True, emitted)
+                    self._open_lane(
+                        machine.json_lane() if machine.in_json_value else machine.text_lane(), False
+                    )
+                    return self._write_text(False, emitted)
+                if isinstance(emitted, list):
+                    # Text inside a tool-call block: tool-call events only (no reasoning, not the output's end).
+                    return self._writer.write(emitted) if emitted else []
+                return self._string_piece(*emitted)
         self._machine_lane = self._id_lane = None
         self._check_open()
         if not isinstance(text, str):
