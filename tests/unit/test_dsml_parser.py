@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import re
 import string
+import threading
+from collections import deque
 from typing import Any
 
 import pytest
@@ -391,6 +394,7 @@ def test_call_ids_keep_only_the_bytes_that_make_each_character_uniform(
 ) -> None:
     """Each letter is a random byte below 248 modulo 62 and each digit one below 250 modulo 10 (so every
     character is equally likely); the other bytes are dropped."""
+    monkeypatch.setattr(dsml, "_id_pool", deque())
     monkeypatch.setattr(dsml, "_random_bytes", lambda n: raw)
     assert random_tool_call_id(7) == _expected_id(7, raw)
 
@@ -400,9 +404,68 @@ def test_call_ids_are_drawn_again_when_too_few_bytes_are_kept(monkeypatch: pytes
     10): the bytes are read again."""
     good = bytes(range(50, 90))
     reads = iter([b"\xff" * 11 + bytes(29), bytes(30) + b"\xfb" * 7 + bytes(3), good])
+    monkeypatch.setattr(dsml, "_id_pool", deque())
     monkeypatch.setattr(dsml, "_random_bytes", lambda n: next(reads))
     assert random_tool_call_id(12) == _expected_id(12, good)
     assert next(reads, None) is None
+
+
+def test_call_ids_are_made_ahead_from_one_read_and_each_used_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One read of the system's randomness makes many ids: its first three quarters give the letters, the rest
+    the digits, each with the dropped bytes left out, 20 letters and 4 digits per id, in order; the pool is
+    read again only when it runs dry."""
+    raw = bytes(range(256)) * 5  # 1,280 bytes: 960 for letters (930 kept), 320 for digits (310 kept)
+    reads: list[int] = []
+
+    def read(n: int) -> bytes:
+        reads.append(n)
+        return raw
+
+    monkeypatch.setattr(dsml, "_id_pool", deque())
+    monkeypatch.setattr(dsml, "_random_bytes", read)
+    alphabet = string.ascii_letters + string.digits
+    letters = "".join(alphabet[b % 62] for b in raw[:960] if b < 248)
+    digits = "".join(str(b % 10) for b in raw[960:] if b < 250)
+    per_read = min(len(letters) // 20, len(digits) // 4)
+    assert per_read == 46
+    made = [random_tool_call_id(k % 100) for k in range(per_read + 3)]
+    expected = [letters[20 * k : 20 * k + 20] + digits[4 * k : 4 * k + 4] for k in range(per_read)]
+    assert made == [f"call_{k:02d}_{part}" for k, part in enumerate(expected + expected[:3])]
+    assert len(reads) == 2 and reads[0] >= 40 * 16
+
+
+def test_call_ids_of_threads_and_of_a_forked_child_are_all_different() -> None:
+    """Threads drawing at once never get the same id, and a child forked with ids made ahead in the pool makes
+    its own (the pool starts empty in the child)."""
+    dsml._id_pool.clear()
+    random_tool_call_id(0)  # the pool now holds ids made ahead
+    seen: list[str] = []
+
+    def draw() -> None:
+        seen.extend(random_tool_call_id(1) for _ in range(500))
+
+    threads = [threading.Thread(target=draw) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(set(seen)) == len(seen) == 2000
+    if not hasattr(os, "fork"):
+        return
+    ahead = list(dsml._id_pool)
+    assert ahead  # what a child would have shared
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: its first ids, written to the parent
+        os.close(read)
+        os.write(write, ",".join(random_tool_call_id(2)[8:] for _ in range(len(ahead))).encode())
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as pipe:
+        child = pipe.read().decode().split(",")
+    os.waitpid(pid, 0)
+    assert len(child) == len(ahead)
+    assert not set(child) & set(ahead)
 
 
 @pytest.mark.parametrize("after", ["x", " x", ",x", "\n}"])

@@ -56,6 +56,7 @@ from __future__ import annotations
 import os
 import re
 import string
+from collections import deque
 from collections.abc import Callable
 
 from dscodec.stream._dsml_tags import (
@@ -111,7 +112,7 @@ _ALNUM = string.ascii_letters + string.digits
 #: Random characters of a call id: letters and digits, then digits.
 _ID_LETTERS = 20
 _ID_DIGITS = 4
-#: Random bytes read for each: enough that fewer are kept about once in a billion ids (then read again).
+#: Random bytes read for each: more than enough for the bytes dropped (below).
 _LETTER_BYTES = 30
 _DIGIT_BYTES = 10
 #: Bytes to characters by ``bytes.translate``: a byte below 248 (4 × 62) is the letter or digit it is modulo 62,
@@ -123,6 +124,13 @@ _DIGIT_TABLE = bytes(ord(string.digits[b % 10]) if b < 250 else 0 for b in range
 _DIGIT_DROP = bytes(range(250, 256))
 #: The system's randomness (a name of its own, for tests).
 _random_bytes = os.urandom
+#: The bytes of one id, and the ids one read of the system's randomness makes.
+_ID_BYTES = _LETTER_BYTES + _DIGIT_BYTES
+_POOL_IDS = 64
+#: The random parts of the next call ids, made ahead (emptied in a forked child, so no two processes share one).
+_id_pool: deque[str] = deque()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_id_pool.clear)
 
 _BLOCK, _NAME, _INVOKE, _TAG, _SVALUE, _NVALUE, _DONE = BlockState
 _OUT, _IN, _IN_AFTER_QUOTE = Quote
@@ -138,6 +146,25 @@ _CUT_TAG = re.compile(f' ?name=(?:"((?:[^"]+|"(?=[^{TAG_WS}>/]))*)(?:(")([{TAG_W
 _KIND_STRING, _KIND_AUTO = ValueKind.STRING, ValueKind.AUTO
 
 
+def _fill_id_pool() -> None:
+    """Add the random parts of call ids to the pool, made from one read of the system's randomness (a system
+    call per id cost about 2% of a stream of many short calls, measured)."""
+    raw = _random_bytes(_POOL_IDS * _ID_BYTES)
+    # The first bytes give letters, the rest digits, each by one table lookup in C; a byte that would make a
+    # character more likely than another is dropped (rejection sampling), so every character is uniform. The
+    # bytes read leave room for the dropped ones; the pool is read again when it runs dry.
+    cut = len(raw) * _LETTER_BYTES // _ID_BYTES
+    letters = raw[:cut].translate(_LETTER_TABLE, _LETTER_DROP).decode()
+    digits = raw[cut:].translate(_DIGIT_TABLE, _DIGIT_DROP).decode()
+    count = min(len(letters) // _ID_LETTERS, len(digits) // _ID_DIGITS)
+    _id_pool.extend(
+        [
+            letters[k * _ID_LETTERS : (k + 1) * _ID_LETTERS] + digits[k * _ID_DIGITS : (k + 1) * _ID_DIGITS]
+            for k in range(count)
+        ]
+    )
+
+
 def random_tool_call_id(index: int) -> str:
     """``call_<NN>_<20 letters/digits><4 digits>`` (behavior.md#dsml-parsing), random like the reference's.
 
@@ -146,15 +173,12 @@ def random_tool_call_id(index: int) -> str:
         >>> tid[:8], len(tid)
         ('call_03_', 32)
     """
-    # One read of the system's randomness, turned into characters by two table lookups in C; a byte that would
-    # make a character more likely than another is dropped (rejection sampling), and when too few are left
-    # (about once in a billion) the id is drawn again.
     while True:
-        raw = _random_bytes(_LETTER_BYTES + _DIGIT_BYTES)
-        letters = raw[:_LETTER_BYTES].translate(_LETTER_TABLE, _LETTER_DROP)
-        digits = raw[_LETTER_BYTES:].translate(_DIGIT_TABLE, _DIGIT_DROP)
-        if len(letters) >= _ID_LETTERS and len(digits) >= _ID_DIGITS:
-            return f"call_{index:02d}_{letters[:_ID_LETTERS].decode()}{digits[:_ID_DIGITS].decode()}"
+        try:
+            # deque.popleft is atomic: threads never share a part; a forked child starts with an empty pool.
+            return f"call_{index:02d}_{_id_pool.popleft()}"
+        except IndexError:
+            _fill_id_pool()
 
 
 class BlockParser(ArgumentWriter):
