@@ -57,6 +57,9 @@ COUNT_LIMIT = 1 << 63
 #: Below this count, adding the length of any list or tuple stays below :data:`COUNT_LIMIT` (no list can hold
 #: ``2**62`` items: that takes ``2**65`` bytes), so the per-push fast path tests the count alone.
 _FAST_COUNT_LIMIT = 1 << 62
+#: The machine's part of a lane: text -> the argument delta's or the channel's text, or a tool-call block's events
+#: (None: declined).
+_MachineLane = Callable[[str], "str | list[Event] | None"]
 
 
 def _no_lane(arguments: str, raw: str) -> list[WireEvent]:
@@ -154,9 +157,12 @@ class StreamProcessor:
         # machine is called any other way (see OutputMachine.string_lane, json_lane and text_lane). ``_id_lane`` is
         # the lane for the text of ordinary ids: the same one, or one that reads token text only (token_lane), which
         # a text chunk must not take (it may hold a spelling).
-        self._machine_lane: Callable[[str], str | None] | None = None
-        self._id_lane: Callable[[str], str | None] | None = None
-        self._writer_lane: Callable[[str, str], list[WireEvent]] = _no_lane
+        # Through a tool-call block, the machine's lane gives the block's events (OutputMachine.block_lane).
+        self._machine_lane: _MachineLane | None = None
+        self._id_lane: _MachineLane | None = None
+        self._writer_lane: Callable[[Any, str], list[WireEvent]] = _no_lane
+        write = writer.write
+        self._block_writer: Callable[[list[Event], str], list[WireEvent]] = lambda events, raw: write(events)
         self._writer_lane_for: tuple[int, str] | None = None
         self._content_lane: Callable[[str, str], list[WireEvent]] | None = None  # the writer's, made once
         self._reasoning_lane: Callable[[str, str], list[WireEvent]] | None = None
@@ -241,8 +247,13 @@ class StreamProcessor:
         ):
             lane = self._machine_lane  # open only while the response is (the ``_state`` setter closes it)
             if lane is not None:
-                # The middle of a value or a channel, as the last push left it: the lanes' per-push path.
-                arguments = lane(text)
+                # The middle of a value, a channel or a tool-call block, as the last push left it: the lanes'
+                # per-push path.
+                try:
+                    arguments = lane(text)
+                except DscodecError as exc:  # the block parser failed (the machine has failed)
+                    self._failed(exc, [])
+                    raise
                 if arguments is not None:
                     self._completion_tokens += token_count
                     return self._writer_lane(arguments, text) if arguments else []
@@ -275,6 +286,7 @@ class StreamProcessor:
                     return self._write_text(False, emitted)
                 if isinstance(emitted, list):
                     # Text inside a tool-call block: tool-call events only (no reasoning, not the output's end).
+                    self._open_block_lane(tokens=False)
                     return self._writer.write(emitted) if emitted else []
                 return self._string_piece(*emitted)
         self._machine_lane = self._id_lane = None
@@ -326,7 +338,11 @@ class StreamProcessor:
                     if text is not None:
                         if not text:  # an id that completes no character: nothing, in any lane
                             return []
-                        arguments = lane(text)
+                        try:
+                            arguments = lane(text)
+                        except DscodecError as exc:  # the block parser failed (the machine has failed)
+                            self._failed(exc, [])
+                            raise
                         if arguments is not None:
                             return self._writer_lane(arguments, text) if arguments else []
                     self._machine_lane = self._id_lane = None
@@ -335,6 +351,7 @@ class StreamProcessor:
                         machine = self._machine
                         assert self._decoder is not None
                         events = machine.feed_units(self._decoder.decode_units(ids, self._special_unit))
+                        self._open_block_lane(tokens=True)  # when still inside a tool-call block
                     else:
                         # Plain text in the middle of the reasoning, the content or a JSON-mode value (or no
                         # text yet), or in the middle of a string argument: straight to the writer.
@@ -354,6 +371,7 @@ class StreamProcessor:
                         elif isinstance(emitted, list):
                             # Other text inside a tool-call block: tool-call events only (no reasoning, not the
                             # output's end).
+                            self._open_block_lane(tokens=True)
                             return self._writer.write(emitted) if emitted else []
                         else:
                             return self._string_piece(*emitted)
@@ -481,6 +499,20 @@ class StreamProcessor:
             if self._content_lane is None:
                 self._content_lane = self._writer.content_lane()
             self._writer_lane = self._content_lane
+
+    def _open_block_lane(self, *, tokens: bool) -> None:
+        """The machine read a push inside a tool-call block: the lane through the block opens, for the text of
+        ordinary ids (``tokens``) or for text chunks, when the machine offers one (see
+        :meth:`OutputMachine.block_lane`)."""
+        lane = self._machine.block_lane(tokens=tokens)
+        if lane is None:
+            return
+        if tokens:
+            self._machine_lane, self._id_lane = None, lane
+        else:  # a chunk lane turns spellings into units, which the text of ids never holds
+            self._machine_lane, self._id_lane = lane, None
+        self._writer_lane = self._block_writer
+        self._writer_lane_for = None
 
     def _check_open(self) -> None:
         if self._state == "finished":

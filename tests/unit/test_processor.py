@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Any
 
 import pytest
 
 import dscodec
+from dscodec.stream.decoder import IncrementalDecoder
 from dscodec.vocab import Vocabulary
 
 VOCAB = Vocabulary.load(None)
@@ -561,3 +563,144 @@ def test_a_text_chunk_after_ids_is_read_as_feed_reads_it(channel: str) -> None:
         " plain",
     ):
         assert run(chunk) == run(_Str(chunk)), chunk
+
+
+#: A tool-call block with the kinds of parameters a lane through the block reads (strings, numbers, booleans, a
+#: list, a bare ``name=``, a tag without a name, an empty value), two calls, then text after the block.
+_BLOCK_OUTPUT = (
+    "Run them.</think>\n\n<｜DSML｜tool_calls>\n"
+    '<｜DSML｜invoke name="bash">\n'
+    '<｜DSML｜parameter name="command" string="true">ls -la "src"</｜DSML｜parameter>\n'
+    '<｜DSML｜parameter name="timeout" string="false">120</｜DSML｜parameter>\n'
+    '<｜DSML｜parameter name="verbose" string="false">true</｜DSML｜parameter>\n'
+    "<｜DSML｜parameter name=cwd>/work</｜DSML｜parameter>\n"
+    '<｜DSML｜parameter string="true">dropped</｜DSML｜parameter>\n'
+    '<｜DSML｜parameter name="args" string="false">["-n", 3, {"k": null}]</｜DSML｜parameter>\n'
+    "</｜DSML｜invoke>\n"
+    '<｜DSML｜invoke name="noop">\n<｜DSML｜parameter name="e" string="false"></｜DSML｜parameter>\n'
+    "</｜DSML｜invoke>\n"
+    "</｜DSML｜tool_calls>\nafter the block"
+)
+
+
+def _block_run(pushes: list[Any], *, lanes: bool, stop: list[str] | None = None) -> list[Any]:
+    """The events of ``pushes`` (``str``: a text chunk, else ids); without ``lanes`` every push goes the
+    machine's general way (a ``str`` subclass, ids in a tuple subclass)."""
+    body: dict[str, Any] = {"tools": [_TOOL, {**_TOOL, "function": {**_TOOL["function"], "name": "bash"}}]}
+    if stop is not None:
+        body["stop"] = stop
+    p = dscodec.StreamProcessor(
+        _request(stream=True, **body),
+        response_id="r1",
+        model="M",
+        created=7,
+        tool_call_id_factory=lambda index: f"call_{index}",
+    )
+    log = [p.start(5, 0)]
+    ids_type = type("Ids", (tuple,), {})
+    for push in pushes:
+        try:
+            if isinstance(push, str):
+                log.append(p.push_text(push if lanes else _Str(push), 1))
+            else:
+                log.append(p.push_tokens(push if lanes else ids_type(push)))
+        except dscodec.StreamStateError:  # a stop sequence ended the response
+            break
+    log.append(p.finish("stop"))
+    return [[e.to_dict() for e in events] for events in log]
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 4, 7])
+@pytest.mark.parametrize("form", ["ids", "text"])
+def test_pushes_through_a_tool_call_block_give_the_events_of_the_general_way(form: str, size: int) -> None:
+    """Ids or text chunks through a block (tags, values, calls, the block's end, the text after it): the
+    processor's lane through the block gives the same events, push by push, as the machine's general way."""
+    ids = _ids(_BLOCK_OUTPUT)
+    groups = [ids[k : k + size] for k in range(0, len(ids), size)]
+    if form == "text":
+        decoder = IncrementalDecoder(VOCAB)
+        # the text of the ids, and the text cut anywhere (inside spellings too)
+        ways: list[list[Any]] = [
+            [decoder.feed(group) for group in groups],
+            [_BLOCK_OUTPUT[k : k + size] for k in range(0, len(_BLOCK_OUTPUT), size)],
+        ]
+    else:
+        ways = [groups]
+    for pushes, stop in itertools.product(ways, (None, ["zzz"], ["<"], ['"noop'], ["<｜end▁of▁sentence｜>"])):
+        with_lanes = _block_run(pushes, lanes=True, stop=stop)
+        assert with_lanes == _block_run(pushes, lanes=False, stop=stop)
+        arguments = [
+            call["function"]["arguments"]
+            for events in with_lanes
+            for event in events
+            if event["choices"]
+            for call in event["choices"][0]["delta"].get("tool_calls") or []
+        ]
+        if stop is None:
+            assert "".join(arguments) == (
+                '{"command": "ls -la \\"src\\"", "timeout": 120, "verbose": true, "cwd": "/work", '
+                '"args": ["-n", 3, {"k": null}]}{"e": null}'
+            )
+    # The end-of-sentence token inside the block (a spelling in a text chunk): the output ends there.
+    cut = _BLOCK_OUTPUT.index("<｜DSML｜parameter name=cwd>")
+    text = _BLOCK_OUTPUT[:cut] + "<｜end▁of▁sentence｜>" + _BLOCK_OUTPUT[cut:]
+    ids = _ids(text)
+    groups = [ids[k : k + size] for k in range(0, len(ids), size)]
+    decoder = IncrementalDecoder(VOCAB)
+    pushes = [decoder.feed(group) for group in groups] if form == "text" else groups
+    assert _block_run(pushes, lanes=True) == _block_run(pushes, lanes=False)
+
+
+def test_ids_and_text_chunks_in_a_block_never_take_each_others_lane() -> None:
+    """Inside a block, the lane for ids reads token text (which never spells a token: ordinary ids that spell
+    ``<｜DSML｜parameter>`` are plain text) and the lane for text chunks turns spellings into units: a text
+    chunk after ids, and ids after text chunks, are each read as the machine's general way reads them."""
+    head = (
+        '</think><｜DSML｜tool_calls>\n<｜DSML｜invoke name="f">\n<｜DSML｜parameter name="a" string="false">'
+    )
+    spelled = '1</｜DSML｜parameter>\n<｜DSML｜parameter name="b">x'
+    tail = "</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>"
+    plain_ids = VOCAB.plain.encode(spelled, add_special_tokens=False).ids  # the spelling as ordinary ids
+    assert not any(VOCAB.is_special(i) for i in plain_ids)
+    by_ids = [[i] for i in _ids(head)]
+    for middle in (
+        [[i] for i in plain_ids],  # ids after ids: token text, never units
+        [spelled[k : k + 3] for k in range(0, len(spelled), 3)],  # text chunks after ids
+    ):
+        for after in ([[i] for i in plain_ids], [spelled]):  # then ids, or a text chunk, again
+            pushes = by_ids + middle + after + [[i] for i in _ids(tail)]
+            with_lanes = _block_run(pushes, lanes=True)
+            assert with_lanes == _block_run(pushes, lanes=False)
+
+
+@pytest.mark.parametrize("form", ["ids", "text"])
+def test_an_internal_error_in_the_block_lane_fails_the_stream_cleanly(
+    monkeypatch: pytest.MonkeyPatch, form: str
+) -> None:
+    """The parser fails while the lane through the block is open: the push raises the processor's error, the
+    error event is ready, and the processor refuses later pushes."""
+    from dscodec.stream.dsml import BlockParser
+
+    processor = _processor(tools=[_TOOL])
+    processor.start(5, 0)
+    ids = _ids('</think><｜DSML｜tool_calls>\n<｜DSML｜invoke name="f">\n<｜DSML｜parameter name="a">12')
+    decoder = IncrementalDecoder(VOCAB)
+    for token_id in ids[:-2]:
+        if form == "ids":
+            processor.push_tokens([token_id])
+        else:
+            processor.push_text(decoder.feed([token_id]), 1)
+    assert (processor._id_lane if form == "ids" else processor._machine_lane) is not None  # the lane is open
+
+    def broken(self: BlockParser, units: str, out: list[Any]) -> None:
+        raise IndexError("a bug")
+
+    monkeypatch.setattr(BlockParser, "feed", broken)
+    with pytest.raises(dscodec.ModelOutputError, match="could not be processed"):
+        if form == "ids":
+            processor.push_tokens(ids[-2:-1])
+        else:
+            processor.push_text(decoder.feed(ids[-2:-1]), 1)
+    with pytest.raises(dscodec.StreamStateError, match="failed earlier: .*could not be processed"):
+        processor.push_tokens(ids[:1])
+    assert "error" in processor.fail("the push raised")[-1].to_dict()

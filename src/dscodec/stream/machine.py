@@ -103,6 +103,8 @@ __all__ = ["OutputMachine", "Stage"]
 
 #: The block parser's state inside a ``string="true"`` value, where plain token text may be an argument piece.
 _STRING_VALUE = BlockState.STRING_VALUE
+#: A lane through a tool-call block (see :meth:`OutputMachine.block_lane`).
+BlockLane = Callable[[str], "list[Event] | None"]
 
 #: Special ids: every unit from the first hard sentinel on.
 _HARD = re.compile(f"[{HARD_FIRST}-{SENTINEL_LAST}]")
@@ -156,6 +158,8 @@ class OutputMachine(FastPaths):
         self._string_lane: tuple[list[str], Callable[[str], str | None]] | None = None
         self._json_lane: Callable[[str], str | None] | None = None  # made on first use
         self._text_lane: Callable[[str], str | None] | None = None  # made on first use
+        # The block lanes made (for token text, for text chunks), with the block they serve.
+        self._block_lanes: tuple[object, BlockLane | None, BlockLane | None] = (None, None, None)
         self._tool_calls = 0
         self._stop_at = 0
         self._lead = False
@@ -575,6 +579,90 @@ class OutputMachine(FastPaths):
 
         self._json_lane = lane
         return lane
+
+    def block_lane(self, *, tokens: bool) -> BlockLane | None:
+        """A shortcut for the pushes inside a tool-call block outside a ``string="true"`` value (the tags, the
+        other values), for a caller that reads there again and again (the processor): the lane reads text as
+        :meth:`plain_token` (``tokens``: the text of ordinary ids, which holds no spelling) or :meth:`plain_chunk`
+        (a text chunk: spellings become units) would, and returns the block's events; or None, with nothing
+        changed, for text it does not take (empty, in a ``string="true"`` value, where :meth:`string_lane` is
+        the way, or a chunk that spells the end-of-sentence token) and once the block has ended. None when the
+        machine is not in a tool-call block with nothing waiting.
+
+        Use it only right after :meth:`plain_token` or :meth:`plain_chunk` gave a list of events, or
+        :meth:`feed_units` was called inside the block, and only until anything else is called on the machine or
+        the lane declines a text: no text it takes makes anything wait.
+
+        Raises:
+            ModelOutputError: (from the lane) the block parser failed (the machine fails, as with :meth:`feed`).
+        """
+        if self._stage is not TOOL_CALLS or not self._unburdened():
+            return None
+        block = self._block
+        assert block is not None
+        if block.state is _STRING_VALUE:
+            return None
+        made = self._block_lanes
+        if made[0] is block:
+            cached = made[1] if tokens else made[2]
+            if cached is not None:
+                return cached
+        else:
+            made = (block, None, None)
+        sym = self._sym
+
+        def token_lane(text: str) -> list[Event] | None:
+            # plain_token's tool-call case, without its call and its checks for what no lane push changes.
+            if self._stage is not TOOL_CALLS or block.state is _STRING_VALUE or not text:
+                return None
+            self._pos += len(text)
+            out: list[Event] = []
+            try:
+                block.feed(text, out)
+            except BaseException as exc:
+                raise self._fail(exc) from exc
+            self._tool_calls = block.calls
+            if block.done:
+                self._stage = DISCARD
+            return out
+
+        def chunk_lane(text: str) -> list[Event] | None:
+            # plain_chunk's tool-call case, likewise.
+            if self._stage is not TOOL_CALLS or not text:
+                return None
+            if (
+                sym.held
+                or _START_A in text
+                or _START_B in text
+                or (not text.isascii() and has_surrogate(text))
+            ):
+                chunk = sym.held + text if sym.held else text
+                found = CHUNK_UNITS.get(chunk)
+                units, held = found if found is not None else symbolize_chunk(chunk)
+                if (held and self._stops is not None) or EOS_SOFT in units:
+                    return None
+                sym.held = held
+                self._tokens_only = False
+                self._incomplete = False
+                text = units
+            elif block.state is _STRING_VALUE:
+                return None
+            self._pos += len(text)
+            out: list[Event] = []
+            try:
+                block.feed(text, out)
+            except BaseException as exc:
+                raise self._fail(exc) from exc
+            self._tool_calls = block.calls
+            if block.done:
+                self._stage = DISCARD
+            return out
+
+        if tokens:
+            self._block_lanes = (block, token_lane, made[2])
+            return token_lane
+        self._block_lanes = (block, made[1], chunk_lane)
+        return chunk_lane
 
     def feed_declined(self, text: str) -> list[Event]:
         """The rest of :meth:`feed_plain_token` for text :meth:`plain_token` declined: nothing after the block,
