@@ -162,6 +162,7 @@ class StreamProcessor:
         self._id_lane: _MachineLane | None = None
         self._writer_lane: Callable[[Any, str], list[WireEvent]] = _no_lane
         write = writer.write
+        self._block_lane: _MachineLane | None = None  # the last lane for ids through a tool-call block opened
         self._block_writer: Callable[[list[Event], str], list[WireEvent]] = lambda events, raw: write(events)
         self._writer_lane_for: tuple[int, str] | None = None
         self._content_lane: Callable[[str, str], list[WireEvent]] | None = None  # the writer's, made once
@@ -350,7 +351,15 @@ class StreamProcessor:
                     if text is None:  # special ids (markers) among them: decoded into the machine's units
                         machine = self._machine
                         assert self._decoder is not None
-                        events = machine.feed_units(self._decoder.decode_units(ids, self._special_unit))
+                        units = self._decoder.decode_units(ids, self._special_unit)
+                        events = machine.block_units(units)
+                        if events is not None:  # inside a tool-call block: its events only
+                            if lane is None or lane is not self._block_lane:
+                                self._open_block_lane(tokens=True)
+                            else:  # the lane through the block stays open
+                                self._id_lane = lane
+                            return self._writer.write(events) if events else []
+                        events = machine.feed_units(units)
                         self._open_block_lane(tokens=True)  # when still inside a tool-call block
                     else:
                         # Plain text in the middle of the reasoning, the content or a JSON-mode value (or no
@@ -509,6 +518,7 @@ class StreamProcessor:
             return
         if tokens:
             self._machine_lane, self._id_lane = None, lane
+            self._block_lane = lane
         else:  # a chunk lane turns spellings into units, which the text of ids never holds
             self._machine_lane, self._id_lane = lane, None
         self._writer_lane = self._block_writer

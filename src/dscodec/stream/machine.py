@@ -325,6 +325,37 @@ class OutputMachine(FastPaths):
         except BaseException as exc:
             raise self._fail(exc) from exc
 
+    def block_units(self, units: str) -> list[Event] | None:
+        """:meth:`feed_units` for its commonest case, the processor's per-push path: units inside a tool-call
+        block (no end-of-sentence token among them, nothing waiting) go straight to the block parser; the
+        block's events, or None, with nothing changed, when :meth:`feed_units` must be called instead.
+
+        Raises:
+            ModelOutputError: the block parser failed (the machine fails, as with :meth:`feed_units`).
+        """
+        if (
+            self._stage is not TOOL_CALLS
+            or EOS_HARD in units
+            or EOS_SOFT in units
+            or self._sym.held
+            or self._entries
+            or self._orphans[0]
+            or self._orphans[1]
+        ):
+            return None
+        block = self._block
+        assert block is not None
+        self._pos += len(units)
+        out: list[Event] = []
+        try:
+            block.feed(units, out)
+        except BaseException as exc:
+            raise self._fail(exc) from exc
+        self._tool_calls = block.calls
+        if block.done:
+            self._stage = DISCARD
+        return out
+
     def special_unit(self, spelling: str) -> str:
         """The unit standing for a special id with this spelling in token input: the same unit for a spelling
         every time (callers may remember it)."""
