@@ -118,6 +118,23 @@ class FastPaths(JsonValueStage):
             return pend + text
         return text
 
+    def _lane_text(self, text: str) -> str | None:
+        """:meth:`_plain_text` (``text`` not empty) with its commonest case first, for the lanes: nothing held, no
+        stop sequences, no newline at either end; then the text is emitted as it is unless it may hold a marker."""
+        if self._pend or self._stops is not None or text[-1] == "\n" or text[0] == "\n":
+            return self._plain_text(text)
+        inner = self._interesting_inner
+        if inner is not None:
+            if isinstance(inner, str):
+                if inner in text:
+                    return None
+            elif inner.search(text) is not None:
+                return None
+        if self._tools:
+            self._tail = ""  # as _plain_text: no partial opener can end in or after text without "<"
+        self._pos += len(text)
+        return text
+
     def _plain_json_value(self, text: str) -> str | None:
         """Plain token text inside a JSON-mode value without stop sequences: released at once, but for a newline
         at its end (the closing fence may follow). Held text there is at most ``\\n`` plus two backticks. Returns
