@@ -495,14 +495,7 @@ class StreamProcessor:
         self._writer_lane_for = None
         if reasoning:
             if self._reasoning_lane is None:
-                append = self._reasoning.append
-                write = self._write_text
-
-                def reasoning_lane(piece: str, raw: str) -> list[WireEvent]:
-                    append(piece)
-                    return write(True, piece)
-
-                self._reasoning_lane = reasoning_lane
+                self._reasoning_lane = self._writer.reasoning_lane(self._reasoning.append)
             self._writer_lane = self._reasoning_lane
         else:
             if self._content_lane is None:

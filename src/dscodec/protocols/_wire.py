@@ -196,6 +196,19 @@ class EventWriter(abc.ABC):
 
         return lane
 
+    def reasoning_lane(self, keep: Callable[[str], None]) -> Callable[[str, str], list[WireEvent]]:
+        """:meth:`text` of the reasoning as a function of ``(text, raw)`` (``text`` not empty; ``raw`` is the
+        pushed chunk, unused here) that first hands ``text`` to ``keep`` (the processor keeps the reasoning to count
+        its tokens), for the processor's lane through the middle of the reasoning. Writers may override it with a
+        cheaper way to the same events."""
+        text = self.text
+
+        def lane(piece: str, raw: str) -> list[WireEvent]:
+            keep(piece)
+            return text(True, piece)
+
+        return lane
+
     def content_lane(self) -> Callable[[str, str], list[WireEvent]]:
         """:meth:`text` of the content as a function of ``(text, raw)`` (``text`` not empty; ``raw`` is the pushed
         chunk, unused here), for the processor's lane through the middle of a JSON-mode value. Writers may

@@ -152,6 +152,15 @@ class ChatChunkWriter(EventWriter):
 
         return lane
 
+    def reasoning_lane(self, keep: Callable[[str], None]) -> Callable[[str, str], list[WireEvent]]:
+        before, after = self._reasoning_before, self._reasoning_after
+
+        def lane(piece: str, raw: str) -> list[WireEvent]:
+            keep(piece)
+            return [json_event(f"{before}{string_literal(piece)}{after}")]
+
+        return lane
+
     def content_lane(self) -> Callable[[str, str], list[WireEvent]]:
         before, after = self._content_before, self._content_after
 
