@@ -218,6 +218,15 @@ class ChatChunkWriter(EventWriter):
             elif isinstance(event, ToolCallDelta):
                 out += self.argument(event.index, event.arguments)
             elif isinstance(event, ToolCallStart):
+                if self._head:  # opened: the chunk's JSON text around the call's fields
+                    out.append(
+                        json_event(
+                            f'{self._head}{{"tool_calls":[{{"index":{event.index},'
+                            f'"id":{string_literal(event.call_id)},"type":"function","function":'
+                            f'{{"name":{string_literal(event.name)},"arguments":""}}}}]}}{self._tail}'
+                        )
+                    )
+                    continue
                 call = {
                     "index": event.index,
                     "id": event.call_id,

@@ -1,0 +1,74 @@
+"""Chat Completions chunks written as JSON text on the per-token path are the same bytes as the chunk objects
+serialised (behavior.md#chat-chunks)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import dscodec
+from dscodec.protocols._wire import PromptUsage
+from dscodec.protocols.openai_chat.outbound import ChatChunkWriter
+from dscodec.stream.events import ContentDelta, ReasoningDelta, ToolCallDelta, ToolCallStart
+
+# Text as the machine gives it: any character but a lone surrogate (those become U+FFFD before any event).
+_TEXT = st.text(st.characters(exclude_categories=["Cs"]), max_size=12)
+
+
+def _writer(*, include_usage: bool, thinking: bool) -> ChatChunkWriter:
+    body: dict[str, Any] = {
+        "model": "DeepSeek-V4-Pro",
+        "messages": [{"role": "user", "content": "Hi"}],
+        "stream": True,
+        "thinking": {"type": "enabled" if thinking else "disabled"},
+    }
+    if include_usage:
+        body["stream_options"] = {"include_usage": True}
+    request = dscodec.convert("chat_completions", body)
+    return ChatChunkWriter(request, response_id='chat"cmpl\u2028-1', model="M\x01é", created=7)
+
+
+def _expected(delta: dict[str, Any], *, include_usage: bool) -> str:
+    chunk: dict[str, Any] = {
+        "id": 'chat"cmpl\u2028-1',
+        "object": "chat.completion.chunk",
+        "created": 7,
+        "model": "M\x01é",
+        "system_fingerprint": "fp\n",
+        "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": None}],
+    }
+    if include_usage:
+        chunk["usage"] = None
+    return orjson.dumps(chunk).decode()
+
+
+@pytest.mark.parametrize("include_usage", [True, False])
+@pytest.mark.parametrize("thinking", [True, False])
+@given(name=_TEXT, call_id=_TEXT, index=st.integers(0, 300), piece=_TEXT.filter(bool))
+def test_per_token_chunks_are_the_chunk_objects_serialised(
+    include_usage: bool, thinking: bool, name: str, call_id: str, index: int, piece: str
+) -> None:
+    writer = _writer(include_usage=include_usage, thinking=thinking)
+    writer.open(PromptUsage(3, 0, "fp\n"))
+    start, argument, content, reasoning = writer.write(
+        [
+            ToolCallStart(index, call_id, name),
+            ToolCallDelta(index, piece),
+            ContentDelta(piece, ()),
+            ReasoningDelta(piece, ()),
+        ]
+    )
+    call = {"index": index, "id": call_id, "type": "function", "function": {"name": name, "arguments": ""}}
+    assert start.to_json() == _expected({"tool_calls": [call]}, include_usage=include_usage)
+    assert argument.to_json() == _expected(
+        {"tool_calls": [{"index": index, "function": {"arguments": piece}}]}, include_usage=include_usage
+    )
+    other = {"reasoning_content": None} if thinking else {}
+    assert content.to_json() == _expected({"content": piece, **other}, include_usage=include_usage)
+    assert reasoning.to_json() == _expected(
+        {"content": None, "reasoning_content": piece}, include_usage=include_usage
+    )
