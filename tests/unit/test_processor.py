@@ -655,22 +655,28 @@ def test_ids_and_text_chunks_in_a_block_never_take_each_others_lane() -> None:
     """Inside a block, the lane for ids reads token text (which never spells a token: ordinary ids that spell
     ``<｜DSML｜parameter>`` are plain text) and the lane for text chunks turns spellings into units: a text
     chunk after ids, and ids after text chunks, are each read as the machine's general way reads them."""
-    head = (
-        '</think><｜DSML｜tool_calls>\n<｜DSML｜invoke name="f">\n<｜DSML｜parameter name="a" string="false">'
-    )
+    start = '</think><｜DSML｜tool_calls>\n<｜DSML｜invoke name="f">\n'
     spelled = '1</｜DSML｜parameter>\n<｜DSML｜parameter name="b">x'
     tail = "</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>"
     plain_ids = VOCAB.plain.encode(spelled, add_special_tokens=False).ids  # the spelling as ordinary ids
     assert not any(VOCAB.is_special(i) for i in plain_ids)
-    by_ids = [[i] for i in _ids(head)]
-    for middle in (
-        [[i] for i in plain_ids],  # ids after ids: token text, never units
-        [spelled[k : k + 3] for k in range(0, len(spelled), 3)],  # text chunks after ids
+    # Ids that end in a tag (a value follows), or close a string value (the lane through the block opens
+    # again there), then more of the block.
+    for head in (
+        '<｜DSML｜parameter name="a" string="false">',
+        '<｜DSML｜parameter name="s" string="true">ab</｜DSML｜parameter>\n<｜DSML｜parameter name="a">',
+        '<｜DSML｜parameter name="s" string="true">ab</｜DSML｜parameter>',
     ):
-        for after in ([[i] for i in plain_ids], [spelled]):  # then ids, or a text chunk, again
-            pushes = by_ids + middle + after + [[i] for i in _ids(tail)]
-            with_lanes = _block_run(pushes, lanes=True)
-            assert with_lanes == _block_run(pushes, lanes=False)
+        by_ids = [[i] for i in _ids(start + head)]
+        for middle in (
+            [[i] for i in plain_ids],  # ids after ids: token text, never units
+            [spelled[k : k + 3] for k in range(0, len(spelled), 3)],  # text chunks after ids
+            [spelled],
+        ):
+            for after in ([[i] for i in plain_ids], [spelled]):  # then ids, or a text chunk, again
+                pushes = by_ids + middle + after + [[i] for i in _ids(tail)]
+                with_lanes = _block_run(pushes, lanes=True)
+                assert with_lanes == _block_run(pushes, lanes=False), (head, middle, after)
 
 
 @pytest.mark.parametrize("form", ["ids", "text"])

@@ -343,18 +343,10 @@ class OutputMachine(FastPaths):
             or self._orphans[1]
         ):
             return None
-        block = self._block
-        assert block is not None
-        self._pos += len(units)
-        out: list[Event] = []
         try:
-            block.feed(units, out)
+            return self._feed_block(units)
         except BaseException as exc:
             raise self._fail(exc) from exc
-        self._tool_calls = block.calls
-        if block.done:
-            self._stage = DISCARD
-        return out
 
     def special_unit(self, spelling: str) -> str:
         """The unit standing for a special id with this spelling in token input: the same unit for a spelling
@@ -642,26 +634,15 @@ class OutputMachine(FastPaths):
             made = (block, None, None)
         sym = self._sym
 
-        def token_lane(text: str) -> list[Event] | None:
-            # plain_token's tool-call case, without its call and its checks for what no lane push changes.
-            if self._stage is not TOOL_CALLS or block.state is _STRING_VALUE or not text:
-                return None
-            self._pos += len(text)
-            out: list[Event] = []
-            try:
-                block.feed(text, out)
-            except BaseException as exc:
-                raise self._fail(exc) from exc
-            self._tool_calls = block.calls
-            if block.done:
-                self._stage = DISCARD
-            return out
-
-        def chunk_lane(text: str) -> list[Event] | None:
-            # plain_chunk's tool-call case, likewise.
+        def lane(text: str) -> list[Event] | None:
+            # plain_token's (tokens) or plain_chunk's tool-call case, without its call and its checks for what no
+            # lane push changes.
             if self._stage is not TOOL_CALLS or not text:
                 return None
-            if (
+            if tokens:
+                if block.state is _STRING_VALUE:
+                    return None
+            elif (
                 sym.held
                 or _START_A in text
                 or _START_B in text
@@ -678,7 +659,7 @@ class OutputMachine(FastPaths):
                 text = units
             elif block.state is _STRING_VALUE:
                 return None
-            self._pos += len(text)
+            self._pos += len(text)  # _feed_block, inline (this is the per-push path)
             out: list[Event] = []
             try:
                 block.feed(text, out)
@@ -689,11 +670,8 @@ class OutputMachine(FastPaths):
                 self._stage = DISCARD
             return out
 
-        if tokens:
-            self._block_lanes = (block, token_lane, made[2])
-            return token_lane
-        self._block_lanes = (block, made[1], chunk_lane)
-        return chunk_lane
+        self._block_lanes = (block, lane, made[2]) if tokens else (block, made[1], lane)
+        return lane
 
     def feed_declined(self, text: str) -> list[Event]:
         """The rest of :meth:`feed_plain_token` for text :meth:`plain_token` declined: nothing after the block,
