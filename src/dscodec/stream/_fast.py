@@ -157,15 +157,6 @@ class FastPaths(JsonValueStage):
             full = full[:-1]
         return full
 
-    def _lane_json_value(self, text: str) -> str | None:
-        """:meth:`_plain_json_value` (``text`` not empty, no stop sequences) with its commonest case first, for
-        the token lane: nothing held and no newline at the end (which the closing fence may follow), then the text
-        is emitted as it is unless it may start the fence."""
-        if self._pend or text[-1] == "\n" or "\n`" in text:
-            return self._plain_json_value(text)
-        self._pos += len(text)
-        return text
-
     def _tool_units(self, units: str) -> list[Event] | None:
         """Units inside a tool-call block (no logprob entries waiting), straight to the block parser; not when
         they hold the end-of-sentence token."""

@@ -533,7 +533,7 @@ class OutputMachine(FastPaths):
         if self._quick_ok:
             return self._lane_text
         if self._stage is JSON_VALUE and self._stops is None:
-            return self._lane_json_value
+            return self._plain_json_value
         return None
 
     def text_lane(self) -> Callable[[str], str | None] | None:
