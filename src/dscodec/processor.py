@@ -274,17 +274,7 @@ class StreamProcessor:
                 if emitted is None:
                     return self._deliver(events, [])
                 if isinstance(emitted, str):
-                    if not emitted:
-                        return []
-                    machine = self._machine
-                    if machine.text_is_reasoning:
-                        self._reasoning.append(emitted)
-                        self._open_lane(machine.text_lane(), True)
-                        return self._write_text(True, emitted)
-                    self._open_lane(
-                        machine.json_lane() if machine.in_json_value else machine.text_lane(), False
-                    )
-                    return self._write_text(False, emitted)
+                    return self._channel_text(emitted, ids=False)
                 if isinstance(emitted, list):
                     # Text inside a tool-call block: tool-call events only (no reasoning, not the output's end).
                     self._open_block_lane(tokens=False)
@@ -368,15 +358,7 @@ class StreamProcessor:
                         if emitted is None:  # declined: the machine's other ways
                             events = self._machine.feed_declined(text)
                         elif isinstance(emitted, str):
-                            if not emitted:
-                                return []
-                            machine = self._machine
-                            if machine.text_is_reasoning:
-                                self._reasoning.append(emitted)
-                                self._open_lane(machine.token_lane(), True, ids_only=True)
-                                return self._write_text(True, emitted)
-                            self._open_lane(machine.token_lane(), False, ids_only=True)
-                            return self._write_text(False, emitted)
+                            return self._channel_text(emitted, ids=True)
                         elif isinstance(emitted, list):
                             # Other text inside a tool-call block: tool-call events only (no reasoning, not the
                             # output's end).
@@ -480,6 +462,21 @@ class StreamProcessor:
             self._writer_lane = self._writer.argument_lane(index, parameter)
             self._writer_lane_for = (index, parameter)
         return self._writer.argument(index, arguments, raw, parameter)
+
+    def _channel_text(self, text: str, *, ids: bool) -> list[WireEvent]:
+        """Text the machine gave in the middle of the reasoning, the content or a JSON-mode value, from ids
+        (``ids``) or a text chunk: its events, and the lane through the rest of that stretch opens."""
+        if not text:
+            return []
+        machine = self._machine
+        reasoning = machine.text_is_reasoning
+        if reasoning:
+            self._reasoning.append(text)
+        if ids:
+            self._open_lane(machine.token_lane(), reasoning, ids_only=True)
+        else:  # text chunks take the lanes that check spellings (never json_lane in the reasoning)
+            self._open_lane(machine.json_lane() if machine.in_json_value else machine.text_lane(), reasoning)
+        return self._write_text(reasoning, text)
 
     def _open_lane(
         self, lane: Callable[[str], str | None] | None, reasoning: bool, *, ids_only: bool = False

@@ -73,9 +73,28 @@ class FastPaths(JsonValueStage):
         return ""
 
     def _plain_text(self, text: str) -> str | None:
-        """Plain token text in the middle of the reasoning or the content, possibly ending in a newline run (held
-        back: a marker may follow) or following a held newline run (released with it): the text the current
-        channel emits (``""``: nothing yet), or None when the general path must decide."""
+        """Plain token text (not empty) in the middle of the reasoning or the content, possibly ending in a newline
+        run (held back: a marker may follow) or following a held newline run (released with it): the text the
+        current channel emits (``""``: nothing yet), or None when the general path must decide.
+
+        The commonest case first (the per-push path of the lanes): nothing held, no stop sequences, no newline at
+        either end; then the text is emitted as it is unless it may hold a marker."""
+        if self._pend or self._stops is not None or text[-1] == "\n" or text[0] == "\n":
+            return self._plain_text_full(text)
+        inner = self._interesting_inner
+        if inner is not None:
+            if isinstance(inner, str):
+                if inner in text:
+                    return None
+            elif inner.search(text) is not None:
+                return None
+        if self._tools:
+            self._tail = ""  # as below: no partial opener can end in or after text without "<"
+        self._pos += len(text)
+        return text
+
+    def _plain_text_full(self, text: str) -> str | None:
+        """:meth:`_plain_text` in every case."""
         pend = self._pend
         stops = self._stops
         if stops is None:
@@ -116,23 +135,6 @@ class FastPaths(JsonValueStage):
         if pend:
             self._clear()
             return pend + text
-        return text
-
-    def _lane_text(self, text: str) -> str | None:
-        """:meth:`_plain_text` (``text`` not empty) with its commonest case first, for the lanes: nothing held, no
-        stop sequences, no newline at either end; then the text is emitted as it is unless it may hold a marker."""
-        if self._pend or self._stops is not None or text[-1] == "\n" or text[0] == "\n":
-            return self._plain_text(text)
-        inner = self._interesting_inner
-        if inner is not None:
-            if isinstance(inner, str):
-                if inner in text:
-                    return None
-            elif inner.search(text) is not None:
-                return None
-        if self._tools:
-            self._tail = ""  # as _plain_text: no partial opener can end in or after text without "<"
-        self._pos += len(text)
         return text
 
     def _plain_json_value(self, text: str) -> str | None:

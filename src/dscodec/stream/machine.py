@@ -531,7 +531,7 @@ class OutputMachine(FastPaths):
         if not self._unburdened():
             return None
         if self._quick_ok:
-            return self._lane_text
+            return self._plain_text
         if self._stage is JSON_VALUE and self._stops is None:
             return self._plain_json_value
         return None
@@ -544,7 +544,7 @@ class OutputMachine(FastPaths):
             return None
         if self._text_lane is not None:
             return self._text_lane
-        plain_text = self._lane_text
+        plain_text = self._plain_text
         empty_chunk = self._empty_chunk
 
         def lane(text: str) -> str | None:
