@@ -341,7 +341,7 @@ class StreamProcessor:
                     if text is None:  # special ids (markers) among them: decoded into the machine's units
                         machine = self._machine
                         assert self._decoder is not None
-                        units = self._decoder.decode_units(ids, self._special_unit)
+                        units = self._decoder.units  # decode_plain decoded them (the decoder has unit_of)
                         events = machine.block_units(units)
                         if events is not None:  # inside a tool-call block: its events only
                             if lane is None or lane is not self._block_lane:
@@ -617,7 +617,7 @@ class StreamProcessor:
     def _ensure_decoder(self) -> IncrementalDecoder:
         if self._decoder is None:
             self._vocab = Vocabulary.load(self._tokenizer)
-            self._decoder = IncrementalDecoder(self._vocab)
+            self._decoder = IncrementalDecoder(self._vocab, unit_of=self._special_unit)
             if self._status == "open":
                 self._lane = self._decoder.decode_plain
         return self._decoder

@@ -712,6 +712,27 @@ def test_decoder_decode_plain(groups: list[list[int]]) -> None:
     assert fast.flush() == general.flush()
 
 
+@given(groups=ID_GROUPS)
+def test_decode_plain_with_unit_of_decodes_special_groups_at_once(groups: list[list[int]]) -> None:
+    """A decoder made with ``unit_of`` gives the text of every group as one without it, and for a group with
+    special ids (None) the units and held bytes of :meth:`decode_units` after the group was declined; what
+    one refuses, the other refuses too, neither changing anything."""
+    units_of = IncrementalDecoder(VOCAB, unit_of=lambda spelling: f"[{spelling}]")
+    declines = IncrementalDecoder(VOCAB)
+    for group in groups:
+        try:
+            expected = declines.decode_plain(group)
+        except LookupError:
+            with pytest.raises(LookupError):
+                units_of.decode_plain(group)
+        else:
+            assert units_of.decode_plain(group) == expected
+            if expected is None:
+                assert units_of.units == declines.decode_units(group, lambda spelling: f"[{spelling}]")
+        assert units_of.pending_bytes == declines.pending_bytes
+    assert units_of.flush() == declines.flush()
+
+
 @given(opts=parsing_options, text=TEXTS, groups=GROUPS, extra=ID_GROUPS)
 def test_special_groups_as_units(
     opts: ParsingOptions, text: str, groups: list[int], extra: list[list[int]]

@@ -75,9 +75,20 @@ class IncrementalDecoder:
         ('', '😀')
     """
 
-    __slots__ = ("_held", "_lp_cache", "_not_whole", "_ordinary", "_rows", "_special", "_texts", "_whole")
+    __slots__ = (
+        "_held",
+        "_lp_cache",
+        "_not_whole",
+        "_ordinary",
+        "_rows",
+        "_special",
+        "_texts",
+        "_unit_of",
+        "_whole",
+        "units",
+    )
 
-    def __init__(self, vocab: Vocabulary) -> None:
+    def __init__(self, vocab: Vocabulary, *, unit_of: Callable[[str], str] | None = None) -> None:
         self._rows = vocab.id_bytes
         self._ordinary = vocab.ordinary_bytes
         self._special: dict[int, str] = {token_id: spelling for spelling, token_id in vocab.added.items()}
@@ -90,6 +101,9 @@ class IncrementalDecoder:
         self._whole = vocab.whole_texts
         self._not_whole = vocab.not_whole_ids
         self._texts = True  # groups of ids try the whole texts first
+        # With ``unit_of``, :meth:`decode_plain` decodes a group holding special ids into units at once, here.
+        self._unit_of = unit_of
+        self.units = ""
 
     @property
     def pending_bytes(self) -> bool:
@@ -125,7 +139,9 @@ class IncrementalDecoder:
 
     def decode_plain(self, ids: Sequence[int]) -> str | None:
         """The text a group of ordinary ids completes, decoded in one step (the processor's fast path), or None
-        (nothing decoded, nothing changed) when one of them is a special id.
+        when one of them is a special id: then nothing is decoded and nothing changes, unless the decoder was
+        made with ``unit_of``: then the group is decoded into units as :meth:`decode_units` with ``unit_of``
+        would, into :attr:`units`.
 
         Same text and same held bytes as :meth:`decode` of the group; the text may be ``""`` (an incomplete
         sequence is held).
@@ -144,7 +160,11 @@ class IncrementalDecoder:
                 text = whole.get(token_id)
                 if text is not None:
                     return text
-            if token_id in self._special:
+            spelling = self._special.get(token_id)
+            if spelling is not None:
+                unit_of = self._unit_of
+                if unit_of is not None:
+                    self.units = self._flush_bytes() + unit_of(spelling) if self._held else unit_of(spelling)
                 return None
             rows = self._rows
             if token_id >= len(rows):
@@ -181,6 +201,8 @@ class IncrementalDecoder:
                     for token_id in ids:
                         if type(token_id) is not int or not 0 <= token_id < size:
                             raise LookupError(token_id)
+                    if self._unit_of is not None:  # the texts so far are what decode_units gives their ids
+                        self.units = self._decode_units(ids, len(texts), texts, self._unit_of)
                     return None
                 self._texts = False
                 if texts:
@@ -199,6 +221,8 @@ class IncrementalDecoder:
                 else:
                     parts.append(row)
             if special:
+                if self._unit_of is not None:
+                    self.units = self._decode_units(ids, 0, texts, self._unit_of)
                 return None
             data = b"".join(parts)
         # _utf8 with an ASCII shortcut, inline: this is the per-push path
@@ -240,12 +264,17 @@ class IncrementalDecoder:
         The same text, units and held bytes as :meth:`decode` of the group turned into units by the machine.
         Only for ids :meth:`decode_plain` accepted (each an ``int`` the vocabulary has).
         """
+        return self._decode_units(ids, 0, [], unit_of)
+
+    def _decode_units(
+        self, ids: Sequence[int], start: int, out: list[str], unit_of: Callable[[str], str]
+    ) -> str:
+        """:meth:`decode_units` of ``ids[start:]`` after ``out``, the texts of the ids before (nothing held)."""
         ordinary = self._ordinary
         special = self._special
         whole = self._whole
-        out: list[str] = []
         run: list[bytes] = []
-        for token_id in ids:
+        for token_id in ids[start:] if start else ids:
             row = ordinary[token_id]
             if row is not None:
                 if not run and not self._held:
