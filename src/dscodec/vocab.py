@@ -452,6 +452,12 @@ class Vocabulary:
         return sum(len(e.ids) for e in self._encode(self.full, self.pieces(text, PIECE_CHARS)))
 
     @functools.cached_property
+    def added_spellings(self) -> dict[int, str]:
+        """Added id -> spelling (:attr:`added` the other way round). Built on first use, shared by every stream
+        decoder (do not modify it)."""
+        return {token_id: spelling for spelling, token_id in self.added.items()}
+
+    @functools.cached_property
     def ordinary_bytes(self) -> list[bytes | None]:
         """:attr:`id_bytes` with ``None`` for the added ids: one lookup tells an ordinary id's bytes from a
         special id (the stream decoder's per-token path). Built on first use, shared by every decoder."""

@@ -91,7 +91,7 @@ class IncrementalDecoder:
     def __init__(self, vocab: Vocabulary, *, unit_of: Callable[[str], str] | None = None) -> None:
         self._rows = vocab.id_bytes
         self._ordinary = vocab.ordinary_bytes
-        self._special: dict[int, str] = {token_id: spelling for spelling, token_id in vocab.added.items()}
+        self._special = vocab.added_spellings
         # The bytes of an incomplete UTF-8 sequence, held until it completes (what an incremental UTF-8
         # decoder buffers; decoding held + new bytes at once gives the same text however the bytes are split).
         self._held = b""
