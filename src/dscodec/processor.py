@@ -144,8 +144,6 @@ class StreamProcessor:
         # The per-push path's calls, bound once.
         self._plain_token = self._machine.plain_token
         self._plain_chunk = self._machine.plain_chunk
-        # A special id's unit, remembered by spelling: the machine gives the same one for a spelling every time.
-        self._special_unit = functools.cache(self._machine.special_unit)
         self._write_text = writer.text
         self._status: _State = "new"
         # The per-push fast path's decoding call: the decoder's ``decode_plain`` while the response is open, else
@@ -617,7 +615,10 @@ class StreamProcessor:
     def _ensure_decoder(self) -> IncrementalDecoder:
         if self._decoder is None:
             self._vocab = Vocabulary.load(self._tokenizer)
-            self._decoder = IncrementalDecoder(self._vocab, unit_of=self._special_unit)
+            # A special id's unit, remembered by spelling: the machine gives the same one for a spelling every time.
+            self._decoder = IncrementalDecoder(
+                self._vocab, unit_of=functools.cache(self._machine.special_unit)
+            )
             if self._status == "open":
                 self._lane = self._decoder.decode_plain
         return self._decoder

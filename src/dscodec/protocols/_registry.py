@@ -76,8 +76,12 @@ class ProtocolSpec:
 def _load(module: str, name: str) -> Callable[[], Any]:
     """A loader of ``name`` from the protocol module ``module`` (imported on the first call, then cached)."""
 
+    loaded: list[Any] = []  # the object, once imported (import_module itself costs microseconds per call)
+
     def load() -> Any:
-        return getattr(importlib.import_module(f"dscodec.protocols.{module}"), name)
+        if not loaded:
+            loaded.append(getattr(importlib.import_module(f"dscodec.protocols.{module}"), name))
+        return loaded[0]
 
     return load
 

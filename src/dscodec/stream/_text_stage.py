@@ -40,6 +40,35 @@ SOFT_IN_STOPS = (THINK_SOFT, DSML_SOFT)
 #: A run of units that, with stop sequences in the content, does nothing but step the matcher and be held
 #: or released: no newline, no ``<``, no sentinel.
 _STEPPED_RUN = re.compile(f"[^\n{OPENER_START}{SENTINEL_RANGE}]+")
+#: The patterns of :meth:`TextStages._configure` by the characters and ranges they look for (a stage's, met
+#: again in every response; stop sequences add their own first characters, so the table is kept small).
+_PATTERNS: dict[tuple[str, str], tuple[re.Pattern[str], re.Pattern[str] | str | None]] = {}
+_PATTERNS_LIMIT = 256
+
+
+def _patterns(chars: str, ranges: str) -> tuple[re.Pattern[str], re.Pattern[str] | str | None]:
+    """The pattern of ``chars`` and the sentinel ``ranges``, and what looks for the inner characters among
+    ``chars`` (ASCII, no newline) in plain token text: None, the one character, or a pattern."""
+    found = _PATTERNS.get((chars, ranges))
+    if found is not None:
+        return found
+    interesting = re.compile("[" + "".join(re.escape(c) for c in chars) + ranges + "]")
+    # Plain token text (no stop sequences: a newline followed by more text on the same feed needs no closer
+    # look) holds no sentinel, as the decoder writes no lone surrogate: only the ASCII characters here can
+    # need one. One character is looked for with ``in``, several with a pattern.
+    inner = "".join(c for c in chars if c != "\n" and c.isascii())
+    found = (
+        interesting,
+        None
+        if not inner
+        else inner
+        if len(inner) == 1
+        else re.compile("[" + "".join(re.escape(c) for c in inner) + "]"),
+    )
+    if len(_PATTERNS) >= _PATTERNS_LIMIT:
+        _PATTERNS.clear()
+    _PATTERNS[(chars, ranges)] = found
+    return found
 
 
 class TextStages(HeldText):
@@ -69,18 +98,7 @@ class TextStages(HeldText):
             self._stops = None
         if content and self._json != JSON_OFF:
             ranges = SENTINEL_RANGE  # JSON mode, outside the value: a special id is a stretch of its own
-        self._interesting = re.compile("[" + "".join(re.escape(c) for c in chars) + ranges + "]")
-        # Plain token text (no stop sequences: a newline followed by more text on the same feed needs no closer
-        # look) holds no sentinel, as the decoder writes no lone surrogate: only the ASCII characters here can
-        # need one. One character is looked for with ``in``, several with a pattern.
-        inner = "".join(c for c in chars if c != "\n" and c.isascii())
-        self._interesting_inner = (
-            None
-            if not inner
-            else inner
-            if len(inner) == 1
-            else re.compile("[" + "".join(re.escape(c) for c in inner) + "]")
-        )
+        self._interesting, self._interesting_inner = _patterns(chars, ranges)
         self._update_quick()
 
     def _update_quick(self) -> None:
