@@ -344,6 +344,15 @@ def stream_many_invokes(n: int) -> Callable[[], object]:
     return _stream(_TOOL_BODY, _split(text, 7))
 
 
+def stream_block_ids_in_long_pushes(n: int) -> Callable[[], object]:
+    # Many invokes as token ids, a thousand per push: each group holds special ids (the Dsml token, partial
+    # UTF-8 before them) and is decoded into units in one pass.
+    invoke = '<｜DSML｜invoke name="w">\n<｜DSML｜parameter name="a" string="true">中x</｜DSML｜parameter>\n</｜DSML｜invoke>\n'
+    text = "</think><｜DSML｜tool_calls>\n" + invoke * (n // len(invoke)) + "</｜DSML｜tool_calls>"
+    ids = _VOCAB.full.encode(text, add_special_tokens=False).ids
+    return _stream(_TOOL_BODY, [ids[k : k + 1000] for k in range(0, len(ids), 1000)])
+
+
 def stream_unclosed_block_junk(n: int) -> Callable[[], object]:
     # A block that never closes, followed by junk with stray closing tags and quotes.
     junk = ('x"y</｜DSML｜parameter>{[' * (n // 24 + 1))[:n]
@@ -516,6 +525,7 @@ SHAPES: list[tuple[str, Callable[[int], Callable[[], object]], int]] = [
     ("stream: huge invoke name attribute", stream_huge_attribute, 20_000),
     ("stream: many invokes", stream_many_invokes, 50_000),
     ("stream: unclosed block, junk after", stream_unclosed_block_junk, 20_000),
+    ("stream: tool-call block, 1000 ids per push", stream_block_ids_in_long_pushes, 50_000),
     ("stream: JSON mode, deep object, long string", stream_json_mode_deep, 50_000),
     ("stream: ids with 20 top logprobs each", stream_logprobs_ids, 5_000),
     ("tool schema 55 deep, n/100 wide", nested_tool_schema, 2_000),
