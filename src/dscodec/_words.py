@@ -121,6 +121,8 @@ _MORE_PUNCT = (  # \p{P} or \p{S}
     "\u2010-\u2027\u2030-\u203e\u20ac\u2122\u2190-\u2193"
     # CJK punctuation and the full-width forms of the ASCII punctuation: 、。〃 〈〉《》「」『』【】 〔〕…〟 ！…／ ：…＠ ［…｀ ｛…～
     "\u3001-\u3003\u3008-\u3011\u3014-\u301f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff5e"
+    # The replacement character, which decoded model output holds where its bytes were not UTF-8 (a symbol).
+    "\ufffd"
 )
 _SPACE = "\t\n\r "  # \s
 #: The letters and marks of the runs the pre-tokenizer's second step isolates (CJK ideographs, hiragana,

@@ -33,10 +33,10 @@ PLAIN = VOCAB.plain
 FULL = VOCAB.full
 DECODE = _byte_decoder()
 
-#: Every character of the word alphabet below U+2200, and the CJK punctuation and full-width forms.
+#: Every character of the word alphabet below U+2200, the CJK punctuation and full-width forms, and U+FFFD.
 ALPHABET = [
     chr(c)
-    for c in itertools.chain(range(0x2200), range(0x3000, 0x3040), range(0xFF00, 0xFF70))
+    for c in itertools.chain(range(0x2200), range(0x3000, 0x3040), range(0xFF00, 0xFF70), [0xFFFD])
     if _NOT_WORD_TEXT.match(chr(c)) is None
 ]
 #: The characters the pre-tokenizer isolates in CJK runs (U+3040-U+30FF all of them, ideographs sampled).
@@ -78,7 +78,7 @@ def test_the_alphabet_classes_agree_with_unicode() -> None:
         else:
             assert punct.match(char) and category[0] in "PS", (char, category)
         assert category[0] != "N" or char.isascii()
-    assert len(ALPHABET) == 231 + 57 and len(CJK) == 402
+    assert len(ALPHABET) == 231 + 58 and len(CJK) == 402
     for char in CJK:
         assert _NOT_WORD_TEXT.match(char) is None
         assert not letters.match(char) and not punct.match(char) and not char.isspace() and not char.isdigit()
