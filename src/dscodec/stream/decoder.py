@@ -69,6 +69,14 @@ _CACHE_LIMIT = 200_000
 class IncrementalDecoder:
     """Decodes streamed token ids; holds incomplete UTF-8 between calls.
 
+    Args:
+        vocab: the vocabulary the ids come from.
+        unit_of: the output machine's unit for a special id's spelling; with it, :meth:`decode_plain` decodes a
+            group holding special ids into units at once (see there).
+
+    Attributes:
+        units: the units of the last group :meth:`decode_plain` decoded into units (with ``unit_of`` only).
+
     Examples:
         >>> dec = IncrementalDecoder(Vocabulary.load(None))
         >>> dec.feed([28927]), dec.feed([225])
