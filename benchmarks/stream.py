@@ -15,8 +15,10 @@ the ids, decode their bytes, escape the text, build and serialise one chunk even
 calls; for text chunks the same without decoding), and its ratio to the reference. Where the floor's ratio is above a goal, no Python codec that makes one
 call per push reaches that goal on that output.
 
-A second measurement pushes the same output with a tool argument ten times longer, to show that the cost per
-character stays flat (linear total cost).
+Then short responses: the first 50 tokens of each output, one id per push, each response a new request (its
+JSON body parsed and converted, a new processor): what a request pays once, side by side. And a last measurement
+pushes the same output with a tool argument ten times longer, to show that the cost per character stays flat
+(linear total cost).
 
     python benchmarks/stream.py [--runs 5] [--tokens 10000] [--kinds prose,cjk]
 
@@ -314,6 +316,25 @@ def python_floor_text(chunks: list[tuple[str, int]]) -> Callable[[], int]:
     return run
 
 
+#: The tokens of a short response, and how many run back to back in one timing.
+SHORT_TOKENS = 50
+SHORT_REPEAT = 20
+
+
+def _ours_short(text: str, vocab: Vocabulary, groups: list[list[int]]) -> Callable[[], int]:
+    """:func:`ours` for a new request each time: its JSON body parsed and converted first."""
+    return lambda: ours(dscodec.convert("chat_completions", text), vocab, groups)()
+
+
+def _repeat(run: Callable[[], object], times: int) -> Callable[[], int]:
+    def repeated() -> int:
+        for _ in range(times):
+            run()
+        return times
+
+    return repeated
+
+
 def interleaved(sides: list[Callable[[], int]], runs: int) -> list[float]:
     for side in sides:
         side()
@@ -378,6 +399,25 @@ def main() -> None:
             else:
                 line += f"{'':>28}{floor:>16.2f}"
             print(line, flush=True)
+
+    # Short responses: what each request pays once (parsing and converting the request, setting up the
+    # processor, the first pieces of the output, the last chunk), on both sides.
+    print(
+        f"\n{'short response':<24}{'tokens':>7}{'dscodec µs/response':>21}{'reference µs/response':>23}{'ratio':>8}"
+    )
+    for kind in chosen:
+        body, output = kinds[kind]
+        groups = _groups(output[:SHORT_TOKENS], 1)
+        text = json.dumps(body)
+        sides = [_repeat(_ours_short(text, vocab, groups), SHORT_REPEAT)]
+        if ref is not None:
+            sides.append(_repeat(reference(ref, groups, body), SHORT_REPEAT))
+        medians = interleaved(sides, args.runs)
+        line = f"{kind:<24}{len(groups):>7}{medians[0] / SHORT_REPEAT * 1e6:>21.1f}"
+        if ref is not None:
+            line += f"{medians[1] / SHORT_REPEAT * 1e6:>23.1f}{medians[0] / medians[1]:>8.2f}"
+        print(line, flush=True)
+    print()
 
     # Linear cost: a tool call alone, its string argument 2K and then 20K characters long.
     request = dscodec.convert("chat_completions", BODY)
