@@ -24,7 +24,6 @@ then gives the protocol's mid-stream error events:
 
 from __future__ import annotations
 
-import functools
 import math
 import numbers
 import operator
@@ -60,6 +59,21 @@ _FAST_COUNT_LIMIT = 1 << 62
 #: The machine's part of a lane: text -> the argument delta's or the channel's text, or a tool-call block's events
 #: (None: declined).
 _MachineLane = Callable[[str], "str | list[Event] | None"]
+
+
+class _SpecialUnits(dict[str, str]):
+    """The output machine's unit for each special id's spelling, asked of it once per spelling (the machine gives
+    the same unit for a spelling every time); the lookup of one met before is a dict's, in C."""
+
+    __slots__ = ("_unit_of",)
+
+    def __init__(self, unit_of: Callable[[str], str]) -> None:
+        super().__init__()
+        self._unit_of = unit_of
+
+    def __missing__(self, spelling: str) -> str:
+        unit = self[spelling] = self._unit_of(spelling)
+        return unit
 
 
 def _no_lane(arguments: str, raw: str) -> list[WireEvent]:
@@ -615,10 +629,8 @@ class StreamProcessor:
     def _ensure_decoder(self) -> IncrementalDecoder:
         if self._decoder is None:
             self._vocab = Vocabulary.load(self._tokenizer)
-            # A special id's unit, remembered by spelling: the machine gives the same one for a spelling every time.
-            self._decoder = IncrementalDecoder(
-                self._vocab, unit_of=functools.cache(self._machine.special_unit)
-            )
+            unit_of = _SpecialUnits(self._machine.special_unit).__getitem__
+            self._decoder = IncrementalDecoder(self._vocab, unit_of=unit_of)
             if self._status == "open":
                 self._lane = self._decoder.decode_plain
         return self._decoder
