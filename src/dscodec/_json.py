@@ -126,6 +126,19 @@ def _parsed_shape(value: Any, limit: int) -> tuple[bool, bool]:
 
 
 _CONTAINERS = (dict, list)
+#: Documents up to this long are checked for depth by counting their opening brackets (in C) when that is enough;
+#: longer ones, or ones with more brackets than the depth limit, by walking the parsed value.
+_COUNTED_UP_TO = 1 << 16
+
+
+def _opening_brackets(data: str | bytes) -> int:
+    """The ``[`` and ``{`` in JSON text, those inside strings included: a bound on its nesting depth (for other
+    buffers than ``bytes``, no bound: their length)."""
+    if isinstance(data, str):
+        return data.count("[") + data.count("{")
+    if isinstance(data, (bytes, bytearray)):
+        return data.count(b"[") + data.count(b"{")
+    return len(data)
 
 
 def _holds_negative_zero(data: str | bytes) -> bool:
@@ -168,8 +181,9 @@ def loads(data: str | bytes, *, max_depth: int = MAX_DEPTH) -> Any:
         value = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
         raise JSONDecodeError(_utf8_error(data) or str(exc)) from None
-    if len(data) <= 2 * max_depth:
-        # Each level of nesting takes two characters at least, so a short document cannot be too deep.
+    if len(data) <= 2 * max_depth or (len(data) <= _COUNTED_UP_TO and _opening_brackets(data) <= max_depth):
+        # Each level of nesting takes two characters at least, and opens a bracket (text in strings only adds
+        # to the count): such a document cannot be too deep.
         reread = _holds_negative_zero(data)
     else:
         too_deep, zero = _parsed_shape(value, max_depth)

@@ -165,6 +165,26 @@ def test_loads_signs_zero_exactly_where_the_text_has_the_number(value: Any, spac
     assert repr(loads(text.encode())) == repr(expected)
 
 
+@pytest.mark.parametrize("kind", [str, bytes, bytearray, memoryview])
+@pytest.mark.parametrize("opening", ["[", '{"a":', '[{"a":'])
+@pytest.mark.parametrize("pad", [0, 400, 70_000])
+def test_loads_refuses_nesting_past_the_limit_however_long_the_text(
+    kind: Any, opening: str, pad: int
+) -> None:
+    """Short texts, texts checked by counting their brackets and long ones: the same depth rule."""
+    closing = {"[": "]", '{"a":': "}", '[{"a":': "}]"}[opening]
+    levels = opening.count("[") + opening.count("{")
+
+    def document(depth: int) -> Any:
+        text = f'["{"p" * pad}", ' + opening * (depth // levels) + "1" + closing * (depth // levels) + "]"
+        return text if kind is str else kind(text.encode())
+
+    limit = 12 * levels
+    assert loads(document(limit - levels), max_depth=limit) is not None  # the outer array is one more level
+    with pytest.raises(JSONDecodeError, match="recursion limit"):
+        loads(document(limit), max_depth=limit)
+
+
 def _scalars(value: Any) -> list[Any]:
     if isinstance(value, dict):
         return [s for v in value.values() for s in _scalars(v)]
