@@ -40,6 +40,10 @@ PART_SEPARATOR = "\n\n"
 
 _Request = TypeVar("_Request")
 
+#: The reference's defaults, made once: the options are frozen, and making them costs as much as reading a
+#: small body's JSON.
+_DEFAULT_OPTIONS = ConversionOptions()
+
 
 class Converter(Protocol):
     """A protocol's converter of one typed request."""
@@ -77,7 +81,7 @@ class Inbound(Generic[_Request]):
                 breaks a rule of the protocol; the error names the protocol, so ``exc.body`` is in its shape.
         """
         try:
-            options = options or ConversionOptions()
+            options = options or _DEFAULT_OPTIONS
             read = self.read if options.unsupported == "ignore" else rejecting(self.protocol, self.read)
             return self.converter(read_body(body, read), options).convert()
         except ConversionError as exc:
