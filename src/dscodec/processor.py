@@ -320,6 +320,9 @@ class StreamProcessor:
                 (the processor then fails; send :meth:`fail`'s events to tell the client).
         """
         decode_plain = self._lane
+        if decode_plain is None and self._status == "open" and self._decoder is None:
+            # The first ids of an open response: the decoder is made for them, and they take the per-push path.
+            decode_plain = self._ensure_decoder().decode_plain
         if (
             decode_plain is not None
             and logprobs is None
