@@ -124,12 +124,13 @@ def test_utf8_corpus_one_id_at_a_time(vocab: Vocabulary, text: str) -> None:
     assert not any("\ufffd" in piece for piece in pieces)
 
 
-@pytest.mark.parametrize("stranger", [True, 1.0, -1, 10**9])
+@pytest.mark.parametrize("stranger", [True, 1.0, -1, 10**9, [3], {"id": 3}, bytearray(b"a")])
 def test_decode_plain_refuses_what_is_no_id_even_when_its_value_is_remembered(
     vocab: Vocabulary, stranger: object
 ) -> None:
     """The texts of whole ids are remembered by id, and ``True == 1 == 1.0`` as keys: a group holding a bool, a
-    float, or an id out of range is still refused (LookupError) with nothing changed, wherever it stands."""
+    float, an id out of range or a value that is no key at all (a list, a dict) is still refused (LookupError)
+    with nothing changed, wherever it stands."""
     dec = IncrementalDecoder(vocab)
     a, one = encode(vocab, "a")[0], 1
     whole = encode(vocab, "Hello world")

@@ -189,19 +189,22 @@ class IncrementalDecoder:
                 # so do the next groups until one is all ASCII (CJK text is mostly ids that are not whole).
                 not_whole = self._not_whole
                 specials = self._special
-                for token_id in ids:
-                    text = whole.get(token_id)
-                    if text is None:
-                        if token_id in not_whole or token_id in specials:
-                            break
-                        text = self._whole_text(token_id)
+                try:
+                    for token_id in ids:
+                        text = whole.get(token_id)
                         if text is None:
+                            if token_id in not_whole or token_id in specials:
+                                break
+                            text = self._whole_text(token_id)
+                            if text is None:
+                                break
+                        elif type(token_id) is not int:  # a float or a bool equal to an id
                             break
-                    elif type(token_id) is not int:
-                        break
-                    texts.append(text)
-                else:
-                    return "".join(texts)
+                        texts.append(text)
+                    else:
+                        return "".join(texts)
+                except TypeError:  # an unhashable value (a list, a dict) among the ids: nothing changed
+                    raise LookupError(token_id) from None
                 if token_id in specials:
                     # A special id: no text (the caller decodes the group into units), but every id must still
                     # be one the vocabulary has.
