@@ -28,7 +28,8 @@ import math
 import numbers
 import operator
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from typing import Any, Literal, NoReturn
 
 from dscodec.conversation import ConversationRequest
@@ -582,8 +583,9 @@ class StreamProcessor:
         return self._bounded(value, where, ID_LIMIT, "2**32")
 
     def _sequence(self, value: object, what: str) -> list[object]:
-        """``value`` as a list, refused when it is no sequence (a str or bytes neither)."""
-        if isinstance(value, (str, bytes, bytearray)):
+        """``value`` as a list, refused when it is no sequence: a str or bytes neither, nor a set or a mapping
+        (no order, or keys without their values); any other iterable is read in its order."""
+        if isinstance(value, (str, bytes, bytearray, AbstractSet, Mapping)):
             self._refuse(f"{what} must be a sequence, not {type(value).__name__}")
         try:
             items: list[object] = list(value)  # type: ignore[call-overload]

@@ -196,11 +196,16 @@ def _refused(p: dscodec.StreamProcessor, call: Any, *, opened: bool = False) -> 
 
 
 @pytest.mark.parametrize(
-    "ids", [[-1], [2**32], [10, -5], [True], [1.5], ["7"], [None], "abc", b"\x01", 7, None, [[1]]]
-)
+    "ids",
+    [
+        [-1], [2**32], [10, -5], [True], [1.5], ["7"], [None], "abc", b"\x01", 7, None, [[1]],
+        [[1], 5], [5, [1]], [5, {"id": 1}], {1, 2}, frozenset({1}), {1: 2},
+    ],
+)  # fmt: skip
 def test_token_ids_are_validated(ids: Any) -> None:
     """Ids are ints in [0, 2**32): a negative id never indexes the vocabulary from its end (it used to decode
-    to another token's text: -1 gave <｜image｜>)."""
+    to another token's text: -1 gave <｜image｜>); a value that is no key (a list) among ids is refused like any
+    other, and so are a set (no order) and a mapping (whose values would be dropped)."""
     first = _processor(thinking={"type": "disabled"})
     _refused(first, lambda: first.push_tokens(ids))
     warm = _processor(thinking={"type": "disabled"})  # the per-token fast path: open, decoder ready
@@ -208,6 +213,20 @@ def test_token_ids_are_validated(ids: Any) -> None:
     with pytest.raises(dscodec.ModelOutputError):
         warm.push_tokens(ids)
     assert warm.fail("x")[-1].to_dict()["error"]
+
+
+def test_token_ids_may_come_from_any_ordered_iterable() -> None:
+    ids = _ids("Hello there, world")
+    expected = [e.to_json() for e in _processor(thinking={"type": "disabled"}).push_tokens(ids)]
+    for given in (tuple(ids), iter(ids), (i for i in ids), range(ids[0], ids[0] + 1)):
+        p = _processor(thinking={"type": "disabled"})
+        got = [e.to_json() for e in p.push_tokens(given)]  # type: ignore[arg-type]
+        if isinstance(given, range):
+            assert got == [
+                e.to_json() for e in _processor(thinking={"type": "disabled"}).push_tokens(ids[:1])
+            ]
+        else:
+            assert got == expected
 
 
 def test_ids_at_the_limits_decode_to_nothing_when_unknown() -> None:
