@@ -39,14 +39,17 @@ def accumulate(
 
     Raises:
         UnsupportedProtocol: ``protocol`` is none of the three (also a ``ValueError``).
-        ModelOutputError: an event is not a mapping, or its fields have types no stream of ``protocol`` has (a
-            damaged or foreign recording); the message names what was wrong.
+        ModelOutputError: ``events`` is no iterable of events (a single event, a string, a number), an event is
+            not a mapping, or its fields have types no stream of ``protocol`` has (a damaged or foreign
+            recording); the message names what was wrong.
     """
     from dscodec.protocols._registry import spec
     from dscodec.protocols._wire import WireEvent
 
     found = spec(protocol)
     dicts: list[Mapping[str, Any]] = []
+    if isinstance(events, (str, bytes, bytearray, Mapping, WireEvent)) or not isinstance(events, Iterable):
+        raise ModelOutputError(f"events must be an iterable of stream events, not {type(events).__name__}")
     for index, event in enumerate(events):
         if isinstance(event, WireEvent):
             dicts.append(event.to_dict())

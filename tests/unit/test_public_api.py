@@ -7,6 +7,8 @@ import sys
 import types
 from pathlib import Path
 
+import pytest
+
 import dscodec
 
 #: Names ``dscodec/__init__.py`` uses itself (not public).
@@ -86,3 +88,38 @@ def test_error_tree() -> None:
         assert issubclass(cls, dscodec.DscodecError)
         assert isinstance(cls.status_code, int)
     assert dscodec.ConversionError.status_code == 400
+
+
+_BODY = {"model": "DeepSeek-V4-Pro", "messages": [{"role": "user", "content": "Hi"}]}
+
+
+@pytest.mark.parametrize("options", [{"unsupported": "reject"}, "reject", 1, object()])
+def test_convert_refuses_options_of_another_type(options: object) -> None:
+    """A wrong ``options`` is the caller's bug: a ``TypeError`` naming it, not an ``AttributeError`` from
+    inside."""
+    with pytest.raises(TypeError, match="options must be a ConversionOptions or None"):
+        dscodec.convert("chat_completions", _BODY, options)  # type: ignore[arg-type]
+    assert dscodec.convert("chat_completions", _BODY, None).model_version == "v4"
+    assert dscodec.convert("chat_completions", _BODY, dscodec.ConversionOptions()).model_version == "v4"
+
+
+@pytest.mark.parametrize("exc", [ValueError("boom"), "text", None, 400])
+def test_error_body_refuses_what_is_no_dscodec_error(exc: object) -> None:
+    for protocol in ("chat_completions", "responses", "messages"):
+        with pytest.raises(TypeError, match="exc must be a DscodecError"):
+            dscodec.error_body(protocol, exc)  # type: ignore[arg-type]
+        assert dscodec.error_body(protocol, dscodec.ConversionError("bad"))
+
+
+@pytest.mark.parametrize(
+    "events", [5, None, "data: {}", b"{}", {"type": "message_stop"}, dscodec.WireEvent({"type": "ping"})]
+)
+def test_accumulate_refuses_what_is_no_iterable_of_events(events: object) -> None:
+    """A single event, a string or a number in place of the events is a bad stream (502), named as such."""
+    for protocol in ("chat_completions", "responses", "messages"):
+        with pytest.raises(
+            dscodec.ModelOutputError, match="events must be an iterable of stream events"
+        ) as bad:
+            dscodec.accumulate(protocol, events)  # type: ignore[arg-type]
+        assert bad.value.status_code == 502
+    assert dscodec.accumulate("messages", iter([{"type": "message_stop"}]))["type"] == "message"

@@ -28,6 +28,7 @@ def convert(
         ConversionError: the body is malformed or breaks a rule; ``.status_code`` and ``.body`` hold the
             HTTP status and the JSON error body in the protocol's own shape.
         UnsupportedProtocol: ``protocol`` is none of the three.
+        TypeError: ``options`` is neither None nor :class:`~dscodec.ConversionOptions`.
 
     Examples:
         >>> request = convert("chat_completions", '{"model": "DeepSeek-V4-Pro", "messages": [{"role": "user", "content": "Hi"}]}')
@@ -43,10 +44,14 @@ def error_body(protocol: Protocol, exc: DscodecError) -> dict[str, Any]:
 
     Raises:
         UnsupportedProtocol: ``protocol`` is none of the three.
+        TypeError: ``exc`` is no :class:`~dscodec.DscodecError` (other exceptions have no status or body of
+            their own: wrap them in one first).
 
     Examples:
         >>> from dscodec.errors import ConversionError
         >>> error_body("messages", ConversionError("bad"))
         {'type': 'error', 'error': {'type': 'invalid_request_error', 'message': 'bad'}}
     """
+    if not isinstance(exc, DscodecError):
+        raise TypeError(f"exc must be a DscodecError, not {type(exc).__name__}")
     return _registry.error_body(protocol, exc)

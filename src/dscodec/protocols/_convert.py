@@ -79,9 +79,13 @@ class Inbound(Generic[_Request]):
         Raises:
             ConversionError: the body is malformed (bad JSON, wrong types, missing fields: deviation D2) or
                 breaks a rule of the protocol; the error names the protocol, so ``exc.body`` is in its shape.
+            TypeError: ``options`` is neither None nor :class:`~dscodec.ConversionOptions`.
         """
+        if options is None:
+            options = _DEFAULT_OPTIONS
+        elif not isinstance(options, ConversionOptions):
+            raise TypeError(f"options must be a ConversionOptions or None, not {type(options).__name__}")
         try:
-            options = options or _DEFAULT_OPTIONS
             read = self.read if options.unsupported == "ignore" else rejecting(self.protocol, self.read)
             return self.converter(read_body(body, read), options).convert()
         except ConversionError as exc:
