@@ -59,14 +59,34 @@ class ConversionOptions:
     unsupported: UnsupportedBehavior = "ignore"
 
     def __post_init__(self) -> None:
-        if self.unsupported not in ("ignore", "reject"):
-            raise ValueError(f"unsupported must be 'ignore' or 'reject', not {self.unsupported!r}")
-        object.__setattr__(
-            self, "model_versions_by_name", MappingProxyType(dict(self.model_versions_by_name))
-        )
-        for version in self.model_versions_by_name.values():
+        if type(self.default_thinking_mode) is not bool:
+            raise TypeError(
+                f"default_thinking_mode must be a bool, not {type(self.default_thinking_mode).__name__}"
+            )
+        for name, allowed in (
+            ("reasoning_content_behavior", ("fill_empty", "reject")),
+            ("responses_web_search", ("drop", "reject")),
+            ("messages_web_search", ("drop", "reject")),
+            ("unsupported", ("ignore", "reject")),
+        ):
+            value = getattr(self, name)
+            if value not in allowed:
+                raise ValueError(f"{name} must be {' or '.join(map(repr, allowed))}, not {value!r:.100}")
+        for name in ("thinking_max_tokens_upper_bound", "non_thinking_max_tokens_upper_bound"):
+            bound = getattr(self, name)
+            if type(bound) is not int:
+                raise TypeError(f"{name} must be an int, not {type(bound).__name__}")
+            if bound < 0:
+                raise ValueError(f"{name} must be 0 or more, not {bound}")
+        names = self.model_versions_by_name
+        if not isinstance(names, Mapping):
+            raise TypeError(f"model_versions_by_name must be a mapping, not {type(names).__name__}")
+        object.__setattr__(self, "model_versions_by_name", MappingProxyType(dict(names)))
+        for name, version in self.model_versions_by_name.items():
+            if not isinstance(name, str):
+                raise TypeError(f"model names must be str, not {type(name).__name__}")
             if version not in ("v4", "v4.1"):
-                raise ValueError(f"unknown model version {version!r}; expected 'v4' or 'v4.1'")
+                raise ValueError(f"unknown model version {version!r:.100}; expected 'v4' or 'v4.1'")
 
     def with_model_alias(self, name: str, version: ModelVersion) -> ConversionOptions:
         """A copy that also accepts ``name`` (or maps it anew) for ``version``."""

@@ -110,8 +110,10 @@ class StreamProcessor:
         tool_call_id_factory: makes tool call ids from the call index (random ``call_NN_…`` ids by default).
 
     Raises:
-        StreamStateError: ``response_id``, ``model`` or ``signature`` is no ``str`` (or holds a lone surrogate),
-            or ``created`` is no integer from 0 to 2**63 - 1; found here rather than when the events are written.
+        StreamStateError: ``request`` is no :class:`~dscodec.ConversationRequest`, ``response_id``, ``model`` or
+            ``signature`` is no ``str`` (or holds a lone surrogate), ``created`` is no integer from 0 to
+            2**63 - 1, or ``tool_call_id_factory`` is not callable; found here rather than when the events are
+            written.
 
     Examples:
         >>> import dscodec
@@ -136,6 +138,14 @@ class StreamProcessor:
         signature: str | None = None,
         tool_call_id_factory: ToolCallIdFactory | None = None,
     ) -> None:
+        if not isinstance(request, ConversationRequest):
+            raise StreamStateError(
+                f"request must be a ConversationRequest (from dscodec.convert), not {type(request).__name__}"
+            )
+        if tool_call_id_factory is not None and not callable(tool_call_id_factory):
+            raise StreamStateError(
+                f"tool_call_id_factory must be a callable or None, not {type(tool_call_id_factory).__name__}"
+            )
         _check_text(response_id, "response_id")
         _check_text(model, "model")
         if signature is not None:

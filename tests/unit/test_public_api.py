@@ -123,3 +123,97 @@ def test_accumulate_refuses_what_is_no_iterable_of_events(events: object) -> Non
             dscodec.accumulate(protocol, events)  # type: ignore[arg-type]
         assert bad.value.status_code == 502
     assert dscodec.accumulate("messages", iter([{"type": "message_stop"}]))["type"] == "message"
+
+
+def _request() -> dscodec.ConversationRequest:
+    return dscodec.convert("chat_completions", _BODY)
+
+
+@pytest.mark.parametrize("request_", [5, None, _BODY, "text"])
+def test_render_and_encode_refuse_what_is_no_request(request_: object) -> None:
+    encoder = dscodec.PromptEncoder()
+    for call in (lambda: dscodec.render(request_), lambda: encoder.encode(request_)):  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match="needs a ConversationRequest .* or a Conversation"):
+            call()
+    with pytest.raises(TypeError, match="prompt must be a RenderedPrompt"):
+        encoder.encode_rendered(request_)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("version", ["v9", "V4", "", [1], 4])
+def test_render_and_encode_refuse_an_unknown_version(version: object) -> None:
+    encoder = dscodec.PromptEncoder()
+    conversation = _request().conversation
+    for request in (_request(), conversation):
+        for call in (dscodec.render, encoder.encode):
+            with pytest.raises(ValueError, match="unknown model version"):
+                call(request, version=version)  # type: ignore[operator]
+    assert dscodec.render(conversation, version="v4").text == dscodec.render(_request()).text
+
+
+@pytest.mark.parametrize("segment", [5, None, b"x", ("<｜User｜>",)])
+def test_encode_segments_refuses_what_is_no_segment(segment: object) -> None:
+    from dscodec.prompt.render import render_segments
+
+    segments, _ = render_segments(_request().conversation, "v4")
+    encoder = dscodec.PromptEncoder()
+    with pytest.raises(TypeError, match=f"segment {len(segments)} must be a str or a Special"):
+        encoder.encode_segments([*segments, segment])  # type: ignore[list-item]
+    assert encoder.encode_segments(segments) == encoder.encode(_request())
+
+
+@pytest.mark.parametrize(("cache_chars", "error"), [(-1, ValueError), ("x", TypeError), (1.5, TypeError)])
+def test_prompt_encoder_refuses_a_bad_cache_size(cache_chars: object, error: type[Exception]) -> None:
+    with pytest.raises(error, match="cache_chars must be"):
+        dscodec.PromptEncoder(cache_chars=cache_chars)  # type: ignore[arg-type]
+    assert dscodec.PromptEncoder(cache_chars=0).encode(_request())
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"request": 5},
+        {"request": _BODY},
+        {"tool_call_id_factory": 5},
+        {"tool_call_id_factory": "call_1"},
+    ],
+)
+def test_stream_processor_refuses_a_bad_request_or_id_factory(changes: dict[str, object]) -> None:
+    arguments: dict[str, object] = {"request": _request(), "response_id": "r", "model": "m", **changes}
+    with pytest.raises(dscodec.StreamStateError, match="must be"):
+        dscodec.StreamProcessor(**arguments)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "error"),
+    [
+        ("default_thinking_mode", "yes", TypeError),
+        ("default_thinking_mode", 1, TypeError),
+        ("reasoning_content_behavior", "drop", ValueError),
+        ("responses_web_search", "ignore", ValueError),
+        ("messages_web_search", None, ValueError),
+        ("unsupported", "warn", ValueError),
+        ("thinking_max_tokens_upper_bound", -1, ValueError),
+        ("non_thinking_max_tokens_upper_bound", 1.5, TypeError),
+        ("non_thinking_max_tokens_upper_bound", True, TypeError),
+        ("model_versions_by_name", 5, TypeError),
+        ("model_versions_by_name", [("x", "v4")], TypeError),
+        ("model_versions_by_name", {1: "v4"}, TypeError),
+        ("model_versions_by_name", {"x": "v5"}, ValueError),
+    ],
+)
+def test_conversion_options_refuse_bad_values(field: str, value: object, error: type[Exception]) -> None:
+    with pytest.raises(error, match=field.split("_by_")[0].replace("model_versions", "model")):
+        dscodec.ConversionOptions(**{field: value})  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("text", [5, None, ["{}"]])
+def test_testing_readers_refuse_what_is_no_text(text: object) -> None:
+    from dscodec import testing
+
+    with pytest.raises(TypeError, match="a transcript is read from str or bytes"):
+        testing.loads_transcript(text)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="an event stream is read from str or bytes"):
+        testing.parse_sse(text)  # type: ignore[arg-type]
+    with pytest.raises(testing.TranscriptError, match="not UTF-8"):
+        testing.loads_transcript(b"\xff\n")
+    assert testing.parse_sse(bytearray(b"data: {}\n\n"))[0][0].data == "{}"

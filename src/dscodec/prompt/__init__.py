@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dscodec.conversation import Conversation, ConversationRequest, ModelVersion
-from dscodec.prompt.render import RenderedPrompt, render_prompt
+from dscodec.prompt.render import RenderedPrompt, conversation_of, render_prompt
 
 __all__ = ["RenderedPrompt", "render_request"]
 
@@ -22,9 +22,10 @@ def render_request(
         '<｜begin▁of▁sentence｜><｜User｜>Hi<｜Assistant｜></think>'
         >>> prompt.special_spans
         [(0, 21), (21, 29), (31, 44), (44, 52)]
+
+    Raises:
+        TypeError: ``request`` is neither a converted request nor a conversation, or a conversation comes
+            without ``version``.
+        ValueError: ``version`` is neither ``"v4"`` nor ``"v4.1"``.
     """
-    if isinstance(request, ConversationRequest):
-        return render_prompt(request.conversation, version or request.model_version)
-    if version is None:
-        raise TypeError("rendering a Conversation needs version='v4' or 'v4.1'")
-    return render_prompt(request, version)
+    return render_prompt(*conversation_of(request, version, "rendering"))

@@ -358,8 +358,14 @@ def dialect_for(version: ModelVersion) -> Dialect:
         '<｜System｜>'
         >>> dialect_for("v4").system is None
         True
+
+    Raises:
+        ValueError: ``version`` is neither ``"v4"`` nor ``"v4.1"``.
     """
-    return _BY_VERSION[version]
+    try:
+        return _BY_VERSION[version]
+    except (KeyError, TypeError):  # TypeError: an unhashable value
+        raise ValueError(f"unknown model version {version!r:.100}; expected 'v4' or 'v4.1'") from None
 
 
 # -- apply_patch (behavior.md#apply-patch-tool) --------------------------------------------------------------

@@ -25,6 +25,7 @@ from dscodec._memo import Memo
 from dscodec.conversation import (
     AssistantMessage,
     Conversation,
+    ConversationRequest,
     ImagePlaceholder,
     ImageSource,
     LatestReminderMessage,
@@ -45,7 +46,7 @@ from dscodec.prompt._order import (
 )
 from dscodec.prompt.dialects import Dialect, HistoryThink, PrefixThink, ReasoningKind, dialect_for
 
-__all__ = ["RenderedPrompt", "Segment", "Special", "render_prompt", "render_segments"]
+__all__ = ["RenderedPrompt", "Segment", "Special", "conversation_of", "render_prompt", "render_segments"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +89,27 @@ class RenderedPrompt:
     text: str
     special_spans: list[tuple[int, int]]
     image_sources: list[ImageSource]
+
+
+def conversation_of(
+    request: ConversationRequest | Conversation, version: ModelVersion | None, doing: str
+) -> tuple[Conversation, ModelVersion]:
+    """The conversation and template version to render ``request`` with: a converted request's own version
+    unless ``version`` is given; a bare conversation needs ``version``.
+
+    Raises:
+        TypeError: ``request`` is neither, or a conversation comes without ``version``.
+    """
+    if isinstance(request, ConversationRequest):
+        return request.conversation, request.model_version if version is None else version
+    if not isinstance(request, Conversation):
+        raise TypeError(
+            f"{doing} needs a ConversationRequest (from dscodec.convert) or a Conversation, "
+            f"not {type(request).__name__}"
+        )
+    if version is None:
+        raise TypeError(f"{doing} a Conversation needs version='v4' or 'v4.1'")
+    return request, version
 
 
 def render_segments(

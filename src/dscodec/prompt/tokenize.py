@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from dscodec.conversation import Conversation, ConversationRequest, ModelVersion, UserMessage
-from dscodec.prompt.render import RenderedPrompt, Segment, render_segments, special
+from dscodec.prompt.render import RenderedPrompt, Segment, Special, conversation_of, render_segments, special
 from dscodec.vocab import TokenizerLike, Vocabulary
 
 __all__ = ["PromptEncoder"]
@@ -125,6 +125,10 @@ class PromptEncoder:
     """
 
     def __init__(self, tokenizer: TokenizerLike = None, *, cache_chars: int = 8_000_000) -> None:
+        if type(cache_chars) is not int:
+            raise TypeError(f"cache_chars must be an int, not {type(cache_chars).__name__}")
+        if cache_chars < 0:
+            raise ValueError(f"cache_chars must be 0 (no cache) or more, not {cache_chars}")
         self.vocabulary = Vocabulary.load(tokenizer)
         self._special_ids: dict[str, int] = {}
         self._cache: OrderedDict[str, array[int]] | None = OrderedDict() if cache_chars > 0 else None
@@ -143,18 +147,19 @@ class PromptEncoder:
 
         Raises:
             SpecialTokenMissing: the template needs a special token the tokenizer lacks.
+            TypeError: ``request`` is neither a converted request nor a conversation, or a conversation comes
+                without ``version``.
+            ValueError: ``version`` is neither ``"v4"`` nor ``"v4.1"``.
         """
-        if isinstance(request, ConversationRequest):
-            conversation, version = request.conversation, version or request.model_version
-        else:
-            if version is None:
-                raise TypeError("encoding a Conversation needs version='v4' or 'v4.1'")
-            conversation = request
-        segments, _ = render_segments(conversation, version)
+        segments, _ = render_segments(*conversation_of(request, version, "encoding"))
         return self.encode_segments(segments)
 
     def encode_rendered(self, prompt: RenderedPrompt) -> list[int]:
         """Encode a rendered prompt from its text and special spans."""
+        if not isinstance(prompt, RenderedPrompt):
+            raise TypeError(
+                f"prompt must be a RenderedPrompt (from dscodec.render), not {type(prompt).__name__}"
+            )
         segments: list[Segment] = []
         pos = 0
         text = prompt.text
@@ -177,7 +182,11 @@ class PromptEncoder:
                 self._prompts = []
 
     def encode_segments(self, segments: Sequence[Segment]) -> list[int]:
-        """Encode rendered segments: specials by id, text gaps without the added vocabulary."""
+        """Encode rendered segments: specials by id, text gaps without the added vocabulary.
+
+        Raises:
+            TypeError: a segment is neither a ``str`` nor a :class:`~dscodec.prompt.render.Special`.
+        """
         segments = list(segments)
         reused = self._reuse(segments) if self._prompts else None
         start = 0 if reused is None else reused[0].special_at[reused[1] - 1] + 1
@@ -198,6 +207,8 @@ class PromptEncoder:
                 if text:
                     layout.append(~len(gaps))
                     gaps.append(text)
+            if type(segment) is not Special:
+                raise TypeError(f"segment {index} must be a str or a Special, not {type(segment).__name__}")
             token_id = special_ids.get(segment.text)
             if token_id is None:
                 token_id = special_ids[segment.text] = self.vocabulary.special_id(segment.text)

@@ -70,8 +70,10 @@ def parse_sse(text: str | bytes) -> tuple[list[Frame], str]:
         >>> [(f.event, f.data) for f in frames], rest
         ([('ping', '{}'), (None, '[DONE]')], '')
     """
-    if isinstance(text, bytes):
+    if isinstance(text, (bytes, bytearray)):
         text = text.decode("utf-8", errors="replace")
+    elif not isinstance(text, str):
+        raise TypeError(f"an event stream is read from str or bytes, not {type(text).__name__}")
     text = text.removeprefix("\ufeff")
     frames: list[Frame] = []
     data: list[str] = []

@@ -436,7 +436,14 @@ def json_object(
     return value
 
 
-def _decode(text: str, source: str) -> list[tuple[int, dict[str, Any]]]:
+def _decode(text: str | bytes, source: str) -> list[tuple[int, dict[str, Any]]]:
+    if isinstance(text, (bytes, bytearray)):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise TranscriptError(f"{source}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    elif not isinstance(text, str):
+        raise TypeError(f"a transcript is read from str or bytes, not {type(text).__name__}")
     decoded: list[tuple[int, dict[str, Any]]] = []
     # Lines end at "\n" only: a JSON string may hold U+2028, U+0085 and other characters str.splitlines() splits at.
     for number, line in enumerate(text.split("\n"), start=1):
@@ -454,11 +461,13 @@ def _decode(text: str, source: str) -> list[tuple[int, dict[str, Any]]]:
     return decoded
 
 
-def loads_transcripts(text: str, *, source: str = "<transcript>") -> list[Transcript]:
+def loads_transcripts(text: str | bytes, *, source: str = "<transcript>") -> list[Transcript]:
     """Read every transcript of a JSON Lines text: each starts at a header line (format version 2).
 
     Raises:
-        TranscriptError: a line is not a JSON object, or a transcript is malformed or of a newer version.
+        TranscriptError: the text is not UTF-8, a line is not a JSON object, or a transcript is malformed or of
+            a newer version.
+        TypeError: ``text`` is neither ``str`` nor ``bytes``.
     """
     decoded = _decode(text, source)
     if not decoded:
@@ -477,12 +486,13 @@ def loads_transcripts(text: str, *, source: str = "<transcript>") -> list[Transc
     return out
 
 
-def loads_transcript(text: str, *, source: str = "<transcript>") -> Transcript:
+def loads_transcript(text: str | bytes, *, source: str = "<transcript>") -> Transcript:
     """Read a transcript from JSON Lines text.
 
     Raises:
         TranscriptError: a line is not a JSON object, the transcript is malformed or of a newer version, or the
             text holds several transcripts (read those with :func:`loads_transcripts`).
+        TypeError: ``text`` is neither ``str`` nor ``bytes``.
     """
     found = loads_transcripts(text, source=source)
     if len(found) > 1:
