@@ -219,6 +219,11 @@ def answer_sections(value: Answer, *, ids: IdRule = True, fingerprints: bool = T
         return sections
     if isinstance(value, Mapping):
         return {"response": norm(value)}
+    if isinstance(value, (str, bytes, bytearray)) or not isinstance(value, Sequence):
+        raise TypeError(
+            "an answer is a Transcript, a list of frames or of event dicts, or a response body; "
+            f"not {type(value).__name__}"
+        )
     return {"frames": norm(_frames_value(value))}
 
 

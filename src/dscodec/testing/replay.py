@@ -204,7 +204,12 @@ def replay(
         ...     "messages": [{"role": "user", "content": "Hi"}]}, [Usage(5), Text("Hello!", 2), Finish("stop")])
         >>> replay(t).transcript.response["choices"][0]["message"]
         {'role': 'assistant', 'content': 'Hello!'}
+
+    Raises:
+        TypeError: ``transcript`` is no :class:`Transcript`.
     """
+    if not isinstance(transcript, Transcript):
+        raise TypeError(f"transcript must be a Transcript, not {type(transcript).__name__}")
     protocol: Protocol = transcript.protocol
     answer = dataclasses.replace(
         transcript, frames=None, response=None, status=200, accumulated=None, backend=list(transcript.backend)

@@ -223,6 +223,8 @@ def _frame_line(frame: Frame) -> dict[str, Any]:
 
 def transcript_lines(transcript: Transcript) -> Iterator[dict[str, Any]]:
     """The JSON objects of ``transcript``, one per line, header first."""
+    if not isinstance(transcript, Transcript):
+        raise TypeError(f"transcript must be a Transcript, not {type(transcript).__name__}")
     header: dict[str, Any] = {
         "kind": "transcript",
         "format": FORMAT,

@@ -10,7 +10,7 @@ packages are installed (extra ``testing``); the rest needs nothing beyond dscode
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from dscodec.conversation import Protocol
@@ -73,14 +73,16 @@ def lint(
         >>> [finding.code for finding in lint("chat_completions", stream)]
         ['CHT001']
     """
-    if protocol not in _STREAMS:
-        raise ValueError(f"unknown protocol {protocol!r}; expected chat_completions, responses or messages")
+    if not isinstance(protocol, str) or protocol not in _STREAMS:
+        raise ValueError(
+            f"unknown protocol {protocol!r:.100}; expected chat_completions, responses or messages"
+        )
     if isinstance(answer, Transcript):
         request = request if request is not None else answer.request
         answer = answer.answer()
     report = Report()
-    if isinstance(answer, (str, bytes)):
-        text = answer.decode("utf-8", errors="replace") if isinstance(answer, bytes) else answer
+    if isinstance(answer, (str, bytes, bytearray)):
+        text = answer if isinstance(answer, str) else answer.decode("utf-8", errors="replace")
         body = _json_object(text)
         if body is not None:
             _BODIES[protocol](report, body, text, sdk=sdk)
@@ -94,6 +96,11 @@ def lint(
     if isinstance(answer, Mapping):
         _BODIES[protocol](report, answer, json.dumps(answer, ensure_ascii=False), sdk=sdk)
         return report.findings
+    if not isinstance(answer, Iterable):
+        raise TypeError(
+            "an answer is a Transcript, SSE or JSON text, a list of frames or of event dicts, or a response "
+            f"body; not {type(answer).__name__}"
+        )
     items = list(answer)
     transport = all(isinstance(item, Frame) for item in items)
     frames = [_as_frame(item) for item in items]

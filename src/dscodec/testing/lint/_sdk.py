@@ -61,7 +61,15 @@ def _by_type(union: Any) -> dict[str, Model]:
 
 
 def sdk_available(protocol: str) -> bool:
-    """Whether the official SDK of ``protocol`` is importable (``anthropic`` for Messages, else ``openai``)."""
+    """Whether the official SDK of ``protocol`` is importable (``anthropic`` for Messages, else ``openai``).
+
+    Raises:
+        ValueError: ``protocol`` is none of the three.
+    """
+    if protocol not in ("chat_completions", "responses", "messages"):
+        raise ValueError(
+            f"unknown protocol {protocol!r:.100}; expected chat_completions, responses or messages"
+        )
     return (_anthropic() if protocol == "messages" else _openai()) is not None
 
 
