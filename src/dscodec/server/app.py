@@ -20,7 +20,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import secrets
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -109,6 +109,50 @@ _ROUTES: dict[Protocol, tuple[str, str]] = {
 }
 
 
+def _check_arguments(
+    backend: object,
+    context_limit: object,
+    options: object,
+    max_body_bytes: object,
+    body_timeout: object,
+    backend_timeout: object,
+    served_models: object,
+    response_store: object,
+) -> None:
+    """:func:`create_app`'s arguments, checked before anything is built."""
+    if not callable(backend):
+        raise TypeError(
+            f"backend must be a callable (see dscodec.server.Backend), not {type(backend).__name__}"
+        )
+    for name, value in (("context_limit", context_limit), ("max_body_bytes", max_body_bytes)):
+        if type(value) is not int:
+            raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+        if value < 1:
+            raise ValueError(f"{name} must be 1 or more, not {value}")
+    for name, value in (("body_timeout", body_timeout), ("backend_timeout", backend_timeout)):
+        if value is None:
+            continue
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            raise TypeError(f"{name} must be a number of seconds or None, not {type(value).__name__}")
+        if not 0 < value < float("inf"):  # NaN too
+            raise ValueError(f"{name} must be a positive number of seconds or None, not {value}")
+    if options is not None and not isinstance(options, ConversionOptions):
+        raise TypeError(f"options must be a ConversionOptions or None, not {type(options).__name__}")
+    if served_models is not None and (
+        isinstance(served_models, (str, bytes))
+        or not isinstance(served_models, Iterable)
+        or not all(isinstance(name, str) for name in served_models)
+    ):
+        raise TypeError("served_models must be a list of model names (str) or None")
+    if response_store is not None and not (
+        callable(getattr(response_store, "get", None)) and callable(getattr(response_store, "put", None))
+    ):
+        raise TypeError(
+            f"response_store must have get() and put() (see dscodec.server.ResponseStore), "
+            f"not {type(response_store).__name__}"
+        )
+
+
 def create_app(
     backend: Backend,
     *,
@@ -140,6 +184,8 @@ def create_app(
 
     Raises:
         TokenizerError: the tokenizer cannot be loaded.
+        TypeError, ValueError: an argument of the wrong type or out of range (found here, not by the first
+            request).
 
     Examples:
         >>> from dscodec.server import ScriptedBackend, create_app
@@ -148,6 +194,16 @@ def create_app(
         ['/v1/chat/completions', '/v1/messages', '/v1/messages/count_tokens', '/v1/models', '/v1/models/{model}',
          '/v1/responses']
     """
+    _check_arguments(
+        backend,
+        context_limit,
+        options,
+        max_body_bytes,
+        body_timeout,
+        backend_timeout,
+        served_models,
+        response_store,
+    )
     server = _Server(
         backend,
         vocabulary=Vocabulary.load(tokenizer),
