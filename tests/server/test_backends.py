@@ -150,6 +150,56 @@ def test_request_fields(engine: tuple[str, StandIn, LiveServer]) -> None:
     assert payload["priority"] == 1
 
 
+def test_extra_fields_are_defaults_the_request_replaces(engine: tuple[str, StandIn, LiveServer]) -> None:
+    """A field dscodec sets for some requests only (here the seed in vLLM's body, the log probabilities in
+    SGLang's) may come in ``extra``: it holds when the request does not set it, the request's value wins."""
+    name, stand_in, live = engine
+    field, default = ("seed", 99) if name == "vllm" else ("return_logprob", "default")
+    backend = make_backend(name, live.url, extra={field: default})
+    for seeded in (False, True):
+        key = new_id()
+        extra = {"seed": 7} if name == "vllm" and seeded else {}
+        extra |= {"logprobs": True} if name != "vllm" and seeded else {}
+        run(backend, job({**chat(f"[id:{key}] Hi", **extra), "thinking": {"type": "disabled"}}))
+        sent = stand_in.runs[key].payload[field]
+        assert sent == ((7 if name == "vllm" else True) if seeded else default)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "error", "names"),
+    [
+        ({"base_url": 5}, TypeError, "base_url"),
+        ({"base_url": None}, TypeError, "base_url"),
+        ({"base_url": ""}, ValueError, "base_url"),
+        ({"base_url": "127.0.0.1:8000"}, ValueError, "base_url"),
+        ({"base_url": "ftp://engine"}, ValueError, "base_url"),
+        ({"api_key": 5}, TypeError, "api_key"),
+        ({"client": "client"}, TypeError, "client"),
+        ({"timeout": "30"}, TypeError, "timeout"),
+        ({"extra": [("priority", 1)]}, TypeError, "extra"),
+        ({"extra": {"stream": False}}, ValueError, "extra cannot set stream"),
+    ],
+)
+@pytest.mark.parametrize("name", ENGINES)
+def test_bad_backend_arguments_are_named(
+    name: str, arguments: dict[str, Any], error: type[Exception], names: str
+) -> None:
+    given = dict(arguments)  # the parameter's dict is shared by the engines' runs
+    url = given.pop("base_url", "http://127.0.0.1:8000")
+    with pytest.raises(error, match=names):
+        make_backend(name, url, **given)
+
+
+def test_fixed_fields_of_each_engine() -> None:
+    with pytest.raises(ValueError, match="extra cannot set max_tokens, prompt"):
+        VLLMBackend("http://engine", extra={"prompt": [1], "max_tokens": 5, "priority": 1})
+    with pytest.raises(ValueError, match="extra cannot set sampling_params"):
+        SGLangBackend("http://engine", extra={"sampling_params": {"top_k": 5}})
+    with pytest.raises(TypeError, match="model"):
+        VLLMBackend("http://engine", model=5)  # type: ignore[arg-type]
+    assert VLLMBackend("https://engine:8000/", timeout=5)._timeout.read == 5
+
+
 def test_the_served_model_name_goes_to_vllm() -> None:
     stand_in = StandIn("vllm")
     with LiveServer(stand_in) as live:

@@ -36,9 +36,10 @@ BACKEND = ScriptedBackend(SCRIPTS, tokenizer=VOCABULARY)
     ],
 )
 def test_bad_arguments_are_named(arguments: dict[str, Any], error: type[Exception], names: str) -> None:
-    backend = arguments.pop("backend", BACKEND)
+    given = dict(arguments)
+    backend = given.pop("backend", BACKEND)
     with pytest.raises(error, match=names):
-        create_app(backend, tokenizer=VOCABULARY, **arguments)
+        create_app(backend, tokenizer=VOCABULARY, **given)
 
 
 def test_good_arguments_of_every_kind() -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, ClassVar, Protocol
+from urllib.parse import urlsplit
 
 import httpx
 import orjson
@@ -171,11 +172,20 @@ class EngineBackend:
             otherwise.
         timeout: the timeouts of the client the backend makes.
         constraints: pass dscodec's output constraint to the engine's structured-output fields (default).
-        extra: more fields merged into every request body (engine options dscodec does not set).
+        extra: more fields for every request body (engine options dscodec does not set). The fields every body
+            has (:attr:`fixed_fields`: the prompt, the budget, the sampling, streaming) cannot be given; a field
+            dscodec sets for some requests only (a seed, log probabilities, the constraint) is a default the
+            request's own value replaces.
+
+    Raises:
+        TypeError, ValueError: an argument of the wrong type, a ``base_url`` that is no ``http(s)://`` address,
+            or ``extra`` naming a fixed field.
     """
 
     engine: ClassVar[str] = "engine"
     path: ClassVar[str] = "/"
+    #: The top-level fields of every request body the backend sends (``extra`` cannot replace them).
+    fixed_fields: ClassVar[frozenset[str]] = frozenset()
     #: The engine's structured-output field for each kind of :class:`~dscodec.server.backends.EngineConstraint`.
     constraint_fields: ClassVar[Mapping[str, str]] = {}
     #: The value sent for a ``json_object`` constraint (any JSON object).
@@ -191,6 +201,26 @@ class EngineBackend:
         constraints: bool = True,
         extra: Mapping[str, Any] | None = None,
     ) -> None:
+        if not isinstance(base_url, str):
+            raise TypeError(f"base_url must be a str, not {type(base_url).__name__}")
+        address = urlsplit(base_url)
+        if address.scheme not in ("http", "https") or not address.netloc:
+            raise ValueError(f"base_url must be an http:// or https:// address, not {base_url!r:.200}")
+        if api_key is not None and not isinstance(api_key, str):
+            raise TypeError(f"api_key must be a str or None, not {type(api_key).__name__}")
+        if client is not None and not isinstance(client, httpx.AsyncClient):
+            raise TypeError(f"client must be an httpx.AsyncClient or None, not {type(client).__name__}")
+        if isinstance(timeout, (int, float)) and not isinstance(timeout, bool):
+            timeout = httpx.Timeout(timeout)
+        elif not isinstance(timeout, httpx.Timeout):
+            raise TypeError(
+                f"timeout must be an httpx.Timeout or a number of seconds, not {type(timeout).__name__}"
+            )
+        if extra is not None and not isinstance(extra, Mapping):
+            raise TypeError(f"extra must be a mapping or None, not {type(extra).__name__}")
+        fixed = sorted(key for key in extra or {} if key in self.fixed_fields)
+        if fixed:
+            raise ValueError(f"extra cannot set {', '.join(fixed)}: dscodec sets it in every request body")
         self.base_url = base_url.rstrip("/")
         self.url = self.base_url + self.path
         self.headers = {"content-type": "application/json", "accept": "text/event-stream"}
@@ -252,7 +282,7 @@ class EngineBackend:
 
     async def __call__(self, job: BackendRequest) -> AsyncIterator[BackendOutput]:
         """Send ``job`` to the engine and yield what it streams back, as dscodec backend outputs."""
-        body = orjson.dumps({**self.payload(job), **self.extra})
+        body = orjson.dumps({**self.extra, **self.payload(job)} if self.extra else self.payload(job))
         reader = self.reader(job)
         try:
             async with self.client.stream("POST", self.url, content=body, headers=self.headers) as response:

@@ -53,6 +53,7 @@ class SGLangBackend(EngineBackend):
     engine = _ENGINE
     path = "/generate"
     constraint_fields = _FIELDS
+    fixed_fields = frozenset({"input_ids", "stream", "sampling_params"})
     any_object = _ANY_OBJECT
 
     def payload(self, job: BackendRequest) -> dict[str, Any]:

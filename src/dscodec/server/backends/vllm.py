@@ -57,8 +57,24 @@ class VLLMBackend(EngineBackend):
     engine = _ENGINE
     path = "/v1/completions"
     constraint_fields = _FIELDS
+    fixed_fields = frozenset(
+        {
+            "prompt",
+            "max_tokens",
+            "temperature",
+            "top_p",
+            "stream",
+            "stream_options",
+            "return_token_ids",
+            "skip_special_tokens",
+            "include_stop_str_in_output",
+            "add_special_tokens",
+        }
+    )
 
     def __init__(self, base_url: str, *, model: str | None = None, **options: Any) -> None:
+        if model is not None and not isinstance(model, str):
+            raise TypeError(f"model must be a str or None, not {type(model).__name__}")
         super().__init__(base_url, **options)
         self.model = model
 
