@@ -54,3 +54,41 @@ def test_protocol_names_are_checked(protocol: Any) -> None:
 def test_lint_reads_bytearray_as_bytes() -> None:
     stream = b'data: {"type": "ping"}\n\n'
     assert testing.lint("messages", bytearray(stream)) == testing.lint("messages", stream)
+
+
+@pytest.mark.parametrize(
+    ("make", "names"),
+    [
+        (lambda s: s.dsml_blocks("v9"), "version"),
+        (lambda s: s.dsml_blocks(tool_names="get_weather"), "tool_names"),
+        (lambda s: s.dsml_blocks(tool_names=[]), "tool_names"),
+        (lambda s: s.dsml_blocks(tool_names=["a", 5]), "tool_names"),
+        (lambda s: s.dsml_blocks(min_calls=-1), "min_calls"),
+        (lambda s: s.dsml_blocks(min_calls=3, max_calls=2), "max_calls"),
+        (lambda s: s.model_outputs(version="v5"), "version"),
+        (lambda s: s.model_outputs({"model": "DeepSeek-V4-Pro"}), "request"),
+        (lambda s: s.model_outputs(stop_sequences="END"), "stop_sequences"),
+        (lambda s: s.model_outputs(max_calls=0), "max_calls"),
+        (lambda s: s.answer_text(max_size=-1), "max_size"),
+        (lambda s: s.text_chunkings(b"bytes"), "text"),
+        (lambda s: s.text_chunkings("text", max_pieces=0), "max_pieces"),
+        (lambda s: s.token_chunkings("ids"), "ids"),
+        (lambda s: s.token_chunkings([1, -2]), "ids"),
+        (lambda s: s.token_chunkings([1, 2], max_groups=0), "max_groups"),
+        (lambda s: s.backend_outputs(None), "text"),
+        (lambda s: s.backend_outputs("Hi", finish="stop"), "finish"),
+        (lambda s: s.backend_outputs("Hi", prompt_tokens=-1), "prompt_tokens"),
+        (lambda s: s.request_bodies("chat"), "unknown protocol"),
+        (lambda s: s.request_bodies("messages", model=5), "model"),
+        (lambda s: s.scenarios("chat"), "unknown protocol"),
+    ],
+)
+def test_strategies_check_their_arguments_when_built(make: Any, names: str) -> None:
+    """As Hypothesis's own strategies do: ``InvalidArgument`` when the strategy is made, naming the argument,
+    rather than an error from inside the first draw."""
+    from hypothesis.errors import InvalidArgument
+
+    from dscodec.testing import strategies
+
+    with pytest.raises(InvalidArgument, match=names):
+        make(strategies)

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hypothesis import strategies as st
+from hypothesis.errors import InvalidArgument
 
 import dscodec
 from dscodec.conversation import ConversationRequest
@@ -92,9 +93,56 @@ _KEYS = st.from_regex(r"[a-z][a-z_]{0,7}", fullmatch=True)
 _NAMES = st.from_regex(r"[a-z][a-z_]{0,11}", fullmatch=True)
 
 
+# -- argument checks: made when a strategy is built, as Hypothesis's own strategies do -------------------------
+
+_PROTOCOLS = ("chat_completions", "responses", "messages")
+
+
+def _check_count(name: str, value: object, least: int) -> int:
+    if type(value) is not int:
+        raise InvalidArgument(f"{name} must be an int, not {type(value).__name__}")
+    if value < least:
+        raise InvalidArgument(f"{name} must be {least} or more, not {value}")
+    return value
+
+
+def _check_version(version: object, *, optional: bool = False) -> None:
+    if (version is None and optional) or version in ("v4", "v4.1"):
+        return
+    raise InvalidArgument(
+        f"version must be 'v4' or 'v4.1'{' or None' if optional else ''}, not {version!r:.100}"
+    )
+
+
+def _check_names(tool_names: object) -> None:
+    if tool_names is None:
+        return
+    if isinstance(tool_names, (str, bytes)) or not isinstance(tool_names, Sequence):
+        raise InvalidArgument(
+            f"tool_names must be a sequence of names or None, not {type(tool_names).__name__}"
+        )
+    for name in tool_names:
+        if not isinstance(name, str) or not name:
+            raise InvalidArgument(f"tool_names must hold non-empty str names, not {name!r:.100}")
+
+
+def _check_protocol(protocol: object, *, optional: bool = False) -> None:
+    if (protocol is None and optional) or protocol in _PROTOCOLS:
+        return
+    raise InvalidArgument(
+        f"unknown protocol {protocol!r:.100}; expected chat_completions, responses or messages"
+    )
+
+
+def _check_text(text: object) -> None:
+    if not isinstance(text, str):
+        raise InvalidArgument(f"text must be a str, not {type(text).__name__}")
+
+
 def answer_text(*, max_size: int = 40, lookalikes: bool = True) -> st.SearchStrategy[str]:
     """Text a model writes outside markup: any script, Unicode samples, whitespace and (optionally) harmless
     marker look-alikes; never a marker spelling."""
+    _check_count("max_size", max_size, 0)
     parts: list[st.SearchStrategy[str]] = [
         st.text(_SAFE_CHARS, max_size=12),
         st.sampled_from(UNICODE_SAMPLES),
@@ -134,7 +182,7 @@ def parameter_values(draw: st.DrawFn) -> tuple[str, str, Any]:
 
 
 @st.composite
-def dsml_blocks(
+def _dsml_blocks(
     draw: st.DrawFn,
     version: str = "v4",
     tool_names: Sequence[str] | None = None,
@@ -143,14 +191,7 @@ def dsml_blocks(
     max_calls: int = 3,
     opener: bool = True,
 ) -> tuple[str, list[tuple[str, dict[str, Any]]]]:
-    """A well-formed DSML tool-call block in ``version``'s spelling, and the calls it writes.
-
-    Args:
-        version: ``"v4"`` (``<｜DSML｜tool_calls>``, ``invoke``, ``parameter``) or ``"v4.1"``
-            (``<｜DSML｜ calls>``, `` invoke``, `` parameter``).
-        tool_names: the names to call (random names when None).
-        opener: False leaves out the opening tag (the prompt holds it when a call is required).
-    """
+    """What :func:`dsml_blocks` draws (its arguments checked there)."""
     d = dialect_for("v4.1" if version == "v4.1" else "v4")
     dsml = d.dsml
     names = st.sampled_from(list(tool_names)) if tool_names else _NAMES
@@ -172,6 +213,32 @@ def dsml_blocks(
         text += f"</{dsml}{d.invoke_tag}>\n"
         calls.append((name, params))
     return text + f"</{dsml}{d.tool_calls_tag}>", calls
+
+
+def dsml_blocks(
+    version: str = "v4",
+    tool_names: Sequence[str] | None = None,
+    *,
+    min_calls: int = 1,
+    max_calls: int = 3,
+    opener: bool = True,
+) -> st.SearchStrategy[tuple[str, list[tuple[str, dict[str, Any]]]]]:
+    """A well-formed DSML tool-call block in ``version``'s spelling, and the calls it writes.
+
+    Args:
+        version: ``"v4"`` (``<｜DSML｜tool_calls>``, ``invoke``, ``parameter``) or ``"v4.1"``
+            (``<｜DSML｜ calls>``, `` invoke``, `` parameter``).
+        tool_names: the names to call (random names when None; at least one name otherwise).
+        min_calls, max_calls: how many calls the block holds.
+        opener: False leaves out the opening tag (the prompt holds it when a call is required).
+    """
+    _check_version(version)
+    _check_names(tool_names)
+    if tool_names is not None and not tool_names:
+        raise InvalidArgument("tool_names must name at least one tool (or be None for random names)")
+    _check_count("min_calls", min_calls, 0)
+    _check_count("max_calls", max_calls, min_calls)
+    return _dsml_blocks(version, tool_names, min_calls=min_calls, max_calls=max_calls, opener=opener)
 
 
 def _breakages(version: str) -> list[Any]:
@@ -214,7 +281,7 @@ class ModelOutput:
 
 
 @st.composite
-def model_outputs(
+def _model_outputs(
     draw: st.DrawFn,
     request: ConversationRequest | None = None,
     *,
@@ -225,12 +292,7 @@ def model_outputs(
     malformed: bool = False,
     max_calls: int = 3,
 ) -> ModelOutput:
-    """A plausible output of the model for ``request`` (or for the settings given).
-
-    With a request, everything comes from it: the version, whether the prompt ends in the thinking stage, the
-    tools (only when they are parsed), a required call (the block opener is already in the prompt), JSON mode
-    and the stop sequences. ``malformed`` lets about a third of the blocks be broken (their ``calls`` is None).
-    """
+    """What :func:`model_outputs` draws (its arguments checked there)."""
     json_mode = opener_in_prompt = False
     if request is not None:
         options = request.parsing_options
@@ -272,6 +334,40 @@ def model_outputs(
     return ModelOutput(text, reasoning, content, calls, version, stop)
 
 
+def model_outputs(
+    request: ConversationRequest | None = None,
+    *,
+    version: str | None = None,
+    thinking: bool | None = None,
+    tool_names: Sequence[str] | None = None,
+    stop_sequences: Sequence[str] = (),
+    malformed: bool = False,
+    max_calls: int = 3,
+) -> st.SearchStrategy[ModelOutput]:
+    """A plausible output of the model for ``request`` (or for the settings given).
+
+    With a request, everything comes from it: the version, whether the prompt ends in the thinking stage, the
+    tools (only when they are parsed), a required call (the block opener is already in the prompt), JSON mode
+    and the stop sequences. ``malformed`` lets about a third of the blocks be broken (their ``calls`` is None).
+    """
+    if request is not None and not isinstance(request, ConversationRequest):
+        raise InvalidArgument(f"request must be a ConversationRequest or None, not {type(request).__name__}")
+    _check_version(version, optional=True)
+    _check_names(tool_names)
+    if isinstance(stop_sequences, (str, bytes)) or not all(isinstance(stop, str) for stop in stop_sequences):
+        raise InvalidArgument("stop_sequences must be a sequence of str")
+    _check_count("max_calls", max_calls, 1)
+    return _model_outputs(
+        request,
+        version=version,
+        thinking=thinking,
+        tool_names=tool_names,
+        stop_sequences=stop_sequences,
+        malformed=malformed,
+        max_calls=max_calls,
+    )
+
+
 def _interesting_cuts(text: str) -> list[int]:
     """Offsets inside marker spellings and grapheme clusters (combining marks, ZWJ, variation selectors)."""
     cuts: set[int] = set()
@@ -287,9 +383,8 @@ def _interesting_cuts(text: str) -> list[int]:
 
 
 @st.composite
-def text_chunkings(draw: st.DrawFn, text: str, *, max_pieces: int = 16) -> list[str]:
-    """``text`` cut into pieces: whole, one character each, or at drawn offsets favouring cuts inside markers
-    and grapheme clusters; sometimes with empty pieces (a backend may send an empty chunk)."""
+def _text_chunkings(draw: st.DrawFn, text: str, *, max_pieces: int = 16) -> list[str]:
+    """What :func:`text_chunkings` draws (its arguments checked there)."""
     kind = draw(st.sampled_from(["whole", "chars", "cuts", "cuts"]))
     if kind == "whole" or not text:
         return [text]
@@ -303,6 +398,14 @@ def text_chunkings(draw: st.DrawFn, text: str, *, max_pieces: int = 16) -> list[
     if draw(st.integers(0, 4)) == 0:
         pieces.insert(draw(st.integers(0, len(pieces))), "")
     return pieces
+
+
+def text_chunkings(text: str, *, max_pieces: int = 16) -> st.SearchStrategy[list[str]]:
+    """``text`` cut into pieces: whole, one character each, or at drawn offsets favouring cuts inside markers
+    and grapheme clusters; sometimes with empty pieces (a backend may send an empty chunk)."""
+    _check_text(text)
+    _check_count("max_pieces", max_pieces, 1)
+    return _text_chunkings(text, max_pieces=max_pieces)
 
 
 def _utf8_splits(vocabulary: Vocabulary, ids: Sequence[int]) -> list[int]:
@@ -322,11 +425,10 @@ def _utf8_splits(vocabulary: Vocabulary, ids: Sequence[int]) -> list[int]:
 
 
 @st.composite
-def token_chunkings(
+def _token_chunkings(
     draw: st.DrawFn, ids: Sequence[int], *, vocabulary: Vocabulary | None = None, max_groups: int = 16
 ) -> list[list[int]]:
-    """``ids`` in groups: all at once, one at a time, or cut at drawn places favouring cuts inside a character's
-    UTF-8 bytes (with ``vocabulary``, to know where those are)."""
+    """What :func:`token_chunkings` draws (its arguments checked there)."""
     kind = draw(st.sampled_from(["whole", "single", "cuts", "cuts"]))
     if kind == "whole" or len(ids) < 2:
         return [list(ids)]
@@ -339,8 +441,23 @@ def token_chunkings(
     return [list(ids[a:b]) for a, b in itertools.pairwise(bounds)]
 
 
+def token_chunkings(
+    ids: Sequence[int], *, vocabulary: Vocabulary | None = None, max_groups: int = 16
+) -> st.SearchStrategy[list[list[int]]]:
+    """``ids`` in groups: all at once, one at a time, or cut at drawn places favouring cuts inside a character's
+    UTF-8 bytes (with ``vocabulary``, to know where those are)."""
+    if isinstance(ids, (str, bytes)) or not isinstance(ids, Sequence):
+        raise InvalidArgument(f"ids must be a sequence of token ids, not {type(ids).__name__}")
+    if not all(type(token_id) is int and token_id >= 0 for token_id in ids):
+        raise InvalidArgument("ids must hold token ids (int, 0 or more)")
+    if vocabulary is not None and not isinstance(vocabulary, Vocabulary):
+        raise InvalidArgument(f"vocabulary must be a Vocabulary or None, not {type(vocabulary).__name__}")
+    _check_count("max_groups", max_groups, 1)
+    return _token_chunkings(ids, vocabulary=vocabulary, max_groups=max_groups)
+
+
 @st.composite
-def backend_outputs(
+def _backend_outputs(
     draw: st.DrawFn,
     text: str,
     *,
@@ -348,11 +465,7 @@ def backend_outputs(
     finish: st.SearchStrategy[Any] | None = None,
     prompt_tokens: int = 20,
 ) -> list[BackendItem]:
-    """What a backend sends for ``text``: the prompt usage, then the text as text chunks (each counted with the
-    tokens that end in it), as token id groups, or a text head and an id tail; then a :class:`Finish`.
-
-    Token counts add up to the number of ids of the text (the full vocabulary's encoding), as a real backend's do.
-    """
+    """What :func:`backend_outputs` draws (its arguments checked there)."""
     vocab = vocabulary or Vocabulary.load(None)
     encoding = vocab.full.encode(text, add_special_tokens=False)
     ids: list[int] = list(encoding.ids)
@@ -374,6 +487,27 @@ def backend_outputs(
     reason = draw(finish if finish is not None else st.sampled_from(["stop", "stop", "length", None]))
     items.append(Finish(reason))
     return items
+
+
+def backend_outputs(
+    text: str,
+    *,
+    vocabulary: Vocabulary | None = None,
+    finish: st.SearchStrategy[Any] | None = None,
+    prompt_tokens: int = 20,
+) -> st.SearchStrategy[list[BackendItem]]:
+    """What a backend sends for ``text``: the prompt usage, then the text as text chunks (each counted with the
+    tokens that end in it), as token id groups, or a text head and an id tail; then a :class:`Finish`.
+
+    Token counts add up to the number of ids of the text (the full vocabulary's encoding), as a real backend's do.
+    """
+    _check_text(text)
+    if vocabulary is not None and not isinstance(vocabulary, Vocabulary):
+        raise InvalidArgument(f"vocabulary must be a Vocabulary or None, not {type(vocabulary).__name__}")
+    if finish is not None and not isinstance(finish, st.SearchStrategy):
+        raise InvalidArgument(f"finish must be a strategy or None, not {type(finish).__name__}")
+    _check_count("prompt_tokens", prompt_tokens, 0)
+    return _backend_outputs(text, vocabulary=vocabulary, finish=finish, prompt_tokens=prompt_tokens)
 
 
 def _text_items(pieces: list[str], ends: Sequence[int]) -> list[BackendItem]:
@@ -401,7 +535,7 @@ _WEATHER = {
 
 
 @st.composite
-def request_bodies(
+def _request_bodies(
     draw: st.DrawFn,
     protocol: str,
     *,
@@ -409,9 +543,7 @@ def request_bodies(
     tools: bool | None = None,
     model: str | None = None,
 ) -> dict[str, Any]:
-    """A valid request body of ``protocol``: model, a short conversation, thinking on or off, maybe tools and a
-    tool choice (a forced one only without thinking: DeepSeek refuses it in thinking mode), stop sequences, a
-    token limit, streaming (Chat: with or without usage)."""
+    """What :func:`request_bodies` draws (its arguments checked there)."""
     model = model or draw(st.sampled_from(_MODELS))
     streamed = draw(st.booleans()) if stream is None else stream
     thinking = draw(st.booleans())
@@ -467,6 +599,18 @@ def request_bodies(
     return body
 
 
+def request_bodies(
+    protocol: str, *, stream: bool | None = None, tools: bool | None = None, model: str | None = None
+) -> st.SearchStrategy[dict[str, Any]]:
+    """A valid request body of ``protocol``: model, a short conversation, thinking on or off, maybe tools and a
+    tool choice (a forced one only without thinking: DeepSeek refuses it in thinking mode), stop sequences, a
+    token limit, streaming (Chat: with or without usage)."""
+    _check_protocol(protocol)
+    if model is not None and not isinstance(model, str):
+        raise InvalidArgument(f"model must be a str or None, not {type(model).__name__}")
+    return _request_bodies(protocol, stream=stream, tools=tools, model=model)
+
+
 @dataclass(frozen=True)
 class Scenario:
     """A request body, the converted request, the model's output and how the backend sends it."""
@@ -479,14 +623,22 @@ class Scenario:
 
 
 @st.composite
-def scenarios(
+def _scenarios(
     draw: st.DrawFn, protocol: str | None = None, *, malformed: bool = False, stream: bool | None = None
 ) -> Scenario:
-    """A whole exchange to replay: :func:`request_bodies`, then :func:`model_outputs` for that request, then
-    :func:`backend_outputs` for that output."""
+    """What :func:`scenarios` draws (its arguments checked there)."""
     chosen = protocol or draw(st.sampled_from(["chat_completions", "responses", "messages"]))
     body = draw(request_bodies(chosen, stream=stream))
     request = dscodec.convert(chosen, body)  # type: ignore[arg-type]
     output = draw(model_outputs(request, malformed=malformed))
     backend = draw(backend_outputs(output.text))
     return Scenario(chosen, body, request, output, backend)
+
+
+def scenarios(
+    protocol: str | None = None, *, malformed: bool = False, stream: bool | None = None
+) -> st.SearchStrategy[Scenario]:
+    """A whole exchange to replay: :func:`request_bodies`, then :func:`model_outputs` for that request, then
+    :func:`backend_outputs` for that output."""
+    _check_protocol(protocol, optional=True)
+    return _scenarios(protocol, malformed=malformed, stream=stream)
