@@ -16,7 +16,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from dscodec.errors import DscodecError
@@ -46,6 +46,22 @@ def _read(path: str) -> bytes:
         return sys.stdin.buffer.read()
     with open(path, "rb") as handle:
         return handle.read()
+
+
+def _int_from(least: int, most: int | None = None) -> Callable[[str], int]:
+    """An argparse type: a whole number from ``least`` (to ``most``)."""
+
+    def read(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
+        if value < least or (most is not None and value > most):
+            limits = f"from {least} to {most}" if most is not None else f"of {least} or more"
+            raise argparse.ArgumentTypeError(f"expected a number {limits}, not {value}")
+        return value
+
+    return read
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -80,7 +96,9 @@ def _parser() -> argparse.ArgumentParser:
         help="the engine to forward to: vllm or sglang, and its address (see docs/backends.md)",
     )
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: loopback only)")
-    serve.add_argument("--port", type=int, default=8000, help="port to listen on (default: 8000)")
+    serve.add_argument(
+        "--port", type=_int_from(0, 65535), default=8000, help="port to listen on (default: 8000)"
+    )
     serve.add_argument(
         "--tokenizer",
         default=None,
@@ -88,7 +106,7 @@ def _parser() -> argparse.ArgumentParser:
         "<｜System｜> id, for demos)",
     )
     serve.add_argument(
-        "--context-limit", type=int, default=None, help="context window in tokens (default: 131072)"
+        "--context-limit", type=_int_from(1), default=None, help="context window in tokens (default: 131072)"
     )
     serve.add_argument(
         "--model-alias",
@@ -187,7 +205,7 @@ def _serve(args: argparse.Namespace) -> int:
             upstream_model=args.upstream_model,
             unsupported=args.unsupported,
         )
-    except DscodecError as exc:
+    except (DscodecError, ValueError) as exc:  # ValueError: an engine address that is no http(s):// URL
         print(f"dscodec: {exc}", file=sys.stderr)
         return 2
     return 0

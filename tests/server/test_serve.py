@@ -103,12 +103,32 @@ def test_served_model_names(monkeypatch: pytest.MonkeyPatch, capsys: pytest.Capt
         (["--upstream", "vllm", "http://x", "--model-alias", "a=v5"], "expected NAME=v4 or NAME=v4.1"),
         (["--upstream", "vllm", "http://x", "--served-model-name", "gpt-4o"], "add --model-alias gpt-4o=v4"),
         (["--upstream", "vllm", "http://x", "--tokenizer", "/nonexistent/folder"], "could not be read"),
+        (["--upstream", "vllm", "127.0.0.1:8000"], "must be an http:// or https:// address"),
+        (["--upstream", "sglang", "ftp://engine"], "must be an http:// or https:// address"),
     ],
 )
 def test_bad_serve_options(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
 ) -> None:
     assert start(monkeypatch, argv)["status"] == 2
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [
+        ("--port", "65536", "expected a number from 0 to 65535, not 65536"),
+        ("--port", "-1", "expected a number from 0 to 65535, not -1"),
+        ("--port", "http", "expected a whole number, not 'http'"),
+        ("--context-limit", "0", "expected a number of 1 or more, not 0"),
+    ],
+)
+def test_numbers_out_of_range_are_usage_errors(
+    capsys: pytest.CaptureFixture[str], option: str, value: str, message: str
+) -> None:
+    with pytest.raises(SystemExit) as ended:
+        cli.main(["serve", "--upstream", "vllm", "http://x", option, value])
+    assert ended.value.code == 2
     assert message in capsys.readouterr().err
 
 
