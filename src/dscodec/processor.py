@@ -321,7 +321,8 @@ class StreamProcessor:
         """Push generated token ids, with one log probability entry per id when the backend gives them.
 
         Args:
-            ids: the ids, each an ``int`` with ``0 <= id < 2**32``.
+            ids: the ids (a list, a tuple or another ordered iterable; not a set or a mapping), each an ``int``
+                with ``0 <= id < 2**32``.
             logprobs: None, or one entry per id: its log probability, or ``(logprob, [(alternative_id,
                 logprob), ...])``. Log probabilities are finite numbers or ``-inf`` (written as ``-9999.0``).
 
