@@ -32,6 +32,7 @@ BACKEND = ScriptedBackend(SCRIPTS, tokenizer=VOCABULARY)
         ({"served_models": "DeepSeek-V4-Pro"}, TypeError, "served_models"),
         ({"served_models": [1]}, TypeError, "served_models"),
         ({"served_models": 5}, TypeError, "served_models"),
+        ({"served_models": iter(["DeepSeek-V4-Pro"])}, TypeError, "served_models"),
         ({"response_store": {}}, TypeError, "response_store"),
     ],
 )

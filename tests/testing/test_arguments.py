@@ -68,6 +68,7 @@ def test_lint_reads_bytearray_as_bytes() -> None:
         (lambda s: s.model_outputs(version="v5"), "version"),
         (lambda s: s.model_outputs({"model": "DeepSeek-V4-Pro"}), "request"),
         (lambda s: s.model_outputs(stop_sequences="END"), "stop_sequences"),
+        (lambda s: s.model_outputs(stop_sequences=iter(["END"])), "stop_sequences"),
         (lambda s: s.model_outputs(max_calls=0), "max_calls"),
         (lambda s: s.answer_text(max_size=-1), "max_size"),
         (lambda s: s.text_chunkings(b"bytes"), "text"),

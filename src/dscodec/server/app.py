@@ -20,7 +20,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import secrets
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -140,10 +140,10 @@ def _check_arguments(
         raise TypeError(f"options must be a ConversionOptions or None, not {type(options).__name__}")
     if served_models is not None and (
         isinstance(served_models, (str, bytes))
-        or not isinstance(served_models, Iterable)
+        or not isinstance(served_models, Sequence)
         or not all(isinstance(name, str) for name in served_models)
     ):
-        raise TypeError("served_models must be a list of model names (str) or None")
+        raise TypeError("served_models must be a list or tuple of model names (str) or None")
     if response_store is not None and not (
         callable(getattr(response_store, "get", None)) and callable(getattr(response_store, "put", None))
     ):

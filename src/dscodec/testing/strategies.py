@@ -354,7 +354,11 @@ def model_outputs(
         raise InvalidArgument(f"request must be a ConversationRequest or None, not {type(request).__name__}")
     _check_version(version, optional=True)
     _check_names(tool_names)
-    if isinstance(stop_sequences, (str, bytes)) or not all(isinstance(stop, str) for stop in stop_sequences):
+    if (
+        isinstance(stop_sequences, (str, bytes))
+        or not isinstance(stop_sequences, Sequence)
+        or not all(isinstance(stop, str) for stop in stop_sequences)
+    ):
         raise InvalidArgument("stop_sequences must be a sequence of str")
     _check_count("max_calls", max_calls, 1)
     return _model_outputs(
