@@ -93,3 +93,15 @@ def test_strategies_check_their_arguments_when_built(make: Any, names: str) -> N
 
     with pytest.raises(InvalidArgument, match=names):
         make(strategies)
+
+
+def test_compare_takes_one_ignore_rule_as_a_str_and_refuses_unknown_sections() -> None:
+    expected = {"text": "Hello", "usage": {"tokens": 1}}
+    actual = {"text": "Hello", "usage": {"tokens": 2}}
+    assert testing.compare(expected, actual, ignore="usage") == []  # one rule, not "u", "s", "a", ...
+    assert testing.compare(expected, actual, ignore=["usage"]) == []
+    assert testing.compare(expected, actual, sections="response") != []
+    with pytest.raises(ValueError, match="unknown section 'respons'"):
+        testing.compare(expected, actual, sections=["respons"])  # would compare nothing
+    with pytest.raises(TypeError, match="ignore rules must be str"):
+        testing.compare(expected, actual, ignore=[5])  # type: ignore[list-item]

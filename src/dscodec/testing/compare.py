@@ -259,7 +259,22 @@ def compare(
     Examples:
         >>> compare({"id": "a", "text": "Hello"}, {"id": "b", "text": "Help"})
         [Difference(path='response.text', expected='Hello', actual='Help')]
+
+    Raises:
+        ValueError: a section none of the four (a misspelt section would compare nothing).
+        TypeError: an answer of another kind, or an ignore rule that is no ``str``.
     """
+    if isinstance(ignore, str):  # one rule, not its characters
+        ignore = (ignore,)
+    if isinstance(sections, str):
+        sections = (sections,)
+    if sections is not None:
+        unknown = [section for section in sections if section not in SECTIONS]
+        if unknown:
+            raise ValueError(f"unknown section {unknown[0]!r:.100}; expected some of {', '.join(SECTIONS)}")
+    ignore = list(ignore)
+    if not all(isinstance(rule, str) for rule in ignore):
+        raise TypeError("ignore rules must be str (a key name or a path pattern)")
     want = answer_sections(expected, ids=ids, fingerprints=fingerprints)
     got = answer_sections(actual, ids=ids, fingerprints=fingerprints)
     rules = [_pattern(rule) for rule in ignore]
