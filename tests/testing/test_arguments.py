@@ -105,3 +105,14 @@ def test_compare_takes_one_ignore_rule_as_a_str_and_refuses_unknown_sections() -
         testing.compare(expected, actual, sections=["respons"])  # would compare nothing
     with pytest.raises(TypeError, match="ignore rules must be str"):
         testing.compare(expected, actual, ignore=[5])  # type: ignore[list-item]
+
+
+def test_frames_and_items_of_other_types_are_named() -> None:
+    with pytest.raises(TypeError, match="a frame's data is a str"):
+        testing.Frame(5)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="a frame's event name is a str or None"):
+        testing.Frame("{}", event=5)  # type: ignore[arg-type]
+    broken = Transcript("chat_completions", _TRANSCRIPT.request, [Usage(5), 5])  # type: ignore[list-item]
+    with pytest.raises(TypeError, match="not a backend output item: 5"):
+        testing.dumps_transcript(broken)
+    assert testing.loads_transcript(testing.dumps_transcript(_TRANSCRIPT)) == _TRANSCRIPT

@@ -217,3 +217,10 @@ def test_testing_readers_refuse_what_is_no_text(text: object) -> None:
     with pytest.raises(testing.TranscriptError, match="not UTF-8"):
         testing.loads_transcript(b"\xff\n")
     assert testing.parse_sse(bytearray(b"data: {}\n\n"))[0][0].data == "{}"
+
+
+@pytest.mark.parametrize(("data", "event"), [(5, None), ("{}", None), ([], None), ({}, 5), ({}, b"ping")])
+def test_wire_event_refuses_what_is_no_event(data: object, event: object) -> None:
+    with pytest.raises(TypeError, match="a WireEvent is a dict and an optional str event name"):
+        dscodec.WireEvent(data, event=event)  # type: ignore[arg-type]
+    assert dscodec.WireEvent({"type": "ping"}, event="ping").sse() == 'event: ping\ndata: {"type":"ping"}\n\n'

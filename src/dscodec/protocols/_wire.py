@@ -19,6 +19,7 @@ __all__ = [
     "Outcome",
     "PromptUsage",
     "WireEvent",
+    "dict_event",
     "json_event",
     "logprob_dict",
 ]
@@ -45,6 +46,11 @@ class WireEvent:
     __slots__ = ("_data", "_json", "event")
 
     def __init__(self, data: dict[str, Any], *, event: str | None = None) -> None:
+        if not isinstance(data, dict) or (event is not None and not isinstance(event, str)):
+            raise TypeError(
+                f"a WireEvent is a dict and an optional str event name, not {type(data).__name__} and "
+                f"{type(event).__name__}"
+            )
         self._data: dict[str, Any] | None = data
         self._json: str | None = None
         self.event = event
@@ -98,6 +104,21 @@ class _JsonEvent(WireEvent):
 
 #: :meth:`WireEvent.from_json` without the indirection, for writers' per-token events: ``json_event(text)``.
 json_event: Callable[[str], WireEvent] = _JsonEvent
+
+
+class _DictEvent(WireEvent):
+    """A :class:`WireEvent` a writer made from its own dict: not checked again (a writer makes one per token)."""
+
+    __slots__ = ()
+
+    def __init__(self, data: dict[str, Any], event: str | None = None) -> None:
+        self._data = data
+        self._json = None
+        self.event = event
+
+
+#: The writers' constructor of events from their own dicts: ``dict_event(data, event=name)``.
+dict_event: Callable[..., WireEvent] = _DictEvent
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,6 +38,12 @@ class Frame:
     data: str
     event: str | None = None
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.data, str):
+            raise TypeError(f"a frame's data is a str, not {type(self.data).__name__}")
+        if self.event is not None and not isinstance(self.event, str):
+            raise TypeError(f"a frame's event name is a str or None, not {type(self.event).__name__}")
+
     @property
     def is_done(self) -> bool:
         """Whether this is the ``data: [DONE]`` frame."""

@@ -208,7 +208,9 @@ def _item_line(item: BackendItem) -> dict[str, Any]:
         return line
     if isinstance(item, Finish):
         return {"kind": "finish", "reason": item.reason}
-    return {"kind": "failure", "message": item.message}
+    if isinstance(item, Failure):
+        return {"kind": "failure", "message": item.message}
+    raise TypeError(f"not a backend output item: {item!r:.100}")
 
 
 def _frame_line(frame: Frame) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from typing import Any
 from dscodec.conversation import ConversationRequest
 from dscodec.errors import DscodecError
 from dscodec.protocols._error_bodies import anthropic_error_body
-from dscodec.protocols._wire import EventWriter, Outcome, PromptUsage, WireEvent
+from dscodec.protocols._wire import EventWriter, Outcome, PromptUsage, WireEvent, dict_event
 from dscodec.stream.events import ContentDelta, Event, ReasoningDelta, ToolCallDelta, ToolCallStart
 
 __all__ = ["WRITER", "MessagesEventWriter", "stop_reason"]
@@ -57,7 +57,7 @@ def stop_reason(outcome: Outcome) -> str:
 
 
 def _event(data: dict[str, Any]) -> WireEvent:
-    return WireEvent(data, event=data["type"])
+    return dict_event(data, event=data["type"])
 
 
 class MessagesEventWriter(EventWriter):
@@ -182,7 +182,7 @@ class MessagesEventWriter(EventWriter):
         out.append(_event({"type": "content_block_start", "index": self._index, "content_block": block}))
         if not self._pinged:
             self._pinged = True
-            out.append(WireEvent(dict(_PING), event="ping"))
+            out.append(dict_event(dict(_PING), event="ping"))
 
     def _stop(self, out: list[WireEvent]) -> None:
         """Stop the open block, if any; a thinking block gets its signature first."""

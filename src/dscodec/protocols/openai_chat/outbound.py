@@ -19,7 +19,15 @@ from dscodec._json import string_literal
 from dscodec.conversation import ConversationRequest
 from dscodec.errors import DscodecError
 from dscodec.protocols._error_bodies import openai_error_body
-from dscodec.protocols._wire import EventWriter, Outcome, PromptUsage, WireEvent, json_event, logprob_dict
+from dscodec.protocols._wire import (
+    EventWriter,
+    Outcome,
+    PromptUsage,
+    WireEvent,
+    dict_event,
+    json_event,
+    logprob_dict,
+)
 from dscodec.protocols.openai_chat import ChatWire
 from dscodec.stream.events import ContentDelta, Event, ReasoningDelta, ToolCallDelta, ToolCallStart
 
@@ -94,7 +102,7 @@ class ChatChunkWriter(EventWriter):
         }
         if not self._omit_usage:
             chunk["usage"] = None
-        return WireEvent(chunk)
+        return dict_event(chunk)
 
     def open(self, usage: PromptUsage) -> list[WireEvent]:
         self._fingerprint = usage.system_fingerprint
@@ -243,11 +251,11 @@ class ChatChunkWriter(EventWriter):
         with_reasoning = self.request.parsing_options.thinking_initial_stage is not None
         chunk = self._chunk(delta, None, finish_reason(outcome)).data
         chunk["usage"] = usage_dict(outcome, with_reasoning=with_reasoning)
-        return [WireEvent(chunk)]
+        return [dict_event(chunk)]
 
     def error(self, exc: DscodecError) -> list[WireEvent]:
         # After a 200 the only way to report an error is in the stream: one data frame with the error body.
-        return [WireEvent(openai_error_body(exc))]
+        return [dict_event(openai_error_body(exc))]
 
 
 #: This protocol's stream writer, for the protocol table.

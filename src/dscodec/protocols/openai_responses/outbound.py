@@ -27,7 +27,7 @@ from typing import Any, Final
 
 from dscodec.conversation import ConversationRequest
 from dscodec.errors import DscodecError
-from dscodec.protocols._wire import EventWriter, Outcome, PromptUsage, WireEvent, logprob_dict
+from dscodec.protocols._wire import EventWriter, Outcome, PromptUsage, WireEvent, dict_event, logprob_dict
 from dscodec.protocols.openai_responses import ResponsesWire
 from dscodec.protocols.openai_responses._patch import PatchInput
 from dscodec.stream.events import (
@@ -252,7 +252,7 @@ class ResponsesEventWriter(EventWriter):
     def _lifecycle(self, kind: str, response: dict[str, Any]) -> WireEvent:
         seq = self._seq
         self._seq = seq + 1
-        return WireEvent({"type": kind, "response": response, "sequence_number": seq}, event=kind)
+        return dict_event({"type": kind, "response": response, "sequence_number": seq}, event=kind)
 
     # -- EventWriter ------------------------------------------------------------------------------------------
 
@@ -364,7 +364,7 @@ class ResponsesEventWriter(EventWriter):
                 "output_index": item.index,
                 "sequence_number": self._next(),
             }
-        out.append(WireEvent(data, event=data["type"]))
+        out.append(dict_event(data, event=data["type"]))
 
     def _open_text_item(self, out: list[WireEvent], kind: int) -> _Item:
         if kind == _MESSAGE:
@@ -398,7 +398,7 @@ class ResponsesEventWriter(EventWriter):
             "part": part,
             "sequence_number": self._next(),
         }
-        out.append(WireEvent(data, event="response.content_part.added"))
+        out.append(dict_event(data, event="response.content_part.added"))
         return item
 
     def _item_added(self, out: list[WireEvent], item: _Item, added: dict[str, Any]) -> None:
@@ -408,7 +408,7 @@ class ResponsesEventWriter(EventWriter):
             "output_index": item.index,
             "sequence_number": self._next(),
         }
-        out.append(WireEvent(data, event="response.output_item.added"))
+        out.append(dict_event(data, event="response.output_item.added"))
 
     def _start_call(self, out: list[WireEvent], event: ToolCallStart) -> None:
         custom = event.name in self._custom_tools
@@ -454,7 +454,7 @@ class ResponsesEventWriter(EventWriter):
                 "output_index": item.index,
                 "sequence_number": self._next(),
             }
-            out.append(WireEvent(data, event="response.function_call_arguments.delta"))
+            out.append(dict_event(data, event="response.function_call_arguments.delta"))
         else:
             self._input(out, item, item.input.feed(event.arguments))
 
@@ -469,7 +469,7 @@ class ResponsesEventWriter(EventWriter):
             "output_index": item.index,
             "sequence_number": self._next(),
         }
-        out.append(WireEvent(data, event="response.custom_tool_call_input.delta"))
+        out.append(dict_event(data, event="response.custom_tool_call_input.delta"))
 
     def _end_call(self, out: list[WireEvent], event: ToolCallEnd) -> None:
         # The call's done events wait until the next item opens or the response ends (reference), so that a
@@ -532,7 +532,7 @@ class ResponsesEventWriter(EventWriter):
                     "summary": [],
                     "encrypted_content": f"{self.response_id}-{index}",
                 }
-            out.append(WireEvent(text_done, event=text_done["type"]))
+            out.append(dict_event(text_done, event=text_done["type"]))
             part_done = {
                 "type": "response.content_part.done",
                 "content_index": 0,
@@ -541,7 +541,7 @@ class ResponsesEventWriter(EventWriter):
                 "part": part,
                 "sequence_number": self._next(),
             }
-            out.append(WireEvent(part_done, event="response.content_part.done"))
+            out.append(dict_event(part_done, event="response.content_part.done"))
         elif kind == _FUNCTION:
             args_done = {
                 "type": "response.function_call_arguments.done",
@@ -550,7 +550,7 @@ class ResponsesEventWriter(EventWriter):
                 "output_index": index,
                 "sequence_number": self._next(),
             }
-            out.append(WireEvent(args_done, event="response.function_call_arguments.done"))
+            out.append(dict_event(args_done, event="response.function_call_arguments.done"))
             done = {"type": "function_call", "id": item.id, "status": status, "call_id": item.call_id}
             done["name"] = item.name
             if item.namespace is not None:
@@ -564,7 +564,7 @@ class ResponsesEventWriter(EventWriter):
                 "output_index": index,
                 "sequence_number": self._next(),
             }
-            out.append(WireEvent(input_done, event="response.custom_tool_call_input.done"))
+            out.append(dict_event(input_done, event="response.custom_tool_call_input.done"))
             done = {
                 "type": "custom_tool_call",
                 "id": item.id,
@@ -580,7 +580,7 @@ class ResponsesEventWriter(EventWriter):
             "output_index": index,
             "sequence_number": self._next(),
         }
-        out.append(WireEvent(data, event="response.output_item.done"))
+        out.append(dict_event(data, event="response.output_item.done"))
 
 
 #: This protocol's stream writer, for the protocol table.
