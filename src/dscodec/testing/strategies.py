@@ -584,7 +584,7 @@ def _request_bodies(
             )
         if draw(st.booleans()):
             body["max_output_tokens"] = draw(st.integers(16, 4096))
-    elif protocol == "messages":
+    else:  # messages (request_bodies checked the protocol)
         body["messages"] = [{"role": "user", "content": user}]
         body["max_tokens"] = draw(st.integers(16, 4096))
         body["thinking"] = (
@@ -598,8 +598,6 @@ def _request_bodies(
             body["tools"] = [{"name": n, "input_schema": _WEATHER} for n in names]
             forced = [] if thinking else [{"type": "any"}, {"type": "tool", "name": names[0]}]
             body["tool_choice"] = draw(st.sampled_from([{"type": "auto"}, *forced]))
-    else:
-        raise ValueError(f"unknown protocol {protocol!r}")
     return body
 
 
