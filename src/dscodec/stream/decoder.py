@@ -218,24 +218,23 @@ class IncrementalDecoder:
                 self._texts = False
                 if texts:
                     ids = ids[len(texts) :]
-            # One pass checks each id, tells special ids (None rows) and gathers the bytes.
+            # One pass checks each id and gathers its row: an id past the vocabulary's end raises IndexError there,
+            # and the row of a special id is None, which the join refuses (TypeError). The fewest steps per id.
             ordinary = self._ordinary
-            size = len(ordinary)
-            parts: list[bytes] = []
-            special = False
-            for token_id in ids:
-                if type(token_id) is not int or not 0 <= token_id < size:
-                    raise LookupError(token_id)
-                row = ordinary[token_id]
-                if row is None:
-                    special = True
-                else:
-                    parts.append(row)
-            if special:
+            parts: list[bytes | None] = []
+            try:
+                for token_id in ids:
+                    if type(token_id) is not int or token_id < 0:
+                        raise LookupError(token_id)
+                    parts.append(ordinary[token_id])
+            except IndexError:
+                raise LookupError(token_id) from None
+            try:
+                data = b"".join(parts)  # type: ignore[arg-type]
+            except TypeError:  # special ids among them
                 if self._unit_of is not None:
                     self.units = self._decode_units(ids, 0, texts, self._unit_of)
                 return None
-            data = b"".join(parts)
         # _utf8 with an ASCII shortcut, inline: this is the per-push path
         held = self._held
         if held:
