@@ -107,6 +107,17 @@ class TextStages(HeldText):
         self.in_json_value = self._stage is Stage.JSON_VALUE  # where json_lane may open
         self._quick_delta = ReasoningDelta if self.text_is_reasoning else ContentDelta
 
+    def _lead_over(self, text: str) -> bool:
+        """The general path's first step for plain text (not empty) that starts with no newline, at the start of
+        the reasoning or the content where leading newlines are dropped: none is left to drop, so the stage's
+        middle begins (:attr:`_quick_ok` then holds). True when that step was taken here; False, with nothing
+        changed, anywhere else."""
+        if self._lead and text[0] != "\n" and self._stage in (REASONING, CONTENT) and self._json == JSON_OFF:
+            self._lead = False
+            self._update_quick()
+            return True
+        return False
+
     def _text_stage(self, u: str, i: int, base: int) -> int:
         n = len(u)
         stage = self._stage

@@ -414,7 +414,7 @@ class OutputMachine(FastPaths):
                 return self._tool_units(text)
             except BaseException as exc:
                 raise self._fail(exc) from exc
-        return None
+        return self._first_plain_text(text)
 
     def plain_chunk(self, text: str) -> str | StringPiece | list[Event] | None:
         """:meth:`plain_token` for a text chunk (the processor's per-push path for text): a chunk that holds no
@@ -483,7 +483,20 @@ class OutputMachine(FastPaths):
             return self._plain_text(text)
         if stage is JSON_VALUE:
             return self._plain_json_value(text)
-        return None  # another stage: plain_token declines it too
+        return self._first_plain_text(text)  # or another stage: plain_token declines it too
+
+    def _first_plain_text(self, text: str) -> str | None:
+        """:meth:`_plain_text` for the first text (not empty, no spelling) of the reasoning or the content, where
+        leading newlines are still dropped: text that starts with none begins the stage's middle, as the general
+        path's first step would. None, with nothing changed, for other text, elsewhere, or when the general path
+        must read it."""
+        if not self._lead_over(text):
+            return None
+        emitted = self._plain_text(text)
+        if emitted is None:  # the general path reads it from the stage's start
+            self._lead = True
+            self._update_quick()
+        return emitted
 
     def string_lane(self) -> Callable[[str], str | None]:
         """A shortcut for the chunks that continue the current ``string="true"`` value, for a caller that reads
