@@ -10,7 +10,8 @@ Start-up and memory are measured in fresh processes (``/proc/self/status`` VmRSS
   request; a process that only loads the same file with ``tokenizers``, and one that loads the reference;
 * the first request after ``PromptEncoder()`` against later runs of the same request (caches off), the later
   ones both with the vocabulary's word memory emptied before each (as cold as the first) and kept; plus the
-  first use of the byte table and of ``count_tokens`` (what a first streamed response needs);
+  first use of the byte table and of ``count_tokens`` (what a first streamed response needs); and the first
+  small request when ``dscodec.preload()`` ran at start-up, with what that call takes;
 * ``dscodec serve`` with the scripted backend: start-up time, RSS after start-up and after a first request, and
   the first request's time against the second's.
 
@@ -154,6 +155,22 @@ print(json.dumps([load_s, first_small, median(later_small), first_large, median(
                   first_bytes, first_count, later_count, median(later_cold)]))
 """
 
+_OURS_PRELOADED = """
+import sys, time, json
+import dscodec
+encoder = dscodec.PromptEncoder(cache_chars=0)
+start = time.perf_counter()
+dscodec.preload()
+preload_s = time.perf_counter() - start
+small = {"model": "DeepSeek-V4-Pro", "messages": [{"role": "user", "content": "Hello, who are you?"}]}
+times = []
+for _ in range(3):
+    start = time.perf_counter()
+    encoder.encode(dscodec.convert("chat_completions", json.dumps(small)))
+    times.append(time.perf_counter() - start)
+print(json.dumps([preload_s, times[0], times[2]]))
+"""
+
 
 def _child(code: str, *args: str) -> list[float]:
     done = subprocess.run(
@@ -277,6 +294,11 @@ def startup(body_file: str, runs: int) -> None:
     print(
         f"  first byte-table use {first_bytes * 1000:.1f} ms, first count_tokens {first_count * 1000:.1f} ms "
         f"(later {later_count * 1000:.2f} ms)"
+    )
+    preload_s, first_preloaded, later_preloaded = _median_child(_OURS_PRELOADED, runs=3)
+    print(
+        f"  with dscodec.preload() after PromptEncoder() ({preload_s * 1000:.0f} ms): small chat request "
+        f"first {first_preloaded * 1000:.2f} ms, later {later_preloaded * 1000:.2f} ms"
     )
     if reference is not None:
         print(

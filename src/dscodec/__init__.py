@@ -20,6 +20,8 @@ from dscodec.errors import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from dscodec import conversation as conversation
     from dscodec import options as options
     from dscodec import processor as processor
@@ -60,6 +62,34 @@ _LAZY: dict[str, tuple[str, str]] = {
 }
 #: Subpackages and modules reachable as attributes of the package before they are imported by name.
 _SUBMODULES = frozenset({"conversation", "options", "processor", "prompt", "protocols", "stream", "vocab"})
+
+
+def preload(*, protocols: "Iterable[str] | None" = None) -> None:
+    """Import now what the first request would otherwise import: the request path and the response path of
+    ``protocols`` (every protocol by default), the renderer, the encoder front and the stream processor.
+
+    ``import dscodec`` loads these on first use, so a program pays only for what it uses; a server calls this at
+    start-up so that its first request does not pay for them (tens of milliseconds). It loads no vocabulary:
+    ``PromptEncoder()`` or ``Vocabulary.load`` does.
+
+    Raises:
+        UnsupportedProtocol: a name in ``protocols`` is no protocol dscodec speaks (nothing is loaded then).
+        TypeError: ``protocols`` is one string rather than a collection of names.
+    """
+    from dscodec.protocols._registry import PROTOCOLS, spec
+
+    if isinstance(protocols, str):
+        raise TypeError(f"protocols takes a collection of protocol names, not one string: [{protocols!r}]")
+    specs = [spec(name) for name in (PROTOCOLS if protocols is None else protocols)]
+    for module in (
+        "dscodec.prompt.render",
+        "dscodec.prompt.tokenize",
+        "dscodec.processor",
+        "dscodec.protocols",
+    ):
+        importlib.import_module(module)
+    for found in specs:
+        found.load()
 
 
 def __getattr__(name: str) -> Any:
@@ -103,5 +133,6 @@ __all__ = [
     "accumulate",
     "convert",
     "error_body",
+    "preload",
     "render",
 ]

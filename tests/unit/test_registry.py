@@ -104,3 +104,60 @@ def test_import_dscodec_loads_no_protocol_package_and_no_pydantic() -> None:
     code = f"import sys, dscodec; print(sorted(m for m in sys.modules if m.startswith({heavy!r})))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+_LOADED = (
+    "import sys, dscodec; {call}; "
+    "print(sorted(m.split('.')[2] + '.' + m.split('.')[3] for m in sys.modules "
+    "if m.startswith('dscodec.protocols.') and m.count('.') == 3 and not m.split('.')[3].startswith('_')))"
+)
+
+
+@pytest.mark.parametrize(
+    ("call", "packages"),
+    [
+        ("dscodec.preload()", ["anthropic_messages", "openai_chat", "openai_responses"]),
+        ("dscodec.preload(protocols=['messages'])", ["anthropic_messages"]),
+        ("dscodec.preload(protocols=('chat_completions', 'responses'))", ["openai_chat", "openai_responses"]),
+        ("dscodec.preload(protocols=[])", []),
+    ],
+)
+def test_preload_imports_each_named_protocols_three_parts(call: str, packages: list[str]) -> None:
+    # A server calls preload() at start-up: the converter, the writer and the accumulator of each protocol it
+    # names are imported then, and the first request finds them loaded.
+    code = _LOADED.format(call=call)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    expected = sorted(
+        f"{package}.{part}"
+        for package in packages
+        for part in ("accumulate", "inbound", "models", "outbound")
+    )
+    assert out.strip() == repr(expected)
+
+
+def test_preload_also_imports_the_renderer_the_encoder_front_and_the_processor() -> None:
+    code = (
+        "import sys, dscodec; dscodec.preload(protocols=[]); "
+        "print([m in sys.modules for m in ('dscodec.prompt.render', 'dscodec.prompt.tokenize', 'dscodec.processor')])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[True, True, True]"
+
+
+def test_preload_refuses_an_unknown_protocol_before_loading_any() -> None:
+    code = (
+        "import sys, dscodec\n"
+        "try:\n    dscodec.preload(protocols=['messages', 'grpc'])\n"
+        "except dscodec.UnsupportedProtocol as exc:\n    print(exc.status_code, exc)\n"
+        "print('dscodec.protocols.anthropic_messages.inbound' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == [
+        "400 unknown protocol 'grpc'; expected one of chat_completions, responses, messages",
+        "False",
+    ]
+
+
+def test_preload_refuses_one_string_for_the_names() -> None:
+    with pytest.raises(TypeError, match=r"collection of protocol names, not one string"):
+        dscodec.preload(protocols="messages")

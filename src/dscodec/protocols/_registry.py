@@ -56,6 +56,12 @@ class ProtocolSpec:
         inbound: Inbound[Any] = self._inbound()
         return inbound.parse(body, options)
 
+    def load(self) -> None:
+        """Import this protocol's converter, writer and accumulator now, rather than on their first use."""
+        self._inbound()
+        self._writer()
+        self._accumulator()
+
     def writer(self) -> type[EventWriter]:
         """The class of this protocol's stream writer."""
         writer: type[EventWriter] = self._writer()
@@ -102,7 +108,12 @@ def _with_ids(module: str, name: str) -> Callable[[], Accumulator]:
 def _without_ids(module: str, name: str) -> Callable[[], Accumulator]:
     """A loader of an accumulator that takes the events only."""
     load = _load(module, name)
-    return lambda: lambda events, response_id, model, created: load()(events)
+
+    def accumulator() -> Accumulator:
+        function = load()
+        return lambda events, response_id, model, created: function(events)
+
+    return accumulator
 
 
 def _protocol(

@@ -204,6 +204,7 @@ def create_app(
         served_models,
         response_store,
     )
+    dscodec.preload()  # the request and response paths of every protocol, so the first request pays for none
     server = _Server(
         backend,
         vocabulary=Vocabulary.load(tokenizer),
