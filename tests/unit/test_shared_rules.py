@@ -980,6 +980,28 @@ def test_strict_key_order_per_type() -> None:
             "tool",
             "An object with no properties is not allowed.",
         ),
+        (
+            # A type list or an anyOf names a bad description's field (a typed node does not, below); the type
+            # list and the members are read first, wherever the description stands.
+            {"type": "object", "properties": {"a": {"description": 7, "type": ["string"]}}},
+            "tool",
+            "Invalid tool parameters schema : field `description`: invalid type: integer `7`, expected a string",
+        ),
+        (
+            {"type": "object", "properties": {"a": {"description": [1], "anyOf": [{"type": "string"}]}}},
+            "response_format",
+            "Invalid json schema: field `description`: invalid type: sequence, expected a string",
+        ),
+        (
+            {"type": "object", "properties": {"a": {"description": 7, "type": [5]}}},
+            "tool",
+            "Invalid tool parameters schema : field `type`: invalid type: integer `5`, expected string or map",
+        ),
+        (
+            {"type": "object", "properties": {"a": {"type": "string", "description": 7}}},
+            "tool",
+            "Invalid tool parameters schema : invalid type: integer `7`, expected a string",
+        ),
         ({"type": "string"}, "tool", "The top level of the function parameters schema must be an object."),
         ({"type": "string"}, "response_format", "The top level of the json schema must be an object."),
         ({"type": "object"}, "response_format", "An object with no properties is not allowed."),

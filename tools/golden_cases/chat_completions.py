@@ -2049,6 +2049,24 @@ def _invalid_semantic() -> list[Case]:
         ),
     )
     inv(
+        "tool-strict-type-list-description",
+        "strict tool whose type-list property has a description that is no string (the field is named)",
+        lambda m: _req(
+            m,
+            q,
+            tools=[fn("f", "d", obj({"o": {"description": 7, "type": ["string", "null"]}}), strict=True)],
+        ),
+    )
+    inv(
+        "tool-strict-any-of-description",
+        "strict tool whose anyOf property has a description that is no string (the field is named)",
+        lambda m: _req(
+            m,
+            q,
+            tools=[fn("f", "d", obj({"o": {"anyOf": [{"type": "string"}], "description": {}}}), strict=True)],
+        ),
+    )
+    inv(
         "tool-strict-nested-required-subset",
         "strict normalisation error inside a nested object",
         lambda m: _req(

@@ -113,7 +113,9 @@ class _StrictReader:
         """``out`` with the ``description`` of ``value`` added when it has one (a string)."""
         item = value.get("description")
         if item is not None:
-            out["description"] = read_str(item, None)
+            if not isinstance(item, str):  # named, as in a struct's field (a typed node's is not)
+                fail(f"field `description`: invalid type: {describe_value(item)}, expected a string", None)
+            out["description"] = item
         return out
 
     def typed(self, value: Mapping[str, Any]) -> dict[str, Any]:
