@@ -1206,3 +1206,40 @@ def test_schema_problems_are_remembered_by_their_json_text() -> None:
     assert len(memo.found) == 1  # too long to keep
     with pytest.raises(ConversionError, match="Invalid schema for function 'f'"):
         _tools.validate_function_parameters("f", bad)
+
+
+def test_strict_number_and_integer_nodes_keep_const_after_the_description() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "n": {"const": 1.5, "minimum": 0, "type": "number", "description": "d"},
+            "i": {"type": "integer", "const": -3},
+            "s": {"type": "string", "const": "a"},
+            "b": {"type": "boolean", "const": True},
+        },
+    }
+    out = _schema.normalize_strict_schema(schema, target="tool")
+    assert list(out["properties"]["n"].items()) == [
+        ("type", "number"),
+        ("description", "d"),
+        ("const", 1.5),
+        ("minimum", 0),
+    ]
+    assert out["properties"]["i"] == {"type": "integer", "const": -3}
+    assert out["properties"]["s"] == {"type": "string"}  # other types drop it
+    assert out["properties"]["b"] == {"type": "boolean"}
+
+
+@pytest.mark.parametrize(
+    ("node", "message"),
+    [
+        ({"type": "integer", "const": 2.5}, "invalid type: floating point `2.5`, expected i64"),
+        ({"type": "number", "const": "x"}, 'invalid type: string "x", expected a JSON number'),
+        # Document order: the first bad keyword is reported.
+        ({"type": "integer", "minimum": "y", "const": "x"}, 'invalid type: string "y", expected i64'),
+    ],
+)
+def test_strict_const_must_be_a_number_of_the_nodes_type(node: Any, message: str) -> None:
+    with pytest.raises(ConversionError) as info:
+        _schema.normalize_strict_schema({"type": "object", "properties": {"a": node}}, target="tool")
+    assert info.value.message == f"Invalid tool parameters schema : {message}"

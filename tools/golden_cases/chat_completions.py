@@ -618,6 +618,28 @@ def _tools() -> list[Case]:
         lambda m: _nothink(m, ask, tools=[STRICT_NESTED]),
     )
     cases += _both(
+        "tools-strict-number-const",
+        "strict tool: number and integer nodes keep const (after the description), other types drop it",
+        lambda m: _req(
+            m,
+            ask,
+            tools=[
+                fn(
+                    "f",
+                    "d",
+                    obj(
+                        {
+                            "n": {"type": "number", "minimum": 0, "const": 1.5, "description": "n"},
+                            "i": {"const": -3, "type": "integer"},
+                            "s": {"type": "string", "const": "a"},
+                        }
+                    ),
+                    strict=True,
+                )
+            ],
+        ),
+    )
+    cases += _both(
         "tools-strict-no-parameters",
         "strict tool without parameters becomes an empty strict object",
         lambda m: _req(m, ask, tools=[fn("now", "Time", strict=True)]),
@@ -2046,6 +2068,13 @@ def _invalid_semantic() -> list[Case]:
             m,
             q,
             tools=[fn("f", "d", obj({"o": {"type": ["object", "null"], "properties": {}}}), strict=True)],
+        ),
+    )
+    inv(
+        "tool-strict-integer-const-float",
+        "strict tool whose integer node has a const that is no integer",
+        lambda m: _req(
+            m, q, tools=[fn("f", "d", obj({"i": {"type": "integer", "const": 2.5}}), strict=True)]
         ),
     )
     inv(

@@ -35,7 +35,16 @@ StrictTarget = Literal["tool", "response_format"]
 _STRICT_TYPES = ("object", "string", "number", "integer", "boolean", "array", "null")
 _STRICT_LIST_TYPES = ("string", "number", "integer", "boolean", "null")
 _STRICT_FORMATS = ("email", "hostname", "ipv4", "ipv6", "uuid")
-_STRICT_NUMBER_KEYS = ("default", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
+#: The keywords a strict number or integer node keeps (after its description, in this order), each a number.
+_STRICT_NUMBER_KEYS = (
+    "const",
+    "default",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+)
 
 
 @dataclass
