@@ -38,6 +38,7 @@ sys.path.insert(0, str(TOOLS_DIR))
 
 import diff_fuzz
 import diff_fuzz_streams
+from diff_fuzz_schemas import body_for
 from record_golden import Recorder, _load_reference
 
 import dscodec
@@ -289,7 +290,7 @@ def strict_keywords(ref: Any) -> int:
         swept[keyword] = value
         schema = {"type": "object", "properties": {"p": swept}, "$defs": {"x": {"type": "string"}}}
         for where in ("tool", "format"):
-            body = diff_fuzz_schemas_body(schema, where)
+            body = json.dumps(body_for(schema, where, strict=True))
             cases += 1
             theirs, ours = reference_side(body), our_side(body)
             if theirs != ours:
@@ -299,21 +300,6 @@ def strict_keywords(ref: Any) -> int:
                 )
     print(f"strict keywords: {cases} schemas, {differ} differ")
     return differ
-
-
-def diff_fuzz_schemas_body(schema: dict[str, Any], where: str) -> str:
-    """A Chat body with ``schema`` as a strict tool's parameters or a strict ``json_schema`` format."""
-    body: dict[str, Any] = {"model": "DeepSeek-V4-Pro", "messages": [{"role": "user", "content": "hi"}]}
-    if where == "format":
-        body["response_format"] = {
-            "type": "json_schema",
-            "json_schema": {"name": "x", "schema": schema, "strict": True},
-        }
-    else:
-        body["tools"] = [
-            {"type": "function", "function": {"name": "f", "parameters": schema, "strict": True}}
-        ]
-    return json.dumps(body)
 
 
 def main() -> int:
