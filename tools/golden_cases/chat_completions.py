@@ -3049,6 +3049,74 @@ def _hardening() -> list[Case]:
             },
         ),
         (
+            "schema-draft-07-id-beside-ref-ignored",
+            "draft 7: an $id beside a $ref names nothing, so the reference resolves against the document",
+            {
+                "$schema": "http://json-schema.org/draft-07/schema#",
+                "type": "object",
+                "definitions": {"x": {"type": "string"}},
+                "properties": {
+                    "a": {"$id": "https://example.com/a", "$ref": "#/definitions/x"},
+                    "b": {"$id": "sub", "$ref": "#/definitions/x", "properties": {"c": {"$id": "c"}}},
+                    "d": {"$ref": "c"},
+                },
+            },
+        ),
+        (
+            "schema-draft-07-plain-name-id-anchor",
+            "draft 7: an $id that is a plain-name fragment is an anchor of its resource, beside a $ref too",
+            {
+                "$schema": "http://json-schema.org/draft-07/schema#",
+                "type": "object",
+                "definitions": {"x": {"type": "string"}, "y": {"$id": "#why", "$ref": "#/definitions/x"}},
+                "properties": {
+                    "a": {"$id": "#item", "type": "integer"},
+                    "b": {"$ref": "#item"},
+                    "c": {"$ref": "#why"},
+                },
+            },
+        ),
+        (
+            "invalid-schema-draft-04-id-beside-ref-names-nothing",
+            "draft 4: an id beside a $ref names no resource, so a reference to it is refused",
+            {
+                "$schema": "http://json-schema.org/draft-04/schema#",
+                "type": "object",
+                "definitions": {"x": {"type": "string"}},
+                "properties": {"a": {"id": "a", "$ref": "#/definitions/x"}, "b": {"$ref": "a"}},
+            },
+        ),
+        (
+            "invalid-schema-draft-06-id-with-fragment",
+            "draft 6: an $id with a fragment keeps it in its resource's name; a pointer from inside resolves there",
+            {
+                "$schema": "http://json-schema.org/draft-06/schema#",
+                "type": "object",
+                "definitions": {"x": {"type": "string"}},
+                "properties": {
+                    "a": {"$id": "a#frag", "type": "object", "properties": {"b": {"$ref": "#/definitions/x"}}}
+                },
+            },
+        ),
+        (
+            "invalid-schema-draft-06-content-media-type-first",
+            "draft 6: contentEncoding is compiled with contentMediaType, which is checked where it stands",
+            {
+                "$schema": "http://json-schema.org/draft-06/schema#",
+                "type": "object",
+                "properties": {"a": {"contentEncoding": 1, "contentMediaType": 2}},
+            },
+        ),
+        (
+            "schema-draft-06-content-encoding-beside-media-type",
+            "draft 6: an encoding that is no string beside a media type is ignored",
+            {
+                "$schema": "http://json-schema.org/draft-06/schema#",
+                "type": "object",
+                "properties": {"a": {"contentEncoding": 1, "contentMediaType": "text/plain"}},
+            },
+        ),
+        (
             "invalid-schema-draft-07-pattern-before-others",
             "draft 7 checks a pattern's regex with the other keywords, in key order",
             {

@@ -316,14 +316,23 @@ class _Registry:
         self.meta_loaded = False
         #: The first ``$id`` met while crawling that is no URI reference or cannot be resolved against its base.
         self.id_problem: str | None = None
-        root = schema.get(self._id)
+        root = self._id_of(schema)
         # The default base has a root path: resolving against it never fails.
         named = root if isinstance(root, str) and root.partition("#")[0] else None
         self.root_key = _DEFAULT_BASE if named is None else _resolve(_DEFAULT_BASE, named)
+        if named is not None and draft.legacy_ids and named.partition("#")[2]:
+            self.root_key += "#" + named.partition("#")[2]  # as for any legacy id with a fragment (_register)
         #: The crawled subschemas holding a ``$ref`` in document order, with their base (and, in a later crawl,
         #: the problem of an ``$id``).
         self._crawled: list[tuple[Mapping[str, Any], str, str | None]] = []
         self._crawl(schema, self.root_key, self._crawled)
+
+    def _id_of(self, node: Mapping[str, Any]) -> Any:
+        """The value of ``node``'s id keyword where it may name a resource (see :attr:`_Draft.legacy_ids`)."""
+        value = node.get(self._id)
+        if self.draft.legacy_ids and ("$ref" in node or (isinstance(value, str) and value.startswith("#"))):
+            return None
+        return value
 
     def _crawl(self, top: Any, base: str, found: list[tuple[Mapping[str, Any], str, str | None]]) -> None:
         stack: list[tuple[Any, str, bool]] = [(top, base, False)]
@@ -354,7 +363,7 @@ class _Registry:
         self, node: Mapping[str, Any], base: str, found: list[tuple[Mapping[str, Any], str, str | None]]
     ) -> str:
         """Register ``node`` (its resource, its anchors); its base URI."""
-        value = node.get(self._id)
+        value = self._id_of(node)
         if found is self._crawled and self.id_problem is None:
             # An $id, and the $schema of a subschema, must be URI references.
             dialect = node.get("$schema") if node is not self.schema else None
@@ -376,12 +385,21 @@ class _Registry:
                 else:
                     found.append((node, base, str(exc)))
             else:
+                fragment = value.partition("#")[2]
+                if fragment and self.draft.legacy_ids:
+                    # A legacy id keeps its fragment in the resource's name and in the base URI below it: only
+                    # a fragment-only reference from inside the resource finds it.
+                    base = f"{base}#{fragment}"
                 self.resources.setdefault(base, node)
         self.base[id(node)] = base
         for name in self.draft.anchor_keywords:
             anchor = node.get(name)
             if isinstance(anchor, str):
                 self.anchors.setdefault(base, {}).setdefault(anchor, node)
+        if self.draft.legacy_ids:
+            legacy = node.get(self._id)
+            if isinstance(legacy, str) and legacy.startswith("#") and len(legacy) > 1:  # beside a $ref too
+                self.anchors.setdefault(base, {}).setdefault(legacy[1:], node)
         return base
 
     def crawl_problem(self) -> str | None:
@@ -420,7 +438,7 @@ class _Registry:
         known = self.base.get(id(node))
         if known is not None:
             return None, known
-        value = node.get(self._id)
+        value = self._id_of(node)
         if isinstance(value, str):
             syntax = _uri_problem(value, allow_hash=True)
             if syntax is not None:
@@ -441,6 +459,8 @@ class _Registry:
         if not draft.ref_siblings and "$ref" in node:
             items = [("$ref", node["$ref"])]  # the keywords beside a reference are not compiled
         for key, value in items:
+            if key == "contentEncoding" and "contentMediaType" in node and key in draft.compiled_strings:
+                continue  # compiled with the media type, which ignores an encoding that is no string
             if key in draft.compiled_strings and not isinstance(value, str):
                 yield _type_problem(value, "string"), None
                 return
@@ -701,6 +721,9 @@ class _Draft:
     dynamic_refs: bool = True
     recursive_refs: bool = False
     ref_siblings: bool = True
+    #: The ids of drafts 4 to 7: one beside a ``$ref`` names nothing (the keywords there are ignored), and a
+    #: plain-name fragment (``#foo``) names an anchor of the enclosing resource, not a resource.
+    legacy_ids: bool = False
     #: Keywords the registry crawls though the draft does not know them, and known ones it does not crawl (the
     #: subschemas there are crawled when a reference leads into them).
     crawled: frozenset[str] = frozenset()
@@ -808,6 +831,7 @@ _DRAFTS: dict[str, _Draft] = {
         anchor_keywords=(),
         dynamic_refs=False,
         ref_siblings=False,
+        legacy_ids=True,
         not_crawled=frozenset(),
         documents=frozenset({f"{_META_OLD}draft-07/schema"}),
         document_anchor=None,
@@ -820,6 +844,7 @@ _DRAFTS: dict[str, _Draft] = {
         anchor_keywords=(),
         dynamic_refs=False,
         ref_siblings=False,
+        legacy_ids=True,
         not_crawled=frozenset(),
         compiled_strings=frozenset({"contentMediaType", "contentEncoding"}),
         documents=frozenset({f"{_META_OLD}draft-06/schema"}),
@@ -842,6 +867,7 @@ _DRAFTS: dict[str, _Draft] = {
         anchor_keywords=(),
         dynamic_refs=False,
         ref_siblings=False,
+        legacy_ids=True,
         crawled=frozenset(_SCHEMA_KEYWORDS + _SCHEMA_MAP_KEYWORDS + _SCHEMA_ARRAY_KEYWORDS),
         not_crawled=frozenset(),
         compiled_strings=frozenset({"$ref"}),
