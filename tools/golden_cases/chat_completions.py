@@ -3117,6 +3117,24 @@ def _hardening() -> list[Case]:
             },
         ),
         (
+            "invalid-schema-unknown-meta-schema-after-crawled-references",
+            "a $ref to a resource the document lacks is reported before an unknown root $schema",
+            {
+                "$schema": "https://example.com/custom-meta",
+                "type": "object",
+                "properties": {"a": {"$ref": "https://example.com/other"}},
+            },
+        ),
+        (
+            "invalid-schema-unknown-meta-schema-before-pointer",
+            "an unknown root $schema is reported before a same-document pointer that leads nowhere",
+            {
+                "$schema": "https://example.com/custom-meta",
+                "type": "object",
+                "properties": {"a": {"$ref": "#/nope"}},
+            },
+        ),
+        (
             "invalid-schema-draft-07-pattern-before-others",
             "draft 7 checks a pattern's regex with the other keywords, in key order",
             {

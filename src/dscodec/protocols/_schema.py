@@ -188,24 +188,25 @@ _URI_BAD = re.compile(r"[^-A-Za-z0-9._~!$&'()*+,;=:@/?#%]|%(?![0-9A-Fa-f]{2})")
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 
 
-def _meta_schema_uri_problem(uri: str, resources: Mapping[str, Any]) -> str | None:
+def _meta_schema_uri_problem(uri: str, resources: Mapping[str, Any]) -> tuple[str | None, bool]:
     """The problem of a root ``$schema`` (observed from the reference): a draft named with more than one ``#`` (no
     "uri"), text that is no URI reference, or a URI that names no meta-schema the reference knows (the drafts,
-    their vocabularies, or a resource of this very document)."""
+    their vocabularies, or a resource of this very document); and whether it is the last kind (``Unknown
+    meta-schema``, which the references met while the registry is filled come before)."""
     unknown = (
         f"Unknown meta-schema: '{uri}'. Custom meta-schemas must be registered in the registry before use"
     )
     if uri.rstrip("#") in _BY_TEXT:
-        return None if uri.count("#") <= 1 else f'{json_text(uri)} is not a "uri"'
+        return (None if uri.count("#") <= 1 else f'{json_text(uri)} is not a "uri"'), False
     if uri.startswith("#"):  # the document itself, unless the fragment is none a URI may have
-        return None if _uri_problem(uri[1:], allow_hash=False) is None else unknown
+        return (None if _uri_problem(uri[1:], allow_hash=False) is None else unknown), True
     problem = _uri_problem(uri, allow_hash=True)
     if problem is not None:
-        return f"Invalid URI reference '{uri}': {problem}"
+        return f"Invalid URI reference '{uri}': {problem}", False
     base = uri.partition("#")[0]
     if not base or base in _DOCUMENTS or base in resources:
-        return None
-    return unknown
+        return None, False
+    return unknown, True
 
 
 def _uri_problem(text: str, *, allow_hash: bool) -> str | None:
@@ -560,9 +561,10 @@ def _array_index(token: str) -> int | None:
 
 
 def schema_problem(schema: Any) -> str | None:
-    """The first problem of a JSON Schema: a meta-schema violation, else a root ``$schema`` that names no meta-schema
-    the reference knows, else a same-document ``$ref`` that points nowhere (``Pointer '/$defs/x' does not exist``),
-    else a ``pattern`` that is not a regex, else ``None``."""
+    """The first problem of a JSON Schema: a meta-schema violation, else an ``$id`` or root ``$schema`` that is no
+    URI reference, else a ``$ref`` to a resource the document lacks, else a root ``$schema`` that names no
+    meta-schema the reference knows, else a same-document ``$ref`` that points nowhere (``Pointer '/$defs/x' does not
+    exist``), else a ``pattern`` that is not a regex, else ``None``."""
     problem = meta_schema_problem(schema)
     if problem is not None:
         return problem
@@ -570,18 +572,23 @@ def schema_problem(schema: Any) -> str | None:
     registry = _Registry(schema, draft) if isinstance(schema, Mapping) else None
     if registry is not None and registry.id_problem is not None:
         return registry.id_problem
+    unknown_meta: str | None = None
     if registry is not None and isinstance(schema.get("$schema"), str):
-        problem = _meta_schema_uri_problem(schema["$schema"], registry.resources)
-        if problem is not None:
+        problem, unknown = _meta_schema_uri_problem(schema["$schema"], registry.resources)
+        if problem is not None and not unknown:
             return problem
+        unknown_meta = problem
     if registry is not None and registry.needs_compiling:
         # First the references met while the registry is filled (every subschema but those under
-        # `dependencies`, $defs included); then, in document order, the references of the subschemas the root
-        # compiles (not $defs, definitions or contentSchema, nor an `if` without `then` or `else`) and of the
-        # ones their references reach.
+        # `dependencies`, $defs included), before an unknown meta-schema; then, in document order, the
+        # references of the subschemas the root compiles (not $defs, definitions or contentSchema, nor an `if`
+        # without `then` or `else`) and of the ones their references reach.
         problem = registry.crawl_problem()
         if problem is not None:
             return problem
+    if unknown_meta is not None:
+        return unknown_meta
+    if registry is not None and registry.needs_compiling:
         # A depth-first walk in key order: a reference's target is compiled where the reference stands.
         seen: set[int] = set()
         stack: list[Iterator[tuple[Any, str | None]]] = [iter([(schema, registry.root_key)])]
