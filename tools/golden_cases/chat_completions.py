@@ -3135,6 +3135,11 @@ def _hardening() -> list[Case]:
             },
         ),
         (
+            "invalid-schema-fragment-meta-schema-root-named",
+            "a root $schema that is a fragment names the document only while the root does not name itself",
+            {"$schema": "#/$defs/m", "$id": "https://example.com/root", "type": "object", "$defs": {"m": {}}},
+        ),
+        (
             "invalid-schema-draft-07-pattern-before-others",
             "draft 7 checks a pattern's regex with the other keywords, in key order",
             {

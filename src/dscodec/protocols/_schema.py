@@ -188,18 +188,22 @@ _URI_BAD = re.compile(r"[^-A-Za-z0-9._~!$&'()*+,;=:@/?#%]|%(?![0-9A-Fa-f]{2})")
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 
 
-def _meta_schema_uri_problem(uri: str, resources: Mapping[str, Any]) -> tuple[str | None, bool]:
+def _meta_schema_uri_problem(
+    uri: str, resources: Mapping[str, Any], document: str
+) -> tuple[str | None, bool]:
     """The problem of a root ``$schema`` (observed from the reference): a draft named with more than one ``#`` (no
     "uri"), text that is no URI reference, or a URI that names no meta-schema the reference knows (the drafts,
-    their vocabularies, or a resource of this very document); and whether it is the last kind (``Unknown
-    meta-schema``, which the references met while the registry is filled come before)."""
+    their vocabularies, or a resource of this very document, whose own URI is ``document``: a fragment alone names
+    it only while its root does not name itself); and whether it is the last kind (``Unknown meta-schema``, which
+    the references met while the registry is filled come before)."""
     unknown = (
         f"Unknown meta-schema: '{uri}'. Custom meta-schemas must be registered in the registry before use"
     )
     if uri.rstrip("#") in _BY_TEXT:
         return (None if uri.count("#") <= 1 else f'{json_text(uri)} is not a "uri"'), False
     if uri.startswith("#"):  # the document itself, unless the fragment is none a URI may have
-        return (None if _uri_problem(uri[1:], allow_hash=False) is None else unknown), True
+        named = document != _DEFAULT_BASE
+        return (None if not named and _uri_problem(uri[1:], allow_hash=False) is None else unknown), True
     problem = _uri_problem(uri, allow_hash=True)
     if problem is not None:
         return f"Invalid URI reference '{uri}': {problem}", False
@@ -574,7 +578,7 @@ def schema_problem(schema: Any) -> str | None:
         return registry.id_problem
     unknown_meta: str | None = None
     if registry is not None and isinstance(schema.get("$schema"), str):
-        problem, unknown = _meta_schema_uri_problem(schema["$schema"], registry.resources)
+        problem, unknown = _meta_schema_uri_problem(schema["$schema"], registry.resources, registry.root_key)
         if problem is not None and not unknown:
             return problem
         unknown_meta = problem
