@@ -148,7 +148,8 @@ class ToolMessage(_Model):
     """The result of the tool call ``tool_call_id``: its text and images."""
 
     role: Literal["tool"] = "tool"
-    tool_call_id: str = ""
+    #: None for a Responses ``function_call_output`` that names no call (kept unpaired, as the reference keeps it).
+    tool_call_id: str | None = ""
     content: str = ""
     images: list[ImagePlaceholder] = field(default_factory=list)
 

@@ -808,6 +808,20 @@ def _tool_history() -> list[Case]:
         lambda m: _req(m, [user("a"), fcall("c1", "now", "{}"), fout("c1", "")], tools=[NOARGS]),
     )
     cases += both(
+        "history-output-without-call-id",
+        "a function_call_output naming no call after an answered call: kept as an unpaired tool result",
+        lambda m: _req(
+            m,
+            [
+                user("a"),
+                fcall("c1", "now", "{}"),
+                fout("c1", "o"),
+                {"type": "function_call_output", "output": "o2"},
+            ],
+            tools=[NOARGS],
+        ),
+    )
+    cases += both(
         "history-call-undeclared-tool",
         "a historical call to a tool that is not declared",
         lambda m: _req(m, [user("Go"), fcall("c1", "ghost", '{"a":1}'), fout("c1", "boo")], tools=[WEATHER]),

@@ -51,7 +51,7 @@ def sort_results_by_id_windows(items: list[Item]) -> list[Item]:
 
 def _id_window_key(item: Item) -> tuple[int, str]:
     if isinstance(item, ToolMessage):
-        return (0, item.tool_call_id)
+        return (0, item.tool_call_id or "")  # an output naming no call sorts as an empty id
     return (1, "")
 
 
@@ -82,7 +82,7 @@ def sort_results_by_call_position(items: list[Item]) -> list[Item]:
             table = positions
             results = sorted(
                 (items[i] for i in slots),
-                key=lambda m: table.get(m.tool_call_id, 0) if isinstance(m, ToolMessage) else 0,
+                key=lambda m: table.get(m.tool_call_id or "", 0) if isinstance(m, ToolMessage) else 0,
             )
             for slot, result in zip(slots, results):
                 items[slot] = result

@@ -313,7 +313,9 @@ class _Converter(_convert.RequestConverter[wire.ResponsesRequest]):
             if item.call_id is None:
                 # An output naming no call answers nothing: it is kept as a tool result on its own.
                 self._close_turn()
-                self.out.append(conv.ToolMessage(content=content.text, images=content.images))
+                self.out.append(
+                    conv.ToolMessage(tool_call_id=None, content=content.text, images=content.images)
+                )
             else:
                 self._answer(index, item.call_id).outputs[item.call_id] = conv.ToolMessage(
                     tool_call_id=item.call_id, content=content.text, images=content.images
