@@ -324,9 +324,7 @@ class _Registry:
         root = self._id_of(schema)
         # The default base has a root path: resolving against it never fails.
         named = root if isinstance(root, str) and root.partition("#")[0] else None
-        self.root_key = _DEFAULT_BASE if named is None else _resolve(_DEFAULT_BASE, named)
-        if named is not None and draft.legacy_ids and named.partition("#")[2]:
-            self.root_key += "#" + named.partition("#")[2]  # as for any legacy id with a fragment (_register)
+        self.root_key = _DEFAULT_BASE if named is None else self._resource_key(_DEFAULT_BASE, named)
         #: The crawled subschemas holding a ``$ref`` in document order, with their base (and, in a later crawl,
         #: the problem of an ``$id``).
         self._crawled: list[tuple[Mapping[str, Any], str, str | None]] = []
@@ -338,6 +336,17 @@ class _Registry:
         if self.draft.legacy_ids and ("$ref" in node or (isinstance(value, str) and value.startswith("#"))):
             return None
         return value
+
+    def _resource_key(self, base: str, value: str) -> str:
+        """The URI the id ``value`` names from ``base``; a legacy id keeps its fragment in it (and in the base URI
+        below it), so only a fragment-only reference from inside the resource finds it.
+
+        Raises:
+            _Unresolved: as :func:`_resolve`.
+        """
+        key = _resolve(base, value)
+        fragment = value.partition("#")[2]
+        return f"{key}#{fragment}" if fragment and self.draft.legacy_ids else key
 
     def _crawl(self, top: Any, base: str, found: list[tuple[Mapping[str, Any], str, str | None]]) -> None:
         stack: list[tuple[Any, str, bool]] = [(top, base, False)]
@@ -383,18 +392,13 @@ class _Registry:
             self.resources.setdefault(base, node)
         elif isinstance(value, str) and value.partition("#")[0]:
             try:
-                base = _resolve(base, value)
+                base = self._resource_key(base, value)
             except _Unresolved as exc:
                 if found is self._crawled:  # filling the registry: reported with the other $id problems
                     self.id_problem = self.id_problem or str(exc)
                 else:
                     found.append((node, base, str(exc)))
             else:
-                fragment = value.partition("#")[2]
-                if fragment and self.draft.legacy_ids:
-                    # A legacy id keeps its fragment in the resource's name and in the base URI below it: only
-                    # a fragment-only reference from inside the resource finds it.
-                    base = f"{base}#{fragment}"
                 self.resources.setdefault(base, node)
         self.base[id(node)] = base
         for name in self.draft.anchor_keywords:
@@ -450,7 +454,7 @@ class _Registry:
                 return f"Invalid URI reference '{value}': {syntax}", base
             if value.partition("#")[0]:
                 try:
-                    return None, _resolve(base, value)
+                    return None, self._resource_key(base, value)
                 except _Unresolved as exc:
                     return str(exc), base
         return None, base
