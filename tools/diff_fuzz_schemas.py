@@ -55,6 +55,18 @@ DIALECTS = (
     "http://json-schema.org/draft/2019-09/schema#", "https://json-schema.org/draft/2020-12/schema",
     "http://json-schema.org/schema#",
 )  # fmt: skip
+#: Endings a dialect's URI is given with now and then (``--drafts``): hashes, fragments, characters no URI has.
+DIALECT_ENDINGS: tuple[str, ...] = ("", "#", "##", "###", "#a", "#a#", "#/a", "<x>", "#<", "%zz", "?q", " ")
+
+
+def dialect_spelling(rng: random.Random) -> str:
+    """A dialect URI, mostly as the drafts spell it, else with another ending (``#`` stripped first)."""
+    uri = rng.choice(DIALECTS)
+    if rng.random() < 0.3:
+        uri = uri.rstrip("#") + rng.choice(DIALECT_ENDINGS)
+    return uri
+
+
 SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 SCHEMA_ONES = ("items", "not", "if", "then", "else", "additionalProperties", "propertyNames", "contains")
 SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
@@ -98,6 +110,8 @@ class Schemas:
                 out[key] = names if key == "required" else {"a": names}
             elif key == "items" and self.keywords is not KEYWORDS and rng.random() < 0.5:
                 out[key] = [self.schema(depth + 1) if depth < 4 else {} for _ in range(rng.randint(0, 2))]
+            elif key == "$schema" and self.keywords is not KEYWORDS and rng.random() < 0.5:
+                out[key] = dialect_spelling(rng)  # a subschema's dialect
             elif key in SCHEMA_ONES and rng.random() < 0.7:
                 out[key] = self.schema(depth + 1) if depth < 4 else {}
             elif key in SCHEMA_LISTS and rng.random() < 0.7:
@@ -163,7 +177,7 @@ def main() -> int:
         if rng.random() < 0.8:
             schema["type"] = "object"
         if args.drafts and rng.random() < 0.9:
-            schema["$schema"] = rng.choice(DIALECTS)
+            schema["$schema"] = dialect_spelling(rng)
         where = rng.choice(["tool", "format"])
         raw = json.dumps(body_for(schema, where, strict=rng.random() < 0.3))
         theirs, ours = reference_outcome(ref, raw), our_outcome(raw)

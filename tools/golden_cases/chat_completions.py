@@ -3140,6 +3140,79 @@ def _hardening() -> list[Case]:
             {"$schema": "#/$defs/m", "$id": "https://example.com/root", "type": "object", "$defs": {"m": {}}},
         ),
         (
+            "schema-draft-04-meta-schema-trailing-hashes",
+            "a draft's own URI with several trailing # chooses that draft (exclusiveMinimum as a boolean)",
+            {
+                "$schema": "http://json-schema.org/draft-04/schema###",
+                "type": "object",
+                "properties": {"n": {"type": "number", "minimum": 1, "exclusiveMinimum": True}},
+            },
+        ),
+        (
+            "schema-2020-12-meta-schema-trailing-hashes",
+            "the 2020-12 URI with two trailing #",
+            {"$schema": "https://json-schema.org/draft/2020-12/schema##", "type": "object"},
+        ),
+        (
+            "invalid-schema-draft-07-meta-schema-trailing-hashes",
+            "draft 7 chosen by its URI with two trailing #, whose meta-schema wants $schema to be a URI",
+            {
+                "$schema": "http://json-schema.org/draft-07/schema##",
+                "type": "object",
+                "properties": {"n": {"type": "number", "exclusiveMinimum": True}},
+            },
+        ),
+        (
+            "invalid-schema-draft-04-other-spelling-trailing-hashes",
+            "another spelling of draft 4 with two trailing # chooses draft 4 but is no URI reference",
+            {
+                "$schema": "https://json-schema.org/draft-04/schema##",
+                "type": "object",
+                "properties": {"n": {"type": "number", "minimum": 1, "exclusiveMinimum": True}},
+            },
+        ),
+        (
+            "invalid-schema-meta-schema-prefix-bad-character",
+            "a $schema under a draft's prefix with a character no URI has is an unknown meta-schema",
+            {"$schema": "https://json-schema.org/draft/2020-12/meta/core#<x>", "type": "object"},
+        ),
+        (
+            "invalid-schema-meta-schema-prefix-bad-character-after-references",
+            "... reported after a reference to a resource the document lacks",
+            {
+                "$schema": "http://json-schema.org/draft-07/schema<x>",
+                "type": "object",
+                "properties": {"a": {"$ref": "other"}},
+            },
+        ),
+        (
+            "invalid-schema-meta-schema-bad-character",
+            "a $schema elsewhere with a character no URI has is an invalid URI reference, before references",
+            {
+                "$schema": "http://json-schema.org/schema<x>",
+                "type": "object",
+                "properties": {"a": {"$ref": "other"}},
+            },
+        ),
+        (
+            "schema-nested-meta-schema-prefix-not-parsed",
+            "a subschema's $schema under a draft's prefix is not parsed as a URI",
+            {
+                "type": "object",
+                "properties": {
+                    "a": {"$schema": "http://json-schema.org/draft-04/schema##", "type": "string"}
+                },
+            },
+        ),
+        (
+            "invalid-schema-nested-meta-schema-bad-uri",
+            "a subschema's $schema elsewhere must be a URI reference",
+            {
+                "type": "object",
+                "properties": {"a": {"$schema": "https://json-schema.org/schema##", "type": "string"}},
+            },
+        ),
+        (
             "invalid-schema-draft-07-pattern-before-others",
             "draft 7 checks a pattern's regex with the other keywords, in key order",
             {

@@ -142,8 +142,9 @@ def _pointer_target(root: Any, pointer: str) -> Any:
 
 
 #: The meta-schemas the reference knows by URI (observed). The drafts 4, 6 and 7 and the latest, over http and
-#: https, and 2019-09 and 2020-12 over http, are known by their exact text (trailing ``#`` allowed); 2019-09 and
-#: 2020-12 over https, with their vocabulary meta-schemas, are documents it holds, named with any fragment.
+#: https, and 2019-09 and 2020-12 over http, are known by their exact text (one trailing ``#`` allowed); the
+#: canonical URI of each draft (:data:`_CANONICAL`) with any number of trailing ``#``; 2019-09 and 2020-12 over
+#: https, with their vocabulary meta-schemas, are documents it holds, named with any fragment.
 _BY_TEXT = frozenset(
     [
         f"{scheme}://json-schema.org/{path}"
@@ -199,14 +200,19 @@ def _meta_schema_uri_problem(
     unknown = (
         f"Unknown meta-schema: '{uri}'. Custom meta-schemas must be registered in the registry before use"
     )
-    if uri.rstrip("#") in _BY_TEXT:
-        return (None if uri.count("#") <= 1 else f'{json_text(uri)} is not a "uri"'), False
+    if uri.rstrip("#") in _CANONICAL or uri.removesuffix("#") in _BY_TEXT:
+        return None, False
     if uri.startswith("#"):  # the document itself, unless the fragment is none a URI may have
         named = document != _DEFAULT_BASE
         return (None if not named and _uri_problem(uri[1:], allow_hash=False) is None else unknown), True
     problem = _uri_problem(uri, allow_hash=True)
     if problem is not None:
-        return f"Invalid URI reference '{uri}': {problem}", False
+        # Under the drafts' own prefixes the text is looked up among the meta-schemas as it is, never parsed.
+        return (
+            (unknown, True)
+            if uri.startswith(_META_PREFIXES)
+            else (f"Invalid URI reference '{uri}': {problem}", False)
+        )
     base = uri.partition("#")[0]
     if not base or base in _DOCUMENTS or base in resources:
         return None, False
@@ -379,8 +385,11 @@ class _Registry:
         """Register ``node`` (its resource, its anchors); its base URI."""
         value = self._id_of(node)
         if found is self._crawled and self.id_problem is None:
-            # An $id, and the $schema of a subschema, must be URI references.
+            # An $id, and the $schema of a subschema, must be URI references (a $schema under the drafts' own
+            # prefixes is looked up as it is, never parsed).
             dialect = node.get("$schema") if node is not self.schema else None
+            if isinstance(dialect, str) and dialect.startswith(_META_PREFIXES):
+                dialect = None
             for text in (value, dialect):
                 if isinstance(text, str):
                     syntax = _uri_problem(text, allow_hash=True)
@@ -891,6 +900,12 @@ _DRAFTS: dict[str, _Draft] = {
     ),
 }
 _DRAFT_2020 = _DRAFTS["2020"]
+#: The URI each draft names itself by: one of these followed by any number of ``#`` names a meta-schema the
+#: reference knows (observed; its other spellings allow one ``#``, though they choose their draft with any number).
+_CANONICAL = frozenset(
+    [f"{_META_OLD}draft-0{n}/schema" for n in (4, 6, 7)]
+    + [f"{_META_2019}schema", "https://json-schema.org/draft/2020-12/schema"]
+)
 _DRAFT_URIS = {
     f"{scheme}://json-schema.org/{path}": name
     for scheme in ("http", "https")
@@ -908,7 +923,7 @@ def _draft_of(schema: Any) -> _Draft:
     uri = schema.get("$schema") if isinstance(schema, Mapping) else None
     if not isinstance(uri, str):
         return _DRAFT_2020
-    name = _DRAFT_URIS.get(uri.removesuffix("#"))
+    name = _DRAFT_URIS.get(uri.rstrip("#"))  # any number of trailing "#" (observed)
     return _DRAFT_2020 if name is None else _DRAFTS[name]
 
 
