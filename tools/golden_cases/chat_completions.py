@@ -32,6 +32,61 @@ JSON = dict[str, Any]
 # Body builders. They only add a key when it is given, so each case shows exactly the fields it sends.
 
 
+#: Patterns for the regex syntax cases: (slug, pattern, whether the reference accepts it).
+REGEX_PATTERNS: list[tuple[str, str, bool]] = [
+    ("unicode-property", r"^[\p{L} ]+$", True),
+    ("named-groups", r"(?<year>\d{4})-(?<m>\d{2})", True),
+    ("lookbehind-variable", r"(?<=a+)b", True),
+    ("lookaheads", r"^(?=.*[A-Z])(?=.*\d).{8,}$", True),
+    ("backreference", r"(a|b)*c\1", True),
+    ("backreference-forward", r"\1(a)", True),
+    ("control-escape", r"\cA", True),
+    ("braced-hex", r"\x{1F600}", True),
+    ("flags-midway", r"a(?i)b", True),
+    ("flags-negated", r"(?i-s)a", True),
+    ("possessive", r"a*+", True),
+    ("count-spaces", r"a{ 2 , 3 }", True),
+    ("stacked-counts", r"a{2}{3}", True),
+    ("class-bracket", r"[[]", True),
+    ("class-ampersands", r"[a&&b]", True),
+    ("class-hyphens", r"[--a]", True),
+    ("script-extensions", r"\p{scx=Greek}", True),
+    ("property-is-prefix", r"\p{IsGreek}", True),
+    ("anchor-repeated", r"^*", True),
+    ("word-start", r"\b{start}", True),
+    ("boundary-count", r"\b{2}", True),
+    ("lenient-brace-after-lookahead", r"(?=a)a{,3}", True),
+    ("bell-before-lookahead", r"\a(?=a)", True),
+    ("extended", "(?x) a # comment", True),
+    ("atomic-group", r"(?>a)b", False),
+    ("count-without-low", r"a{,5}", False),
+    ("open-brace", r"a{", False),
+    ("bell", r"\a", False),
+    ("nul", r"\0", False),
+    ("octal", r"\101", False),
+    ("class-backspace", r"[\b]", False),
+    ("python-named-reference", r"(?P<n>a)(?P=n)", False),
+    ("named-backreference", r"(?<n>a)\k<n>", False),
+    ("unknown-property", r"\p{InGreek}", False),
+    ("surrogate", r"\uD83D", False),
+    ("end-z", r"\Z", False),
+    ("comment-group", r"(?#c)", False),
+    ("lookahead-repeated", r"(?=a)*", False),
+    ("empty-group-repeated", r"(?:)*", False),
+    ("double-star", r"a**", False),
+    ("class-range-hyphen", r"[a--b]", False),
+    ("control-digit", r"\c1", False),
+    ("groups-64-deep", "(" * 64 + "a" + ")" * 64, False),
+    ("groups-63-deep", "(" * 63 + "a" + ")" * 63, True),
+    ("too-large", r".{100000}", False),
+    ("property-too-large", r"\p{L}{1000}", False),
+    ("counts-251-stacked", "a" + "{1}" * 251, False),
+    ("control-after-lookahead", r"(?=a)\cA", False),
+    ("flag-twice", r"(?i-i)", False),
+    ("flag-unknown", r"(?a)\w", False),
+]
+
+
 def _req(model: str, messages: list[JSON], **fields: Any) -> JSON:
     body: JSON = {"model": model, "messages": messages}
     body.update({k: v for k, v in fields.items() if v is not _ABSENT})
@@ -3263,6 +3318,27 @@ def _hardening() -> list[Case]:
             ),
             only="v4",
         )
+    # Regex syntax of `pattern`: what the reference's two readings (strict, then lenient after a look-around or a
+    # back-reference) accept; dscodec.protocols._regex follows them.
+    for slug, pattern, valid in REGEX_PATTERNS:
+        cases += _both(
+            f"{'' if valid else 'invalid-'}schema-regex-{slug}",
+            f"a pattern {pattern[:60]!r}",
+            lambda m, pattern=pattern: _req(
+                m,
+                [user("Hi")],
+                tools=[fn("probe", parameters=obj({"a": {"type": "string", "pattern": pattern}}))],
+            ),
+            only="v4",
+        )
+    cases += _both(
+        "invalid-schema-regex-pattern-properties-atomic",
+        "a patternProperties name that is an atomic group",
+        lambda m: _req(
+            m, [user("Hi")], tools=[fn("probe", parameters=obj({}, patternProperties={"(?>x)": {}}))]
+        ),
+        only="v4",
+    )
     cases += _both(
         "invalid-strict-required-duplicate-last",
         f"a strict schema with {MANY_TOOLS} required properties, the last name repeating the first",

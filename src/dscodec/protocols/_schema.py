@@ -20,6 +20,7 @@ from typing import Any
 from urllib.parse import unquote, urljoin
 
 from dscodec.protocols._body import json_text
+from dscodec.protocols._regex import regex_ok
 from dscodec.protocols._strict_schema import normalize_strict_schema
 
 __all__ = ["meta_schema_problem", "normalize_strict_schema", "schema_problem"]
@@ -108,15 +109,6 @@ def _unique(items: Sequence[str]) -> bool:
     # Only string arrays (``type`` lists and ``required``) are checked for uniqueness, after their items were
     # found to be strings: a set compares them in linear time.
     return len(set(items)) == len(items)
-
-
-def _regex_ok(pattern: str) -> bool:
-    # Python's syntax stands in for ECMA 262's here; the two agree on the patterns people write.
-    try:
-        re.compile(pattern)
-    except (re.error, ValueError, OverflowError, RecursionError):
-        return False
-    return True
 
 
 _ARRAY_INDEX = re.compile(r"[0-9]+")
@@ -1018,7 +1010,7 @@ def _keyword_problem(key: str, value: Any, draft: _Draft, formats: bool) -> str 
     if key == "pattern":
         if formats != draft.inline_patterns:
             problem = None if formats else _type_problem(value, "string")
-            if problem is None and isinstance(value, str) and not _regex_ok(value):
+            if problem is None and isinstance(value, str) and not regex_ok(value):
                 problem = f'{json_text(value)} is not a "regex"'
             return problem
         return None if formats else _type_problem(value, "string")
@@ -1114,7 +1106,7 @@ def _schema_map_problem(key: str, value: Any, draft: _Draft, formats: bool) -> s
             return None
         if key == "patternProperties" and not draft.inline_names:
             # The reference names the subschema of the name that is no regex, not the name.
-            bad = next((name for name in value if not _regex_ok(name)), None)
+            bad = next((name for name in value if not regex_ok(name)), None)
             if bad is not None:
                 return f'{json_text(value[bad])} is not a "regex"'
     else:
@@ -1122,7 +1114,7 @@ def _schema_map_problem(key: str, value: Any, draft: _Draft, formats: bool) -> s
         if problem is not None:
             return problem
         if key == "patternProperties" and draft.inline_names:
-            bad = next((name for name in value if not _regex_ok(name)), None)
+            bad = next((name for name in value if not regex_ok(name)), None)
             if bad is not None:
                 return f'{json_text(bad)} is not a "regex"'
     for item in value.values():

@@ -1,0 +1,791 @@
+"""Whether a schema's ``pattern`` (or a ``patternProperties`` name) is a regular expression the reference accepts.
+
+What the reference accepts was worked out by probing it (recorded: the ``schema-regex-*`` golden cases). A
+pattern is read twice, and both readings must succeed:
+
+* a *strict* reading in the syntax of Rust-style engines, after two ECMA-262 adjustments: ``\\cX`` (``X`` an ASCII
+  letter) is a control character, and inside a class a ``[``, a doubled ``&`` or ``~`` and a hyphen next to another
+  hyphen are plain characters (:func:`_ecma_classes`). This reading stops for good at the first look-around or
+  back-reference, which it does not know; a pattern it reads to the end must not hold the bell escape ``\\a``;
+* a *lenient* reading by an engine that adds look-around, back-references, atomic groups and possessive
+  quantifiers, with fewer rules of its own (a ``{`` that starts no valid count is a plain character).
+
+Then the program the pattern compiles to must stay under a size limit (10 MiB); dscodec estimates that size from
+the pattern's shape, so a pattern within a few percent of the limit may be judged differently. Unicode property
+names are checked against the tables the reference knows (Unicode 16).
+
+Every step is linear in the pattern's length; groups nest at most 63 deep (deeper is refused, as by the
+reference), so the recursion is bounded.
+"""
+
+from __future__ import annotations
+
+from typing import NoReturn
+
+__all__ = ["regex_ok"]
+
+#: The size limit of a compiled pattern, less what every program holds.
+_SIZE_LIMIT = 10 * 1024 * 1024 - 224
+#: Groups nest at most this deep; stacked repetitions and groups at most :data:`_NEST_LIMIT` deep.
+_GROUP_LIMIT = 63
+_NEST_LIMIT = 250
+
+_START, _AFTER_ATOM, _RANGE_END = 0, 1, 2
+
+
+def _consume(state: int) -> int:
+    return _START if state == _RANGE_END else _AFTER_ATOM
+
+
+def _ecma_classes(pattern: str) -> str:
+    """``pattern`` with the characters a class holds literally under ECMA-262 escaped for the strict reading."""
+    out: list[str] = []
+    in_class = escaped = class_escape = initial = False
+    state = _START
+    n = len(pattern)
+    i = 0
+    while i < n:
+        c = pattern[i]
+        i += 1
+        if escaped:
+            escaped = False
+            if in_class:
+                state = _consume(state)
+                class_escape = c in "dDsSwW"
+                initial = False
+            out.append(c)
+            continue
+        if c == "\\":
+            escaped = True
+            out.append(c)
+            continue
+        if c == "[":
+            if in_class:
+                out.append("\\")
+                state = _consume(state)
+                class_escape = initial = False
+            else:
+                in_class, state, class_escape, initial = True, _START, False, True
+            out.append(c)
+            continue
+        if c == "]" and in_class:
+            in_class, state, class_escape = False, _START, False
+            out.append(c)
+            continue
+        if not in_class:
+            out.append(c)
+            continue
+        following = pattern[i] if i < n else None
+        if c == "^" and initial:
+            initial = False
+            out.append(c)
+            continue
+        if c == "-" and class_escape and following == "-":
+            # A class escape never starts a range: both hyphens are characters.
+            out.append("\\-\\-")
+            i += 1
+            state = _consume(state)
+            class_escape = initial = False
+            continue
+        if c == "-" and state == _AFTER_ATOM and following is not None and following != "]":
+            state = _RANGE_END  # a range's hyphen
+            class_escape = False
+            out.append(c)
+            continue
+        if c in "&~" and following == c:
+            out.append(f"\\{c}\\{c}")
+            i += 1
+            state = _consume(state)
+        elif c == "-" and (pattern[i - 2 : i - 1] == "-" or following == "-"):
+            out.append("\\-")
+        else:
+            out.append(c)
+        state = _consume(state)
+        class_escape = initial = False
+    return "".join(out)
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+class _Invalid(Exception):
+    """The pattern is refused."""
+
+
+def _fail() -> NoReturn:
+    raise _Invalid
+
+
+# Unicode properties, by normalised name (lower case, without spaces, hyphens or underscores, non-ASCII dropped).
+_GENERAL = _words(
+    """any ascii assigned c casedletter cc cf closepunctuation cn cntrl co combiningmark connectorpunctuation
+    control currencysymbol dashpunctuation decimalnumber digit enclosingmark finalpunctuation format
+    initialpunctuation l lc letter letternumber lineseparator ll lm lo lowercaseletter lt lu m mark mathsymbol mc me
+    mn modifierletter modifiersymbol n nd nl no nonspacingmark number openpunctuation other otherletter othernumber
+    otherpunctuation othersymbol p paragraphseparator pc pd pe pf pi po privateuse ps punct punctuation s sc
+    separator sk sm so spaceseparator spacingmark symbol titlecaseletter unassigned uppercaseletter z zl zp
+    zs"""
+)
+_SCRIPTS = _words(
+    """adlam adlm aghb ahom anatolianhieroglyphs arab arabic armenian armi armn avestan avst bali balinese bamu bamum
+    bass bassavah batak batk beng bengali bhaiksuki bhks bopo bopomofo brah brahmi brai braille bugi buginese buhd
+    buhid cakm canadianaboriginal cans cari carian caucasianalbanian chakma cham cher cherokee chorasmian chrs
+    common copt coptic cpmn cprt cuneiform cypriot cyprominoan cyrillic cyrl deseret deva devanagari diak divesakuru
+    dogr dogra dsrt dupl duployan egyp egyptianhieroglyphs elba elbasan elym elymaic ethi ethiopic gara garay geor
+    georgian glag glagolitic gong gonm goth gothic gran grantha greek grek gujarati gujr gukh gunjalagondi gurmukhi
+    guru gurungkhema han hang hangul hani hanifirohingya hano hanunoo hatr hatran hebr hebrew hira hiragana hluw
+    hmng hmnp hung imperialaramaic inherited inscriptionalpahlavi inscriptionalparthian ital java javanese kaithi
+    kali kana kannada katakana kawi kayahli khar kharoshthi khitansmallscript khmer khmr khoj khojki khudawadi
+    kiratrai kits knda krai kthi lana lao laoo latin latn lepc lepcha limb limbu lina linb lineara linearb lisu lyci
+    lycian lydi lydian mahajani mahj maka makasar malayalam mand mandaic mani manichaean marc marchen masaramgondi
+    medefaidrin medf meeteimayek mend mendekikakui merc mero meroiticcursive meroitichieroglyphs miao mlym modi mong
+    mongolian mro mroo mtei mult multani myanmar mymr nabataean nagm nagmundari nand nandinagari narb nbat newa
+    newtailue nko nkoo nshu nushu nyiakengpuachuehmong ogam ogham olchiki olck oldhungarian olditalic
+    oldnortharabian oldpermic oldpersian oldsogdian oldsoutharabian oldturkic olduyghur olonal onao oriya orkh orya
+    osage osge osma osmanya ougr pahawhhmong palm palmyrene pauc paucinhau perm phag phagspa phli phlp phnx
+    phoenician plrd prti psalterpahlavi qaac qaai rejang rjng rohg runic runr samaritan samr sarb saur saurashtra
+    sgnw sharada shavian shaw shrd sidd siddham signwriting sind sinh sinhala sogd sogdian sogo sora sorasompeng
+    soyo soyombo sund sundanese sunu sunuwar sylo sylotinagri syrc syriac tagalog tagb tagbanwa taile taitham
+    taiviet takr takri tale talu tamil taml tang tangsa tangut tavt telu telugu tfng tglg thaa thaana thai tibetan
+    tibt tifinagh tirh tirhuta tnsa todhri todr toto tulutigalari tutg ugar ugaritic vai vaii vith vithkuqi wancho
+    wara warangciti wcho xpeo xsux yezi yezidi yi yiii zanabazarsquare zanb zinh zyyy"""
+)
+_BINARY = _words(
+    """ahex alnum alpha alphabetic asciihexdigit bidic bidicontrol bidim bidimirrored blank cased caseignorable
+    changeswhencasefolded changeswhencasemapped changeswhenlowercased changeswhentitlecased changeswhenuppercased
+    ci cwcf cwcm cwl cwt cwu dash defaultignorablecodepoint dep deprecated di dia diacritic ebase ecomp emod emoji
+    emojicomponent emojimodifier emojimodifierbase emojipresentation epres ext extendedpictographic extender
+    extpict graph graphemebase graphemeextend graphemelink grbase grext grlink hex hexdigit hyphen idc
+    idcompatmathcontinue idcompatmathstart idcontinue ideo ideographic ids idsb idsbinaryoperator idst idstart
+    idstrinaryoperator idsu idsunaryoperator joinc joincontrol loe logicalorderexception lower lowercase math mcm
+    modifiercombiningmark nchar noncharactercodepoint oalpha odi ogrext oidc oids olower omath otheralphabetic
+    otherdefaultignorablecodepoint othergraphemeextend otheridcontinue otheridstart otherlowercase othermath
+    otheruppercase oupper patsyn patternsyntax patternwhitespace patws pcm prependedconcatenationmark print qmark
+    quotationmark radical regionalindicator ri sd sentenceterminal softdotted space sterm term terminalpunctuation
+    uideo unifiedideograph upper uppercase variationselector vs whitespace word wspace xidc xidcontinue xids
+    xidstart"""
+)
+_AGES = frozenset(
+    f"{prefix}{major}{dot}{minor}"
+    for major, minors in (
+        (1, "1"),
+        (2, "01"),
+        (3, "012"),
+        (4, "01"),
+        (5, "012"),
+        (6, "0123"),
+        (7, "0"),
+        (8, "0"),
+        (9, "0"),
+        (10, "0"),
+        (11, "0"),
+        (12, "01"),
+        (13, "0"),
+        (14, "0"),
+        (15, "01"),
+        (16, "0"),
+    )
+    for minor in minors
+    for prefix, dot in (("", "."), ("v", ""))
+)
+#: A property given as ``name=value``: the values each name takes.
+_VALUES = {
+    "gc": _GENERAL,
+    "generalcategory": _GENERAL,
+    "sc": _SCRIPTS,
+    "script": _SCRIPTS,
+    "scx": _SCRIPTS,
+    "scriptextensions": _SCRIPTS,
+    "age": _AGES,
+}
+#: The large classes, by what their compiled program costs per copy (estimated).
+_HEAVY_PROPERTIES = _words(
+    "l letter alpha alphabetic any assigned c other cn unassigned lo otherletter graph print word alnum idc ids "
+    "idcontinue idstart xidc xids xidcontinue xidstart"
+)
+
+
+def _normal(name: str) -> tuple[str, bool]:
+    """A property name as the reference compares it, and whether it began with ``is``."""
+    prefixed = name[:2].lower() == "is"
+    rest = name[2:] if prefixed else name
+    normal = "".join(c.lower() for c in rest if c not in " _-" and c < "\x80")
+    if prefixed and normal == "c":  # ``isc`` names no property
+        normal = "isc"
+    return normal, prefixed
+
+
+def _property_cost(body: str) -> int:
+    """Whether ``body`` (what ``\\p{…}`` holds) names a property the reference knows (else :class:`_Invalid`);
+    the estimated cost of its class."""
+    body = body.removeprefix("^")
+    for separator in ("!=", "=", ":"):
+        key, found, value = body.partition(separator)
+        if found:
+            values = _VALUES.get(_normal(key)[0])
+            if values is None or _normal(value)[0] not in values:
+                _fail()
+            return 2246
+    normal, prefixed = _normal(body)
+    if normal == "cs":  # the surrogates, known only by this name
+        if prefixed:
+            _fail()
+    elif normal not in _GENERAL and normal not in _SCRIPTS and normal not in _BINARY:
+        _fail()
+    return 42950 if normal in _HEAVY_PROPERTIES else 2246
+
+
+_HEX = frozenset("0123456789abcdefABCDEF")
+_SIMPLE_ESCAPES = {"f": 12, "n": 10, "r": 13, "t": 9, "v": 11}
+#: Letters the lenient reader takes after a backslash (outside classes, and inside).
+_LENIENT_LETTERS = frozenset("abdefhnrstvwzABDGHKNORSWZ")
+_LENIENT_CLASS_LETTERS = frozenset("abdefhknrstvwzABDGHKRSW")
+_LENIENT_VALUES = {"a": 7, "b": 8, "e": 27, **_SIMPLE_ESCAPES}
+_WORD_BOUNDARIES = ("start", "end", "start-half", "end-half")
+_STRICT_FLAGS = frozenset("imsUuxR")
+#: What a class escape's program costs per copy (the ECMA meanings: ``\\d`` and ``\\w`` are ASCII).
+_PERL_COSTS = {"d": 72, "w": 96, "s": 744, "D": 1000, "W": 1000, "S": 1000}
+
+
+class _Item:
+    """What a piece of the pattern is, for the repetition rules and the size estimate."""
+
+    __slots__ = ("cost", "nest", "repeatable")
+
+    def __init__(self, cost: int, *, repeatable: bool = True, nest: int = 0) -> None:
+        self.cost = cost
+        self.repeatable = repeatable
+        self.nest = nest
+
+
+class _Reader:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.pos = 0
+        self.strict = True  # the strict reading goes on (no look-around or back-reference met yet)
+        self.bell = False
+        self.captures = 0
+        self.names: dict[str, int] = {}
+        self.references: list[
+            tuple[int, int]
+        ] = []  # (group number, groups opened where it stands) in look-behinds
+        self.numbers: list[int] = []
+        self.extended = False  # the x flag
+        self.behind = 0  # look-behinds around the reader
+
+    # -- characters --------------------------------------------------------------------------------------------
+
+    def peek(self, offset: int = 0) -> str | None:
+        k = self.pos + offset
+        return self.text[k] if k < len(self.text) else None
+
+    def skip_space(self) -> None:
+        if not self.extended:
+            return
+        text, n = self.text, len(self.text)
+        while self.pos < n:
+            c = text[self.pos]
+            if c.isspace():
+                self.pos += 1
+            elif c == "#":
+                end = text.find("\n", self.pos)
+                self.pos = n if end < 0 else end + 1
+            else:
+                return
+
+    # -- the whole pattern -------------------------------------------------------------------------------------
+
+    def read(self) -> None:
+        item = self.alternation(0)
+        if self.pos < len(self.text):  # a ")" that closes nothing
+            _fail()
+        if self.strict and self.bell:
+            _fail()
+        for number in self.numbers:
+            if number > self.captures:
+                _fail()
+        if item.cost > _SIZE_LIMIT:
+            _fail()
+
+    def alternation(self, depth: int) -> _Item:
+        branches = [self.concatenation(depth)]
+        while self.peek() == "|":
+            self.pos += 1
+            branches.append(self.concatenation(depth))
+        if len(branches) == 1:
+            return branches[0]
+        return _Item(sum(b.cost for b in branches) + 8 * len(branches), nest=max(b.nest for b in branches))
+
+    def concatenation(self, depth: int) -> _Item:
+        cost = nest = 0
+        empty = True
+        while True:
+            self.skip_space()
+            c = self.peek()
+            if c is None or c == "|" or c == ")":
+                break
+            if c in "*+?":
+                _fail()  # nothing to repeat
+            if c == "{":
+                if self.strict:
+                    _fail()  # nothing to repeat
+                self.pos += 1
+                item = _Item(32)
+            else:
+                found = self.atom(depth)
+                if found is None:  # a comment or a flag group
+                    if c == "(" and self.peek() in ("*", "+", "?"):
+                        _fail()
+                    continue
+                item = found
+            item = self.repetitions(item)
+            cost += item.cost
+            nest = max(nest, item.nest)
+            empty = False
+        return _Item(cost, repeatable=not empty, nest=nest)
+
+    # -- repetitions -------------------------------------------------------------------------------------------
+
+    def count(self, *, strict: bool) -> tuple[int, int | None] | None:
+        """A ``{n}``, ``{n,}`` or ``{n,m}`` at the reader (spaces allowed), consumed; None (nothing consumed)
+        when there is none: the strict reading refuses that, the lenient one reads a plain ``{``."""
+        text, n = self.text, len(self.text)
+        k = self.pos + 1
+
+        def number(k: int) -> tuple[int | None, int]:
+            while k < n and text[k].isspace():
+                k += 1
+            start = k
+            while k < n and "0" <= text[k] <= "9":
+                k += 1
+            digits = text[start:k]
+            while k < n and text[k].isspace():
+                k += 1
+            if not digits:
+                return None, k
+            value = int(digits[-12:]) if len(digits) > 12 else int(digits)
+            if len(digits.lstrip("0")) > 10 or value > 0xFFFFFFFF:
+                _fail()  # beyond 32 bits: refused by both readings
+            return value, k
+
+        low, k = number(k)
+        high: int | None
+        if low is None:
+            if strict:
+                _fail()
+            return None
+        if k < n and text[k] == ",":
+            high, k = number(k + 1)
+            high = high if high is not None else -1
+        else:
+            high = low
+        if k >= n or text[k] != "}":
+            if strict:
+                _fail()
+            return None
+        if strict and high != -1 and high < low:
+            _fail()
+        self.pos = k + 1
+        return low, (None if high == -1 else high)
+
+    def repetitions(self, item: _Item) -> _Item:
+        self.skip_space()
+        c = self.peek()
+        if c is None:
+            return item
+        if c in "*+?":
+            if not item.repeatable:
+                _fail()
+            self.pos += 1
+            item = _Item(item.cost + 40, nest=item.nest + 1)
+        elif c == "{":
+            start = self.pos
+            bounds = self.count(strict=self.strict)
+            if bounds is None:
+                return item
+            if not item.repeatable:
+                self.pos = start
+                _fail()
+            item = _Item(self.repeated(item.cost, *bounds), nest=item.nest + 1)
+        else:
+            return item
+        self.skip_space()
+        if self.peek() == "?":
+            self.pos += 1
+            self.skip_space()
+        if self.peek() == "+":
+            self.pos += 1
+        if self.strict:
+            # The strict reading stacks further counts on the repetition; the lenient one reads them as plain
+            # characters (so whatever may follow a character may follow them).
+            while True:
+                self.skip_space()
+                if self.peek() != "{":
+                    break
+                low, high = self.count(strict=True)  # type: ignore[misc]
+                item = _Item(self.repeated(item.cost, low, high), nest=item.nest + 1)
+                if item.nest > _NEST_LIMIT:
+                    _fail()
+                item = self.repetitions_of_brace(item)
+        if item.nest > _NEST_LIMIT and self.strict:
+            _fail()
+        return item
+
+    def repetitions_of_brace(self, item: _Item) -> _Item:
+        """After a stacked count: the lenient reader saw a plain ``}``, which one more quantifier may follow."""
+        self.skip_space()
+        c = self.peek()
+        if c is not None and c in "*+?":
+            self.pos += 1
+            item = _Item(item.cost + 40, nest=item.nest + 1)
+            self.skip_space()
+            if self.peek() == "?":
+                self.pos += 1
+                self.skip_space()
+            if self.peek() == "+":
+                self.pos += 1
+        return item
+
+    @staticmethod
+    def repeated(cost: int, low: int, high: int | None) -> int:
+        if high is None:
+            return cost * low + cost + 40
+        return cost * low + (cost + 40) * (high - low)
+
+    # -- atoms -------------------------------------------------------------------------------------------------
+
+    def atom(self, depth: int) -> _Item | None:
+        c = self.text[self.pos]
+        if c == "(":
+            return self.group(depth)
+        if c == "[":
+            return self.char_class()
+        if c == "\\":
+            return self.escape()
+        self.pos += 1
+        if c == ".":
+            return _Item(1000)
+        if c in "^$":
+            return _Item(8)
+        return _Item(32 * len(c.encode("utf-8", "surrogatepass")))
+
+    def group(self, depth: int) -> _Item | None:
+        depth += 1
+        if depth > _GROUP_LIMIT:
+            _fail()
+        self.pos += 1
+        self.skip_space()
+        saved = self.extended
+        capture = True
+        look = behind = False
+        if self.peek() == "?":
+            self.pos += 1
+            c = self.peek()
+            rest = self.text[self.pos : self.pos + 3]
+            if c == ":":
+                self.pos += 1
+                capture = False
+            elif c in ("=", "!") or rest[:2] in ("<=", "<!"):
+                self.strict = False
+                behind = c == "<"
+                self.pos += 2 if behind else 1
+                capture, look = False, True
+            elif c == "<" or rest[:2] == "P<":
+                self.pos += 1 if c == "<" else 2
+                self.capture_name(">")
+            elif c == "'":
+                if self.strict:
+                    _fail()
+                self.pos += 1
+                self.capture_name("'")
+            elif c == ">":
+                if self.strict:
+                    _fail()
+                self.pos += 1
+                capture = False
+            elif c == "#":
+                if self.strict:
+                    _fail()
+                end = self.text.find(")", self.pos)
+                if end < 0:
+                    _fail()
+                self.pos = end + 1
+                return None
+            else:
+                if self.flags():
+                    return None  # (?flags): no group, the flags hold to the end of the enclosing one
+                capture = False
+        else:
+            self.captures += 1
+        if behind:
+            self.behind += 1
+        inner = self.alternation(depth)
+        if behind:
+            self.behind -= 1
+        if self.peek() != ")":
+            _fail()
+        self.pos += 1
+        self.extended = saved
+        if look:
+            return _Item(inner.cost + 16, repeatable=False, nest=inner.nest + 1)
+        if capture:
+            return _Item(inner.cost + 64, nest=inner.nest + 1)
+        return _Item(inner.cost, repeatable=inner.repeatable, nest=inner.nest + 1)
+
+    def capture_name(self, close: str) -> None:
+        end = self.text.find(close, self.pos)
+        if end < 0:
+            _fail()
+        name = self.text[self.pos : end]
+        if not name:
+            _fail()
+        if self.strict:
+            first = name[0]
+            if not (first == "_" or first.isalpha()) or not all(
+                ch in "_.[]" or ch.isalnum() for ch in name[1:]
+            ):
+                _fail()
+            if name in self.names:
+                _fail()
+        self.captures += 1
+        self.names.setdefault(name, self.captures)
+        self.pos = end + 1
+
+    def flags(self) -> bool:
+        """Flags after ``(?``: True for ``(?flags)``, False for ``(?flags:`` (the reader is past either)."""
+        start = self.pos
+        text, n = self.text, len(self.text)
+        seen: set[str] = set()
+        negated = False
+        last = ""
+        while True:
+            if self.pos >= n:
+                _fail()
+            c = text[self.pos]
+            if c in ":)":
+                break
+            if c == "-":
+                if negated:
+                    _fail()
+                negated = True
+            elif c in _STRICT_FLAGS:
+                if c in seen and self.strict:
+                    _fail()
+                seen.add(c)
+                if c == "x":
+                    self.extended = not negated
+            else:
+                _fail()
+            last = c
+            self.pos += 1
+        if self.pos == start or text[start : self.pos] == "-":
+            _fail()
+        if last == "-" and self.strict:
+            _fail()
+        self.pos += 1
+        return c == ")"
+
+    def escape(self) -> _Item:
+        text = self.text
+        self.pos += 1
+        c = self.peek()
+        if c is None:
+            _fail()
+        self.pos += 1
+        if "0" <= c <= "9":
+            self.strict = False
+            start = self.pos - 1
+            while self.peek() is not None and "0" <= self.text[self.pos] <= "9":
+                self.pos += 1
+            self.reference(int(text[start : self.pos][-12:]) if self.pos - start <= 12 else 1 << 40)
+            return _Item(64)
+        if c in "kg" and not self.strict and self.peek() in ("<", "'"):
+            close = ">" if self.peek() == "<" else "'"
+            if c == "g" and close != ">":
+                _fail()
+            end = text.find(close, self.pos + 1)
+            if end < 0:
+                _fail()
+            name = text[self.pos + 1 : end]
+            self.pos = end + 1
+            if name.isdigit() and name.isascii():
+                self.reference(int(name[-12:]) if len(name) <= 12 else 1 << 40)
+            elif name in self.names:
+                self.reference(self.names[name])
+            else:
+                _fail()
+            return _Item(64)
+        if c == "c":
+            letter = self.peek()
+            if not self.strict or letter is None or not ("a" <= letter.lower() <= "z"):
+                _fail()
+            self.pos += 1
+            return _Item(32)
+        if c in "xuU":
+            self.hex_value(c)
+            return _Item(32)
+        if c in "pP":
+            return _Item(self.property())
+        if c == "b" and self.peek() == "{":
+            following = self.peek(1)
+            if following is not None and ("0" <= following <= "9" or (following == "," and not self.strict)):
+                return _Item(8)  # a count of the boundary follows
+            end = text.find("}", self.pos)
+            name = text[self.pos + 1 : end] if end >= 0 else ""
+            if self.extended:
+                name = "".join(name.split())
+            if name not in _WORD_BOUNDARIES:
+                _fail()
+            self.pos = end + 1
+            return _Item(8)
+        if c.isascii() and c.isalpha():
+            if self.strict:
+                if c == "a":
+                    self.bell = True
+                elif c not in "bBAzdDsSwWfnrtv":
+                    _fail()
+            elif c not in _LENIENT_LETTERS:
+                _fail()
+            return _Item(_PERL_COSTS.get(c, 32))
+        if self.strict and (not c.isascii() or c.isalnum()):
+            _fail()
+        return _Item(8 if c in "<>" else 32)
+
+    def reference(self, number: int) -> None:
+        if number == 0:
+            _fail()
+        if self.behind and number > self.captures:
+            _fail()
+        self.numbers.append(number)
+
+    def hex_value(self, kind: str) -> int:
+        text = self.text
+        if self.peek() == "{":
+            end = text.find("}", self.pos)
+            if end < 0:
+                _fail()
+            digits = text[self.pos + 1 : end]
+            if self.extended:
+                digits = "".join(digits.split())
+            self.pos = end + 1
+            if not digits or len(digits) > 8 or not all(d in _HEX for d in digits):
+                _fail()
+        else:
+            width = {"x": 2, "u": 4, "U": 8}[kind]
+            digits = text[self.pos : self.pos + width]
+            if len(digits) < width or not all(d in _HEX for d in digits):
+                _fail()
+            self.pos += width
+        value = int(digits, 16)
+        if value > 0x10FFFF or 0xD800 <= value <= 0xDFFF:
+            _fail()
+        return value
+
+    def property(self) -> int:
+        text = self.text
+        c = self.peek()
+        if c is None:
+            _fail()
+        if c == "{":
+            end = text.find("}", self.pos)
+            if end < 0:
+                _fail()
+            body = text[self.pos + 1 : end]
+            self.pos = end + 1
+            if not body.strip():
+                _fail()
+            return _property_cost(body)
+        self.pos += 1
+        if c not in "CLMNPSZclmnpsz":
+            _fail()
+        return 42950 if c in "Ll" else 2246
+
+    # -- classes -----------------------------------------------------------------------------------------------
+
+    def class_item(self) -> tuple[int | None, bool]:
+        """One item of a class: its code point (None for a class such as ``\\d``) and whether it is outside ASCII
+        or a large set."""
+        c = self.text[self.pos]
+        self.pos += 1
+        if c != "\\":
+            return ord(c), ord(c) > 0x7F
+        e = self.peek()
+        if e is None:
+            _fail()
+        self.pos += 1
+        if e in "xuU":
+            value = self.hex_value(e)
+            return value, value > 0x7F
+        if e in "pP":
+            self.property()
+            return None, True
+        if e == "c":
+            letter = self.peek()
+            if not self.strict or letter is None or not ("a" <= letter.lower() <= "z"):
+                _fail()
+            self.pos += 1
+            return ord(letter) % 32, False
+        if e.isascii() and e.isalnum():
+            if self.strict:
+                if e in "dw":
+                    return None, False
+                if e in "DSWs":
+                    return None, True
+                if e == "a":
+                    return 7, False
+                if e not in _SIMPLE_ESCAPES:
+                    _fail()
+                return _SIMPLE_ESCAPES[e], False
+            if e not in _LENIENT_CLASS_LETTERS:
+                _fail()
+            if e in "dDsSwWhHkKRGAzBw":
+                return None, e not in "dw"
+            return _LENIENT_VALUES.get(e, ord(e)), False
+        if self.strict and (not e.isascii() or e in "<>"):
+            _fail()
+        return ord(e), ord(e) > 0x7F
+
+    def char_class(self) -> _Item:
+        self.pos += 1
+        negated = self.peek() == "^"
+        if negated:
+            self.pos += 1
+        ranges = 0
+        single = True
+        wide = negated
+        first = True
+        while True:
+            self.skip_space()
+            c = self.peek()
+            if c is None:
+                _fail()
+            if c == "]" and not first:
+                self.pos += 1
+                break
+            first = False
+            start, big = self.class_item()
+            wide = wide or big or start is None
+            ranges += 1
+            if self.peek() == "-" and self.peek(1) not in (None, "]"):
+                single = False
+                self.pos += 1
+                self.skip_space()
+                if self.peek() is None:
+                    _fail()
+                end, big = self.class_item()
+                wide = wide or big
+                if start is None or end is None or end < start:
+                    _fail()
+        if wide:
+            return _Item(1000)
+        return _Item(32 if single and ranges == 1 else 64 + 8 * ranges)
+
+
+def regex_ok(pattern: str) -> bool:
+    """Whether the reference accepts ``pattern`` as a regular expression."""
+    try:
+        _Reader(_ecma_classes(pattern)).read()
+    except _Invalid:
+        return False
+    return True

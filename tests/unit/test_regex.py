@@ -1,0 +1,61 @@
+"""The regex syntax check of schema patterns (``dscodec.protocols._regex``).
+
+What the reference accepts is pinned by the recorded golden cases (``schema-regex-*`` in
+``fixtures/requests/chat_completions``); these tests hold the properties every answer must have.
+"""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from dscodec.protocols._regex import _ecma_classes, regex_ok
+
+PIECES = st.sampled_from(
+    ["a", "é", ".", "^", "$", "|", "(", ")", "(?:", "(?=", "(?<=", "(?<n>", "(?i)", "(?x)", "*", "+", "?", "{2}",
+     "{", "}", "[", "]", "[^", "-", "&&", "\\d", "\\p{L}", "\\p{", "\\x{41}", "\\1", "\\cA", "\\", " ", "#", "\n"]
+)  # fmt: skip
+
+
+@given(st.text(max_size=40))
+def test_any_text_gets_an_answer(pattern: str) -> None:
+    assert regex_ok(pattern) in (True, False)
+
+
+@given(st.lists(PIECES, max_size=16).map("".join))
+def test_any_arrangement_of_syntax_gets_an_answer(pattern: str) -> None:
+    assert regex_ok(pattern) in (True, False)
+
+
+@given(st.text(alphabet="abc123 _-", max_size=30))
+def test_plain_text_is_a_pattern(pattern: str) -> None:
+    assert regex_ok(pattern)
+
+
+def test_depth_is_bounded_and_checked_without_recursing_deeply() -> None:
+    assert regex_ok("(" * 63 + "a" + ")" * 63)
+    assert not regex_ok("(" * 64 + "a" + ")" * 64)
+    assert not regex_ok("(" * 100_000)  # refused at the 64th level: no RecursionError
+    assert not regex_ok("[" * 100_000)
+
+
+def test_long_patterns_are_read_whole() -> None:
+    assert regex_ok("(?:ab|cd)" * 20_000)
+    assert not regex_ok("(?:ab|cd)" * 20_000 + "(")
+
+
+@given(st.text(alphabet="[]^-&~\\dwa:", max_size=20))
+def test_class_escaping_only_adds_backslashes(pattern: str) -> None:
+    escaped = _ecma_classes(pattern)
+    assert escaped.replace("\\", "") == pattern.replace("\\", "")
+    assert len(escaped) >= len(pattern)
+
+
+def test_class_escaping_of_ecma_literals() -> None:
+    # Inside a class a "[" and a doubled "&" or "~" are characters, and so is a hyphen next to another one
+    # unless it is a range's own hyphen.
+    assert _ecma_classes("[[]") == "[\\[]"
+    assert _ecma_classes("[a&&b]") == "[a\\&\\&b]"
+    assert _ecma_classes("[a--b]") == "[a-\\-b]"
+    assert _ecma_classes("[--a]") == "[\\--a]"
+    assert _ecma_classes("a&&b[x]") == "a&&b[x]"
