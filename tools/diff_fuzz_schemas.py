@@ -67,6 +67,17 @@ def dialect_spelling(rng: random.Random) -> str:
     return uri
 
 
+#: Pieces of regex syntax for ``--patterns``: every construct of the two readings (dscodec.protocols._regex), good
+#: and bad.
+REGEX_PIECES: tuple[str, ...] = (
+    "a", "b", "é", "😀", ".", "^", "$", "|", "(", ")", "(?:", "(?=", "(?!", "(?<=", "(?<!", "(?<n>", "(?P<m>",
+    "(?'q'", "(?>", "(?#c)", "(?i)", "(?x)", "(?-i)", "(?i:", "(?U)", "(?i-i)", "*", "+", "?", "{2}", "{2,}",
+    "{1,3}", "{3,1}", "{,2}", "{", "}", "{ 2 }", "[", "]", "[^", "-", "--", "&&", "~~", "[:alpha:]", "\\d", "\\w",
+    "\\s", "\\D", "\\b", "\\B", "\\A", "\\z", "\\Z", "\\<", "\\1", "\\2", "\\0", "\\k<n>", "\\x41",
+    "\\x{41}", "\\u0041", "\\u{D800}", "\\p{L}", "\\p{Greek}", "\\pN", "\\p{Foo}", "\\p{IsGreek}",
+    "\\p{sc=Grek}", "\\cA", "\\c1", "\\a", "\\e", "\\n", "\\t", "\\-", "\\[", "\\]", "\\.", "\\\\",
+    "\\ ", "\\é", "\\b{start}", " ", "#", "\n", "0", "9", "z", "_", "{1000}", "{100000}",
+)  # fmt: skip
 SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 SCHEMA_ONES = ("items", "not", "if", "then", "else", "additionalProperties", "propertyNames", "contains")
 SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
@@ -167,6 +178,9 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path, default=None, help="write each differing body here")
     parser.add_argument("--drafts", action="store_true", help="name a dialect by $schema at the root")
+    parser.add_argument(
+        "--patterns", action="store_true", help="random regex patterns (a string property's pattern) instead"
+    )
     args = parser.parse_args()
     ref = _load_reference()
     rng = random.Random(args.seed)
@@ -174,6 +188,9 @@ def main() -> int:
     differ = 0
     for number in range(args.count):
         schema = schemas.schema()
+        if args.patterns:
+            pattern = "".join(rng.choice(REGEX_PIECES) for _ in range(rng.randint(1, 10)))
+            schema = {"type": "object", "properties": {"a": {"type": "string", "pattern": pattern}}}
         if rng.random() < 0.8:
             schema["type"] = "object"
         if args.drafts and rng.random() < 0.9:

@@ -3195,6 +3195,16 @@ def _hardening() -> list[Case]:
             {"$schema": "#/$defs/m", "$id": "https://example.com/root", "type": "object", "$defs": {"m": {}}},
         ),
         (
+            "invalid-schema-meta-schema-bad-uri-before-subschema-id",
+            "a root $schema that is no URI reference is reported before a subschema's $id that is none",
+            {"$schema": "a b", "type": "object", "properties": {"a": {"$id": "c d"}}},
+        ),
+        (
+            "invalid-schema-root-id-before-meta-schema-bad-uri",
+            "... and after the root's own $id that is none",
+            {"$schema": "a b", "$id": "c d", "type": "object", "properties": {"a": {"$id": "e f"}}},
+        ),
+        (
             "schema-draft-04-meta-schema-trailing-hashes",
             "a draft's own URI with several trailing # chooses that draft (exclusiveMinimum as a boolean)",
             {

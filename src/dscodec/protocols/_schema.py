@@ -317,8 +317,11 @@ class _Registry:
         #: keyword the dialect checks only once compiled.
         self.needs_compiling = False
         self.meta_loaded = False
-        #: The first ``$id`` met while crawling that is no URI reference or cannot be resolved against its base.
+        #: The first ``$id`` met while crawling that is no URI reference or cannot be resolved against its base;
+        #: whether it is the root's own (reported before a root ``$schema`` that is no URI reference, the others
+        #: after it).
         self.id_problem: str | None = None
+        self.root_id_problem = False
         root = self._id_of(schema)
         # The default base has a root path: resolving against it never fails.
         named = root if isinstance(root, str) and root.partition("#")[0] else None
@@ -387,6 +390,7 @@ class _Registry:
                     syntax = _uri_problem(text, allow_hash=True)
                     if syntax is not None:
                         self.id_problem = f"Invalid URI reference '{text}': {syntax}"
+                        self.root_id_problem = node is self.schema
                         break
         if node is self.schema:
             base = self.root_key
@@ -579,7 +583,7 @@ def schema_problem(schema: Any) -> str | None:
         return problem
     draft = _draft_of(schema)
     registry = _Registry(schema, draft) if isinstance(schema, Mapping) else None
-    if registry is not None and registry.id_problem is not None:
+    if registry is not None and registry.root_id_problem:
         return registry.id_problem
     unknown_meta: str | None = None
     if registry is not None and isinstance(schema.get("$schema"), str):
@@ -587,6 +591,8 @@ def schema_problem(schema: Any) -> str | None:
         if problem is not None and not unknown:
             return problem
         unknown_meta = problem
+    if registry is not None and registry.id_problem is not None:
+        return registry.id_problem
     if registry is not None and registry.needs_compiling:
         # First the references met while the registry is filled (every subschema but those under
         # `dependencies`, $defs included), before an unknown meta-schema; then, in document order, the
