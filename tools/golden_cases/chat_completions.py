@@ -2499,6 +2499,19 @@ def _invalid_parse() -> list[Case]:
     def body(slug: str, description: str, value: Any, prefix: str = "v4") -> None:
         cases.append(Case(name=f"{prefix}-invalid-parse-{slug}", description=description, body=value))
 
+    # How an error quotes a string: which characters become \u{..} follows the reference's Unicode tables.
+    body(
+        "max-tokens-string-quoted-characters",
+        "a string max_tokens holding controls, grapheme extenders (also spacing marks), recent and unassigned "
+        "code points, spaces of every kind and private use",
+        _req(
+            V4,
+            [user("a")],
+            max_tokens="a\x01\x7f\x85\xa0\xad\u0301\u0bbe\u09be\u088f\u0c5c\u1b4e\u20c1\u2028\u3000"
+            "\ue000\ufeff\ufffd\U0001f600\U0001fae9\U000e0001\U000f0000\U0010ffff\u200d\u061c",
+        ),
+    )
+
     q = [user("Hi")]
     body("missing-messages", "no messages field", {"model": V4})
     body("missing-model", "no model field", {"messages": q})

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import math
 import struct
-import unicodedata
+from bisect import bisect_right
 from collections.abc import Callable, Mapping, Sequence
+from itertools import accumulate
 from typing import Any, NoReturn, TypeVar
 
 import orjson
@@ -26,6 +27,7 @@ from dscodec._json import (
     serde_float_text,
 )
 from dscodec.errors import ConversionError
+from dscodec.protocols._debug_escapes import ESCAPED_BOUNDS
 
 __all__ = [
     "MAX_NESTING_DEPTH",
@@ -77,15 +79,20 @@ class WireError(Exception):
 
 
 def debug_str(text: str) -> str:
-    """``text`` as Rust's ``{:?}`` writes strings: quotes, backslash escapes, and ``\\u{..}`` for characters that
-    are not printable (approximated with Unicode categories)."""
+    """``text`` as Rust's ``{:?}`` writes strings: quotes, backslash escapes, and ``\\u{..}`` for the characters the
+    reference writes so (not printable, or extending a grapheme, in its Unicode version: a recorded table, so
+    the answer does not depend on the Python dscodec runs on)."""
     out = ['"']
     for ch in text:
         escaped = _DEBUG_ESCAPES.get(ch)
         if escaped is not None:
             out.append(escaped)
-        elif ch != " " and unicodedata.category(ch) in _DEBUG_HEX_CATEGORIES:
-            out.append(f"\\u{{{ord(ch):x}}}")
+        elif ch >= "\x7f" or ch < " ":
+            point = ord(ch)
+            if 0xD800 <= point <= 0xDFFF or bisect_right(_ESCAPED_STARTS, point) % 2:
+                out.append(f"\\u{{{point:x}}}")
+            else:
+                out.append(ch)
         else:
             out.append(ch)
     out.append('"')
@@ -94,8 +101,9 @@ def debug_str(text: str) -> str:
 
 #: The characters :func:`debug_str` writes with a backslash escape of their own.
 _DEBUG_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\0": "\\0"}
-#: The Unicode categories :func:`debug_str` writes as ``\\u{..}`` (other than the space).
-_DEBUG_HEX_CATEGORIES = frozenset({"Cc", "Cf", "Zs", "Zl", "Zp", "Co", "Cn", "Cs", "Mn", "Me"})
+#: The bounds of the ranges of code points :func:`debug_str` writes as ``\\u{..}``, alternately a start and an
+#: end (exclusive): a code point is escaped when an odd number of bounds are at or below it.
+_ESCAPED_STARTS = list(accumulate(int(n) for n in "".join(ESCAPED_BOUNDS).split(",")))
 
 
 def describe_value(value: Any) -> str:
