@@ -20,6 +20,7 @@ reference), so the recursion is bounded.
 
 from __future__ import annotations
 
+import re
 from typing import NoReturn
 
 __all__ = ["regex_ok"]
@@ -244,6 +245,14 @@ _LENIENT_CLASS_LETTERS = frozenset("abdefhknrstvwzABDGHKRSW")
 _LENIENT_VALUES = {"a": 7, "b": 8, "e": 27, **_SIMPLE_ESCAPES}
 _WORD_BOUNDARIES = ("start", "end", "start-half", "end-half")
 _STRICT_FLAGS = frozenset("imsUuxR")
+#: Unicode's White_Space characters (what both readings skip in extended mode; Python's ``isspace`` has more).
+_WHITE_SPACE = frozenset(
+    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029"
+    "\u202f\u205f\u3000"
+)
+_LENIENT_COUNT = re.compile(r"\{([0-9]*)(,?)([0-9]*)\}")
+_ASCII_CLASS = re.compile(r"\[:\^?([a-z]+):\]")
+_ASCII_CLASSES = _words("alnum alpha ascii blank cntrl digit graph lower print punct space upper word xdigit")
 #: What a class escape's program costs per copy (the ECMA meanings: ``\\d`` and ``\\w`` are ASCII).
 _PERL_COSTS = {"d": 72, "w": 96, "s": 744, "D": 1000, "W": 1000, "S": 1000}
 
@@ -251,12 +260,17 @@ _PERL_COSTS = {"d": 72, "w": 96, "s": 744, "D": 1000, "W": 1000, "S": 1000}
 class _Item:
     """What a piece of the pattern is, for the repetition rules and the size estimate."""
 
-    __slots__ = ("cost", "nest", "repeatable")
+    __slots__ = ("boundary", "cost", "nest", "repeatable")
 
-    def __init__(self, cost: int, *, repeatable: bool = True, nest: int = 0) -> None:
+    def __init__(self, cost: int, *, repeatable: bool = True, nest: int = 0, boundary: bool = False) -> None:
         self.cost = cost
         self.repeatable = repeatable
         self.nest = nest
+        self.boundary = boundary  # holds a word-boundary assertion
+
+
+#: What :meth:`_Reader.atom` gives for a comment group ``(?#…)``.
+_COMMENT = _Item(0)
 
 
 class _Reader:
@@ -273,6 +287,8 @@ class _Reader:
         self.numbers: list[int] = []
         self.extended = False  # the x flag
         self.behind = 0  # look-behinds around the reader
+        self.class_depth = 0
+        self.bracket = False  # the last class item was a nested or an ASCII class
 
     # -- characters --------------------------------------------------------------------------------------------
 
@@ -286,7 +302,7 @@ class _Reader:
         text, n = self.text, len(self.text)
         while self.pos < n:
             c = text[self.pos]
-            if c.isspace():
+            if c in _WHITE_SPACE:
                 self.pos += 1
             elif c == "#":
                 end = text.find("\n", self.pos)
@@ -315,11 +331,16 @@ class _Reader:
             branches.append(self.concatenation(depth))
         if len(branches) == 1:
             return branches[0]
-        return _Item(sum(b.cost for b in branches) + 8 * len(branches), nest=max(b.nest for b in branches))
+        return _Item(
+            sum(b.cost for b in branches) + 8 * len(branches),
+            nest=max(b.nest for b in branches),
+            boundary=any(b.boundary for b in branches),
+        )
 
     def concatenation(self, depth: int) -> _Item:
         cost = nest = 0
-        empty = True
+        boundary = False
+        last: _Item | None = None  # the last item, which a quantifier after a comment repeats
         while True:
             self.skip_space()
             c = self.peek()
@@ -334,117 +355,155 @@ class _Reader:
                 item = _Item(32)
             else:
                 found = self.atom(depth)
-                if found is None:  # a comment or a flag group
-                    if c == "(" and self.peek() in ("*", "+", "?"):
+                if (
+                    found is _COMMENT
+                ):  # the lenient reading: invisible, a quantifier after it repeats the last item
+                    self.skip_space()
+                    if last is not None and self.quantifier_follows():
+                        repeated = self.repetitions(last)
+                        cost += repeated.cost - last.cost
+                        last = repeated
+                    elif self.peek() in ("*", "+", "?"):
+                        _fail()  # nothing to repeat (a "{" there is a plain character)
+                    continue
+                if found is None:  # a flag group: nothing a quantifier may repeat
+                    self.skip_space()
+                    if self.quantifier_follows():
                         _fail()
                     continue
                 item = found
             item = self.repetitions(item)
             cost += item.cost
             nest = max(nest, item.nest)
-            empty = False
-        return _Item(cost, repeatable=not empty, nest=nest)
+            boundary = boundary or item.boundary
+            last = item
+        return _Item(cost, repeatable=last is not None, nest=nest, boundary=boundary)
+
+    def quantifier_follows(self) -> bool:
+        """Whether a quantifier is at the reader (a ``{`` only when it starts a count the reading takes)."""
+        c = self.peek()
+        if c is None:
+            return False
+        if c in "*+?":
+            return True
+        if c != "{":
+            return False
+        if self.strict:
+            return True
+        start = self.pos
+        try:
+            return self.lenient_count() is not None
+        finally:
+            self.pos = start
 
     # -- repetitions -------------------------------------------------------------------------------------------
 
-    def count(self, *, strict: bool) -> tuple[int, int | None] | None:
-        """A ``{n}``, ``{n,}`` or ``{n,m}`` at the reader (spaces allowed), consumed; None (nothing consumed)
-        when there is none: the strict reading refuses that, the lenient one reads a plain ``{``."""
+    def count(self) -> tuple[int, int | None]:
+        """The count the strict reading requires at a ``{`` (``{n}``, ``{n,}`` or ``{n,m}`` with ``n <= m``, spaces
+        allowed around the numbers), consumed."""
         text, n = self.text, len(self.text)
-        k = self.pos + 1
 
         def number(k: int) -> tuple[int | None, int]:
-            while k < n and text[k].isspace():
+            while k < n and text[k] in _WHITE_SPACE:
                 k += 1
             start = k
             while k < n and "0" <= text[k] <= "9":
                 k += 1
             digits = text[start:k]
-            while k < n and text[k].isspace():
+            while k < n and text[k] in _WHITE_SPACE:
                 k += 1
             if not digits:
                 return None, k
-            value = int(digits[-12:]) if len(digits) > 12 else int(digits)
-            if len(digits.lstrip("0")) > 10 or value > 0xFFFFFFFF:
+            if len(digits.lstrip("0")) > 10 or int(digits) > 0xFFFFFFFF:
                 _fail()  # beyond 32 bits: refused by both readings
-            return value, k
+            return int(digits), k
 
-        low, k = number(k)
-        high: int | None
+        low, k = number(self.pos + 1)
         if low is None:
-            if strict:
-                _fail()
-            return None
+            _fail()
+        high: int | None = low
         if k < n and text[k] == ",":
             high, k = number(k + 1)
-            high = high if high is not None else -1
-        else:
-            high = low
-        if k >= n or text[k] != "}":
-            if strict:
+            if high is not None and high < low:
                 _fail()
-            return None
-        if strict and high != -1 and high < low:
+        if k >= n or text[k] != "}":
             _fail()
         self.pos = k + 1
-        return low, (None if high == -1 else high)
+        return low, high
 
-    def repetitions(self, item: _Item) -> _Item:
+    def lenient_count(self) -> tuple[int, int | None] | None:
+        """The count the lenient reading sees at a ``{`` (``{n}``, ``{n,}``, ``{,m}``, ``{,}``, ``{n,m}``, no
+        spaces, bounds in any order), consumed; None (nothing consumed) when it reads a plain ``{``."""
+        match = _LENIENT_COUNT.match(self.text, self.pos)
+        if match is None or not (match.group(1) or match.group(2)):
+            return None
+        low, comma, high = match.groups()
+        for digits in (low, high):
+            if len(digits.lstrip("0")) > 10 or (digits and int(digits) > 0xFFFFFFFF):
+                _fail()  # beyond 32 bits: refused by both readings
+        self.pos = match.end()
+        if not comma:
+            return int(low), int(low)
+        return int(low or "0"), (int(high) if high else None)
+
+    def quantifier(self, item: _Item) -> _Item | None:
+        """One quantifier of the lenient reading at the reader (``*``, ``+``, ``?`` or a count, then ``?`` for
+        lazy and ``+`` for possessive), applied to ``item``; None (nothing consumed) when there is none. The strict
+        reading must take a count the lenient one takes."""
         self.skip_space()
         c = self.peek()
         if c is None:
-            return item
+            return None
+        start = self.pos
         if c in "*+?":
-            if not item.repeatable:
-                _fail()
             self.pos += 1
-            item = _Item(item.cost + 40, nest=item.nest + 1)
+            cost = item.cost + 40
+            fixed = False
         elif c == "{":
-            start = self.pos
-            bounds = self.count(strict=self.strict)
+            bounds = self.lenient_count()
             if bounds is None:
-                return item
-            if not item.repeatable:
-                self.pos = start
-                _fail()
-            item = _Item(self.repeated(item.cost, *bounds), nest=item.nest + 1)
+                return None
+            fixed = bounds[0] == bounds[1]
+            if self.strict:
+                end, self.pos = self.pos, start
+                self.count()
+                if self.pos != end:  # pragma: no cover - both readings read a count without spaces alike
+                    _fail()
+            cost = self.repeated(item.cost, *bounds)
         else:
-            return item
+            return None
+        if not item.repeatable or (self.behind and item.boundary and not fixed):
+            # (a look-behind takes no repetition of varying length of a word boundary)
+            self.pos = start
+            _fail()
         self.skip_space()
         if self.peek() == "?":
             self.pos += 1
             self.skip_space()
         if self.peek() == "+":
             self.pos += 1
-        if self.strict:
-            # The strict reading stacks further counts on the repetition; the lenient one reads them as plain
-            # characters (so whatever may follow a character may follow them).
-            while True:
-                self.skip_space()
-                if self.peek() != "{":
-                    break
-                low, high = self.count(strict=True)  # type: ignore[misc]
-                item = _Item(self.repeated(item.cost, low, high), nest=item.nest + 1)
-                if item.nest > _NEST_LIMIT:
-                    _fail()
-                item = self.repetitions_of_brace(item)
-        if item.nest > _NEST_LIMIT and self.strict:
-            _fail()
-        return item
+        return _Item(cost, nest=item.nest + 1, boundary=item.boundary)
 
-    def repetitions_of_brace(self, item: _Item) -> _Item:
-        """After a stacked count: the lenient reader saw a plain ``}``, which one more quantifier may follow."""
-        self.skip_space()
-        c = self.peek()
-        if c is not None and c in "*+?":
-            self.pos += 1
-            item = _Item(item.cost + 40, nest=item.nest + 1)
+    def repetitions(self, item: _Item) -> _Item:
+        repeated = self.quantifier(item)
+        if repeated is not None:
+            item = repeated
+        if not self.strict:
+            return item
+        # The strict reading stacks further counts on the item (any count: spaces allowed); the lenient one reads
+        # each as plain characters whose closing "}" may take a quantifier of its own.
+        while True:
             self.skip_space()
-            if self.peek() == "?":
-                self.pos += 1
-                self.skip_space()
-            if self.peek() == "+":
-                self.pos += 1
+            if self.peek() != "{":
+                break
+            start = self.pos
+            self.count()
+            item = _Item(item.cost + 32 * (self.pos - start), nest=item.nest + 1)
+            brace = self.quantifier(_Item(0))
+            if brace is not None:
+                item = _Item(item.cost + brace.cost, nest=item.nest + 1)
+        if item.nest > _NEST_LIMIT:
+            _fail()
         return item
 
     @staticmethod
@@ -456,6 +515,7 @@ class _Reader:
     # -- atoms -------------------------------------------------------------------------------------------------
 
     def atom(self, depth: int) -> _Item | None:
+        """The item at the reader; None for a flag group, :data:`_COMMENT` for a comment."""
         c = self.text[self.pos]
         if c == "(":
             return self.group(depth)
@@ -511,7 +571,7 @@ class _Reader:
                 if end < 0:
                     _fail()
                 self.pos = end + 1
-                return None
+                return _COMMENT
             else:
                 if self.flags():
                     return None  # (?flags): no group, the flags hold to the end of the enclosing one
@@ -528,10 +588,10 @@ class _Reader:
         self.pos += 1
         self.extended = saved
         if look:
-            return _Item(inner.cost + 16, repeatable=False, nest=inner.nest + 1)
+            return _Item(inner.cost + 16, repeatable=False, nest=inner.nest + 1, boundary=inner.boundary)
         if capture:
-            return _Item(inner.cost + 64, nest=inner.nest + 1)
-        return _Item(inner.cost, repeatable=inner.repeatable, nest=inner.nest + 1)
+            return _Item(inner.cost + 64, nest=inner.nest + 1, boundary=inner.boundary)
+        return _Item(inner.cost, repeatable=inner.repeatable, nest=inner.nest + 1, boundary=inner.boundary)
 
     def capture_name(self, close: str) -> None:
         end = self.text.find(close, self.pos)
@@ -627,18 +687,20 @@ class _Reader:
             return _Item(32)
         if c in "pP":
             return _Item(self.property())
-        if c == "b" and self.peek() == "{":
+        if c in "bB" and self.peek() == "{":
             following = self.peek(1)
             if following is not None and ("0" <= following <= "9" or (following == "," and not self.strict)):
-                return _Item(8)  # a count of the boundary follows
+                return _Item(8, boundary=True)  # a count of the boundary follows
+            if c == "B":
+                _fail()
             end = text.find("}", self.pos)
             name = text[self.pos + 1 : end] if end >= 0 else ""
             if self.extended:
-                name = "".join(name.split())
+                name = "".join(ch for ch in name if ch not in _WHITE_SPACE)
             if name not in _WORD_BOUNDARIES:
                 _fail()
             self.pos = end + 1
-            return _Item(8)
+            return _Item(8, boundary=True)
         if c.isascii() and c.isalpha():
             if self.strict:
                 if c == "a":
@@ -647,10 +709,10 @@ class _Reader:
                     _fail()
             elif c not in _LENIENT_LETTERS:
                 _fail()
-            return _Item(_PERL_COSTS.get(c, 32))
+            return _Item(_PERL_COSTS.get(c, 32), boundary=c in "bB")
         if self.strict and (not c.isascii() or c.isalnum()):
             _fail()
-        return _Item(8 if c in "<>" else 32)
+        return _Item(8, boundary=True) if c in "<>" else _Item(32)
 
     def reference(self, number: int) -> None:
         if number == 0:
@@ -667,7 +729,7 @@ class _Reader:
                 _fail()
             digits = text[self.pos + 1 : end]
             if self.extended:
-                digits = "".join(digits.split())
+                digits = "".join(ch for ch in digits if ch not in _WHITE_SPACE)
             self.pos = end + 1
             if not digits or len(digits) > 8 or not all(d in _HEX for d in digits):
                 _fail()
@@ -707,6 +769,19 @@ class _Reader:
         """One item of a class: its code point (None for a class such as ``\\d``) and whether it is outside ASCII
         or a large set."""
         c = self.text[self.pos]
+        if c == "[":  # left unescaped (after an ECMA empty class ``[]``): a nested class or an ASCII class
+            match = _ASCII_CLASS.match(self.text, self.pos)
+            self.bracket = True
+            if match is not None and match.group(1) in _ASCII_CLASSES:
+                self.pos = match.end()
+                return None, False
+            self.class_depth += 1
+            if self.class_depth > _NEST_LIMIT:
+                _fail()
+            self.char_class()
+            self.class_depth -= 1
+            return None, True
+        self.bracket = False
         self.pos += 1
         if c != "\\":
             return ord(c), ord(c) > 0x7F
@@ -751,8 +826,7 @@ class _Reader:
         negated = self.peek() == "^"
         if negated:
             self.pos += 1
-        ranges = 0
-        single = True
+        spans: list[tuple[int, int]] = []
         wide = negated
         first = True
         while True:
@@ -766,9 +840,8 @@ class _Reader:
             first = False
             start, big = self.class_item()
             wide = wide or big or start is None
-            ranges += 1
-            if self.peek() == "-" and self.peek(1) not in (None, "]"):
-                single = False
+            # A nested or ASCII class is followed by a plain hyphen; a literal or an escape may start a range.
+            if not self.bracket and self.peek() == "-" and self.peek(1) not in (None, "]"):
                 self.pos += 1
                 self.skip_space()
                 if self.peek() is None:
@@ -777,9 +850,19 @@ class _Reader:
                 wide = wide or big
                 if start is None or end is None or end < start:
                     _fail()
+                spans.append((start, end))
+            elif start is not None:
+                spans.append((start, start))
         if wide:
             return _Item(1000)
-        return _Item(32 if single and ranges == 1 else 64 + 8 * ranges)
+        merged = 0
+        reach = -2
+        for low, high in sorted(spans):
+            if low > reach + 1:
+                merged += 1
+            reach = max(reach, high)
+        single = len(spans) > 0 and all(low == high for low, high in spans) and merged == 1
+        return _Item(32 if single else 64 + 8 * merged)
 
 
 def regex_ok(pattern: str) -> bool:
