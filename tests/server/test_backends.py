@@ -401,3 +401,14 @@ def test_engine_status_mapping(status: int, body: bytes, kind: type | None, code
     assert error.status_code == code
     if kind is not None:
         assert isinstance(error, kind)
+
+
+@pytest.mark.parametrize("token", ["token_id:²", "token_id:١٢", "token_id:", "token_id:-1", "12", None])
+def test_a_vllm_logprob_token_that_is_no_id_is_an_engine_error(token: object) -> None:
+    # ASCII digits only: "²" and Arabic-Indic digits are digits to str.isdigit, not ids.
+    from dscodec.server.backends._engine import EngineError
+    from dscodec.server.backends.vllm import _token_id
+
+    with pytest.raises(EngineError):
+        _token_id(token)
+    assert _token_id("token_id:128799") == 128799

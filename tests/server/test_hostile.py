@@ -581,3 +581,46 @@ def test_a_barrage_of_random_requests(live: LiveServer, logs: LogWatch) -> None:
             if response.status_code >= 400:
                 _assert_shape(protocol, response.content)
     assert_no_crash(logs)
+
+
+def test_a_declared_length_in_other_digits_is_not_a_number(logs: LogWatch) -> None:
+    """A Content-Length of non-ASCII digits (``²`` is a digit to ``str.isdigit``) is no declared size: the body is
+    read and answered as usual, never a crash in ``int()``. (HTTP servers refuse such a header before the app;
+    this calls the app as an ASGI server that lets it through would.)"""
+    logs.take()
+    app = create_app(hostile_backend, tokenizer=VOCABULARY, max_body_bytes=LIMIT, body_timeout=TIMEOUT)
+    payload = json.dumps(body("chat_completions")).encode()
+    sent: list[dict[str, Any]] = []
+
+    async def run() -> None:
+        messages = [{"type": "http.request", "body": payload, "more_body": False}]
+
+        async def receive() -> dict[str, Any]:
+            if not messages:
+                await anyio.sleep_forever()  # the client stays
+            return messages.pop(0)
+
+        async def send(message: dict[str, Any]) -> None:
+            sent.append(message)
+
+        path = PATHS["chat_completions"]
+        scope = {
+            "type": "http",
+            "asgi": {"version": "3.0"},
+            "http_version": "1.1",
+            "method": "POST",
+            "scheme": "http",
+            "path": path,
+            "raw_path": path.encode(),
+            "query_string": b"",
+            "root_path": "",
+            "headers": [(b"content-type", b"application/json"), (b"content-length", "²".encode("latin-1"))],
+            "client": ("127.0.0.1", 1),
+            "server": ("127.0.0.1", 80),
+        }
+        await app(scope, receive, send)
+
+    anyio.run(run)
+    start = next(message for message in sent if message["type"] == "http.response.start")
+    assert start["status"] == 200
+    assert_quiet(logs)

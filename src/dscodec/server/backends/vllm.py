@@ -213,8 +213,11 @@ _TOKEN_PREFIX = "token_id:"
 
 
 def _token_id(text: object) -> int:
-    if isinstance(text, str) and text.startswith(_TOKEN_PREFIX) and text[len(_TOKEN_PREFIX) :].isdigit():
-        return int(text[len(_TOKEN_PREFIX) :])
+    digits = text[len(_TOKEN_PREFIX) :] if isinstance(text, str) and text.startswith(_TOKEN_PREFIX) else ""
+    if (
+        digits.isascii() and digits.isdigit()
+    ):  # ASCII digits only: "²" is a digit to str.isdigit, not to int()
+        return int(digits)
     raise EngineError(f"vLLM sent the logprob token {text!r}; expected 'token_id:<id>'")
 
 
