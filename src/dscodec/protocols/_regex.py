@@ -286,6 +286,7 @@ class _Reader:
         ] = []  # (group number, groups opened where it stands) in look-behinds
         self.numbers: list[int] = []
         self.extended = False  # the x flag
+        self.insensitive = False  # the i flag (for the size estimate)
         self.behind = 0  # look-behinds around the reader
         self.class_depth = 0
         self.bracket = False  # the last class item was a nested or an ASCII class
@@ -528,6 +529,8 @@ class _Reader:
             return _Item(1000)
         if c in "^$":
             return _Item(8)
+        if self.insensitive and c.lower() != c.upper():  # every case of the letter
+            return _Item(236 if c in "kKsS" else 80 if c.isascii() else 167)
         return _Item(32 * len(c.encode("utf-8", "surrogatepass")))
 
     def group(self, depth: int) -> _Item | None:
@@ -536,7 +539,7 @@ class _Reader:
             _fail()
         self.pos += 1
         self.skip_space()
-        saved = self.extended
+        saved = self.extended, self.insensitive
         capture = True
         look = behind = False
         if self.peek() == "?":
@@ -586,7 +589,7 @@ class _Reader:
         if self.peek() != ")":
             _fail()
         self.pos += 1
-        self.extended = saved
+        self.extended, self.insensitive = saved
         if look:
             return _Item(inner.cost + 16, repeatable=False, nest=inner.nest + 1, boundary=inner.boundary)
         if capture:
@@ -635,6 +638,8 @@ class _Reader:
                 seen.add(c)
                 if c == "x":
                     self.extended = not negated
+                elif c == "i":
+                    self.insensitive = not negated
             else:
                 _fail()
             last = c
@@ -855,6 +860,8 @@ class _Reader:
                 spans.append((start, start))
         if wide:
             return _Item(1000)
+        if self.insensitive and any(low <= 0x7A and high >= 0x41 for low, high in spans):
+            return _Item(304)  # the letters' other cases join the class
         merged = 0
         reach = -2
         for low, high in sorted(spans):
