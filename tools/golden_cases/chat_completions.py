@@ -3218,6 +3218,36 @@ def _hardening() -> list[Case]:
             {"$schema": "a b", "$id": "c d", "type": "object", "properties": {"a": {"$id": "e f"}}},
         ),
         (
+            "invalid-schema-2019-09-unevaluated-resolves-dynamic-ref",
+            "2019-09 resolves a $dynamicRef (not one of its keywords) where an unevaluated keyword's node applies it",
+            {
+                "$schema": "https://json-schema.org/draft/2019-09/schema",
+                "type": "object",
+                "properties": {"a": {"allOf": [{"$dynamicRef": "#/nope"}], "unevaluatedProperties": {}}},
+            },
+        ),
+        (
+            "schema-2019-09-dynamic-ref-without-unevaluated",
+            "... and ignores it elsewhere",
+            {
+                "$schema": "https://json-schema.org/draft/2019-09/schema",
+                "type": "object",
+                "properties": {"a": {"allOf": [{"$dynamicRef": "#/nope"}]}},
+            },
+        ),
+        (
+            "invalid-schema-draft-04-id-beside-non-string-ref",
+            "draft 4: an id beside a $ref that is no string names its resource (and is checked)",
+            {
+                "$schema": "http://json-schema.org/draft-04/schema#",
+                "type": "object",
+                "properties": {
+                    "a": {"id": "http://example.com/y", "$ref": None},
+                    "b": {"$ref": "http://example.com/y"},
+                },
+            },
+        ),
+        (
             "schema-draft-04-meta-schema-trailing-hashes",
             "a draft's own URI with several trailing # chooses that draft (exclusiveMinimum as a boolean)",
             {

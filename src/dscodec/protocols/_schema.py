@@ -61,6 +61,7 @@ _STRING_KEYWORDS = (
     "contentMediaType",
     "$recursiveRef",
 )
+_UNEVALUATED = frozenset({"unevaluatedItems", "unevaluatedProperties"})
 _NUMBER_KEYWORDS = ("maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum")
 _COUNT_KEYWORDS = (
     "maxLength",
@@ -334,7 +335,9 @@ class _Registry:
     def _id_of(self, node: Mapping[str, Any]) -> Any:
         """The value of ``node``'s id keyword where it may name a resource (see :attr:`_Draft.legacy_ids`)."""
         value = node.get(self._id)
-        if self.draft.legacy_ids and ("$ref" in node or (isinstance(value, str) and value.startswith("#"))):
+        if self.draft.legacy_ids and (
+            isinstance(node.get("$ref"), str) or (isinstance(value, str) and value.startswith("#"))
+        ):
             return None
         return value
 
@@ -490,9 +493,48 @@ class _Registry:
                 if syntax is not None:
                     yield f"Invalid URI reference '{value}': {syntax}", None
                     return
+            elif key in _UNEVALUATED and draft.recursive_refs:
+                # 2019-09 compiles an unevaluated keyword by walking the subschemas its node applies in place,
+                # where it resolves every $dynamicRef (observed), though the dialect has no such keyword.
+                problem = self.unevaluated_problem(node, base)
+                if problem is not None:
+                    yield problem, None
+                    return
+                for sub in _schemas_of(key, value, node, draft, compiled=True):
+                    yield sub, base
             else:
                 for sub in _schemas_of(key, value, node, draft, compiled=True):
                     yield sub, base
+
+    def unevaluated_problem(self, node: Mapping[str, Any], base: str) -> str | None:
+        """The first ``$dynamicRef`` that cannot be resolved in ``node`` and the subschemas it applies in place
+        (``$ref`` targets, ``allOf``/``anyOf``/``oneOf``, ``if``/``then``/``else``, ``dependentSchemas``)."""
+        seen: set[int] = set()
+        stack: list[tuple[Any, str]] = [(node, base)]
+        while stack:
+            current, at = stack.pop()
+            if not isinstance(current, Mapping) or id(current) in seen:
+                continue
+            seen.add(id(current))
+            known = self.base.get(id(current))
+            at = known if known is not None else at
+            found: list[tuple[Any, str]] = []
+            for key, value in current.items():
+                if key in ("$ref", "$dynamicRef") and isinstance(value, str):
+                    problem, target, target_base = self.compiled(value, at, dynamic=key == "$dynamicRef")
+                    if problem is not None:
+                        if key == "$dynamicRef":
+                            return problem
+                        continue  # reported where the reference is compiled
+                    found.append((target, target_base))
+                elif key in ("allOf", "anyOf", "oneOf") and isinstance(value, list):
+                    found.extend((sub, at) for sub in value)
+                elif key in ("if", "then", "else"):
+                    found.append((value, at))
+                elif key == "dependentSchemas" and isinstance(value, Mapping):
+                    found.extend((sub, at) for sub in value.values())
+            stack.extend(reversed(found))
+        return None
 
     def compiled(self, ref: str, base: str, *, dynamic: bool) -> tuple[str | None, Any, str]:
         """Resolve ``ref`` (a ``$dynamicRef`` with ``dynamic``) from a compiled subschema whose base URI is
