@@ -200,11 +200,36 @@ _VALUES = {
     "scriptextensions": _SCRIPTS,
     "age": _AGES,
 }
-#: The large classes, by what their compiled program costs per copy (estimated).
-_HEAVY_PROPERTIES = _words(
-    "l letter alpha alphabetic any assigned c other cn unassigned lo otherletter graph print word alnum idc ids "
-    "idcontinue idstart xidc xids xidcontinue xidstart"
-)
+#: What the compiled program of a property's class costs per copy (measured for common ones; else by kind).
+_PROPERTY_COSTS = {
+    name: cost
+    for names, cost in (
+        ("l letter", 42973),
+        ("lu uppercaseletter", 26545),
+        ("ll lowercaseletter", 27666),
+        ("alpha alphabetic", 47232),
+        ("c other", 43150),
+        ("n number", 9763),
+        ("nd decimalnumber digit", 5124),
+        ("p punctuation punct", 11915),
+        ("po otherpunctuation", 11238),
+        ("s symbol", 15839),
+        ("sm mathsymbol", 3965),
+        ("sc currencysymbol", 1725),
+        ("m mark combiningmark", 18791),
+        ("z separator", 607),
+        ("han hani", 3628),
+        ("latin latn", 2849),
+        ("cyrillic cyrl", 1244),
+        ("arabic arab", 3588),
+        ("hiragana hira", 741),
+        ("emoji", 7648),
+        ("whitespace wspace space", 680),
+        ("any", 964),
+        ("ascii", 72),
+    )
+    for name in names.split()
+}
 
 
 def _normal(name: str) -> tuple[str, bool]:
@@ -227,14 +252,14 @@ def _property_cost(body: str) -> int:
             values = _VALUES.get(_normal(key)[0])
             if values is None or _normal(value)[0] not in values:
                 _fail()
-            return 2246
+            return _PROPERTY_COSTS.get(_normal(value)[0], 2246 if values is _SCRIPTS else 10000)
     normal, prefixed = _normal(body)
     if normal == "cs":  # the surrogates, known only by this name
         if prefixed:
             _fail()
     elif normal not in _GENERAL and normal not in _SCRIPTS and normal not in _BINARY:
         _fail()
-    return 42950 if normal in _HEAVY_PROPERTIES else 2246
+    return _PROPERTY_COSTS.get(normal, 2246 if normal in _SCRIPTS else 10000)
 
 
 _HEX = frozenset("0123456789abcdefABCDEF")
@@ -254,7 +279,16 @@ _LENIENT_COUNT = re.compile(r"\{([0-9]*)(,?)([0-9]*)\}")
 _ASCII_CLASS = re.compile(r"\[:\^?([a-z]+):\]")
 _ASCII_CLASSES = _words("alnum alpha ascii blank cntrl digit graph lower print punct space upper word xdigit")
 #: What a class escape's program costs per copy (the ECMA meanings: ``\\d`` and ``\\w`` are ASCII).
-_PERL_COSTS = {"d": 72, "w": 96, "s": 744, "D": 1000, "W": 1000, "S": 1000}
+_PERL_COSTS = {"d": 72, "w": 96, "s": 744, "D": 1000, "W": 1108, "S": 2125}
+#: The ranges of the ASCII class escapes (the ECMA meanings) and of ``\\s``.
+_CLASS_SPANS = {
+    "d": ((0x30, 0x39),),
+    "w": ((0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A)),
+    "s": (
+        (0x09, 0x0D), (0x20, 0x20), (0xA0, 0xA0), (0x1680, 0x1680), (0x2000, 0x200A), (0x2028, 0x2029),
+        (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000), (0xFEFF, 0xFEFF),
+    ),
+}  # fmt: skip
 
 
 class _Item:
@@ -274,6 +308,9 @@ _COMMENT = _Item(0)
 
 
 class _Reader:
+    """Both readings of one pattern in a single pass: each construct is checked against the rules of the readings
+    still going (the strict one until the first look-around or back-reference), raising :class:`_Invalid`."""
+
     def __init__(self, text: str) -> None:
         self.text = text
         self.pos = 0
@@ -281,15 +318,13 @@ class _Reader:
         self.bell = False
         self.captures = 0
         self.names: dict[str, int] = {}
-        self.references: list[
-            tuple[int, int]
-        ] = []  # (group number, groups opened where it stands) in look-behinds
-        self.numbers: list[int] = []
+        self.numbers: list[int] = []  # the groups back-references name, checked once every group is known
         self.extended = False  # the x flag
         self.insensitive = False  # the i flag (for the size estimate)
         self.behind = 0  # look-behinds around the reader
         self.class_depth = 0
         self.bracket = False  # the last class item was a nested or an ASCII class
+        self.escapes: set[str] = set()  # the class escapes of the class being read
 
     # -- characters --------------------------------------------------------------------------------------------
 
@@ -766,65 +801,63 @@ class _Reader:
         self.pos += 1
         if c not in "CLMNPSZclmnpsz":
             _fail()
-        return 42950 if c in "Ll" else 2246
+        return _PROPERTY_COSTS.get(c.lower(), 10000)
 
     # -- classes -----------------------------------------------------------------------------------------------
 
-    def class_item(self) -> tuple[int | None, bool]:
-        """One item of a class: its code point (None for a class such as ``\\d``) and whether it is outside ASCII
-        or a large set."""
+    def class_item(self, spans: list[tuple[int, int]], costs: list[int]) -> int | None:
+        """One item of a class: its code point, or None for a set (``\\d``, ``\\p{L}``, a nested class), whose
+        ranges go to ``spans`` or, for large sets, whose estimated cost goes to ``costs``."""
         c = self.text[self.pos]
         if c == "[":  # left unescaped (after an ECMA empty class ``[]``): a nested class or an ASCII class
             match = _ASCII_CLASS.match(self.text, self.pos)
             self.bracket = True
             if match is not None and match.group(1) in _ASCII_CLASSES:
                 self.pos = match.end()
-                return None, False
+                spans.append((0x20, 0x7E))
+                return None
             self.class_depth += 1
             if self.class_depth > _NEST_LIMIT:
                 _fail()
-            self.char_class()
+            costs.append(self.char_class().cost)
             self.class_depth -= 1
-            return None, True
+            return None
         self.bracket = False
         self.pos += 1
         if c != "\\":
-            return ord(c), ord(c) > 0x7F
+            return ord(c)
         e = self.peek()
         if e is None:
             _fail()
         self.pos += 1
         if e in "xuU":
-            value = self.hex_value(e)
-            return value, value > 0x7F
+            return self.hex_value(e)
         if e in "pP":
-            self.property()
-            return None, True
+            costs.append(self.property())
+            return None
         if e == "c":
             letter = self.peek()
             if not self.strict or letter is None or not ("a" <= letter.lower() <= "z"):
                 _fail()
             self.pos += 1
-            return ord(letter) % 32, False
+            return ord(letter) % 32
         if e.isascii() and e.isalnum():
-            if self.strict:
-                if e in "dw":
-                    return None, False
-                if e in "DSWs":
-                    return None, True
-                if e == "a":
-                    return 7, False
-                if e not in _SIMPLE_ESCAPES:
-                    _fail()
-                return _SIMPLE_ESCAPES[e], False
-            if e not in _LENIENT_CLASS_LETTERS:
+            if self.strict and e not in "dDsSwW" and e != "a" and e not in _SIMPLE_ESCAPES:
                 _fail()
-            if e in "dDsSwWhHkKRGAzBw":
-                return None, e not in "dw"
-            return _LENIENT_VALUES.get(e, ord(e)), False
+            if not self.strict and e not in _LENIENT_CLASS_LETTERS:
+                _fail()
+            if e in "dDsSwW":
+                self.escapes.add(e)
+            if e in _CLASS_SPANS:
+                spans.extend(_CLASS_SPANS[e])
+                return None
+            if e in "DSWhHkKRGAzB":
+                costs.append(_PERL_COSTS.get(e, 1000))
+                return None
+            return 7 if e == "a" else _LENIENT_VALUES.get(e, ord(e))
         if self.strict and (not e.isascii() or e in "<>"):
             _fail()
-        return ord(e), ord(e) > 0x7F
+        return ord(e)
 
     def char_class(self) -> _Item:
         self.pos += 1
@@ -832,7 +865,8 @@ class _Reader:
         if negated:
             self.pos += 1
         spans: list[tuple[int, int]] = []
-        wide = negated
+        costs: list[int] = []
+        outer, self.escapes = self.escapes, set()
         first = True
         while True:
             self.skip_space()
@@ -843,33 +877,48 @@ class _Reader:
                 self.pos += 1
                 break
             first = False
-            start, big = self.class_item()
-            wide = wide or big or start is None
+            start = self.class_item(spans, costs)
             # A nested or ASCII class is followed by a plain hyphen; a literal or an escape may start a range.
             if not self.bracket and self.peek() == "-" and self.peek(1) not in (None, "]"):
                 self.pos += 1
                 self.skip_space()
                 if self.peek() is None:
                     _fail()
-                end, big = self.class_item()
-                wide = wide or big
+                end = self.class_item([], [])
                 if start is None or end is None or end < start:
                     _fail()
                 spans.append((start, end))
             elif start is not None:
                 spans.append((start, start))
-        if wide:
-            return _Item(1000)
-        if self.insensitive and any(low <= 0x7A and high >= 0x41 for low, high in spans):
-            return _Item(304)  # the letters' other cases join the class
+        every = any(e in self.escapes and e.upper() in self.escapes for e in "dsw")  # [\\s\\S]: any character
+        self.escapes = outer
+        return _Item(964 if every else self.class_cost(spans, costs, negated=negated))
+
+    def class_cost(self, spans: list[tuple[int, int]], costs: list[int], *, negated: bool) -> int:
+        """The estimated program size of a class (per copy): measured shapes for ASCII sets and their
+        complements, a rough one elsewhere, the largest property for a class that holds properties."""
         merged = 0
         reach = -2
+        single = True
         for low, high in sorted(spans):
             if low > reach + 1:
                 merged += 1
             reach = max(reach, high)
-        single = len(spans) > 0 and all(low == high for low, high in spans) and merged == 1
-        return _Item(32 if single else 64 + 8 * merged)
+            single = single and low == high
+        if not spans:
+            base = 0
+        elif negated:
+            base = 1000 + 36 * (merged - 1)
+        elif reach > 0x7F:
+            base = 32 * len(chr(reach).encode("utf-8")) if single and merged == 1 else 64 + 100 * merged
+        elif self.insensitive and any(low <= 0x7A and high >= 0x41 for low, high in spans):
+            base = 304  # the letters' other cases join the class
+        else:
+            base = 32 if single and merged == 1 else 64 + 8 * merged
+        if not costs:
+            return base
+        largest = max(costs)
+        return max(largest, base) + (sum(costs) - largest) // 2
 
 
 def regex_ok(pattern: str) -> bool:
