@@ -411,6 +411,23 @@ def nested_tool_schema(n: int) -> Callable[[], object]:
     return _convert("chat_completions", _chat([{"role": "user", "content": "hi"}], tools=[tool]))
 
 
+def long_patterns(n: int) -> Callable[[], object]:
+    # Patterns of about n characters that pass, built from every construct the regex check reads (groups, named
+    # groups, classes, properties, counts, look-around, back-references, comments in extended mode), and one of
+    # classes that open with "]" (which the ECMA class rules read as an empty class).
+    pieces = [
+        f"(?:[a-z\\p{{Greek}}]{{1,2}}|\\d+?|(?<n{i}>x)|(?=a)b*+|\\x{{41}}|\\1) # c\n" for i in range(n // 44 + 1)
+    ]
+    mixed = "(?x)" + "".join(pieces)
+    pairs = "[]a]" * (n // 4)
+    properties = {"a": {"type": "string", "pattern": mixed}, "b": {"type": "string", "pattern": pairs}}
+    tool = {
+        "type": "function",
+        "function": {"name": "f", "parameters": {"type": "object", "properties": properties}},
+    }
+    return _convert("chat_completions", _chat([{"role": "user", "content": "hi"}], tools=[tool]))
+
+
 def schema_references(n: int) -> Callable[[], object]:
     # n nested resources, each 30 levels deep under `dependencies` (crawled only when a reference leads there),
     # and n references into them, through pointers and relative URIs: every subschema is crawled once and
@@ -532,6 +549,7 @@ SHAPES: list[tuple[str, Callable[[int], Callable[[], object]], int]] = [
     ("tool schema references, n resources", schema_references, 200),
     ("draft-07 tuple schema, n/20 properties", draft07_tuple_schema, 2_000),
     ("strict tool schema, n properties", strict_tool_schema_wide, 5_000),
+    ("schema patterns of n characters", long_patterns, 20_000),
     ("chat: many messages with special spellings", many_messages, 2_500),
     ("messages: many content parts", many_content_parts, 5_000),
     ("responses: many input items", responses_many_items, 3_000),
