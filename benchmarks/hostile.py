@@ -416,7 +416,8 @@ def long_patterns(n: int) -> Callable[[], object]:
     # groups, classes, properties, counts, look-around, back-references, comments in extended mode), and one of
     # classes that open with "]" (which the ECMA class rules read as an empty class).
     pieces = [
-        f"(?:[a-z\\p{{Greek}}]{{1,2}}|\\d+?|(?<n{i}>x)|(?=a)b*+|\\x{{41}}|\\1) # c\n" for i in range(n // 44 + 1)
+        f"(?:[a-z\\p{{Greek}}]{{1,2}}|\\d+?|(?<n{i}>x)|(?=a)b*+|\\x{{41}}|\\1) # c\n"
+        for i in range(n // 44 + 1)
     ]
     mixed = "(?x)" + "".join(pieces)
     pairs = "[]a]" * (n // 4)
