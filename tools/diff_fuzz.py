@@ -147,11 +147,38 @@ def mutate(body: Any, pool: list[Any], rng: random.Random) -> Any:
     return body
 
 
+#: What ``--syntax`` writes into a body's text: JSON punctuation, broken literals, numbers, escapes, bytes that are
+#: no UTF-8, whitespace.
+SYNTAX_PIECES = (
+    b"{", b"}", b"[", b"]", b",", b":", b'"', b"\\", b"\\u", b"\\ud800", b"\\udc00", b"\\x", b"nul", b"tru", b"-",
+    b"0", b"01", b"1.", b"1e", b"1e999", b"-1e99999999999", b".5", b"\x00", b"\x1f", b"\xff", b"\xc3", b"\xef\xbb\xbf",
+    b" ", b"\n", b"\t", b"NaN", b"Infinity", b"//", b"'",
+)  # fmt: skip
+
+
+def damage(raw: bytes, rng: random.Random) -> bytes:
+    """``raw`` with one to three byte-level edits: cut short, a piece inserted, a byte deleted or replaced."""
+    for _ in range(rng.choice([1, 1, 2, 3])):
+        at = rng.randint(0, len(raw))
+        roll = rng.random()
+        if roll < 0.2:
+            raw = raw[:at]
+        elif roll < 0.6:
+            raw = raw[:at] + rng.choice(SYNTAX_PIECES) + raw[at:]
+        elif roll < 0.8:
+            raw = raw[:at] + raw[at + 1 :]
+        else:
+            raw = raw[:at] + rng.choice(SYNTAX_PIECES)[:1] + raw[at + 1 :]
+    return raw
+
+
 def _reference_outcome(recorder: Recorder, ref: Any, raw: bytes) -> dict[str, Any]:
     try:
         request = recorder.request_class(raw)
-    except ValueError:
-        return {"kind": "read"}
+    except ValueError as exc:
+        # JSON syntax errors are compared word for word; the shape errors by kind only (D2).
+        text = str(exc)
+        return {"kind": "read", "syntax": text if text.startswith("invalid JSON request: ") else None}
     try:
         converted = request.convert(ref.ConversionOptions())
     except ref.ConversionError as exc:
@@ -244,6 +271,8 @@ def _differs(ours: dict[str, Any], theirs: dict[str, Any]) -> str | None:
     if ours["kind"] != theirs["kind"]:
         detail = ours.get("message") or theirs.get("message") or ""
         return f"outcome: dscodec {ours['kind']}, reference {theirs['kind']} ({str(detail)[:120]})"
+    if ours["kind"] == "read" and theirs.get("syntax") and ours.get("message") != theirs["syntax"]:
+        return f"syntax error: dscodec {ours.get('message')!r} / reference {theirs['syntax']!r}"
     ours_error, their_error = (
         (ours.get("status"), ours.get("message")),
         (theirs.get("status"), theirs.get("message")),
@@ -281,6 +310,11 @@ def main() -> int:
     parser.add_argument("--count", type=int, default=1000, help="bodies per protocol")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path, default=None, help="write each differing body here")
+    parser.add_argument(
+        "--syntax",
+        action="store_true",
+        help="damage the bytes of the body's text instead (JSON syntax errors)",
+    )
     args = parser.parse_args()
 
     from dscodec.prompt.tokenize import PromptEncoder
@@ -311,6 +345,8 @@ def main() -> int:
         for number in range(args.count):
             body = mutate(rng.choice(seeds), pool, rng)
             raw = json.dumps(body, ensure_ascii=False).encode("utf-8", "surrogatepass")
+            if args.syntax:
+                raw = damage(raw, rng)
             theirs = _reference_outcome(recorder, ref, raw)
             try:
                 ours = _our_outcome(protocol, raw, encoders)

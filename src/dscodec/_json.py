@@ -24,7 +24,7 @@ import json.encoder
 import math
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 import orjson
 
@@ -333,3 +333,243 @@ def dumps_compact(value: Any) -> str:
         out: list[str] = []
         _write(value, out, ",", ":", False)
         return "".join(out)
+
+
+# -- the reference's message for malformed JSON text ---------------------------------------------------------------
+
+#: Where a byte may end a run of plain string content: the quote, a backslash or a control character.
+_STRING_STOP = re.compile(rb'["\\\x00-\x1f]')
+_DIGITS = re.compile(rb"[0-9]*")
+_HEX_DIGITS = frozenset(b"0123456789abcdefABCDEF")
+_SIMPLE_ESCAPES = frozenset(b'"\\/bfnrt')
+_WHITE = frozenset(b" \t\n\r")
+
+
+class _Malformed(Exception):
+    """A syntax error, with the reference's message (``expected value at line 1 column 3``)."""
+
+
+class _SyntaxScan:
+    """A reading of JSON text that fails where the reference's reader (serde_json) fails, with its message and
+    position: ``column`` counts bytes from the start of the line; an error about the next byte points past it (1
+    for the first byte of a line), an error about what was just read points at its end."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.index = 0
+
+    def fail(self, message: str, *, peek: bool) -> NoReturn:
+        data = self.data
+        end = min(len(data), self.index + 1) if peek else self.index
+        start = data.rfind(b"\n", 0, end) + 1
+        line = data.count(b"\n", 0, start) + 1
+        raise _Malformed(f"{message} at line {line} column {end - start}")
+
+    def peek(self) -> int | None:
+        self.skip_space()
+        return self.data[self.index] if self.index < len(self.data) else None
+
+    def skip_space(self) -> None:
+        data, n = self.data, len(self.data)
+        while self.index < n and data[self.index] in _WHITE:
+            self.index += 1
+
+    def next_byte(self) -> int | None:
+        if self.index >= len(self.data):
+            return None
+        self.index += 1
+        return self.data[self.index - 1]
+
+    def document(self) -> None:
+        self.value(128)
+        if self.peek() is not None:
+            self.fail("trailing characters", peek=True)
+
+    def value(self, depth: int) -> None:
+        c = self.peek()
+        if c is None:
+            self.fail("EOF while parsing a value", peek=True)
+        if c in b"ntf":
+            self.index += 1
+            for expected in {0x6E: b"ull", 0x74: b"rue", 0x66: b"alse"}[c]:
+                got = self.next_byte()
+                if got is None:
+                    self.fail("EOF while parsing a value", peek=False)
+                if got != expected:
+                    self.fail("expected ident", peek=False)
+        elif c == 0x2D or 0x30 <= c <= 0x39:
+            self.number()
+        elif c == 0x22:
+            self.index += 1
+            self.string()
+        elif c in (0x5B, 0x7B):
+            if depth == 1:
+                self.fail("recursion limit exceeded", peek=True)
+            self.index += 1
+            if c == 0x5B:
+                self.sequence(depth - 1)
+            else:
+                self.mapping(depth - 1)
+        else:
+            self.fail("expected value", peek=True)
+
+    def sequence(self, depth: int) -> None:
+        first = True
+        while True:
+            c = self.peek()
+            if c == 0x5D:  # ]
+                self.index += 1
+                return
+            if c is None:
+                self.fail("EOF while parsing a list", peek=True)
+            if not first:
+                if c != 0x2C:
+                    self.fail("expected `,` or `]`", peek=True)
+                self.index += 1
+                c = self.peek()
+                if c == 0x5D:
+                    self.fail("trailing comma", peek=True)
+                if c is None:
+                    self.fail("EOF while parsing a value", peek=True)
+            first = False
+            self.value(depth)
+
+    def mapping(self, depth: int) -> None:
+        first = True
+        while True:
+            c = self.peek()
+            if c == 0x7D:  # }
+                self.index += 1
+                return
+            if c is None:
+                self.fail("EOF while parsing an object", peek=True)
+            if not first:
+                if c != 0x2C:
+                    self.fail("expected `,` or `}`", peek=True)
+                self.index += 1
+                c = self.peek()
+                if c == 0x7D:
+                    self.fail("trailing comma", peek=True)
+                if c is None:
+                    self.fail("EOF while parsing a value", peek=True)
+            first = False
+            if c != 0x22:
+                self.fail("key must be a string", peek=True)
+            self.index += 1
+            self.string()
+            c = self.peek()
+            if c is None:
+                self.fail("EOF while parsing an object", peek=True)
+            if c != 0x3A:
+                self.fail("expected `:`", peek=True)
+            self.index += 1
+            self.value(depth)
+
+    def string(self) -> None:
+        data, n = self.data, len(self.data)
+        start = self.index
+        while True:
+            stop = _STRING_STOP.search(data, self.index)
+            if stop is None:
+                self.index = n
+                self.fail("EOF while parsing a string", peek=False)
+            self.index = stop.start() + 1
+            c = data[stop.start()]
+            if c == 0x22:
+                try:
+                    data[start : self.index - 1].decode("utf-8")
+                except UnicodeDecodeError:
+                    self.fail("invalid unicode code point", peek=False)
+                return
+            if c != 0x5C:
+                self.fail("control character (\\u0000-\\u001F) found while parsing a string", peek=False)
+            escape = self.next_byte()
+            if escape is None:
+                self.fail("EOF while parsing a string", peek=False)
+            if escape == 0x75:  # u
+                unit = self.hex_unit()
+                if 0xDC00 <= unit <= 0xDFFF:
+                    self.fail("lone leading surrogate in hex escape", peek=False)
+                if 0xD800 <= unit <= 0xDBFF:
+                    for expected in (0x5C, 0x75):  # a trailing surrogate's "\u" must follow
+                        got = self.next_byte()
+                        if got is None:
+                            self.fail("EOF while parsing a string", peek=False)
+                        if got != expected:
+                            self.fail("unexpected end of hex escape", peek=False)
+                    if not 0xDC00 <= self.hex_unit() <= 0xDFFF:
+                        self.fail("lone leading surrogate in hex escape", peek=False)
+            elif escape not in _SIMPLE_ESCAPES:
+                self.fail("invalid escape", peek=False)
+
+    def hex_unit(self) -> int:
+        data = self.data
+        if self.index + 4 > len(data):
+            self.index = len(data)
+            self.fail("EOF while parsing a string", peek=False)
+        digits = data[self.index : self.index + 4]
+        self.index += 4
+        if not all(d in _HEX_DIGITS for d in digits):
+            self.fail("invalid escape", peek=False)
+        return int(digits, 16)
+
+    def number(self) -> None:
+        data = self.data
+        start = self.index
+        if data[self.index] == 0x2D:  # -
+            self.index += 1
+        first = self.next_byte()
+        if first is None:
+            self.fail("EOF while parsing a value", peek=False)
+        if not 0x30 <= first <= 0x39:
+            self.fail("invalid number", peek=False)
+        if first == 0x30:
+            if self.index < len(data) and 0x30 <= data[self.index] <= 0x39:
+                self.fail("invalid number", peek=True)
+        else:
+            self.index = _DIGITS.match(data, self.index).end()  # type: ignore[union-attr]
+        significand_zero = not data[start : self.index].strip(b"-0")
+        if self.index < len(data) and data[self.index] == 0x2E:  # .
+            self.index += 1
+            digits_end = _DIGITS.match(data, self.index).end()  # type: ignore[union-attr]
+            if digits_end == self.index:
+                self.fail(
+                    "invalid number" if self.index < len(data) else "EOF while parsing a value", peek=True
+                )
+            significand_zero = significand_zero and not data[self.index : digits_end].strip(b"0")
+            self.index = digits_end
+        if self.index < len(data) and data[self.index] in b"eE":
+            self.index += 1
+            positive = True
+            if self.index < len(data) and data[self.index] in b"+-":
+                positive = data[self.index] == 0x2B
+                self.index += 1
+            digit = self.next_byte()
+            if digit is None:
+                self.fail("EOF while parsing a value", peek=False)
+            if not 0x30 <= digit <= 0x39:
+                self.fail("invalid number", peek=False)
+            exponent = digit - 0x30
+            while self.index < len(data) and 0x30 <= data[self.index] <= 0x39:
+                digit = data[self.index] - 0x30
+                self.index += 1
+                if exponent > 214748364 or (exponent == 214748364 and digit > 7):
+                    # The exponent leaves 32 bits: infinite unless the number is zero or the exponent negative.
+                    if positive and not significand_zero:
+                        self.fail("number out of range", peek=False)
+                    self.index = _DIGITS.match(data, self.index).end()  # type: ignore[union-attr]
+                    return
+                exponent = exponent * 10 + digit
+        if math.isinf(float(data[start : self.index])):
+            self.fail("number out of range", peek=False)
+
+
+def syntax_error(data: str | bytes) -> str | None:
+    """The reference's message for malformed JSON text (``expected value at line 1 column 93``), or None when
+    its reader takes the text (the text may still break a rule of dscodec's own reader)."""
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
+    try:
+        _SyntaxScan(raw).document()
+    except _Malformed as exc:
+        return str(exc)
+    return None

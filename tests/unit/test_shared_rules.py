@@ -99,11 +99,15 @@ def test_body_nesting_limit_is_the_same_for_text_and_mappings(depth: int) -> Non
         assert _body.read_body(text, lambda v: v) == value
         assert _body.read_body(value, lambda v: v) == value
         return
-    # Deeper than orjson's own limit (255) too: the mapping is checked before it is serialised.
-    for given_body in (text, text.encode(), value):
+    # Deeper than orjson's own limit (255) too: the mapping is checked before it is serialised. Text gets the
+    # reference's message, which points at the bracket that opens the 128th level (column 7 + 127).
+    for given_body in (text, text.encode()):
         with pytest.raises(ConversionError) as info:
             _body.read_body(given_body, lambda v: v)
-        assert info.value.message == DEPTH_ERROR
+        assert info.value.message == "invalid JSON request: recursion limit exceeded at line 1 column 134"
+    with pytest.raises(ConversionError) as info:
+        _body.read_body(value, lambda v: v)
+    assert info.value.message == DEPTH_ERROR
 
 
 def test_a_mapping_that_contains_itself_is_too_deep() -> None:

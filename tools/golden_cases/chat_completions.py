@@ -2490,6 +2490,38 @@ def _invalid_parse() -> list[Case]:
         "a lone surrogate escape in a string",
         '{"model": "DeepSeek-V4-Pro", "messages": [{"role": "user", "content": "\\ud800"}]}',
     )
+    # The reference's words and positions for each kind of JSON syntax error (serde_json's reader).
+    head = '{"model": "DeepSeek-V4-Pro", "messages": [{"role": "user", "content": '
+    for slug, description, tail in (
+        ("syntax-number-out-of-range", "a number beyond the double range", '"a"}], "temperature": 1e400}'),
+        ("syntax-exponent-overflow", "an exponent beyond 32 bits", '"a"}], "temperature": 1e99999999999}'),
+        ("syntax-leading-zero", "a number with a leading zero", '"a"}], "temperature": 01}'),
+        ("syntax-bare-point", "a number ending in a point", '"a"}], "temperature": 1.}'),
+        ("syntax-invalid-escape", "an unknown escape in a string", '"a\\x"}]}'),
+        ("syntax-short-unicode-escape", "a \\u escape with a quote among its four digits", '"\\u12"}]}'),
+        ("syntax-lone-trailing-surrogate", "a trailing surrogate first", '"\\udc00"}]}'),
+        (
+            "syntax-surrogate-pair-broken",
+            "a leading surrogate and an escape that is no trailing one",
+            '"\\ud800\\u0041"}]}',
+        ),
+        ("syntax-control-character", "a raw control character in a string", '"a\x01"}]}'),
+        ("syntax-trailing-comma-array", "a comma before ]", '"a"},]}'),
+        ("syntax-trailing-comma-object", "a comma before }", '"a",}]}'),
+        ("syntax-missing-colon", "a key without a colon", '"a", "name" "x"}]}'),
+        ("syntax-key-not-string", "a key that is no string", '"a", 1: 2}]}'),
+        ("syntax-missing-comma", "two values without a comma", '"a" "b"}]}'),
+        ("syntax-bad-literal", "a broken true", '"a"}], "stream": tru}'),
+        ("syntax-multiline", "an error on the third line", '\n"a"\n}\n,,]}'),
+        ("syntax-eof-in-string", "the body ends in a string", '"abc'),
+        ("syntax-eof-in-object", "the body ends after a key", '"a", "name"'),
+    ):
+        raw(slug, description, head + tail)
+    raw(
+        "syntax-invalid-utf8-in-string",
+        "a byte that is no UTF-8 inside a string",
+        (head + '"a').encode() + b'\xff"}]}',
+    )
     raw(
         "nan",
         "NaN literal",

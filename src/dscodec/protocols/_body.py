@@ -25,6 +25,7 @@ from dscodec._json import (
     loads,
     nesting_depth_exceeds,
     serde_float_text,
+    syntax_error,
 )
 from dscodec.errors import ConversionError
 from dscodec.protocols._debug_escapes import ESCAPED_BOUNDS
@@ -288,7 +289,8 @@ def load_body(body: str | bytes | Mapping[str, Any]) -> Any:
         try:
             return loads(data)
         except JSONDecodeError as exc:
-            raise ConversionError(f"invalid JSON request: {exc}") from None
+            # The reference's words and position for the first syntax error (serde_json's reader).
+            raise ConversionError(f"invalid JSON request: {syntax_error(data) or exc}") from None
     if isinstance(body, Mapping):
         top = dict(body)
         # Checked before serialising: orjson has a deeper limit of its own, with another message.

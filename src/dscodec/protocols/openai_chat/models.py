@@ -242,8 +242,8 @@ def _read_tool_choice(value: Any, path: str) -> ToolChoice:
                     path,
                 )
             name = item["name"]
-    if name is None:
-        r.fail("missing field `function`", path)
+    if name is None:  # read as absent, hence null (the reference's words)
+        r.fail("field `function`: invalid type: null, expected struct ChatCompletionToolChoiceFunction", path)
     return NamedToolChoice(name)
 
 
