@@ -210,4 +210,3 @@ def test_suite_is_large_enough(protocol: str) -> None:
     valid = [p for p in cases if p not in invalid]
     versions = {read_json(p / "expected.json")["model_version"] for p in valid}
     assert len(valid) >= 300 and len(invalid) >= 60 and versions == {"v4", "v4.1"}
-
