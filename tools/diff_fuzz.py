@@ -7,7 +7,11 @@ Seeds are the ``request.json`` files of ``fixtures/requests/``. A mutation repla
 seen elsewhere in the corpus or a hostile one (wrong types, huge numbers, special-token spellings, deep
 nesting), deletes a key, duplicates or drops an array item; up to three mutations per body.
 
-Compared: the outcome (read error, conversion error, success); for a conversion error the status and the
+With ``--syntax`` the body's text is damaged byte by byte instead (cut short, JSON punctuation, broken literals,
+numbers, escapes or bytes that are no UTF-8 inserted), which makes JSON syntax errors.
+
+Compared: the outcome (read error, conversion error, success); for a read error the message (the reference's
+``ValueError`` text; D11 labels the shapes dscodec refuses on purpose); for a conversion error the status and the
 message; on success the model version, the prompt text, the token ids, the sampling fields and stop sequences,
 and the rest of what the golden recorder writes down: every inference and parsing option, the conversation's
 settings, messages and tools, the special spans, the image sources, ``stream`` and ``resolve_max_tokens``. Deviations
@@ -22,6 +26,7 @@ import argparse
 import copy
 import json
 import random
+import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -172,13 +177,18 @@ def damage(raw: bytes, rng: random.Random) -> bytes:
     return raw
 
 
+#: dscodec's messages where it refuses on purpose what the reference reads (deviation D11).
+_D11 = re.compile(
+    r"invalid type: sequence, expected (struct|internally|adjacently|enum)|integer `\d+`, expected variant"
+)
+
+
 def _reference_outcome(recorder: Recorder, ref: Any, raw: bytes) -> dict[str, Any]:
     try:
         request = recorder.request_class(raw)
     except ValueError as exc:
         # JSON syntax errors are compared word for word; the shape errors by kind only (D2).
-        text = str(exc)
-        return {"kind": "read", "syntax": text if text.startswith("invalid JSON request: ") else None}
+        return {"kind": "read", "syntax": str(exc)}
     try:
         converted = request.convert(ref.ConversionOptions())
     except ref.ConversionError as exc:
@@ -271,8 +281,12 @@ def _differs(ours: dict[str, Any], theirs: dict[str, Any]) -> str | None:
     if ours["kind"] != theirs["kind"]:
         detail = ours.get("message") or theirs.get("message") or ""
         return f"outcome: dscodec {ours['kind']}, reference {theirs['kind']} ({str(detail)[:120]})"
-    if ours["kind"] == "read" and theirs.get("syntax") and ours.get("message") != theirs["syntax"]:
-        return f"syntax error: dscodec {ours.get('message')!r} / reference {theirs['syntax']!r}"
+    if ours["kind"] == "read" and ours.get("message") != theirs["syntax"]:
+        message = str(ours.get("message"))
+        kind = "syntax" if theirs["syntax"].startswith("invalid JSON request: ") else "shape"
+        if _D11.search(message):
+            kind = "D11 shape"  # an array read as an object's fields, or an integer tag: dscodec refuses them
+        return f"{kind} error: dscodec {message!r} / reference {theirs['syntax']!r}"
     ours_error, their_error = (
         (ours.get("status"), ours.get("message")),
         (theirs.get("status"), theirs.get("message")),
