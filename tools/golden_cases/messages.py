@@ -1804,6 +1804,11 @@ def _invalid_parse() -> list[Case]:
     body("missing-messages", "no messages field", {"model": V4, "max_tokens": 10})
     body("missing-model", "no model field", {"messages": q})
     body(
+        "message-empty-array",
+        "a message given as an empty array",
+        {"model": V4, "max_tokens": 10, "messages": [[]]},
+    )
+    body(
         "messages-object",
         "messages is an object",
         {"model": V4, "messages": {"role": "user", "content": "a"}},

@@ -2351,6 +2351,8 @@ def _invalid_parse() -> list[Case]:
         cases.append(Case(name=f"{prefix}-invalid-parse-{slug}", description=description, body=value))
 
     body("missing-model", "no model field", {"input": "a"})
+    body("tool-empty-array", "a tool given as an empty array: its tag is missing", _req(V4, "a", tools=[[]]))
+    body("text-empty-array", "text given as an empty array", _req(V4, "a", text=[]))
     body("model-number", "model is a number", {"model": 4, "input": "a"})
     body("input-number", "input is a number", _req(V4, 5))
     body("input-object", "input is an object", _req(V4, {"role": "user", "content": "a"}))

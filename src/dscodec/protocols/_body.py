@@ -136,17 +136,25 @@ def invalid_type(value: Any, expected: str, path: str | None) -> NoReturn:
     fail(f"invalid type: {describe_value(value)}, expected {expected}", path)
 
 
-def read_map(value: Any, expected: str, path: str | None, *, fields: int | None = None) -> Mapping[str, Any]:
+def read_map(
+    value: Any, expected: str, path: str | None, *, fields: int | None = None, empty_at: int = 0
+) -> Mapping[str, Any]:
     """``value`` as a JSON object; ``expected`` names the struct in the error (``struct ChatCompletionTool``).
 
     Objects given as arrays (serde's positional struct form, which the reference accepts) are refused: no
     client sends them, and their meaning would depend on field order. An empty array gets serde's message,
-    which needs the struct's field count ``fields``.
+    which needs the struct's field count ``fields`` (and ``empty_at``, the leading fields serde fills by default;
+    an enum has no ``fields``: ``invalid length 0, expected adjacently tagged enum …``).
     """
     if isinstance(value, Mapping):
         return value
     if fields is not None and isinstance(value, (list, tuple)) and not value:
-        fail(f"invalid length 0, expected {expected} with {fields} element{'s' if fields != 1 else ''}", path)
+        fail(
+            f"invalid length {empty_at}, expected {expected} with {fields} element{'s' if fields != 1 else ''}",
+            path,
+        )
+    if expected.startswith("adjacently tagged enum ") and isinstance(value, (list, tuple)) and not value:
+        fail(f"invalid length 0, expected {expected}", path)
     invalid_type(value, expected, path)
 
 

@@ -144,13 +144,19 @@ class Struct(Generic[_T_co]):
     """A JSON object with declared fields, built into a value by ``build`` (called with the fields' keywords).
 
     ``expected`` is serde's name for the object (``struct ChatCompletionTool``) and ``size`` its number of fields,
-    both used in the message for a value that is not an object.
+    both used in the message for a value that is not an object; ``empty_at`` is how many leading fields serde
+    fills by default when an empty array stands for the object (its ``invalid length`` names the next one).
     """
 
-    __slots__ = ("_build", "_plan", "_required", "expected", "size")
+    __slots__ = ("_build", "_plan", "_required", "empty_at", "expected", "size")
 
     def __init__(
-        self, build: Callable[..., _T_co], *fields: Field, expected: str = "", size: int | None = None
+        self,
+        build: Callable[..., _T_co],
+        *fields: Field,
+        expected: str = "",
+        size: int | None = None,
+        empty_at: int = 0,
     ) -> None:
         self._build = build
         # What each declared key needs while reading, unpacked once here: the reader runs once per request field.
@@ -158,11 +164,12 @@ class Struct(Generic[_T_co]):
         self._required = tuple(field.key for field in fields if field.required)
         self.expected = expected
         self.size = size
+        self.empty_at = empty_at
 
     def read(self, value: Any, path: str | None) -> _T_co:
         """``value`` as this struct: a JSON object (else serde's ``invalid type``), then its fields."""
         if value.__class__ is not dict:
-            value = read_map(value, self.expected, path, fields=self.size)
+            value = read_map(value, self.expected, path, fields=self.size, empty_at=self.empty_at)
         return self._build(**self.collect(value, path))
 
     def read_fields(self, mapping: Mapping[str, Any], path: str | None) -> _T_co:

@@ -358,6 +358,8 @@ _TOOLS: dict[str, r.Struct[Tool]] = {"function": _FUNCTION, "namespace": _NAMESP
 
 def _read_tool(value: Any, path: str) -> Tool:
     # A tagged entry whose ``type`` may be any string: unknown types are hosted tools, dropped by the converter.
+    if isinstance(value, list) and not value:  # serde reads the tag first from an array: none there
+        r.fail("missing field `type`", path)
     tool = r.read_map(value, "internally tagged enum ResponsesTool", path)
     if "type" not in tool:
         r.fail("missing field `type`", path)
@@ -445,6 +447,7 @@ _TEXT = r.Struct(
     r.optional("verbosity", r.unit_enum(_VERBOSITIES)),
     expected="struct ResponsesTextConfig",
     size=2,
+    empty_at=1,
 )
 
 
