@@ -27,7 +27,8 @@ __all__ = ["regex_ok"]
 
 #: The size limit of a compiled pattern, less what every program holds.
 _SIZE_LIMIT = 10 * 1024 * 1024 - 224
-#: Groups nest at most this deep; stacked repetitions and groups at most :data:`_NEST_LIMIT` deep.
+#: Groups nest at most this deep; for the strict reading groups, repetitions and classes (two levels each) at most
+#: :data:`_NEST_LIMIT` deep.
 _GROUP_LIMIT = 63
 _NEST_LIMIT = 250
 
@@ -322,8 +323,6 @@ class _Reader:
         self.extended = False  # the x flag
         self.insensitive = False  # the i flag (for the size estimate)
         self.behind = 0  # look-behinds around the reader
-        self.class_depth = 0
-        self.bracket = False  # the last class item was a nested or an ASCII class
         self.escapes: set[str] = set()  # the class escapes of the class being read
 
     # -- characters --------------------------------------------------------------------------------------------
@@ -409,6 +408,8 @@ class _Reader:
                     continue
                 item = found
             item = self.repetitions(item)
+            if self.strict and item.nest > _NEST_LIMIT:
+                _fail()
             cost += item.cost
             nest = max(nest, item.nest)
             boundary = boundary or item.boundary
@@ -806,23 +807,11 @@ class _Reader:
     # -- classes -----------------------------------------------------------------------------------------------
 
     def class_item(self, spans: list[tuple[int, int]], costs: list[int]) -> int | None:
-        """One item of a class: its code point, or None for a set (``\\d``, ``\\p{L}``, a nested class), whose
+        """One item of a class (not a ``[``): its code point, or None for a set (``\\d``, ``\\p{L}``), whose
         ranges go to ``spans`` or, for large sets, whose estimated cost goes to ``costs``."""
         c = self.text[self.pos]
-        if c == "[":  # left unescaped (after an ECMA empty class ``[]``): a nested class or an ASCII class
-            match = _ASCII_CLASS.match(self.text, self.pos)
-            self.bracket = True
-            if match is not None and match.group(1) in _ASCII_CLASSES:
-                self.pos = match.end()
-                spans.append((0x20, 0x7E))
-                return None
-            self.class_depth += 1
-            if self.class_depth > _NEST_LIMIT:
-                _fail()
-            costs.append(self.char_class().cost)
-            self.class_depth -= 1
-            return None
-        self.bracket = False
+        if c == "[":  # a range cannot end in a class
+            _fail()
         self.pos += 1
         if c != "\\":
             return ord(c)
@@ -860,26 +849,46 @@ class _Reader:
         return ord(e)
 
     def char_class(self) -> _Item:
-        self.pos += 1
-        negated = self.peek() == "^"
-        if negated:
-            self.pos += 1
-        spans: list[tuple[int, int]] = []
-        costs: list[int] = []
-        outer, self.escapes = self.escapes, set()
+        """A class, with the classes nested in it (left unescaped after an ECMA empty class ``[]``) read on a stack
+        of their own rather than by recursion: they may nest 250 deep."""
+        # Each open class: its spans, its costs, whether negated, the class escapes met in it.
+        stack: list[tuple[list[tuple[int, int]], list[int], bool, set[str]]] = []
+        deepest = 0
         first = True
         while True:
+            if first:
+                self.pos += 1  # the "["
+                negated = self.peek() == "^"
+                if negated:
+                    self.pos += 1
+                stack.append(([], [], negated, set()))
+                deepest = max(deepest, len(stack))
+            spans, costs, negated, escapes = stack[-1]
             self.skip_space()
             c = self.peek()
             if c is None:
                 _fail()
             if c == "]" and not first:
                 self.pos += 1
-                break
+                stack.pop()
+                every = any(e in escapes and e.upper() in escapes for e in "dsw")  # [\\s\\S]: any character
+                cost = 964 if every else self.class_cost(spans, costs, negated=negated)
+                if not stack:
+                    return _Item(cost, nest=2 * deepest)  # the strict reading counts two levels per class
+                stack[-1][1].append(cost)
+                continue
             first = False
+            if c == "[":
+                match = _ASCII_CLASS.match(self.text, self.pos)
+                if match is not None and match.group(1) in _ASCII_CLASSES:
+                    self.pos = match.end()
+                    spans.append((0x20, 0x7E))
+                else:
+                    first = True  # a nested class opens
+                continue  # a hyphen after either is a plain one: the next item
+            self.escapes = escapes
             start = self.class_item(spans, costs)
-            # A nested or ASCII class is followed by a plain hyphen; a literal or an escape may start a range.
-            if not self.bracket and self.peek() == "-" and self.peek(1) not in (None, "]"):
+            if self.peek() == "-" and self.peek(1) not in (None, "]"):
                 self.pos += 1
                 self.skip_space()
                 if self.peek() is None:
@@ -890,9 +899,6 @@ class _Reader:
                 spans.append((start, end))
             elif start is not None:
                 spans.append((start, start))
-        every = any(e in self.escapes and e.upper() in self.escapes for e in "dsw")  # [\\s\\S]: any character
-        self.escapes = outer
-        return _Item(964 if every else self.class_cost(spans, costs, negated=negated))
 
     def class_cost(self, spans: list[tuple[int, int]], costs: list[int], *, negated: bool) -> int:
         """The estimated program size of a class (per copy): measured shapes for ASCII sets and their
