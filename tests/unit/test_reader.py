@@ -210,4 +210,4 @@ def test_unit_enum() -> None:
     read = unit_enum(("low", "high"))
     assert read("low", "p") == "low"
     assert read({"high": None}, "p") == "high"
-    assert error(read, "mid") == ("unknown variant `mid`, expected one of `low`, `high`", "p")
+    assert error(read, "mid") == ("unknown variant `mid`, expected `low` or `high`", "p")  # serde: two are "or"

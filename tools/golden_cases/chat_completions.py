@@ -2534,6 +2534,12 @@ def _invalid_parse() -> list[Case]:
     def body(slug: str, description: str, value: Any, prefix: str = "v4") -> None:
         cases.append(Case(name=f"{prefix}-invalid-parse-{slug}", description=description, body=value))
 
+    body(
+        "tool-choice-function-empty-array",
+        "a named tool choice whose function is an empty array",
+        _req(V4, [user("a")], tool_choice={"type": "function", "function": []}),
+    )
+
     # How an error quotes a string: which characters become \u{..} follows the reference's Unicode tables.
     body(
         "max-tokens-string-quoted-characters",

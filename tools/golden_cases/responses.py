@@ -2353,6 +2353,11 @@ def _invalid_parse() -> list[Case]:
     body("missing-model", "no model field", {"input": "a"})
     body("tool-empty-array", "a tool given as an empty array: its tag is missing", _req(V4, "a", tools=[[]]))
     body("text-empty-array", "text given as an empty array", _req(V4, "a", text=[]))
+    body(
+        "namespace-tool-unknown-positional-tag",
+        "a namespace's tool given as an array whose first item, its tag, names no variant (serde: two are 'or')",
+        _req(V4, "a", tools=[{"type": "namespace", "name": "n", "tools": [["a"]]}]),
+    )
     body("model-number", "model is a number", {"model": 4, "input": "a"})
     body("input-number", "input is a number", _req(V4, 5))
     body("input-object", "input is an object", _req(V4, {"role": "user", "content": "a"}))

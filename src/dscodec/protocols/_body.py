@@ -239,6 +239,8 @@ def unknown_variant(name: str, variants: Sequence[str]) -> str:
     """serde's ``unknown variant`` message."""
     if len(variants) == 1:
         return f"unknown variant `{name}`, expected `{variants[0]}`"
+    if len(variants) == 2:
+        return f"unknown variant `{name}`, expected `{variants[0]}` or `{variants[1]}`"
     listed = ", ".join(f"`{v}`" for v in variants)
     return f"unknown variant `{name}`, expected one of {listed}"
 

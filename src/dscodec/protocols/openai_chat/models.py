@@ -229,6 +229,11 @@ def _read_tool_choice(value: Any, path: str) -> ToolChoice:
             except r.WireError as exc:
                 r.fail(f"field `type`: {exc.detail}", path)
         elif key == "function":
+            if isinstance(item, list) and not item:  # serde's positional form, with no field
+                r.fail(
+                    "field `function`: invalid length 0, expected struct ChatCompletionToolChoiceFunction with 1 element",
+                    path,
+                )
             if not isinstance(item, Mapping):
                 r.fail(
                     f"field `function`: invalid type: {r.describe_value(item)}, expected struct ChatCompletionToolChoiceFunction",
