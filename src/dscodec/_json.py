@@ -413,45 +413,35 @@ class _SyntaxScan:
         else:
             self.fail("expected value", peek=True)
 
+    def entry(self, close: int, first: bool, what: str) -> int | None:
+        """Before an array item or an object key: None at the closing bracket (read), else the byte that starts
+        the entry (past its comma unless it is the first)."""
+        c = self.peek()
+        if c == close:
+            self.index += 1
+            return None
+        if c is None:
+            self.fail(f"EOF while parsing {what}", peek=True)
+        if not first:
+            if c != 0x2C:
+                self.fail(f"expected `,` or `{chr(close)}`", peek=True)
+            self.index += 1
+            c = self.peek()
+            if c == close:
+                self.fail("trailing comma", peek=True)
+            if c is None:
+                self.fail("EOF while parsing a value", peek=True)
+        return c
+
     def sequence(self, depth: int) -> None:
         first = True
-        while True:
-            c = self.peek()
-            if c == 0x5D:  # ]
-                self.index += 1
-                return
-            if c is None:
-                self.fail("EOF while parsing a list", peek=True)
-            if not first:
-                if c != 0x2C:
-                    self.fail("expected `,` or `]`", peek=True)
-                self.index += 1
-                c = self.peek()
-                if c == 0x5D:
-                    self.fail("trailing comma", peek=True)
-                if c is None:
-                    self.fail("EOF while parsing a value", peek=True)
+        while self.entry(0x5D, first, "a list") is not None:
             first = False
             self.value(depth)
 
     def mapping(self, depth: int) -> None:
         first = True
-        while True:
-            c = self.peek()
-            if c == 0x7D:  # }
-                self.index += 1
-                return
-            if c is None:
-                self.fail("EOF while parsing an object", peek=True)
-            if not first:
-                if c != 0x2C:
-                    self.fail("expected `,` or `}`", peek=True)
-                self.index += 1
-                c = self.peek()
-                if c == 0x7D:
-                    self.fail("trailing comma", peek=True)
-                if c is None:
-                    self.fail("EOF while parsing a value", peek=True)
+        while (c := self.entry(0x7D, first, "an object")) is not None:
             first = False
             if c != 0x22:
                 self.fail("key must be a string", peek=True)
