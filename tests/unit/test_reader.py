@@ -210,4 +210,5 @@ def test_unit_enum() -> None:
     read = unit_enum(("low", "high"))
     assert read("low", "p") == "low"
     assert read({"high": None}, "p") == "high"
-    assert error(read, "mid") == ("unknown variant `mid`, expected `low` or `high`", "p")  # serde: two are "or"
+    # serde names two variants with "or", more with "one of".
+    assert error(read, "mid") == ("unknown variant `mid`, expected `low` or `high`", "p")
