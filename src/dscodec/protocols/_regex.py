@@ -292,6 +292,43 @@ _CLASS_SPANS = {
 }  # fmt: skip
 
 
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``spans`` sorted, overlapping and adjacent ones joined."""
+    out: list[tuple[int, int]] = []
+    for low, high in sorted(spans):
+        if out and low <= out[-1][1] + 1:
+            out[-1] = (out[-1][0], max(out[-1][1], high))
+        else:
+            out.append((low, high))
+    return out
+
+
+def _utf8_ranges(low: int, high: int) -> int:
+    """How many byte ranges the UTF-8 sequences of the code points ``low``–``high`` take (surrogates left out):
+    the range is cut where the encoding's length changes, then where a byte's range would not be whole."""
+    count = 0
+    pending = [
+        (max(low, start), min(high, end))
+        for start, end in ((0, 0x7F), (0x80, 0x7FF), (0x800, 0xD7FF), (0xE000, 0xFFFF), (0x10000, 0x10FFFF))
+        if max(low, start) <= min(high, end)
+    ]
+    while pending:
+        a, b = pending.pop()
+        size = len(chr(a).encode("utf-8"))
+        for i in range(1, size):
+            mask = (1 << (6 * i)) - 1
+            if a & ~mask != b & ~mask:
+                if a & mask:
+                    pending += [(a, a | mask), ((a | mask) + 1, b)]
+                    break
+                if b & mask != mask:
+                    pending += [(a, (b & ~mask) - 1), (b & ~mask, b)]
+                    break
+        else:
+            count += size
+    return count
+
+
 class _Item:
     """What a piece of the pattern is, for the repetition rules and the size estimate."""
 
@@ -916,7 +953,10 @@ class _Reader:
         elif negated:
             base = 1000 + 36 * (merged - 1)
         elif reach > 0x7F:
-            base = 32 * len(chr(reach).encode("utf-8")) if single and merged == 1 else 64 + 100 * merged
+            if single and merged == 1:
+                base = 32 * len(chr(reach).encode("utf-8"))
+            else:  # one state per byte range of the UTF-8 sequences the class compiles to
+                base = max(64, 36 * sum(_utf8_ranges(low, high) for low, high in _merged(spans)))
         elif self.insensitive and any(low <= 0x7A and high >= 0x41 for low, high in spans):
             base = 304  # the letters' other cases join the class
         else:
