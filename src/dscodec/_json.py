@@ -503,17 +503,22 @@ class _SyntaxScan:
             self.fail("invalid escape", peek=False)
         return int(digits, 16)
 
+    def digit(self) -> int:
+        """The digit a number must go on with here (read), as its value."""
+        byte = self.next_byte()
+        if byte is None:
+            self.fail("EOF while parsing a value", peek=False)
+        if not 0x30 <= byte <= 0x39:
+            self.fail("invalid number", peek=False)
+        return byte - 0x30
+
     def number(self) -> None:
         data = self.data
         start = self.index
         if data[self.index] == 0x2D:  # -
             self.index += 1
-        first = self.next_byte()
-        if first is None:
-            self.fail("EOF while parsing a value", peek=False)
-        if not 0x30 <= first <= 0x39:
-            self.fail("invalid number", peek=False)
-        if first == 0x30:
+        first = self.digit()
+        if first == 0:
             if self.index < len(data) and 0x30 <= data[self.index] <= 0x39:
                 self.fail("invalid number", peek=True)
         else:
@@ -534,12 +539,7 @@ class _SyntaxScan:
             if self.index < len(data) and data[self.index] in b"+-":
                 positive = data[self.index] == 0x2B
                 self.index += 1
-            digit = self.next_byte()
-            if digit is None:
-                self.fail("EOF while parsing a value", peek=False)
-            if not 0x30 <= digit <= 0x39:
-                self.fail("invalid number", peek=False)
-            exponent = digit - 0x30
+            exponent = self.digit()
             while self.index < len(data) and 0x30 <= data[self.index] <= 0x39:
                 digit = data[self.index] - 0x30
                 self.index += 1
