@@ -143,8 +143,7 @@ def read_map(
 
     Objects given as arrays (serde's positional struct form, which the reference accepts) are refused: no
     client sends them, and their meaning would depend on field order. An empty array gets serde's message,
-    which needs the struct's field count ``fields`` (and ``empty_at``, the leading fields serde fills by default;
-    an enum has no ``fields``: ``invalid length 0, expected adjacently tagged enum …``).
+    which needs the struct's field count ``fields`` (and ``empty_at``, the leading fields serde fills by default).
     """
     if isinstance(value, Mapping):
         return value
@@ -153,8 +152,6 @@ def read_map(
             f"invalid length {empty_at}, expected {expected} with {fields} element{'s' if fields != 1 else ''}",
             path,
         )
-    if expected.startswith("adjacently tagged enum ") and isinstance(value, (list, tuple)) and not value:
-        fail(f"invalid length 0, expected {expected}", path)
     invalid_type(value, expected, path)
 
 

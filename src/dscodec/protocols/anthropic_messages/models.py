@@ -256,6 +256,8 @@ class Message:
 def _read_message(value: Any, path: str) -> Message:
     # An adjacently tagged enum: ``role`` is the tag, ``content`` the payload. The tag is read first, wherever
     # it is in the object (serde buffers a payload that comes before its tag).
+    if isinstance(value, list) and not value:  # serde's positional form, with no tag
+        r.fail("invalid length 0, expected adjacently tagged enum MessagesMessage", path)
     message = r.read_map(value, "adjacently tagged enum MessagesMessage", path)
     if "role" not in message:
         raise r.missing_field("role", path)
