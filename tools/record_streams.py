@@ -372,7 +372,10 @@ def build_chunkings(sc: Any, ids: list[int], logprobs: list[list[Any]] | None) -
             if isinstance(piece, cases.TokensOf):
                 piece_ids = encode(piece.text)
                 check_round_trip(piece.text, piece_ids, where=f"{sc.name}/{ex.name}")
-                chunks.append({"kind": "tokens", "ids": piece_ids})
+                chunk = {"kind": "tokens", "ids": piece_ids}
+                if piece.logprobs:
+                    chunk["logprobs"] = fake_logprobs(piece_ids)
+                chunks.append(chunk)
             else:
                 count = len(encode(piece.text)) if piece.token_count is None else piece.token_count
                 chunks.append({"kind": "text", "text": piece.text, "token_count": count})
@@ -456,7 +459,10 @@ def equivalent_chunkings(sc: Any, chunkings: list[Chunking], other: str) -> list
             else:
                 piece_ids = encode(piece)
                 check_round_trip(piece, piece_ids, where=f"{sc.name}/{c.name} (reads as)")
-                chunks.append({"kind": "tokens", "ids": piece_ids})
+                chunk = {"kind": "tokens", "ids": piece_ids}
+                if piece.logprobs:
+                    chunk["logprobs"] = fake_logprobs(piece_ids)
+                chunks.append(chunk)
         spelled = "".join(ch["text"] if ch["kind"] == "text" else _spell(ch["ids"]) for ch in chunks)
         if spelled != other:
             raise SystemExit(f"{sc.name}/{c.name}: the mapped chunks spell {spelled!r}, not {other!r}")

@@ -54,9 +54,11 @@ class TextPiece:
 
 @dataclass(frozen=True)
 class TokensOf:
-    """One explicit ``tokens`` chunk holding the full-vocab ids of ``text`` (no logprobs)."""
+    """One explicit ``tokens`` chunk holding the full-vocab ids of ``text`` (with ``logprobs``, the recorder's
+    deterministic fake entries for those ids)."""
 
     text: str
+    logprobs: bool = False
 
 
 @dataclass(frozen=True)
@@ -1411,6 +1413,34 @@ def _logprobs(v: Version) -> list[Scenario]:
         tools="weather",
         stop=("STOP",),
         logprobs=True,
+    )
+    s(
+        "stop-after-held-spelling",
+        "a <STOP tail",
+        "a text chunk ends in a '<' that may begin a spelling; the next ids (with logprobs) release it and begin a "
+        "stop sequence: the entry of their first id does not go with the released '<', which is text from before "
+        "(found by the event fuzzer)",
+        thinking=False,
+        tools="weather",
+        stop=("STOP",),
+        logprobs=True,
+        explicit=(
+            ExplicitChunking(
+                "text-then-ids",
+                (
+                    TokensOf("a", logprobs=True),
+                    TextPiece(" <"),
+                    TokensOf("ST", logprobs=True),
+                    TextPiece("OP tail"),
+                ),
+                tokenizer=True,
+            ),
+            ExplicitChunking(
+                "text-then-id-pairs",
+                (TextPiece("a <"), TokensOf("STOP", logprobs=True), TextPiece(" tail")),
+                tokenizer=True,
+            ),
+        ),
     )
     return s.items
 

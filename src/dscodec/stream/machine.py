@@ -293,7 +293,7 @@ class OutputMachine(FastPaths):
                     else:
                         parts.append(sanitize_text(text[: len(text) - len(spelling)]) + hard_code(spelling))
             else:
-                size = len(parts[0])
+                size = self._carried = len(parts[0])
                 base = self._pos
                 for k, token in enumerate(tokens):
                     spelling = token.spelling
@@ -818,7 +818,9 @@ class OutputMachine(FastPaths):
         return self._events()
 
     def _run(self, units: str) -> None:
-        base = self._stretch = self._pos
+        base = self._pos
+        self._stretch = base + self._carried
+        self._carried = 0
         n = len(units)
         # D15: the end-of-sentence token ends the output; the units before it are processed as usual.
         end = n
