@@ -87,6 +87,19 @@ REGEX_PATTERNS: list[tuple[str, str, bool]] = [
     ("control-after-lookahead", r"(?=a)\cA", False),
     ("flag-twice", r"(?i-i)", False),
     ("flag-unknown", r"(?a)\w", False),
+    # After a look-around only the lenient engine reads the pattern, and its \d, \w, \s are Unicode's: a
+    # repetition of them reaches the size limit far sooner than of the ASCII classes of the strict reading.
+    ("lookahead-word-class-300", r"^(?=.*[A-Z])\w{8,300}$", False),
+    ("lookahead-word-class-200", r"^(?=.*[A-Z])\w{8,200}$", True),
+    ("lookahead-digits-2047", r"(?=a)\d{2047}", False),
+    ("digits-2047", r"\d{2047}", True),
+    ("backreference-digits-2100", r"(\d)\1\d{2100}", False),
+    ("lookahead-spaces-15000", r"(?=a)\s{15000}", True),
+    ("lookahead-non-digit-class-2047", r"(?=a)[^\D]{2047}", False),
+    # In the strict reading a negated class of complemented escapes is the small ASCII set they leave.
+    ("negated-non-digit-100000", r"[^\D]{100000}", True),
+    ("negated-non-word-and-digit-110000", r"[^\W\d]{110000}", True),
+    ("negated-non-space-14000", r"[^\S]{14000}", True),
 ]
 
 

@@ -281,6 +281,9 @@ _ASCII_CLASS = re.compile(r"\[:\^?([a-z]+):\]")
 _ASCII_CLASSES = _words("alnum alpha ascii blank cntrl digit graph lower print punct space upper word xdigit")
 #: What a class escape's program costs per copy (the ECMA meanings: ``\\d`` and ``\\w`` are ASCII).
 _PERL_COSTS = {"d": 72, "w": 96, "s": 744, "D": 1000, "W": 1108, "S": 2125}
+#: What a class escape costs per copy in a pattern only the lenient reading reads to the end (one with a look-around
+#: or a back-reference): that engine's ``\\d``, ``\\w`` and ``\\s`` are Unicode's (measured).
+_UNICODE_PERL_COSTS = {"d": 5124, "w": 50000, "s": 680, "D": 12750, "W": 46500, "S": 1924}
 #: The ranges of the ASCII class escapes (the ECMA meanings) and of ``\\s``.
 _CLASS_SPANS = {
     "d": ((0x30, 0x39),),
@@ -300,6 +303,19 @@ def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
             out[-1] = (out[-1][0], max(out[-1][1], high))
         else:
             out.append((low, high))
+    return out
+
+
+def _complement(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The code points not in ``spans`` (merged), as merged spans."""
+    out: list[tuple[int, int]] = []
+    start = 0
+    for low, high in spans:
+        if low > start:
+            out.append((start, low - 1))
+        start = high + 1
+    if start <= 0x10FFFF:
+        out.append((start, 0x10FFFF))
     return out
 
 
@@ -329,6 +345,15 @@ def _utf8_ranges(low: int, high: int) -> int:
     return count
 
 
+def _with_costs(base: int, costs: list[int]) -> int:
+    """A class's estimated size: that of its characters (``base``) and of its sets (``costs``), the largest whole
+    and half of the others."""
+    if not costs:
+        return base
+    largest = max(costs)
+    return max(largest, base) + (sum(costs) - largest) // 2
+
+
 class _Item:
     """What a piece of the pattern is, for the repetition rules and the size estimate."""
 
@@ -349,9 +374,11 @@ class _Reader:
     """Both readings of one pattern in a single pass: each construct is checked against the rules of the readings
     still going (the strict one until the first look-around or back-reference), raising :class:`_Invalid`."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, *, unicode: bool = False) -> None:
         self.text = text
         self.pos = 0
+        # The class escapes cost what the lenient engine's Unicode classes cost (see regex_ok).
+        self.perl_costs = _UNICODE_PERL_COSTS if unicode else _PERL_COSTS
         self.strict = True  # the strict reading goes on (no look-around or back-reference met yet)
         self.bell = False
         self.captures = 0
@@ -384,7 +411,8 @@ class _Reader:
 
     # -- the whole pattern -------------------------------------------------------------------------------------
 
-    def read(self) -> None:
+    def read(self) -> int:
+        """Read the whole pattern (:class:`_Invalid` when a rule says no); the estimated size of its program."""
         item = self.alternation(0)
         if self.pos < len(self.text):  # a ")" that closes nothing
             _fail()
@@ -393,8 +421,7 @@ class _Reader:
         for number in self.numbers:
             if number > self.captures:
                 _fail()
-        if item.cost > _SIZE_LIMIT:
-            _fail()
+        return item.cost
 
     def alternation(self, depth: int) -> _Item:
         branches = [self.concatenation(depth)]
@@ -787,7 +814,7 @@ class _Reader:
                     _fail()
             elif c not in _LENIENT_LETTERS:
                 _fail()
-            return _Item(_PERL_COSTS.get(c, 32), boundary=c in "bB")
+            return _Item(self.perl_costs.get(c, 32), boundary=c in "bB")
         if self.strict and (not c.isascii() or c.isalnum()):
             _fail()
         return _Item(8, boundary=True) if c in "<>" else _Item(32)
@@ -874,6 +901,11 @@ class _Reader:
                 _fail()
             if e in "dDsSwW":
                 self.escapes.add(e)
+                if self.perl_costs is _UNICODE_PERL_COSTS:
+                    costs.append(_UNICODE_PERL_COSTS[e])
+                    return None
+                if e in "DSW":  # its complement's ranges, added when the class closes (class_cost)
+                    return None
             if e in _CLASS_SPANS:
                 spans.extend(_CLASS_SPANS[e])
                 return None
@@ -909,7 +941,7 @@ class _Reader:
                 self.pos += 1
                 stack.pop()
                 every = any(e in escapes and e.upper() in escapes for e in "dsw")  # [\\s\\S]: any character
-                cost = 964 if every else self.class_cost(spans, costs, negated=negated)
+                cost = 964 if every else self.class_cost(spans, costs, negated=negated, escapes=escapes)
                 if not stack:
                     return _Item(cost, nest=2 * deepest)  # the strict reading counts two levels per class
                 stack[-1][1].append(cost)
@@ -937,9 +969,24 @@ class _Reader:
             elif start is not None:
                 spans.append((start, start))
 
-    def class_cost(self, spans: list[tuple[int, int]], costs: list[int], *, negated: bool) -> int:
+    def class_cost(
+        self, spans: list[tuple[int, int]], costs: list[int], *, negated: bool, escapes: set[str]
+    ) -> int:
         """The estimated program size of a class (per copy): measured shapes for ASCII sets and their
         complements, a rough one elsewhere, the largest property for a class that holds properties."""
+        if self.perl_costs is _UNICODE_PERL_COSTS:
+            if negated and not spans and len(costs) == 1 and len(escapes) == 1:
+                # [^\\d] is \\D, [^\\W] is \\w, ...: the other escape's cost
+                return _UNICODE_PERL_COSTS[escapes.pop().swapcase()]
+        elif escapes & {"D", "S", "W"} or (negated and escapes):
+            # What the ECMA class escapes and the class's characters make: the set itself, negated or not.
+            members = list(spans)
+            for e in escapes & {"D", "S", "W"}:
+                members += _complement(_merged(list(_CLASS_SPANS[e.lower()])))
+            found = _merged(members)
+            if negated:
+                found = _complement(found)
+            return _with_costs(self.set_cost(found), costs)
         merged = 0
         reach = -2
         single = True
@@ -961,16 +1008,43 @@ class _Reader:
             base = 304  # the letters' other cases join the class
         else:
             base = 32 if single and merged == 1 else 64 + 8 * merged
-        if not costs:
-            return base
-        largest = max(costs)
-        return max(largest, base) + (sum(costs) - largest) // 2
+        return _with_costs(base, costs)
+
+    def set_cost(self, found: list[tuple[int, int]]) -> int:
+        """The estimated program size of a class that is the code points ``found`` (merged spans)."""
+        if not found:
+            return 64
+        if found[-1][1] <= 0x7F:  # ASCII
+            if self.insensitive and any(low <= 0x7A and high >= 0x41 for low, high in found):
+                return 304
+            return 32 if len(found) == 1 and found[0][0] == found[0][1] else 64 + 8 * len(found)
+        others = _complement(found)
+        if not others:
+            return 964
+        if others[-1][1] <= 0x7F:  # everything but a few ASCII characters
+            return 1000 + 36 * (len(others) - 1)
+        if others == _merged(list(_CLASS_SPANS["s"])):
+            return _PERL_COSTS["S"]
+        if found == _merged(list(_CLASS_SPANS["s"])):
+            return _PERL_COSTS["s"]
+        return max(64, 36 * sum(_utf8_ranges(low, high) for low, high in found))
+
+
+#: A class escape the lenient engine reads as Unicode's (a backslash before it: not necessarily an escape).
+_PERL_ESCAPE = re.compile(r"\\[dDsSwW]")
 
 
 def regex_ok(pattern: str) -> bool:
     """Whether the reference accepts ``pattern`` as a regular expression."""
+    text = _ecma_classes(pattern)
     try:
-        _Reader(_ecma_classes(pattern)).read()
+        reader = _Reader(text)
+        size = reader.read()
+        if not reader.strict and _PERL_ESCAPE.search(text):
+            # Only the lenient reading reached the end: its program is the one whose size counts, and there
+            # the class escapes are Unicode's. Read again with their costs (the same rules: only the size
+            # differs).
+            size = _Reader(text, unicode=True).read()
     except _Invalid:
         return False
-    return True
+    return size <= _SIZE_LIMIT
