@@ -155,3 +155,28 @@ def test_decode_plain_after_groups_that_are_not_whole(vocab: Vocabulary) -> None
             group = ids[k : k + size]
             assert fast.decode_plain(group) == general.feed(group)
             assert fast.pending_bytes == general.pending_bytes
+
+
+def test_special_groups_met_again_decode_into_units_in_one_pass(vocab: Vocabulary) -> None:
+    """Once a special id's unit is known, a group of whole-text ids around it is decoded into units from the
+    remembered texts and units; the same units as the general way, and ids that are not whole still go the byte
+    way (the emoji's halves after the special id)."""
+    unit = "[{}]".format
+    dec = IncrementalDecoder(vocab, unit_of=unit)
+    general = IncrementalDecoder(vocab)
+    ab = encode(vocab, "ab")
+    assert dec.decode_plain([THINK_END]) is None and dec.units == "[</think>]"
+    for group in (
+        [*ab, THINK_END, *ab],
+        [THINK_END, THINK_END],
+        [*ab, THINK_END, *EMOJI_IDS],
+        [THINK_END, 2.0],
+    ):
+        try:
+            text = dec.decode_plain(group)  # type: ignore[arg-type]
+        except LookupError:
+            assert any(type(i) is not int for i in group)
+            continue
+        assert text is None
+        assert dec.units == general.decode_units(group, unit)
+        assert not dec.pending_bytes

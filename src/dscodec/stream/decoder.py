@@ -91,6 +91,7 @@ class IncrementalDecoder:
         "_rows",
         "_special",
         "_texts",
+        "_unit_ids",
         "_unit_of",
         "_whole",
         "units",
@@ -111,6 +112,9 @@ class IncrementalDecoder:
         self._texts = True  # groups of ids try the whole texts first
         # With ``unit_of``, :meth:`decode_plain` decodes a group holding special ids into units at once, here.
         self._unit_of = unit_of
+        # The unit of each special id met so far (``unit_of`` of its spelling), so that a group holding special ids
+        # between ids of whole texts is decoded into units in the same single pass.
+        self._unit_ids: dict[int, str] = {}
         self.units = ""
 
     @property
@@ -172,7 +176,8 @@ class IncrementalDecoder:
             if spelling is not None:
                 unit_of = self._unit_of
                 if unit_of is not None:
-                    self.units = self._flush_bytes() + unit_of(spelling) if self._held else unit_of(spelling)
+                    unit = self._unit_ids[token_id] = unit_of(spelling)
+                    self.units = self._flush_bytes() + unit if self._held else unit
                 return None
             rows = self._rows
             if token_id >= len(rows):
@@ -189,19 +194,28 @@ class IncrementalDecoder:
                 # so do the next groups until one is all ASCII (CJK text is mostly ids that are not whole).
                 not_whole = self._not_whole
                 specials = self._special
+                unit_ids = self._unit_ids
+                units = False  # a special id's unit is among the texts
                 try:
                     for token_id in ids:
                         text = whole.get(token_id)
                         if text is None:
-                            if token_id in not_whole or token_id in specials:
-                                break
-                            text = self._whole_text(token_id)
-                            if text is None:
-                                break
+                            text = unit_ids.get(token_id)
+                            if text is None or type(token_id) is not int:
+                                if token_id in not_whole or token_id in specials:
+                                    break
+                                text = self._whole_text(token_id)
+                                if text is None:
+                                    break
+                            else:
+                                units = True
                         elif type(token_id) is not int:  # a float or a bool equal to an id
                             break
                         texts.append(text)
                     else:
+                        if units:  # the units decode_units gives these ids (nothing is held)
+                            self.units = "".join(texts)
+                            return None
                         return "".join(texts)
                 except TypeError:  # an unhashable value (a list, a dict) among the ids: nothing changed
                     raise LookupError(token_id) from None
@@ -215,6 +229,8 @@ class IncrementalDecoder:
                     if self._unit_of is not None:  # the texts so far are what decode_units gives their ids
                         self.units = self._decode_units(ids, len(texts), texts, self._unit_of)
                     return None
+                if units:  # special ids before this one: the whole group goes the byte way (into units)
+                    texts = []
                 self._texts = False
                 if texts:
                     ids = ids[len(texts) :]
@@ -301,7 +317,8 @@ class IncrementalDecoder:
                 run = []
             if self._held:
                 out.append(self._flush_bytes())
-            out.append(unit_of(special[token_id]))
+            unit = self._unit_ids[token_id] = unit_of(special[token_id])
+            out.append(unit)
         if run:
             out.append(self._utf8(b"".join(run)))
         return "".join(out)
