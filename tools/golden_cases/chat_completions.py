@@ -100,6 +100,19 @@ REGEX_PATTERNS: list[tuple[str, str, bool]] = [
     ("negated-non-digit-100000", r"[^\D]{100000}", True),
     ("negated-non-word-and-digit-110000", r"[^\W\d]{110000}", True),
     ("negated-non-space-14000", r"[^\S]{14000}", True),
+    # Classes outside ASCII cost what the trie of their UTF-8 sequences costs (each a little over or under it).
+    ("cyrillic-class-53500", r"[а-я]{53500}", False),
+    ("cyrillic-class-51000", r"[а-я]{51000}", True),
+    ("negated-non-ascii-9400", r"[^é]{9400}", False),
+    ("negated-non-ascii-9000", r"[^é]{9000}", True),
+    ("ascii-and-latin-class-64000", r"[a-zé]{64000}", False),
+    ("ascii-and-latin-class-61000", r"[a-zé]{61000}", True),
+    ("negated-space-class-5050", r"[^\s]{5050}", False),
+    ("negated-space-class-4800", r"[^\s]{4800}", True),
+    ("han-class-24800", r"[一-龥]{24800}", False),
+    ("han-class-23800", r"[一-龥]{23800}", True),
+    ("kana-classes-32000", r"[ぁ-んァ-ン]{32000}", False),
+    ("kana-classes-30500", r"[ぁ-んァ-ン]{30500}", True),
 ]
 
 

@@ -11,7 +11,8 @@ pattern is read twice, and both readings must succeed:
   quantifiers, with fewer rules of its own (a ``{`` that starts no valid count is a plain character).
 
 Then the program the pattern compiles to must stay under a size limit (10 MiB); dscodec estimates that size from
-the pattern's shape, so a pattern within a few percent of the limit may be judged differently. Unicode property
+the pattern's shape (a class outside ASCII by the trie of its UTF-8 sequences; the class escapes as the reading
+whose program counts reads them), so a pattern within a few copies of the limit may be judged differently. Unicode property
 names are checked against the tables the reference knows (Unicode 16).
 
 Every step is linear in the pattern's length; groups nest at most 63 deep (deeper is refused, as by the
@@ -319,13 +320,13 @@ def _complement(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return out
 
 
-def _utf8_ranges(low: int, high: int) -> int:
-    """How many byte ranges the UTF-8 sequences of the code points ``low``–``high`` take (surrogates left out):
-    the range is cut where the encoding's length changes, then where a byte's range would not be whole."""
-    count = 0
+def _utf8_sequences(low: int, high: int) -> list[tuple[tuple[int, int], ...]]:
+    """The UTF-8 byte-range sequences of the code points ``low``–``high`` (surrogates left out), in order: the
+    range is cut where the encoding's length changes, then where a byte's range would not be whole."""
+    out: list[tuple[tuple[int, int], ...]] = []
     pending = [
         (max(low, start), min(high, end))
-        for start, end in ((0, 0x7F), (0x80, 0x7FF), (0x800, 0xD7FF), (0xE000, 0xFFFF), (0x10000, 0x10FFFF))
+        for start, end in ((0x10000, 0x10FFFF), (0xE000, 0xFFFF), (0x800, 0xD7FF), (0x80, 0x7FF), (0, 0x7F))
         if max(low, start) <= min(high, end)
     ]
     while pending:
@@ -335,14 +336,30 @@ def _utf8_ranges(low: int, high: int) -> int:
             mask = (1 << (6 * i)) - 1
             if a & ~mask != b & ~mask:
                 if a & mask:
-                    pending += [(a, a | mask), ((a | mask) + 1, b)]
+                    pending += [((a | mask) + 1, b), (a, a | mask)]
                     break
                 if b & mask != mask:
-                    pending += [(a, (b & ~mask) - 1), (b & ~mask, b)]
+                    pending += [(b & ~mask, b), (a, (b & ~mask) - 1)]
                     break
         else:
-            count += size
-    return count
+            first, last = chr(a).encode("utf-8"), chr(b).encode("utf-8")
+            out.append(tuple(zip(first, last)))
+    return out
+
+
+def _trie_cost(found: list[tuple[int, int]]) -> int:
+    """The estimated program size of a class outside ASCII (merged spans): its UTF-8 sequences make a trie that
+    shares their common starts; each state and each transition has its measured cost."""
+    edges: set[tuple[tuple[int, int], ...]] = set()
+    inner = 0
+    for low, high in found:
+        for sequence in _utf8_sequences(low, high):
+            for k in range(1, len(sequence) + 1):
+                prefix = sequence[:k]
+                if prefix not in edges:
+                    edges.add(prefix)
+                    inner += k < len(sequence)
+    return 68 + 36 * len(edges) - 4 * (inner + 1)
 
 
 def _with_costs(base: int, costs: list[int]) -> int:
@@ -972,62 +989,39 @@ class _Reader:
     def class_cost(
         self, spans: list[tuple[int, int]], costs: list[int], *, negated: bool, escapes: set[str]
     ) -> int:
-        """The estimated program size of a class (per copy): measured shapes for ASCII sets and their
-        complements, a rough one elsewhere, the largest property for a class that holds properties."""
+        """The estimated program size of a class (per copy): measured shapes for ASCII sets, a trie of UTF-8
+        sequences for others (complements included), the largest set for a class that holds properties."""
         if self.perl_costs is _UNICODE_PERL_COSTS:
             if negated and not spans and len(costs) == 1 and len(escapes) == 1:
                 # [^\\d] is \\D, [^\\W] is \\w, ...: the other escape's cost
                 return _UNICODE_PERL_COSTS[escapes.pop().swapcase()]
-        elif escapes & {"D", "S", "W"} or (negated and escapes):
-            # What the ECMA class escapes and the class's characters make: the set itself, negated or not.
-            members = list(spans)
-            for e in escapes & {"D", "S", "W"}:
-                members += _complement(_merged(list(_CLASS_SPANS[e.lower()])))
-            found = _merged(members)
-            if negated:
-                found = _complement(found)
-            return _with_costs(self.set_cost(found), costs)
-        merged = 0
-        reach = -2
-        single = True
-        for low, high in sorted(spans):
-            if low > reach + 1:
-                merged += 1
-            reach = max(reach, high)
-            single = single and low == high
-        if not spans:
-            base = 0
-        elif negated:
-            base = 1000 + 36 * (merged - 1)
-        elif reach > 0x7F:
-            if single and merged == 1:
-                base = 32 * len(chr(reach).encode("utf-8"))
-            else:  # one state per byte range of the UTF-8 sequences the class compiles to
-                base = max(64, 36 * sum(_utf8_ranges(low, high) for low, high in _merged(spans)))
-        elif self.insensitive and any(low <= 0x7A and high >= 0x41 for low, high in spans):
-            base = 304  # the letters' other cases join the class
         else:
-            base = 32 if single and merged == 1 else 64 + 8 * merged
-        return _with_costs(base, costs)
+            # The ECMA class escapes \\D, \\S, \\W: what their small sets leave.
+            for e in escapes & {"D", "S", "W"}:
+                spans = spans + _complement(_merged(list(_CLASS_SPANS[e.lower()])))
+        if costs:  # properties, nested classes, Unicode's class escapes: rough
+            if not spans:
+                base = 0
+            elif negated:
+                base = 1000 + 36 * (len(_merged(list(spans))) - 1)
+            else:
+                base = self.set_cost(_merged(list(spans)))
+            return _with_costs(base, costs)
+        found = _merged(list(spans))
+        return self.set_cost(_complement(found) if negated else found)
 
     def set_cost(self, found: list[tuple[int, int]]) -> int:
         """The estimated program size of a class that is the code points ``found`` (merged spans)."""
         if not found:
             return 64
+        single = len(found) == 1 and found[0][0] == found[0][1]
         if found[-1][1] <= 0x7F:  # ASCII
             if self.insensitive and any(low <= 0x7A and high >= 0x41 for low, high in found):
-                return 304
-            return 32 if len(found) == 1 and found[0][0] == found[0][1] else 64 + 8 * len(found)
-        others = _complement(found)
-        if not others:
-            return 964
-        if others[-1][1] <= 0x7F:  # everything but a few ASCII characters
-            return 1000 + 36 * (len(others) - 1)
-        if others == _merged(list(_CLASS_SPANS["s"])):
-            return _PERL_COSTS["S"]
-        if found == _merged(list(_CLASS_SPANS["s"])):
-            return _PERL_COSTS["s"]
-        return max(64, 36 * sum(_utf8_ranges(low, high) for low, high in found))
+                return 304  # the letters' other cases join the class
+            return 32 if single else 64 + 8 * len(found)
+        if single:  # one character: its bytes
+            return 32 * len(chr(found[0][0]).encode("utf-8"))
+        return _trie_cost(found)
 
 
 #: A class escape the lenient engine reads as Unicode's (a backslash before it: not necessarily an escape).
