@@ -3100,6 +3100,21 @@ def _hardening() -> list[Case]:
             obj({"a": {"$ref": "#/type"}}),
         ),
         (
+            "invalid-schema-anchor-with-slash",
+            "a fragment with a slash that is no pointer names no anchor at all: the anchor is invalid",
+            obj({"a": {"$ref": "#auto/type"}}),
+        ),
+        (
+            "invalid-schema-dynamic-anchor-with-slash",
+            "the same for a $dynamicRef",
+            obj({"a": {"$dynamicRef": "#a/b"}}),
+        ),
+        (
+            "invalid-schema-meta-schema-anchor-with-slash",
+            "the same for an anchor of the 2020-12 meta-schema",
+            obj({"a": {"$ref": "https://json-schema.org/draft/2020-12/schema#a/"}}),
+        ),
+        (
             "invalid-schema-anchor-in-other-resource",
             "an anchor defined in a nested resource, referenced from the root's resource",
             obj({"a": {"$id": "https://example.com/a", "$anchor": "here"}, "b": {"$ref": "#here"}}),

@@ -285,6 +285,14 @@ def _resolve(base: str, ref: str) -> str:
     return _normal(scheme + joined[4:])
 
 
+def _anchor_problem(fragment: str) -> str:
+    """What a reference's fragment that names no anchor of its document says (observed: a fragment with a ``/``
+    that is no JSON pointer can name no anchor at all)."""
+    if "/" in fragment:
+        return f"Anchor '{fragment}' is invalid"
+    return f"Anchor '{fragment}' does not exist"
+
+
 def _missing(key: str, reason: str) -> str:
     return f"Resource '{key}' is not present in a registry and retrieving it failed: {reason}"
 
@@ -552,7 +560,7 @@ class _Registry:
         if resource is _MISSING:
             if not dynamic and self.meta_loaded and key in self.draft.documents:
                 if fragment and not fragment.startswith("/") and fragment != self.draft.document_anchor:
-                    return f"Anchor '{fragment}' does not exist", None, key
+                    return _anchor_problem(fragment), None, key
                 return None, None, key
             reason = "Retrieving external resources is not supported once the registry is populated"
             return _missing(key, reason), None, key
@@ -563,7 +571,7 @@ class _Registry:
         elif fragment:
             target = self.anchors.get(key, {}).get(fragment, _MISSING)
             if target is _MISSING:
-                return f"Anchor '{fragment}' does not exist", None, key
+                return _anchor_problem(fragment), None, key
         else:
             target = resource
         if not isinstance(target, (bool, Mapping)):
