@@ -25,7 +25,7 @@ class FastPaths(JsonValueStage):
 
     if TYPE_CHECKING:
 
-        def _process(self, units: str) -> list[Event]: ...  # the general path (OutputMachine)
+        def _process(self, units: str, *, carried: int = 0) -> list[Event]: ...  # the general path
 
     def _quick(self, units: str, logprobs: Sequence[TokenLogprob] | None) -> list[Event] | None:
         """The hot path: plain text in the middle of the reasoning or the content, nothing held."""

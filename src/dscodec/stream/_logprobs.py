@@ -79,9 +79,6 @@ class LogprobBook:
         self._recs: list[_Text | Event] = []
         self._last_text: list[_Text | None] = [None, None]  # per channel: last delta of the current stretch
         self._stretch = 0  # unit index where the current stretch of input starts
-        # Units at the start of the next stretch that are a partial spelling held from an earlier text chunk:
-        # text from before, not of the stretch itself (see _settle).
-        self._carried = 0
         self._incomplete = False  # the decoder holds part of a character: the text goes on in the next call
 
     def _spell(self, units: str) -> str:

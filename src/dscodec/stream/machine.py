@@ -293,7 +293,7 @@ class OutputMachine(FastPaths):
                     else:
                         parts.append(sanitize_text(text[: len(text) - len(spelling)]) + hard_code(spelling))
             else:
-                size = self._carried = len(parts[0])
+                size = len(parts[0])
                 base = self._pos
                 for k, token in enumerate(tokens):
                     spelling = token.spelling
@@ -307,7 +307,8 @@ class OutputMachine(FastPaths):
                         size += len(unit)
                     start = base + size - len(unit)
                     entries.append((base + size - 1 if unit else base + size, start, logprobs[k]))
-            return self._units("".join(parts))
+            # A spelling held from a text chunk is text from before, not of this stretch (see _settle).
+            return self._units("".join(parts), carried=len(parts[0]))
         except BaseException as exc:
             raise self._fail(exc) from exc
 
@@ -321,7 +322,7 @@ class OutputMachine(FastPaths):
             return self._discarded()
         try:
             held = self._sym.flush()
-            return self._units(held + units if held else units)
+            return self._units(held + units if held else units, carried=len(held))
         except BaseException as exc:
             raise self._fail(exc) from exc
 
@@ -353,12 +354,13 @@ class OutputMachine(FastPaths):
         every time (callers may remember it)."""
         return self._hard_code(spelling)
 
-    def _units(self, units: str) -> list[Event]:
+    def _units(self, units: str, *, carried: int = 0) -> list[Event]:
+        """Process ``units``, whose first ``carried`` units were held from an earlier call."""
         if self._stage is TOOL_CALLS and not self._entries and not self._orphans[0] and not self._orphans[1]:
             fast = self._tool_units(units)
             if fast is not None:
                 return fast
-        return self._process(units)
+        return self._process(units, carried=carried)
 
     def feed_plain_token(self, text: str) -> list[Event]:
         """Process the text of ordinary (non-special) token ids with no logprobs: the per-token fast path.
@@ -788,16 +790,17 @@ class OutputMachine(FastPaths):
             self._spellings[number] = spelling
         return code
 
-    def _process(self, units: str) -> list[Event]:
+    def _process(self, units: str, *, carried: int = 0) -> list[Event]:
         self._recs = []
         if units:
             if self._entries and _HARD.search(units):
                 # Observed: logprob entries are settled per stretch of text between special ids.
                 for segment in _SEGMENTS.findall(units):
-                    self._run(segment)
+                    self._run(segment, carried=carried)
                     self._settle()
+                    carried = 0
             else:
-                self._run(units)
+                self._run(units, carried=carried)
                 self._settle()
         else:
             self._settle()
@@ -817,10 +820,11 @@ class OutputMachine(FastPaths):
             self._settle()
         return self._events()
 
-    def _run(self, units: str) -> None:
+    def _run(self, units: str, *, carried: int = 0) -> None:
+        """Run the stages over ``units`` (a stretch of input whose first ``carried`` units were held from an
+        earlier call: text from before, for the logprob entries' sake)."""
         base = self._pos
-        self._stretch = base + self._carried
-        self._carried = 0
+        self._stretch = base + carried
         n = len(units)
         # D15: the end-of-sentence token ends the output; the units before it are processed as usual.
         end = n
