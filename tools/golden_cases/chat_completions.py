@@ -3100,6 +3100,25 @@ def _hardening() -> list[Case]:
             obj({"a": {"$ref": "#/type"}}),
         ),
         (
+            "schema-uncompiled-local-ref-not-a-uri",
+            "a reference within its resource under $defs that nothing compiles is not read, so it may be no URI",
+            {"type": "object", "$defs": {"a": {"$ref": "#/a b"}, "c": {"$ref": "#é"}}},
+        ),
+        (
+            "invalid-schema-uncompiled-local-ref-before-missing-pointer",
+            "an unread local reference under $defs does not come before a compiled pointer that leads nowhere",
+            {
+                "type": "object",
+                "$defs": {"a": {"$ref": "#/$d\r\nefs/gone"}},
+                "properties": {"b": {"$ref": "#/nowhere"}},
+            },
+        ),
+        (
+            "invalid-schema-compiled-local-ref-not-a-uri",
+            "the same reference, once compiled (a property leads to it), is read and refused",
+            {"type": "object", "$defs": {"a": {"$ref": "#/a b"}}, "properties": {"b": {"$ref": "#/$defs/a"}}},
+        ),
+        (
             "invalid-schema-anchor-with-slash",
             "a fragment with a slash that is no pointer names no anchor at all: the anchor is invalid",
             obj({"a": {"$ref": "#auto/type"}}),

@@ -441,6 +441,10 @@ class _Registry:
         return None
 
     def _crawled_reference(self, ref: str, base: str) -> str | None:
+        if ref.startswith("#"):
+            # A reference within its own resource is not read while the registry is filled (observed: one under
+            # $defs that nothing compiles may even be no URI reference); compiling it reads it.
+            return None
         syntax = _uri_problem(ref, allow_hash=True)
         if syntax is not None:
             return f"Invalid URI reference '{ref}': {syntax}"
