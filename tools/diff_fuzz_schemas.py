@@ -78,6 +78,16 @@ REGEX_PIECES: tuple[str, ...] = (
     "\\p{sc=Grek}", "\\cA", "\\c1", "\\a", "\\e", "\\n", "\\t", "\\-", "\\[", "\\]", "\\.", "\\\\",
     "\\ ", "\\é", "\\b{start}", " ", "#", "\n", "0", "9", "z", "_", "{1000}", "{100000}",
 )  # fmt: skip
+#: Reference and identifier keywords, and values for them of every shape (``--refs``): fragments with spaces, slashes,
+#: characters no URI has, pointers, anchors, relative and absolute URIs, the meta-schemas.
+REF_KEYWORDS = ("$ref", "$dynamicRef", "$recursiveRef", "$id", "$anchor", "$dynamicAnchor", "id")
+REF_VALUES: tuple[str, ...] = (
+    "#", "#/", "#/a b", "#a b", "#é", "#/é", "#a/b", "#a/", "#/{", "#a#b", "#%zz", "#/%7E", "#/$defs/a",
+    "#/$defs/x", "#/definitions/a", "#/properties/a", "#/properties/a/..", "#a", "#x", "#1a", "#\r\n", "#/~0",
+    "#/~2", "#/a~1b", "x", "x#/a b", "x y", "a.json#a", "../x", "//host/x", "http://[::1]/x", "urn:x#a",
+    "https://example.com/s", "https://example.com/s#a/b", "https://json-schema.org/draft/2020-12/schema#/$defs/x",
+    "https://json-schema.org/draft/2020-12/schema#meta", "http://json-schema.org/draft-07/schema#a/b", "",
+)  # fmt: skip
 SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 SCHEMA_ONES = ("items", "not", "if", "then", "else", "additionalProperties", "propertyNames", "contains")
 SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
@@ -86,9 +96,12 @@ SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
 class Schemas:
     """Random schemas from one seed."""
 
-    def __init__(self, rng: random.Random, *, drafts: bool = False) -> None:
+    def __init__(self, rng: random.Random, *, drafts: bool = False, refs: bool = False) -> None:
         self.rng = rng
         self.keywords = KEYWORDS + OLD_KEYWORDS if drafts else KEYWORDS
+        self.refs = refs
+        if refs:  # references and identifiers come up more often
+            self.keywords += REF_KEYWORDS * 3
 
     def value(self, depth: int) -> Any:
         rng = self.rng
@@ -123,6 +136,8 @@ class Schemas:
                 out[key] = [self.schema(depth + 1) if depth < 4 else {} for _ in range(rng.randint(0, 2))]
             elif key == "$schema" and self.keywords is not KEYWORDS and rng.random() < 0.5:
                 out[key] = dialect_spelling(rng)  # a subschema's dialect
+            elif self.refs and key in REF_KEYWORDS and rng.random() < 0.8:
+                out[key] = rng.choice(REF_VALUES)
             elif key in SCHEMA_ONES and rng.random() < 0.7:
                 out[key] = self.schema(depth + 1) if depth < 4 else {}
             elif key in SCHEMA_LISTS and rng.random() < 0.7:
@@ -181,10 +196,13 @@ def main() -> int:
     parser.add_argument(
         "--patterns", action="store_true", help="random regex patterns (a string property's pattern) instead"
     )
+    parser.add_argument(
+        "--refs", action="store_true", help="references and identifiers of every shape, more often"
+    )
     args = parser.parse_args()
     ref = _load_reference()
     rng = random.Random(args.seed)
-    schemas = Schemas(rng, drafts=args.drafts)
+    schemas = Schemas(rng, drafts=args.drafts, refs=args.refs)
     differ = 0
     for number in range(args.count):
         schema = schemas.schema()

@@ -3100,6 +3100,46 @@ def _hardening() -> list[Case]:
             obj({"a": {"$ref": "#/type"}}),
         ),
         (
+            "schema-id-ipv6-host",
+            "an $id whose host is an IPv6 address in brackets (with the http default port, left out)",
+            {
+                "$id": "http://[::1]:80/s",
+                "type": "object",
+                "$defs": {"y": {"type": "string"}},
+                "properties": {"x": {"$ref": "http://[::1]/s#/$defs/y"}},
+            },
+        ),
+        (
+            "invalid-schema-ref-ipv6-host-retrieval",
+            "a reference to a resource on an IPv6 host: refused as any resource the schema lacks, its URI normal",
+            obj({"a": {"$ref": "http://[::ABCD]:/x"}}),
+        ),
+        (
+            "invalid-schema-ref-default-port",
+            "a reference with the scheme's default port: the URI it names leaves the port out",
+            obj({"a": {"$ref": "HTTPS://Example.com:443/s"}}),
+        ),
+        (
+            "invalid-schema-ref-bad-ipv6-address",
+            "an IP literal that is no IPv6 address",
+            obj({"a": {"$ref": "http://[1::2::3]/x"}}),
+        ),
+        (
+            "invalid-schema-ref-unclosed-ip-literal",
+            "an IP literal without its closing bracket",
+            obj({"a": {"$ref": "http://[::1/x"}}),
+        ),
+        (
+            "invalid-schema-ref-port-not-digits",
+            "a port that is not digits",
+            obj({"a": {"$ref": "http://a:8x/y"}}),
+        ),
+        (
+            "invalid-schema-ref-second-at",
+            "a second @ in the authority",
+            obj({"a": {"$ref": "http://a@b@c/x"}}),
+        ),
+        (
             "schema-uncompiled-local-ref-not-a-uri",
             "a reference within its resource under $defs that nothing compiles is not read, so it may be no URI",
             {"type": "object", "$defs": {"a": {"$ref": "#/a b"}, "c": {"$ref": "#é"}}},

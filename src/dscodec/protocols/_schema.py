@@ -12,6 +12,7 @@ The normalisation of strict schemas lives in :mod:`dscodec.protocols._strict_sch
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -213,19 +214,89 @@ def _meta_schema_uri_problem(
 
 
 def _uri_problem(text: str, *, allow_hash: bool) -> str | None:
-    """Why ``text`` is no URI reference (the first bad character or escape), or None."""
-    bad = _URI_BAD.search(text)
+    """Why ``text`` is no URI reference (the first bad character, escape or IPv6 address), or None."""
+    problems: list[tuple[int, str]] = []
+    scanned = text
+    authority = _AUTHORITY.match(text)
+    if authority is not None:
+        problem, literal = _authority(text, authority.start(1), authority.end(1))
+        if problem is not None:
+            problems.append(problem)
+        if literal is not None:  # its brackets and what they hold are no characters a URI has elsewhere
+            scanned = text[: literal[0]] + "0" * (literal[1] - literal[0]) + text[literal[1] :]
+    bad = _URI_BAD.search(scanned)
     end = len(text) if bad is None else bad.start()
     first = text.find("#", 0, end)
     if first >= 0:
         second = text.find("#", first + 1, end) if allow_hash else first
         if second >= 0:
-            return f"unexpected character at index {second}"
-    if bad is None:
+            problems.append((second, "unexpected character"))
+    if bad is not None:
+        problems.append(
+            (end, "invalid percent-encoded octet" if text[end] == "%" else "unexpected character")
+        )
+    if not problems:
         return None
-    if text[end] == "%":
-        return f"invalid percent-encoded octet at index {end}"
-    return f"unexpected character at index {end}"
+    index, kind = min(problems)
+    return f"{kind} at index {index}"
+
+
+#: A URI reference with an authority (``scheme://`` or ``//``); group 1 is the authority.
+_AUTHORITY = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.\-]*:)?//([^/?#]*)")
+_HEX = frozenset("0123456789abcdefABCDEF")
+_IP_CHARS = frozenset("0123456789abcdefABCDEF:.")
+_FUTURE_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:")
+
+
+def _authority(text: str, start: int, end: int) -> tuple[tuple[int, str] | None, tuple[int, int] | None]:
+    """The first problem of the authority ``text[start:end]`` as (index, kind), or None; and the span of its IP
+    literal's brackets (up to the problem, if there is one in it), or None. A user part ends at the first ``@``; a host is an IP literal in brackets (an IPv6
+    address, or ``v``, hex digits, ``.`` and more) or a name; a port holds digits only."""
+    at = text.find("@", start, end)
+    host = at + 1 if at >= 0 else start
+    literal: tuple[int, int] | None = None
+    k = host
+    if k < end and text[k] == "[":
+        k += 1
+        if k < end and text[k] in "vV":
+            k += 1
+            digits = k
+            while k < end and text[k] in _HEX:
+                k += 1
+            if k == digits or k >= end or text[k] != ".":
+                return (k, "unexpected character"), (host, k)
+            k += 1
+            rest = k
+            while k < end and text[k] in _FUTURE_CHARS:
+                k += 1
+            if k == rest:
+                return (k, "unexpected character"), (host, k)
+        else:
+            address = k
+            while k < end and text[k] in _IP_CHARS:
+                k += 1
+            if k == address or k >= end or text[k] != "]":
+                return (k, "unexpected character"), (host, k)
+            try:
+                ipaddress.IPv6Address(text[address:k])
+            except ValueError:
+                return (address, "invalid IPv6 address"), (host, k)
+        if k >= end or text[k] != "]":
+            return (k, "unexpected character"), (host, k)
+        k += 1
+        literal = (host, k)
+        if k < end and text[k] != ":":
+            return (k, "unexpected character"), literal
+    else:
+        while k < end and text[k] not in ":@":
+            k += 1
+        if k < end and text[k] == "@":
+            return (k, "unexpected character"), None
+    if k < end:  # the port, after ":"
+        for j in range(k + 1, end):
+            if not "0" <= text[j] <= "9":
+                return (j, "unexpected character"), literal
+    return None, literal
 
 
 #: The URI of a document that names none (the reference's default base).
@@ -243,9 +314,19 @@ def _unescape(m: re.Match[str]) -> str:
     return char if char in _UNRESERVED else m.group(0).upper()
 
 
+#: The schemes whose default port a URI leaves out once normal (observed; the others keep theirs).
+_DEFAULT_PORTS = {
+    "http": 80, "https": 443, "ws": 80, "wss": 443, "ftp": 21, "gopher": 70, "ldap": 389, "telnet": 23,
+    "tn3270": 23, "nntp": 119, "imap": 143, "pop": 110, "rtsp": 554, "rtsps": 322, "snmp": 161, "coap": 5683,
+    "coaps": 5684, "coap+tcp": 5683, "coaps+tcp": 5684, "coap+ws": 80, "coaps+ws": 443, "acap": 674, "dict": 2628,
+    "ipp": 631, "mtqp": 1038, "nfs": 2049, "stun": 3478, "stuns": 5349, "turn": 3478, "turns": 5349, "vnc": 5900,
+    "z39.50r": 210, "z39.50s": 210, "dns": 53, "icap": 1344, "mupdate": 3905, "vemmi": 575, "cap": 1026, "go": 1096,
+}  # fmt: skip
+
+
 def _normal(uri: str) -> str:
     """An absolute URI in the form the reference names it: scheme and host in lower case, escapes of unreserved
-    characters decoded (RFC 3986, section 6.2.2)."""
+    characters decoded (RFC 3986, section 6.2.2), an empty or default port left out (section 6.2.3)."""
     scheme, _, rest = uri.partition(":")
     if rest.startswith("//"):
         end = len(rest)
@@ -254,6 +335,9 @@ def _normal(uri: str) -> str:
             if 0 <= k < end:
                 end = k
         user, at, host = rest[2:end].rpartition("@")
+        name, colon, port = host.rpartition(":") if ":" in host.rpartition("]")[2] else (host, "", "")
+        if colon and (not port or (port.isdigit() and int(port) == _DEFAULT_PORTS.get(scheme.lower()))):
+            host = name  # an empty port, or the scheme's own, is left out
         rest = "//" + user + at + host.lower() + rest[end:]
     if "%" in rest:
         rest = _ESCAPE.sub(_unescape, rest)
