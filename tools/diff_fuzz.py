@@ -152,6 +152,26 @@ def mutate(body: Any, pool: list[Any], rng: random.Random) -> Any:
     return body
 
 
+def splice(body: Any, items: list[Any], rng: random.Random) -> Any:
+    """``body`` with its conversation (``messages``, or a Responses ``input`` list) respliced: one to three items
+    of other recorded conversations inserted, two items swapped or one dropped."""
+    body = copy.deepcopy(body)
+    key = "input" if isinstance(body.get("input"), list) else "messages"
+    turns = body.get(key)
+    if not isinstance(turns, list) or not items:
+        return body
+    for _ in range(rng.randint(1, 3)):
+        roll = rng.random()
+        if roll < 0.6 or not turns:
+            turns.insert(rng.randint(0, len(turns)), copy.deepcopy(rng.choice(items)))
+        elif roll < 0.8 and len(turns) > 1:
+            i, j = rng.sample(range(len(turns)), 2)
+            turns[i], turns[j] = turns[j], turns[i]
+        else:
+            del turns[rng.randrange(len(turns))]
+    return body
+
+
 #: What ``--syntax`` writes into a body's text: JSON punctuation, broken literals, numbers, escapes, bytes that are
 #: no UTF-8, whitespace.
 SYNTAX_PIECES = (
@@ -329,6 +349,12 @@ def main() -> int:
         action="store_true",
         help="damage the bytes of the body's text instead (JSON syntax errors)",
     )
+    parser.add_argument(
+        "--splice",
+        action="store_true",
+        help="resplice conversations: turns of other recorded bodies inserted, swapped, dropped (then mutated now "
+        "and then)",
+    )
     args = parser.parse_args()
 
     from dscodec.prompt.tokenize import PromptEncoder
@@ -354,10 +380,22 @@ def main() -> int:
         pool += [value for seed in seeds for _, value in _nodes(seed)[1:] if isinstance(value, (dict, list))][
             :5000
         ]
+        items = [
+            item
+            for seed in seeds
+            for turns in (seed.get("messages"), seed.get("input"))
+            if isinstance(turns, list)
+            for item in turns
+        ]
         kinds: Counter[str] = Counter()
         found: Counter[str] = Counter()
         for number in range(args.count):
-            body = mutate(rng.choice(seeds), pool, rng)
+            if args.splice:
+                body = splice(rng.choice(seeds), items, rng)
+                if rng.random() < 0.3:
+                    body = mutate(body, pool, rng)
+            else:
+                body = mutate(rng.choice(seeds), pool, rng)
             raw = json.dumps(body, ensure_ascii=False).encode("utf-8", "surrogatepass")
             if args.syntax:
                 raw = damage(raw, rng)
