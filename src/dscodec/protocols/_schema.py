@@ -250,8 +250,9 @@ _FUTURE_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0
 
 def _authority(text: str, start: int, end: int) -> tuple[tuple[int, str] | None, tuple[int, int] | None]:
     """The first problem of the authority ``text[start:end]`` as (index, kind), or None; and the span of its IP
-    literal's brackets (up to the problem, if there is one in it), or None. A user part ends at the first ``@``; a host is an IP literal in brackets (an IPv6
-    address, or ``v``, hex digits, ``.`` and more) or a name; a port holds digits only."""
+    literal's brackets (up to the problem, if there is one in it), or None. A user part ends at the first ``@``;
+    a host is an IP literal in brackets (an IPv6 address, or ``v``, hex digits, ``.`` and more) or a name; a
+    port holds digits only."""
     at = text.find("@", start, end)
     host = at + 1 if at >= 0 else start
     literal: tuple[int, int] | None = None
