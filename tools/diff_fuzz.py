@@ -40,7 +40,7 @@ sys.path.insert(0, str(REPO_DIR))
 from record_golden import Recorder, _load_reference
 
 # The golden tests' own views of a conversion, so both compare alike (they import no reference).
-from tests.support.fixtures import inference_view, message_view
+from tests.support.fixtures import conversion_options, inference_view, message_view
 
 PROTOCOLS = {
     "chat_completions": "ChatCompletionRequest",
@@ -203,14 +203,36 @@ _D11 = re.compile(
 )
 
 
-def _reference_outcome(recorder: Recorder, ref: Any, raw: bytes) -> dict[str, Any]:
+def random_options(rng: random.Random) -> dict[str, Any]:
+    """Conversion options for ``--options``, spelled as the golden cases spell them (only non-defaults)."""
+    bounds = [0, 1, 50, 1000, 4096, 65536, 2**31 - 1, 2**32 - 1]
+    choices: dict[str, Any] = {
+        "default_thinking_mode": [True, False],
+        "reasoning_content_behavior": ["fill_empty", "reject"],
+        "thinking_max_tokens_upper_bound": bounds,
+        "non_thinking_max_tokens_upper_bound": bounds,
+        "responses_web_search": ["drop", "reject"],
+        "messages_web_search": ["drop", "reject"],
+    }
+    spec = {key: rng.choice(values) for key, values in choices.items() if rng.random() < 0.4}
+    if rng.random() < 0.2:
+        name = rng.choice(["gpt-4o", "claude-sonnet-4", "DeepSeek-V4-Pro", "DeepSeek-V4.1-Flash", "x", ""])
+        spec["model_aliases"] = {name: rng.choice(["v4", "v4.1"])}
+    if rng.random() < 0.1:
+        spec["model_versions_by_name"] = {rng.choice(["m", "DeepSeek-V4-Pro"]): rng.choice(["v4", "v4.1"])}
+    return spec
+
+
+def _reference_outcome(
+    recorder: Recorder, ref: Any, raw: bytes, options: dict[str, Any] | None = None
+) -> dict[str, Any]:
     try:
         request = recorder.request_class(raw)
     except ValueError as exc:
         # JSON syntax errors are compared word for word; the shape errors by kind only (D2).
         return {"kind": "read", "syntax": str(exc)}
     try:
-        converted = request.convert(ref.ConversionOptions())
+        converted = request.convert(recorder.options(options or {}))
     except ref.ConversionError as exc:
         body = json.loads(exc.body)
         return {
@@ -254,11 +276,13 @@ def _resolutions(request: Any, theirs: list[Any]) -> list[Any]:
     return out
 
 
-def _our_outcome(protocol: str, raw: bytes, encoders: dict[str, Any]) -> dict[str, Any]:
+def _our_outcome(
+    protocol: str, raw: bytes, encoders: dict[str, Any], options: dict[str, Any] | None = None
+) -> dict[str, Any]:
     import dscodec
 
     try:
-        request = dscodec.convert(protocol, raw)  # type: ignore[arg-type]
+        request = dscodec.convert(protocol, raw, conversion_options(options or {}))  # type: ignore[arg-type]
     except dscodec.ConversionError as exc:
         message = exc.body.get("error", {}).get("message")
         if exc.status_code == 400 and str(message).startswith(
@@ -350,6 +374,12 @@ def main() -> int:
         help="damage the bytes of the body's text instead (JSON syntax errors)",
     )
     parser.add_argument(
+        "--options",
+        action="store_true",
+        help="convert each body with random conversion options (thinking default, missing reasoning, web search, "
+        "max_tokens bounds, model names), the same on both sides",
+    )
+    parser.add_argument(
         "--splice",
         action="store_true",
         help="resplice conversations: turns of other recorded bodies inserted, swapped, dropped (then mutated now "
@@ -399,9 +429,10 @@ def main() -> int:
             raw = json.dumps(body, ensure_ascii=False).encode("utf-8", "surrogatepass")
             if args.syntax:
                 raw = damage(raw, rng)
-            theirs = _reference_outcome(recorder, ref, raw)
+            options = random_options(rng) if args.options else None
+            theirs = _reference_outcome(recorder, ref, raw, options)
             try:
-                ours = _our_outcome(protocol, raw, encoders)
+                ours = _our_outcome(protocol, raw, encoders, options)
             except Exception as exc:  # noqa: BLE001 - an internal error is exactly what this looks for
                 ours = {"kind": f"crash {type(exc).__name__}: {exc}"[:200]}
             kinds[theirs["kind"]] += 1
@@ -412,6 +443,8 @@ def main() -> int:
             found[key] += 1
             if found[key] <= 3:
                 print(f"{protocol} #{number}: {problem}")
+                if options:
+                    print(f"    options: {json.dumps(options)}")
                 if args.out:
                     args.out.mkdir(parents=True, exist_ok=True)
                     (args.out / f"{protocol}-{number}.json").write_bytes(raw)
