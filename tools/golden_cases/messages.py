@@ -396,6 +396,18 @@ def _sampling() -> list[Case]:
         options={"thinking_max_tokens_upper_bound": 100000, "non_thinking_max_tokens_upper_bound": 500},
     )
     cases += both(
+        "invalid-max-tokens-lowered-to-zero-bound",
+        "max_tokens lowered to a thinking bound of 0 is then below 1: refused with the range [1, 0]",
+        lambda m: _req(m, q, max_tokens=5),
+        options={"thinking_max_tokens_upper_bound": 0},
+    )
+    cases += both(
+        "invalid-max-tokens-lowered-to-zero-nothink-bound",
+        "the same under a non-thinking bound of 0",
+        lambda m: _nothink(m, q, max_tokens=1),
+        options={"non_thinking_max_tokens_upper_bound": 0},
+    )
+    cases += both(
         "max-tokens-effort-max-default",
         "effort max without max_tokens (default 131072 in resolution)",
         lambda m: _req(m, q, output_config={"effort": "max"}),

@@ -196,10 +196,12 @@ class _Converter(_convert.RequestConverter[wire.MessagesRequest]):
             if thinking
             else options.non_thinking_max_tokens_upper_bound
         )
-        if value < 1:
-            # Only 0 is refused, with Chat's message; a value above the bound is lowered to it.
-            _sampling.check_max_tokens(value, thinking=thinking, options=options)
-        return min(value, bound)
+        lowered = min(value, bound)
+        if lowered < 1:
+            # A value above the bound is lowered to it first; only what is then below 1 is refused (0, or any value
+            # under a bound of 0), with Chat's message.
+            _sampling.check_max_tokens(lowered, thinking=thinking, options=options)
+        return lowered
 
     # -- messages (behavior.md#messages) ---------------------------------------------------------------------
 
