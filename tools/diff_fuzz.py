@@ -448,6 +448,8 @@ def main() -> int:
                 if args.out:
                     args.out.mkdir(parents=True, exist_ok=True)
                     (args.out / f"{protocol}-{number}.json").write_bytes(raw)
+                    if options:
+                        (args.out / f"{protocol}-{number}.options.json").write_text(json.dumps(options))
             total += 1
         print(
             f"{protocol}: {args.count} bodies, reference outcomes {dict(kinds)}, {sum(found.values())} differ"
