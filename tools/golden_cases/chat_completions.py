@@ -3140,6 +3140,38 @@ def _hardening() -> list[Case]:
             obj({"a": {"$ref": "http://a@b@c/x"}}),
         ),
         (
+            "schema-uncompiled-patterns-not-checked",
+            "patterns where nothing compiles them ($defs nothing references, an if alone, contentSchema): unread",
+            {
+                "type": "object",
+                "$defs": {
+                    "x": {"pattern": "(", "patternProperties": {"[": {}}},
+                    "y": {"pattern": "[a-zé]{64000}"},
+                },
+                "if": {"pattern": ")"},
+                "contentSchema": {"pattern": "*"},
+            },
+        ),
+        (
+            "invalid-schema-compiled-pattern-before-uncompiled",
+            "a compiled bad pattern is reported, not an earlier one under $defs",
+            {"type": "object", "$defs": {"x": {"pattern": ")"}}, "properties": {"a": {"pattern": "("}}},
+        ),
+        (
+            "invalid-schema-referenced-defs-pattern",
+            "a pattern under $defs is checked once a reference compiles its subschema",
+            {"type": "object", "$defs": {"x": {"pattern": "("}}, "properties": {"a": {"$ref": "#/$defs/x"}}},
+        ),
+        (
+            "schema-2019-uncompiled-pattern-not-checked",
+            "the same in 2019-09",
+            {
+                "$schema": "https://json-schema.org/draft/2019-09/schema",
+                "type": "object",
+                "$defs": {"x": {"pattern": "(", "patternProperties": {"(": {}}}},
+            },
+        ),
+        (
             "schema-uncompiled-local-ref-not-a-uri",
             "a reference within its resource under $defs that nothing compiles is not read, so it may be no URI",
             {"type": "object", "$defs": {"a": {"$ref": "#/a b"}, "c": {"$ref": "#é"}}},

@@ -15,6 +15,7 @@ from __future__ import annotations
 import ipaddress
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -742,9 +743,9 @@ def schema_problem(schema: Any) -> str | None:
             return problem
     if unknown_meta is not None:
         return unknown_meta
+    seen: set[int] = set()  # the subschemas compiled (by the walk below, or found by _compiled_nodes)
     if registry is not None and registry.needs_compiling:
         # A depth-first walk in key order: a reference's target is compiled where the reference stands.
-        seen: set[int] = set()
         stack: list[Iterator[tuple[Any, str | None]]] = [iter([(schema, registry.root_key)])]
         while stack:
             step = next(stack[-1], None)
@@ -761,8 +762,37 @@ def schema_problem(schema: Any) -> str | None:
             if problem is not None:
                 return problem
             stack.append(registry.steps(node, base))
-    # Format problems (``pattern`` regexes) are reported last.
-    return meta_schema_problem(schema, formats=True)
+    else:
+        seen = _compiled_nodes(schema, draft)
+    # Format problems (``pattern`` regexes) are reported last. The dialects that check them apart from the other
+    # keywords check only the subschemas that are compiled (observed: a bad pattern under $defs that nothing
+    # references, or in an `if` without `then` or `else`, is taken).
+    if draft.inline_patterns:
+        return meta_schema_problem(schema, formats=True)
+    token = _COMPILED.set(frozenset(seen))
+    try:
+        return meta_schema_problem(schema, formats=True)
+    finally:
+        _COMPILED.reset(token)
+
+
+#: The ids of the subschemas compiled, while the format pass of :func:`schema_problem` runs (None: every one).
+_COMPILED: ContextVar[frozenset[int] | None] = ContextVar("_COMPILED", default=None)
+
+
+def _compiled_nodes(schema: Any, draft: _Draft) -> set[int]:
+    """The ids of the subschemas the reference compiles in a schema without references: the root and what it
+    applies, as :func:`_schemas_of` says, all the way down."""
+    out: set[int] = set()
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, Mapping) or id(node) in out:
+            continue
+        out.add(id(node))
+        for key, value in node.items():
+            stack.extend(_schemas_of(key, value, node, draft, compiled=True))
+    return out
 
 
 #: The order keywords are checked in (observed): first the deprecated keywords the base 2020-12 meta-schema still
@@ -1080,8 +1110,12 @@ def meta_schema_problem(schema: Any, *, draft: _Draft | None = None, formats: bo
         problem = None if formats else _type_problem(schema, "boolean", "object")
     if problem is not None or not isinstance(schema, Mapping):
         return problem
+    compiled = _COMPILED.get() if formats else None
+    active = compiled is None or id(schema) in compiled  # its own patterns are checked (see schema_problem)
     for key in draft.checking_order(schema):
-        problem = _keyword_problem(key, schema[key], draft, formats)
+        if not active and key == "pattern":
+            continue
+        problem = _keyword_problem(key, schema[key], draft, formats, names=active)
         if problem is not None:
             return problem
     if draft.draft4 and not formats:
@@ -1141,15 +1175,16 @@ def _draft_rule_problem(rule: str, value: Any, draft: _Draft, formats: bool) -> 
     return _string_array_problem(value)
 
 
-def _keyword_problem(key: str, value: Any, draft: _Draft, formats: bool) -> str | None:
-    """The problem of one keyword's value (``formats`` selects the format-only pass)."""
+def _keyword_problem(key: str, value: Any, draft: _Draft, formats: bool, *, names: bool = True) -> str | None:
+    """The problem of one keyword's value (``formats`` selects the format-only pass; ``names``: the format pass
+    checks the ``patternProperties`` names of this subschema)."""
     rule = draft.rules.get(key)
     if rule is not None:
         return _draft_rule_problem(rule, value, draft, formats)
     if key in _SCHEMA_KEYWORDS:
         return meta_schema_problem(value, draft=draft, formats=formats)
     if key in _SCHEMA_MAP_KEYWORDS:
-        return _schema_map_problem(key, value, draft, formats)
+        return _schema_map_problem(key, value, draft, formats, names=names)
     if key in _SCHEMA_ARRAY_KEYWORDS:
         return _schema_array_problem(value, draft, formats)
     if key == "pattern":
@@ -1245,11 +1280,13 @@ def _format_only(key: str, value: Any, draft: _Draft) -> str | None:
     return None
 
 
-def _schema_map_problem(key: str, value: Any, draft: _Draft, formats: bool) -> str | None:
+def _schema_map_problem(
+    key: str, value: Any, draft: _Draft, formats: bool, *, names: bool = True
+) -> str | None:
     if formats:
         if not isinstance(value, Mapping):
             return None
-        if key == "patternProperties" and not draft.inline_names:
+        if key == "patternProperties" and not draft.inline_names and names:
             # The reference names the subschema of the name that is no regex, not the name.
             bad = next((name for name in value if not regex_ok(name)), None)
             if bad is not None:
