@@ -209,6 +209,9 @@ def main() -> int:
         if args.patterns:
             pattern = "".join(rng.choice(REGEX_PIECES) for _ in range(rng.randint(1, 10)))
             schema = {"type": "object", "properties": {"a": {"type": "string", "pattern": pattern}}}
+            if args.drafts and rng.random() < 0.5:
+                # A pattern nothing compiles: only the format check reads it.
+                schema = {"type": "object", "definitions": {"a": {"pattern": pattern}}}
         if rng.random() < 0.8:
             schema["type"] = "object"
         if args.drafts and rng.random() < 0.9:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dscodec.protocols._regex import _ecma_classes, regex_ok
+from dscodec.protocols._regex import _ecma_classes, ecma_regex_ok, regex_ok
 
 PIECES = st.sampled_from(
     ["a", "é", ".", "^", "$", "|", "(", ")", "(?:", "(?=", "(?<=", "(?<n>", "(?i)", "(?x)", "*", "+", "?", "{2}",
@@ -59,3 +59,43 @@ def test_class_escaping_of_ecma_literals() -> None:
     assert _ecma_classes("[a--b]") == "[a-\\-b]"
     assert _ecma_classes("[--a]") == "[\\--a]"
     assert _ecma_classes("a&&b[x]") == "a&&b[x]"
+
+
+@given(st.lists(PIECES, max_size=16).map("".join))
+def test_ecma_reading_gives_an_answer(pattern: str) -> None:
+    assert ecma_regex_ok(pattern) in (True, False)
+
+
+def test_ecma_reading() -> None:
+    # What drafts 4, 6 and 7 take as a regex (ECMA-262 with the u flag, property names and size not looked at).
+    for good in [
+        "^[a-z]+$",
+        "\\0",
+        "[\\b]",
+        "\\p{InGreek}",
+        ".{100000}",
+        "(?i:a)",
+        "(?<a>x)|(?<a>y)",
+        "\\u{10FFFF}",
+    ]:
+        assert ecma_regex_ok(good), good
+    for bad in [
+        "(?i)a",
+        "\\x{41}",
+        "[[:alpha:]]",
+        "a{,5}",
+        "\\a",
+        "]",
+        "(?<a>x)(?<a>y)",
+        "\\1",
+        "[z-a]",
+        "(?=a)*",
+    ]:
+        assert not ecma_regex_ok(bad), bad
+
+
+def test_ecma_reading_is_bounded() -> None:
+    assert ecma_regex_ok("(" * 50_000 + ")" * 50_000)  # no recursion
+    assert not ecma_regex_ok("(" * 50_000)
+    # Both might take part: refused, in linear time.
+    assert not ecma_regex_ok("(?:(?<a>x)|(?<a>y))" * 5_000)

@@ -3172,6 +3172,75 @@ def _hardening() -> list[Case]:
             },
         ),
         (
+            "invalid-schema-draft-07-pattern-not-ecma",
+            "draft 7 checks the regex format in ECMA-262's syntax: an inline flag group is no regex there",
+            {
+                "$schema": "http://json-schema.org/draft-07/schema#",
+                "type": "object",
+                "properties": {"a": {"type": "string", "pattern": "(?i)^abc$"}},
+            },
+        ),
+        (
+            "invalid-schema-draft-06-pattern-braced-hex",
+            "draft 6: a braced hex escape is no ECMA-262 regex",
+            {
+                "$schema": "http://json-schema.org/draft-06/schema#",
+                "type": "object",
+                "properties": {"a": {"pattern": "\\x{41}"}},
+            },
+        ),
+        (
+            "invalid-schema-draft-04-pattern-posix-class",
+            "draft 4: a POSIX class leaves a lone ] in ECMA-262",
+            {
+                "$schema": "http://json-schema.org/draft-04/schema#",
+                "type": "object",
+                "properties": {"a": {"pattern": "[[:alpha:]]"}},
+            },
+        ),
+        (
+            "invalid-schema-draft-07-pattern-name-not-ecma",
+            "draft 7: a patternProperties name is checked the same way, and named",
+            {
+                "$schema": "http://json-schema.org/draft-07/schema#",
+                "type": "object",
+                "patternProperties": {"(?i)a": {}},
+            },
+        ),
+        (
+            "schema-draft-07-uncompiled-patterns-ecma-only",
+            "draft 7: patterns nothing compiles are read in ECMA-262's syntax only (no size, no property names)",
+            {
+                "$schema": "http://json-schema.org/draft-07/schema#",
+                "type": "object",
+                "definitions": {
+                    "x": {"pattern": ".{100000}"},
+                    "y": {"pattern": "\\p{InGreek}[\\b]\\0"},
+                    "ok": {"type": "string"},
+                },
+                "properties": {"a": {"$ref": "#/definitions/ok", "pattern": "[a-z\u00e9]{64000}"}},
+                "$comment": "the pattern beside $ref is not compiled in draft 7",
+            },
+        ),
+        (
+            "invalid-schema-draft-07-compiled-pattern-too-large",
+            "draft 7: a compiled pattern is still read by the engines (size), after the other keywords",
+            {
+                "$schema": "http://json-schema.org/draft-07/schema#",
+                "type": "object",
+                "properties": {"a": {"pattern": ".{100000}"}, "b": {"pattern": "(?i:a)"}},
+            },
+        ),
+        (
+            "invalid-schema-draft-07-compiled-name-too-large",
+            "draft 7: a compiled patternProperties name too large names its subschema",
+            {
+                "$schema": "http://json-schema.org/draft-07/schema#",
+                "type": "object",
+                "patternProperties": {".{100000}": {"type": "string"}},
+            },
+        ),
+        (
             "schema-uncompiled-local-ref-not-a-uri",
             "a reference within its resource under $defs that nothing compiles is not read, so it may be no URI",
             {"type": "object", "$defs": {"a": {"$ref": "#/a b"}, "c": {"$ref": "#é"}}},

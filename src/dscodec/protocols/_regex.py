@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from typing import NoReturn
 
-__all__ = ["regex_ok"]
+__all__ = ["ecma_regex_ok", "regex_ok"]
 
 #: The size limit of a compiled pattern, less what every program holds.
 _SIZE_LIMIT = 10 * 1024 * 1024 - 224
@@ -1042,3 +1042,327 @@ def regex_ok(pattern: str) -> bool:
     except _Invalid:
         return False
     return size <= _SIZE_LIMIT
+
+
+# -- the ECMA-262 reading of drafts 4, 6 and 7 -------------------------------------------------------------------
+
+_ECMA_QUANTIFIER = re.compile(r"\{([0-9]+)(?:(,)([0-9]*))?\}")
+_ECMA_PROPERTY = re.compile(r"\{[A-Za-z0-9_]+(?:=[A-Za-z0-9_]+)?\}")
+_ECMA_HEX4 = re.compile(r"[0-9A-Fa-f]{4}")
+_ECMA_HEX2 = re.compile(r"[0-9A-Fa-f]{2}")
+_ECMA_MODIFIERS = re.compile(r"\?([ims]*)(?:(-)([ims]*))?:")
+_ECMA_BRACED = re.compile(r"\{([0-9A-Fa-f]+)\}")
+_ATOM, _ASSERTION, _NOTHING = 0, 1, 2
+#: The most work :func:`ecma_regex_ok` spends on group names given more than once: their number times the depth of
+#: the groups (a pattern over it is refused; docs/limits.md).
+ECMA_NAMES_WORK = 4_000_000
+
+
+def _ecma_name_ok(name: str) -> bool:
+    """A group name: an identifier (``$`` and ``_`` among its characters)."""
+    if not name:
+        return False
+    plain = name.replace("$", "_")
+    return plain.isidentifier()
+
+
+def _ecma_groups(pattern: str) -> tuple[int, set[str]] | None:
+    """The capture groups of ``pattern``: their number and their names; None for a name that is no identifier,
+    or one given again where both groups might take part in a match (not in different alternatives). Escapes and
+    classes are skipped; the pattern is read again, fully, after this."""
+    found: list[tuple[int, str]] = []  # (where, name) of each named group
+    count = depth = deepest = 0
+    in_class = False
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+        elif c == ")":
+            depth = max(0, depth - 1)
+        elif c == "(":
+            depth += 1
+            deepest = max(deepest, depth)
+            if not pattern.startswith("?", i + 1):
+                count += 1
+            elif pattern.startswith("?<", i + 1) and not pattern.startswith(("?<=", "?<!"), i + 1):
+                end = pattern.find(">", i + 3)
+                name = pattern[i + 3 : end] if end >= 0 else ""
+                if not _ecma_name_ok(name):
+                    return None
+                found.append((i, name))
+                count += 1
+        i += 1
+    seen: set[str] = set()
+    repeated = {name for _, name in found if name in seen or seen.add(name)}  # type: ignore[func-returns-value]
+    if repeated:
+        starts = {where for where, name in found if name in repeated}
+        # Checking where repeated names stand costs their number times the depth of the groups: bounded.
+        if len(starts) * deepest > ECMA_NAMES_WORK or not _names_apart(pattern, starts):
+            return None
+    return count, {name for _, name in found}
+
+
+def _names_apart(pattern: str, starts: set[int]) -> bool:
+    """Whether the named groups opening at ``starts`` (names given more than once) never repeat a name where both
+    might take part in a match: a name may come again only in another alternative of a group (or of the pattern)
+    than the one holding its earlier use."""
+    # Per open group (the pattern itself first): the names of its current alternative (nested ones included once
+    # their group closed) and of its earlier alternatives; ``live`` counts the names a new one may not repeat.
+    levels: list[tuple[list[str], list[str]]] = [([], [])]
+    live: dict[str, int] = {}
+    in_class = False
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+        elif c == "|":
+            current, earlier = levels[-1]
+            for name in current:
+                live[name] -= 1
+            earlier.extend(current)
+            current.clear()
+        elif c == ")" and len(levels) > 1:
+            current, earlier = levels.pop()
+            for name in earlier:
+                live[name] += 1
+            levels[-1][0].extend(current)
+            levels[-1][0].extend(earlier)
+        elif c == "(":
+            if i in starts:
+                name = pattern[i + 3 : pattern.find(">", i + 3)]
+                if live.get(name, 0):
+                    return False
+                live[name] = live.get(name, 0) + 1
+                levels[-1][0].append(name)
+            levels.append(([], []))
+        i += 1
+    return True
+
+
+class _EcmaReader:
+    """One pass over a pattern in the syntax of ECMA-262 with the ``u`` flag (what drafts 4, 6 and 7 check the
+    ``regex`` format of every pattern with): groups are kept on a list, so any depth is read without recursion."""
+
+    def __init__(self, text: str, groups: int, names: set[str]) -> None:
+        self.text = text
+        self.pos = 0
+        self.groups = groups
+        self.names = names
+
+    def read(self) -> None:
+        text, n = self.text, len(self.text)
+        open_groups: list[bool] = []  # per open group: whether it is a look-around (an assertion)
+        last = _NOTHING
+        while self.pos < n:
+            c = text[self.pos]
+            if c == "|":
+                self.pos += 1
+                last = _NOTHING
+            elif c == "(":
+                open_groups.append(self.group_opener())
+                last = _NOTHING
+            elif c == ")":
+                if not open_groups:
+                    _fail()
+                self.pos += 1
+                last = _ASSERTION if open_groups.pop() else _ATOM
+            elif c in "*+?":
+                if last != _ATOM:
+                    _fail()
+                self.pos += 1
+                self.lazy()
+                last = _NOTHING
+            elif c == "{":
+                found = _ECMA_QUANTIFIER.match(text, self.pos)
+                if found is None or last != _ATOM:
+                    _fail()
+                low, comma, high = found.groups()
+                if comma and high and int(high) < int(low):
+                    _fail()
+                self.pos = found.end()
+                self.lazy()
+                last = _NOTHING
+            elif c in "}]":
+                _fail()
+            elif c in "^$":
+                self.pos += 1
+                last = _ASSERTION
+            elif c == "[":
+                self.char_class()
+                last = _ATOM
+            elif c == "\\":
+                last = self.atom_escape()
+            else:
+                self.pos += 1
+                last = _ATOM
+        if open_groups:
+            _fail()
+
+    def lazy(self) -> None:
+        if self.text.startswith("?", self.pos):
+            self.pos += 1
+
+    def group_opener(self) -> bool:
+        """Read ``(`` and what opens the group; whether it is a look-around."""
+        text = self.text
+        self.pos += 1
+        if not text.startswith("?", self.pos):
+            return False
+        for opener in ("=", "!", "<=", "<!"):
+            if text.startswith(opener, self.pos + 1):
+                self.pos += 1 + len(opener)
+                return True
+        modifiers = _ECMA_MODIFIERS.match(text, self.pos)
+        if modifiers is not None:  # (?:, or flags i, m, s to add and to remove, each once
+            add, dash, remove = modifiers.groups()
+            flags = add + (remove or "")
+            if len(set(flags)) != len(flags) or (dash and not flags):
+                _fail()
+            self.pos = modifiers.end()
+            return False
+        if text.startswith("<", self.pos + 1):
+            end = text.find(">", self.pos + 2)
+            if end < 0:
+                _fail()
+            self.pos = end + 1  # the name was checked with the others (_ecma_groups)
+            return False
+        _fail()
+
+    def atom_escape(self) -> int:
+        """``\\`` and what follows it outside a class: an assertion (``\\b``, ``\\B``) or an atom."""
+        text = self.text
+        e = text[self.pos + 1] if self.pos + 1 < len(text) else None
+        if e is None:
+            _fail()
+        if e in "bB":
+            self.pos += 2
+            return _ASSERTION
+        if "1" <= e <= "9":
+            end = self.pos + 1
+            while end < len(text) and "0" <= text[end] <= "9":
+                end += 1
+            if int(text[self.pos + 1 : end]) > self.groups:
+                _fail()
+            self.pos = end
+            return _ATOM
+        if e == "k":
+            if not text.startswith("<", self.pos + 2):
+                _fail()
+            end = text.find(">", self.pos + 3)
+            if end < 0 or text[self.pos + 3 : end] not in self.names:
+                _fail()
+            self.pos = end + 1
+            return _ATOM
+        self.pos += 1
+        self.escape_body(in_class=False)
+        return _ATOM
+
+    def escape_body(self, *, in_class: bool) -> int | None:
+        """What follows a ``\\`` (the reader is on it): its code point, or None for a set (``\\d``, ``\\p{…}``)."""
+        text = self.text
+        e = text[self.pos]
+        self.pos += 1
+        if e in "dDsSwW":
+            return None
+        if e in "pP":
+            found = _ECMA_PROPERTY.match(text, self.pos)
+            if found is None:
+                _fail()
+            self.pos = found.end()
+            return None
+        if e in "fnrtv":
+            return {"f": 12, "n": 10, "r": 13, "t": 9, "v": 11}[e]
+        if e == "c":
+            letter = text[self.pos] if self.pos < len(text) else ""
+            if not ("a" <= letter.lower() <= "z" and letter.isascii()):
+                _fail()
+            self.pos += 1
+            return ord(letter) % 32
+        if e == "0":
+            if self.pos < len(text) and "0" <= text[self.pos] <= "9":
+                _fail()
+            return 0
+        if e == "x":
+            found = _ECMA_HEX2.match(text, self.pos)
+            if found is None:
+                _fail()
+            self.pos = found.end()
+            return int(found.group(), 16)
+        if e == "u":
+            braced = _ECMA_BRACED.match(text, self.pos)
+            if braced is not None:
+                value = int(braced.group(1)[-8:], 16) if len(braced.group(1).lstrip("0")) <= 6 else 1 << 24
+                if value > 0x10FFFF:
+                    _fail()
+                self.pos = braced.end()
+                return value
+            found = _ECMA_HEX4.match(text, self.pos)
+            if found is None:
+                _fail()
+            self.pos = found.end()
+            return int(found.group(), 16)
+        if in_class and e == "b":
+            return 8
+        if e.isascii() and not e.isalnum():
+            return ord(e)  # a character escaped as itself
+        _fail()
+
+    def char_class(self) -> None:
+        text, n = self.text, len(self.text)
+        self.pos += 1
+        if text.startswith("^", self.pos):
+            self.pos += 1
+        while True:
+            if self.pos >= n:
+                _fail()
+            if text[self.pos] == "]":
+                self.pos += 1
+                return
+            start = self.class_atom()
+            if text.startswith("-", self.pos) and self.pos + 1 < n and text[self.pos + 1] != "]":
+                self.pos += 1
+                end = self.class_atom()
+                if start is None or end is None or end < start:
+                    _fail()
+
+    def class_atom(self) -> int | None:
+        text = self.text
+        c = text[self.pos]
+        if c != "\\":
+            self.pos += 1
+            return ord(c)
+        if self.pos + 1 >= len(text):
+            _fail()
+        self.pos += 1
+        if "1" <= text[self.pos] <= "9" or text[self.pos] in "kB":
+            _fail()
+        if text[self.pos] == "-":
+            self.pos += 1
+            return ord("-")
+        return self.escape_body(in_class=True)
+
+
+def ecma_regex_ok(pattern: str) -> bool:
+    """Whether ``pattern`` is a regular expression in the syntax of ECMA-262 with the ``u`` flag, as the
+    reference reads it for the ``regex`` format of drafts 4, 6 and 7 (observed: Unicode property names and the
+    size of the program are not looked at there)."""
+    groups = _ecma_groups(pattern)
+    if groups is None:
+        return False
+    try:
+        _EcmaReader(pattern, *groups).read()
+    except _Invalid:
+        return False
+    return True

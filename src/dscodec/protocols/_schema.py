@@ -22,7 +22,7 @@ from typing import Any
 from urllib.parse import unquote, urljoin
 
 from dscodec.protocols._body import json_text
-from dscodec.protocols._regex import regex_ok
+from dscodec.protocols._regex import ecma_regex_ok, regex_ok
 from dscodec.protocols._strict_schema import normalize_strict_schema
 
 __all__ = ["meta_schema_problem", "normalize_strict_schema", "schema_problem"]
@@ -764,11 +764,9 @@ def schema_problem(schema: Any) -> str | None:
             stack.append(registry.steps(node, base))
     else:
         seen = _compiled_nodes(schema, draft)
-    # Format problems (``pattern`` regexes) are reported last. The dialects that check them apart from the other
-    # keywords check only the subschemas that are compiled (observed: a bad pattern under $defs that nothing
-    # references, or in an `if` without `then` or `else`, is taken).
-    if draft.inline_patterns:
-        return meta_schema_problem(schema, formats=True)
+    # The patterns of the subschemas that are compiled are read as the engines read them, last (observed: a bad
+    # pattern under $defs that nothing references, or in an `if` without `then` or `else`, is taken; drafts 4, 6
+    # and 7 check the regex format of every pattern with the other keywords, in ECMA-262's syntax).
     token = _COMPILED.set(frozenset(seen))
     try:
         return meta_schema_problem(schema, formats=True)
@@ -1111,7 +1109,9 @@ def meta_schema_problem(schema: Any, *, draft: _Draft | None = None, formats: bo
     if problem is not None or not isinstance(schema, Mapping):
         return problem
     compiled = _COMPILED.get() if formats else None
-    active = compiled is None or id(schema) in compiled  # its own patterns are checked (see schema_problem)
+    # Its own patterns are checked (see schema_problem): it is compiled, and so are they (in the drafts whose
+    # references stand alone, the keywords beside a $ref are not).
+    active = compiled is None or (id(schema) in compiled and (draft.ref_siblings or "$ref" not in schema))
     for key in draft.checking_order(schema):
         if not active and key == "pattern":
             continue
@@ -1188,12 +1188,16 @@ def _keyword_problem(key: str, value: Any, draft: _Draft, formats: bool, *, name
     if key in _SCHEMA_ARRAY_KEYWORDS:
         return _schema_array_problem(value, draft, formats)
     if key == "pattern":
-        if formats != draft.inline_patterns:
-            problem = None if formats else _type_problem(value, "string")
-            if problem is None and isinstance(value, str) and not regex_ok(value):
-                problem = f'{json_text(value)} is not a "regex"'
-            return problem
-        return None if formats else _type_problem(value, "string")
+        # Drafts 4, 6 and 7 check the regex format with the other keywords (in ECMA-262's syntax); compiling a
+        # subschema reads its pattern as the engines do, reported last (the format pass).
+        if formats:
+            ok = not isinstance(value, str) or regex_ok(value)
+        else:
+            problem = _type_problem(value, "string")
+            if problem is not None or not draft.inline_patterns:
+                return problem
+            ok = ecma_regex_ok(value)
+        return None if ok else f'{json_text(value)} is not a "regex"'
     if formats:
         return _format_only(key, value, draft)
     if key == "$id":
@@ -1286,8 +1290,8 @@ def _schema_map_problem(
     if formats:
         if not isinstance(value, Mapping):
             return None
-        if key == "patternProperties" and not draft.inline_names and names:
-            # The reference names the subschema of the name that is no regex, not the name.
+        if key == "patternProperties" and names:
+            # Compiled: the reference names the subschema of the name that is no regex, not the name.
             bad = next((name for name in value if not regex_ok(name)), None)
             if bad is not None:
                 return f'{json_text(value[bad])} is not a "regex"'
@@ -1295,8 +1299,8 @@ def _schema_map_problem(
         problem = _type_problem(value, "object")
         if problem is not None:
             return problem
-        if key == "patternProperties" and draft.inline_names:
-            bad = next((name for name in value if not regex_ok(name)), None)
+        if key == "patternProperties" and draft.inline_names:  # the format, in ECMA-262's syntax
+            bad = next((name for name in value if not ecma_regex_ok(name)), None)
             if bad is not None:
                 return f'{json_text(bad)} is not a "regex"'
     for item in value.values():
