@@ -77,6 +77,7 @@ def test_ecma_reading() -> None:
         "(?i:a)",
         "(?<a>x)|(?<a>y)",
         "\\u{10FFFF}",
+        "[\\uD83D\\uDE00-\\uD83D\\uDE02]",
     ]:
         assert ecma_regex_ok(good), good
     for bad in [

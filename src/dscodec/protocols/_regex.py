@@ -1312,7 +1312,14 @@ class _EcmaReader:
             if found is None:
                 _fail()
             self.pos = found.end()
-            return int(found.group(), 16)
+            value = int(found.group(), 16)
+            if 0xD800 <= value <= 0xDBFF and text.startswith("\\u", self.pos):
+                trail = _ECMA_HEX4.match(text, self.pos + 2)
+                if trail is not None and 0xDC00 <= int(trail.group(), 16) <= 0xDFFF:
+                    # A surrogate pair written as two escapes is the one character they encode.
+                    self.pos = trail.end()
+                    return 0x10000 + ((value - 0xD800) << 10) + (int(trail.group(), 16) - 0xDC00)
+            return value
         if in_class and e == "b":
             return 8
         if e.isascii() and not e.isalnum():
