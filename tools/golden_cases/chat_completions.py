@@ -3241,6 +3241,24 @@ def _hardening() -> list[Case]:
             },
         ),
         (
+            "schema-meta-schema-named-with-fragment-reaches-every-document",
+            "a root $schema with a fragment: a compiled reference reaches every meta-schema document (draft-07 too)",
+            {
+                "$schema": "https://json-schema.org/draft/2020-12/schema#a",
+                "type": "object",
+                "properties": {"a": {"$ref": "http://json-schema.org/draft-07/schema#"}},
+            },
+        ),
+        (
+            "schema-meta-schema-vocabulary-reaches-every-document",
+            "the same for a root $schema naming a vocabulary document",
+            {
+                "$schema": "https://json-schema.org/draft/2019-09/meta/core",
+                "type": "object",
+                "properties": {"a": {"$ref": "http://json-schema.org/draft-04/schema#"}},
+            },
+        ),
+        (
             "schema-uncompiled-local-ref-not-a-uri",
             "a reference within its resource under $defs that nothing compiles is not read, so it may be no URI",
             {"type": "object", "$defs": {"a": {"$ref": "#/a b"}, "c": {"$ref": "#é"}}},

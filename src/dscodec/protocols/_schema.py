@@ -178,6 +178,9 @@ _COMPILED_DOCUMENTS = frozenset(
     uri for uri in _DOCUMENTS if uri.startswith("https://json-schema.org/draft/2020-12/")
 )
 _META_ANCHOR = "meta"
+#: Every meta-schema document a compiled ``$ref`` can reach once the root's ``$schema`` made the reference look
+#: among all of them (see ``_Registry.every_meta_document``).
+_EVERY_DOCUMENT = _DOCUMENTS | {f"http://json-schema.org/draft-0{n}/schema" for n in (4, 6, 7)}
 #: The first character a URI reference may not hold: one outside RFC 3986's unreserved characters, sub-delims,
 #: ``:@/?#`` and ``%``, or a ``%`` without two hex digits (a second ``#`` is found apart).
 _URI_BAD = re.compile(r"[^-A-Za-z0-9._~!$&'()*+,;=:@/?#%]|%(?![0-9A-Fa-f]{2})")
@@ -412,6 +415,10 @@ class _Registry:
         #: keyword the dialect checks only once compiled.
         self.needs_compiling = False
         self.meta_loaded = False
+        #: The root's $schema names a meta-schema document otherwise than by its draft's own URI (a fragment, a
+        #: vocabulary): the reference looked it up among all of them, and a compiled reference then reaches any
+        #: (observed), not only its draft's.
+        self.every_meta_document = False
         #: The first ``$id`` met while crawling that is no URI reference or cannot be resolved against its base;
         #: whether it is the root's own (reported before a root ``$schema`` that is no URI reference, the others
         #: after it).
@@ -648,7 +655,8 @@ class _Registry:
         fragment = ref.partition("#")[2]
         resource = self.resources.get(key, _MISSING)
         if resource is _MISSING:
-            if not dynamic and self.meta_loaded and key in self.draft.documents:
+            documents = _EVERY_DOCUMENT if self.every_meta_document else self.draft.documents
+            if not dynamic and self.meta_loaded and key in documents:
                 if fragment and not fragment.startswith("/") and fragment != self.draft.document_anchor:
                     return _anchor_problem(fragment), None, key
                 return None, None, key
@@ -727,10 +735,13 @@ def schema_problem(schema: Any) -> str | None:
         return registry.id_problem
     unknown_meta: str | None = None
     if registry is not None and isinstance(schema.get("$schema"), str):
-        problem, unknown = _meta_schema_uri_problem(schema["$schema"], registry.resources, registry.root_key)
+        uri = schema["$schema"]
+        problem, unknown = _meta_schema_uri_problem(uri, registry.resources, registry.root_key)
         if problem is not None and not unknown:
             return problem
         unknown_meta = problem
+        if problem is None and not (uri.rstrip("#") in _CANONICAL or uri.removesuffix("#") in _BY_TEXT):
+            registry.every_meta_document = uri.partition("#")[0] in _DOCUMENTS
     if registry is not None and registry.id_problem is not None:
         return registry.id_problem
     if registry is not None and registry.needs_compiling:
