@@ -22,6 +22,7 @@ reference), so the recursion is bounded.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import NoReturn
 
 __all__ = ["ecma_regex_ok", "regex_ok"]
@@ -1066,24 +1067,26 @@ def _ecma_name_ok(name: str) -> bool:
     return plain.isidentifier()
 
 
+#: Where a pattern's groups and alternatives are: ``(``, ``)`` and ``|`` outside classes, not escaped (a class
+#: ends at the first ``]`` not escaped: ECMA-262's classes do not nest).
+_ECMA_STRUCTURE = re.compile(r"\\.|\[(?:\\.|[^\]\\])*\]?|([()|])", re.DOTALL)
+
+
+def _ecma_structure(pattern: str) -> Iterator[tuple[int, str]]:
+    """Each ``(``, ``)`` and ``|`` of ``pattern`` that opens or closes a group or parts alternatives: (where, which)."""
+    for found in _ECMA_STRUCTURE.finditer(pattern):
+        if found.group(1) is not None:
+            yield found.start(), found.group(1)
+
+
 def _ecma_groups(pattern: str) -> tuple[int, set[str]] | None:
     """The capture groups of ``pattern``: their number and their names; None for a name that is no identifier,
     or one given again where both groups might take part in a match (not in different alternatives). Escapes and
     classes are skipped; the pattern is read again, fully, after this."""
     found: list[tuple[int, str]] = []  # (where, name) of each named group
     count = depth = deepest = 0
-    in_class = False
-    i, n = 0, len(pattern)
-    while i < n:
-        c = pattern[i]
-        if c == "\\":
-            i += 2
-            continue
-        if in_class:
-            in_class = c != "]"
-        elif c == "[":
-            in_class = True
-        elif c == ")":
+    for i, c in _ecma_structure(pattern):
+        if c == ")":
             depth = max(0, depth - 1)
         elif c == "(":
             depth += 1
@@ -1097,7 +1100,6 @@ def _ecma_groups(pattern: str) -> tuple[int, set[str]] | None:
                     return None
                 found.append((i, name))
                 count += 1
-        i += 1
     seen: set[str] = set()
     repeated = {name for _, name in found if name in seen or seen.add(name)}  # type: ignore[func-returns-value]
     if repeated:
@@ -1116,18 +1118,8 @@ def _names_apart(pattern: str, starts: set[int]) -> bool:
     # their group closed) and of its earlier alternatives; ``live`` counts the names a new one may not repeat.
     levels: list[tuple[list[str], list[str]]] = [([], [])]
     live: dict[str, int] = {}
-    in_class = False
-    i, n = 0, len(pattern)
-    while i < n:
-        c = pattern[i]
-        if c == "\\":
-            i += 2
-            continue
-        if in_class:
-            in_class = c != "]"
-        elif c == "[":
-            in_class = True
-        elif c == "|":
+    for i, c in _ecma_structure(pattern):
+        if c == "|":
             current, earlier = levels[-1]
             for name in current:
                 live[name] -= 1
@@ -1147,7 +1139,6 @@ def _names_apart(pattern: str, starts: set[int]) -> bool:
                 live[name] = live.get(name, 0) + 1
                 levels[-1][0].append(name)
             levels.append(([], []))
-        i += 1
     return True
 
 
