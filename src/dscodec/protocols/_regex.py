@@ -22,7 +22,8 @@ reference), so the recursion is bounded.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Iterable, Iterator
 from typing import NoReturn
 
 __all__ = ["ecma_regex_ok", "regex_ok"]
@@ -297,7 +298,7 @@ _CLASS_SPANS = {
 }  # fmt: skip
 
 
-def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def _merged(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
     """``spans`` sorted, overlapping and adjacent ones joined."""
     out: list[tuple[int, int]] = []
     for low, high in sorted(spans):
@@ -999,16 +1000,16 @@ class _Reader:
         else:
             # The ECMA class escapes \\D, \\S, \\W: what their small sets leave.
             for e in escapes & {"D", "S", "W"}:
-                spans = spans + _complement(_merged(list(_CLASS_SPANS[e.lower()])))
+                spans = spans + _complement(_merged(_CLASS_SPANS[e.lower()]))
+        found = _merged(spans)
         if costs:  # properties, nested classes, Unicode's class escapes: rough
-            if not spans:
+            if not found:
                 base = 0
             elif negated:
-                base = 1000 + 36 * (len(_merged(list(spans))) - 1)
+                base = 1000 + 36 * (len(found) - 1)
             else:
-                base = self.set_cost(_merged(list(spans)))
+                base = self.set_cost(found)
             return _with_costs(base, costs)
-        found = _merged(list(spans))
         return self.set_cost(_complement(found) if negated else found)
 
     def set_cost(self, found: list[tuple[int, int]]) -> int:
@@ -1100,8 +1101,7 @@ def _ecma_groups(pattern: str) -> tuple[int, set[str]] | None:
                     return None
                 found.append((i, name))
                 count += 1
-    seen: set[str] = set()
-    repeated = {name for _, name in found if name in seen or seen.add(name)}  # type: ignore[func-returns-value]
+    repeated = {name for name, times in Counter(name for _, name in found).items() if times > 1}
     if repeated:
         starts = {where for where, name in found if name in repeated}
         # Checking where repeated names stand costs their number times the depth of the groups: bounded.

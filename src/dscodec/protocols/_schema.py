@@ -248,8 +248,7 @@ def _uri_problem(text: str, *, allow_hash: bool) -> str | None:
 #: A URI reference with an authority (``scheme://`` or ``//``); group 1 is the authority.
 _AUTHORITY = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.\-]*:)?//([^/?#]*)")
 _HEX = frozenset("0123456789abcdefABCDEF")
-_IP_CHARS = frozenset("0123456789abcdefABCDEF:.")
-_FUTURE_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:")
+_IP_CHARS = _HEX | frozenset(":.")
 
 
 def _authority(text: str, start: int, end: int) -> tuple[tuple[int, str] | None, tuple[int, int] | None]:
@@ -312,6 +311,8 @@ _ROOTLESS = (
 )
 _ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+#: What an IP literal of a future version may hold after its ``v``, hex digits and ``.``.
+_FUTURE_CHARS = _UNRESERVED | frozenset("!$&'()*+,;=:")
 
 
 def _unescape(m: re.Match[str]) -> str:
