@@ -2283,6 +2283,17 @@ def _invalid_semantic() -> list[Case]:
     for slug, description, part in (
         ("image-file-id", "V4.1 refuses input_image by file_id", iimage(file_id="file-1")),
         ("image-no-source", "V4.1 refuses input_image without image_url or file_id", iimage(detail="auto")),
+        ("image-empty-url", "V4.1: an empty image_url counts as none", iimage("")),
+        (
+            "image-empty-url-and-file-id",
+            "V4.1: an empty image_url beside a file_id leaves the file_id alone",
+            iimage("", file_id="file-1"),
+        ),
+        (
+            "image-empty-url-and-empty-file-id",
+            "V4.1: an empty file_id still counts as one",
+            iimage("", file_id=""),
+        ),
         ("image-ftp-url", "V4.1 refuses a non-http image URL", iimage("ftp://example.com/a.png")),
         ("image-relative-url", "V4.1 refuses a relative image URL", iimage("a.png")),
         (

@@ -419,15 +419,17 @@ class _Converter(_convert.RequestConverter[wire.ResponsesRequest]):
 
     @staticmethod
     def _image_refs(parts: Sequence[wire.ContentPart], parts_path: str) -> list[_images.ImageRef | None]:
-        """The image of every image part (``None`` for other parts); refuses images given by file id or by nothing."""
+        """The image of every image part (``None`` for other parts); refuses images given by file id or by nothing
+        (an empty ``image_url`` is nothing)."""
         urls: list[_images.ImageRef | None] = []
         for position, part in enumerate(parts):
             if not isinstance(part, wire.ImagePart):
                 urls.append(None)
                 continue
             where = f"{parts_path}[{position}]"
+            # An empty image_url counts as none (an empty file_id still counts as one).
             url = _images.reference_or_refuse(
-                where, "input_image", part.image_url, part.file_id, _IMAGE_FIELDS
+                where, "input_image", part.image_url or None, part.file_id, _IMAGE_FIELDS
             )
             urls.append((url, part.detail))
         return urls
