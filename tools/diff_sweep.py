@@ -7,8 +7,8 @@ Where ``diff_fuzz.py`` mutates at random, this walks: for each protocol, the val
 ``fixtures/requests/`` that both sides already agree on are the seeds; every node of a seed is given, in turn,
 each value of :data:`VALUES` (every JSON type, bounds of the integer widths, common enum words) or is deleted.
 A node's shape is its key path with array indices left out and each object's ``role`` or ``type`` kept, and
-each shape meets each value once, in the first seed that has it, so a sweep of a protocol sends a few tens of
-thousands of bodies.
+each shape meets each value once per model version (the case name's ``v4-`` or ``v41-``), in the first seed
+that has it, so a sweep of a protocol sends a few tens of thousands of bodies.
 
 Compared, without ``--streams``: what ``diff_fuzz.py`` compares (outcome, error message, prompt, ids, every
 option), and for Responses also the echo fields and the namespace tool map. With ``--streams``: for each body
@@ -226,8 +226,10 @@ def sweep(ref: Any, protocol: str, *, streams: bool, out: Path | None) -> int:
     found: dict[str, list[str]] = collections.defaultdict(list)
     bodies = 0
     for name, seed in seeds:
+        # Each model version meets each shape and value: V4.1 reads fields V4 ignores (images, for one).
+        version = name.split("-", 1)[0]
         for path, _ in diff_fuzz._nodes(seed)[1:]:
-            shape = _shape(seed, path)
+            shape = f"{version}:{_shape(seed, path)}"
             for value in VALUES:
                 key = (shape, json.dumps(value))
                 if key in done:
