@@ -19,6 +19,12 @@ a push, so where deltas part differs on purpose), and the Responses fields of D3
 and D6 left out. Where dscodec deviates on purpose (docs/deviations.md: D7 JSON
 mode, D8 arguments of malformed tags, D15 the end-of-sentence token) differences are expected; read them before
 filing a bug. A disagreement worth keeping becomes a scenario in ``tools/golden_cases/streams.py``.
+
+With ``--mutate`` the outputs are the recorded stream scenarios' instead (``fixtures/streams/``, each with its
+request body), changed in one to three places: a piece of markup or of text near markup inserted (a tag's start,
+a quote, a newline run, ``</think>``, a fence, a number), a span deleted or doubled, a span of another scenario's
+output spliced in, or the output cut short. That searches around the cases already known to be delicate; every
+event is compared (``--events`` is implied), and outputs that spell the end-of-sentence token are left out (D15).
 """
 
 from __future__ import annotations
@@ -359,6 +365,8 @@ def _event_difference_kind(
         return "token counts (D12, D13)"
     if set(_STRING_ATTRIBUTE.findall(_output_text(pieces))) - {"true", "false"}:
         return "D8? (a parameter tag with an unknown string value)"
+    if _malformed_markup(_output_text(pieces)):
+        return "D8? (malformed tags: dscodec reads them by their attributes)"
     if any(isinstance(p, str) for p in pieces) and _PARTIAL_OPENER_NEWLINE.search(_output_text(pieces)):
         return "D14? (a newline after a partial opener in text)"
     if _ends_in_half_a_character(pieces):
@@ -393,8 +401,24 @@ def _ends_in_half_a_character(pieces: list[Any]) -> bool:
 
 # D8: `string="maybe"` and the like (a label for triage: look at the case).
 _STRING_ATTRIBUTE = re.compile('string="([^"]*)"')
+#: The well-formed DSML tags, in both spellings (a Dsml token anywhere else makes the markup malformed).
+_WELL_FORMED_TAG = re.compile(
+    '</?｜DSML｜(?:tool_calls| calls)>|</｜DSML｜ ?(?:invoke|parameter)>|<｜DSML｜ ?invoke name="[^"<>｜]*">'
+    '|<｜DSML｜ ?parameter name="[^"<>｜]*" string="(?:true|false)">'
+)
+
+
+def _malformed_markup(text: str) -> bool:
+    """Whether some Dsml token of ``text`` is not part of a well-formed tag (or a tag is cut by the end)."""
+    return text.count("｜DSML｜") != sum(1 for _ in _WELL_FORMED_TAG.finditer(text))
+
+
 # D14: a newline right after `<｜`, `<｜D` ... `<｜DSML｜` in text chunks (a label for triage: look at the case).
-_PARTIAL_OPENER_NEWLINE = re.compile("<｜(?:D(?:S(?:M(?:L｜?)?)?)?)?\n")
+#: A partial block opener (``<｜``, ``<｜DS``…) or a partial ``</think>`` (``<``, ``</``, ``</th``…) right before a
+#: newline: text chunks and token ids differ there in the reference (D14).
+_PARTIAL_OPENER_NEWLINE = re.compile(
+    "(?:<｜(?:D(?:S(?:M(?:L｜?)?)?)?)?|<(?:/(?:t(?:h(?:i(?:n(?:k)?)?)?)?)?)?)\n"
+)
 
 
 def _paths(mine: Any, other: Any, path: str, out: set[str]) -> None:
@@ -545,6 +569,149 @@ def fuzz(protocol: str, args: argparse.Namespace) -> int:
     return sum(found.values())
 
 
+#: What ``--mutate`` inserts: pieces of markup in both spellings and text that sits next to markup.
+_MUTATION_PIECES = (
+    "<｜DSML｜",
+    "｜DSML｜",
+    "</｜DSML｜",
+    "<｜DSML｜ ",
+    "</think>",
+    "<think>",
+    "<",
+    "</",
+    ">",
+    '"',
+    "=",
+    "\n",
+    "\n\n",
+    'string="true">',
+    'string="false">',
+    "parameter",
+    "invoke",
+    "tool_calls",
+    " calls",
+    'name="',
+    "```json\n",
+    "\n```",
+    "{",
+    "}",
+    "[",
+    "]",
+    ",",
+    ":",
+    "\\",
+    "\\u",
+    "1e400",
+    "-",
+    "0",
+    " ",
+    "\t",
+    "\r\n",
+    "é",
+    "😀",
+    "STOP",
+    "END",
+)
+_EOS_SPELLING = "<｜end▁of▁sentence｜>"
+
+
+def recorded_outputs(protocol: str) -> list[tuple[dict[str, Any], str]]:
+    """(request body, model output) of every recorded stream scenario of ``protocol``, once per scenario."""
+    found: dict[str, tuple[dict[str, Any], str]] = {}
+    repo = Path(__file__).resolve().parent.parent
+    for path in sorted((repo / "fixtures" / "streams" / protocol).glob("*.jsonl")):
+        lines = [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line.strip()]
+        meta = lines[0].get("meta", {})
+        body = next((line["body"] for line in lines if line.get("kind") == "request"), None)
+        output = meta.get("output")
+        if isinstance(body, dict) and isinstance(output, str):
+            found.setdefault(meta.get("scenario", path.stem), (body, output))
+    return list(found.values())
+
+
+def mutate_output(text: str, others: list[str], rng: random.Random) -> str:
+    """``text`` changed in one to three places (see ``--mutate``)."""
+    for _ in range(rng.randint(1, 3)):
+        roll = rng.random()
+        i = rng.randint(0, len(text))
+        j = min(len(text), i + rng.randint(0, 12))
+        if roll < 0.35:
+            text = text[:i] + rng.choice(_MUTATION_PIECES) + text[i:]
+        elif roll < 0.55:
+            text = text[:i] + text[j:]
+        elif roll < 0.7:
+            text = text[:i] + text[i:j] * 2 + text[j:]
+        elif roll < 0.85:
+            other = rng.choice(others)
+            a = rng.randint(0, len(other))
+            text = text[:i] + other[a : a + rng.randint(1, 40)] + text[i:]
+        else:
+            text = text[:i]
+    return text
+
+
+def _json_object_body(body: dict[str, Any]) -> bool:
+    formats = (body.get("response_format"), (body.get("text") or {}).get("format"))
+    return any(isinstance(f, dict) and f.get("type") == "json_object" for f in formats)
+
+
+def fuzz_mutated(protocol: str, args: argparse.Namespace) -> int:
+    """``--mutate``: recorded outputs of ``protocol``, mutated; the number of outputs whose events differ."""
+    rng = random.Random(args.seed)
+    cases = recorded_outputs(protocol)
+    others = [output for _, output in cases]
+    found: Counter[str] = Counter()
+    ran = 0
+    for _ in range(args.count):
+        body, output = rng.choice(cases)
+        text = mutate_output(output, others, rng)
+        if _EOS_SPELLING in text:
+            continue  # D15: dscodec ends the output at the token, the reference writes it as text
+        units: Any = _vocabulary().full.encode(text, add_special_tokens=False).ids if args.ids else text
+        cuts = (
+            sorted(rng.sample(range(1, len(units)), min(len(units) - 1, rng.randint(0, 12))))
+            if len(units) > 1
+            else []
+        )
+        pieces = [units[a:b] for a, b in zip([0, *cuts], [*cuts, len(units)])]
+        # D7: in JSON mode dscodec answers every cut as the reference answers the whole output in one chunk.
+        json_mode = _json_object_body(body) and bool(units)
+        their_pieces = [units] if json_mode else pieces
+        ran += 1
+        try:
+            theirs = event_view(
+                reference_events(
+                    protocol, body, their_pieces, tokenizer=True, count=len(pieces) if json_mode else 1
+                ),
+                merge=not args.exact_deltas,
+            )
+        except Exception as exc:  # noqa: BLE001 - the reference failing is a case to look at, not a crash
+            theirs = {"error": f"{type(exc).__name__}: {exc}"}
+        try:
+            ours = event_view(our_events(protocol, body, pieces), merge=not args.exact_deltas)
+        except Exception as exc:  # noqa: BLE001 - an internal error is exactly what this looks for
+            ours = {"error": f"{type(exc).__name__}: {exc}"}
+        if ours == theirs:
+            continue
+        key = "error"
+        if "events" in ours and "events" in theirs:
+            key = _event_difference_kind(body, ours["events"], theirs["events"], pieces)
+        found[key] += 1
+        if found[key] <= 3:
+            print(f"{protocol}: differs in {key}: {text[:300]!r}")
+            if "events" in ours and "events" in theirs:
+                print(f"    {_first_difference(ours['events'], theirs['events'])}")
+            else:
+                print(f"    dscodec {str(ours)[:300]!r} / reference {str(theirs)[:300]!r}")
+            if args.out:
+                args.out.mkdir(parents=True, exist_ok=True)
+                case = {"protocol": protocol, "body": body, "pieces": pieces, "plan": asdict(Plan())}
+                name = f"{protocol}-{sum(found.values())}.json"
+                (args.out / name).write_text(json.dumps(case, ensure_ascii=False), encoding="utf-8")
+    print(f"{protocol}: {ran} mutated outputs, {sum(found.values())} differ {dict(found)}")
+    return sum(found.values())
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -588,6 +755,11 @@ def main() -> int:
         action="store_true",
         help="cut each output at a random point (the finish reason is length unless --vary draws one)",
     )
+    parser.add_argument(
+        "--mutate",
+        action="store_true",
+        help="the recorded scenarios' outputs (fixtures/streams), mutated around their markup; events compared",
+    )
     parser.add_argument("--out", type=Path, default=None, help="write each differing case here")
     args = parser.parse_args()
     if args.json_mode and args.logprobs:
@@ -598,6 +770,8 @@ def main() -> int:
     protocols = args.protocol or PROTOCOLS
     if args.json_mode:
         protocols = [p for p in protocols if p != "messages"]  # Messages has no JSON mode
+    if args.mutate:
+        return 1 if sum(fuzz_mutated(protocol, args) for protocol in protocols) else 0
     total = sum(fuzz(protocol, args) for protocol in protocols)
     return 1 if total else 0
 

@@ -926,3 +926,26 @@ def test_d14_newline_after_a_partial_opener_is_the_same_for_text_and_ids() -> No
     assert whole == content(events + by_ids.close()) == "x<｜"
     lone = OutputMachine(options)  # a newline right after "<" is kept, as the reference keeps it
     assert content(lone.feed("x<\n\n<｜DSML｜tool_calls>\n</｜DSML｜tool_calls>") + lone.close()) == "x<\n"
+
+
+@pytest.mark.parametrize("partial", ["</", "</th", "</think"])
+@pytest.mark.parametrize("newlines", ["\n", "\n\n"])
+def test_d14_newlines_after_a_partial_think_end_are_dropped_for_text_and_ids(partial: str, newlines: str) -> None:
+    """D14: a partial </think> then newlines before </think>: the newlines are trailing newlines of the reasoning,
+    dropped for text chunks (the reference keeps the first one there) as for token ids."""
+    output = f"a{partial}{newlines}</think>b"
+    vocab = Vocabulary.load(None)
+    opts = ParsingOptions(parse_tool_calls=False, thinking_initial_stage="reasoning_start")
+
+    def split(events: list[Any]) -> tuple[str, str]:
+        merged_events = merge(events)
+        return merged_events["r"], merged_events["c"]
+
+    by_text = OutputMachine(opts)
+    whole = split(by_text.feed(output) + by_text.close())
+    by_ids = OutputMachine(opts)
+    decoder = IncrementalDecoder(vocab)
+    events: list[Any] = []
+    for token_id in vocab.full.encode(output, add_special_tokens=False).ids:
+        events += by_ids.feed_tokens(decoder.decode([token_id]))
+    assert whole == split(events + by_ids.close()) == (f"a{partial}", "b")
