@@ -905,47 +905,42 @@ def test_a_stop_inside_a_held_partial_spelling_ends_the_output_at_once() -> None
     assert merge(m.feed("ink>x") + m.close()) == {"r": "", "c": "bx", "calls": [], "stop": None}
 
 
+def by_text_and_by_ids(output: str, options: ParsingOptions) -> tuple[list[Event], list[Event]]:
+    """The events of ``output`` in one text chunk, and as token ids pushed one at a time."""
+    by_text = OutputMachine(options)
+    whole = by_text.feed(output) + by_text.close()
+    by_ids = OutputMachine(options)
+    decoder = IncrementalDecoder(Vocabulary.load(None))
+    events: list[Event] = []
+    for token_id in Vocabulary.load(None).full.encode(output, add_special_tokens=False).ids:
+        events += by_ids.feed_tokens(decoder.decode([token_id]))
+    return whole, events + by_ids.close()
+
+
 def test_d14_newline_after_a_partial_opener_is_the_same_for_text_and_ids() -> None:
     """D14: "<｜" then newlines before a block: text chunks give what token ids give (the newlines are dropped)."""
     output = (
         'x<｜\n\n<｜DSML｜tool_calls>\n<｜DSML｜invoke name="f">\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>'
     )
-    vocab = Vocabulary.load(None)
     options = ParsingOptions(parse_tool_calls=True)
 
     def content(events: list[Any]) -> str:
         return "".join(e.text for e in events if isinstance(e, ContentDelta))
 
-    by_text = OutputMachine(options)
-    whole = content(by_text.feed(output) + by_text.close())
-    by_ids = OutputMachine(options)
-    decoder = IncrementalDecoder(vocab)
-    events: list[Any] = []
-    for token_id in vocab.full.encode(output, add_special_tokens=False).ids:
-        events += by_ids.feed_tokens(decoder.decode([token_id]))
-    assert whole == content(events + by_ids.close()) == "x<｜"
+    by_text, by_ids = by_text_and_by_ids(output, options)
+    assert content(by_text) == content(by_ids) == "x<｜"
     lone = OutputMachine(options)  # a newline right after "<" is kept, as the reference keeps it
     assert content(lone.feed("x<\n\n<｜DSML｜tool_calls>\n</｜DSML｜tool_calls>") + lone.close()) == "x<\n"
 
 
 @pytest.mark.parametrize("partial", ["</", "</th", "</think"])
 @pytest.mark.parametrize("newlines", ["\n", "\n\n"])
-def test_d14_newlines_after_a_partial_think_end_are_dropped_for_text_and_ids(partial: str, newlines: str) -> None:
+def test_d14_newlines_after_a_partial_think_end_are_dropped_for_text_and_ids(
+    partial: str, newlines: str
+) -> None:
     """D14: a partial </think> then newlines before </think>: the newlines are trailing newlines of the reasoning,
     dropped for text chunks (the reference keeps the first one there) as for token ids."""
-    output = f"a{partial}{newlines}</think>b"
-    vocab = Vocabulary.load(None)
-    opts = ParsingOptions(parse_tool_calls=False, thinking_initial_stage="reasoning_start")
-
-    def split(events: list[Any]) -> tuple[str, str]:
-        merged_events = merge(events)
-        return merged_events["r"], merged_events["c"]
-
-    by_text = OutputMachine(opts)
-    whole = split(by_text.feed(output) + by_text.close())
-    by_ids = OutputMachine(opts)
-    decoder = IncrementalDecoder(vocab)
-    events: list[Any] = []
-    for token_id in vocab.full.encode(output, add_special_tokens=False).ids:
-        events += by_ids.feed_tokens(decoder.decode([token_id]))
-    assert whole == split(events + by_ids.close()) == (f"a{partial}", "b")
+    options = ParsingOptions(parse_tool_calls=False, thinking_initial_stage="reasoning_start")
+    by_text, by_ids = by_text_and_by_ids(f"a{partial}{newlines}</think>b", options)
+    assert merge(by_text) == merge(by_ids)
+    assert (merge(by_text)["r"], merge(by_text)["c"]) == (f"a{partial}", "b")
