@@ -1236,6 +1236,25 @@ def _json_mode(v: Version) -> list[Scenario]:
         json_object=True,
         explicit=(ExplicitChunking("ids-whole", (TokensOf(special),), tokenizer=True),),
     )
+    after = f'{f}json\n{{"a": 1}}\n{f}\nx</think>y</think>z'
+    s(
+        "think-end-after-fence",
+        after,
+        "</think> after the closing fence is no marker: in text it is text of the stretch, in token input a "
+        "special id (a stretch of its own)",
+        thinking=False,
+        json_object=True,
+        explicit=(ExplicitChunking("ids-whole", (TokensOf(after),), tokenizer=True),),
+    )
+    before = 'x</think>y{"a": 1}'
+    s(
+        "think-end-before-json",
+        before,
+        "</think> before the JSON is removed and parts two stretches, in text and in token input",
+        thinking=False,
+        json_object=True,
+        explicit=(ExplicitChunking("ids-whole", (TokensOf(before),), tokenizer=True),),
+    )
     return s.items
 
 

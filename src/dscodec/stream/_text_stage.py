@@ -25,6 +25,7 @@ from dscodec.stream._stages import (
     CH_REASONING,
     CONTENT,
     FENCES,
+    JSON_AFTER,
     JSON_BEFORE,
     JSON_OFF,
     REASONING,
@@ -171,7 +172,7 @@ class TextStages(HeldText):
             c = u[i]
             pos = base + i
             i += 1
-            if c in THINK:
+            if c in THINK and self._json != JSON_AFTER:
                 if stops is not None and c != THINK_SOFT:
                     stops.reset()
                 elif stops is not None and self._stop_through(THINK_END_SPELLING, pos, keep=False):

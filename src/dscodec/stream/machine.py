@@ -37,7 +37,8 @@ Rules, each observed on the reference:
 * **JSON mode** (``parse_json_output``): before the JSON starts (``{``, ``[``, or a fence ````json\\n`` / ````\\n``)
   and after a closing fence (``\\n````), the content is replaced by one space for each such stretch of text that
   is not empty — the whole-output result of the reference, whatever the chunking (D7). Inside the value text
-  passes verbatim (``</think>`` and DSML included), stop sequences apply, and ``\\n```` closes it.
+  passes verbatim (``</think>`` and DSML included), stop sequences apply, and ``\\n```` closes it; after it
+  ``</think>`` is no marker (text in a text chunk, a special id of its own in token input).
 
 Holding back: text is released as soon as it can no longer be part of a marker, a held newline run or a stop
 sequence; what is held is at most a marker's length plus a newline run (``pending_text`` shows it).
