@@ -454,6 +454,21 @@ def _vocabulary() -> Any:
     return _VOCABULARY
 
 
+def random_pieces(units: Any, rng: random.Random) -> list[Any]:
+    """``units`` (text or a list of ids) cut at up to 12 random places."""
+    cuts = sorted(rng.sample(range(1, len(units)), min(len(units) - 1, rng.randint(0, 12)))) if units else []
+    return [units[a:b] for a, b in zip([0, *cuts], [*cuts, len(units)])]
+
+
+def write_case(
+    out: Path, protocol: str, body: dict[str, Any], pieces: list[Any], plan: Plan, number: int
+) -> None:
+    """Save a differing case (``--out``) as ``<protocol>-<number>.json``."""
+    out.mkdir(parents=True, exist_ok=True)
+    case = {"protocol": protocol, "body": body, "pieces": pieces, "plan": asdict(plan)}
+    (out / f"{protocol}-{number}.json").write_text(json.dumps(case, ensure_ascii=False), encoding="utf-8")
+
+
 def fuzz(protocol: str, args: argparse.Namespace) -> int:
     """Run ``args.count`` outputs of ``protocol`` through both sides; the number that differ."""
     rng = random.Random(args.seed)
@@ -498,10 +513,7 @@ def fuzz(protocol: str, args: argparse.Namespace) -> int:
         if args.truncate and len(units) > 1:
             # The backend's length limit: the output stops anywhere, in any stage, tag or value.
             units = units[: rng.randint(1, len(units) - 1)]
-        cuts = (
-            sorted(rng.sample(range(1, len(units)), min(len(units) - 1, rng.randint(0, 12)))) if units else []
-        )
-        pieces = [units[a:b] for a, b in zip([0, *cuts], [*cuts, len(units)])]
+        pieces = random_pieces(units, rng)
         plan = (
             random_plan(rng, len(pieces)) if args.vary else Plan(finish="length" if args.truncate else "stop")
         )
@@ -560,10 +572,7 @@ def fuzz(protocol: str, args: argparse.Namespace) -> int:
                 print(f"    {k}: dscodec {str(ours.get(k))[:300]!r}")
                 print(f"    {k}: reference {str(theirs.get(k))[:300]!r}")
             if args.out:
-                args.out.mkdir(parents=True, exist_ok=True)
-                case = {"protocol": protocol, "body": body, "pieces": pieces, "plan": asdict(plan)}
-                name = f"{protocol}-{sum(found.values())}.json"
-                (args.out / name).write_text(json.dumps(case, ensure_ascii=False), encoding="utf-8")
+                write_case(args.out, protocol, body, pieces, plan, sum(found.values()))
 
     run()
     print(f"{protocol}: {ran[0]} outputs, {sum(found.values())} differ {dict(found)}")
@@ -669,12 +678,7 @@ def fuzz_mutated(protocol: str, args: argparse.Namespace) -> int:
         if _EOS_SPELLING in text:
             continue  # D15: dscodec ends the output at the token, the reference writes it as text
         units: Any = _vocabulary().full.encode(text, add_special_tokens=False).ids if args.ids else text
-        cuts = (
-            sorted(rng.sample(range(1, len(units)), min(len(units) - 1, rng.randint(0, 12))))
-            if len(units) > 1
-            else []
-        )
-        pieces = [units[a:b] for a, b in zip([0, *cuts], [*cuts, len(units)])]
+        pieces = random_pieces(units, rng)
         # D7: in JSON mode dscodec answers every cut as the reference answers the whole output in one chunk.
         json_mode = _json_object_body(body) and bool(units)
         if json_mode and args.logprobs:
@@ -714,10 +718,7 @@ def fuzz_mutated(protocol: str, args: argparse.Namespace) -> int:
             else:
                 print(f"    dscodec {str(ours)[:300]!r} / reference {str(theirs)[:300]!r}")
             if args.out:
-                args.out.mkdir(parents=True, exist_ok=True)
-                case = {"protocol": protocol, "body": body, "pieces": pieces, "plan": asdict(Plan())}
-                name = f"{protocol}-{sum(found.values())}.json"
-                (args.out / name).write_text(json.dumps(case, ensure_ascii=False), encoding="utf-8")
+                write_case(args.out, protocol, body, pieces, Plan(), sum(found.values()))
     print(f"{protocol}: {ran} mutated outputs, {sum(found.values())} differ {dict(found)}")
     return sum(found.values())
 

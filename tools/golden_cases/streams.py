@@ -1226,35 +1226,33 @@ def _json_mode(v: Version) -> list[Scenario]:
         finish="length",
     )
     s("think-end-in-json", '{"a": "</think>"}', "</think> inside the JSON", thinking=False, json_object=True)
-    special = 'x<think>y<｜User｜><think>{"a": 1}\n```\n<think>z'
-    s(
-        "special-ids-outside",
-        special,
-        "special ids outside the JSON value: in token input each is a stretch of its own, so the single chunk "
-        "of ids (x-ids-whole) answers with more spaces than the single text chunk",
-        thinking=False,
-        json_object=True,
-        explicit=(ExplicitChunking("ids-whole", (TokensOf(special),), tokenizer=True),),
-    )
-    after = f'{f}json\n{{"a": 1}}\n{f}\nx</think>y</think>z'
-    s(
-        "think-end-after-fence",
-        after,
-        "</think> after the closing fence is no marker: in text it is text of the stretch, in token input a "
-        "special id (a stretch of its own)",
-        thinking=False,
-        json_object=True,
-        explicit=(ExplicitChunking("ids-whole", (TokensOf(after),), tokenizer=True),),
-    )
-    before = 'x</think>y{"a": 1}'
-    s(
-        "think-end-before-json",
-        before,
-        "</think> before the JSON is removed and parts two stretches, in text and in token input",
-        thinking=False,
-        json_object=True,
-        explicit=(ExplicitChunking("ids-whole", (TokensOf(before),), tokenizer=True),),
-    )
+    # Outputs whose single chunk of ids (x-ids-whole) is recorded too: in token input a special id outside the
+    # value is a stretch of its own.
+    for case, out, desc in (
+        (
+            "special-ids-outside",
+            'x<think>y<｜User｜><think>{"a": 1}\n```\n<think>z',
+            (
+                "special ids outside the JSON value: in token input each is a stretch of its own, so the single "
+                "chunk of ids (x-ids-whole) answers with more spaces than the single text chunk"
+            ),
+        ),
+        (
+            "think-end-after-fence",
+            f'{f}json\n{{"a": 1}}\n{f}\nx</think>y</think>z',
+            (
+                "</think> after the closing fence is no marker: in text it is text of the stretch, in token input "
+                "a special id (a stretch of its own)"
+            ),
+        ),
+        (
+            "think-end-before-json",
+            'x</think>y{"a": 1}',
+            "</think> before the JSON is removed and parts two stretches, in text and in token input",
+        ),
+    ):
+        explicit = (ExplicitChunking("ids-whole", (TokensOf(out),), tokenizer=True),)
+        s(case, out, desc, thinking=False, json_object=True, explicit=explicit)
     return s.items
 
 
