@@ -279,6 +279,27 @@ def test_other_methods_are_a_405_in_the_protocol_shape(
     assert_quiet(logs)
 
 
+@pytest.mark.parametrize(
+    ("method", "path", "allowed"),
+    [
+        ("PUT", "/v1/responses/resp_1", "DELETE or GET"),
+        ("POST", "/v1/responses/resp_1", "DELETE or GET"),
+        ("GET", "/v1/responses/resp_1/cancel", "POST"),
+        ("DELETE", "/v1/responses/resp_1/input_items", "GET"),
+        ("GET", "/v1/messages/count_tokens", "POST"),
+    ],
+)
+def test_a_405_names_the_methods_the_path_takes(
+    client: httpx.Client, logs: LogWatch, method: str, path: str, allowed: str
+) -> None:
+    response = client.request(method, path, content=b"{}")
+    protocol = "messages" if path.startswith("/v1/messages") else "responses"
+    error_type = "api_error" if protocol == "messages" else "invalid_request_error"
+    message = assert_error_shape(protocol, response, 405, error_type)
+    assert message.endswith(f"send a {allowed} request."), message
+    assert_quiet(logs)
+
+
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_head_is_a_405_without_a_body(client: httpx.Client, protocol: str) -> None:
     response = client.head(PATHS[protocol])
@@ -291,7 +312,7 @@ def test_head_is_a_405_without_a_body(client: httpx.Client, protocol: str) -> No
         ("/v1/embeddings", "chat_completions"),
         ("/v1", "chat_completions"),
         ("/v1/chat/completion", "chat_completions"),
-        ("/v1/responses/resp_1/cancel", "chat_completions"),
+        ("/v1/responses/resp_1/steps", "chat_completions"),
         ("/v1/messages/count_token", "messages"),
         ("/v1/messages/batches", "messages"),
     ],

@@ -144,6 +144,8 @@ def test_store_false_keeps_nothing(client: openai.OpenAI) -> None:
     first = client.responses.create(model=MODEL, input="Hi", store=False)
     with pytest.raises(openai.NotFoundError):
         client.responses.create(model=MODEL, input="Again", previous_response_id=first.id)
+    with pytest.raises(openai.NotFoundError):
+        client.responses.retrieve(first.id)
 
 
 def test_a_failed_response_is_not_stored(client: openai.OpenAI) -> None:
@@ -175,9 +177,148 @@ def test_a_pluggable_store() -> None:
     with LiveServer(app) as live, openai.OpenAI(base_url=live.url + "/v1", api_key="k", max_retries=0) as sdk:
         first = sdk.responses.create(model=MODEL, input="Hi", extra_headers=headers("plain"))
         items = store.entries[first.id]
-        assert items[0] == {"type": "message", "role": "user", "content": "Hi"}
+        assert items[0] == {"type": "message", "role": "user", "content": "Hi", "id": f"msg_{first.id}_in0"}
         assert items[-1]["type"] == "message" and items[-1]["content"][0]["text"] == PLAIN
         sdk.responses.create(model=MODEL, input="More", previous_response_id=first.id)
+        # A store without response objects: a follow-up still works, reading one back is a 404.
+        with pytest.raises(openai.NotFoundError):
+            sdk.responses.retrieve(first.id)
+        with pytest.raises(openai.NotFoundError):
+            sdk.responses.input_items.list(first.id)
+        with pytest.raises(openai.NotFoundError):
+            sdk.responses.delete(first.id)
+        assert first.id in store.entries
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_stored_response_can_be_retrieved(client: openai.OpenAI, stream: bool) -> None:
+    if stream:
+        events = client.responses.create(
+            model=MODEL, input="Hi", stream=True, extra_headers=headers("reasoning")
+        )
+        (served,) = [event.response for event in events if event.type == "response.completed"]
+    else:
+        served = client.responses.create(model=MODEL, input="Hi", extra_headers=headers("reasoning"))
+    again = client.responses.retrieve(served.id)
+    assert again.model_dump() == served.model_dump()
+    assert again.output_text == REASONING_ANSWER and again.status == "completed"
+
+
+def test_a_deleted_response_is_gone(client: openai.OpenAI) -> None:
+    first = client.responses.create(model=MODEL, input="Hi", extra_headers=headers("plain"))
+    assert client.responses.delete(first.id) is None
+    for gone in (
+        lambda: client.responses.retrieve(first.id),
+        lambda: client.responses.delete(first.id),
+        lambda: client.responses.input_items.list(first.id),
+        lambda: client.responses.create(model=MODEL, input="Again", previous_response_id=first.id),
+    ):
+        with pytest.raises(openai.NotFoundError) as missing:
+            gone()
+        assert first.id in str(missing.value)
+    with pytest.raises(openai.NotFoundError):
+        client.responses.retrieve("resp_unknown")
+
+
+def test_input_items_of_a_chain(client: openai.OpenAI) -> None:
+    first = client.responses.create(
+        model=MODEL,
+        input="Weather in Paris and Tokyo?",
+        instructions="Be brief.",
+        tools=[TOOL],  # type: ignore[list-item]
+        extra_headers=headers("parallel"),
+    )
+    calls = [item for item in first.output if item.type == "function_call"]
+    results = [{"type": "function_call_output", "call_id": c.call_id, "output": "sunny"} for c in calls]
+    second = client.responses.create(
+        model=MODEL,
+        input=results,  # type: ignore[arg-type]
+        previous_response_id=first.id,
+        tools=[TOOL],  # type: ignore[list-item]
+        extra_headers=headers("after_tool"),
+    )
+    # Every input the second response answered, newest first by default; the SDK pages through them.
+    listed = list(client.responses.input_items.list(second.id, limit=2))
+    assert [item.type for item in listed] == [
+        "function_call_output",
+        "function_call_output",
+        *reversed([item.type for item in first.output]),
+        "message",
+    ]
+    ids = [item.id for item in listed]
+    assert len(set(ids)) == len(ids) and set(ids) >= {item.id for item in first.output}
+    question = listed[-1]
+    assert question.type == "message" and question.role == "user" and question.status == "completed"
+    assert [part.model_dump(exclude_none=True) for part in question.content] == [
+        {"type": "input_text", "text": "Weather in Paris and Tokyo?"}
+    ]
+    ascending = client.responses.input_items.list(second.id, order="asc", limit=100)
+    assert [item.id for item in ascending.data] == ids[::-1] and ascending.has_more is False
+    page = client.responses.input_items.list(second.id, order="asc", limit=1, after=ids[-1])
+    assert [item.id for item in page.data] == [ids[-2]] and page.has_more is True
+    # The first response's own inputs: only the question (the instructions are no input item), with the id it
+    # has in the chain; a third turn lists the second's inputs with their ids too.
+    assert [item.id for item in client.responses.input_items.list(first.id)] == [question.id]
+    third = client.responses.create(
+        model=MODEL,
+        input="Thanks",
+        previous_response_id=second.id,
+        tools=[TOOL],
+        extra_headers=headers("plain"),
+    )
+    listed = list(client.responses.input_items.list(third.id, order="asc"))
+    assert [item.id for item in listed][: len(ids)] == ids[::-1]
+    assert (
+        listed[-1].type == "message" and listed[-1].id == f"msg_{third.id}_in{len(ids) + len(second.output)}"
+    )
+
+
+@pytest.mark.parametrize(
+    ("query", "param"),
+    [
+        ("limit=0", "limit"),
+        ("limit=101", "limit"),
+        ("limit=x", "limit"),
+        ("order=up", "order"),
+        ("after=nope", "after"),
+    ],
+)
+def test_input_items_query_errors(client: openai.OpenAI, query: str, param: str) -> None:
+    first = client.responses.create(model=MODEL, input="Hi", extra_headers=headers("plain"))
+    with pytest.raises(openai.BadRequestError) as bad:
+        client.get(f"/responses/{first.id}/input_items?{query}", cast_to=object)
+    body = bad.value.body
+    assert isinstance(body, dict) and body["param"] == param and body["type"] == "invalid_request_error"
+
+
+def test_cancel_and_stream_retrieve_are_refused(client: openai.OpenAI) -> None:
+    first = client.responses.create(model=MODEL, input="Hi", extra_headers=headers("plain"))
+    with pytest.raises(openai.BadRequestError) as refused:
+        client.responses.cancel(first.id)
+    assert "background" in refused.value.message
+    with pytest.raises(openai.NotFoundError):
+        client.responses.cancel("resp_unknown")
+    with pytest.raises(openai.BadRequestError) as streaming:
+        client.responses.retrieve(first.id, stream=True)
+    assert isinstance(streaming.value.body, dict) and streaming.value.body["param"] == "stream"
+
+
+def test_input_tokens_count(client: openai.OpenAI, jobs: Jobs) -> None:
+    key = new_id()
+    first = client.responses.create(model=MODEL, input="Hi", extra_headers=headers("plain", key))
+    counted = client.responses.input_tokens.count(model=MODEL, input="Hi")
+    assert counted.object == "response.input_tokens"
+    assert counted.input_tokens == len(jobs.seen[key].token_ids)
+    key = new_id()
+    client.responses.create(
+        model=MODEL, input="More", previous_response_id=first.id, extra_headers=headers("plain", key)
+    )
+    follow_up = client.responses.input_tokens.count(model=MODEL, input="More", previous_response_id=first.id)
+    assert follow_up.input_tokens == len(jobs.seen[key].token_ids) > counted.input_tokens
+    with pytest.raises(openai.NotFoundError):
+        client.responses.input_tokens.count(model=MODEL, input="More", previous_response_id="resp_unknown")
+    with pytest.raises(openai.BadRequestError):
+        client.responses.input_tokens.count(model="no-such-model", input="Hi")
 
 
 def test_memory_store_bounds() -> None:
@@ -196,6 +337,24 @@ def test_memory_store_bounds() -> None:
     off = MemoryResponseStore(max_entries=0)
     off.put("a", [])
     assert off.get("a") is None
+
+
+def test_memory_store_keeps_response_objects() -> None:
+    store = MemoryResponseStore(max_bytes=60)
+    store.put("a", [1], {"id": "a"})
+    assert store.get_response("a") == {"id": "a"} and store.get("a") == [1]
+    store.put("b", [2])  # no response object: the items are still kept
+    assert store.get("b") == [2] and store.get_response("b") is None
+    store.put("a", [3], {"id": "a", "output": [3]})  # a new entry for the same id replaces the old one
+    assert store.get("a") == [3] and store.get_response("a") == {"id": "a", "output": [3]}
+    store.put("c", [], {"text": "x" * 30})  # the response counts towards the size: b goes, then a
+    assert store.get("b") is None and store.get("a") is None and store.get_response("c") == {"text": "x" * 30}
+    assert len(store) == 1
+    store.put("d", [], {"text": "x" * 60})  # larger than the whole store: not kept
+    assert store.get("d") is None and store.get("c") == []
+    assert store.delete("c") is True and store.delete("c") is False and len(store) == 0
+    store.put("e", [])
+    assert store.get("e") == []  # the size was given back by the deletion
 
 
 def test_begin_turn() -> None:

@@ -16,7 +16,7 @@ from dscodec.server.app import (
 )
 from dscodec.server.backend import *  # the backend contract, whole: the names of its __all__
 from dscodec.server.scripted import SCENARIO_HEADER, Script, ScriptedBackend, ScriptedFailure, ScriptError
-from dscodec.server.store import MemoryResponseStore, ResponseNotFound, ResponseStore
+from dscodec.server.store import MemoryResponseStore, ResponseNotFound, ResponseStore, RetrievableStore
 
 __all__ = [
     "BACKEND_TIMEOUT",
@@ -36,6 +36,7 @@ __all__ = [
     "RequestTooLarge",
     "ResponseNotFound",
     "ResponseStore",
+    "RetrievableStore",
     "Script",
     "ScriptError",
     "ScriptedBackend",

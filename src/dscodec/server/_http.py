@@ -64,7 +64,7 @@ class _NotFound(ConversionError):
 
 
 class _MethodNotAllowed(ConversionError):
-    """A method other than POST on an endpoint."""
+    """A method the endpoint does not answer."""
 
     status_code = 405
 
@@ -185,7 +185,9 @@ async def http_error(request: Request, exc: Exception) -> Response:
     if exc.status_code == 404:
         error = _NotFound(f"Invalid URL ({method} {path}): this server has no such endpoint.")
     elif exc.status_code == 405:
-        error = _MethodNotAllowed(f"Method {method} is not allowed on {path}; send a POST request.")
+        allow = {name.lower(): value for name, value in (exc.headers or {}).items()}.get("allow", "POST")
+        allowed = " or ".join(sorted(allow.split(", ")))  # the router lists a route's methods in set order
+        error = _MethodNotAllowed(f"Method {method} is not allowed on {path}; send a {allowed} request.")
     else:
         error = DscodecError(str(exc.detail))
     response = error_response(protocol, error, exc.headers)

@@ -3,7 +3,8 @@
 * ``GET /v1/models`` (and ``GET /v1/models/{id}``): the served model names, in the OpenAI list shape, or in
   Anthropic's when the request carries the ``anthropic-version`` header the Anthropic SDK sends;
 * ``POST /v1/messages/count_tokens``: Anthropic's ``{"input_tokens": N}``, the exact length of the prompt the
-  request renders to (converted, rendered and encoded as a generation request is);
+  request renders to (converted, rendered and encoded as a generation request is), and its Responses
+  counterpart ``POST /v1/responses/input_tokens`` (``{"object": "response.input_tokens", "input_tokens": N}``);
 * ``GET /health``: ``{"status": "ok"}``, or a 503 when the backend has a ``health()`` check and it fails.
 """
 
@@ -22,7 +23,7 @@ from starlette.responses import Response
 from dscodec.errors import DscodecError
 from dscodec.server._http import error_response
 
-__all__ = ["HEALTH_TIMEOUT", "Catalog", "count_tokens_response", "health_response"]
+__all__ = ["HEALTH_TIMEOUT", "Catalog", "count_tokens_response", "health_response", "input_tokens_response"]
 
 logger = logging.getLogger("dscodec.server")
 
@@ -74,6 +75,11 @@ class Catalog:
 def count_tokens_response(count: int) -> Response:
     """Anthropic's count-tokens answer."""
     return _json({"input_tokens": count})
+
+
+def input_tokens_response(count: int) -> Response:
+    """OpenAI's input-token count answer (Responses)."""
+    return _json({"object": "response.input_tokens", "input_tokens": count})
 
 
 async def health_response(check: Callable[[], Awaitable[None]] | None) -> Response:

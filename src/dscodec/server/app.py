@@ -59,7 +59,8 @@ from dscodec.server._outputs import (
     iterate_outputs,
     sse_of,
 )
-from dscodec.server._probes import Catalog, count_tokens_response, health_response
+from dscodec.server._probes import Catalog, count_tokens_response, health_response, input_tokens_response
+from dscodec.server._stored import StoredResponses, identified
 from dscodec.server.backend import (
     Backend,
     BackendOutput,
@@ -67,7 +68,7 @@ from dscodec.server.backend import (
     Finish,
     PromptUsage,
 )
-from dscodec.server.store import MemoryResponseStore, ResponseStore, Turn, begin_turn
+from dscodec.server.store import MemoryResponseStore, ResponseStore, Turn, begin_turn, is_retrievable
 from dscodec.vocab import TokenizerLike, Vocabulary
 
 if TYPE_CHECKING:
@@ -222,6 +223,22 @@ def create_app(
     for protocol, (path, _) in _ROUTES.items():
         app.add_api_route(path, server.endpoint(protocol), methods=["POST"], name=protocol)
     app.add_api_route("/v1/messages/count_tokens", server.count_tokens, methods=["POST"], name="count_tokens")
+    app.add_api_route(
+        "/v1/responses/input_tokens", server.input_tokens, methods=["POST"], name="input_tokens"
+    )
+    stored = StoredResponses(server.store)
+    app.add_api_route(
+        "/v1/responses/{response_id}", stored.response, methods=["GET", "DELETE"], name="response"
+    )
+    app.add_api_route(
+        "/v1/responses/{response_id}/cancel", stored.cancel, methods=["POST"], name="cancel_response"
+    )
+    app.add_api_route(
+        "/v1/responses/{response_id}/input_items",
+        stored.input_items,
+        methods=["GET"],
+        name="list_input_items",
+    )
     app.add_api_route("/v1/models", catalog.list, methods=["GET"], name="list_models")
     app.add_api_route("/v1/models/{model}", catalog.get, methods=["GET"], name="retrieve_model")
     app.add_api_route("/health", server.health, methods=["GET"], name="health")
@@ -255,6 +272,7 @@ class _Server:
     ) -> None:
         self.backend = backend
         self.store = response_store
+        self.retrievable = is_retrievable(response_store)
         self.vocabulary = vocabulary
         self.encoder = dscodec.PromptEncoder(vocabulary)
         self.context_limit = context_limit
@@ -276,21 +294,33 @@ class _Server:
 
     async def count_tokens(self, http: Request) -> Response:
         """``POST /v1/messages/count_tokens``: the exact prompt length of a Messages request."""
+        count = await self._count_request("messages", http)
+        return count if isinstance(count, Response) else count_tokens_response(count)
+
+    async def input_tokens(self, http: Request) -> Response:
+        """``POST /v1/responses/input_tokens``: the exact prompt length of a Responses request (after the items
+        of the response it continues, when it names one)."""
+        count = await self._count_request("responses", http)
+        return count if isinstance(count, Response) else input_tokens_response(count)
+
+    async def _count_request(self, protocol: Protocol, http: Request) -> int | Response:
+        """The prompt length of the request ``http`` carries, or the error response."""
         try:
             try:
                 body = await self._read_body(http)
             except Disconnected:
                 return gone()
-            count = await anyio.to_thread.run_sync(self._count, body)
+            return await anyio.to_thread.run_sync(self._count, protocol, body)
         except DscodecError as exc:
-            return error_response("messages", exc)
+            return error_response(protocol, exc)
         except Exception:
             logger.exception("counting the tokens of a request failed")
-            return error_response("messages", DscodecError("The server could not count the tokens."))
-        return count_tokens_response(count)
+            return error_response(protocol, DscodecError("The server could not count the tokens."))
 
-    def _count(self, body: bytes) -> int:
-        request = dscodec.convert("messages", body, self.options)
+    def _count(self, protocol: Protocol, body: bytes) -> int:
+        if spec(protocol).continues_responses:
+            body, _ = begin_turn(body, self.store)
+        request = dscodec.convert(protocol, body, self.options)
         return len(self.encoder.encode_rendered(dscodec.render(request)))
 
     async def handle(self, protocol: Protocol, http: Request) -> Response:
@@ -361,11 +391,16 @@ class _Server:
         return job, turn
 
     def _remember(self, keep: _Keep, response: dict[str, Any]) -> None:
-        """Store a finished Responses turn: its input items, then the response's output items."""
+        """Store a finished Responses turn: its input items, then the response's output items (and the response
+        object, when the store keeps them)."""
         if response.get("status") not in ("completed", "incomplete"):
             return
+        items = [*identified(keep.response_id, keep.turn.items), *response.get("output", [])]
         try:
-            self.store.put(keep.response_id, [*keep.turn.items, *response.get("output", [])])
+            if self.retrievable:
+                self.store.put(keep.response_id, items, response)  # type: ignore[call-arg]
+            else:
+                self.store.put(keep.response_id, items)
         except Exception:  # a failing store must not fail the response it stores
             logger.exception("storing response %s failed", keep.response_id)
 

@@ -7,16 +7,18 @@ converting: it keeps, for every stored response, the request's full input items 
 items, and a follow-up request gets those items put in front of its own ``input``. The earlier ``instructions``
 are not carried over (as in the OpenAI API, the new request's own apply).
 
-A store is anything with ``get`` and ``put`` (:class:`ResponseStore`); :class:`MemoryResponseStore`, the default,
-keeps the most recently used entries in memory, bounded by count and by size. Both methods are called from
-worker threads.
+A store is anything with ``get`` and ``put`` (:class:`ResponseStore`). One that also keeps the response objects
+(:class:`RetrievableStore`: ``put`` takes the response too, ``get_response`` and ``delete``) serves the endpoints
+that read stored responses back: ``GET`` and ``DELETE /v1/responses/{id}`` and its input items.
+:class:`MemoryResponseStore`, the default, is one; it keeps the most recently used entries in memory, bounded by
+count and by size. Every method is called from worker threads.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
@@ -30,6 +32,7 @@ __all__ = [
     "MemoryResponseStore",
     "ResponseNotFound",
     "ResponseStore",
+    "RetrievableStore",
     "Turn",
     "begin_turn",
 ]
@@ -57,16 +60,39 @@ class ResponseStore(Protocol):
         ...
 
 
+class RetrievableStore(ResponseStore, Protocol):
+    """A store that also keeps each response object, so that clients can read it back."""
+
+    def put(self, response_id: str, items: Sequence[Any], response: Mapping[str, Any] | None = None) -> None:
+        """Keep ``items`` (JSON values) for ``response_id``, and the response object when given."""
+        ...
+
+    def get_response(self, response_id: str) -> Mapping[str, Any] | None:
+        """The response object stored for ``response_id``, or None (not stored, or stored without it)."""
+        ...
+
+    def delete(self, response_id: str) -> bool:
+        """Forget ``response_id``; False when it was not stored."""
+        ...
+
+
+def is_retrievable(store: ResponseStore) -> bool:
+    """Whether ``store`` keeps response objects (it has ``get_response`` and ``delete``)."""
+    return callable(getattr(store, "get_response", None)) and callable(getattr(store, "delete", None))
+
+
 class MemoryResponseStore:
-    """A bounded in-memory store: the least recently used entries go first once there are more than
-    ``max_entries`` or their JSON is larger than ``max_bytes`` in total.
+    """A bounded in-memory store (a :class:`RetrievableStore`): the least recently used entries go first once
+    there are more than ``max_entries`` or their JSON is larger than ``max_bytes`` in total.
 
     Examples:
         >>> store = MemoryResponseStore(max_entries=1)
         >>> store.put("resp_1", [{"role": "user", "content": "Hi"}])
-        >>> store.put("resp_2", [])
-        >>> store.get("resp_1") is None, store.get("resp_2")
-        (True, [])
+        >>> store.put("resp_2", [], {"id": "resp_2", "output": []})
+        >>> store.get("resp_1") is None, store.get("resp_2"), store.get_response("resp_2")
+        (True, [], {'id': 'resp_2', 'output': []})
+        >>> store.delete("resp_2"), store.get("resp_2"), store.delete("resp_2")
+        (True, None, False)
     """
 
     def __init__(
@@ -74,7 +100,8 @@ class MemoryResponseStore:
     ) -> None:
         self.max_entries = max_entries
         self.max_bytes = max_bytes
-        self._entries: OrderedDict[str, bytes] = OrderedDict()
+        #: Per response id: the items' JSON, and the response object's (empty when it was not given).
+        self._entries: OrderedDict[str, tuple[bytes, bytes]] = OrderedDict()
         self._size = 0
         self._lock = threading.Lock()
 
@@ -82,27 +109,50 @@ class MemoryResponseStore:
         return len(self._entries)
 
     def get(self, response_id: str) -> list[Any] | None:
-        with self._lock:
-            data = self._entries.get(response_id)
-            if data is None:
-                return None
-            self._entries.move_to_end(response_id)
-        items: list[Any] = orjson.loads(data)
+        entry = self._read(response_id)
+        if entry is None:
+            return None
+        items: list[Any] = orjson.loads(entry[0])
         return items
 
-    def put(self, response_id: str, items: Sequence[Any]) -> None:
+    def get_response(self, response_id: str) -> dict[str, Any] | None:
+        entry = self._read(response_id)
+        if entry is None or not entry[1]:
+            return None
+        response: dict[str, Any] = orjson.loads(entry[1])
+        return response
+
+    def _read(self, response_id: str) -> tuple[bytes, bytes] | None:
+        with self._lock:
+            entry = self._entries.get(response_id)
+            if entry is not None:
+                self._entries.move_to_end(response_id)
+            return entry
+
+    def put(self, response_id: str, items: Sequence[Any], response: Mapping[str, Any] | None = None) -> None:
         data = orjson.dumps(list(items))
-        if self.max_entries <= 0 or len(data) > self.max_bytes:
+        kept = orjson.dumps(dict(response)) if response is not None else b""
+        size = len(data) + len(kept)
+        if self.max_entries <= 0 or size > self.max_bytes:
             return
         with self._lock:
-            old = self._entries.pop(response_id, None)
-            if old is not None:
-                self._size -= len(old)
-            self._entries[response_id] = data
-            self._size += len(data)
+            self._forget(response_id)
+            self._entries[response_id] = (data, kept)
+            self._size += size
             while len(self._entries) > self.max_entries or self._size > self.max_bytes:
-                _, evicted = self._entries.popitem(last=False)
-                self._size -= len(evicted)
+                _, (items_json, response_json) = self._entries.popitem(last=False)
+                self._size -= len(items_json) + len(response_json)
+
+    def delete(self, response_id: str) -> bool:
+        with self._lock:
+            return self._forget(response_id)
+
+    def _forget(self, response_id: str) -> bool:
+        old = self._entries.pop(response_id, None)
+        if old is None:
+            return False
+        self._size -= len(old[0]) + len(old[1])
+        return True
 
 
 @dataclass(frozen=True, slots=True)
