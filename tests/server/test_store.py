@@ -19,6 +19,7 @@ from dscodec.server import (
     ScriptedBackend,
     create_app,
 )
+from dscodec.server._stored import identified, input_item_page
 from dscodec.server.store import begin_turn
 from tests.server.conftest import VOCABULARY, LiveServer, new_id
 from tests.server.scripts import AFTER_TOOL, PLAIN, REASONING_ANSWER, SCRIPTS, WEATHER_CALLS
@@ -355,6 +356,42 @@ def test_memory_store_keeps_response_objects() -> None:
     assert store.delete("c") is True and store.delete("c") is False and len(store) == 0
     store.put("e", [])
     assert store.get("e") == []  # the size was given back by the deletion
+
+
+def test_input_item_page() -> None:
+    given = [
+        {"role": "user", "content": "Hi"},
+        {"type": "function_call_output", "call_id": "c", "output": "x", "id": "own"},
+        {"type": "web_search_call"},  # a type without an id prefix: no id until listed
+        {"role": "assistant", "content": "Hello"},
+    ]
+    items = [*identified("resp_1", given), {"type": "message", "id": "out"}]
+    assert [item.get("id") for item in items] == ["msg_resp_1_in0", "own", None, "msg_resp_1_in3", "out"]
+    response = {"output": [items[-1]]}
+    page = input_item_page("resp_1", items, response, order="asc", limit=3)
+    assert [item["id"] for item in page["data"]] == ["msg_resp_1_in0", "own", "item_resp_1_in2"]
+    assert page["first_id"] == "msg_resp_1_in0" and page["last_id"] == "item_resp_1_in2" and page["has_more"]
+    assert page["data"][0]["content"] == [{"type": "input_text", "text": "Hi"}]
+    assert all(item["status"] == "completed" for item in page["data"])
+    rest = input_item_page("resp_1", items, response, order="asc", after="item_resp_1_in2")
+    assert rest["data"] == [
+        {
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": "Hello", "annotations": []}],
+            "id": "msg_resp_1_in3",
+            "type": "message",
+            "status": "completed",
+        }
+    ]
+    assert rest["has_more"] is False
+    newest = input_item_page("resp_1", items, response, limit=1, after="msg_resp_1_in3")
+    assert [item["id"] for item in newest["data"]] == ["item_resp_1_in2"] and newest["has_more"]
+    empty = input_item_page("resp_1", [], {"output": []})
+    assert empty == {"object": "list", "data": [], "first_id": None, "last_id": None, "has_more": False}
+    assert items[:4] != given and given[0] == {
+        "role": "user",
+        "content": "Hi",
+    }  # the caller's items are not changed
 
 
 def test_begin_turn() -> None:

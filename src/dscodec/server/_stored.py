@@ -178,14 +178,12 @@ def input_item_page(
         ConversionError: ``after`` names no input item of the response.
     """
     output = response.get("output")
-    count = len(items) - (len(output) if isinstance(output, list) else 0)
-    listed = [_input_item(item, f"item_{response_id}_in{k}") for k, item in enumerate(items[: max(count, 0)])]
-    if order == "desc":
-        listed.reverse()
+    count = max(len(items) - (len(output) if isinstance(output, list) else 0), 0)
+    indices = range(count - 1, -1, -1) if order == "desc" else range(count)
     start = 0
     if after is not None:
-        for k, item in enumerate(listed):
-            if item.get("id") == after:
+        for k, index in enumerate(indices):
+            if _item_id(items[index], response_id, index) == after:
                 start = k + 1
                 break
         else:
@@ -193,13 +191,14 @@ def input_item_page(
                 f"Invalid 'after': no input item with id '{after}' in response '{response_id}'.",
                 param="after",
             )
-    data = listed[start : start + limit]
+    # Only the page's items are rewritten; the others are only looked at for their id.
+    data = [_input_item(items[index], response_id, index) for index in indices[start : start + limit]]
     return {
         "object": "list",
         "data": data,
-        "first_id": data[0].get("id") if data else None,
-        "last_id": data[-1].get("id") if data else None,
-        "has_more": start + limit < len(listed),
+        "first_id": _item_id(data[0], response_id, -1) if data else None,
+        "last_id": _item_id(data[-1], response_id, -1) if data else None,
+        "has_more": start + limit < count,
     }
 
 
@@ -222,21 +221,29 @@ def identified(response_id: str, items: Sequence[Any]) -> list[Any]:
     return out
 
 
-def _input_item(item: Any, fallback_id: str) -> Any:
+def _item_id(item: Any, response_id: str, index: int) -> Any:
+    """The id an input item is listed with: its own, or one made from its place."""
+    if isinstance(item, dict):
+        own = item.get("id")
+        if isinstance(own, str):
+            return own
+        return f"item_{response_id}_in{index}"
+    return None
+
+
+def _input_item(item: Any, response_id: str, index: int) -> Any:
     """An input item as the API lists it: a message's text content as one text part; an id and a status added
     where missing. Anything that is not an item object is listed as it is."""
     if not isinstance(item, dict):
         return item
     out = dict(item)
-    kind = _kind(out)
-    if kind == "message":
+    if _kind(out) == "message":
         out["type"] = "message"
         if isinstance(out.get("content"), str):
             if out.get("role") == "assistant":
                 out["content"] = [{"type": "output_text", "text": out["content"], "annotations": []}]
             else:
                 out["content"] = [{"type": "input_text", "text": out["content"]}]
-    if not isinstance(out.get("id"), str):
-        out["id"] = fallback_id
+    out["id"] = _item_id(item, response_id, index)
     out.setdefault("status", "completed")
     return out
