@@ -167,7 +167,9 @@ def create_app(
     response_store: ResponseStore | None = None,
 ) -> FastAPI:
     """An ASGI app serving ``POST /v1/chat/completions``, ``/v1/responses`` and ``/v1/messages`` from ``backend``,
-    with ``GET /v1/models``, ``POST /v1/messages/count_tokens`` and ``GET /health`` beside them.
+    with ``GET /v1/models``, ``POST /v1/messages/count_tokens``, ``POST /v1/responses/input_tokens`` and
+    ``GET /health`` beside them, and the endpoints that read stored Responses back (``GET`` and ``DELETE
+    /v1/responses/{id}``, its ``input_items`` and ``cancel``; see ``docs/server.md``).
 
     Args:
         backend: called once per request with a :class:`~dscodec.server.BackendRequest`; yields the model output.
@@ -180,7 +182,8 @@ def create_app(
         backend_timeout: seconds the backend may take for each item it yields (504 before the response starts,
             the protocol's error event after); None waits forever.
         served_models: the names ``GET /v1/models`` lists (None: every name ``options`` accepts).
-        response_store: where Responses turns are kept for ``previous_response_id`` (None: a
+        response_store: where Responses turns are kept for ``previous_response_id``, and the response objects
+            when it is a :class:`~dscodec.server.RetrievableStore` (None: a
             :class:`~dscodec.server.MemoryResponseStore` of the default size).
 
     Raises:
@@ -193,7 +196,8 @@ def create_app(
         >>> app = create_app(ScriptedBackend({"hi": {"output": "Hello!"}}))
         >>> sorted(route.path for route in app.routes if route.path.startswith("/v1/"))  # doctest: +NORMALIZE_WHITESPACE
         ['/v1/chat/completions', '/v1/messages', '/v1/messages/count_tokens', '/v1/models', '/v1/models/{model}',
-         '/v1/responses']
+         '/v1/responses', '/v1/responses/input_tokens', '/v1/responses/{response_id}',
+         '/v1/responses/{response_id}/cancel', '/v1/responses/{response_id}/input_items']
     """
     _check_arguments(
         backend,
