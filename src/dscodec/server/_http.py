@@ -13,6 +13,7 @@ from fastapi.exception_handlers import http_exception_handler
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.routing import Match, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 import dscodec
@@ -174,6 +175,15 @@ def _protocol_of(path: str) -> Protocol | None:
     return None
 
 
+def _methods_of(request: Request) -> list[str]:
+    """The methods the routes whose path matches the request's answer, sorted."""
+    found: set[str] = set()
+    for route in request.app.router.routes:
+        if isinstance(route, Route) and route.methods and route.matches(request.scope)[0] is not Match.NONE:
+            found |= route.methods
+    return sorted(found)
+
+
 async def http_error(request: Request, exc: Exception) -> Response:
     """Routing errors (404, 405) in the protocol's shape; FastAPI's ``{"detail": ...}`` outside ``/v1/``."""
     assert isinstance(exc, HTTPException)
@@ -185,8 +195,11 @@ async def http_error(request: Request, exc: Exception) -> Response:
     if exc.status_code == 404:
         error = _NotFound(f"Invalid URL ({method} {path}): this server has no such endpoint.")
     elif exc.status_code == 405:
-        allow = {name.lower(): value for name, value in (exc.headers or {}).items()}.get("allow", "POST")
-        allowed = " or ".join(sorted(allow.split(", ")))  # the router lists a route's methods in set order
+        # The router names the methods of the first route whose path matches: every such route's count.
+        methods = _methods_of(request)
+        if methods:
+            exc = HTTPException(405, exc.detail, {**(exc.headers or {}), "Allow": ", ".join(methods)})
+        allowed = " or ".join(methods) or "POST"
         error = _MethodNotAllowed(f"Method {method} is not allowed on {path}; send a {allowed} request.")
     else:
         error = DscodecError(str(exc.detail))

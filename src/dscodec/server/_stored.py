@@ -77,10 +77,6 @@ class StoredResponses:
         response: Mapping[str, Any] | None = await self._call(lambda: store.get_response(response_id))
         return response
 
-    async def response(self, http: Request) -> Response:
-        """``GET`` or ``DELETE /v1/responses/{id}`` (one route, so that a 405 there names both methods)."""
-        return await (self.delete(http) if http.method == "DELETE" else self.retrieve(http))
-
     async def retrieve(self, http: Request) -> Response:
         """``GET /v1/responses/{id}``."""
         response_id = str(http.path_params["response_id"])

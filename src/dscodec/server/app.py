@@ -227,22 +227,15 @@ def create_app(
     for protocol, (path, _) in _ROUTES.items():
         app.add_api_route(path, server.endpoint(protocol), methods=["POST"], name=protocol)
     app.add_api_route("/v1/messages/count_tokens", server.count_tokens, methods=["POST"], name="count_tokens")
-    app.add_api_route(
-        "/v1/responses/input_tokens", server.input_tokens, methods=["POST"], name="input_tokens"
-    )
     stored = StoredResponses(server.store)
-    app.add_api_route(
-        "/v1/responses/{response_id}", stored.response, methods=["GET", "DELETE"], name="response"
-    )
-    app.add_api_route(
-        "/v1/responses/{response_id}/cancel", stored.cancel, methods=["POST"], name="cancel_response"
-    )
-    app.add_api_route(
-        "/v1/responses/{response_id}/input_items",
-        stored.input_items,
-        methods=["GET"],
-        name="list_input_items",
-    )
+    for path, handler, method, name in (
+        ("/v1/responses/input_tokens", server.input_tokens, "POST", "input_tokens"),
+        ("/v1/responses/{response_id}", stored.retrieve, "GET", "retrieve_response"),
+        ("/v1/responses/{response_id}", stored.delete, "DELETE", "delete_response"),
+        ("/v1/responses/{response_id}/cancel", stored.cancel, "POST", "cancel_response"),
+        ("/v1/responses/{response_id}/input_items", stored.input_items, "GET", "list_input_items"),
+    ):
+        app.add_api_route(path, handler, methods=[method], name=name)
     app.add_api_route("/v1/models", catalog.list, methods=["GET"], name="list_models")
     app.add_api_route("/v1/models/{model}", catalog.get, methods=["GET"], name="retrieve_model")
     app.add_api_route("/health", server.health, methods=["GET"], name="health")
