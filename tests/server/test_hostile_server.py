@@ -26,6 +26,8 @@ from tests.server.test_http import PATHS, PROTOCOLS, body
 
 LIMIT = 256 * 1024
 ANTHROPIC_PATHS = ("/v1/messages", "/v1/messages/count_tokens")
+#: The endpoints that count a request's prompt tokens, by protocol.
+COUNTING = {"messages": ("/v1/messages/count_tokens",), "responses": ("/v1/responses/input_tokens",)}
 
 
 @pytest.fixture(scope="module")
@@ -91,17 +93,18 @@ def _content(value: str | bytes | dict[str, Any]) -> bytes:
 @settings(max_examples=max(10, settings.default.max_examples // 2))
 @given(data=st.data())
 def test_fuzzed_bodies(client: TestClient, protocol: str, data: st.DataObject) -> None:
-    """Every hostile body of the request fuzzer, streamed or not, on its endpoint (and Messages' count_tokens)."""
+    """Every hostile body of the request fuzzer, streamed or not, on its endpoint (and on the endpoint that counts
+    its tokens)."""
     value = data.draw(hostile_bodies(protocol))
     if isinstance(value, dict) and data.draw(st.booleans()):
         value = {**value, "stream": data.draw(st.sampled_from([True, False, None, "yes", 1]))}
-    paths = [PATHS[protocol]] + (["/v1/messages/count_tokens"] if protocol == "messages" else [])
+    paths = [PATHS[protocol], *COUNTING.get(protocol, ())]
     for path in paths:
         response = client.post(path, content=_content(value), headers={"content-type": "application/json"})
         assert_answer(path, response)
 
 
-@pytest.mark.parametrize("path", [*PATHS.values(), "/v1/messages/count_tokens"])
+@pytest.mark.parametrize("path", [*PATHS.values(), *(path for paths in COUNTING.values() for path in paths)])
 @pytest.mark.parametrize(
     "content",
     [
@@ -139,7 +142,9 @@ def test_odd_bodies_on_every_endpoint(client: TestClient, path: str, content: by
     response = client.post(path, content=content, headers={"content-type": "application/json"})
     assert_answer(path, response)
     # Responses has no max_tokens (unknown fields are ignored, as the reference does): that body is valid there.
-    assert response.status_code >= 400 or (path == "/v1/responses" and b"18446744073709551616" in content)
+    assert response.status_code >= 400 or (
+        path.startswith("/v1/responses") and b"18446744073709551616" in content
+    )
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
@@ -196,6 +201,17 @@ def test_query_strings_are_ignored(client: TestClient, protocol: str, query: str
         ("POST", "/v1/models"),
         ("GET", "/v1/responses/resp_123"),
         ("DELETE", "/v1/responses/resp_123"),
+        ("GET", "/v1/responses/" + "r" * 10_000),
+        ("GET", "/v1/responses/%00%ff"),
+        ("GET", "/v1/responses/resp_123?stream=true"),
+        ("GET", "/v1/responses/resp_123?stream=%ff"),
+        ("POST", "/v1/responses/resp_123/cancel"),
+        ("GET", "/v1/responses/resp_123/input_items"),
+        ("GET", "/v1/responses/resp_123/input_items?limit=" + "9" * 5000),
+        ("GET", "/v1/responses/resp_123/input_items?limit=-1&order=%ff&after=%00"),
+        ("PUT", "/v1/responses/resp_123/input_items"),
+        ("POST", "/v1/responses/input_tokens?x=%ff"),
+        ("GET", "/v1/responses/input_tokens"),
         ("GET", "/v1/messages/batches"),
         ("POST", "/v1/messages/count_tokens/x"),
         ("GET", "/v1/messages/count_tokens"),
