@@ -194,7 +194,7 @@ def create_app(
     Examples:
         >>> from dscodec.server import ScriptedBackend, create_app
         >>> app = create_app(ScriptedBackend({"hi": {"output": "Hello!"}}))
-        >>> sorted(route.path for route in app.routes if route.path.startswith("/v1/"))  # doctest: +NORMALIZE_WHITESPACE
+        >>> sorted({route.path for route in app.routes if route.path.startswith("/v1/")})  # doctest: +NORMALIZE_WHITESPACE
         ['/v1/chat/completions', '/v1/messages', '/v1/messages/count_tokens', '/v1/models', '/v1/models/{model}',
          '/v1/responses', '/v1/responses/input_tokens', '/v1/responses/{response_id}',
          '/v1/responses/{response_id}/cancel', '/v1/responses/{response_id}/input_items']
