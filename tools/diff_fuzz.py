@@ -360,6 +360,42 @@ def _differs(ours: dict[str, Any], theirs: dict[str, Any]) -> str | None:
     return None
 
 
+#: dscodec's message for a stop string over its length limit (deviation D16).
+_D16 = "string too long. Expected a string with maximum length 4096"
+#: The message both sides give, naming one of several unanswered calls (the reference picks it from a hash map).
+_PAIRING = re.compile(
+    r"error: dscodec 400 'No tool output found for tool call .*' / reference 400 'No tool output"
+)
+
+
+def documented(protocol: str, body: object, problem: str) -> str | None:
+    """The deviation (or known nondeterminism) a difference most likely comes from, as a label for triage; None
+    when none fits. A hint only: read the case."""
+    if not isinstance(body, dict):
+        return None
+    if _D16 in problem:
+        return "D16 (stop length)"
+    if problem.startswith("outcome: dscodec read") and _D11.search(problem):
+        return "D11 (an array read as an object's fields)"
+    if _PAIRING.match(problem):
+        return "pairing message (random call named)"
+    choice = body.get("tool_choice")
+    if (
+        protocol == "messages"
+        and isinstance(choice, dict)
+        and choice.get("type") in ("any", "tool")
+        and not problem.startswith(("syntax", "shape", "D11"))
+    ):
+        return "D10 (tool_choice any or tool)"
+    if (
+        protocol == "chat_completions"
+        and "max_completion_tokens" in body
+        and problem.split(" ")[0] in ("sampling", "inference", "resolution", "outcome:", "error:")
+    ):
+        return "D4 (max_completion_tokens)"
+    return None
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -439,10 +475,11 @@ def main() -> int:
             problem = _differs(ours, theirs)
             if problem is None:
                 continue
-            key = problem.split(":")[0] + ":" + problem.split("(")[0][-60:]
+            label = documented(protocol, body, problem)
+            key = label or problem.split(":")[0] + ":" + problem.split("(")[0][-60:]
             found[key] += 1
             if found[key] <= 3:
-                print(f"{protocol} #{number}: {problem}")
+                print(f"{protocol} #{number}: {f'{label}? ' if label else ''}{problem}")
                 if options:
                     print(f"    options: {json.dumps(options)}")
                 if args.out:
@@ -451,8 +488,10 @@ def main() -> int:
                     if options:
                         (args.out / f"{protocol}-{number}.options.json").write_text(json.dumps(options))
             total += 1
+        labelled = {key: count for key, count in found.items() if key.startswith(("D", "pairing"))}
         print(
             f"{protocol}: {args.count} bodies, reference outcomes {dict(kinds)}, {sum(found.values())} differ"
+            f" (labelled: {labelled})"
         )
     return 1 if total else 0
 
