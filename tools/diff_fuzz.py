@@ -375,6 +375,10 @@ def documented(protocol: str, body: object, problem: str) -> str | None:
         return None
     if _D16 in problem:
         return "D16 (stop length)"
+    if protocol == "responses" and "Unsupported input item type" in problem:
+        return "D9 (unknown Responses items)"
+    if "is not present in a registry" in problem:
+        return "several unresolvable $refs (the reference names one at random)"
     if problem.startswith("outcome: dscodec read") and _D11.search(problem):
         return "D11 (an array read as an object's fields)"
     if _PAIRING.match(problem):
@@ -488,7 +492,7 @@ def main() -> int:
                     if options:
                         (args.out / f"{protocol}-{number}.options.json").write_text(json.dumps(options))
             total += 1
-        labelled = {key: count for key, count in found.items() if key.startswith(("D", "pairing"))}
+        labelled = {key: count for key, count in found.items() if key.startswith(("D", "pairing", "several"))}
         print(
             f"{protocol}: {args.count} bodies, reference outcomes {dict(kinds)}, {sum(found.values())} differ"
             f" (labelled: {labelled})"
