@@ -377,7 +377,7 @@ def documented(protocol: str, body: object, problem: str) -> str | None:
         return "D16 (stop length)"
     if protocol == "responses" and "Unsupported input item type" in problem:
         return "D9 (unknown Responses items)"
-    if "is not present in a registry" in problem:
+    if problem.count("is not present in a registry") == 2:  # both refuse it, naming another reference
         return "several unresolvable $refs (the reference names one at random)"
     if problem.startswith("outcome: dscodec read") and _D11.search(problem):
         return "D11 (an array read as an object's fields)"
