@@ -374,7 +374,26 @@ def _event_difference_kind(
         return "D12? (a chunk of ids ends in half a character)"
     if _CUT_IN_VALUE.search(_output_text(pieces)):
         return 'D8? (a string="false" value cut by the end of the output: a JSON string of its raw text)'
+    if any(not _strict_json(value) for value in _FALSE_VALUE.findall(_output_text(pieces))):
+        return 'D8? (a string="false" value that is no JSON: null when blank, else a JSON string of its raw text)'
     return "events"
+
+
+#: The raw text of each complete ``string="false"`` value.
+_FALSE_VALUE = re.compile(r'string="false">([\s\S]*?)</｜DSML｜ ?parameter>')
+
+
+def _strict_json(text: str) -> bool:
+    """Whether ``text`` is one JSON value as RFC 8259 has it (no ``NaN`` or ``Infinity``; not blank)."""
+
+    def refuse(name: str) -> None:
+        raise ValueError(name)
+
+    try:
+        json.loads(text, parse_constant=refuse)
+    except (ValueError, RecursionError):
+        return False
+    return True
 
 
 #: An output that ends inside a ``string="false"`` value (its raw text, with what of the closing tag came, is no
