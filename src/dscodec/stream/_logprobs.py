@@ -78,6 +78,7 @@ class LogprobBook:
         self._orphans: tuple[list[TokenLogprob], list[TokenLogprob]] = ([], [])
         self._recs: list[_Text | Event] = []
         self._last_text: list[_Text | None] = [None, None]  # per channel: last delta of the current stretch
+        self._cut = False  # the next text starts a delta of its own (a removed marker parts the text around it)
         self._stretch = 0  # unit index where the current stretch of input starts
         self._incomplete = False  # the decoder holds part of a character: the text goes on in the next call
 
@@ -105,9 +106,10 @@ class LogprobBook:
         """Emit ``text``; entries anchored before unit ``upto`` go with it."""
         recs = self._recs
         rec = recs[-1] if recs else None
-        if not isinstance(rec, _Text) or rec.channel != channel:
+        if not isinstance(rec, _Text) or rec.channel != channel or self._cut:
             rec = _Text(channel)
             recs.append(rec)
+            self._cut = False
         rec.parts.append(text)
         rec.upto = max(rec.upto, upto)
         self._last_text[channel] = rec

@@ -339,6 +339,7 @@ class TextStages(HeldText):
         else:
             self._release(len(pend))
             self._discard(pos + 1)
+            self._cut = True  # the text after it is a delta of its own, as with the reference
             # JSON mode: the removed marker also ends a stretch of non-JSON text (the reference sends one space
             # per piece of text on each side of it, also for a whole output in one chunk).
             self._spaced = False
