@@ -2,17 +2,17 @@
 
 The other golden stream tests compare events with adjacent deltas merged, since for most chunkings dscodec parts
 them elsewhere on purpose (D8 reads a parameter tag whole; D18 holds only the undecided end of a push). An
-output pushed whole, as one text chunk (``whole``) or one chunk of ids (``whole_tok``), leaves neither room:
-there the deltas must part exactly where the reference's do (a removed ``</think>`` in the answer ends one, for
-example), but for the two documented cases:
+output pushed whole, as one text chunk (``whole``, ``whole_tok``) or one chunk of ids (``x-ids-whole``), leaves
+neither room: there the deltas must part exactly where the reference's do (a removed ``</think>`` in the answer
+ends one, a special id of token input written as text is one, and in JSON mode each stretch's space and the
+bracket that opens the value are one), but for the two documented cases:
 
 * D8: a call whose arguments the reference wrote as invalid JSON (its arguments are not compared here);
 * D18: the end of the output, which may still begin a marker (``</think>``, a block opener), a stop sequence or a
   newline run dropped before ``</think>``: the reference holds the whole push and sends it at the end as one
   delta, dscodec sends the text before that end at once and the end itself when the output ends.
 
-JSON-mode scenarios are left out (D7: their content is one space per stretch, whatever the chunking), and so are
-scenarios recorded on an equivalent output (``reads_as``).
+Scenarios recorded on an equivalent output (``reads_as``) are left out.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import pytest
 from tests.support.streams import Take, cases, is_json, replay_all, scenario
 
 PROTOCOLS = ("chat_completions", "responses", "messages")
-WHOLE = ("whole", "whole_tok")
+WHOLE = ("whole", "whole_tok", "x-ids-whole")
 CASES = [(protocol, case) for protocol in PROTOCOLS for case in cases(protocol)]
 #: What an undecided end may begin (D18): the markers, in both DSML spellings, and newline runs.
 MARKERS = ("</think>", "<｜DSML｜", "< ｜DSML｜")
@@ -94,7 +94,7 @@ def _takes(protocol: str, case: Path) -> list[Take]:
 def test_deltas_part_where_the_reference_parts_them(protocol: str, case: Path) -> None:
     notes = scenario(case)
     settings = notes.get("settings") or {}
-    if notes.get("reads_as") is not None or settings.get("json_object"):
+    if notes.get("reads_as") is not None:
         return
     stops = list(settings.get("stop") or ())
     for take in _takes(protocol, case):
@@ -111,7 +111,7 @@ def test_the_rule_is_not_empty() -> None:
     compared = {protocol: 0 for protocol in PROTOCOLS}
     for protocol, case in CASES:
         notes = scenario(case)
-        if notes.get("reads_as") is None and not (notes.get("settings") or {}).get("json_object"):
+        if notes.get("reads_as") is None:
             compared[protocol] += len(_takes(protocol, case))
     assert all(count >= 300 for count in compared.values()), compared
     assert parting_explained([("c", "a "), ("c", "<")], [("c", "a <")], [])

@@ -294,6 +294,18 @@ def _stages(v: Version) -> list[Scenario]:
     )
     s("whitespace-content", "r</think>   \t  ", "content of spaces and a tab")
     s("crlf-content", "\r\n\r\nx\r\n", "nothink content with CRLF (not stripped)", thinking=False)
+    # Special ids written as text, with the whole output also pushed as one chunk of ids (x-ids-whole): in token
+    # input each special id is a delta of its own.
+    for case, out, options in (
+        ("special-ids-content", f"a{THINK_START}b{USER}{USER}c <think> d", {"thinking": False}),
+        ("special-ids-reasoning", f"r{THINK_START}s\n\n{USER}\n\n</think>\n\nc{THINK_START}", {}),
+        ("special-ids-stop", f"a{THINK_START}bEN{USER}Dx END y", {"thinking": False, "stop": ("END",)}),
+        ("special-ids-tools", f"a <{THINK_START}\n\n{USER}<b", {"thinking": False, "tools": "weather"}),
+        ("special-ids-logprobs", f"r{THINK_START}s</think>a{USER}b", {"logprobs": True}),
+    ):
+        logprobs = bool(options.get("logprobs"))
+        explicit = (ExplicitChunking("ids-whole", (TokensOf(out, logprobs=logprobs),), tokenizer=True),)
+        s(case, out, "special ids written as text, also as one chunk of ids", explicit=explicit, **options)
     return s.items
 
 

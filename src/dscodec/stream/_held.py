@@ -103,9 +103,12 @@ class HeldText(LogprobBook):
         elif self._json == JSON_OFF or self._stage == JSON_VALUE:
             self._text_out(CH_CONTENT, text, upto)
         elif not self._spaced:
-            # D7: one space for each stretch of text outside the JSON value, whatever the chunking.
+            # D7: one space for each stretch of text outside the JSON value, whatever the chunking; each a delta
+            # of its own (as the reference sends them).
             self._spaced = True
+            self._cut = True
             self._text_out(CH_CONTENT, " ", upto)
+            self._cut = True
         else:
             self._drop(upto, CH_CONTENT)
 

@@ -13,6 +13,7 @@ import re
 from collections import deque
 from typing import TYPE_CHECKING
 
+from dscodec.stream._markers import HARD_FIRST, SENTINEL_LAST
 from dscodec.stream._stages import CH_REASONING, Channel, JsonPhase, Stage
 from dscodec.stream.events import ContentDelta, Event, ReasoningDelta, TokenLogprob
 
@@ -22,6 +23,11 @@ if TYPE_CHECKING:
     from dscodec.stream.dsml import BlockParser, ToolCallIdFactory
 
 __all__ = ["LogprobBook"]
+
+#: A hard sentinel (a special id of token input), and the pieces text parts into: one such unit, or a run of
+#: other units.
+_HARD_UNIT = re.compile(f"[{HARD_FIRST}-{SENTINEL_LAST}]")
+_HARD_PIECES = re.compile(f"[{HARD_FIRST}-{SENTINEL_LAST}]|[^{HARD_FIRST}-{SENTINEL_LAST}]+")
 
 
 class _Text:
@@ -78,7 +84,9 @@ class LogprobBook:
         self._orphans: tuple[list[TokenLogprob], list[TokenLogprob]] = ([], [])
         self._recs: list[_Text | Event] = []
         self._last_text: list[_Text | None] = [None, None]  # per channel: last delta of the current stretch
-        self._cut = False  # the next text starts a delta of its own (a removed marker parts the text around it)
+        self._cut = (
+            False  # the next text starts a delta of its own (a removed marker parts the text around it)
+        )
         self._stretch = 0  # unit index where the current stretch of input starts
         self._incomplete = False  # the decoder holds part of a character: the text goes on in the next call
 
@@ -103,7 +111,23 @@ class LogprobBook:
         return events
 
     def _text_out(self, channel: Channel, text: str, upto: int) -> None:
-        """Emit ``text``; entries anchored before unit ``upto`` go with it."""
+        """Emit ``text``; entries anchored before unit ``upto`` go with it. A special id of token input written as
+        text (a hard sentinel) is a delta of its own, as with the reference ("a<think>b" in one chunk of ids
+        gives the deltas "a", "<think>" and "b")."""
+        if text.isascii() or _HARD_UNIT.search(text) is None:
+            self._text_piece(channel, text, upto)
+            return
+        end = len(text)
+        for found in _HARD_PIECES.finditer(text):
+            piece = found.group()
+            hard = piece[0] >= HARD_FIRST
+            if hard:
+                self._cut = True
+            self._text_piece(channel, piece, upto - (end - found.end()))  # one unit per position
+            if hard:
+                self._cut = True
+
+    def _text_piece(self, channel: Channel, text: str, upto: int) -> None:
         recs = self._recs
         rec = recs[-1] if recs else None
         if not isinstance(rec, _Text) or rec.channel != channel or self._cut:

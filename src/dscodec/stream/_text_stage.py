@@ -196,7 +196,10 @@ class TextStages(HeldText):
             elif self._json == JSON_BEFORE and stage == CONTENT and c in "{[":
                 self._release(len(self._pend))
                 self._spaced = False
+                # The bracket that opens the value is a delta of its own (as the reference sends it).
+                self._cut = True
                 self._text_out(CH_CONTENT, c, pos + 1)
+                self._cut = True
                 self._enter_json_value()
                 return i
             else:
@@ -256,6 +259,16 @@ class TextStages(HeldText):
             self._append(spelled, pos)
             self._release(len(self._pend))
             self._spaced = False
+            return False
+        if c >= HARD_FIRST:
+            # A special id of token input written as text is a delta of its own: the text held before it is
+            # decided (no marker or stop goes across it) and goes first (observed: "a<think>b" in one chunk of
+            # ids gives the deltas "a", "<think>" and "b"; in one text chunk, one delta).
+            self._release(len(self._pend))
+            self._cut = True
+            self._append(spelled, pos)
+            self._release(len(self._pend))
+            self._cut = True
             return False
         self._append(spelled, pos)
         return False
