@@ -933,14 +933,30 @@ def test_d14_newline_after_a_partial_opener_is_the_same_for_text_and_ids() -> No
     assert content(lone.feed("x<\n\n<｜DSML｜tool_calls>\n</｜DSML｜tool_calls>") + lone.close()) == "x<\n"
 
 
-@pytest.mark.parametrize("partial", ["</", "</th", "</think"])
+@pytest.mark.parametrize("partial", ["<", "</", "</th", "</think"])
 @pytest.mark.parametrize("newlines", ["\n", "\n\n"])
+@pytest.mark.parametrize("tools", [False, True])
 def test_d14_newlines_after_a_partial_think_end_are_dropped_for_text_and_ids(
-    partial: str, newlines: str
+    partial: str, newlines: str, tools: bool
 ) -> None:
-    """D14: a partial </think> then newlines before </think>: the newlines are trailing newlines of the reasoning,
-    dropped for text chunks (the reference keeps the first one there) as for token ids."""
-    options = ParsingOptions(parse_tool_calls=False, thinking_initial_stage="reasoning_start")
+    """D14: a partial </think> (a lone "<" too, also where it may begin a block opener) then newlines before
+    </think>: the newlines are trailing newlines of the reasoning, dropped for text chunks (the reference keeps
+    the first one there) as for token ids."""
+    options = ParsingOptions(parse_tool_calls=tools, thinking_initial_stage="reasoning_start")
     by_text, by_ids = by_text_and_by_ids(f"a{partial}{newlines}</think>b", options)
     assert merge(by_text) == merge(by_ids)
     assert (merge(by_text)["r"], merge(by_text)["c"]) == (f"a{partial}", "b")
+
+
+@pytest.mark.parametrize("newlines", ["\n", "\n\n", "\n\n\n"])
+def test_a_newline_right_after_a_lone_lt_stays_before_a_block_in_the_reasoning(newlines: str) -> None:
+    """Before a block the first newline after a "<" is kept (the rest of the run is dropped), for text chunks
+    and token ids, whatever comes in which chunk."""
+    options = ParsingOptions(parse_tool_calls=True, thinking_initial_stage="reasoning_start")
+    output = f'a<{newlines}<｜DSML｜tool_calls>\n<｜DSML｜invoke name="f">\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>'
+    by_text, by_ids = by_text_and_by_ids(output, options)
+    assert merge(by_text) == merge(by_ids)
+    assert merge(by_text)["r"] == "a<\n" and merge(by_text)["calls"] == [["f", "{}"]]
+    by_chars = OutputMachine(options)
+    events = [e for ch in output for e in by_chars.feed(ch)] + by_chars.close()
+    assert merge(events) == merge(by_text)

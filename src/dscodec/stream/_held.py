@@ -38,6 +38,8 @@ class HeldText(LogprobBook):
         self._nostrip = 0
         self._pend_pos = []
         self._spaced = False
+        #: The unit index of a held newline that came right after a "<" in the reasoning (kept before a block).
+        self._sticky_at = -1
 
     def _hold_length(self) -> int:
         pend = self._pend

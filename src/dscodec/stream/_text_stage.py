@@ -207,10 +207,17 @@ class TextStages(HeldText):
                 if self._append_stepped(c, pos):
                     return n
                 if sticky:
-                    # Observed: a newline right after a "<" (which could have begun a block opener) goes out
-                    # with it and is never dropped as a newline before a block. The reference also does this
-                    # after longer partial openers ("<｜D") in text chunks but not in token ids, where "｜DSML｜"
-                    # is one id; dscodec treats both alike, as the ids do (deviation D14).
+                    # Observed: a newline right after a "<" (which could have begun a block opener) is never
+                    # dropped as a newline before a block. The reference also does this after longer partial
+                    # openers ("<｜D") in text chunks but not in token ids, where "｜DSML｜" is one id; dscodec
+                    # treats both alike, as the ids do (deviation D14).
+                    if stage == REASONING:
+                        # In the reasoning it waits with the run it starts: before </think> the run is dropped
+                        # (as the reference does with token ids; in text chunks it keeps this newline, D14),
+                        # before a block this newline stays.
+                        self._release(len(self._pend) - 1)
+                        self._sticky_at = pos
+                        continue
                     self._nostrip = len(self._pend)
                     self._release(len(self._pend) - (stops.depth if stops is not None else 0))
                     continue
@@ -361,7 +368,10 @@ class TextStages(HeldText):
 
     def _open_block(self, pos: int) -> None:
         """``<`` + Dsml: the text before it (minus the newlines that separate it) is emitted."""
-        keep = self._strip_newlines(self._pend[:-1])
+        body = self._pend[:-1]
+        keep = self._strip_newlines(body)
+        if not keep and body and self._pend_pos[0] == self._sticky_at:
+            keep = body[:1]  # the newline right after a "<" stays before a block
         self._release(len(keep))
         self._clear()
         self._drop(pos, CH_REASONING if self._stage == REASONING else CH_CONTENT)
