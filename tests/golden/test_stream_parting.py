@@ -69,10 +69,12 @@ def _valid_calls(recorded: list[Delta]) -> bool:
 
 
 def _undecided(text: str, stops: list[str]) -> bool:
-    """Whether ``text``, the end of the output, may still begin a marker, a stop sequence or a newline run."""
+    """Whether ``text``, the end of the output, may still be a newline run dropped before a marker, the start of
+    a marker after such a run, or the start of a stop sequence."""
+    rest = text.lstrip("\n")
     return (
-        text.strip("\n") == ""
-        or any(marker.startswith(text) for marker in MARKERS)
+        rest == ""
+        or any(marker.startswith(rest) for marker in MARKERS)
         or any(stop.startswith(text) and stop != text for stop in stops)
     )
 
@@ -116,6 +118,7 @@ def test_the_rule_is_not_empty() -> None:
     assert all(count >= 300 for count in compared.values()), compared
     assert parting_explained([("c", "a "), ("c", "<")], [("c", "a <")], [])
     assert parting_explained([("c", "a"), ("c", "\n\n")], [("c", "a\n\n")], [])
+    assert parting_explained([("c", "a"), ("c", "\n\n<")], [("c", "a\n\n<")], [])
     assert parting_explained([("c", "Hi "), ("c", "EN")], [("c", "Hi EN")], ["END"])
     assert not parting_explained([("c", "a"), ("c", "b")], [("c", "ab")], [])  # nothing undecided about "b"
     assert not parting_explained([("c", "a"), ("c", "b")], [("c", "a"), ("c", "b")], [])
