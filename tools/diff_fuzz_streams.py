@@ -701,7 +701,7 @@ def fuzz_mutated(protocol: str, args: argparse.Namespace) -> int:
         # D7: in JSON mode dscodec answers every cut as the reference answers the whole output in one chunk.
         json_mode = _json_object_body(body) and bool(units)
         if json_mode and args.logprobs:
-            continue  # D7 makes the content independent of the chunking, not where log probabilities go
+            continue  # D19: the reference repeats a push's entries on every content delta in JSON mode
         their_pieces = [units] if json_mode else pieces
         ran += 1
         try:
@@ -793,9 +793,10 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=None, help="write each differing case here")
     args = parser.parse_args()
     if args.json_mode and args.logprobs:
-        # D7 makes the content independent of the chunking, not where log probabilities go.
+        # D7 makes the content independent of the chunking, not where log probabilities go; and the reference
+        # repeats a push's entries on every content delta in JSON mode (D19).
         parser.error(
-            "--json-mode compares with the reference's single chunk, where logprobs go elsewhere (D7)"
+            "--json-mode compares with the reference's single chunk, where logprobs go elsewhere (D7, D19)"
         )
     protocols = args.protocol or PROTOCOLS
     if args.json_mode:

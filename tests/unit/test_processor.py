@@ -124,6 +124,28 @@ def test_logprobs_ride_on_their_delta() -> None:
     ]
 
 
+@pytest.mark.parametrize("output", ['ab{"x": 1}', 'ab\n```json\n{"x": 1}\n```\ncd<think>e', '{"x": 1}'])
+def test_d19_json_mode_log_probabilities_go_with_one_delta_each(output: str) -> None:
+    """D19: in JSON mode each token's entry goes with one delta (the reference repeats all the entries of a push
+    on every content delta it sends: the space of a stretch, the bracket, the value)."""
+    p = _processor(
+        messages=[{"role": "user", "content": "Answer in json."}],
+        thinking={"type": "disabled"},
+        response_format={"type": "json_object"},
+        logprobs=True,
+    )
+    ids = _ids(output)
+    events = p.push_tokens(ids, logprobs=[-1.0] * len(ids)) + p.finish("stop")
+    chunks = [ev.to_dict()["choices"][0] for ev in events if ev.to_dict().get("choices")]
+    parts = [(c["delta"].get("content"), (c["logprobs"] or {}).get("content") or []) for c in chunks]
+    texts = [text for text, _ in parts if text]
+    assert (
+        len(texts) >= 2
+    )  # the content parts into several deltas (a stretch's space, the bracket, the value)
+    tokens = [entry["token"] for _, entries in parts for entry in entries]
+    assert tokens == [VOCAB.full.decode([i], skip_special_tokens=False) for i in ids]  # each once, in order
+
+
 def test_reasoning_tokens_are_counted_for_text_chunks() -> None:
     """D5: the same count whether the backend sends text or ids."""
     text = "Let me think.</think>Answer."
