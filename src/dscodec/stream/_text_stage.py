@@ -257,25 +257,16 @@ class TextStages(HeldText):
             return self._stop_through(spelled, pos, keep=True)
         if stops is not None:
             stops.reset()
-        if self._json != JSON_OFF and self._stage == CONTENT and c >= HARD_FIRST:
-            # JSON mode, outside the value: a special id of token input is a stretch of its own, so it ends the
-            # text before it and sends its own space (observed: the reference answers "x<think>y" in one chunk of
-            # ids with three spaces, in one text chunk with one).
-            self._release(len(self._pend))
-            self._spaced = False
-            self._append(spelled, pos)
-            self._release(len(self._pend))
-            self._spaced = False
-            return False
         if c >= HARD_FIRST:
-            # A special id of token input written as text is a delta of its own: the text held before it is
-            # decided (no marker or stop goes across it) and goes first (observed: "a<think>b" in one chunk of
-            # ids gives the deltas "a", "<think>" and "b"; in one text chunk, one delta).
+            # A special id of token input written as text is a delta of its own, and in JSON mode outside the value
+            # a stretch of its own (with its own space). The text held before it is decided (no marker or stop goes
+            # across it) and goes first. Observed: "a<think>b" in one chunk of ids gives the deltas "a", "<think>"
+            # and "b" (in one text chunk, one delta); in JSON mode "x<think>y" gives three spaces (as text, one).
             self._release(len(self._pend))
-            self._cut = True
+            self._spaced, self._cut = False, True
             self._append(spelled, pos)
             self._release(len(self._pend))
-            self._cut = True
+            self._spaced, self._cut = False, True
             return False
         self._append(spelled, pos)
         return False
