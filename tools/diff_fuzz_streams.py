@@ -46,7 +46,7 @@ from hypothesis import strategies as st
 
 import dscodec
 from dscodec.stream.decoder import IncrementalDecoder
-from dscodec.testing.compare import MISSING, normalise
+from dscodec.testing.compare import MISSING, merge_deltas, normalise
 from dscodec.testing.strategies import model_outputs, request_bodies
 
 PROTOCOLS = ("chat_completions", "responses", "messages")
@@ -261,7 +261,7 @@ def event_view(events: list[Any], *, merge: bool = True) -> dict[str, Any]:
     one text or one call's arguments are merged into one (where deltas part differs on purpose: D8 holds
     ``string="false"`` values back until they are proven valid)."""
     objects = [_without_documented(json.loads(e.to_json())) for e in events]
-    return {"events": normalise(_merged(objects) if merge else objects)}
+    return {"events": normalise(merge_deltas(objects) if merge else objects)}
 
 
 def _without_documented(value: Any) -> Any:
@@ -276,76 +276,6 @@ def _without_documented(value: Any) -> Any:
     if isinstance(value, list):
         return [_without_documented(v) for v in value]
     return value
-
-
-def _delta_key(event: dict[str, Any]) -> tuple[Any, ...] | None:
-    """What a delta event adds to (events with the same key, one after the other, merge), or None."""
-    kind = event.get("type")
-    if kind is None and event.get("object") == "chat.completion.chunk":
-        choices = event.get("choices") or []
-        if len(choices) != 1 or choices[0].get("finish_reason") is not None or event.get("usage"):
-            return None
-        delta = choices[0].get("delta") or {}
-        calls = delta.get("tool_calls")
-        if calls is not None:
-            if (
-                len(calls) != 1
-                or set(calls[0]) != {"index", "function"}
-                or set(calls[0]["function"]) != {"arguments"}
-            ):
-                return None
-            return ("chat-args", calls[0]["index"])
-        texts = [k for k in ("content", "reasoning_content") if isinstance(delta.get(k), str) and delta[k]]
-        if len(texts) != 1 or "role" in delta:
-            return None
-        return ("chat-text", texts[0])
-    if isinstance(kind, str) and kind.startswith("response.") and kind.endswith(".delta"):
-        return (kind, event.get("item_id"), event.get("content_index"))
-    if kind == "content_block_delta":
-        return (kind, event.get("index"), event["delta"].get("type"))
-    return None
-
-
-def _merge_into(into: dict[str, Any], event: dict[str, Any], key: tuple[Any, ...]) -> None:
-    if key[0] == "chat-args":
-        into["choices"][0]["delta"]["tool_calls"][0]["function"]["arguments"] += event["choices"][0]["delta"][
-            "tool_calls"
-        ][0]["function"]["arguments"]
-    elif key[0] == "chat-text":
-        into["choices"][0]["delta"][key[1]] += event["choices"][0]["delta"][key[1]]
-        mine, theirs = into["choices"][0].get("logprobs"), event["choices"][0].get("logprobs")
-        if theirs and not mine:
-            into["choices"][0]["logprobs"] = theirs
-        elif mine and theirs:
-            for field in set(mine) | set(theirs):
-                mine[field] = (mine.get(field) or []) + (theirs.get(field) or [])
-    elif key[0] == "content_block_delta":
-        field = {"text_delta": "text", "thinking_delta": "thinking", "input_json_delta": "partial_json"}.get(
-            key[2]
-        )
-        if field is not None:
-            into["delta"][field] += event["delta"][field]
-    else:
-        into["delta"] += event["delta"]
-        if isinstance(into.get("logprobs"), list):
-            into["logprobs"] = into["logprobs"] + (event.get("logprobs") or [])
-
-
-def _merged(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Consecutive deltas with one key merged; Responses sequence numbers renumbered."""
-    out: list[dict[str, Any]] = []
-    last: tuple[Any, ...] | None = None
-    for event in events:
-        key = _delta_key(event)
-        if key is not None and key == last:
-            _merge_into(out[-1], event, key)
-            continue
-        out.append(event)
-        last = key
-    for number, event in enumerate(out):
-        if "sequence_number" in event:
-            event["sequence_number"] = number
-    return out
 
 
 #: Usage fields whose counts differ on purpose once a stop sequence or half a character ends a token chunk (D12,

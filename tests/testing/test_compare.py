@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
+import pytest
+
+import dscodec
 from dscodec.testing import MISSING, Difference, Frame, Transcript, compare, format_differences, normalise
+from dscodec.testing.compare import answer_sections, merge_deltas
+from dscodec.vocab import Vocabulary
+
+VOCABULARY = Vocabulary.load(None)
 
 
 def test_ids_get_placeholders_by_first_appearance() -> None:
@@ -94,3 +104,112 @@ def test_event_lists_compare_as_frames() -> None:
         ("frames[1].event", "message_stop", "ping"),
         ("frames[1].data.type", "message_stop", "ping"),
     ]
+
+
+# -- merged deltas ------------------------------------------------------------------------------------------------
+
+BODIES = {
+    "chat_completions": {
+        "model": "DeepSeek-V4-Pro",
+        "messages": [{"role": "user", "content": "Hi"}],
+        "logprobs": True,
+    },
+    "responses": {"model": "DeepSeek-V4-Pro", "input": "Hi", "include": ["message.output_text.logprobs"]},
+    "messages": {
+        "model": "DeepSeek-V4-Pro",
+        "max_tokens": 100,
+        "messages": [{"role": "user", "content": "Hi"}],
+    },
+}
+OUTPUT = 'Think.</think>Hello there, friend.\n\n<｜DSML｜tool_calls>\n<｜DSML｜invoke name="f">\n<｜DSML｜parameter name="a" string="true">some text</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>'
+
+
+def _events(protocol: str, cut: int, output: str = OUTPUT, *, logprobs: bool = False) -> list[dict[str, Any]]:
+    """The events of ``output`` as token ids pushed ``cut`` at a time (with a log probability for each id)."""
+    body = {**BODIES[protocol], "tools": _TOOLS[protocol]}
+    processor = dscodec.StreamProcessor(dscodec.convert(protocol, body), response_id="r", model="m")  # type: ignore[arg-type]
+    ids = VOCABULARY.full.encode(output, add_special_tokens=False).ids
+    events = processor.start(prompt_tokens=3)
+    for k in range(0, len(ids), cut):
+        group = ids[k : k + cut]
+        events += processor.push_tokens(group, logprobs=[-0.5] * len(group) if logprobs else None)
+    events += processor.finish("stop")
+    return [event.to_dict() for event in events]
+
+
+_TOOLS: dict[str, list[dict[str, Any]]] = {
+    "chat_completions": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}],
+    "responses": [{"type": "function", "name": "f", "parameters": {"type": "object"}}],
+    "messages": [{"name": "f", "input_schema": {"type": "object"}}],
+}
+
+
+@pytest.mark.parametrize("protocol", sorted(BODIES))
+def test_merged_deltas_compare_streams_that_part_elsewhere(protocol: str) -> None:
+    one, three = _events(protocol, 1), _events(protocol, 3)
+    assert len(one) > len(three) and compare(one, three) != []
+    assert compare(one, three, merge_deltas=True) == []
+    merged = merge_deltas(one)
+    assert normalise(merged) == normalise(merge_deltas(three)) and len(merged) < len(one)
+    assert merge_deltas(merged) == merged  # nothing left to merge
+    other = _events(protocol, 3, OUTPUT.replace("friend", "fiend"))
+    found = compare(one, other, merge_deltas=True)
+    assert found and all("friend" in str(d.expected) or "riend" in str(d.expected) for d in found), found
+
+
+def test_merge_deltas_keeps_what_is_not_a_delta_of_the_same_thing() -> None:
+    events = _events("chat_completions", 1, logprobs=True)
+    merged = merge_deltas(events)
+    deltas = [e["choices"][0]["delta"] for e in merged if e.get("choices")]
+    assert [d.get("reasoning_content") for d in deltas if d.get("reasoning_content")] == ["Think."]
+    assert [d["content"] for d in deltas if d.get("content")] == ["Hello there, friend."]
+    arguments = [c["function"]["arguments"] for d in deltas for c in d.get("tool_calls", ()) if "id" not in c]
+    assert arguments == ['{"a": "some text"}']
+    # the log probabilities of the merged text deltas are joined, in order; the originals are untouched
+    entries = [
+        e
+        for m in merged
+        for c in m.get("choices", ())
+        for e in ((c.get("logprobs") or {}).get("content") or [])
+    ]
+    assert "".join(e["token"] for e in entries).startswith("Hello there, friend.")
+    assert all(len(e["choices"][0]["delta"].get("content") or "") <= 8 for e in events if e.get("choices"))
+
+
+def test_merge_deltas_renumbers_responses_events() -> None:
+    merged = merge_deltas(_events("responses", 1, "Think.</think>Hello there, friend.", logprobs=True))
+    assert [e["sequence_number"] for e in merged] == list(range(len(merged)))
+    texts = [e["delta"] for e in merged if e["type"] == "response.output_text.delta"]
+    assert texts == ["Hello there, friend."]
+    logprobs = next(e["logprobs"] for e in merged if e["type"] == "response.output_text.delta")
+    assert "".join(entry["token"] for entry in logprobs) == "Hello there, friend."
+
+
+def test_merged_frames_keep_their_event_names_and_done() -> None:
+    def frames(cut: int) -> list[Frame]:
+        events = _events("messages", cut)
+        return [Frame(json.dumps(e), event=e.get("type")) for e in events] + [Frame("[DONE]")]
+
+    one, four = frames(1), frames(4)
+    assert compare(one, four, merge_deltas=True) == []
+    sections = answer_sections(one, merge=True)["frames"]
+    assert sections[-1] == {"event": None, "data": "[DONE]"}
+    assert all(f["event"] == f["data"]["type"] for f in sections[:-1])
+    transcript = Transcript("messages", {"model": "m"}, frames=one)
+    assert compare(transcript, Transcript("messages", {"model": "m"}, frames=four), merge_deltas=True) == []
+
+
+def test_merge_deltas_of_odd_events() -> None:
+    chunk = {"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": "a"}}]}
+    two = [chunk, {"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": "b"}}]}]
+    assert merge_deltas(two)[0]["choices"][0]["delta"]["content"] == "ab" and chunk["choices"][0][
+        "delta"
+    ] == {"content": "a"}
+    odd = [
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": "x"}}
+    ] * 2
+    odd += [
+        {"object": "chat.completion.chunk", "choices": [{"delta": {"role": "assistant", "content": "a"}}]}
+    ] * 2
+    odd += [{"type": "response.output_text.delta", "delta": None}] * 2 + [{"no": "type"}, {}]
+    assert merge_deltas(odd) == odd  # only plain deltas merge

@@ -38,6 +38,7 @@ __all__ = [
     "answer_sections",
     "compare",
     "format_differences",
+    "merge_deltas",
     "normalise",
 ]
 
@@ -189,6 +190,135 @@ def _frame_value(frame: Frame) -> dict[str, Any]:
     return {"event": frame.event, "data": data}
 
 
+def _delta_key(event: Any) -> tuple[Any, ...] | None:
+    """What a delta event adds to, or None when it is no plain delta (events with one key, one after the other,
+    merge): a Chat chunk of one text field or of one call's arguments and nothing else, a Responses ``*.delta``
+    event, a Messages ``content_block_delta``."""
+    if not isinstance(event, dict):
+        return None
+    kind = event.get("type")
+    if kind is None and event.get("object") == "chat.completion.chunk":
+        choices = event.get("choices")
+        if not isinstance(choices, list) or len(choices) != 1 or not isinstance(choices[0], dict):
+            return None
+        choice = choices[0]
+        delta = choice.get("delta")
+        if choice.get("finish_reason") is not None or event.get("usage") or not isinstance(delta, dict):
+            return None
+        calls = delta.get("tool_calls")
+        if calls is not None:
+            if (
+                not isinstance(calls, list)
+                or len(calls) != 1
+                or not isinstance(calls[0], dict)
+                or set(calls[0]) != {"index", "function"}
+                or not isinstance(calls[0]["function"], dict)
+                or set(calls[0]["function"]) != {"arguments"}
+                or not isinstance(calls[0]["function"]["arguments"], str)
+                or set(delta) - {"tool_calls", "content", "reasoning_content"}
+                or any(delta.get(k) for k in ("content", "reasoning_content"))
+            ):
+                return None
+            return ("chat arguments", calls[0]["index"])
+        texts = [k for k in ("content", "reasoning_content") if isinstance(delta.get(k), str) and delta[k]]
+        if len(texts) != 1 or set(delta) - {"content", "reasoning_content"}:
+            return None
+        return ("chat text", texts[0])
+    if isinstance(kind, str) and kind.startswith("response.") and kind.endswith(".delta"):
+        if not isinstance(event.get("delta"), str):
+            return None
+        return (kind, event.get("item_id"), event.get("output_index"), event.get("content_index"))
+    if kind == "content_block_delta":
+        delta = event.get("delta")
+        if not isinstance(delta, dict):
+            return None
+        delta_type = delta.get("type")
+        field = _BLOCK_DELTA_FIELDS.get(delta_type) if isinstance(delta_type, str) else None
+        if field is None or not isinstance(delta.get(field), str):
+            return None
+        return (kind, event.get("index"), delta_type)
+    return None
+
+
+#: The text field of each kind of Messages block delta that merges.
+_BLOCK_DELTA_FIELDS = {"text_delta": "text", "thinking_delta": "thinking", "input_json_delta": "partial_json"}
+
+
+def _merge_into(into: dict[str, Any], event: dict[str, Any], key: tuple[Any, ...]) -> None:
+    """Add delta ``event`` to ``into`` (a copy made for merging), which has the same key."""
+    if key[0] == "chat arguments":
+        function = into["choices"][0]["delta"]["tool_calls"][0]["function"]
+        function["arguments"] += event["choices"][0]["delta"]["tool_calls"][0]["function"]["arguments"]
+    elif key[0] == "chat text":
+        choice, added = into["choices"][0], event["choices"][0]
+        choice["delta"][key[1]] += added["delta"][key[1]]
+        mine, theirs = choice.get("logprobs"), added.get("logprobs")
+        if isinstance(theirs, dict) and not isinstance(mine, dict):
+            choice["logprobs"] = theirs
+        elif isinstance(mine, dict) and isinstance(theirs, dict):
+            choice["logprobs"] = {
+                field: _joined(mine.get(field), theirs.get(field)) for field in {**mine, **theirs}
+            }
+    elif key[0] == "content_block_delta":
+        field = _BLOCK_DELTA_FIELDS[key[2]]
+        into["delta"] = {**into["delta"], field: into["delta"][field] + event["delta"][field]}
+    else:
+        into["delta"] += event["delta"]
+        if isinstance(into.get("logprobs"), list) or isinstance(event.get("logprobs"), list):
+            into["logprobs"] = _joined(into.get("logprobs"), event.get("logprobs"))
+
+
+def _joined(first: Any, second: Any) -> Any:
+    """Two lists of logprob entries as one (a missing or null side adds nothing)."""
+    if not isinstance(first, list):
+        return second
+    if not isinstance(second, list):
+        return first
+    return first + second
+
+
+def merge_deltas(events: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """``events`` (one stream's JSON events, any protocol) with consecutive deltas of one text or one call's
+    arguments merged into one, and the Responses ``sequence_number`` values renumbered to stay consecutive.
+
+    Two servers that stream the same answer may part its deltas in other places (how the backend chunked the
+    output, what each holds back); merged, their events compare. Text and arguments are concatenated, and so are
+    log probability entries; a delta of another text, another call, another block or another kind (Chat's
+    reasoning against its content) starts a new one. Nothing else changes; the events given are not modified.
+
+    Examples:
+        >>> chunk = lambda text: {"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}]}
+        >>> [e["choices"][0]["delta"]["content"] for e in merge_deltas([chunk("Hel"), chunk("lo"), chunk("!")])]
+        ['Hello!']
+    """
+    out: list[dict[str, Any]] = []
+    last: tuple[Any, ...] | None = None
+    for event in events:
+        key = _delta_key(event)
+        if key is not None and key == last:
+            _merge_into(out[-1], dict(event), key)
+            continue
+        out.append(_copy(event) if key is not None else dict(event))
+        last = key
+    numbers = [e["sequence_number"] for e in out if isinstance(e.get("sequence_number"), int)]
+    if numbers and len(numbers) != len([e for e in events if isinstance(e.get("sequence_number"), int)]):
+        number = numbers[0]
+        for event in out:
+            if isinstance(event.get("sequence_number"), int):
+                event["sequence_number"] = number
+                number += 1
+    return out
+
+
+def _copy(value: Any) -> Any:
+    """A copy of JSON data deep enough to merge into."""
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    return value
+
+
 #: What :func:`compare` takes as an answer: a transcript, a list of frames (or of event dicts), or a JSON body.
 Answer = Transcript | Sequence[Frame] | Sequence[Mapping[str, Any]] | Mapping[str, Any]
 
@@ -199,19 +329,26 @@ def _frames_value(frames: Sequence[Any]) -> list[Any]:
     ]
 
 
-def answer_sections(value: Answer, *, ids: IdRule = True, fingerprints: bool = True) -> dict[str, Any]:
+def answer_sections(
+    value: Answer, *, ids: IdRule = True, fingerprints: bool = True, merge: bool = False
+) -> dict[str, Any]:
     """The comparable parts of an answer: a transcript's status, frames, response and accumulated response (those
     it has), a frame list as ``frames``, a JSON body as ``response``. Frames and bodies come normalised
-    (``ids`` and ``fingerprints`` as for :func:`normalise`). A list of event dicts counts as frames whose SSE
-    event name is the event's ``type``."""
+    (``ids`` and ``fingerprints`` as for :func:`normalise`; with ``merge``, the frames' deltas merged as
+    :func:`merge_deltas` merges them). A list of event dicts counts as frames whose SSE event name is the event's
+    ``type``."""
 
     def norm(data: Any) -> Any:
         return normalise(data, ids=ids, fingerprints=fingerprints)
 
+    def frames(value: Sequence[Any]) -> Any:
+        listed = _frames_value(value)
+        return norm(_merged_frames(listed) if merge else listed)
+
     if isinstance(value, Transcript):
         sections: dict[str, Any] = {"status": value.status}
         if value.frames is not None:
-            sections["frames"] = norm(_frames_value(value.frames))
+            sections["frames"] = frames(value.frames)
         if value.response is not None:
             sections["response"] = norm(value.response)
         if value.accumulated is not None:
@@ -224,7 +361,38 @@ def answer_sections(value: Answer, *, ids: IdRule = True, fingerprints: bool = T
             "an answer is a Transcript, a list of frames or of event dicts, or a response body; "
             f"not {type(value).__name__}"
         )
-    return {"frames": norm(_frames_value(value))}
+    return {"frames": frames(value)}
+
+
+def _merged_frames(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Frames (``{"event", "data"}``) with the deltas among their data merged; a frame whose data is no JSON
+    object (Chat's ``[DONE]``) parts runs, and a frame keeps its SSE event name."""
+    out: list[dict[str, Any]] = []
+    run: list[dict[str, Any]] = []
+    names: list[Any] = []
+
+    def flush() -> None:
+        merged = merge_deltas(run)
+        if len(merged) == len(run):
+            out.extend({"event": name, "data": data} for name, data in zip(names, run))
+        else:
+            # Merged events keep the name of the first frame of their run (deltas of one key share it).
+            keys = [_delta_key(data) for data in run]
+            kept = [k for k in range(len(run)) if k == 0 or keys[k] is None or keys[k] != keys[k - 1]]
+            out.extend({"event": names[k], "data": data} for k, data in zip(kept, merged))
+        run.clear()
+        names.clear()
+
+    for frame in frames:
+        data = frame.get("data")
+        if isinstance(data, dict):
+            run.append(data)
+            names.append(frame.get("event"))
+            continue
+        flush()
+        out.append(frame)
+    flush()
+    return out
 
 
 def _pattern(rule: str) -> re.Pattern[str]:
@@ -242,6 +410,7 @@ def compare(
     sections: Collection[str] | None = None,
     ids: IdRule = True,
     fingerprints: bool = True,
+    merge_deltas: bool = False,
 ) -> list[Difference]:
     """The differences between two answers after :func:`normalise`; empty when they agree.
 
@@ -255,6 +424,8 @@ def compare(
         ids: which id values become placeholders before comparing: all (True, the default), none (False), or
             those a regular expression matches in full.
         fingerprints: whether ``system_fingerprint`` strings are normalised (True, the default).
+        merge_deltas: compare the frames with consecutive deltas of one text or one call merged (see
+            :func:`merge_deltas`), so that answers whose deltas part in other places compare equal.
 
     Examples:
         >>> compare({"id": "a", "text": "Hello"}, {"id": "b", "text": "Help"})
@@ -275,8 +446,8 @@ def compare(
     ignore = list(ignore)
     if not all(isinstance(rule, str) for rule in ignore):
         raise TypeError("ignore rules must be str (a key name or a path pattern)")
-    want = answer_sections(expected, ids=ids, fingerprints=fingerprints)
-    got = answer_sections(actual, ids=ids, fingerprints=fingerprints)
+    want = answer_sections(expected, ids=ids, fingerprints=fingerprints, merge=merge_deltas)
+    got = answer_sections(actual, ids=ids, fingerprints=fingerprints, merge=merge_deltas)
     rules = [_pattern(rule) for rule in ignore]
     out: list[Difference] = []
     for section in SECTIONS:
