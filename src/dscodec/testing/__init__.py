@@ -14,7 +14,7 @@ See ``docs/testing.md``.
 """
 
 from dscodec.testing._sse import DONE, Frame, format_sse, parse_sse
-from dscodec.testing.compare import MISSING, Difference, compare, format_differences, normalise
+from dscodec.testing.compare import MISSING, Difference, compare, format_differences, merge_deltas, normalise
 from dscodec.testing.lint import RULES, Finding, Rule, lint, sdk_available
 from dscodec.testing.replay import CHUNKINGS, Replay, replay, verify
 from dscodec.testing.transcript import (
@@ -70,6 +70,7 @@ __all__ = [
     "load_transcripts",
     "loads_transcript",
     "loads_transcripts",
+    "merge_deltas",
     "normalise",
     "parse_sse",
     "replay",
