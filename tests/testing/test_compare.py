@@ -213,3 +213,5 @@ def test_merge_deltas_of_odd_events() -> None:
     ] * 2
     odd += [{"type": "response.output_text.delta", "delta": None}] * 2 + [{"no": "type"}, {}]
     assert merge_deltas(odd) == odd  # only plain deltas merge
+    junk: list[Any] = ["text", 3, None, [chunk], chunk, chunk]  # not every item is an event: left as it is
+    assert merge_deltas(junk)[:4] == junk[:4] and len(merge_deltas(junk)) == 5

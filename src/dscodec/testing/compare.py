@@ -291,22 +291,19 @@ def merge_deltas(events: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         >>> [e["choices"][0]["delta"]["content"] for e in merge_deltas([chunk("Hel"), chunk("lo"), chunk("!")])]
         ['Hello!']
     """
-    out: list[dict[str, Any]] = []
+    out: list[Any] = []
     last: tuple[Any, ...] | None = None
     for event in events:
         key = _delta_key(event)
         if key is not None and key == last:
             _merge_into(out[-1], dict(event), key)
             continue
-        out.append(_copy(event) if key is not None else dict(event))
+        out.append(_copy(event) if key is not None else dict(event) if isinstance(event, Mapping) else event)
         last = key
-    numbers = [e["sequence_number"] for e in out if isinstance(e.get("sequence_number"), int)]
-    if numbers and len(numbers) != len([e for e in events if isinstance(e.get("sequence_number"), int)]):
-        number = numbers[0]
-        for event in out:
-            if isinstance(event.get("sequence_number"), int):
-                event["sequence_number"] = number
-                number += 1
+    if len(out) < len(events):  # something merged: the sequence numbers that followed move up
+        numbered = [e for e in out if isinstance(e, dict) and type(e.get("sequence_number")) is int]
+        for offset, event in enumerate(numbered):
+            event["sequence_number"] = numbered[0]["sequence_number"] + offset
     return out
 
 
