@@ -84,9 +84,8 @@ class LogprobBook:
         self._orphans: tuple[list[TokenLogprob], list[TokenLogprob]] = ([], [])
         self._recs: list[_Text | Event] = []
         self._last_text: list[_Text | None] = [None, None]  # per channel: last delta of the current stretch
-        self._cut = (
-            False  # the next text starts a delta of its own (a removed marker parts the text around it)
-        )
+        # The next text starts a delta of its own (a removed marker or a special id parts the text around it).
+        self._cut = False
         self._stretch = 0  # unit index where the current stretch of input starts
         self._incomplete = False  # the decoder holds part of a character: the text goes on in the next call
 
