@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 import dscodec
 from dscodec._json import loads
+from dscodec.testing import compare, merge_deltas
 from dscodec.vocab import Vocabulary
 
 VOCAB = Vocabulary.load(None)
@@ -209,6 +210,30 @@ def test_any_split_gives_the_same_response(
         content,
         [_arguments(protocol, whole, i) for i in range(len(calls))],
     )
+
+
+@given(
+    output=outputs(),
+    cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=12),
+    protocol=st.sampled_from(PROTOCOLS),
+    thinking=st.booleans(),
+)
+def test_merged_deltas_make_any_split_compare_equal(
+    output: tuple[str, list[dict[str, Any]]], cuts: list[int], protocol: str, thinking: bool
+) -> None:
+    """The testing kit's merge_deltas: merged, the events of any split compare equal to those of the whole output
+    (usage aside: it counts the chunks), and merging keeps what the stream adds up to."""
+    text, _ = output
+    whole, _ = _run(protocol, thinking, [text])
+    split, response = _run(protocol, thinking, _split(text, cuts))
+    merged = merge_deltas(split)
+    assert merge_deltas(merged) == merged
+    assert _streamed(protocol, merged) == _streamed(protocol, split)
+    assert dscodec.accumulate(protocol, merged) == response  # type: ignore[arg-type]
+    assert compare(whole, split, merge_deltas=True, ignore=["usage"]) == []
+    ids = VOCAB.full.encode(text, add_special_tokens=False).ids
+    by_ids, _ = _run(protocol, thinking, [ids[k : k + 3] for k in range(0, len(ids), 3)])
+    assert compare(whole, by_ids, merge_deltas=True, ignore=["usage"]) == []
 
 
 def _without_usage(response: dict[str, Any]) -> dict[str, Any]:
