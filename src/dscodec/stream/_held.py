@@ -108,9 +108,7 @@ class HeldText(LogprobBook):
             # D7: one space for each stretch of text outside the JSON value, whatever the chunking; each a delta
             # of its own (as the reference sends them).
             self._spaced = True
-            self._cut = True
-            self._text_out(CH_CONTENT, " ", upto)
-            self._cut = True
+            self._own_delta(CH_CONTENT, " ", upto)
         else:
             self._drop(upto, CH_CONTENT)
 

@@ -119,12 +119,17 @@ class LogprobBook:
         end = len(text)
         for found in _HARD_PIECES.finditer(text):
             piece = found.group()
-            hard = piece[0] >= HARD_FIRST
-            if hard:
-                self._cut = True
-            self._text_piece(channel, piece, upto - (end - found.end()))  # one unit per position
-            if hard:
-                self._cut = True
+            piece_upto = upto - (end - found.end())  # one unit per position
+            if piece[0] >= HARD_FIRST:
+                self._own_delta(channel, piece, piece_upto)
+            else:
+                self._text_piece(channel, piece, piece_upto)
+
+    def _own_delta(self, channel: Channel, text: str, upto: int) -> None:
+        """:meth:`_text_out` of ``text`` as a delta of its own: text before it and after it go in others."""
+        self._cut = True
+        self._text_piece(channel, text, upto)
+        self._cut = True
 
     def _text_piece(self, channel: Channel, text: str, upto: int) -> None:
         recs = self._recs

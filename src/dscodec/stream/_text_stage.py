@@ -197,9 +197,7 @@ class TextStages(HeldText):
                 self._release(len(self._pend))
                 self._spaced = False
                 # The bracket that opens the value is a delta of its own (as the reference sends it).
-                self._cut = True
-                self._text_out(CH_CONTENT, c, pos + 1)
-                self._cut = True
+                self._own_delta(CH_CONTENT, c, pos + 1)
                 self._enter_json_value()
                 return i
             else:
