@@ -178,17 +178,21 @@ def _streamed(protocol: str, events: list[dict[str, Any]]) -> tuple[str, str, li
     return "".join(reasoning), "".join(content), [args[k] for k in sorted(args)]
 
 
+#: An output, cut points into it, a protocol and a thinking mode.
+SPLITS = {
+    "output": outputs(),
+    "cuts": st.lists(st.integers(min_value=0, max_value=400), max_size=12),
+    "protocol": st.sampled_from(PROTOCOLS),
+    "thinking": st.booleans(),
+}
+
+
 def _split(text: str, cuts: list[int]) -> list[str]:
     bounds = sorted({0, len(text), *(c % (len(text) + 1) for c in cuts)})
     return [text[a:b] for a, b in itertools.pairwise(bounds)]
 
 
-@given(
-    output=outputs(),
-    cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=12),
-    protocol=st.sampled_from(PROTOCOLS),
-    thinking=st.booleans(),
-)
+@given(**SPLITS)
 def test_any_split_gives_the_same_response(
     output: tuple[str, list[dict[str, Any]]], cuts: list[int], protocol: str, thinking: bool
 ) -> None:
@@ -212,12 +216,7 @@ def test_any_split_gives_the_same_response(
     )
 
 
-@given(
-    output=outputs(),
-    cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=12),
-    protocol=st.sampled_from(PROTOCOLS),
-    thinking=st.booleans(),
-)
+@given(**SPLITS)
 def test_merged_deltas_make_any_split_compare_equal(
     output: tuple[str, list[dict[str, Any]]], cuts: list[int], protocol: str, thinking: bool
 ) -> None:

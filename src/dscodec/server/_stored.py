@@ -12,13 +12,13 @@
   when its response is stored (:func:`identified`, made from the response's id), and keeps it in the responses
   that continue that one.
 
-They need a :class:`~dscodec.server.store.RetrievableStore`; with another store, every id is unknown (a 404). The
-store is called in a worker thread. Errors are in the OpenAI shape.
+They need a :class:`~dscodec.server.store.RetrievableStore`; with another store (given as None), every id is
+unknown (a 404). The store is called in a worker thread. Errors are in the OpenAI shape.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import anyio
@@ -28,7 +28,7 @@ from starlette.responses import Response
 
 from dscodec.errors import ConversionError
 from dscodec.server._http import error_response
-from dscodec.server.store import ResponseNotFound, ResponseStore, RetrievableStore, is_retrievable
+from dscodec.server.store import ResponseNotFound, RetrievableStore
 
 __all__ = ["StoredResponses", "identified", "input_item_page"]
 
@@ -64,17 +64,16 @@ def _not_found(response_id: str) -> ResponseNotFound:
 class StoredResponses:
     """The handlers, over one store."""
 
-    def __init__(self, store: ResponseStore) -> None:
-        self.store: RetrievableStore | None = store if is_retrievable(store) else None  # type: ignore[assignment]
-
-    async def _call(self, read: Callable[[], Any]) -> Any:
-        return await anyio.to_thread.run_sync(read)
+    def __init__(self, store: RetrievableStore | None) -> None:
+        self.store = store
 
     async def _response(self, response_id: str) -> Mapping[str, Any] | None:
         store = self.store
         if store is None:
             return None
-        response: Mapping[str, Any] | None = await self._call(lambda: store.get_response(response_id))
+        response: Mapping[str, Any] | None = await anyio.to_thread.run_sync(
+            lambda: store.get_response(response_id)
+        )
         return response
 
     async def retrieve(self, http: Request) -> Response:
@@ -95,7 +94,7 @@ class StoredResponses:
         """``DELETE /v1/responses/{id}``."""
         response_id = str(http.path_params["response_id"])
         store = self.store
-        if store is None or not await self._call(lambda: store.delete(response_id)):
+        if store is None or not await anyio.to_thread.run_sync(lambda: store.delete(response_id)):
             return error_response("responses", _not_found(response_id))
         return _json({"id": response_id, "object": "response", "deleted": True})
 
@@ -125,7 +124,7 @@ class StoredResponses:
         def read() -> tuple[Sequence[Any] | None, Mapping[str, Any] | None]:
             return store.get(response_id), store.get_response(response_id)
 
-        items, response = await self._call(read)
+        items, response = await anyio.to_thread.run_sync(read)
         if items is None or response is None:
             return error_response("responses", _not_found(response_id))
         try:

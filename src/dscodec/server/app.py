@@ -227,7 +227,7 @@ def create_app(
     for protocol, (path, _) in _ROUTES.items():
         app.add_api_route(path, server.endpoint(protocol), methods=["POST"], name=protocol)
     app.add_api_route("/v1/messages/count_tokens", server.count_tokens, methods=["POST"], name="count_tokens")
-    stored = StoredResponses(server.store)
+    stored = StoredResponses(server.archive)
     for path, handler, method, name in (
         ("/v1/responses/input_tokens", server.input_tokens, "POST", "input_tokens"),
         ("/v1/responses/{response_id}", stored.retrieve, "GET", "retrieve_response"),
@@ -269,7 +269,8 @@ class _Server:
     ) -> None:
         self.backend = backend
         self.store = response_store
-        self.retrievable = is_retrievable(response_store)
+        #: The store again when it keeps response objects too, else None.
+        self.archive = response_store if is_retrievable(response_store) else None
         self.vocabulary = vocabulary
         self.encoder = dscodec.PromptEncoder(vocabulary)
         self.context_limit = context_limit
@@ -394,8 +395,8 @@ class _Server:
             return
         items = [*identified(keep.response_id, keep.turn.items), *response.get("output", [])]
         try:
-            if self.retrievable:
-                self.store.put(keep.response_id, items, response)  # type: ignore[call-arg]
+            if self.archive is not None:
+                self.archive.put(keep.response_id, items, response)
             else:
                 self.store.put(keep.response_id, items)
         except Exception:  # a failing store must not fail the response it stores

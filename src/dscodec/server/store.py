@@ -20,7 +20,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol, TypeGuard
 
 import orjson
 
@@ -76,7 +76,7 @@ class RetrievableStore(ResponseStore, Protocol):
         ...
 
 
-def is_retrievable(store: ResponseStore) -> bool:
+def is_retrievable(store: ResponseStore) -> TypeGuard[RetrievableStore]:
     """Whether ``store`` keeps response objects (it has ``get_response`` and ``delete``)."""
     return callable(getattr(store, "get_response", None)) and callable(getattr(store, "delete", None))
 
