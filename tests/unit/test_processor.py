@@ -362,6 +362,12 @@ def test_d15_the_spelling_in_text_chunks() -> None:
     assert dscodec.accumulate("chat_completions", events)["choices"][0]["message"] == message
 
 
+_TOOLS: dict[str, Any] = {
+    "tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
+}
+_TOOLS_NO_THINKING = {**_TOOLS, "thinking": {"type": "disabled"}}
+
+
 @pytest.mark.parametrize(
     ("body", "pushes", "first", "second", "as_ids"),
     [
@@ -375,6 +381,12 @@ def test_d15_the_spelling_in_text_chunks() -> None:
         # The end of a chunk may begin a stop sequence.
         ({"thinking": {"type": "disabled"}, "stop": ["END"]}, ["Hello E", "x"], "Hello ", "Ex", False),
         ({"thinking": {"type": "disabled"}, "stop": ["END"]}, ["Hello E", "x"], "Hello ", "Ex", True),
+        # With tools, a "<" may begin a block opener, but only when the Dsml token may come right after it: a "<"
+        # followed by the held start of another spelling (itself beginning with "<") is text at once.
+        (_TOOLS, ["abc<<", "z"], "abc<", "<z", False),
+        (_TOOLS_NO_THINKING, ["abc\n<<", "z"], "abc\n<", "<z", False),
+        (_TOOLS_NO_THINKING, ["abc<<｜", "z"], "abc<", "<｜z", False),
+        (_TOOLS_NO_THINKING, ["abc\n<｜DS", "z"], "abc", "\n<｜DSz", False),
     ],
 )
 def test_d18_only_what_may_begin_a_marker_waits(

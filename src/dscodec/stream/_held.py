@@ -40,6 +40,10 @@ class HeldText(LogprobBook):
         self._spaced = False
         #: The unit index of a held newline that came right after a "<" in the reasoning (kept before a block).
         self._sticky_at = -1
+        #: The unit index right after the units of the latest text chunk when the spelling recogniser holds text
+        #: after them that cannot become the Dsml token (it starts with another character): a "<" that ends
+        #: those units is then no block opener's start, and nothing waits for it (-1: no such chunk end).
+        self._plain_after = -1
 
     def _hold_length(self) -> int:
         pend = self._pend
@@ -48,7 +52,7 @@ class HeldText(LogprobBook):
         hold = 0
         stage = self._stage
         if stage == REASONING or self._tools:
-            if self._tools and pend[-1] == OPENER_START:
+            if self._tools and pend[-1] == OPENER_START and self._pend_pos[-1] + 1 != self._plain_after:
                 body = pend[:-1]
                 hold = 1 + len(body) - len(body.rstrip("\n"))
             elif pend[-1] == "\n":

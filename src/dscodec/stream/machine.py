@@ -114,6 +114,8 @@ _SEGMENTS = re.compile(f"[{HARD_FIRST}-{SENTINEL_LAST}]|[^{HARD_FIRST}-{SENTINEL
 _START_A, _START_B = SPELLING_FIRSTS
 #: Beyond every unit index: ``_discard`` up to here drops every entry still waiting.
 _ALL_UNITS = 1 << 62
+#: The first character of the Dsml token's spelling (held text that starts otherwise never becomes that token).
+DSML_FIRST = DSML_SPELLING[0]
 
 
 class OutputMachine(FastPaths):
@@ -793,6 +795,10 @@ class OutputMachine(FastPaths):
 
     def _process(self, units: str, *, carried: int = 0) -> list[Event]:
         self._recs = []
+        held = self._sym.held
+        # What the recogniser holds comes right after these units: unless it may become the Dsml token, a "<" at
+        # their end begins no block opener ("a<" with "<" held: the first "<" is text).
+        self._plain_after = self._pos + len(units) if held and held[0] != DSML_FIRST else -1
         if units:
             if self._entries and _HARD.search(units):
                 # Observed: logprob entries are settled per stretch of text between special ids.
@@ -806,7 +812,6 @@ class OutputMachine(FastPaths):
         else:
             self._settle()
         stops = self._stops
-        held = self._sym.held
         # A stop sequence that ends inside a held partial spelling ends before the spelling could: it wins now,
         # so the caller learns at once that the output is over (as with the reference). Not so when the held
         # text may still become the end-of-sentence token (D15), inside which nothing matches: it waits.
