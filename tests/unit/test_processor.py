@@ -387,6 +387,12 @@ _TOOLS_NO_THINKING = {**_TOOLS, "thinking": {"type": "disabled"}}
         (_TOOLS_NO_THINKING, ["abc\n<<", "z"], "abc\n<", "<z", False),
         (_TOOLS_NO_THINKING, ["abc<<｜", "z"], "abc<", "<｜z", False),
         (_TOOLS_NO_THINKING, ["abc\n<｜DS", "z"], "abc", "\n<｜DSz", False),
+        # The start of the Dsml token's spelling is held only where the token would open a block (after a "<",
+        # with tools): elsewhere the whole token would be text.
+        ({}, ["abc｜DS", "z"], "abc｜DS", "z", False),
+        (_TOOLS, ["abc｜DS", "z"], "abc｜DS", "z", False),
+        (_TOOLS_NO_THINKING, ["abc</think>｜", "z"], "abc｜", "z", False),
+        (_TOOLS_NO_THINKING, ["<", "｜DS"], "", "", False),
     ],
 )
 def test_d18_only_what_may_begin_a_marker_waits(

@@ -72,6 +72,7 @@ from dscodec.stream._markers import (
     HARD_BASE,
     HARD_FIRST,
     HARD_LIMIT,
+    OPENER_START,
     SENTINEL_LAST,
     SPELLING_FIRSTS,
     THINK_END_SPELLING,
@@ -216,6 +217,10 @@ class OutputMachine(FastPaths):
             return self._discarded()
         try:
             units = self._sym.feed(sanitize_text(text))
+            held = self._sym.held
+            if held and held[0] == DSML_FIRST and self._dsml_is_text(units):
+                # The start of the Dsml token's spelling that would be text even when complete: nothing waits.
+                units += self._sym.flush()
             # Not with a spelling held and stop sequences: a stop may end inside it (see _process).
             if (
                 self._quick_ok
@@ -234,6 +239,17 @@ class OutputMachine(FastPaths):
             return self._process(units)
         except BaseException as exc:
             raise self._fail(exc) from exc
+
+    def _dsml_is_text(self, units: str) -> bool:
+        """Whether the Dsml token coming right after ``units`` would be plain text: in the reasoning, the content
+        or a JSON-mode value, unless tools are on and it follows a "<" (a block opener) or ``units`` may open a
+        block before it."""
+        stage = self._stage
+        if stage is JSON_VALUE or not self._tools:
+            return stage is CONTENT or stage is REASONING or stage is JSON_VALUE
+        if stage is not CONTENT and stage is not REASONING or DSML_SOFT in units or DSML_HARD in units:
+            return False
+        return not (units or self._pend).endswith(OPENER_START)
 
     def feed_tokens(
         self,
