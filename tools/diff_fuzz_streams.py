@@ -306,7 +306,35 @@ def _event_difference_kind(
         return 'D8? (a string="false" value cut by the end of the output: a JSON string of its raw text)'
     if any(not _strict_json(value) for value in _FALSE_VALUE.findall(_output_text(pieces))):
         return 'D8? (a string="false" value that is no JSON: null when blank, else a JSON string of its raw text)'
+    mine, other = _argument_texts(ours), _argument_texts(theirs)
+    if mine and all(map(_strict_json, mine)) and not all(map(_strict_json, other)):
+        return "D8? (the reference's arguments are no JSON, dscodec's are)"
     return "events"
+
+
+def _argument_texts(events: Any) -> list[str]:
+    """Every non-empty tool-call arguments text in (merged) events of any protocol: Chat's ``arguments``,
+    Messages' ``partial_json`` and the Responses arguments events' ``delta`` or ``arguments``."""
+    found: list[str] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, dict):
+            kind = value.get("type")
+            for key, item in value.items():
+                responses = key in ("delta", "arguments") and kind in (
+                    "response.function_call_arguments.delta",
+                    "response.function_call_arguments.done",
+                )
+                if isinstance(item, str) and item and (key in ("arguments", "partial_json") or responses):
+                    found.append(item)
+                else:
+                    walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    walk(events)
+    return found
 
 
 #: The raw text of each complete ``string="false"`` value.
