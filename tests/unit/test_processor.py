@@ -366,6 +366,11 @@ _TOOLS: dict[str, Any] = {
     "tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
 }
 _TOOLS_NO_THINKING = {**_TOOLS, "thinking": {"type": "disabled"}}
+_JSON_MODE: dict[str, Any] = {
+    "thinking": {"type": "disabled"},
+    "response_format": {"type": "json_object"},
+    "messages": [{"role": "user", "content": "Reply in JSON"}],
+}
 
 
 @pytest.mark.parametrize(
@@ -393,6 +398,20 @@ _TOOLS_NO_THINKING = {**_TOOLS, "thinking": {"type": "disabled"}}
         (_TOOLS, ["abc｜DS", "z"], "abc｜DS", "z", False),
         (_TOOLS_NO_THINKING, ["abc</think>｜", "z"], "abc｜", "z", False),
         (_TOOLS_NO_THINKING, ["<", "｜DS"], "", "", False),
+        # Text held at the end of a chunk waits only for what the held start of a spelling after it leaves open:
+        # a newline run stays before the end-of-sentence token, and no stop goes on with "<".
+        ({}, ["abc\n<｜end", "z"], "abc\n", "<｜endz", False),
+        ({"thinking": {"type": "disabled"}, "stop": ["END"]}, ["abc EN</th", "z"], "abc EN", "</thz", False),
+        (
+            {"thinking": {"type": "disabled"}, "stop": ["EN</thi"]},
+            ["abc EN</th", "z"],
+            "abc ",
+            "EN</thz",
+            False,
+        ),
+        # In a JSON-mode value "</think>" is text, and no closing fence goes on with "<".
+        (_JSON_MODE, ['{"a": "</th', "z"], '{"a": "</th', "z", False),
+        (_JSON_MODE, ['{"a": 1}\n<｜end', "z"], '{"a": 1}\n', "<｜endz", False),
     ],
 )
 def test_d18_only_what_may_begin_a_marker_waits(

@@ -8,7 +8,7 @@ index it came from, so its logprob entries go with it when it is released.
 from __future__ import annotations
 
 from dscodec.stream._logprobs import LogprobBook
-from dscodec.stream._markers import OPENER_START
+from dscodec.stream._markers import DSML_FIRST, OPENER_START, THINK_END_SPELLING
 from dscodec.stream._stages import (
     CH_CONTENT,
     CH_REASONING,
@@ -22,6 +22,10 @@ from dscodec.stream._stages import (
 )
 
 __all__ = ["TAIL_LENGTH", "HeldText"]
+
+#: The held starts of spellings that a block opener may still begin with: "<" and "<" + the Dsml token's first
+#: character (the recogniser holds "<｜" as the start of the end-of-sentence spelling).
+OPENER_PREFIXES = frozenset({OPENER_START, OPENER_START + DSML_FIRST})
 
 #: Characters of the text stage kept in ``_tail`` (to see a partial block opener before a newline).
 TAIL_LENGTH = 8
@@ -40,10 +44,11 @@ class HeldText(LogprobBook):
         self._spaced = False
         #: The unit index of a held newline that came right after a "<" in the reasoning (kept before a block).
         self._sticky_at = -1
-        #: The unit index right after the units of the latest text chunk when the spelling recogniser holds text
-        #: after them that cannot become the Dsml token (it starts with another character): a "<" that ends
-        #: those units is then no block opener's start, and nothing waits for it (-1: no such chunk end).
-        self._plain_after = -1
+        #: What the spelling recogniser holds after the units of the latest text chunk (the start of a spelling,
+        #: which comes next whatever it becomes), and the unit index right after those units (-1: nothing held).
+        #: Text held at the very end of the units waits only for what that start leaves undecided.
+        self._ahead = ""
+        self._ahead_at = -1
 
     def _hold_length(self) -> int:
         pend = self._pend
@@ -51,21 +56,47 @@ class HeldText(LogprobBook):
             return 0
         hold = 0
         stage = self._stage
+        ahead = self._ahead_of_pend()
         if stage == REASONING or self._tools:
-            if self._tools and pend[-1] == OPENER_START and self._pend_pos[-1] + 1 != self._plain_after:
-                body = pend[:-1]
-                hold = 1 + len(body) - len(body.rstrip("\n"))
-            elif pend[-1] == "\n":
+            if self._tools and pend[-1] == OPENER_START:
+                # Only the Dsml token after it makes a block opener ("a<" with "<" held: the first "<" is text).
+                if not ahead or ahead[0] == DSML_FIRST:
+                    body = pend[:-1]
+                    hold = 1 + len(body) - len(body.rstrip("\n"))
+            elif pend[-1] == "\n" and not (ahead and self._keeps_newlines(ahead)):
                 hold = len(pend) - len(pend.rstrip("\n"))
         hold = min(hold, len(pend) - self._nostrip)
-        if self._json == JSON_BEFORE and stage == CONTENT:
+        if self._json == JSON_BEFORE and stage == CONTENT and not ahead:  # no fence goes on with "<" or "｜"
             for k in range(min(LONGEST_FENCE_PREFIX, len(pend)), 0, -1):
                 if pend[-k:] in FENCE_PREFIXES:
                     hold = max(hold, k)
                     break
-        if self._stops is not None:
-            hold = max(hold, self._stops.depth)
-        return hold
+        return max(hold, self._stop_hold(ahead))
+
+    def _ahead_of_pend(self) -> str:
+        """The held start of a spelling right after the held text (``""``: none, or not right after it)."""
+        return self._ahead if self._pend_pos[-1] + 1 == self._ahead_at else ""
+
+    def _stop_hold(self, ahead: str) -> int:
+        """How much of the held text a partly matched stop sequence keeps back."""
+        stops = self._stops
+        if stops is None:
+            return 0
+        depth = stops.depth
+        if depth and ahead:
+            # Whatever the held start becomes, the stop matcher reads its characters next (or the output ends):
+            # only the part of the match that may go on through them waits.
+            after = stops.depth_after(ahead)
+            if after >= 0:
+                depth = max(0, after - len(ahead))
+        return depth
+
+    def _keeps_newlines(self, ahead: str) -> bool:
+        """Whether a newline run at the end of the units stays, with ``ahead`` (the held start of a spelling)
+        right after it: it is dropped only before ``</think>`` in the reasoning and before a block opener."""
+        if self._stage == REASONING and THINK_END_SPELLING.startswith(ahead):
+            return False
+        return not (self._tools and ahead in OPENER_PREFIXES)
 
     def _release(self, count: int) -> None:
         """Emit the first ``count`` characters of the held text."""

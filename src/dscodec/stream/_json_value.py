@@ -39,13 +39,22 @@ class JsonValueStage(TextStages):
                     self._spaced = False
                     self._configure()
                     return i
-            pend = self._pend
-            hold = stops.depth if stops is not None else 0
-            if pend.endswith("\n"):
-                hold = max(hold, 1)
-            elif pend.endswith("\n`"):
-                hold = max(hold, 2)
-            elif pend.endswith("\n``"):
-                hold = max(hold, 3)
-            self._release(len(pend) - hold)
+            self._release(len(self._pend) - self._value_hold_length())
         return n
+
+    def _value_hold_length(self) -> int:
+        """How much of the held text of the value waits: the start of the closing fence, a partly matched stop."""
+        pend = self._pend
+        if not pend:
+            return 0
+        ahead = self._ahead_of_pend()
+        hold = self._stop_hold(ahead)
+        if ahead:  # the closing fence does not go on with "<" or "｜"
+            return hold
+        if pend.endswith("\n"):
+            return max(hold, 1)
+        if pend.endswith("\n`"):
+            return max(hold, 2)
+        if pend.endswith("\n``"):
+            return max(hold, 3)
+        return hold

@@ -26,6 +26,7 @@ from dscodec._json import string_literal
 __all__ = [
     "CHUNK_UNITS",
     "DSML",
+    "DSML_FIRST",
     "DSML_HARD",
     "DSML_SOFT",
     "DSML_SPELLING",
@@ -56,6 +57,8 @@ __all__ = [
 #: Spellings (behavior.md#special-tokens table; ``｜`` is U+FF5C, ``▁`` U+2581).
 THINK_END_SPELLING = "</think>"
 DSML_SPELLING = "｜DSML｜"
+#: Its first character: held text that starts with another never becomes the Dsml token.
+DSML_FIRST = DSML_SPELLING[0]
 EOS_SPELLING = "<｜end▁of▁sentence｜>"
 
 #: Sentinels: the soft ones first, then the hard ones. ``THINK``/``DSML``/``EOS`` hold both forms, for ``in``

@@ -163,3 +163,15 @@ class StopMatcher:
             return any(self.step(ch) >= 0 for ch in text)
         finally:
             self._node, self.depth = node, depth
+
+    def depth_after(self, text: str) -> int:
+        """:attr:`depth` once ``text`` follows the current state, or -1 if a stop sequence ends inside it;
+        nothing changes."""
+        node, depth = self._node, self.depth
+        try:
+            for ch in text:
+                if self.step(ch) >= 0:
+                    return -1
+            return self.depth
+        finally:
+            self._node, self.depth = node, depth

@@ -63,6 +63,7 @@ from dscodec.stream._dsml_tags import BlockState
 from dscodec.stream._fast import FastPaths
 from dscodec.stream._markers import (
     CHUNK_UNITS,
+    DSML_FIRST,
     DSML_HARD,
     DSML_SOFT,
     DSML_SPELLING,
@@ -113,10 +114,10 @@ _HARD = re.compile(f"[{HARD_FIRST}-{SENTINEL_LAST}]")
 _SEGMENTS = re.compile(f"[{HARD_FIRST}-{SENTINEL_LAST}]|[^{HARD_FIRST}-{SENTINEL_LAST}]+")
 #: The characters a spelling starts with (``<`` and ``｜``).
 _START_A, _START_B = SPELLING_FIRSTS
+#: A block opener in the units of a text chunk.
+_OPENER_UNITS = OPENER_START + DSML_SOFT
 #: Beyond every unit index: ``_discard`` up to here drops every entry still waiting.
 _ALL_UNITS = 1 << 62
-#: The first character of the Dsml token's spelling (held text that starts otherwise never becomes that token).
-DSML_FIRST = DSML_SPELLING[0]
 
 
 class OutputMachine(FastPaths):
@@ -217,9 +218,8 @@ class OutputMachine(FastPaths):
             return self._discarded()
         try:
             units = self._sym.feed(sanitize_text(text))
-            held = self._sym.held
-            if held and held[0] == DSML_FIRST and self._dsml_is_text(units):
-                # The start of the Dsml token's spelling that would be text even when complete: nothing waits.
+            if self._sym.held and self._held_is_text(units):
+                # The start of a spelling that would be text even when complete: nothing waits for it.
                 units += self._sym.flush()
             # Not with a spelling held and stop sequences: a stop may end inside it (see _process).
             if (
@@ -240,16 +240,37 @@ class OutputMachine(FastPaths):
         except BaseException as exc:
             raise self._fail(exc) from exc
 
-    def _dsml_is_text(self, units: str) -> bool:
-        """Whether the Dsml token coming right after ``units`` would be plain text: in the reasoning, the content
-        or a JSON-mode value, unless tools are on and it follows a "<" (a block opener) or ``units`` may open a
-        block before it."""
+    def _held_is_text(self, units: str) -> bool:
+        """Whether the start of a spelling the recogniser holds after ``units`` would be plain text whatever it
+        becomes: the Dsml token in the reasoning, the content or a JSON-mode value, unless tools are on and it
+        follows a "<" (a block opener) or ``units`` open a block before it; ``</think>`` inside a JSON-mode value
+        (which ``units`` do not close). The end-of-sentence token is never text."""
+        held = self._sym.held
         stage = self._stage
+        if held[0] != DSML_FIRST:
+            return held[1] == "/" if len(held) > 1 and stage is JSON_VALUE and "`" not in units else False
         if stage is JSON_VALUE or not self._tools:
             return stage is CONTENT or stage is REASONING or stage is JSON_VALUE
-        if stage is not CONTENT and stage is not REASONING or DSML_SOFT in units or DSML_HARD in units:
+        if stage is not CONTENT and stage is not REASONING:
             return False
+        if DSML_SOFT in units and (
+            _OPENER_UNITS in units or units[0] == DSML_SOFT and self._pend[-1:] == "<"
+        ):
+            return False  # a block opens in these units
         return not (units or self._pend).endswith(OPENER_START)
+
+    def _held_is_text_now(self) -> bool:
+        """:meth:`_held_is_text` once the units before the held start are read, from where they left the
+        machine."""
+        held = self._sym.held
+        stage = self._stage
+        if held[0] != DSML_FIRST:
+            return stage is JSON_VALUE and held[1:2] == "/"
+        if stage is JSON_VALUE:
+            return True
+        if stage is not CONTENT and stage is not REASONING:
+            return False
+        return not (self._tools and self._pend.endswith(OPENER_START))
 
     def feed_tokens(
         self,
@@ -812,9 +833,17 @@ class OutputMachine(FastPaths):
     def _process(self, units: str, *, carried: int = 0) -> list[Event]:
         self._recs = []
         held = self._sym.held
-        # What the recogniser holds comes right after these units: unless it may become the Dsml token, a "<" at
-        # their end begins no block opener ("a<" with "<" held: the first "<" is text).
-        self._plain_after = self._pos + len(units) if held and held[0] != DSML_FIRST else -1
+        # What the recogniser holds comes right after these units, whatever it becomes (see _hold_length).
+        self._ahead, self._ahead_at = held, (self._pos + len(units) if held else -1)
+        if held and not units and self._pend:
+            # Text held from before now has that start right after it: it may have decided some of it.
+            stage = self._stage
+            if stage is CONTENT or stage is REASONING:
+                self._ahead_at = self._pend_pos[-1] + 1
+                self._release(len(self._pend) - self._hold_length())
+            elif stage is JSON_VALUE:
+                self._ahead_at = self._pend_pos[-1] + 1
+                self._release(len(self._pend) - self._value_hold_length())
         if units:
             if self._entries and _HARD.search(units):
                 # Observed: logprob entries are settled per stretch of text between special ids.
@@ -837,7 +866,10 @@ class OutputMachine(FastPaths):
             and self._stage is not FINISHED
             and not EOS_SPELLING.startswith(held)
             and stops.would_match(held, from_start=self._lead)
-        ):
+        ) or (held and self._held_is_text_now()):
+            # (Or the held start is of a spelling that would be text where these units left the machine, as when
+            # they opened a JSON-mode value and "</" is held: nothing waits for it.)
+            self._ahead_at = -1
             self._run(self._sym.flush())
             self._settle()
         return self._events()
