@@ -116,6 +116,8 @@ _SEGMENTS = re.compile(f"[{HARD_FIRST}-{SENTINEL_LAST}]|[^{HARD_FIRST}-{SENTINEL
 _START_A, _START_B = SPELLING_FIRSTS
 #: A block opener in the units of a text chunk.
 _OPENER_UNITS = OPENER_START + DSML_SOFT
+#: Units of JSON mode that may change the stage: a fence's backtick, the bracket that opens the value.
+_JSON_STAGE_UNITS = re.compile("[`{[]")
 #: Beyond every unit index: ``_discard`` up to here drops every entry still waiting.
 _ALL_UNITS = 1 << 62
 
@@ -218,8 +220,15 @@ class OutputMachine(FastPaths):
             return self._discarded()
         try:
             units = self._sym.feed(sanitize_text(text))
-            if self._sym.held and self._held_is_text(units):
-                # The start of a spelling that would be text even when complete: nothing waits for it.
+            if (
+                self._sym.held
+                and not (self._tools and DSML_SOFT in units and self._opens_block(units))
+                and (self._json == JSON_OFF or _JSON_STAGE_UNITS.search(units) is None)
+                and self._held_is_text(units[-1:] or self._pend[-1:])
+            ):
+                # The start of a spelling that would be text even when complete: nothing waits for it. (When the
+                # units may change that, by opening a block or entering or leaving a JSON-mode value, _process
+                # decides once they are read; "</think>" and the end-of-sentence token change nothing here.)
                 units += self._sym.flush()
             # Not with a spelling held and stop sequences: a stop may end inside it (see _process).
             if (
@@ -240,28 +249,16 @@ class OutputMachine(FastPaths):
         except BaseException as exc:
             raise self._fail(exc) from exc
 
-    def _held_is_text(self, units: str) -> bool:
-        """Whether the start of a spelling the recogniser holds after ``units`` would be plain text whatever it
-        becomes: the Dsml token in the reasoning, the content or a JSON-mode value, unless tools are on and it
-        follows a "<" (a block opener) or ``units`` open a block before it; ``</think>`` inside a JSON-mode value
-        (which ``units`` do not close). The end-of-sentence token is never text."""
-        held = self._sym.held
-        stage = self._stage
-        if held[0] != DSML_FIRST:
-            return held[1] == "/" if len(held) > 1 and stage is JSON_VALUE and "`" not in units else False
-        if stage is JSON_VALUE or not self._tools:
-            return stage is CONTENT or stage is REASONING or stage is JSON_VALUE
-        if stage is not CONTENT and stage is not REASONING:
-            return False
-        if DSML_SOFT in units and (
-            _OPENER_UNITS in units or units[0] == DSML_SOFT and self._pend[-1:] == "<"
-        ):
-            return False  # a block opens in these units
-        return not (units or self._pend).endswith(OPENER_START)
+    def _opens_block(self, units: str) -> bool:
+        """Whether ``units`` of a text chunk (holding the Dsml token) open a tool-call block: a "<" right before
+        that token, in them or held from before them."""
+        return _OPENER_UNITS in units or (units[0] == DSML_SOFT and self._pend[-1:] == OPENER_START)
 
-    def _held_is_text_now(self) -> bool:
-        """:meth:`_held_is_text` once the units before the held start are read, from where they left the
-        machine."""
+    def _held_is_text(self, before: str) -> bool:
+        """Whether the start of a spelling the recogniser holds would be plain text whatever it becomes, where the
+        machine is (``before``: the unit right before it, ``""`` for none): the Dsml token in the reasoning, the
+        content or a JSON-mode value, unless tools are on and it follows a "<" (a block opener); ``</think>``
+        inside a JSON-mode value. The end-of-sentence token is never text."""
         held = self._sym.held
         stage = self._stage
         if held[0] != DSML_FIRST:
@@ -270,7 +267,7 @@ class OutputMachine(FastPaths):
             return True
         if stage is not CONTENT and stage is not REASONING:
             return False
-        return not (self._tools and self._pend.endswith(OPENER_START))
+        return not (self._tools and before == OPENER_START)
 
     def feed_tokens(
         self,
@@ -866,7 +863,7 @@ class OutputMachine(FastPaths):
             and self._stage is not FINISHED
             and not EOS_SPELLING.startswith(held)
             and stops.would_match(held, from_start=self._lead)
-        ) or (held and self._held_is_text_now()):
+        ) or (held and self._held_is_text(self._pend[-1:])):
             # (Or the held start is of a spelling that would be text where these units left the machine, as when
             # they opened a JSON-mode value and "</" is held: nothing waits for it.)
             self._ahead_at = -1
