@@ -7,7 +7,8 @@ is checked over the rests that can still change something: the end of the output
 spelling and each of its proper suffixes (completing a held start), a whole tool-call block, the end-of-sentence
 token, the fences of JSON mode and the request's stop sequences, each followed by text or by nothing.
 
-The outputs are built from pieces of markers, newlines and fences, as text chunks or as token ids. The example
+The outputs are built from pieces of markers, newlines and fences, as text chunks or as token ids (with log
+probabilities or without). The example
 count comes from ``DSCODEC_MAX_EXAMPLES`` (tests/conftest.py).
 """
 
@@ -86,10 +87,13 @@ def _bodies() -> list[dict[str, Any]]:
 REQUESTS = [dscodec.convert("chat_completions", body) for body in _bodies()]
 
 
-def _push(processor: dscodec.StreamProcessor, chunk: str, as_ids: bool) -> list[Any]:
-    if as_ids:
-        return processor.push_tokens(VOCAB.full.encode(chunk, add_special_tokens=False).ids) if chunk else []
-    return processor.push_text(chunk, 1)
+def _push(processor: dscodec.StreamProcessor, chunk: str, kind: str) -> list[Any]:
+    if kind == "text":
+        return processor.push_text(chunk, 1)
+    ids = VOCAB.full.encode(chunk, add_special_tokens=False).ids
+    if not ids:
+        return []
+    return processor.push_tokens(ids, [-0.5] * len(ids) if kind == "ids with logprobs" else None)
 
 
 def _texts(events: list[Any]) -> tuple[str, str]:
@@ -102,7 +106,7 @@ def _texts(events: list[Any]) -> tuple[str, str]:
 
 
 def _run(
-    request: dscodec.ConversationRequest, chunks: list[str], as_ids: bool, *, end: bool
+    request: dscodec.ConversationRequest, chunks: list[str], kind: str, *, end: bool
 ) -> tuple[Any, bool]:
     processor = dscodec.StreamProcessor(request, response_id="x", model="m")
     processor.start(1, 0)
@@ -110,7 +114,7 @@ def _run(
     for chunk in chunks:
         if processor.finished:
             break
-        events += _push(processor, chunk, as_ids)
+        events += _push(processor, chunk, kind)
     finished = processor.finished
     if end and not finished:
         events += processor.finish("stop")
@@ -127,16 +131,16 @@ def _common(a: str, b: str) -> str:
 @given(
     st.sampled_from(range(len(REQUESTS))),
     st.lists(st.lists(st.sampled_from(PIECES), min_size=1, max_size=3).map("".join), min_size=1, max_size=4),
-    st.booleans(),
+    st.sampled_from(["text", "ids", "ids with logprobs"]),
 )
-def test_only_what_is_undecided_is_held_back(request_index: int, chunks: list[str], as_ids: bool) -> None:
+def test_only_what_is_undecided_is_held_back(request_index: int, chunks: list[str], kind: str) -> None:
     request = REQUESTS[request_index]
-    (sent_reasoning, sent_content), finished = _run(request, chunks, as_ids, end=False)
+    (sent_reasoning, sent_content), finished = _run(request, chunks, kind, end=False)
     if finished:  # a stop sequence ended the output: nothing is held
         return
     decided: tuple[str, str] | None = None
     for rest in RESTS:
-        (reasoning, content), _ = _run(request, [*chunks, rest], as_ids, end=True)
+        (reasoning, content), _ = _run(request, [*chunks, rest], kind, end=True)
         # Never revisited: whatever comes next, what was sent stays the start of the output.
         assert reasoning.startswith(sent_reasoning), (rest, reasoning, sent_reasoning)
         assert content.startswith(sent_content), (rest, content, sent_content)
