@@ -152,3 +152,65 @@ def test_only_what_is_undecided_is_held_back(request_index: int, chunks: list[st
     assert decided is not None
     # Nothing held back that every rest agrees on.
     assert (sent_reasoning, sent_content) == decided, chunks
+
+
+#: The start of a block, up to the value of a ``string="true"`` parameter.
+VALUE = '<｜DSML｜tool_calls>\n<｜DSML｜invoke name="f">\n<｜DSML｜parameter name="a" string="true">'
+VALUE_PIECES = [
+    *PIECES, "</｜DS", "</｜DSML｜", "</｜DSML｜param", "parameter>", '"', "\\",
+]  # fmt: skip
+CLOSE = "</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>"
+
+
+def _value_rests() -> list[str]:
+    rests = ["", "z", "<", "\n", "</think>z"]
+    for marker in (CLOSE, "｜DSML｜", "</think>", EOS, "</｜DSML｜invoke>\n"):
+        for k in range(len(marker)):
+            rests += [marker[k:], marker[k:] + "z"]
+    return list(dict.fromkeys(rests))
+
+
+VALUE_RESTS = _value_rests()
+TOOLS = dscodec.convert(
+    "chat_completions",
+    {
+        "model": "DeepSeek-V4-Pro",
+        "messages": [{"role": "user", "content": "Hi"}],
+        "thinking": {"type": "disabled"},
+        "tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}],
+    },
+)
+
+
+def _arguments(chunks: list[str], kind: str, *, end: bool) -> str:
+    processor = dscodec.StreamProcessor(TOOLS, response_id="x", model="m")
+    processor.start(1, 0)
+    events: list[Any] = []
+    for chunk in chunks:
+        events += _push(processor, chunk, kind)
+    if end:
+        events += processor.finish("stop")
+    return "".join(
+        call["function"].get("arguments") or ""
+        for event in events
+        for choice in event.to_dict().get("choices") or []
+        for call in choice["delta"].get("tool_calls") or []
+    )
+
+
+@given(
+    st.lists(
+        st.lists(st.sampled_from(VALUE_PIECES), min_size=1, max_size=3).map("".join), min_size=1, max_size=3
+    ),
+    st.sampled_from(["text", "ids"]),
+)
+def test_a_string_argument_holds_back_only_what_may_close_it(chunks: list[str], kind: str) -> None:
+    """The same for the arguments of a call, in a ``string="true"`` value: only what may still begin its closing
+    tag (or the end-of-sentence token) waits."""
+    sent = _arguments([VALUE, *chunks], kind, end=False)
+    decided: str | None = None
+    for rest in VALUE_RESTS:
+        arguments = _arguments([VALUE, *chunks, rest], kind, end=True)
+        assert arguments.startswith(sent), (rest, arguments, sent)
+        decided = arguments if decided is None else _common(decided, arguments)
+    assert sent == decided, chunks

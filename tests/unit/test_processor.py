@@ -432,6 +432,37 @@ def test_d18_only_what_may_begin_a_marker_waits(
     assert texts(push(pushes[1])) == second
 
 
+_VALUE = '<｜DSML｜tool_calls>\n<｜DSML｜invoke name="f">\n<｜DSML｜parameter name="a" string="true">'
+
+
+@pytest.mark.parametrize(
+    ("pushes", "first", "second"),
+    [
+        # In a value, "<" waits only while "/" may follow, and "</" only while the Dsml token may: the held start
+        # of another spelling after them decides them.
+        (["x <<", " y"], '{"a": "x <', "< y"),
+        (["x </<", "y"], '{"a": "x </', "<y"),
+        (["x <｜DS", "y"], '{"a": "x <｜DS', "y"),
+        # The start of a spelling that would be value text whatever it becomes does not wait.
+        (["x </th", "y"], '{"a": "x </th', "y"),
+        (["x </｜DS", "ML｜parameter>"], '{"a": "x ', '"'),
+    ],
+)
+def test_d18_in_a_value_only_what_may_close_it_waits(pushes: list[str], first: str, second: str) -> None:
+    p = _processor(**_TOOLS_NO_THINKING)
+    p.start(1, 0)
+
+    def arguments(events: list[Any]) -> str:
+        return "".join(
+            call["function"].get("arguments") or ""
+            for d in _deltas(events)
+            for call in d.get("tool_calls") or []
+        )
+
+    assert arguments(p.push_text(_VALUE + pushes[0], 1)) == first
+    assert arguments(p.push_text(pushes[1], 1)) == second
+
+
 @pytest.mark.parametrize("size", [1, 3])
 def test_an_internal_error_in_the_block_parser_fails_the_stream_cleanly(
     monkeypatch: pytest.MonkeyPatch, size: int

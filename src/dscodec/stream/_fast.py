@@ -15,6 +15,9 @@ from dscodec.stream._markers import EOS_HARD, EOS_SOFT, OPENER_START
 from dscodec.stream._stages import DISCARD, REASONING
 from dscodec.stream.events import Event, TokenLogprob
 
+if TYPE_CHECKING:
+    from dscodec.stream.dsml import BlockParser
+
 __all__ = ["FastPaths"]
 
 
@@ -173,7 +176,17 @@ class FastPaths(JsonValueStage):
         self._pos += len(units)
         out: list[Event] = []
         block.feed(units, out)
+        if self._sym.held and self._stops is None and not block.done:
+            self._read_ahead(block, out)
         self._tool_calls = block.calls
         if block.done:
             self._stage = DISCARD
         return out
+
+    def _read_ahead(self, block: BlockParser, out: list[Event]) -> None:
+        """A text chunk left the start of a spelling held: what the block parser holds before it may be decided
+        by it, and it may be value text whatever it becomes (then it goes to the parser now)."""
+        if block.read_ahead(self._sym.held, out):
+            held = self._sym.flush()
+            self._pos += len(held)
+            block.feed(held, out)

@@ -91,7 +91,7 @@ from dscodec.stream._dsml_values import (
     remember_prefix,
 )
 from dscodec.stream._json_prefix import JsonPrefix
-from dscodec.stream._markers import DSML, DSML_HARD, DSML_SOFT, escape_json_string
+from dscodec.stream._markers import DSML, DSML_FIRST, DSML_HARD, DSML_SOFT, escape_json_string
 from dscodec.stream.events import Event, ToolCallDelta, ToolCallStart
 
 __all__ = [
@@ -557,6 +557,36 @@ class BlockParser(ArgumentWriter):
         self._end_value()
         self.state = _INVOKE
         return end + 3
+
+    def read_ahead(self, ahead: str, out: list[Event]) -> bool:
+        """The start of a spelling is held after what was fed (text chunks): it comes next, whatever it becomes.
+        In a value, a held ``<`` or ``</`` that it cannot continue into a closing tag is value text now. Returns
+        whether ``ahead`` itself would be value text whatever it becomes (not the Dsml token after ``</``, which
+        closes the value; not a ``<`` or ``</`` that may begin the closing tag; not the end-of-sentence token's
+        start), so that the caller may feed it at once."""
+        state = self.state
+        if state is not _SVALUE and state is not _NVALUE:
+            return False
+        held = self._held
+        if ahead[0] == DSML_FIRST:
+            inert = held != "</"  # "｜DSML｜" closes the value only right after "</"
+        else:  # "<", "</", "</t…" (the start of "</think>") or "<｜…" (of the end-of-sentence token)
+            inert = len(ahead) > 2 and ahead[1] == "/"
+        if held and (held == "<" or ahead[0] != DSML_FIRST):
+            # "<" goes on only with "/", and "</" only with the Dsml token: neither starts the held text.
+            self._out = out
+            self._held = ""
+            raw = self._spell(held)
+            if state is _SVALUE:
+                if not self._skip:
+                    escaped = escape_json_string(raw)
+                    self._args.append(escaped)
+                    out.append(ToolCallDelta(self._index, escaped, raw, self._param_name))
+            elif self._value_mode is not _HOLD or not self._held_piece(raw):
+                self._value_raw(raw)
+            if self._delta:
+                self._flush_delta()
+        return inert
 
     def _cut_tag(self, tag: str) -> None:
         """The output ended inside a parameter tag (``tag``: its text after ``parameter``): the arguments stop

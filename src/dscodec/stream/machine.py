@@ -510,6 +510,8 @@ class OutputMachine(FastPaths):
                 self._pos += len(text)
                 out: list[Event] = []
                 block.feed(text, out)
+                if self._sym.held and not block.done:  # (held only without stop sequences, above)
+                    self._read_ahead(block, out)
                 self._tool_calls = block.calls
                 if block.done:
                     self._stage = DISCARD
@@ -715,6 +717,8 @@ class OutputMachine(FastPaths):
             out: list[Event] = []
             try:
                 block.feed(text, out)
+                if sym.held and not block.done:  # (held only without stop sequences, above)
+                    self._read_ahead(block, out)
             except BaseException as exc:
                 raise self._fail(exc) from exc
             self._tool_calls = block.calls
@@ -869,6 +873,13 @@ class OutputMachine(FastPaths):
             self._ahead_at = -1
             self._run(self._sym.flush())
             self._settle()
+        elif held and self._stage is TOOL_CALLS and stops is None:
+            block = self._block
+            assert block is not None
+            if not block.done:
+                out: list[Event] = []
+                self._read_ahead(block, out)
+                self._recs.extend(out)
         return self._events()
 
     def _run(self, units: str, *, carried: int = 0) -> None:
