@@ -124,10 +124,13 @@ def test_logprobs_ride_on_their_delta() -> None:
     ]
 
 
+@pytest.mark.parametrize("size", [0, 1, 2, 3])
 @pytest.mark.parametrize("output", ['ab{"x": 1}', 'ab\n```json\n{"x": 1}\n```\ncd<think>e', '{"x": 1}'])
-def test_d19_json_mode_log_probabilities_go_with_one_delta_each(output: str) -> None:
+def test_d19_json_mode_log_probabilities_go_with_one_delta_each(output: str, size: int) -> None:
     """D19: in JSON mode each token's entry goes with one delta (the reference repeats all the entries of a push
-    on every content delta it sends: the space of a stretch, the bracket, the value)."""
+    on every content delta it sends: the space of a stretch, the bracket, the value). Pushed ``size`` ids at a
+    time too (0: all at once): the entries of text that sends no delta of its own (the rest of a stretch whose
+    space went out, a fence) wait for the next delta."""
     p = _processor(
         messages=[{"role": "user", "content": "Answer in json."}],
         thinking={"type": "disabled"},
@@ -135,7 +138,13 @@ def test_d19_json_mode_log_probabilities_go_with_one_delta_each(output: str) -> 
         logprobs=True,
     )
     ids = _ids(output)
-    events = p.push_tokens(ids, logprobs=[-1.0] * len(ids)) + p.finish("stop")
+    step = size or len(ids)
+    events = [
+        e
+        for k in range(0, len(ids), step)
+        for e in p.push_tokens(ids[k : k + step], [-1.0] * len(ids[k : k + step]))
+    ]
+    events += p.finish("stop")
     chunks = [ev.to_dict()["choices"][0] for ev in events if ev.to_dict().get("choices")]
     parts = [(c["delta"].get("content"), (c["logprobs"] or {}).get("content") or []) for c in chunks]
     texts = [text for text, _ in parts if text]

@@ -177,7 +177,9 @@ class HeldText(LogprobBook):
         still held back, go with its last such delta (a delta that only releases text held from before does not
         count). Otherwise orphaned entries are dropped — unless a possible marker is still held, or the decoder
         holds part of a character, in which case they wait for the text that follows, like the held tokens
-        themselves.
+        themselves. In JSON mode the content's orphans always wait for its next delta (D19): a stretch of text
+        outside the value sends one space however it is pushed (D7), so the text of a later push in it, or a
+        fence, sends none, where the reference sends a space with its entries.
         """
         stage = self._stage
         current = -1
@@ -196,6 +198,7 @@ class HeldText(LogprobBook):
                     last.entries.extend(orphans)
                     orphans.clear()
             elif orphans and not (
-                channel == current and (self._incomplete or self._marker_hold_start() < self._pos)
+                channel == current
+                and (self._incomplete or self._json != JSON_OFF or self._marker_hold_start() < self._pos)
             ):
                 orphans.clear()
