@@ -71,7 +71,7 @@ class HeldText(LogprobBook):
                 if pend[-k:] in FENCE_PREFIXES:
                     hold = max(hold, k)
                     break
-        return max(hold, self._stop_hold(ahead))
+        return hold if self._stops is None else max(hold, self._stop_hold(ahead))
 
     def _ahead_of_pend(self) -> str:
         """The held start of a spelling right after the held text (``""``: none, or not right after it)."""

@@ -529,11 +529,7 @@ class BlockParser(ArgumentWriter):
         n = len(s)
         end, closed = self._value_end(s, i)
         if end > i and not self._skip:
-            # A value piece: no delta is being built here (the value's opening quote ended the last one).
-            raw = self._spell(s[i:end])
-            escaped = escape_json_string(raw)
-            self._args.append(escaped)
-            self._out.append(ToolCallDelta(self._index, escaped, raw, self._param_name))
+            self._string_piece(self._spell(s[i:end]))
         if not closed:
             return n
         if self._skip:
@@ -549,9 +545,7 @@ class BlockParser(ArgumentWriter):
         n = len(s)
         end, closed = self._value_end(s, i)
         if end > i:
-            raw = self._spell(s[i:end])
-            if self._value_mode is not _HOLD or not self._held_piece(raw):
-                self._value_raw(raw)
+            self._value_piece(self._spell(s[i:end]))
         if not closed:
             return n
         self._end_value()
@@ -576,17 +570,25 @@ class BlockParser(ArgumentWriter):
             # "<" goes on only with "/", and "</" only with the Dsml token: neither starts the held text.
             self._out = out
             self._held = ""
-            raw = self._spell(held)
-            if state is _SVALUE:
-                if not self._skip:
-                    escaped = escape_json_string(raw)
-                    self._args.append(escaped)
-                    out.append(ToolCallDelta(self._index, escaped, raw, self._param_name))
-            elif self._value_mode is not _HOLD or not self._held_piece(raw):
-                self._value_raw(raw)
+            if state is _NVALUE:
+                self._value_piece(self._spell(held))
+            elif not self._skip:
+                self._string_piece(self._spell(held))
             if self._delta:
                 self._flush_delta()
         return inert
+
+    def _string_piece(self, raw: str) -> None:
+        """A piece of a ``string="true"`` value: its delta (no delta is being built here: the value's opening
+        quote ended the last one)."""
+        escaped = escape_json_string(raw)
+        self._args.append(escaped)
+        self._out.append(ToolCallDelta(self._index, escaped, raw, self._param_name))
+
+    def _value_piece(self, raw: str) -> None:
+        """A piece of a value that is not a plain string: held while short (D8), else written."""
+        if self._value_mode is not _HOLD or not self._held_piece(raw):
+            self._value_raw(raw)
 
     def _cut_tag(self, tag: str) -> None:
         """The output ended inside a parameter tag (``tag``: its text after ``parameter``): the arguments stop

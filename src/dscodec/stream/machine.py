@@ -836,15 +836,11 @@ class OutputMachine(FastPaths):
         held = self._sym.held
         # What the recogniser holds comes right after these units, whatever it becomes (see _hold_length).
         self._ahead, self._ahead_at = held, (self._pos + len(units) if held else -1)
-        if held and not units and self._pend:
+        if held and not units and self._pend and self._stage in (CONTENT, REASONING, JSON_VALUE):
             # Text held from before now has that start right after it: it may have decided some of it.
-            stage = self._stage
-            if stage is CONTENT or stage is REASONING:
-                self._ahead_at = self._pend_pos[-1] + 1
-                self._release(len(self._pend) - self._hold_length())
-            elif stage is JSON_VALUE:
-                self._ahead_at = self._pend_pos[-1] + 1
-                self._release(len(self._pend) - self._value_hold_length())
+            self._ahead_at = self._pend_pos[-1] + 1
+            hold = self._value_hold_length() if self._stage is JSON_VALUE else self._hold_length()
+            self._release(len(self._pend) - hold)
         if units:
             if self._entries and _HARD.search(units):
                 # Observed: logprob entries are settled per stretch of text between special ids.
