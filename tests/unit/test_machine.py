@@ -456,6 +456,16 @@ def tag(attributes: str, value: str, *, v41: bool = False) -> str:
             '<｜DSML｜parameter name="a" string="true"' + tag('name="b" string="true"', "w"),
             {"a": "", "b": "w"},
         ),
+        ('<｜DSML｜parameter name="a"</｜DSML｜parameter>\n', {"a": ""}),  # no ">" at all
+        # a stray or missing quote takes the tag's ">" into a quoted value that a new tag then cuts: the tag
+        # ended at the first ">" after that quote, and the value is kept (the reference: '{"a": ')
+        (tag('name="a" x"', "v"), {"a": "v"}),
+        (tag('name="a" string="true', "v <b> w"), {"a": "v <b> w"}),
+        (tag('name="a" string="false', '{"x": [1]}'), {"a": {"x": [1]}}),
+        (tag('name="a" string="true""', "v"), {"a": "v"}),
+        (tag('name="a" string="true" "', "v") + tag('name="b" string="false"', "2"), {"a": "v", "b": 2}),
+        (tag('name="a', "v"), {"a": "v"}),
+        (tag('name="a" string="false', "") + tag('name="b"', "w"), {"a": None, "b": "w"}),
     ],
 )
 def test_d8_parameter_tags_are_read_by_their_attributes(params: str, expected: dict[str, Any]) -> None:

@@ -36,6 +36,7 @@ __all__ = [
     "scan_short",
     "tag_attributes",
     "tag_step",
+    "unclosed_quote_end",
 ]
 
 
@@ -187,6 +188,33 @@ def tag_attributes(text: str) -> dict[str, str]:
             i = end
         attrs.setdefault(name, value)
     return attrs
+
+
+def unclosed_quote_end(text: str) -> int:
+    """In the text of a parameter tag that a new tag cut while a quoted value was open: the index of the first
+    ``>`` after the quote that opened that value (a stray or missing quote took the tag's end into the value), or
+    -1 when there is none. Quotes open and close as :func:`tag_step` reads them: a quote inside a quoted value
+    closes it when white space, ``>`` or ``/`` follows.
+
+    Examples:
+        >>> unclosed_quote_end('name="b" x">w')
+        11
+        >>> unclosed_quote_end('name="b" string="true>w')
+        21
+        >>> unclosed_quote_end('name="b" string="true" x')  # every quoted value closed
+        -1
+    """
+    opened = -1
+    k = text.find('"')
+    while k >= 0:
+        if opened < 0:
+            opened = k
+        else:
+            after = text[k + 1 : k + 2]
+            if after and (after in TAG_WS or after in ">/"):
+                opened = -1
+        k = text.find('"', k + 1)
+    return -1 if opened < 0 else text.find(">", opened)
 
 
 #: Pieces up to this long have their outcome remembered: in a tag (by quote state) and in the block and invoke

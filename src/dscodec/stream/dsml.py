@@ -82,6 +82,7 @@ from dscodec.stream._dsml_tags import (
     parameter_of,
     scan_short,
     tag_step,
+    unclosed_quote_end,
 )
 from dscodec.stream._dsml_values import (
     HOLD_LIMIT,
@@ -300,10 +301,11 @@ class BlockParser(ArgumentWriter):
                         continue
                 start = i
                 i, again = self._tag_text(s, i)
-                if again:  # a new tag began inside this one: scan its start ("<" or "</") again
+                if again:  # a new tag began inside this one: what followed this tag's end is scanned again
+                    # (the new tag's start "<" or "</", after a value when a quote took this tag's ">")
                     if i - start >= len(again):
                         i -= len(again)
-                    else:  # the start came with an earlier feed (at most once per feed)
+                    else:  # it began with an earlier feed (at most once per feed: only this feed's first tag)
                         s = again + s[i:]
                         n = len(s)
                         i = 0
@@ -392,7 +394,10 @@ class BlockParser(ArgumentWriter):
 
     def _tag_text(self, s: str, i: int) -> tuple[int, str]:
         """Read the parameter tag up to its ``>`` (outside a quoted value), or up to a Dsml token: then a new tag
-        begins inside this one, which ends the parameter without a value, and its start is scanned again."""
+        begins inside this one. If a quoted value was still open and a ``>`` came after its opening quote, the
+        tag ended there (a stray or missing quote took its end): the text after that ``>`` is the parameter's
+        value. Otherwise the parameter has no value. Either way what follows the tag is scanned again (returned
+        with the index it ends at)."""
         quote = self._quote
         tag_stops = self._tag_stops
         n = len(s)
@@ -413,8 +418,13 @@ class BlockParser(ArgumentWriter):
                     cut -= 2
                 elif tag.endswith("<"):
                     cut -= 1
-                self._tag = [tag[:cut]]
                 self._quote = _OUT
+                end = -1 if quote is _OUT else unclosed_quote_end(tag[:cut])
+                if end >= 0:
+                    self._tag = [tag[:end]]
+                    self._end_tag(has_value=True)
+                    return j, tag[end + 1 :]
+                self._tag = [tag[:cut]]
                 self._end_tag(has_value=False)
                 return j, tag[cut:]
             if quote is _IN_AFTER_QUOTE:
