@@ -466,6 +466,23 @@ def tag(attributes: str, value: str, *, v41: bool = False) -> str:
         (tag('name="a" string="true" "', "v") + tag('name="b" string="false"', "2"), {"a": "v", "b": 2}),
         (tag('name="a', "v"), {"a": "v"}),
         (tag('name="a" string="false', "") + tag('name="b"', "w"), {"a": None, "b": "w"}),
+        # a tag the parser does not know is skipped with its closing tag; the call goes on (the reference: {})
+        (
+            '<｜DSML｜paramter name="a" string="true">v</｜DSML｜paramter>\n' + tag('name="b"', "w"),
+            {"b": "w"},
+        ),
+        ('<｜DSMarameter name="a" string="true">v</｜DSML｜parameter>\n' + tag('name="b"', "w"), {"b": "w"}),
+        ("junk <b>bold</b>\n" + tag('name="b"', "w"), {"b": "w"}),
+        # a parameter tag cut short by a closing tag: that tag is its own, not the call's
+        (
+            '<｜DSML｜parameter name="a" string="true"v</｜DSML｜parameter>\n' + tag('name="b"', "w"),
+            {"a": "", "b": "w"},
+        ),
+        (
+            '<｜DSML｜parameter name="a"<｜DSML｜ string="true">v</｜DSML｜parameter>\n'
+            + tag('name="b"', "w"),
+            {"a": "", "b": "w"},
+        ),
     ],
 )
 def test_d8_parameter_tags_are_read_by_their_attributes(params: str, expected: dict[str, Any]) -> None:
@@ -475,6 +492,29 @@ def test_d8_parameter_tags_are_read_by_their_attributes(params: str, expected: d
         text = (OP41 if v41 else OP) + inv("f", text, v41=v41) + (CL41 if v41 else CL)
         arguments = both(text)["calls"][0][1]
         assert loads(arguments) == expected, (v41, arguments)
+
+
+@pytest.mark.parametrize("v41", [False, True])
+def test_d8_a_tag_the_parser_does_not_know_never_keeps_the_call_open_past_its_closing_tag(v41: bool) -> None:
+    """After a misspelled or cut tag, only a closing tag that is not the call's or the block's own is taken as
+    its closing tag: the invoke's closing tag still ends the call (it is read a few units later, a push or two
+    at most), and so does the block's."""
+    sp = " " if v41 else ""
+    op, cl = (OP41, CL41) if v41 else (OP, CL)
+    unknown = f'<｜DSML｜{sp}paramter name="a">v\n'
+    second = inv("g", par("b", "w", v41=v41), v41=v41)
+    for body, calls in [
+        (inv("f", unknown, v41=v41) + second, [("f", {}), ("g", {"b": "w"})]),
+        (
+            inv("f", f'<｜DSML｜{sp}parameter name="a"', v41=v41) + second,
+            [("f", {"a": ""}), ("g", {"b": "w"})],
+        ),
+    ]:
+        result = both(op + body + cl)
+        assert [(name, loads(arguments)) for name, arguments in result["calls"]] == calls, body
+    # the block's closing tag, with the invoke's never written: the call ends complete
+    result = both(op + f'<｜DSML｜{sp}invoke name="f">\n' + unknown + cl)
+    assert [(name, loads(arguments)) for name, arguments in result["calls"]] == [("f", {})]
 
 
 def test_d8_values_without_a_string_flag_stream_as_early_as_the_rule_allows() -> None:

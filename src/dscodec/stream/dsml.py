@@ -66,6 +66,7 @@ from dscodec.stream._dsml_tags import (
     BLOCK_SCAN,
     FIRST_CLOSE,
     INVOKE_HOLD,
+    INVOKE_PATTERNS,
     INVOKE_SCAN,
     LONGEST,
     PARAMETERS,
@@ -137,6 +138,10 @@ _BLOCK, _NAME, _INVOKE, _TAG, _SVALUE, _NVALUE, _DONE = BlockState
 _OUT, _IN, _IN_AFTER_QUOTE = Quote
 _HOLD = ValueMode.HOLD
 _INVOKE_SCANS = SCANS[_INVOKE]
+_INVOKE_LENGTHS = tuple(len(pattern) for pattern in INVOKE_PATTERNS)
+#: After "</" and the Dsml token, what makes a closing tag the call's (or the block's) own, in either version.
+_CALL_CLOSERS = ("invoke", " invoke", "tool_calls", " calls")
+_CLOSER_LOOKAHEAD = max(map(len, _CALL_CLOSERS))
 #: Not a parameter (a tag not seen before).
 _UNKNOWN = ("", "", ValueKind.AUTO)
 #: A parameter tag cut by the end of the output, from just after ``parameter`` (``name=`` alone when the tag began
@@ -213,6 +218,10 @@ class BlockParser(ArgumentWriter):
         # current parameter tag
         self._tag: list[str] = []
         self._quote = _OUT
+        # A tag the parser does not know (a misspelled parameter tag, a parameter tag cut short by a closing tag)
+        # came after the call's last parameter: the next closing tag closes it, unless it is the call's or the
+        # block's own. (In a call's well-formed text, "<" only ever begins a tag the parser reads.)
+        self._stray = False
 
     @property
     def pending_units(self) -> str:
@@ -268,8 +277,11 @@ class BlockParser(ArgumentWriter):
                 if index < 0:  # no tag in the piece: at most its end is held
                     if end < len(s):
                         self._held = s[end:]
+                    if s.find("<", 0, end) >= 0:
+                        self._stray = True  # a tag the parser does not know was passed over
                     return
                 if end == len(s) and index < FIRST_CLOSE:  # a parameter tag begins at the piece's end
+                    self._stray = False
                     self.state = _TAG
                     self._tag = [BARE_ATTRIBUTES] if index == BARE_PARAMETER else []
                     self._quote = _OUT
@@ -363,14 +375,30 @@ class BlockParser(ArgumentWriter):
 
     def _scan_invoke(self, s: str, i: int) -> int:
         index, end = self._scan(s, i, _INVOKE)
+        # The text passed over holds no tag of a call, but it may hold one the parser does not know.
+        stop = len(s) - len(self._held) if index < 0 else end - _INVOKE_LENGTHS[index]
+        if s.find("<", i, stop) >= 0:
+            self._stray = True
         if index < 0:
             return end
-        if index >= FIRST_CLOSE:  # the invoke's closing tag (any closing tag ends it, as with the reference)
+        if index >= FIRST_CLOSE:
+            # The invoke's closing tag: any closing tag ends the call, as with the reference, except one that
+            # closes a tag the parser did not know (then what follows "</" and the Dsml token tells which).
+            if self._stray:
+                word = s[end : end + _CLOSER_LOOKAHEAD]
+                if not word.startswith(_CALL_CLOSERS):
+                    if end + len(word) == len(s) and any(c.startswith(word) for c in _CALL_CLOSERS):
+                        self._held = s[end - _INVOKE_LENGTHS[index] :]  # not yet known: read again with more
+                        return len(s)
+                    self._stray = False  # the unknown tag's closing tag: the call goes on
+                    return end
+                self._stray = False
             self._struct("}" if self._params else "{}")
             self._end_call(complete=True)
             self.state = _BLOCK
             return end
         # A parameter tag begins: its separator and key follow once it is read.
+        self._stray = False
         if index != BARE_PARAMETER and end < len(s) and self._tag_stops is TAG_STOPS:
             # The whole tag is here in its commonest form: read at once (a reader made to stop at every unit,
             # in tests, reads it unit by unit).
@@ -389,6 +417,7 @@ class BlockParser(ArgumentWriter):
         name = self._spell("".join(self._name))
         self._args = []
         self._params = 0
+        self._stray = False
         self._out.append(ToolCallStart(self._index, self._id_factory(self._index), name))
         self.state = _INVOKE
 
@@ -426,6 +455,9 @@ class BlockParser(ArgumentWriter):
                     return j, tag[end + 1 :]
                 self._tag = [tag[:cut]]
                 self._end_tag(has_value=False)
+                # A closing tag that cuts the tag short is most likely the parameter's own: it may not end the
+                # call (see _scan_invoke).
+                self._stray = tag.endswith("</")
                 return j, tag[cut:]
             if quote is _IN_AFTER_QUOTE:
                 quote = _OUT if ch in TAG_WS or ch == ">" or ch == "/" else _IN
