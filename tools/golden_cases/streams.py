@@ -850,6 +850,37 @@ def _malformed(v: Version) -> list[Scenario]:
         tools="weather",
     )
     s(
+        "stray-quote-in-tag",
+        d.block_of(d.call("f", p_open + ' name="a" string="true>v' + d.param_close, d.param("b", "w"))),
+        "a missing quote hides the tag's end until the closing tag: the tag ends at the first '>' after it",
+        thinking=False,
+        tools="weather",
+        reads_as=("D8", d.block_of(d.call("f", d.param("a", "v"), d.param("b", "w")))),
+    )
+    misspelled = p_open.replace("parameter", "paramter")
+    s(
+        "misspelled-param-tag",
+        d.block_of(
+            d.call(
+                "f",
+                misspelled + ' name="a" string="true">v' + d.param_close.replace("parameter", "paramter"),
+                d.param("b", "w"),
+            )
+        ),
+        "a misspelled parameter tag is skipped with its closing tag; the call goes on",
+        thinking=False,
+        tools="weather",
+        reads_as=("D8", d.block_of(d.call("f", d.param("b", "w")))),
+    )
+    s(
+        "param-tag-cut-by-close",
+        d.block_of(d.call("f", p_open + ' name="a" string="true"' + d.param_close, d.param("b", "w"))),
+        "a parameter tag cut short by its closing tag: an empty value; the call goes on",
+        thinking=False,
+        tools="weather",
+        reads_as=("D8", d.block_of(d.call("f", d.param("a", ""), d.param("b", "w")))),
+    )
+    s(
         "attr-order",
         d.open
         + "\n"
