@@ -483,6 +483,11 @@ def tag(attributes: str, value: str, *, v41: bool = False) -> str:
             + tag('name="b"', "w"),
             {"a": "", "b": "w"},
         ),
+        (
+            '<｜DSML｜parameter name="a"｜DSML｜ string="true">v</｜DSML｜parameter>\n'
+            + tag('name="b"', "w"),
+            {"a": "", "b": "w"},
+        ),
     ],
 )
 def test_d8_parameter_tags_are_read_by_their_attributes(params: str, expected: dict[str, Any]) -> None:

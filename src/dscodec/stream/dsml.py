@@ -455,9 +455,10 @@ class BlockParser(ArgumentWriter):
                     return j, tag[end + 1 :]
                 self._tag = [tag[:cut]]
                 self._end_tag(has_value=False)
-                # A closing tag that cuts the tag short is most likely the parameter's own: it may not end the
-                # call (see _scan_invoke).
-                self._stray = tag.endswith("</")
+                # A closing tag that cuts the tag short is most likely the parameter's own, and so is the one
+                # after a Dsml token with no "<" before it: it may not end the call (see _scan_invoke). (After
+                # "<" a new tag begins: it is read as any other.)
+                self._stray = cut == len(tag) or tag.endswith("</")
                 return j, tag[cut:]
             if quote is _IN_AFTER_QUOTE:
                 quote = _OUT if ch in TAG_WS or ch == ">" or ch == "/" else _IN
