@@ -255,6 +255,10 @@ def _breakages(version: str) -> list[Any]:
         lambda block, n: block + "\ntrailing text after the block",
         lambda block, n: f"</{d.dsml}{d.parameter_tag}>" + block,  # a stray closing tag first
         lambda block, n: block.replace(">\n", ">", n % 4),  # lines run together
+        lambda block, n: block.replace('"true">', '"true>', 1),  # a quote missing before a tag's end
+        lambda block, n: block.replace('" string', '"" string', 1),  # a quote doubled
+        # the first parameter's opening and closing tags misspelled (the parameters after it still count)
+        lambda block, n: block.replace(d.parameter_tag, d.parameter_tag.replace("parameter", "paramter"), 2),
     ]
 
 
