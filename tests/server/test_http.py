@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Iterator
+import zlib
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import httpx
@@ -165,6 +167,85 @@ def test_body_over_the_limit_is_a_413(odd: httpx.Client, protocol: str, chunked:
     assert_error_shape(protocol, response, 413, "invalid_request_error")
     # Just under the limit is served.
     assert odd.post(PATHS[protocol], json=body(protocol)).status_code == 200
+
+
+def _deflate(data: bytes, wbits: int) -> bytes:
+    packer = zlib.compressobj(wbits=wbits)
+    return packer.compress(data) + packer.flush()
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+@pytest.mark.parametrize(
+    ("coding", "pack"),
+    [
+        ("gzip", gzip.compress),
+        ("x-gzip", gzip.compress),
+        ("GZip", lambda data: gzip.compress(data[:9]) + gzip.compress(data[9:])),  # two members
+        ("deflate", zlib.compress),
+        ("deflate", lambda data: _deflate(data, -zlib.MAX_WBITS)),  # raw, without the zlib header
+        (
+            "gzip, deflate",
+            lambda data: zlib.compress(gzip.compress(data)),
+        ),  # the last one applied is undone first
+        ("identity", lambda data: data),
+    ],
+)
+def test_a_compressed_body_is_decoded(
+    odd: httpx.Client, protocol: str, coding: str, pack: Callable[[bytes], bytes]
+) -> None:
+    payload = json.dumps(body(protocol)).encode()
+    response = odd.post(
+        PATHS[protocol],
+        content=pack(payload),
+        headers={"content-type": "application/json", "content-encoding": coding},
+    )
+    assert response.status_code == 200, response.text
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_a_body_in_an_unknown_coding_is_a_415(odd: httpx.Client, protocol: str) -> None:
+    payload = json.dumps(body(protocol)).encode()
+    response = odd.post(PATHS[protocol], content=payload, headers={"content-encoding": "br"})
+    assert "'br'" in assert_error_shape(protocol, response, 415, "invalid_request_error")
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+@pytest.mark.parametrize(
+    ("coding", "damage", "says"),
+    [
+        ("gzip", lambda packed: b"plain text", "is not valid gzip data"),
+        ("gzip", lambda packed: packed[:-12], "is not valid gzip data"),  # cut short
+        ("gzip", lambda packed: packed + b"}", "is not valid gzip data"),  # a second member that is not gzip
+        ("deflate", lambda packed: packed + b"}", "has bytes after its deflate data"),
+        ("deflate", lambda packed: packed[:2] + b"\xff" * 8, "is not valid deflate data"),
+    ],
+)
+def test_a_body_that_is_not_valid_data_of_its_coding_is_a_400(
+    odd: httpx.Client, protocol: str, coding: str, damage: Callable[[bytes], bytes], says: str
+) -> None:
+    payload = json.dumps(body(protocol)).encode()
+    packed = gzip.compress(payload) if coding == "gzip" else zlib.compress(payload)
+    response = odd.post(PATHS[protocol], content=damage(packed), headers={"content-encoding": coding})
+    assert says in assert_error_shape(protocol, response, 400, "invalid_request_error")
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_a_compressed_body_over_the_limit_once_decoded_is_a_413(odd: httpx.Client, protocol: str) -> None:
+    # A few hundred bytes that would grow past the limit are refused without being expanded whole.
+    payload = json.dumps(body(protocol, metadata={"pad": "x" * (LIMIT * 64)})).encode()
+    packed = gzip.compress(payload)
+    assert len(packed) < LIMIT // 4
+    response = odd.post(PATHS[protocol], content=packed, headers={"content-encoding": "gzip"})
+    assert_error_shape(protocol, response, 413, "invalid_request_error")
+
+
+@pytest.mark.parametrize("protocol", ["messages", "responses"])
+def test_token_counts_read_compressed_bodies_too(odd: httpx.Client, protocol: str) -> None:
+    path = "/v1/messages/count_tokens" if protocol == "messages" else "/v1/responses/input_tokens"
+    payload = json.dumps(body(protocol)).encode()
+    plain = odd.post(path, content=payload)
+    packed = odd.post(path, content=gzip.compress(payload), headers={"content-encoding": "gzip"})
+    assert plain.status_code == packed.status_code == 200 and plain.json() == packed.json()
 
 
 # -- stopping the backend -----------------------------------------------------------------------------------------

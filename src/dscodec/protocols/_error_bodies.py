@@ -14,7 +14,8 @@ from dscodec.errors import DscodecError
 __all__ = ["ANTHROPIC_ERROR_TYPES", "anthropic_error_body", "openai_error_body"]
 
 #: Anthropic's error ``type`` for each HTTP status (anything else is ``api_error``). The official SDK's
-#: ``ErrorResponse`` knows no separate type for 413, so an oversized request is an ``invalid_request_error``.
+#: ``ErrorResponse`` knows no separate type for 413, so an oversized request is an ``invalid_request_error``, and
+#: so is a body in a content coding the server does not decode (415).
 ANTHROPIC_ERROR_TYPES: dict[int, str] = {
     400: "invalid_request_error",
     401: "authentication_error",
@@ -22,6 +23,7 @@ ANTHROPIC_ERROR_TYPES: dict[int, str] = {
     403: "permission_error",
     404: "not_found_error",
     413: "invalid_request_error",
+    415: "invalid_request_error",
     429: "rate_limit_error",
     500: "api_error",
     504: "timeout_error",

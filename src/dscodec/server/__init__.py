@@ -12,6 +12,7 @@ from dscodec.server.app import (
     BackendTimeout,
     RequestTimeout,
     RequestTooLarge,
+    UnsupportedEncoding,
     create_app,
 )
 from dscodec.server.backend import *  # the backend contract, whole: the names of its __all__
@@ -43,5 +44,6 @@ __all__ = [
     "ScriptedFailure",
     "TextChunk",
     "TokenChunk",
+    "UnsupportedEncoding",
     "create_app",
 ]

@@ -4,6 +4,7 @@ event stream that stops its producer when the client leaves, and the guards for 
 from __future__ import annotations
 
 import logging
+import zlib
 from collections.abc import AsyncGenerator, Awaitable, Mapping
 from typing import ClassVar, TypeVar
 
@@ -27,6 +28,8 @@ __all__ = [
     "LastResort",
     "RequestTimeout",
     "RequestTooLarge",
+    "UnsupportedEncoding",
+    "decoded_body",
     "error_response",
     "gone",
     "http_error",
@@ -50,6 +53,12 @@ class RequestTimeout(ConversionError):
     """A request body that stopped arriving before it was complete."""
 
     status_code = 408
+
+
+class UnsupportedEncoding(ConversionError):
+    """A request body in a content coding the server does not decode."""
+
+    status_code = 415
 
 
 class BackendTimeout(DscodecError):
@@ -145,6 +154,71 @@ def gone() -> Response:
 
 def too_large(limit: int) -> RequestTooLarge:
     return RequestTooLarge(f"The request body is larger than this server accepts ({limit} bytes).")
+
+
+#: The content codings a request body may come in (``Content-Encoding``): the ``wbits`` each is read with (gzip,
+#: with its old name; deflate, which is zlib-wrapped by the standard and raw from some clients: told apart by
+#: its first two bytes).
+_CODINGS = {"gzip": 16 + zlib.MAX_WBITS, "x-gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS}
+
+
+def decoded_body(body: bytes, codings: str, limit: int) -> bytes:
+    """``body`` with the content codings of its ``Content-Encoding`` header (``codings``) undone, last applied
+    first. What is decoded is held to ``limit`` bytes as it is made, so a small body that would grow huge is
+    refused without being expanded.
+
+    Raises:
+        UnsupportedEncoding: a coding other than gzip, deflate or identity.
+        ConversionError: the body is not valid data of its coding.
+        RequestTooLarge: the decoded body is over ``limit`` bytes.
+    """
+    names = [name.strip().lower() for name in codings.split(",")]
+    names = [name for name in names if name and name != "identity"]
+    for name in names:
+        if name not in _CODINGS:
+            raise UnsupportedEncoding(
+                f"The request body's Content-Encoding {name!r} is not supported: send it uncompressed, or with "
+                "gzip or deflate."
+            )
+    for name in reversed(names):
+        body = _decode(body, name, limit)
+    return body
+
+
+def _decode(data: bytes, name: str, limit: int) -> bytes:
+    wbits = _CODINGS[name]
+    if name == "deflate" and not (
+        len(data) >= 2 and data[0] & 0x0F == 8 and (data[0] << 8 | data[1]) % 31 == 0
+    ):
+        wbits = -zlib.MAX_WBITS  # no zlib header: raw deflate
+    parts: list[bytes] = []
+    size = 0
+    rest = data
+    try:
+        while True:  # a gzip body may hold several members, one after another
+            reader = zlib.decompressobj(wbits)
+            part = reader.decompress(rest, limit + 1 - size)
+            size += len(part)
+            if size > limit:
+                raise too_large(limit)
+            parts.append(part)
+            part = reader.flush()
+            size += len(part)
+            if size > limit:
+                raise too_large(limit)
+            parts.append(part)
+            if not reader.eof:
+                raise zlib.error("the data ends early")
+            rest = reader.unused_data
+            if not rest or wbits != _CODINGS["gzip"]:
+                break
+    except zlib.error as exc:
+        raise ConversionError(
+            f"The request body is not valid {name} data (Content-Encoding: {name}): {exc}."
+        ) from None
+    if rest:
+        raise ConversionError(f"The request body has bytes after its {name} data (Content-Encoding: {name}).")
+    return b"".join(parts)
 
 
 def error_response(

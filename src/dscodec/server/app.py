@@ -42,6 +42,8 @@ from dscodec.server._http import (
     LastResort,
     RequestTimeout,
     RequestTooLarge,
+    UnsupportedEncoding,
+    decoded_body,
     error_response,
     gone,
     http_error,
@@ -82,6 +84,7 @@ __all__ = [
     "BackendTimeout",
     "RequestTimeout",
     "RequestTooLarge",
+    "UnsupportedEncoding",
     "create_app",
 ]
 
@@ -90,6 +93,9 @@ logger = logging.getLogger("dscodec.server")
 #: The largest request body accepted (32 MiB): room for long conversations with inline images, and a bound on
 #: what one client can make the server buffer and tokenize.
 MAX_BODY_BYTES = 32 * 1024 * 1024
+
+#: Compressed bodies up to this size are decoded on the event loop; larger ones in a worker thread.
+_DECODE_INLINE = 64 * 1024
 
 #: The context window requests are checked against when the caller sets none (behavior.md#sampling).
 DEFAULT_CONTEXT_LIMIT = 131072
@@ -413,8 +419,13 @@ class _Server:
         The body is read as JSON whatever its ``Content-Type`` says (clients such as ``curl -d`` send a form type
         for JSON); a body that is not JSON is a 400 from the converter.
 
+        A body sent with a ``Content-Encoding`` (gzip or deflate) is decoded; the limit holds for the decoded body
+        too.
+
         Raises:
-            RequestTooLarge: the declared or received size is over the limit.
+            RequestTooLarge: the declared, received or decoded size is over the limit.
+            UnsupportedEncoding: a ``Content-Encoding`` other than gzip, deflate or identity.
+            ConversionError: a body that is not valid data of its ``Content-Encoding``.
             RequestTimeout: no byte arrived for ``body_timeout`` seconds.
             Disconnected: the client went away.
         """
@@ -440,7 +451,14 @@ class _Server:
             if part:
                 parts.append(part)
             if not message.get("more_body", False):
-                return b"".join(parts)
+                break
+        body = b"".join(parts)
+        codings = http.headers.get("content-encoding", "")
+        if not codings:
+            return body
+        if len(body) > _DECODE_INLINE:  # a large body is decoded in a worker thread, off the event loop
+            return await anyio.to_thread.run_sync(decoded_body, body, codings, limit)
+        return decoded_body(body, codings, limit)
 
     # -- the backend loop ---------------------------------------------------------------------------------------
 
