@@ -551,3 +551,31 @@ def test_output_cut_inside_a_parameter_tag(tag: str, arguments: str) -> None:
         ):
             for parser in (BlockParser, _Stepwise):
                 assert _arguments(_run(parser, pieces)) == [before + separated], (tag, prefix, parser)
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "arguments"),
+    [
+        # What the output held back at its end (it could have begun the closing tag) is the value's text: for a
+        # string value it goes inside the string, as with the reference.
+        ('string="true"', "ab<", '{"a": "ab<'),
+        ('string="true"', "ab</", '{"a": "ab</'),
+        ('string="true"', "ab\t</", '{"a": "ab\\t</'),
+        ('string="true"', "<", '{"a": "<'),
+        ('string="true"', f"ab</{D}", '{"a": "ab"'),  # the closing tag's start: the value is closed
+        ('string="true"', f"ab</{D}para", '{"a": "ab"'),
+        # D8: a string="false" value cut short is a JSON string of its raw text.
+        ('string="false"', "12</", '{"a": "12</'),
+        ('string="false"', f"[1</{D}", '{"a": "[1"'),
+        # A parameter without a name: its value is dropped, held text too.
+        ("", "ab</", ""),
+    ],
+)
+def test_output_cut_inside_a_value(flag: str, value: str, arguments: str) -> None:
+    """The output ends inside a parameter's value (read whole, or unit by unit)."""
+    opener = f'<{D}tool_calls>\n<{D}invoke name="f">\n'
+    tag = f'<{D}parameter name="a" {flag}>' if flag else f'<{D}parameter string="true">'
+    text = _units(opener + tag + value)
+    for parser in (BlockParser, _Stepwise, _NoHeldPiece):
+        assert _arguments(_run(parser, [text])) == [arguments], parser
+        assert _arguments(_run(parser, list(text))) == [arguments], parser

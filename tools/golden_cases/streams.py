@@ -536,6 +536,18 @@ def _tool_calls(v: Version) -> list[Scenario]:
             tools="weather",
             finish="length",
         )
+    # The output cut inside a string value right after "<" or "</" (held back: either may begin the closing tag):
+    # the held text is the value's.
+    held_value = d.block_of(d.call("get_weather", d.param("city", "Paris</b")))
+    held = held_value.index("Paris</b") + len("Paris")
+    for case, cut in (("lt", 1), ("close", 2)):
+        s(
+            f"length-in-value-held-{case}",
+            "r</think>" + held_value[: held + cut],
+            "length finish inside a string value right after a held '<' or '</'",
+            tools="weather",
+            finish="length",
+        )
     s(
         "length-in-first-tag",
         "r</think>" + d.open + "\n" + w[: w.index(d.param_open) + len(d.param_open) + len(' name="ci')],

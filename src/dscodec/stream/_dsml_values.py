@@ -172,7 +172,7 @@ class ArgumentWriter:
                 checker.feed("".join(self._unsent))
         return checker
 
-    def _value_piece(self, units: str) -> None:
+    def _value_units(self, units: str) -> None:
         if units and not self._skip:
             self._value_raw(self._spell(units))
 
@@ -277,6 +277,6 @@ class ArgumentWriter:
     def _cut_value(self, held: str) -> None:
         """The output ended inside the value, ``held`` being its last units: an unfinished value stops as
         written (the call is incomplete)."""
-        self._value_piece(held)
+        self._value_units(held)
         if self.state == _NVALUE and self._value_mode in (_HOLD, _STREAM) and self._unsent:
             self._emit("".join(self._unsent), _VALUETEXT)
