@@ -298,6 +298,8 @@ def _event_difference_kind(
         return "D8? (a parameter tag with an unknown string value)"
     if _malformed_markup(_output_text(pieces)):
         return "D8? (malformed tags: dscodec reads them by their attributes)"
+    if _UNKNOWN_TAG.search(_output_text(pieces)):
+        return "D8? (a tag the parser does not know: its closing tag does not end the call)"
     if any(isinstance(p, str) for p in pieces) and _PARTIAL_OPENER_NEWLINE.search(_output_text(pieces)):
         return "D14? (a newline after a partial opener in text)"
     if _ends_in_half_a_character(pieces):
@@ -389,6 +391,11 @@ _WELL_FORMED_TAG = re.compile(
 def _malformed_markup(text: str) -> bool:
     """Whether some Dsml token of ``text`` is not part of a well-formed tag (or a tag is cut by the end)."""
     return text.count("｜DSML｜") != sum(1 for _ in _WELL_FORMED_TAG.finditer(text))
+
+
+#: A line that begins with "<" but with no tag of a block (``<｜eter``, ``<｜DSrameter``): D8 reads the next
+#: closing tag as that tag's own, where the reference ends the call there.
+_UNKNOWN_TAG = re.compile("\n<(?!｜DSML｜|/｜DSML｜)")
 
 
 # D14: a newline right after `<｜`, `<｜D` ... `<｜DSML｜` in text chunks (a label for triage: look at the case).
