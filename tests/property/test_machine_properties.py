@@ -329,6 +329,36 @@ def test_d8_any_json_value_text_gives_valid_arguments(value: str, cuts: list[int
         assert parsed["a"] == expected
 
 
+#: String value text that may hold the starts of markup (``<``, ``</``, ``｜DSML｜``) but never its closing tag.
+STRING_VALUES = st.text(alphabet='ab<>/｜DSML"\\\n é', max_size=24).filter(lambda v: "</｜DSML｜" not in v)
+
+
+@given(
+    value=STRING_VALUES,
+    before=st.sampled_from(["", '<｜DSML｜parameter name="p" string="false">[1]</｜DSML｜parameter>\n']),
+    at=st.integers(0, 100),
+    cuts=st.lists(st.integers(0, 500), max_size=6),
+)
+def test_an_output_cut_inside_a_string_value_keeps_the_value_up_to_the_cut(
+    value: str, before: str, at: int, cuts: list[int]
+) -> None:
+    """Whatever the output held back at its end (the start of a closing tag, of the Dsml token) is value text
+    once the output ends there: the arguments are the whole output's, up to the cut."""
+    head = (
+        '<｜DSML｜tool_calls>\n<｜DSML｜invoke name="f">\n'
+        + before
+        + '<｜DSML｜parameter name="a" string="true">'
+    )
+    whole = merge(run(ParsingOptions(), [head + value + "</｜DSML｜parameter>\n</｜DSML｜invoke>"]))
+    ((_, arguments, complete),) = whole["calls"]
+    assert complete and strict_json(arguments)["a"] == value
+    cut = value[: at % (len(value) + 1)]
+    merged = merge(run(ParsingOptions(), split(head + cut, cuts)))
+    ((_, partial, complete),) = merged["calls"]
+    assert not complete
+    assert partial == arguments[: arguments.index('"a": "') + 6] + json.dumps(cut, ensure_ascii=False)[1:-1]
+
+
 JSONISH = st.text(alphabet='[]{}",:0123456789-+.eEtrufalsn \\u\nxé', max_size=14) | st.sampled_from(
     ["1e400", '"\\ud800"', '"\\udc00"', '"\\ud83d\\ude00"', "[" * 127 + "]" * 127, "-0", "1" * 330]
 )
