@@ -26,6 +26,13 @@ a quote, a newline run, ``</think>``, a fence, a number), a span deleted or doub
 output spliced in, or the output cut short. That searches around the cases already known to be delicate; every
 event is compared (``--events`` is implied; ``--ids --logprobs`` adds log probabilities and leaves the JSON-mode
 scenarios out), and outputs that spell the end-of-sentence token are left out (D15).
+
+With ``--cuts N`` the recorded outputs are cut instead, each at about N evenly spaced points (every point of an
+output shorter than N), and each cut goes to both sides as one text chunk with the finish reason ``length``;
+every event is compared. Scenarios whose whole output is malformed, holds a ``string="false"`` value that is no
+JSON (D8) or spells the end-of-sentence token (D15), or runs in JSON mode (D7) or with a Messages
+``tool_choice`` of ``any`` (D10) are left out: on the rest, the
+only difference to expect is a ``string="false"`` value cut short (D8).
 """
 
 from __future__ import annotations
@@ -707,6 +714,44 @@ def fuzz_mutated(protocol: str, args: argparse.Namespace) -> int:
     return sum(found.values())
 
 
+def sweep_cuts(protocol: str, args: argparse.Namespace) -> int:
+    """``--cuts``: each recorded well-formed output of ``protocol`` cut at evenly spaced points; the number of
+    cuts whose events differ (left out of the count: a ``string="false"`` value cut short, D8)."""
+    found: Counter[str] = Counter()
+    ran = 0
+    for body, output in recorded_outputs(protocol):
+        if (
+            _EOS_SPELLING in output
+            or _json_object_body(body)
+            or (isinstance(body.get("tool_choice"), dict) and body["tool_choice"].get("type") == "any")
+            or _malformed_markup(output)
+            or _UNKNOWN_TAG.search(output)
+            or set(_STRING_ATTRIBUTE.findall(output)) - {"true", "false"}
+            or any(not _strict_json(value) for value in _FALSE_VALUE.findall(output))
+        ):
+            continue
+        for cut in range(1, len(output), max(1, len(output) // args.cuts)):
+            pieces: list[Any] = [output[:cut]]
+            plan = Plan(finish="length")
+            ran += 1
+            theirs = event_view(reference_events(protocol, body, pieces, tokenizer=True, plan=plan))
+            ours = event_view(our_events(protocol, body, pieces, plan=plan))
+            if ours == theirs:
+                continue
+            key = (
+                'D8 (a string="false" value cut short)'
+                if _CUT_IN_VALUE.search(pieces[0])
+                else _event_difference_kind(body, ours["events"], theirs["events"], pieces)
+            )
+            found[key] += 1
+            if found[key] <= 3 and not key.startswith("D8 "):
+                print(f"{protocol}: differs in {key}: cut after {pieces[0][-120:]!r}")
+                print(f"    {_first_difference(ours['events'], theirs['events'])}")
+    unexpected = sum(n for key, n in found.items() if not key.startswith("D8 "))
+    print(f"{protocol}: {ran} cuts, {sum(found.values())} differ {dict(found)}")
+    return unexpected
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -755,6 +800,13 @@ def main() -> int:
         action="store_true",
         help="the recorded scenarios' outputs (fixtures/streams), mutated around their markup; events compared",
     )
+    parser.add_argument(
+        "--cuts",
+        type=int,
+        default=0,
+        metavar="N",
+        help="the recorded well-formed outputs (fixtures/streams), each cut at about N points; events compared",
+    )
     parser.add_argument("--out", type=Path, default=None, help="write each differing case here")
     args = parser.parse_args()
     if args.json_mode and args.logprobs:
@@ -766,6 +818,8 @@ def main() -> int:
     protocols = args.protocol or PROTOCOLS
     if args.json_mode:
         protocols = [p for p in protocols if p != "messages"]  # Messages has no JSON mode
+    if args.cuts:
+        return 1 if sum(sweep_cuts(protocol, args) for protocol in protocols) else 0
     if args.mutate:
         return 1 if sum(fuzz_mutated(protocol, args) for protocol in protocols) else 0
     total = sum(fuzz(protocol, args) for protocol in protocols)
