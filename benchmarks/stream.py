@@ -13,7 +13,10 @@ their token count (what a backend that detokenizes itself sends): one row per ki
 The last two columns are a floor: the least work a Python codec does per push to answer with one chunk (check
 the ids, decode their bytes, escape the text, build and serialise one chunk event; no markers, no stages, no tool
 calls; for text chunks the same without decoding), and its ratio to the reference. Where the floor's ratio is above a goal, no Python codec that makes one
-call per push reaches that goal on that output.
+call per push reaches that goal on that output. For token ids two more columns give a second floor: the same
+decoding, then the very events dscodec answers each push with, written by its Chat writer and serialised (what
+is left when reading the output costs nothing). Where its ratio is near a goal, the goal leaves next to nothing
+for reading markers and tool-call markup.
 
 Then short responses: the first 50 tokens of each output, one id per push, each response a new request (its
 JSON body parsed and converted, a new processor): what a request pays once, side by side. And a last measurement
@@ -47,6 +50,7 @@ import dscodec
 from dscodec._json import string_literal
 from dscodec.protocols._wire import WireEvent, json_event
 from dscodec.stream.decoder import IncrementalDecoder
+from dscodec.stream.machine import OutputMachine
 from dscodec.vocab import Vocabulary, bundled_tokenizer_path
 
 TOOL = {
@@ -291,6 +295,41 @@ def python_floor(vocab: Vocabulary, groups: list[list[int]]) -> Callable[[], int
     return run
 
 
+def events_floor(
+    request: dscodec.ConversationRequest, vocab: Vocabulary, groups: list[list[int]]
+) -> Callable[[], int]:
+    """:func:`python_floor`'s decoding, then the events dscodec's output machine makes of each push's text (made
+    once, before timing), written by its Chat writer and serialised: what is left when reading the output
+    (markers, stages, the tool-call block) costs nothing. Its ratio to the reference is what a Python codec
+    that writes these events pays before it reads a single marker."""
+    machine = OutputMachine(request.parsing_options, tool_call_id_factory=lambda index: f"call_{index}")
+    decoder = IncrementalDecoder(vocab)
+    recorded = [machine.feed(decoder.feed(group)) for group in groups]
+    rows = vocab.id_bytes
+    limit = 2**32
+
+    def run() -> int:
+        processor = dscodec.StreamProcessor(
+            request, response_id="chatcmpl-1", model="DeepSeek-V4-Pro", tokenizer=vocab
+        )
+        size = sum(len(event.to_json()) for event in processor.start(100, 0))
+        writer = processor._writer
+        held = b""
+        for group, events in zip(groups, recorded):
+            for token_id in group:
+                if type(token_id) is not int or not 0 <= token_id < limit:
+                    raise ValueError(token_id)
+            data = held + b"".join([rows[i] for i in group])
+            _, used = codecs.utf_8_decode(data, "replace", False)
+            held = data[used:]
+            if events:
+                for event in writer.write(events):
+                    size += len(event.to_json())
+        return size
+
+    return run
+
+
 def python_floor_text(chunks: list[tuple[str, int]]) -> Callable[[], int]:
     """:func:`python_floor` for text chunks: check the chunk and its count, escape the text, build and serialise
     one chunk event."""
@@ -374,7 +413,7 @@ def main() -> None:
     inputs = ["ids", "text"] if args.input == "both" else [args.input]
     print(
         f"{'output':<24}{'tokens':>7}{'input':>6}{'pushes':>8}{'dscodec µs/token':>18}{'reference µs/token':>20}"
-        f"{'ratio':>8}{'floor µs/token':>16}{'floor ratio':>12}"
+        f"{'ratio':>8}{'floor µs/token':>16}{'floor ratio':>12}{'events µs/token':>16}{'events ratio':>12}"
     )
     for kind in chosen:
         body, output = kinds[kind]
@@ -382,7 +421,11 @@ def main() -> None:
         for form, size in [(form, size) for form in inputs for size in (1, 4)]:
             groups = _groups(output, size)
             if form == "ids":
-                sides = [ours(request, vocab, groups), python_floor(vocab, groups)]
+                sides = [
+                    ours(request, vocab, groups),
+                    python_floor(vocab, groups),
+                    events_floor(request, vocab, groups),
+                ]
                 if ref is not None:
                     sides.append(reference(ref, groups, body))
             else:
@@ -391,13 +434,17 @@ def main() -> None:
                 if ref is not None:
                     sides.append(reference(ref, chunks, body, text=True))
             medians = interleaved(sides, args.runs)
-            mine, floor = (m / len(output) * 1e6 for m in medians[:2])
+            per_token = [m / len(output) * 1e6 for m in medians]
+            mine, floor = per_token[:2]
+            events = per_token[2] if form == "ids" else None
+            theirs = per_token[-1] if ref is not None else None
             line = f"{kind:<24}{len(output):>7}{form:>6}{size:>8}{mine:>18.2f}"
-            if ref is not None:
-                theirs = medians[2] / len(output) * 1e6
+            if theirs is not None:
                 line += f"{theirs:>20.2f}{mine / theirs:>8.2f}{floor:>16.2f}{floor / theirs:>12.2f}"
+                if events is not None:
+                    line += f"{events:>16.2f}{events / theirs:>12.2f}"
             else:
-                line += f"{'':>28}{floor:>16.2f}"
+                line += f"{'':>28}{floor:>16.2f}" + (f"{events:>16.2f}" if events is not None else "")
             print(line, flush=True)
 
     # Short responses: what each request pays once (parsing and converting the request, setting up the
