@@ -94,9 +94,6 @@ logger = logging.getLogger("dscodec.server")
 #: what one client can make the server buffer and tokenize.
 MAX_BODY_BYTES = 32 * 1024 * 1024
 
-#: Compressed bodies up to this size are decoded on the event loop; larger ones in a worker thread.
-_DECODE_INLINE = 64 * 1024
-
 #: The context window requests are checked against when the caller sets none (behavior.md#sampling).
 DEFAULT_CONTEXT_LIMIT = 131072
 
@@ -456,9 +453,8 @@ class _Server:
         codings = http.headers.get("content-encoding", "")
         if not codings:
             return body
-        if len(body) > _DECODE_INLINE:  # a large body is decoded in a worker thread, off the event loop
-            return await anyio.to_thread.run_sync(decoded_body, body, codings, limit)
-        return decoded_body(body, codings, limit)
+        # In a worker thread, off the event loop: a small body may expand to the limit.
+        return await anyio.to_thread.run_sync(decoded_body, body, codings, limit)
 
     # -- the backend loop ---------------------------------------------------------------------------------------
 
