@@ -23,6 +23,7 @@ from dscodec.server import (
     TokenChunk,
     create_app,
 )
+from dscodec.server._http import MAX_CODINGS
 from tests.server.conftest import VOCABULARY, LiveServer, Recorder, new_id, scenario
 
 PATHS = {"chat_completions": "/v1/chat/completions", "responses": "/v1/responses", "messages": "/v1/messages"}
@@ -227,6 +228,29 @@ def test_a_body_that_is_not_valid_data_of_its_coding_is_a_400(
     packed = gzip.compress(payload) if coding == "gzip" else zlib.compress(payload)
     response = odd.post(PATHS[protocol], content=damage(packed), headers={"content-encoding": coding})
     assert says in assert_error_shape(protocol, response, 400, "invalid_request_error")
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_a_body_with_more_codings_than_the_limit_is_a_400(odd: httpx.Client, protocol: str) -> None:
+    # Thin layers read one by one would cost the square of the body's size: their number is bounded.
+    payload = json.dumps(body(protocol)).encode()
+    for _ in range(MAX_CODINGS + 1):
+        payload = gzip.compress(payload, compresslevel=0)
+    response = odd.post(
+        PATHS[protocol],
+        content=payload,
+        headers={"content-encoding": ", ".join(["gzip"] * (MAX_CODINGS + 1))},
+    )
+    message = assert_error_shape(protocol, response, 400, "invalid_request_error")
+    assert f"at most {MAX_CODINGS}" in message
+    # As many as the limit are decoded.
+    payload = json.dumps(body(protocol)).encode()
+    for _ in range(MAX_CODINGS):
+        payload = gzip.compress(payload)
+    response = odd.post(
+        PATHS[protocol], content=payload, headers={"content-encoding": ", ".join(["gzip"] * MAX_CODINGS)}
+    )
+    assert response.status_code == 200, response.text
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)

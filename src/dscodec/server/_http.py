@@ -160,6 +160,9 @@ def too_large(limit: int) -> RequestTooLarge:
 #: with its old name; deflate, which is zlib-wrapped by the standard and raw from some clients: told apart by
 #: its first two bytes).
 _CODINGS = {"gzip": 16 + zlib.MAX_WBITS, "x-gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS}
+#: The most content codings one body may name: each layer is read whole, so many thin layers would cost the
+#: square of the body's size.
+MAX_CODINGS = 4
 
 
 def decoded_body(body: bytes, codings: str, limit: int) -> bytes:
@@ -169,7 +172,7 @@ def decoded_body(body: bytes, codings: str, limit: int) -> bytes:
 
     Raises:
         UnsupportedEncoding: a coding other than gzip, deflate or identity.
-        ConversionError: the body is not valid data of its coding.
+        ConversionError: the body is not valid data of its coding, or names more than :data:`MAX_CODINGS`.
         RequestTooLarge: the decoded body is over ``limit`` bytes.
     """
     names = [name.strip().lower() for name in codings.split(",")]
@@ -180,6 +183,11 @@ def decoded_body(body: bytes, codings: str, limit: int) -> bytes:
                 f"The request body's Content-Encoding {name!r} is not supported: send it uncompressed, or with "
                 "gzip or deflate."
             )
+    if len(names) > MAX_CODINGS:
+        raise ConversionError(
+            f"The request body names {len(names)} content codings (Content-Encoding); at most {MAX_CODINGS} are "
+            "accepted."
+        )
     for name in reversed(names):
         body = _decode(body, name, limit)
     return body
