@@ -263,6 +263,28 @@ def test_no_markup_leaks_and_arguments_are_the_parameters(
         assert strict_json(arguments) == params
 
 
+@given(
+    opts=parsing_options,
+    text=outputs,
+    at=st.integers(0, 10_000),
+    cuts=st.lists(st.integers(0, 10_000), max_size=8),
+)
+def test_streamed_arguments_are_the_start_of_json_after_every_delta(
+    opts: ParsingOptions, text: str, at: int, cuts: list[int]
+) -> None:
+    """The SDKs' stream helpers parse a call's arguments after every delta, as the start of a JSON value (the
+    anthropic SDK for every tool call, the openai SDK for strict tools), and raise when that fails: whatever the
+    output, well-formed or not, cut anywhere, the arguments so far are always the start of valid JSON."""
+    text = text[: at % (len(text) + 1)]  # the output may end anywhere
+    so_far: dict[int, str] = {}
+    for ev in run(opts, split(text, cuts)):
+        if isinstance(ev, ToolCallDelta):
+            arguments = so_far[ev.index] = so_far.get(ev.index, "") + ev.arguments
+            checker = JsonPrefix()
+            consumed = checker.feed(arguments)
+            assert (consumed, checker.failed) == (len(arguments), False), arguments
+
+
 @given(opts=parsing_options, chunks=st.lists(st.text(max_size=20), max_size=10))
 def test_arbitrary_text_raises_nothing(opts: ParsingOptions, chunks: list[str]) -> None:
     events = run(opts, chunks)
