@@ -10,6 +10,7 @@ from typing import Any
 import openai
 import pytest
 
+import dscodec
 from dscodec.conversation import AssistantMessage, ToolMessage, UserMessage
 from dscodec.server import (
     BackendOutput,
@@ -407,3 +408,49 @@ def test_begin_turn() -> None:
     assert begin_turn(b'{"input": "x", "store": false}', store)[1] is None
     with pytest.raises(ResponseNotFound):
         begin_turn(b'{"input": "x", "previous_response_id": "resp_2"}', store)
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        (
+            "tools",
+            [
+                {
+                    "type": "function",
+                    "name": "f",
+                    "parameters": {"type": "object", "properties": {"n": {"default": "NEG_ZERO"}}},
+                }
+            ],
+        ),
+        ("top_logprobs", "NEG_ZERO"),
+        ("max_output_tokens", "NEG_ZERO"),
+    ],
+)
+def test_a_follow_up_means_what_its_body_says(field: str, value: Any) -> None:
+    """The body of a request that continues a stored turn is read and written again with the earlier items in
+    front: each value keeps its meaning (a ``-0`` stays the float the converter reads, not the integer 0), so the
+    request converts as the same conversation sent whole does: the same prompt, or the same refusal."""
+    store = MemoryResponseStore()
+    earlier = {"type": "message", "role": "user", "content": "Hi"}
+    store.put("resp_1", [earlier])
+    extra = json.dumps({field: value})[1:-1].replace('"NEG_ZERO"', "-0")
+    follow = f'{{"model": "DeepSeek-V4-Pro", "input": "Next", "previous_response_id": "resp_1", {extra}}}'
+    whole = (
+        json.dumps(
+            {
+                "model": "DeepSeek-V4-Pro",
+                "input": [earlier, {"type": "message", "role": "user", "content": "Next"}],
+            }
+        )[:-1]
+        + f", {extra}}}"
+    )
+    body, _ = begin_turn(follow.encode(), store)
+
+    def outcome(data: bytes) -> object:
+        try:
+            return dscodec.render(dscodec.convert("responses", data))
+        except dscodec.ConversionError as exc:
+            return exc.body
+
+    assert outcome(body) == outcome(whole.encode())

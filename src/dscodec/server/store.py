@@ -24,6 +24,7 @@ from typing import Any, ClassVar, Protocol, TypeGuard
 
 import orjson
 
+from dscodec._json import JSONDecodeError, loads
 from dscodec.errors import ConversionError
 
 __all__ = [
@@ -182,8 +183,10 @@ def begin_turn(body: bytes, store: ResponseStore) -> tuple[bytes, Turn | None]:
         ConversionError: ``previous_response_id`` is not a string.
     """
     try:
-        document = orjson.loads(body)
-    except orjson.JSONDecodeError:
+        # Read as the converter reads it (a "-0" stays the float -0.0, which orjson alone would make the integer 0),
+        # so that the body written again below means what the client sent.
+        document = loads(body)
+    except JSONDecodeError:
         return body, None
     if not isinstance(document, dict):
         return body, None
