@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import math
 import socket
 from collections.abc import Iterator
 from typing import Any
@@ -412,3 +413,53 @@ def test_a_vllm_logprob_token_that_is_no_id_is_an_engine_error(token: object) ->
     with pytest.raises(EngineError):
         _token_id(token)
     assert _token_id("token_id:128799") == 128799
+
+
+def test_a_null_log_probability_is_minus_infinity() -> None:
+    """An engine whose JSON writer cannot write ``-inf`` writes ``null`` (SGLang's orjson does, for a token its
+    sampling ruled out): that is the lowest log probability, not a missing one, so no entry of the chunk is lost
+    (the stream processor writes it as -9999.0)."""
+    from dscodec.server.backends.sglang import _Reader
+    from dscodec.server.backends.vllm import _logprobs
+
+    vllm = {
+        "tokens": ["token_id:5", "token_id:6"],
+        "token_logprobs": [None, -0.5],
+        "top_logprobs": [{"token_id:5": None, "token_id:7": -0.1}, {"token_id:6": -0.5}],
+    }
+    assert _logprobs(vllm, 2, 0) == [-math.inf, -0.5]
+    assert _logprobs(vllm, 2, 2) == [(-math.inf, [(7, -0.1), (5, -math.inf)]), (-0.5, [(6, -0.5)])]
+    meta = {
+        "output_token_logprobs": [[None, 5, None], [-0.5, 6, None]],
+        "output_top_logprobs": [[[-0.1, 7, None], [None, 5, None]], [[-0.5, 6, None]]],
+    }
+    assert _Reader(logprobs=True, top=0)._logprobs(meta, 0, 2) == [-math.inf, -0.5]
+    assert _Reader(logprobs=True, top=2)._logprobs(meta, 0, 2) == [
+        (-math.inf, [(7, -0.1), (5, -math.inf)]),
+        (-0.5, [(6, -0.5)]),
+    ]
+
+
+@pytest.mark.parametrize("bad", ["-0.5", True, [], {"logprob": -0.5}])
+def test_a_log_probability_that_is_no_number_is_an_engine_error(bad: object) -> None:
+    from dscodec.server.backends._engine import EngineError
+    from dscodec.server.backends.sglang import _Reader
+    from dscodec.server.backends.vllm import _logprobs
+
+    with pytest.raises(EngineError):
+        _logprobs({"tokens": ["token_id:5"], "token_logprobs": [bad], "top_logprobs": None}, 1, 0)
+    with pytest.raises(EngineError):
+        _logprobs(
+            {"tokens": ["token_id:5"], "token_logprobs": [-0.5], "top_logprobs": [{"token_id:5": bad}]}, 1, 1
+        )
+    with pytest.raises(EngineError):
+        _Reader(logprobs=True, top=0)._logprobs({"output_token_logprobs": [[bad, 5, None]]}, 0, 1)
+    with pytest.raises(EngineError):
+        _Reader(logprobs=True, top=1)._logprobs(
+            {"output_token_logprobs": [[-0.5, 5, None]], "output_top_logprobs": [[[bad, 5, None]]]}, 0, 1
+        )
+    for entry in ([], "x", [-0.5], [-0.5, -1, None], [-0.5, True, None]):
+        with pytest.raises(EngineError):
+            _Reader(logprobs=True, top=1)._logprobs(
+                {"output_token_logprobs": [[-0.5, 5, None]], "output_top_logprobs": [[entry]]}, 0, 1
+            )

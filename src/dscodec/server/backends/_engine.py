@@ -12,6 +12,7 @@ dropped. Both engines abort a generation whose client connection went away, so t
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, ClassVar, Protocol
 from urllib.parse import urlsplit
@@ -134,6 +135,21 @@ def top_logprobs(job: BackendRequest) -> int:
     """How many top alternatives each generated token's log probability comes with (0: none, or no logprobs)."""
     options = job.request.inference_options
     return options.top_logprobs if options.logprobs and options.top_logprobs else 0
+
+
+def logprob_value(value: object, engine: str) -> float:
+    """A log probability an engine sent: a number, or ``null``: how a JSON writer that has no ``-inf`` (orjson, for
+    one) writes the log probability of a token the sampling ruled out, so ``-inf`` (the stream processor writes it
+    as ``-9999.0``). Anything else is outside the engine's wire format.
+
+    Raises:
+        EngineError: neither a number nor null.
+    """
+    if value is None:
+        return -math.inf
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    raise EngineError(f"{engine} sent the log probability {value!r}; expected a number")
 
 
 def with_top(logprob: float, alternatives: list[tuple[int, float]], top: int) -> Logprob:

@@ -147,13 +147,11 @@ class _Reader:
         out: list[Logprob] = []
         for k, entry in enumerate(entries):
             logprob = _logprob(entry)
-            if logprob is None:
-                return None
             if not self.top:
                 out.append(logprob)
                 continue
             row = tops[k] if isinstance(tops, list) and k < len(tops) else None
-            pairs = [pair for pair in (_pair(alt) for alt in row or []) if pair is not None]
+            pairs = [_pair(alt) for alt in row or []]
             out.append(_engine.with_top(logprob, pairs, self.top))
         return out
 
@@ -165,18 +163,25 @@ def _count(meta: dict[str, Any], key: str) -> int:
     return value
 
 
-def _logprob(entry: object) -> float | None:
-    value = entry[0] if isinstance(entry, (list, tuple)) and entry else None
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return float(value)
-    return None
+def _logprob(entry: object) -> float:
+    """The log probability of a ``[logprob, id, text]`` entry (``null`` is ``-inf``, see
+    :func:`_engine.logprob_value`)."""
+    if not isinstance(entry, (list, tuple)) or not entry:
+        raise EngineError(f"SGLang sent the log probability entry {entry!r}; expected [logprob, id, text]")
+    return _engine.logprob_value(entry[0], _ENGINE)
 
 
-def _pair(entry: object) -> tuple[int, float] | None:
-    if isinstance(entry, (list, tuple)) and len(entry) >= 2 and isinstance(entry[1], int):
-        logprob = _logprob(entry)
-        return None if logprob is None else (entry[1], logprob)
-    return None
+def _pair(entry: object) -> tuple[int, float]:
+    """A top alternative's ``[logprob, id, text]`` as ``(id, logprob)``."""
+    if (
+        not isinstance(entry, (list, tuple))
+        or len(entry) < 2
+        or not isinstance(entry[1], int)
+        or isinstance(entry[1], bool)
+        or entry[1] < 0
+    ):
+        raise EngineError(f"SGLang sent the top log probability {entry!r}; expected [logprob, id, text]")
+    return entry[1], _engine.logprob_value(entry[0], _ENGINE)
 
 
 def _finish(value: object) -> Finish:

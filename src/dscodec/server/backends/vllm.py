@@ -223,7 +223,8 @@ def _token_id(text: object) -> int:
 
 def _logprobs(value: object, count: int, top: int) -> Sequence[Logprob] | None:
     """A chunk's ``logprobs`` object (``tokens``, ``token_logprobs``, ``top_logprobs``) as dscodec entries, one
-    per generated id; None when the chunk has none or an entry lacks its log probability."""
+    per generated id; None when the chunk has none. A ``null`` log probability is ``-inf``
+    (:func:`_engine.logprob_value`)."""
     if value is None:
         return None
     if not isinstance(value, dict):
@@ -237,15 +238,14 @@ def _logprobs(value: object, count: int, top: int) -> Sequence[Logprob] | None:
         )
     entries: list[Logprob] = []
     for logprob, alternatives in zip(logprobs, tops):
-        if not isinstance(logprob, (int, float)) or isinstance(logprob, bool):
-            return None
+        sampled = _engine.logprob_value(logprob, _ENGINE)
         if not top:
-            entries.append(float(logprob))
+            entries.append(sampled)
             continue
         pairs = (
-            [(_token_id(token), float(lp)) for token, lp in alternatives.items()]
+            [(_token_id(token), _engine.logprob_value(lp, _ENGINE)) for token, lp in alternatives.items()]
             if isinstance(alternatives, dict)
             else []
         )
-        entries.append(_engine.with_top(float(logprob), pairs, top))
+        entries.append(_engine.with_top(sampled, pairs, top))
     return entries
