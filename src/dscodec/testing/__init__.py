@@ -8,6 +8,8 @@
   protocol's grammar, every finding under a stable code.
 * Live servers (:mod:`~dscodec.testing.live`, needs httpx), hypothesis strategies
   (:mod:`~dscodec.testing.strategies`, needs hypothesis) and a pytest plugin (:mod:`~dscodec.testing.plugin`).
+* Fake vLLM and SGLang engines (:mod:`~dscodec.testing.engines`) that stream the output you choose, for testing a
+  server that fronts an engine.
 
 This package imports neither hypothesis, httpx nor the SDKs; ``pip install 'dscodec[testing]'`` brings them.
 See ``docs/testing.md``.

@@ -1,0 +1,669 @@
+"""Fake inference engines: test a server that fronts vLLM or SGLang with model output you choose.
+
+A server in front of an engine renders the prompt, sends its token ids, and turns the ids the engine streams back
+into the API's answer. To test that path you need an engine that writes exactly the output you want, cut into
+exactly the chunks you want: a finished tool call, a marker split between two chunks, a character split between
+two ids, a failure in the middle. :class:`FakeEngine` is that engine. It is a plain ASGI app that speaks the wire
+format of vLLM's completions endpoint or SGLang's ``/generate`` (the fields dscodec's own engine backends read,
+``docs/backends.md``), and it answers each request with the next reply you queued: a list of transcript backend
+items (:class:`~dscodec.testing.transcript.Tokens`, :class:`~dscodec.testing.transcript.Text`,
+:class:`~dscodec.testing.transcript.Finish`, ...), such as a drawn ``Scenario.backend``.
+
+Every request is recorded as an :class:`EngineCall`: the body the server sent (its prompt ids, its sampling
+fields) and the items the engine really sent, which :func:`dscodec.testing.replay` can run through dscodec to
+give the answer your server should have given::
+
+    engine = FakeEngine("vllm")
+    with serve_engine(engine) as engine_url:           # start your server with this upstream
+        engine.play(scenario.backend)
+        exchange = send(server_url + "/v1/chat/completions", scenario.body)
+        call = engine.calls[-1]
+        expected = replay(Transcript(scenario.protocol, scenario.body, call.sent))
+
+As the engines do, the fake cuts the output at the request's token budget (``max_tokens``, 16 when absent, for
+vLLM; ``sampling_params.max_new_tokens``, 128 when absent, for SGLang) with a ``length`` finish, leaves special
+tokens out of the text unless the request sets ``skip_special_tokens`` to false, and writes log probabilities
+only when asked. ``GET /health`` answers 200.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import socket
+import threading
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from dscodec.testing.transcript import (
+    BackendItem,
+    Failure,
+    Finish,
+    LogprobEntry,
+    Text,
+    Tokens,
+    Transcript,
+    Usage,
+)
+from dscodec.vocab import TokenizerLike, Vocabulary
+
+__all__ = ["EngineCall", "EngineKind", "FakeEngine", "serve_engine"]
+
+#: The engines a :class:`FakeEngine` can stand for.
+EngineKind = Literal["vllm", "sglang"]
+
+_ENDPOINTS: dict[str, str] = {"vllm": "/v1/completions", "sglang": "/generate"}
+#: The token budget each engine applies when the request names none.
+_DEFAULT_BUDGET: dict[str, int] = {"vllm": 16, "sglang": 128}
+#: What vLLM writes for a log probability of minus infinity (JSON has no infinity).
+_VLLM_MINUS_INF = -9999.0
+#: A request body larger than this is refused (413), as a real engine bounds its bodies.
+_MAX_BODY_BYTES = 64 * 1024 * 1024
+
+_Scope = dict[str, Any]
+_Message = dict[str, Any]
+_Receive = Callable[[], Awaitable[_Message]]
+_Send = Callable[[_Message], Awaitable[None]]
+
+
+@dataclass
+class EngineCall:
+    """What one generation request made the fake engine do.
+
+    Attributes:
+        body: the request body the server sent.
+        prompt: its prompt token ids (``prompt`` for vLLM, ``input_ids`` for SGLang).
+        reply: the items queued for it (None when nothing was queued: the engine answered 500).
+        sent: what the engine sent, as backend items: the prompt usage, the id chunks after the token budget's
+            cut, then the finish or the failure. ``Transcript(protocol, body, sent)`` replays it.
+        finished: the answer was written to its end.
+        disconnected: the client went away before that (a real engine then aborts the generation).
+    """
+
+    body: dict[str, Any]
+    prompt: list[int]
+    reply: list[BackendItem] | None
+    sent: list[BackendItem] = field(default_factory=list)
+    finished: bool = False
+    disconnected: bool = False
+
+
+@dataclass(frozen=True)
+class _Step:
+    """One chunk of the generation: ids with their log probabilities, or the end."""
+
+    ids: tuple[int, ...] = ()
+    logprobs: tuple[LogprobEntry, ...] | None = None
+    finish: Literal["stop", "length"] | None = None
+    failure: str | None = None
+    end: bool = False
+
+
+class FakeEngine:
+    """An ASGI app that answers like vLLM (``POST /v1/completions``) or SGLang (``POST /generate``), with the
+    output you queue.
+
+    Args:
+        kind: ``"vllm"`` or ``"sglang"``.
+        tokenizer: the vocabulary that turns ids into the text the engine writes with them (and ``Text`` items
+            into ids): ``None`` for the bundled DeepSeek V4 tokenizer, a path, or a ``tokenizers.Tokenizer``.
+        incremental: SGLang only: stream each chunk's own ids and text (SGLang's incremental streaming option)
+            instead of everything so far.
+        model: the model name vLLM's chunks carry.
+
+    Raises:
+        ValueError: an unknown ``kind``, or ``incremental`` for vLLM.
+    """
+
+    def __init__(
+        self,
+        kind: EngineKind,
+        *,
+        tokenizer: TokenizerLike = None,
+        incremental: bool = False,
+        model: str = "deepseek-fake",
+    ) -> None:
+        if kind not in _ENDPOINTS:
+            raise ValueError(f"kind must be 'vllm' or 'sglang', not {kind!r}")
+        if incremental and kind != "sglang":
+            raise ValueError("incremental streaming is an SGLang option")
+        self.kind: EngineKind = kind
+        self.incremental = incremental
+        self.model = model
+        self._tokenizer = tokenizer
+        self._vocabulary: Vocabulary | None = None
+        self._replies: deque[list[BackendItem]] = deque()
+        self._lock = threading.Lock()
+        #: Every generation request, in the order they came.
+        self.calls: list[EngineCall] = []
+
+    @property
+    def vocabulary(self) -> Vocabulary:
+        """The vocabulary the engine writes text with (loaded on first use)."""
+        if self._vocabulary is None:
+            self._vocabulary = Vocabulary.load(self._tokenizer)
+        return self._vocabulary
+
+    def play(self, reply: Iterable[BackendItem] | Transcript) -> None:
+        """Queue the answer to the next generation request: backend items in order, or a transcript's.
+
+        ``Tokens`` items are streamed as one chunk each; a ``Text`` item is encoded with the full vocabulary
+        (its special-token spellings become their ids) and streamed as one chunk; a ``Usage`` item gives the
+        cached tokens to report (the prompt tokens are always the prompt's length); ``Finish`` ends the output
+        (``"stop"`` or ``"length"``; None ends the stream without a finish reason, as a broken engine would);
+        ``Failure`` sends the engine's mid-stream error event. A reply without a ``Finish`` or ``Failure`` ends
+        with ``"stop"``.
+
+        Raises:
+            TypeError: an item that is no backend item.
+            ValueError: a ``content_filter`` finish (neither engine has one), a negative id, or log probabilities
+                that are not one entry per id.
+        """
+        items = list(reply.backend if isinstance(reply, Transcript) else reply)
+        for index, item in enumerate(items):
+            if not isinstance(item, (Usage, Text, Tokens, Finish, Failure)):
+                raise TypeError(f"reply item {index} must be a backend item, not {type(item).__name__}")
+            if isinstance(item, Finish) and item.reason == "content_filter":
+                raise ValueError(f"reply item {index}: {self.kind} has no content_filter finish")
+            if isinstance(item, Tokens):
+                if not all(type(i) is int and i >= 0 for i in item.ids):
+                    raise ValueError(f"reply item {index}: token ids must be integers of 0 or more")
+                if item.logprobs is not None and len(item.logprobs) != len(item.ids):
+                    raise ValueError(f"reply item {index}: one log probability entry per id, or none")
+        with self._lock:
+            self._replies.append(items)
+
+    @property
+    def pending(self) -> int:
+        """How many queued replies no request has taken yet."""
+        return len(self._replies)
+
+    # -- ASGI ------------------------------------------------------------------------------------------------------
+
+    async def __call__(self, scope: _Scope, receive: _Receive, send: _Send) -> None:
+        if scope["type"] == "lifespan":
+            await _lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        path, method = scope["path"], scope["method"]
+        if path == "/health":
+            if method in ("GET", "HEAD"):
+                await _respond(send, 200, b"")
+            else:
+                await _respond(send, 405, self._error(405, "Method Not Allowed"))
+            return
+        if self.kind == "vllm" and path == "/v1/models" and method == "GET":
+            created = int(time.time())
+            models = {"object": "list", "data": [{"id": self.model, "object": "model", "created": created}]}
+            await _respond(send, 200, _json(models))
+            return
+        if path != _ENDPOINTS[self.kind]:
+            await _respond(send, 404, self._error(404, "Not Found"))
+            return
+        if method != "POST":
+            await _respond(send, 405, self._error(405, "Method Not Allowed"))
+            return
+        raw = await _read_body(receive)
+        if raw is None:
+            await _respond(send, 413, self._error(413, "request body too large"))
+            return
+        try:
+            body = json.loads(raw)
+        except (ValueError, RecursionError):
+            await _respond(send, 400, self._error(400, "the request body is not JSON"))
+            return
+        problem = self._check(body)
+        if problem is not None:
+            await _respond(send, 400, self._error(400, problem))
+            return
+        prompt = list(body["prompt"] if self.kind == "vllm" else body["input_ids"])
+        with self._lock:
+            reply = self._replies.popleft() if self._replies else None
+            call = EngineCall(body, prompt, reply)
+            self.calls.append(call)
+        if reply is None:
+            await _respond(send, 500, self._error(500, "FakeEngine: no reply was queued for this request"))
+            return
+        steps, call.sent, cached = self._steps(body, prompt, reply)
+        stream = body.get("stream") is True
+        writer = (_VLLMWriter if self.kind == "vllm" else _SGLangWriter)(self, body, prompt, cached)
+        if not stream:
+            status, answer = writer.whole(steps)
+            await _respond(send, status, _json(answer))
+            call.finished = True
+            return
+        await _stream(
+            send, receive, (b"data: " + _json(event) + b"\n\n" for event in writer.events(steps)), call
+        )
+
+    # -- the request -------------------------------------------------------------------------------------------------
+
+    def _check(self, body: Any) -> str | None:
+        """What is wrong with a generation request, in the engine's terms (None: nothing)."""
+        if not isinstance(body, dict):
+            return "the request body must be a JSON object"
+        key = "prompt" if self.kind == "vllm" else "input_ids"
+        prompt = body.get(key)
+        if not isinstance(prompt, list) or not all(type(i) is int and i >= 0 for i in prompt):
+            return f"{key} must be a list of token ids (this fake engine takes no text prompts)"
+        budget = self._budget_field(body)
+        if budget is not None and (type(budget) is not int or budget < 0):
+            return f"the token budget must be an integer of 0 or more, not {budget!r}"
+        if self.kind == "sglang" and not isinstance(body.get("sampling_params", {}), dict):
+            return "sampling_params must be an object"
+        return None
+
+    def _budget_field(self, body: dict[str, Any]) -> Any:
+        if self.kind == "vllm":
+            return body.get("max_tokens")
+        params = body.get("sampling_params") or {}
+        return params.get("max_new_tokens") if isinstance(params, dict) else None
+
+    def _skip_special(self, body: dict[str, Any]) -> bool:
+        where = body if self.kind == "vllm" else (body.get("sampling_params") or {})
+        return where.get("skip_special_tokens", True) is not False
+
+    def _steps(
+        self, body: dict[str, Any], prompt: list[int], reply: list[BackendItem]
+    ) -> tuple[list[_Step], list[BackendItem], int]:
+        """The reply as chunks, cut at the token budget; what is sent, as backend items; the cached tokens."""
+        budget = self._budget_field(body)
+        left = _DEFAULT_BUDGET[self.kind] if budget is None else budget
+        cached = 0
+        steps: list[_Step] = []
+        for item in reply:
+            if isinstance(item, Usage):
+                cached = item.cached_tokens
+                continue
+            if isinstance(item, (Text, Tokens)):
+                ids, logprobs = (
+                    (tuple(self.vocabulary.full.encode(item.text, add_special_tokens=False).ids), None)
+                    if isinstance(item, Text)
+                    else (item.ids, item.logprobs)
+                )
+                if not ids:
+                    continue
+                if len(ids) > left:  # the budget ends inside this chunk (or ended before it)
+                    if left:
+                        steps.append(_Step(ids[:left], None if logprobs is None else logprobs[:left]))
+                    steps.append(_Step(finish="length", end=True))
+                    break
+                # A chunk that uses up the budget exactly ends the output with a length finish only when more
+                # output follows it; a finish or a failure right after it stands.
+                left -= len(ids)
+                steps.append(_Step(ids, logprobs))
+                continue
+            if isinstance(item, Finish):
+                steps.append(_Step(finish=item.reason if item.reason != "content_filter" else None, end=True))
+            else:
+                steps.append(_Step(failure=item.message, end=True))
+            break
+        else:
+            steps.append(_Step(finish="stop", end=True))
+        sent: list[BackendItem] = [Usage(prompt_tokens=len(prompt), cached_tokens=cached)]
+        for step in steps:
+            if step.ids:
+                sent.append(Tokens(step.ids, step.logprobs))
+            elif step.failure is not None:
+                sent.append(Failure(step.failure))
+            else:
+                sent.append(Finish(step.finish))
+        return steps, sent, cached
+
+    def _error(self, status: int, message: str) -> bytes:
+        """An error body as the engine writes it."""
+        if self.kind == "vllm":
+            kind = "BadRequestError" if status < 500 else "InternalServerError"
+            return _json({"error": {"message": message, "type": kind, "param": None, "code": status}})
+        return _json({"error": {"message": message, "code": status}})
+
+    def text_of(self, ids: Sequence[int], *, skip_special: bool) -> bytes:
+        """The UTF-8 bytes the engine writes for ``ids``."""
+        vocabulary = self.vocabulary
+        if skip_special:
+            return b"".join(vocabulary.token_bytes(i) for i in ids if not vocabulary.is_special(i))
+        return b"".join(vocabulary.token_bytes(i) for i in ids)
+
+
+class _Writer:
+    """Turns the steps of one generation into one engine's events."""
+
+    def __init__(self, engine: FakeEngine, body: dict[str, Any], prompt: list[int], cached: int) -> None:
+        self.engine = engine
+        self.body = body
+        self.prompt = prompt
+        self.cached = cached
+        self.skip = engine._skip_special(body)
+        # Text is decoded as an engine's detokenizer does: a character split between ids comes whole, later.
+        self.decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+
+    def text(self, ids: Sequence[int], *, last: bool = False) -> str:
+        return self.decoder.decode(self.engine.text_of(ids, skip_special=self.skip), final=last)
+
+
+class _VLLMWriter(_Writer):
+    def __init__(self, engine: FakeEngine, body: dict[str, Any], prompt: list[int], cached: int) -> None:
+        super().__init__(engine, body, prompt, cached)
+        self.created = int(time.time())
+        self.top = body.get("logprobs")
+        self.as_ids = body.get("return_tokens_as_token_ids") is True
+        self.with_ids = body.get("return_token_ids") is True
+        self.offset = 0
+
+    def _chunk(self, choices: list[dict[str, Any]]) -> dict[str, Any]:
+        return {
+            "id": "cmpl-fake",
+            "object": "text_completion",
+            "created": self.created,
+            "model": self.engine.model,
+            "choices": choices,
+        }
+
+    def _usage(self, completion: int) -> dict[str, Any]:
+        return {
+            "prompt_tokens": len(self.prompt),
+            "completion_tokens": completion,
+            "total_tokens": len(self.prompt) + completion,
+            "prompt_tokens_details": {"cached_tokens": self.cached},
+        }
+
+    def _logprobs(self, step: _Step, text: str) -> dict[str, Any] | None:
+        if type(self.top) is not int:
+            return None
+        tokens: list[str] = []
+        values: list[float] = []
+        tops: list[dict[str, float]] = []
+        offsets: list[int] = []
+        for index, token_id in enumerate(step.ids):
+            entry = step.logprobs[index] if step.logprobs is not None else 0.0
+            value, alternatives = (entry, ()) if isinstance(entry, (int, float)) else entry
+            name = self._token(token_id)
+            tokens.append(name)
+            values.append(_finite(value))
+            top = {name: _finite(value)}
+            for alternative, alternative_value in alternatives[: self.top]:
+                top.setdefault(self._token(alternative), _finite(alternative_value))
+            tops.append(top)
+            offsets.append(self.offset)
+        self.offset += len(text)
+        return {"text_offset": offsets, "token_logprobs": values, "tokens": tokens, "top_logprobs": tops}
+
+    def _token(self, token_id: int) -> str:
+        if self.as_ids:
+            return f"token_id:{token_id}"
+        return self.engine.text_of([token_id], skip_special=False).decode("utf-8", "replace")
+
+    def _choice(self, step: _Step, text: str, first: bool) -> dict[str, Any]:
+        choice: dict[str, Any] = {
+            "index": 0,
+            "text": text,
+            "logprobs": self._logprobs(step, text),
+            "finish_reason": None,
+            "stop_reason": None,
+        }
+        if self.with_ids:
+            choice["token_ids"] = list(step.ids)
+            if first:
+                choice["prompt_token_ids"] = self.prompt
+        return choice
+
+    def events(self, steps: list[_Step]) -> Iterator[dict[str, Any]]:
+        # As vLLM streams: the finish reason rides on the chunk of the last ids (a chunk of its own when the
+        # output has none); the usage chunk, when asked for, follows.
+        completion = 0
+        for index, (step, after) in enumerate(_pairs(steps)):
+            if step.failure is not None:
+                yield {
+                    "error": {
+                        "message": step.failure,
+                        "type": "InternalServerError",
+                        "param": None,
+                        "code": 500,
+                    }
+                }
+                return
+            if step.end and index > 0 and not steps[index - 1].end and step.finish is not None:
+                pass  # written with the ids before it
+            elif step.end:
+                if step.finish is not None:
+                    choice = self._choice(_Step(), self.decoder.decode(b"", final=True), index == 0)
+                    choice["finish_reason"] = step.finish
+                    yield self._chunk([choice])
+            else:
+                completion += len(step.ids)
+                finish = after.finish if after is not None and after.end and after.failure is None else None
+                text = self.text(step.ids, last=finish is not None)
+                choice = self._choice(step, text, index == 0)
+                choice["finish_reason"] = finish
+                yield self._chunk([choice])
+                continue
+            if (self.body.get("stream_options") or {}).get("include_usage") is True:
+                yield {**self._chunk([]), "usage": self._usage(completion)}
+            return
+
+    def whole(self, steps: list[_Step]) -> tuple[int, dict[str, Any]]:
+        ids = [i for step in steps for i in step.ids]
+        failure = next((step.failure for step in steps if step.failure is not None), None)
+        if failure is not None:
+            return 500, {
+                "error": {"message": failure, "type": "InternalServerError", "param": None, "code": 500}
+            }
+        text = self.text(ids, last=True)
+        merged = _Step(tuple(ids), _joined(steps))
+        choice = self._choice(merged, text, True)
+        choice["finish_reason"] = steps[-1].finish
+        return 200, {**self._chunk([choice]), "usage": self._usage(len(ids))}
+
+
+class _SGLangWriter(_Writer):
+    def __init__(self, engine: FakeEngine, body: dict[str, Any], prompt: list[int], cached: int) -> None:
+        super().__init__(engine, body, prompt, cached)
+        self.logprobs = body.get("return_logprob") is True
+        top = body.get("top_logprobs_num")
+        self.top = top if type(top) is int and top > 0 else 0
+        self.ids: list[int] = []
+        self.text_so_far = ""
+        self.entries: list[list[Any]] = []
+        self.tops: list[list[list[Any]]] = []
+
+    def _finish(self, step: _Step) -> dict[str, Any] | None:
+        if step.finish == "stop":
+            # The id that ended the generation when it is a special one (the end-of-sentence token).
+            matched = self.ids[-1] if self.ids and self.engine.vocabulary.is_special(self.ids[-1]) else None
+            return {"type": "stop", "matched": matched}
+        if step.finish == "length":
+            return {"type": "length", "length": len(self.ids)}
+        return None
+
+    def _event(
+        self, new: Sequence[int], text: str, since: int, finish: dict[str, Any] | None
+    ) -> dict[str, Any]:
+        meta: dict[str, Any] = {
+            "id": "fake-rid",
+            "finish_reason": finish,
+            "prompt_tokens": len(self.prompt),
+            "completion_tokens": len(self.ids),
+            "cached_tokens": self.cached,
+        }
+        if self.logprobs:  # like the ids: this event's own, or everything so far
+            start = since if self.engine.incremental else 0
+            meta["output_token_logprobs"] = self.entries[start:]
+            meta["output_top_logprobs"] = self.tops[start:]
+        if self.engine.incremental:
+            return {"text": text, "output_ids": list(new), "meta_info": meta}
+        return {"text": self.text_so_far, "output_ids": list(self.ids), "meta_info": meta}
+
+    def _take(self, step: _Step, *, last: bool = False) -> str:
+        for index, token_id in enumerate(step.ids):
+            entry = step.logprobs[index] if step.logprobs is not None else 0.0
+            value, alternatives = (entry, ()) if isinstance(entry, (int, float)) else entry
+            self.entries.append([_or_none(value), token_id, None])
+            self.tops.append([[_or_none(v), a, None] for a, v in alternatives[: self.top]])
+        self.ids += step.ids
+        text = self.text(step.ids, last=last)
+        self.text_so_far += text
+        return text
+
+    def events(self, steps: list[_Step]) -> Iterator[dict[str, Any]]:
+        # As SGLang streams: the finish reason rides on the event of the last ids (an event of its own when the
+        # output has none).
+        for index, (step, after) in enumerate(_pairs(steps)):
+            if step.failure is not None:
+                yield {"error": {"message": step.failure}}
+                return
+            since = len(self.ids)
+            if step.end:
+                if step.finish is not None and (index == 0 or steps[index - 1].end):
+                    text = self.decoder.decode(b"", final=True)
+                    self.text_so_far += text
+                    yield self._event((), text, since, self._finish(step))
+                return
+            last = after is not None and after.end and after.failure is None and after.finish is not None
+            text = self._take(step, last=last)
+            yield self._event(
+                step.ids, text, since, self._finish(after) if last and after is not None else None
+            )
+
+    def whole(self, steps: list[_Step]) -> tuple[int, dict[str, Any]]:
+        finish: dict[str, Any] | None = None
+        for step in steps:
+            if step.failure is not None:
+                return 500, {"error": {"message": step.failure, "code": 500}}
+            if step.end:
+                finish = self._finish(step)
+            else:
+                self._take(step)
+        self.text_so_far += self.decoder.decode(b"", final=True)
+        meta: dict[str, Any] = {
+            "id": "fake-rid",
+            "finish_reason": finish,
+            "prompt_tokens": len(self.prompt),
+            "completion_tokens": len(self.ids),
+            "cached_tokens": self.cached,
+        }
+        if self.logprobs:
+            meta["output_token_logprobs"] = self.entries
+            meta["output_top_logprobs"] = self.tops
+        return 200, {"text": self.text_so_far, "output_ids": self.ids, "meta_info": meta}
+
+
+def _pairs(steps: list[_Step]) -> Iterator[tuple[_Step, _Step | None]]:
+    """Each step with the one after it (None after the last)."""
+    return zip(steps, [*steps[1:], None])
+
+
+def _joined(steps: list[_Step]) -> tuple[LogprobEntry, ...] | None:
+    """The log probabilities of all steps, when every step has them."""
+    if any(step.ids and step.logprobs is None for step in steps):
+        return None
+    return tuple(entry for step in steps for entry in (step.logprobs or ()))
+
+
+def _finite(value: float) -> float:
+    """A log probability as vLLM writes it (minus infinity clamped)."""
+    return _VLLM_MINUS_INF if value == float("-inf") else float(value)
+
+
+def _or_none(value: float) -> float | None:
+    """A log probability as SGLang's JSON writer gives it (minus infinity has no JSON spelling: null)."""
+    return None if value == float("-inf") else float(value)
+
+
+def _json(value: Any) -> bytes:
+    return json.dumps(value, ensure_ascii=False).encode()
+
+
+async def _read_body(receive: _Receive) -> bytes | None:
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return b""
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > _MAX_BODY_BYTES:
+            return None
+        chunks.append(chunk)
+        if not message.get("more_body"):
+            return b"".join(chunks)
+
+
+async def _respond(send: _Send, status: int, body: bytes) -> None:
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _stream(send: _Send, receive: _Receive, frames: Iterator[bytes], call: EngineCall) -> None:
+    """Write an event stream, and stop when the client goes away (as the engines abort such a request)."""
+    import anyio.lowlevel  # an ASGI server brings anyio; the module imports without it
+
+    async with anyio.create_task_group() as group:
+
+        async def watch() -> None:
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            call.disconnected = True
+            group.cancel_scope.cancel()
+
+        group.start_soon(watch)
+        try:
+            headers = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache")]
+            await send({"type": "http.response.start", "status": 200, "headers": headers})
+            for frame in frames:
+                await send({"type": "http.response.body", "body": frame, "more_body": True})
+                await anyio.lowlevel.checkpoint()  # let a disconnect be seen between chunks
+            await send({"type": "http.response.body", "body": b"data: [DONE]\n\n", "more_body": False})
+            call.finished = True
+        except OSError:
+            call.disconnected = True
+        group.cancel_scope.cancel()
+
+
+async def _lifespan(receive: _Receive, send: _Send) -> None:
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+
+
+@contextmanager
+def serve_engine(engine: FakeEngine, *, host: str = "127.0.0.1", port: int = 0) -> Iterator[str]:
+    """Serve ``engine`` with uvicorn in a background thread for the ``with`` block; yields its base URL.
+
+    ``port=0`` takes a free port. Needs uvicorn (``pip install 'dscodec[testing]'``).
+
+    Raises:
+        ImportError: uvicorn is not installed.
+        RuntimeError: the server did not start within 10 seconds.
+    """
+    try:
+        import uvicorn  # optional: only serving needs it
+    except ImportError as exc:  # pragma: no cover - the test extra has it
+        raise ImportError("serve_engine needs uvicorn: pip install 'dscodec[testing]'") from exc
+    listener = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind((host, port))
+    bound = listener.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(engine, log_level="warning", lifespan="off"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 10
+        while not server.started:
+            if time.monotonic() > deadline or not thread.is_alive():
+                raise RuntimeError("the fake engine's server did not start")
+            time.sleep(0.01)
+        yield f"http://[{host}]:{bound}" if ":" in host else f"http://{host}:{bound}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        listener.close()

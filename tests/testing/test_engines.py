@@ -1,0 +1,284 @@
+"""dscodec.testing.engines: fake vLLM and SGLang engines that answer with queued backend items.
+
+The engines' wire formats are read by dscodec's own engine backends, so the main check is the whole chain: the
+example server with a vLLM or SGLang backend in front of a fake engine gives, for any drawn scenario and any
+cutting of its ids, the answer dscodec's replay of what the engine sent gives. The rest pins the engine's own
+rules: the token budget, special tokens in the text, log probabilities, failures, the queue, bad requests.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from dscodec.server import create_app
+from dscodec.server.backends import SGLangBackend, VLLMBackend
+from dscodec.testing import Failure, Finish, Text, Tokens, Transcript, Usage, compare, lint, replay
+from dscodec.testing.engines import FakeEngine, serve_engine
+from dscodec.testing.live import send
+from dscodec.testing.strategies import scenarios, token_chunkings
+from tests.server.conftest import VOCABULARY, LiveServer
+
+EOS = VOCABULARY.special_id("<｜end▁of▁sentence｜>")
+THINK_END = VOCABULARY.special_id("</think>")
+PATHS = {"chat_completions": "/v1/chat/completions", "responses": "/v1/responses", "messages": "/v1/messages"}
+
+
+def ids_of(text: str) -> list[int]:
+    return list(VOCABULARY.full.encode(text, add_special_tokens=False).ids)
+
+
+@dataclass(frozen=True)
+class Chain:
+    """A fake engine on a local port, and the URL of dscodec's example server in front of it."""
+
+    engine: FakeEngine
+    url: str
+
+
+@pytest.fixture(scope="module", params=["vllm", "sglang"])
+def chain(request: pytest.FixtureRequest) -> Iterator[Chain]:
+    engine = FakeEngine(request.param, tokenizer=VOCABULARY)
+    with serve_engine(engine) as engine_url:
+        backend = (VLLMBackend if request.param == "vllm" else SGLangBackend)(engine_url)
+        with LiveServer(create_app(backend, tokenizer=VOCABULARY, context_limit=8192)) as server:
+            yield Chain(engine, server.url)
+
+
+@pytest.fixture
+def engine_url() -> Iterator[tuple[FakeEngine, str]]:
+    engine = FakeEngine("vllm", tokenizer=VOCABULARY)
+    with serve_engine(engine) as url:
+        yield engine, url
+
+
+def _post(url: str, body: Any) -> httpx.Response:
+    return httpx.post(url, content=json.dumps(body).encode(), timeout=10)
+
+
+def _events(response: httpx.Response) -> list[Any]:
+    out = []
+    for block in response.text.split("\n\n"):
+        if block.startswith("data: "):
+            data = block[len("data: ") :]
+            out.append(data if data == "[DONE]" else json.loads(data))
+    return out
+
+
+# -- the whole chain -------------------------------------------------------------------------------------------
+
+
+@settings(
+    max_examples=max(5, settings.default.max_examples // 3),  # each example is two HTTP exchanges
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(scenario=scenarios(stream=True), data=st.data())
+def test_a_server_in_front_of_the_fake_engine_answers_as_a_replay_of_what_it_sent(
+    chain: Chain, scenario: Any, data: st.DataObject
+) -> None:
+    ids = ids_of(scenario.output.text) + [EOS]
+    chunks = data.draw(token_chunkings(ids, vocabulary=VOCABULARY), label="chunks")
+    chain.engine.play([Tokens(tuple(chunk)) for chunk in chunks])
+    exchange = send(chain.url + PATHS[scenario.protocol], scenario.body)
+    call = chain.engine.calls[-1]
+    assert call.prompt, "the server sent its prompt ids"
+    expected = replay(Transcript(scenario.protocol, scenario.body, call.sent)).transcript
+    assert exchange.status == expected.status == 200
+    assert exchange.frames is not None and expected.frames is not None
+    # Both are streams cut the same way: every event agrees once ids and times are normalised.
+    assert compare(expected.frames, exchange.frames, merge_deltas=True) == []
+    findings = lint(scenario.protocol, exchange.text, request=scenario.body)
+    assert [f for f in findings if f.code not in ("GEN003", "GEN005")] == []
+
+
+def test_the_server_gets_the_ids_it_sent_back_cut_at_its_budget(chain: Chain) -> None:
+    body = {
+        "model": "DeepSeek-V4-Pro",
+        "max_tokens": 3,
+        "thinking": {"type": "disabled"},
+        "messages": [{"role": "user", "content": "Count."}],
+    }
+    chain.engine.play([Text("one two three four five six")])
+    answer = _post(chain.url + "/v1/chat/completions", body).json()
+    call = chain.engine.calls[-1]
+    assert answer["choices"][0]["finish_reason"] == "length"
+    assert call.sent[-1] == Finish("length")
+    sent_ids = [i for item in call.sent if isinstance(item, Tokens) for i in item.ids]
+    assert len(sent_ids) == 3
+    assert answer["choices"][0]["message"]["content"] == VOCABULARY.full.decode(sent_ids)
+    assert answer["usage"]["prompt_tokens"] == len(call.prompt)
+
+
+def test_a_failure_mid_stream_reaches_the_client_as_the_protocols_error(chain: Chain) -> None:
+    body = {"model": "DeepSeek-V4-Pro", "stream": True, "messages": [{"role": "user", "content": "Hi"}]}
+    chain.engine.play([Tokens(tuple(ids_of("Hello"))), Failure("the GPU fell over")])
+    response = _post(chain.url + "/v1/chat/completions", body)
+    events = _events(response)
+    assert any(isinstance(e, dict) and "error" in e for e in events), events
+    assert chain.engine.calls[-1].sent[-1] == Failure("the GPU fell over")
+
+
+# -- the engine's own rules -------------------------------------------------------------------------------------
+
+
+def test_vllm_stream_carries_the_fields_asked_for(engine_url: tuple[FakeEngine, str]) -> None:
+    engine, url = engine_url
+    ids = ids_of("Hi") + [THINK_END] + ids_of("é")  # "é" is one id here; cut below into its own chunk
+    engine.play(
+        [Usage(cached_tokens=7), Tokens(tuple(ids[:2]), (-0.5, -1.0)), Tokens(tuple(ids[2:])), Finish()]
+    )
+    body = {
+        "prompt": [1, 2, 3],
+        "max_tokens": 50,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+        "return_token_ids": True,
+        "return_tokens_as_token_ids": True,
+        "logprobs": 0,
+        "skip_special_tokens": False,
+    }
+    events = _events(_post(url + "/v1/completions", body))
+    assert events[-1] == "[DONE]"
+    chunks = [e for e in events[:-1] if e["choices"]]
+    assert chunks[0]["choices"][0]["prompt_token_ids"] == [1, 2, 3]
+    assert [i for c in chunks for i in c["choices"][0]["token_ids"]] == ids
+    assert "".join(c["choices"][0]["text"] for c in chunks) == VOCABULARY.full.decode(
+        ids, skip_special_tokens=False
+    )
+    assert chunks[0]["choices"][0]["logprobs"]["token_logprobs"] == [-0.5, -1.0]
+    assert chunks[0]["choices"][0]["logprobs"]["tokens"] == [f"token_id:{i}" for i in ids[:2]]
+    assert [c["choices"][0]["finish_reason"] for c in chunks] == [None, "stop"]  # on the last ids' chunk
+    usage = events[-2]["usage"]
+    assert usage == {
+        "prompt_tokens": 3,
+        "completion_tokens": len(ids),
+        "total_tokens": 3 + len(ids),
+        "prompt_tokens_details": {"cached_tokens": 7},
+    }
+
+
+def test_vllm_leaves_special_tokens_out_of_the_text_by_default(engine_url: tuple[FakeEngine, str]) -> None:
+    engine, url = engine_url
+    ids = ids_of("a") + [THINK_END] + ids_of("b")
+    engine.play([Tokens(tuple(ids))])
+    answer = _post(url + "/v1/completions", {"prompt": [1], "max_tokens": 10}).json()
+    assert answer["choices"][0]["text"] == "ab"
+    assert answer["choices"][0]["finish_reason"] == "stop"
+    assert "token_ids" not in answer["choices"][0]
+
+
+def test_vllm_applies_its_default_budget(engine_url: tuple[FakeEngine, str]) -> None:
+    engine, url = engine_url
+    engine.play([Tokens(tuple(range(1000, 1040)))])
+    answer = _post(url + "/v1/completions", {"prompt": [1], "return_token_ids": True}).json()
+    assert len(answer["choices"][0]["token_ids"]) == 16
+    assert answer["choices"][0]["finish_reason"] == "length"
+
+
+def test_output_that_fills_the_budget_exactly_keeps_its_own_finish(
+    engine_url: tuple[FakeEngine, str],
+) -> None:
+    engine, url = engine_url
+    engine.play([Tokens((1000, 1001, EOS)), Finish("stop")])
+    engine.play([Tokens((1000, 1001, 1002)), Tokens((1003,))])
+    first = _post(url + "/v1/completions", {"prompt": [1], "max_tokens": 3}).json()
+    second = _post(url + "/v1/completions", {"prompt": [1], "max_tokens": 3}).json()
+    assert first["choices"][0]["finish_reason"] == "stop"
+    assert second["choices"][0]["finish_reason"] == "length"
+    assert engine.calls[-1].sent[1:] == [Tokens((1000, 1001, 1002)), Finish("length")]
+
+
+def test_a_character_split_between_chunks_comes_whole() -> None:
+    engine = FakeEngine("sglang", tokenizer=VOCABULARY, incremental=True)
+    byte_ids = ids_of("\U0001f600")  # one emoji, several byte-level ids
+    assert len(byte_ids) > 1
+    engine.play([Tokens((byte_id,)) for byte_id in byte_ids])
+    with serve_engine(engine) as url:
+        body = {"input_ids": [1], "stream": True, "sampling_params": {"skip_special_tokens": False}}
+        events = _events(_post(url + "/generate", body))
+    texts = [e["text"] for e in events[:-1]]
+    assert "".join(texts) == "\U0001f600"
+    assert all(t in ("", "\U0001f600") for t in texts)
+    assert [i for e in events[:-1] for i in e["output_ids"]] == byte_ids
+    assert events[-2]["meta_info"]["finish_reason"] == {"type": "stop", "matched": None}
+
+
+def test_sglang_streams_everything_so_far_with_log_probabilities() -> None:
+    engine = FakeEngine("sglang", tokenizer=VOCABULARY)
+    ids = (*ids_of("Hi"), EOS)
+    entries = tuple((-0.25 * k, ((1000 + k, -2.0), (2000 + k, float("-inf")))) for k in range(len(ids)))
+    engine.play([Tokens(ids[:1], entries[:1]), Tokens(ids[1:], entries[1:])])
+    with serve_engine(engine) as url:
+        body = {"input_ids": [5, 6], "stream": True, "return_logprob": True, "top_logprobs_num": 2}
+        events = _events(_post(url + "/generate", body))
+    last = events[-2]
+    assert last["output_ids"] == list(ids)
+    assert last["meta_info"]["finish_reason"] == {"type": "stop", "matched": EOS}
+    assert last["meta_info"]["prompt_tokens"] == 2
+    assert last["meta_info"]["completion_tokens"] == len(ids)
+    assert [e[0] for e in last["meta_info"]["output_token_logprobs"]] == [-0.25 * k for k in range(len(ids))]
+    assert last["meta_info"]["output_top_logprobs"][0] == [[-2.0, 1000, None], [None, 2000, None]]
+
+
+def test_the_queue_and_the_record(engine_url: tuple[FakeEngine, str]) -> None:
+    engine, url = engine_url
+    assert httpx.get(url + "/health", timeout=10).status_code == 200
+    assert httpx.get(url + "/v1/models", timeout=10).json()["data"][0]["id"] == engine.model
+    response = _post(url + "/v1/completions", {"prompt": [1], "max_tokens": 5})
+    assert response.status_code == 500
+    assert "no reply was queued" in response.json()["error"]["message"]
+    engine.play(Transcript("chat_completions", {}, [Text("x")]))
+    engine.play([Text("y")])
+    assert engine.pending == 2
+    first = _post(url + "/v1/completions", {"prompt": [1], "max_tokens": 5}).json()
+    second = _post(url + "/v1/completions", {"prompt": [2, 3], "max_tokens": 5}).json()
+    assert (first["choices"][0]["text"], second["choices"][0]["text"]) == ("x", "y")
+    assert [call.prompt for call in engine.calls] == [[1], [1], [2, 3]]
+    assert engine.calls[0].reply is None and engine.calls[1].finished
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "status"),
+    [
+        ("/v1/completions", b"not json", 400),
+        ("/v1/completions", b'{"prompt": "text"}', 400),
+        ("/v1/completions", b'{"prompt": [1, -2]}', 400),
+        ("/v1/completions", b'{"prompt": [1], "max_tokens": "5"}', 400),
+        ("/v1/completions", b"[]", 400),
+        ("/generate", b'{"input_ids": [1]}', 404),
+        ("/health", b"", 405),
+    ],
+)
+def test_bad_requests_get_the_engines_error(
+    engine_url: tuple[FakeEngine, str], path: str, body: bytes, status: int
+) -> None:
+    engine, url = engine_url
+    response = httpx.post(url + path, content=body, timeout=10)
+    assert response.status_code == status
+    assert isinstance(response.json()["error"]["message"], str)
+    assert engine.calls == []
+
+
+def test_bad_replies_are_refused_when_queued() -> None:
+    engine = FakeEngine("vllm")
+    with pytest.raises(TypeError, match="reply item 0 must be a backend item"):
+        engine.play(["text"])  # type: ignore[list-item]
+    with pytest.raises(ValueError, match="content_filter"):
+        engine.play([Finish("content_filter")])
+    with pytest.raises(ValueError, match="0 or more"):
+        engine.play([Tokens((1, -1))])
+    with pytest.raises(ValueError, match="one log probability entry per id"):
+        engine.play([Tokens((1, 2), (-1.0,))])
+    with pytest.raises(ValueError, match="kind must be"):
+        FakeEngine("tgi")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="SGLang option"):
+        FakeEngine("vllm", incremental=True)
+    assert engine.pending == 0
