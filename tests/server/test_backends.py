@@ -5,9 +5,10 @@ from __future__ import annotations
 import asyncio
 import math
 import socket
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
+import httpx
 import pytest
 
 import dscodec
@@ -463,3 +464,45 @@ def test_a_log_probability_that_is_no_number_is_an_engine_error(bad: object) -> 
             _Reader(logprobs=True, top=1)._logprobs(
                 {"output_token_logprobs": [[-0.5, 5, None]], "output_top_logprobs": [[entry]]}, 0, 1
             )
+
+
+class _Chunks(httpx.AsyncByteStream):
+    """An engine's response body, arriving in the given pieces."""
+
+    def __init__(self, chunks: list[bytes]) -> None:
+        self.chunks = chunks
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        for chunk in self.chunks:
+            yield chunk
+
+
+#: Three events whose JSON holds U+0085, U+2028 and U+2029 raw (both engines write them so), with every line end
+#: the SSE format has: CR LF, CR and LF.
+_STREAM = (
+    'data: {"text": "a\u2028b\x85c\u2029d"}\r\n\r\n: keep-alive\rdata: {"n": 2}\r\rdata:{"n": 3}\n\ndata: [DONE]\n\n'
+).encode()
+
+
+@pytest.mark.parametrize(
+    "cut",
+    [None, "bytes", *range(1, len(_STREAM))],
+    ids=lambda cut: f"cut{cut}" if isinstance(cut, int) else str(cut),
+)
+def test_event_stream_lines_end_only_at_cr_and_lf(cut: int | str | None) -> None:
+    """An event is cut into lines at CR LF, CR and LF only, wherever the body's pieces part: not at the other
+    characters Python's str.splitlines() splits at (httpx's aiter_lines did, and failed the response)."""
+    from dscodec.server.backends._engine import _events
+
+    if cut is None:
+        chunks = [_STREAM]
+    elif cut == "bytes":
+        chunks = [_STREAM[i : i + 1] for i in range(len(_STREAM))]
+    else:
+        assert isinstance(cut, int)
+        chunks = [_STREAM[:cut], _STREAM[cut:]]
+
+    async def read() -> list[dict[str, Any]]:
+        return [event async for event in _events(httpx.Response(200, stream=_Chunks(chunks)), "vLLM")]
+
+    assert asyncio.run(read()) == [{"text": "a\u2028b\x85c\u2029d"}, {"n": 2}, {"n": 3}]

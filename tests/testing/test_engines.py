@@ -117,6 +117,20 @@ def test_the_server_gets_the_ids_it_sent_back_cut_at_its_budget(chain: Chain) ->
     assert answer["usage"]["prompt_tokens"] == len(call.prompt)
 
 
+def test_line_separators_in_the_output_reach_the_client(chain: Chain) -> None:
+    # Both engines write U+0085, U+2028 and U+2029 raw inside their JSON: they end no line of the event stream.
+    text = "a\u2028b\x85c\u2029d"
+    body = {
+        "model": "DeepSeek-V4-Pro",
+        "thinking": {"type": "disabled"},
+        "messages": [{"role": "user", "content": "?"}],
+    }
+    chain.engine.play([Text(text), Tokens((EOS,))])
+    response = _post(chain.url + "/v1/chat/completions", body)
+    assert response.status_code == 200, response.text
+    assert response.json()["choices"][0]["message"]["content"] == text
+
+
 def test_a_failure_mid_stream_reaches_the_client_as_the_protocols_error(chain: Chain) -> None:
     body = {"model": "DeepSeek-V4-Pro", "stream": True, "messages": [{"role": "user", "content": "Hi"}]}
     chain.engine.play([Tokens(tuple(ids_of("Hello"))), Failure("the GPU fell over")])

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, ClassVar, Protocol
 from urllib.parse import urlsplit
@@ -76,6 +77,10 @@ class EngineUnavailable(DscodecError):
 
     status_code: ClassVar[int] = 503
     error_type: ClassVar[str] = "service_unavailable"
+
+
+#: Where a line of an event stream ends (the SSE format: CR LF, LF or CR).
+_LINE_END = re.compile(rb"\r\n|\r|\n")
 
 
 def _clip(text: str) -> str:
@@ -330,42 +335,71 @@ async def _read_some(response: httpx.Response) -> bytes:
     return b"".join(parts)[:_ERROR_BODY_LIMIT]
 
 
+async def _lines(response: httpx.Response) -> AsyncIterator[bytes]:
+    """The lines of an event stream, as bytes, without their line ends.
+
+    SSE lines end at CR LF, LF or CR, and nowhere else. (httpx's ``aiter_lines`` also ends a line where
+    ``str.splitlines`` does, at U+0085, U+2028 and U+2029 among others; both engines write these three raw inside
+    JSON strings, so a model output holding one would cut its event in two.) Each chunk is searched once, so a
+    long line costs no more than its length however it arrives.
+    """
+    parts: list[bytes] = []  # the line read so far
+    after_cr = False  # the last chunk ended with CR: an LF starting the next one belongs to it
+    async for chunk in response.aiter_bytes():
+        if after_cr:
+            after_cr = False
+            if chunk.startswith(b"\n"):
+                chunk = chunk[1:]
+        if not chunk:
+            continue
+        start = 0
+        for end in _LINE_END.finditer(chunk):
+            parts.append(chunk[start : end.start()])
+            yield b"".join(parts)
+            parts = []
+            start = end.end()
+        parts.append(chunk[start:])
+        after_cr = chunk.endswith(b"\r")
+    if any(parts):
+        yield b"".join(parts)
+
+
 async def _events(response: httpx.Response, engine: str) -> AsyncIterator[dict[str, Any]]:
     """The decoded ``data:`` events of a Server-Sent Events stream, up to ``data: [DONE]``.
 
     An event's data lines are joined with newlines and the event ends at a blank line (the SSE format); comment
     lines and other fields are skipped. Both engines send one JSON object per event.
     """
-    lines: list[str] = []
-    async for line in response.aiter_lines():
+    lines: list[bytes] = []
+    async for line in _lines(response):
         if line:
-            if line.startswith("data:"):
-                lines.append(line[5:].removeprefix(" "))
+            if line.startswith(b"data:"):
+                lines.append(line[6:] if line.startswith(b"data: ") else line[5:])
             continue
         if lines:
-            event = _decode("\n".join(lines), engine)
+            event = _decode(b"\n".join(lines), engine)
             lines = []
             if event is None:
                 return
             yield event
     if lines:
-        event = _decode("\n".join(lines), engine)
+        event = _decode(b"\n".join(lines), engine)
         if event is not None:
             yield event
 
 
-def _decode(data: str, engine: str) -> dict[str, Any] | None:
+def _decode(data: bytes, engine: str) -> dict[str, Any] | None:
     """One event's JSON object; None for the ``[DONE]`` sentinel."""
-    if data.strip() == "[DONE]":
+    if data.strip() == b"[DONE]":
         return None
     try:
         event = orjson.loads(data)
     except orjson.JSONDecodeError:
+        shown = _clip(data.decode("utf-8", "replace"))
         raise EngineError(
-            f"The inference engine ({engine}) sent an event that is not JSON: {_clip(data)}"
+            f"The inference engine ({engine}) sent an event that is not JSON: {shown}"
         ) from None
     if not isinstance(event, dict):
-        raise EngineError(
-            f"The inference engine ({engine}) sent an event that is not a JSON object: {_clip(data)}"
-        )
+        shown = _clip(data.decode("utf-8", "replace"))
+        raise EngineError(f"The inference engine ({engine}) sent an event that is not a JSON object: {shown}")
     return event
