@@ -43,11 +43,12 @@ class Chain:
     url: str
 
 
-@pytest.fixture(scope="module", params=["vllm", "sglang"])
+@pytest.fixture(scope="module", params=["vllm", "sglang", "sglang-incremental"])
 def chain(request: pytest.FixtureRequest) -> Iterator[Chain]:
-    engine = FakeEngine(request.param, tokenizer=VOCABULARY)
+    kind = "vllm" if request.param == "vllm" else "sglang"
+    engine = FakeEngine(kind, tokenizer=VOCABULARY, incremental=request.param == "sglang-incremental")
     with serve_engine(engine) as engine_url:
-        backend = (VLLMBackend if request.param == "vllm" else SGLangBackend)(engine_url)
+        backend = (VLLMBackend if kind == "vllm" else SGLangBackend)(engine_url)
         with LiveServer(create_app(backend, tokenizer=VOCABULARY, context_limit=8192)) as server:
             yield Chain(engine, server.url)
 
@@ -86,17 +87,38 @@ def test_a_server_in_front_of_the_fake_engine_answers_as_a_replay_of_what_it_sen
 ) -> None:
     ids = ids_of(scenario.output.text) + [EOS]
     chunks = data.draw(token_chunkings(ids, vocabulary=VOCABULARY), label="chunks")
-    chain.engine.play([Tokens(tuple(chunk)) for chunk in chunks])
-    exchange = send(chain.url + PATHS[scenario.protocol], scenario.body)
+    body = scenario.body
+    top = (
+        data.draw(st.none() | st.integers(0, 3), label="top_logprobs")
+        if scenario.protocol == "chat_completions"
+        else None
+    )
+    if top is None:
+        chain.engine.play([Tokens(tuple(chunk)) for chunk in chunks])
+    else:
+        # Log probabilities through the engine's wire format: the sampled token first among its alternatives.
+        body = {**body, "logprobs": True, "top_logprobs": top}
+        chain.engine.play([Tokens(tuple(chunk), tuple(_entry(i, top) for i in chunk)) for chunk in chunks])
+    exchange = send(chain.url + PATHS[scenario.protocol], body)
     call = chain.engine.calls[-1]
     assert call.prompt, "the server sent its prompt ids"
-    expected = replay(Transcript(scenario.protocol, scenario.body, call.sent)).transcript
+    expected = replay(Transcript(scenario.protocol, body, call.sent)).transcript
     assert exchange.status == expected.status == 200
     assert exchange.frames is not None and expected.frames is not None
     # Both are streams cut the same way: every event agrees once ids and times are normalised.
     assert compare(expected.frames, exchange.frames, merge_deltas=True) == []
-    findings = lint(scenario.protocol, exchange.text, request=scenario.body)
+    findings = lint(scenario.protocol, exchange.text, request=body)
     assert [f for f in findings if f.code not in ("GEN003", "GEN005")] == []
+
+
+def _entry(token_id: int, top: int) -> tuple[float, tuple[tuple[int, float], ...]]:
+    """A made-up log probability entry: the token, then ``top - 1`` less likely alternatives (one of them ruled
+    out by sampling: minus infinity)."""
+    value = -0.25 * (token_id % 4)
+    others = [(token_id + 1 + k, value - 1.0 - k) for k in range(max(top - 1, 0))]
+    if others:
+        others[-1] = (others[-1][0], float("-inf"))
+    return value, tuple([(token_id, value), *others][:top])
 
 
 def test_the_server_gets_the_ids_it_sent_back_cut_at_its_budget(chain: Chain) -> None:
