@@ -18,6 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import dscodec
 from dscodec.server import create_app
 from dscodec.server.backends import SGLangBackend, VLLMBackend
 from dscodec.testing import Failure, Finish, Text, Tokens, Transcript, Usage, compare, lint, replay
@@ -27,6 +28,7 @@ from dscodec.testing.strategies import scenarios, token_chunkings
 from tests.server.conftest import VOCABULARY, LiveServer
 
 EOS = VOCABULARY.special_id("<｜end▁of▁sentence｜>")
+ENCODER = dscodec.PromptEncoder(VOCABULARY)
 THINK_END = VOCABULARY.special_id("</think>")
 PATHS = {"chat_completions": "/v1/chat/completions", "responses": "/v1/responses", "messages": "/v1/messages"}
 
@@ -101,7 +103,9 @@ def test_a_server_in_front_of_the_fake_engine_answers_as_a_replay_of_what_it_sen
         chain.engine.play([Tokens(tuple(chunk), tuple(_entry(i, top) for i in chunk)) for chunk in chunks])
     exchange = send(chain.url + PATHS[scenario.protocol], body)
     call = chain.engine.calls[-1]
-    assert call.prompt, "the server sent its prompt ids"
+    assert call.prompt == ENCODER.encode(dscodec.convert(scenario.protocol, body)), (
+        "the prompt ids the server sent"
+    )
     expected = replay(Transcript(scenario.protocol, body, call.sent)).transcript
     assert exchange.status == expected.status == 200
     if scenario.body.get("stream") is True:
