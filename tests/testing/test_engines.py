@@ -326,3 +326,24 @@ def test_bad_replies_are_refused_when_queued() -> None:
     with pytest.raises(ValueError, match="SGLang option"):
         FakeEngine("vllm", incremental=True)
     assert engine.pending == 0
+
+
+@pytest.mark.parametrize("kind", ["vllm", "sglang"])
+def test_an_empty_output_still_finishes(kind: str) -> None:
+    engine = FakeEngine(kind, tokenizer=VOCABULARY)  # type: ignore[arg-type]
+    engine.play([Finish("stop")])
+    engine.play([Finish(None)])
+    path, body = ("/v1/completions", {"prompt": [1]}) if kind == "vllm" else ("/generate", {"input_ids": [1]})
+    with serve_engine(engine) as url:
+        finished = _events(_post(url + path, {**body, "stream": True}))
+        unfinished = _events(_post(url + path, {**body, "stream": True}))
+    assert finished[-1] == unfinished[-1] == "[DONE]"
+    if kind == "vllm":
+        assert [(c["choices"][0]["text"], c["choices"][0]["finish_reason"]) for c in finished[:-1]] == [
+            ("", "stop")
+        ]
+    else:
+        assert [(e["output_ids"], e["meta_info"]["finish_reason"]) for e in finished[:-1]] == [
+            ([], {"type": "stop", "matched": None})
+        ]
+    assert unfinished == ["[DONE]"]  # a broken engine: the stream ends without a finish

@@ -322,7 +322,7 @@ class FakeEngine:
             return _json({"error": {"message": message, "type": kind, "param": None, "code": status}})
         return _json({"error": {"message": message, "code": status}})
 
-    def text_of(self, ids: Sequence[int], *, skip_special: bool) -> bytes:
+    def _text_of(self, ids: Sequence[int], *, skip_special: bool) -> bytes:
         """The UTF-8 bytes the engine writes for ``ids``."""
         vocabulary = self.vocabulary
         if skip_special:
@@ -343,7 +343,7 @@ class _Writer:
         self.decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
 
     def text(self, ids: Sequence[int], *, last: bool = False) -> str:
-        return self.decoder.decode(self.engine.text_of(ids, skip_special=self.skip), final=last)
+        return self.decoder.decode(self.engine._text_of(ids, skip_special=self.skip), final=last)
 
 
 class _VLLMWriter(_Writer):
@@ -396,7 +396,7 @@ class _VLLMWriter(_Writer):
     def _token(self, token_id: int) -> str:
         if self.as_ids:
             return f"token_id:{token_id}"
-        return self.engine.text_of([token_id], skip_special=False).decode("utf-8", "replace")
+        return self.engine._text_of([token_id], skip_special=False).decode("utf-8", "replace")
 
     def _choice(self, step: _Step, text: str, first: bool) -> dict[str, Any]:
         choice: dict[str, Any] = {
@@ -427,21 +427,17 @@ class _VLLMWriter(_Writer):
                     }
                 }
                 return
-            if step.end and index > 0 and not steps[index - 1].end and step.finish is not None:
-                pass  # written with the ids before it
-            elif step.end:
-                if step.finish is not None:
-                    choice = self._choice(_Step(), self.decoder.decode(b"", final=True), index == 0)
-                    choice["finish_reason"] = step.finish
-                    yield self._chunk([choice])
-            else:
+            if not step.end:
                 completion += len(step.ids)
-                finish = after.finish if after is not None and after.end and after.failure is None else None
-                text = self.text(step.ids, last=finish is not None)
-                choice = self._choice(step, text, index == 0)
+                finish = after.finish if after is not None and after.failure is None else None
+                choice = self._choice(step, self.text(step.ids, last=finish is not None), index == 0)
                 choice["finish_reason"] = finish
                 yield self._chunk([choice])
                 continue
+            if step.finish is not None and index == 0:  # no output at all: the finish has a chunk of its own
+                choice = self._choice(_Step(), self.decoder.decode(b"", final=True), True)
+                choice["finish_reason"] = step.finish
+                yield self._chunk([choice])
             if (self.body.get("stream_options") or {}).get("include_usage") is True:
                 yield {**self._chunk([]), "usage": self._usage(completion)}
             return
@@ -518,12 +514,12 @@ class _SGLangWriter(_Writer):
                 return
             since = len(self.ids)
             if step.end:
-                if step.finish is not None and (index == 0 or steps[index - 1].end):
+                if step.finish is not None and index == 0:  # no output at all: an event of its own
                     text = self.decoder.decode(b"", final=True)
                     self.text_so_far += text
                     yield self._event((), text, since, self._finish(step))
                 return
-            last = after is not None and after.end and after.failure is None and after.finish is not None
+            last = after is not None and after.failure is None and after.finish is not None
             text = self._take(step, last=last)
             yield self._event(
                 step.ids, text, since, self._finish(after) if last and after is not None else None
