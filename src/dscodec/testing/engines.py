@@ -379,9 +379,7 @@ class _VLLMWriter(_Writer):
         values: list[float] = []
         tops: list[dict[str, float]] = []
         offsets: list[int] = []
-        for index, token_id in enumerate(step.ids):
-            entry = step.logprobs[index] if step.logprobs is not None else 0.0
-            value, alternatives = (entry, ()) if isinstance(entry, (int, float)) else entry
+        for token_id, value, alternatives in _entries(step):
             name = self._token(token_id)
             tokens.append(name)
             values.append(_finite(value))
@@ -476,9 +474,8 @@ class _SGLangWriter(_Writer):
             return {"type": "length", "length": len(self.ids)}
         return None
 
-    def _event(
-        self, new: Sequence[int], text: str, since: int, finish: dict[str, Any] | None
-    ) -> dict[str, Any]:
+    def _meta(self, finish: dict[str, Any] | None, start: int) -> dict[str, Any]:
+        """``meta_info`` so far, with the log probabilities from the ``start``-th id on when asked for."""
         meta: dict[str, Any] = {
             "id": "fake-rid",
             "finish_reason": finish,
@@ -486,18 +483,22 @@ class _SGLangWriter(_Writer):
             "completion_tokens": len(self.ids),
             "cached_tokens": self.cached,
         }
-        if self.logprobs:  # like the ids: this event's own, or everything so far
-            start = since if self.engine.incremental else 0
+        if self.logprobs:
             meta["output_token_logprobs"] = self.entries[start:]
             meta["output_top_logprobs"] = self.tops[start:]
+        return meta
+
+    def _event(
+        self, new: Sequence[int], text: str, since: int, finish: dict[str, Any] | None
+    ) -> dict[str, Any]:
+        # The log probabilities go like the ids: this event's own, or everything so far.
+        meta = self._meta(finish, since if self.engine.incremental else 0)
         if self.engine.incremental:
             return {"text": text, "output_ids": list(new), "meta_info": meta}
         return {"text": self.text_so_far, "output_ids": list(self.ids), "meta_info": meta}
 
     def _take(self, step: _Step, *, last: bool = False) -> str:
-        for index, token_id in enumerate(step.ids):
-            entry = step.logprobs[index] if step.logprobs is not None else 0.0
-            value, alternatives = (entry, ()) if isinstance(entry, (int, float)) else entry
+        for token_id, value, alternatives in _entries(step):
             self.entries.append([_or_none(value), token_id, None])
             self.tops.append([[_or_none(v), a, None] for a, v in alternatives[: self.top]])
         self.ids += step.ids
@@ -535,22 +536,22 @@ class _SGLangWriter(_Writer):
             else:
                 self._take(step)
         self.text_so_far += self.decoder.decode(b"", final=True)
-        meta: dict[str, Any] = {
-            "id": "fake-rid",
-            "finish_reason": finish,
-            "prompt_tokens": len(self.prompt),
-            "completion_tokens": len(self.ids),
-            "cached_tokens": self.cached,
-        }
-        if self.logprobs:
-            meta["output_token_logprobs"] = self.entries
-            meta["output_top_logprobs"] = self.tops
-        return 200, {"text": self.text_so_far, "output_ids": self.ids, "meta_info": meta}
+        return 200, {"text": self.text_so_far, "output_ids": self.ids, "meta_info": self._meta(finish, 0)}
 
 
 def _pairs(steps: list[_Step]) -> Iterator[tuple[_Step, _Step | None]]:
     """Each step with the one after it (None after the last)."""
     return zip(steps, [*steps[1:], None])
+
+
+def _entries(step: _Step) -> Iterator[tuple[int, float, Sequence[tuple[int, float]]]]:
+    """Each id of ``step`` with its log probability and alternatives (0.0 and none when the reply gave none)."""
+    for index, token_id in enumerate(step.ids):
+        entry = step.logprobs[index] if step.logprobs is not None else 0.0
+        if isinstance(entry, (int, float)):
+            yield token_id, entry, ()
+        else:
+            yield token_id, entry[0], entry[1]
 
 
 def _joined(steps: list[_Step]) -> tuple[LogprobEntry, ...] | None:
