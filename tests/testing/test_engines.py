@@ -92,14 +92,19 @@ def test_a_server_in_front_of_the_fake_engine_answers_as_a_replay_of_what_it_sen
     body = scenario.body
     top = (
         data.draw(st.none() | st.integers(0, 3), label="top_logprobs")
-        if scenario.protocol == "chat_completions"
+        if scenario.protocol != "messages"  # Messages has no log probabilities
         else None
     )
     if top is None:
         chain.engine.play([Tokens(tuple(chunk)) for chunk in chunks])
     else:
         # Log probabilities through the engine's wire format: the sampled token first among its alternatives.
-        body = {**body, "logprobs": True, "top_logprobs": top}
+        asked = (
+            {"top_logprobs": top}
+            if scenario.protocol == "responses"
+            else {"logprobs": True, "top_logprobs": top}
+        )
+        body = {**body, **asked}
         chain.engine.play([Tokens(tuple(chunk), tuple(_entry(i, top) for i in chunk)) for chunk in chunks])
     exchange = send(chain.url + PATHS[scenario.protocol], body)
     call = chain.engine.calls[-1]
