@@ -506,3 +506,23 @@ def test_event_stream_lines_end_only_at_cr_and_lf(cut: int | str | None) -> None
         return [event async for event in _events(httpx.Response(200, stream=_Chunks(chunks)), "vLLM")]
 
     assert asyncio.run(read()) == [{"text": "a\u2028b\x85c\u2029d"}, {"n": 2}, {"n": 3}]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [b"data: " + b"x" * 200, b"data: {}\n" + b"data: 1\n" * 30 + b"\n", b": " + b"y" * 150 + b"\n\n"],
+    ids=["one long line", "many data lines", "a long comment"],
+)
+def test_an_event_longer_than_the_limit_is_an_engine_error(
+    body: bytes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dscodec.server.backends import _engine
+
+    monkeypatch.setattr(_engine, "EVENT_LIMIT", 100)
+
+    async def read() -> list[dict[str, Any]]:
+        stream = _Chunks([body[i : i + 7] for i in range(0, len(body), 7)])
+        return [event async for event in _engine._events(httpx.Response(200, stream=stream), "SGLang")]
+
+    with pytest.raises(_engine.EngineError, match="SGLang.*longer than 100 bytes"):
+        asyncio.run(read())

@@ -52,6 +52,9 @@ _FINISH: dict[str, FinishReason] = {"stop": "stop", "length": "length"}
 
 #: How much of an engine's error body is read and quoted.
 _ERROR_BODY_LIMIT = 64 * 1024
+#: The largest event an engine may stream (its data lines together); a longer one fails the response. An engine's
+#: events hold a few tokens each, the first one the prompt's ids as well: far below this.
+EVENT_LIMIT = 64 * 1024 * 1024
 _MESSAGE_LIMIT = 1000
 
 
@@ -335,15 +338,16 @@ async def _read_some(response: httpx.Response) -> bytes:
     return b"".join(parts)[:_ERROR_BODY_LIMIT]
 
 
-async def _lines(response: httpx.Response) -> AsyncIterator[bytes]:
+async def _lines(response: httpx.Response, engine: str) -> AsyncIterator[bytes]:
     """The lines of an event stream, as bytes, without their line ends.
 
     SSE lines end at CR LF, LF or CR, and nowhere else. (httpx's ``aiter_lines`` also ends a line where
     ``str.splitlines`` does, at U+0085, U+2028 and U+2029 among others; both engines write these three raw inside
     JSON strings, so a model output holding one would cut its event in two.) Each chunk is searched once, so a
-    long line costs no more than its length however it arrives.
+    long line costs no more than its length however it arrives; one longer than :data:`EVENT_LIMIT` fails.
     """
     parts: list[bytes] = []  # the line read so far
+    size = 0  # its length
     after_cr = False  # the last chunk ended with CR: an LF starting the next one belongs to it
     async for chunk in response.aiter_bytes():
         if after_cr:
@@ -356,9 +360,12 @@ async def _lines(response: httpx.Response) -> AsyncIterator[bytes]:
         for end in _LINE_END.finditer(chunk):
             parts.append(chunk[start : end.start()])
             yield b"".join(parts)
-            parts = []
+            parts, size = [], 0
             start = end.end()
         parts.append(chunk[start:])
+        size += len(chunk) - start
+        if size > EVENT_LIMIT:
+            raise _too_long(engine)
         after_cr = chunk.endswith(b"\r")
     if any(parts):
         yield b"".join(parts)
@@ -371,14 +378,18 @@ async def _events(response: httpx.Response, engine: str) -> AsyncIterator[dict[s
     lines and other fields are skipped. Both engines send one JSON object per event.
     """
     lines: list[bytes] = []
-    async for line in _lines(response):
+    size = 0
+    async for line in _lines(response, engine):
         if line:
             if line.startswith(b"data:"):
                 lines.append(line[6:] if line.startswith(b"data: ") else line[5:])
+                size += len(line)
+                if size > EVENT_LIMIT:
+                    raise _too_long(engine)
             continue
         if lines:
             event = _decode(b"\n".join(lines), engine)
-            lines = []
+            lines, size = [], 0
             if event is None:
                 return
             yield event
@@ -386,6 +397,10 @@ async def _events(response: httpx.Response, engine: str) -> AsyncIterator[dict[s
         event = _decode(b"\n".join(lines), engine)
         if event is not None:
             yield event
+
+
+def _too_long(engine: str) -> EngineError:
+    return EngineError(f"The inference engine ({engine}) sent an event longer than {EVENT_LIMIT} bytes")
 
 
 def _decode(data: bytes, engine: str) -> dict[str, Any] | None:
