@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -352,3 +353,45 @@ def test_an_empty_output_still_finishes(kind: str) -> None:
             ([], {"type": "stop", "matched": None})
         ]
     assert unfinished == ["[DONE]"]  # a broken engine: the stream ends without a finish
+
+
+def test_a_responder_answers_requests_that_come_at_once() -> None:
+    """With a responder the engine answers each request by its own prompt, however many run together."""
+
+    def respond(body: dict[str, Any], prompt: list[int]) -> list[Any]:
+        return [Text(f"{len(prompt)} ids"), Tokens((EOS,))]
+
+    engine = FakeEngine("sglang", tokenizer=VOCABULARY, responder=respond)
+    with serve_engine(engine) as engine_url:
+        app = create_app(SGLangBackend(engine_url), tokenizer=VOCABULARY, context_limit=8192)
+        with LiveServer(app) as server:
+
+            def ask(words: int) -> tuple[str, int]:
+                body = {
+                    "model": "DeepSeek-V4-Pro",
+                    "thinking": {"type": "disabled"},
+                    "messages": [{"role": "user", "content": " ".join(["word"] * words)}],
+                }
+                answer = _post(server.url + "/v1/chat/completions", body).json()
+                return answer["choices"][0]["message"]["content"], answer["usage"]["prompt_tokens"]
+
+            with ThreadPoolExecutor(8) as pool:
+                answers = list(pool.map(ask, range(1, 17)))
+    assert [content for content, _ in answers] == [f"{prompt} ids" for _, prompt in answers]
+    assert len({prompt for _, prompt in answers}) == 16
+    assert len(engine.calls) == 16 and engine.pending == 0
+
+
+def test_a_responder_that_fails_is_the_engines_500() -> None:
+    def respond(body: dict[str, Any], prompt: list[int]) -> list[Any]:
+        raise LookupError("no script for this prompt")
+
+    engine = FakeEngine("vllm", tokenizer=VOCABULARY, responder=respond)
+    engine.play([Text("queued first")])
+    with serve_engine(engine) as url:
+        first = _post(url + "/v1/completions", {"prompt": [1], "max_tokens": 9})
+        second = _post(url + "/v1/completions", {"prompt": [1], "max_tokens": 9})
+    assert first.json()["choices"][0]["text"] == "queued first"
+    assert second.status_code == 500
+    assert "LookupError: no script for this prompt" in second.json()["error"]["message"]
+    assert engine.calls[1].reply is None

@@ -114,6 +114,9 @@ class FakeEngine:
         incremental: SGLang only: stream each chunk's own ids and text (SGLang's incremental streaming option)
             instead of everything so far.
         model: the model name vLLM's chunks carry.
+        responder: answers a request when no reply is queued: called with the request body and its prompt ids,
+            it returns the reply's backend items (for requests that come at once, or an engine that answers by
+            the prompt). Without one, such a request gets a 500.
 
     Raises:
         ValueError: an unknown ``kind``, or ``incremental`` for vLLM.
@@ -126,6 +129,7 @@ class FakeEngine:
         tokenizer: TokenizerLike = None,
         incremental: bool = False,
         model: str = "deepseek-fake",
+        responder: Callable[[dict[str, Any], list[int]], Iterable[BackendItem]] | None = None,
     ) -> None:
         if kind not in _ENDPOINTS:
             raise ValueError(f"kind must be 'vllm' or 'sglang', not {kind!r}")
@@ -137,6 +141,7 @@ class FakeEngine:
         self._tokenizer = tokenizer
         self._vocabulary: Vocabulary | None = None
         self._replies: deque[list[BackendItem]] = deque()
+        self._responder = responder
         self._lock = threading.Lock()
         #: Every generation request, in the order they came.
         self.calls: list[EngineCall] = []
@@ -163,6 +168,11 @@ class FakeEngine:
             ValueError: a ``content_filter`` finish (neither engine has one), a negative id, or log probabilities
                 that are not one entry per id.
         """
+        items = self._checked(reply)
+        with self._lock:
+            self._replies.append(items)
+
+    def _checked(self, reply: Iterable[BackendItem] | Transcript) -> list[BackendItem]:
         items = list(reply.backend if isinstance(reply, Transcript) else reply)
         for index, item in enumerate(items):
             if not isinstance(item, (Usage, Text, Tokens, Finish, Failure)):
@@ -174,8 +184,7 @@ class FakeEngine:
                     raise ValueError(f"reply item {index}: token ids must be integers of 0 or more")
                 if item.logprobs is not None and len(item.logprobs) != len(item.ids):
                     raise ValueError(f"reply item {index}: one log probability entry per id, or none")
-        with self._lock:
-            self._replies.append(items)
+        return items
 
     @property
     def pending(self) -> int:
@@ -224,10 +233,18 @@ class FakeEngine:
         prompt = list(body["prompt"] if self.kind == "vllm" else body["input_ids"])
         with self._lock:
             reply = self._replies.popleft() if self._replies else None
-            call = EngineCall(body, prompt, reply)
+        problem = None
+        if reply is None and self._responder is not None:
+            try:
+                reply = self._checked(self._responder(body, prompt))
+            except Exception as exc:  # noqa: BLE001 - the test's own function failed: the engine says so
+                problem = f"FakeEngine: the responder failed: {type(exc).__name__}: {exc}"
+        call = EngineCall(body, prompt, reply)
+        with self._lock:
             self.calls.append(call)
         if reply is None:
-            await _respond(send, 500, self._error(500, "FakeEngine: no reply was queued for this request"))
+            message = problem or "FakeEngine: no reply was queued for this request"
+            await _respond(send, 500, self._error(500, message))
             return
         steps, call.sent, cached = self._steps(body, prompt, reply)
         stream = body.get("stream") is True
