@@ -78,8 +78,9 @@ class EngineCall:
         body: the request body the server sent.
         prompt: its prompt token ids (``prompt`` for vLLM, ``input_ids`` for SGLang).
         reply: the items queued for it (None when nothing was queued: the engine answered 500).
-        sent: what the engine sent, as backend items: the prompt usage, the id chunks after the token budget's
-            cut, then the finish or the failure. ``Transcript(protocol, body, sent)`` replays it.
+        sent: what the engine sends for the request, as backend items: the prompt usage, the id chunks after the
+            token budget's cut, then the finish or the failure (all of it, also when the client went away before
+            the end: see ``disconnected``). ``Transcript(protocol, body, sent)`` replays it.
         finished: the answer was written to its end.
         disconnected: the client went away before that (a real engine then aborts the generation).
     """
