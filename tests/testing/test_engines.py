@@ -9,6 +9,7 @@ rules: the token budget, special tokens in the text, log probabilities, failures
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -395,3 +396,21 @@ def test_a_responder_that_fails_is_the_engines_500() -> None:
     assert second.status_code == 500
     assert "LookupError: no script for this prompt" in second.json()["error"]["message"]
     assert engine.calls[1].reply is None
+
+
+def test_a_client_that_leaves_is_recorded_and_the_stream_stops() -> None:
+    engine = FakeEngine("vllm", tokenizer=VOCABULARY, delay=0.01)
+    engine.play([Tokens((1000 + k,)) for k in range(200)])
+    with serve_engine(engine) as url:
+        body = {"prompt": [1], "max_tokens": 500, "stream": True}
+        with httpx.stream("POST", url + "/v1/completions", json=body, timeout=10) as response:
+            for line in response.iter_lines():
+                if line.startswith("data: "):
+                    break
+        deadline = time.monotonic() + 5
+        while not engine.calls[-1].disconnected and time.monotonic() < deadline:
+            time.sleep(0.01)
+    call = engine.calls[-1]
+    assert call.disconnected and not call.finished
+    with pytest.raises(ValueError, match="delay"):
+        FakeEngine("vllm", delay=-1)

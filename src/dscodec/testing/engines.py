@@ -115,12 +115,13 @@ class FakeEngine:
         incremental: SGLang only: stream each chunk's own ids and text (SGLang's incremental streaming option)
             instead of everything so far.
         model: the model name vLLM's chunks carry.
+        delay: seconds to wait before each streamed event, as a slow engine (for timeouts and cancellation).
         responder: answers a request when no reply is queued: called with the request body and its prompt ids,
             it returns the reply's backend items (for requests that come at once, or an engine that answers by
             the prompt). Without one, such a request gets a 500.
 
     Raises:
-        ValueError: an unknown ``kind``, or ``incremental`` for vLLM.
+        ValueError: an unknown ``kind``, ``incremental`` for vLLM, or a negative ``delay``.
     """
 
     def __init__(
@@ -130,15 +131,19 @@ class FakeEngine:
         tokenizer: TokenizerLike = None,
         incremental: bool = False,
         model: str = "deepseek-fake",
+        delay: float = 0.0,
         responder: Callable[[dict[str, Any], list[int]], Iterable[BackendItem]] | None = None,
     ) -> None:
         if kind not in _ENDPOINTS:
             raise ValueError(f"kind must be 'vllm' or 'sglang', not {kind!r}")
         if incremental and kind != "sglang":
             raise ValueError("incremental streaming is an SGLang option")
+        if isinstance(delay, bool) or not isinstance(delay, (int, float)) or not 0 <= delay < float("inf"):
+            raise ValueError(f"delay must be a number of seconds, 0 or more, not {delay!r}")
         self.kind: EngineKind = kind
         self.incremental = incremental
         self.model = model
+        self.delay = float(delay)
         self._tokenizer = tokenizer
         self._vocabulary: Vocabulary | None = None
         self._replies: deque[list[BackendItem]] = deque()
@@ -255,9 +260,8 @@ class FakeEngine:
             await _respond(send, status, _json(answer))
             call.finished = True
             return
-        await _stream(
-            send, receive, (b"data: " + _json(event) + b"\n\n" for event in writer.events(steps)), call
-        )
+        frames = (b"data: " + _json(event) + b"\n\n" for event in writer.events(steps))
+        await _stream(send, receive, frames, call, self.delay)
 
     # -- the request -------------------------------------------------------------------------------------------------
 
@@ -615,8 +619,11 @@ async def _respond(send: _Send, status: int, body: bytes) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-async def _stream(send: _Send, receive: _Receive, frames: Iterator[bytes], call: EngineCall) -> None:
-    """Write an event stream, and stop when the client goes away (as the engines abort such a request)."""
+async def _stream(
+    send: _Send, receive: _Receive, frames: Iterator[bytes], call: EngineCall, delay: float
+) -> None:
+    """Write an event stream, ``delay`` seconds before each event, and stop when the client goes away (as the
+    engines abort such a request)."""
     import anyio.lowlevel  # an ASGI server brings anyio; the module imports without it
 
     async with anyio.create_task_group() as group:
@@ -632,6 +639,8 @@ async def _stream(send: _Send, receive: _Receive, frames: Iterator[bytes], call:
             headers = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache")]
             await send({"type": "http.response.start", "status": 200, "headers": headers})
             for frame in frames:
+                if delay:
+                    await anyio.sleep(delay)
                 await send({"type": "http.response.body", "body": frame, "more_body": True})
                 await anyio.lowlevel.checkpoint()  # let a disconnect be seen between chunks
             await send({"type": "http.response.body", "body": b"data: [DONE]\n\n", "more_body": False})
