@@ -64,6 +64,33 @@ def _int_from(least: int, most: int | None = None) -> Callable[[str], int]:
     return read
 
 
+def _seconds(text: str) -> float:
+    """An argparse type: a positive, finite number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, not {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, not {text}")
+    return value
+
+
+def _live_limits(command: argparse.ArgumentParser, what: str) -> None:
+    """The bounds of reading a live server's answer (``dscodec.testing.live.send``)."""
+    command.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=None,
+        help=f"seconds {what}'s whole answer may take (default: 120)",
+    )
+    command.add_argument(
+        "--max-bytes",
+        type=_int_from(1),
+        default=None,
+        help=f"the most bytes {what}'s answer may hold (default: 256 MiB)",
+    )
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="dscodec", description="DeepSeek V4 / V4.1 request and response codec"
@@ -149,6 +176,7 @@ def _add_testing_commands(commands: argparse._SubParsersAction[argparse.Argument
     lint.add_argument("--body", default=None, help="the request body (JSON) to send with --url")
     lint.add_argument("--header", action="append", help="an HTTP header 'Name: value' for --url (repeatable)")
     lint.add_argument("--no-sdk", action="store_true", help="skip the strict check against the official SDKs")
+    _live_limits(lint, "the --url server")
     text = "send a request body to a live server and save the exchange as a transcript"
     record = commands.add_parser("record", help=text, description=text)
     record.add_argument("--url", required=True, help="the endpoint (or base URL with --protocol)")
@@ -159,6 +187,7 @@ def _add_testing_commands(commands: argparse._SubParsersAction[argparse.Argument
     )
     record.add_argument("--header", action="append", help="an HTTP header 'Name: value' (repeatable)")
     record.add_argument("--name", default="", help="the transcript's name (default: the file name)")
+    _live_limits(record, "the server")
     text = "replay every transcript under a folder through dscodec and print a pass/fail table"
     replay = commands.add_parser("replay", help=text, description=text)
     replay.add_argument("directory", help="a folder of transcripts (*.jsonl), or one transcript")

@@ -62,6 +62,12 @@ def _headers(values: list[str] | None) -> dict[str, str]:
     return headers
 
 
+def _limits(args: argparse.Namespace) -> dict[str, Any]:
+    """The ``--timeout`` and ``--max-bytes`` given, as keyword arguments of ``send`` and ``record``."""
+    limits = {"timeout": args.timeout, "max_bytes": args.max_bytes}
+    return {name: value for name, value in limits.items() if value is not None}
+
+
 def _fail(exc: Exception) -> int:
     print(f"dscodec: {exc}", file=sys.stderr)
     return 2
@@ -80,13 +86,15 @@ def lint_command(args: argparse.Namespace, out: TextIO) -> int:
             from dscodec.testing.live import send
 
             body = _read_json(args.body)
-            exchange = send(args.url, body, protocol=protocol, headers=_headers(args.header))
+            exchange = send(args.url, body, protocol=protocol, headers=_headers(args.header), **_limits(args))
             label = exchange.url
             protocol, request = exchange.protocol, body
             answer: Any = exchange.text
         else:
             if args.file is None:
                 raise _UsageError("give the FILE to lint (- for standard input) or --url")
+            if _limits(args):
+                raise _UsageError("--timeout and --max-bytes bound a live answer: they go with --url")
             label = "<stdin>" if args.file == "-" else args.file
             text = _read_text(args.file)
             request = _read_json(args.request) if args.request is not None else None
@@ -126,7 +134,9 @@ def record_command(args: argparse.Namespace, out: TextIO) -> int:
 
         body = _read_json(args.body)
         name = args.name or Path(args.output).name.removesuffix(".jsonl")
-        transcript = record(args.url, body, protocol=args.protocol, headers=_headers(args.header), name=name)
+        transcript = record(
+            args.url, body, protocol=args.protocol, headers=_headers(args.header), name=name, **_limits(args)
+        )
         Path(args.output).parent.mkdir(parents=True, exist_ok=True)
         dump_transcript(transcript, args.output)
     except ImportError as exc:

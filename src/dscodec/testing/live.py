@@ -9,6 +9,7 @@ protocol's path appended.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -29,6 +30,9 @@ _PATHS: dict[str, str] = {
 }
 #: The Anthropic API version header sent to Messages endpoints unless the caller gives one.
 ANTHROPIC_VERSION = "2023-06-01"
+#: The most bytes an answer may hold by default: a stream that never ends fails instead of filling memory (a
+#: 128K-token answer as Responses events is well under it).
+MAX_ANSWER_BYTES = 256 * 2**20
 
 
 def endpoint(url: str, protocol: Protocol | None = None) -> tuple[str, Protocol]:
@@ -82,12 +86,18 @@ def send(
     protocol: Protocol | None = None,
     headers: Mapping[str, str] | None = None,
     timeout: float = 120.0,
+    max_bytes: int = MAX_ANSWER_BYTES,
 ) -> Exchange:
     """POST ``body`` to the server and read the whole answer (an event stream or a JSON body).
 
+    The answer must end within ``timeout`` seconds of the request (a server that stops sending for that long
+    fails too), and hold at most ``max_bytes`` bytes: a server that never ends its stream fails the exchange
+    rather than hang the test or fill memory.
+
     Raises:
         ImportError: httpx is not installed.
-        TranscriptError: the protocol cannot be told, or the server cannot be reached.
+        TranscriptError: the protocol cannot be told, the server cannot be reached, or its answer takes longer
+            than ``timeout`` or is longer than ``max_bytes``.
     """
     import httpx
 
@@ -95,14 +105,27 @@ def send(
     sent = {"content-type": "application/json", **{k.lower(): v for k, v in (headers or {}).items()}}
     if resolved == "messages":
         sent.setdefault("anthropic-version", ANTHROPIC_VERSION)
+    deadline = time.monotonic() + timeout
+    data = bytearray()
     try:
-        with httpx.Client(timeout=timeout) as client:
-            answer = client.post(target, content=json.dumps(dict(body)).encode(), headers=sent)
+        with (
+            httpx.Client(timeout=timeout) as client,
+            client.stream("POST", target, content=json.dumps(dict(body)).encode(), headers=sent) as answer,
+        ):
+            for chunk in answer.iter_bytes():
+                data += chunk
+                if len(data) > max_bytes:
+                    raise TranscriptError(
+                        f"{target}: the answer passed {max_bytes} bytes and had not ended (a stream that "
+                        "never ends?)"
+                    )
+                if time.monotonic() > deadline:
+                    raise TranscriptError(f"{target}: the answer had not ended after {timeout} seconds")
+            status, content_type = answer.status_code, answer.headers.get("content-type", "")
+            text = bytes(data).decode(answer.encoding or "utf-8", errors="replace")
     except httpx.HTTPError as exc:
         raise TranscriptError(f"{target}: the request failed: {exc}") from None
-    content_type = answer.headers.get("content-type", "")
-    text = answer.text
-    exchange = Exchange(target, resolved, dict(body), answer.status_code, content_type, text, None, None)
+    exchange = Exchange(target, resolved, dict(body), status, content_type, text, None, None)
     if "text/event-stream" in content_type:
         exchange.frames, exchange.unterminated = parse_sse(text)
         return exchange
@@ -125,10 +148,11 @@ def record(
     headers: Mapping[str, str] | None = None,
     name: str = "",
     timeout: float = 120.0,
+    max_bytes: int = MAX_ANSWER_BYTES,
 ) -> Transcript:
     """Send ``body`` and save the exchange as a transcript of origin ``live`` (backend items derived from the
-    answer, see :func:`dscodec.testing.replay.verify`)."""
-    exchange = send(url, body, protocol=protocol, headers=headers, timeout=timeout)
+    answer, see :func:`dscodec.testing.replay.verify`); ``timeout`` and ``max_bytes`` as for :func:`send`."""
+    exchange = send(url, body, protocol=protocol, headers=headers, timeout=timeout, max_bytes=max_bytes)
     return transcript_of(exchange, name=name)
 
 

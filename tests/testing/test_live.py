@@ -1,0 +1,145 @@
+"""Reading a live server's answer is bounded: a stream that never ends, or a server that trickles or stalls,
+fails the exchange with a clear error instead of hanging the test or filling memory (loopback servers only)."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dscodec.cli import main
+from dscodec.testing import TranscriptError
+from dscodec.testing.live import record, send
+from tests.server.conftest import LiveServer
+
+FRAME = b'data: {"id":"c","object":"chat.completion.chunk","choices":[]}\n\n'
+BODY = {"model": "DeepSeek-V4-Pro", "messages": [{"role": "user", "content": "Hi"}], "stream": True}
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+
+
+def streaming_app(frames: int | None, pause: float, *, silent_after: int | None = None) -> Any:
+    """An ASGI server answering every POST with an event stream: ``frames`` frames (None: without end), each
+    after ``pause`` seconds; with ``silent_after``, it then sends nothing more and keeps the stream open."""
+
+    async def app(scope: dict[str, Any], receive: Any, send: Send) -> None:
+        if scope["type"] != "http":
+            return
+        gone = asyncio.Event()
+
+        async def watch() -> None:  # the client leaving ends the stream
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            gone.set()
+
+        watcher = asyncio.ensure_future(watch())
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-type", b"text/event-stream")],
+            }
+        )
+        sent = 0
+        while frames is None or sent < frames:
+            if silent_after is not None and sent == silent_after:
+                await gone.wait()
+            if gone.is_set():
+                return
+            await send({"type": "http.response.body", "body": FRAME, "more_body": True})
+            sent += 1
+            await asyncio.sleep(pause)
+        watcher.cancel()
+        await send({"type": "http.response.body", "body": b"data: [DONE]\n\n", "more_body": False})
+
+    return app
+
+
+@pytest.fixture
+def serve() -> Iterator[Callable[[Any], str]]:
+    servers: list[LiveServer] = []
+
+    def start(app: Any) -> str:
+        server = LiveServer(app).__enter__()
+        servers.append(server)
+        return server.url + "/v1/chat/completions"
+
+    yield start
+    for server in servers:
+        server.__exit__()
+
+
+def test_an_answer_within_the_bounds_is_read_whole(serve: Callable[[Any], str]) -> None:
+    url = serve(streaming_app(20, 0))
+    size = 20 * len(FRAME) + len(b"data: [DONE]\n\n")
+    exchange = send(url, BODY, max_bytes=size)  # exactly the answer's size
+    assert exchange.frames is not None and len(exchange.frames) == 21
+    with pytest.raises(TranscriptError, match=f"passed {size - 1} bytes"):
+        send(url, BODY, max_bytes=size - 1)
+
+
+def test_a_stream_that_never_ends_fails_at_the_size_bound(serve: Callable[[Any], str]) -> None:
+    url = serve(streaming_app(None, 0))
+    with pytest.raises(TranscriptError, match="passed 100000 bytes and had not ended"):
+        send(url, BODY, max_bytes=100_000)
+    with pytest.raises(TranscriptError, match="passed 100000 bytes"):
+        record(url, BODY, max_bytes=100_000)
+
+
+def test_a_trickling_stream_fails_at_the_deadline(serve: Callable[[Any], str]) -> None:
+    url = serve(streaming_app(None, 0.05))
+    start = time.monotonic()
+    with pytest.raises(TranscriptError, match="had not ended after 0.5 seconds"):
+        send(url, BODY, timeout=0.5)
+    assert time.monotonic() - start < 5
+
+
+def test_a_stalled_stream_fails_at_the_deadline(serve: Callable[[Any], str]) -> None:
+    url = serve(streaming_app(None, 0, silent_after=3))
+    start = time.monotonic()
+    with pytest.raises(TranscriptError, match="the request failed"):
+        send(url, BODY, timeout=0.5)
+    assert time.monotonic() - start < 5
+
+
+def test_invalid_utf8_becomes_replacement_characters(serve: Callable[[Any], str]) -> None:
+    async def app(scope: dict[str, Any], receive: Any, send_: Send) -> None:
+        if scope["type"] != "http":
+            return
+        headers = [(b"content-type", b"application/json")]
+        await send_({"type": "http.response.start", "status": 200, "headers": headers})
+        await send_({"type": "http.response.body", "body": b'{"x": "a\xffb"}'})
+
+    exchange = send(serve(app), {**BODY, "stream": False})
+    assert exchange.text == '{"x": "a\ufffdb"}' and exchange.response == {"x": "a\ufffdb"}
+
+
+def _cli(*argv: str) -> int:
+    return main(list(argv), stdout=io.StringIO())
+
+
+def test_the_commands_take_the_bounds(
+    serve: Callable[[Any], str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = serve(streaming_app(None, 0))
+    request = tmp_path / "body.json"
+    request.write_text(json.dumps(BODY), encoding="utf-8")
+    out = tmp_path / "t.jsonl"
+    assert _cli("record", "--url", url, "--body", str(request), "-o", str(out), "--max-bytes", "5000") == 2
+    assert "passed 5000 bytes" in capsys.readouterr().err and not out.exists()
+    assert _cli("lint", "--url", url, "--body", str(request), "--timeout", "0.3") == 2
+    assert "had not ended after 0.3 seconds" in capsys.readouterr().err
+    # The bounds go with a live answer only, and must be sensible.
+    saved = tmp_path / "answer.sse"
+    saved.write_bytes(FRAME)
+    assert _cli("lint", str(saved), "--protocol", "chat_completions", "--timeout", "3") == 2
+    assert "go with --url" in capsys.readouterr().err
+    for bad in (["--timeout", "0"], ["--timeout", "inf"], ["--timeout", "soon"], ["--max-bytes", "0"]):
+        with pytest.raises(SystemExit):
+            main(["record", "--url", url, "--body", str(request), "-o", str(out), *bad])
+        assert "expected" in capsys.readouterr().err
