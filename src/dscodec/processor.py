@@ -681,7 +681,8 @@ class StreamProcessor:
 
     def _count_reasoning(self) -> int | None:
         """Tokens of the emitted reasoning, re-encoded with the full vocabulary (deviation D5: for every kind of
-        backend chunk); None when the request has no thinking stage."""
+        backend chunk), never more than the completion tokens (text chunks may count fewer tokens than their
+        text re-encodes to); None when the request has no thinking stage."""
         if self.request.parsing_options.thinking_initial_stage is None:
             return None
         text = "".join(self._reasoning)
@@ -689,4 +690,4 @@ class StreamProcessor:
             return 0
         if self._vocab is None:
             self._vocab = Vocabulary.load(self._tokenizer)
-        return self._vocab.count_tokens(text)
+        return min(self._vocab.count_tokens(text), self._completion_tokens)

@@ -169,6 +169,35 @@ def test_reasoning_tokens_are_counted_for_text_chunks() -> None:
     )
 
 
+@pytest.mark.parametrize("protocol", ["chat_completions", "responses"])
+def test_reasoning_tokens_never_exceed_the_completion_tokens(protocol: str) -> None:
+    """D5: a backend's text chunks may count fewer tokens than their text re-encodes to (here 2 for 9): the
+    reasoning count stays within the completion count, and the answer lints clean."""
+    from dscodec.testing import lint
+
+    body = {"model": "DeepSeek-V4-Pro", "stream": True}
+    if protocol == "chat_completions":
+        body |= {"messages": [{"role": "user", "content": "Hi"}], "stream_options": {"include_usage": True}}
+    else:
+        body["input"] = "Hi"
+    request = dscodec.convert(protocol, body)  # type: ignore[arg-type]
+    for counts, reasoning in (((1, 1), 2), ((0, 0), 0), ((20, 1), 7)):
+        p = dscodec.StreamProcessor(request, response_id="r1", model="M", created=7)
+        events = p.start(5, 0)
+        events += p.push_text("Let me think about it carefully.", counts[0])
+        events += p.push_text("</think>Hi", counts[1])
+        events += p.finish("stop")
+        last = events[-1].to_dict()
+        if protocol == "responses":
+            usage = last["response"]["usage"]
+            found, whole = usage["output_tokens_details"]["reasoning_tokens"], usage["output_tokens"]
+        else:
+            usage = last["usage"]
+            found, whole = usage["completion_tokens_details"]["reasoning_tokens"], usage["completion_tokens"]
+        assert (found, whole) == (reasoning, sum(counts))
+        assert lint(protocol, [e.to_dict() for e in events], request=body) == []  # type: ignore[arg-type]
+
+
 def test_usage_key_follows_stream_options() -> None:
     streamed = _processor(stream=True)
     assert "usage" not in streamed.push_text("x")[0].to_dict()
