@@ -31,6 +31,9 @@ from dscodec.testing.transcript import is_transcript
 
 REQUEST = {"model": "DeepSeek-V4-Pro", "messages": [{"role": "user", "content": "Hi"}], "stream": True}
 
+#: A version 2 header without its closing brace, for the malformed cases.
+HEADER = '{"kind": "transcript", "format": "dscodec-transcript", "version": 2, "protocol": "messages"'
+
 
 def full() -> Transcript:
     return Transcript(
@@ -111,6 +114,19 @@ def test_the_name_defaults_to_the_file_name(tmp_path: Path) -> None:
             '{"kind": "transcript", "format": "dscodec-transcript", "version": 1, "protocol": "messages"}\n'
             '{"kind": "request", "body": {}}\n{"kind": "text", "text": 1}'
         ),
+        # Values of the wrong JSON type anywhere: refused with a message, never a Python error.
+        HEADER + '}\n{"kind": {"a": 1}, "body": {}}',
+        HEADER + '}\n{"kind": ["request"], "body": {}}',
+        HEADER + ', "meta": [["a", 1]]}\n{"kind": "request", "body": {}}',
+        HEADER + ', "meta": "x"}\n{"kind": "request", "body": {}}',
+        HEADER + ', "name": 5}\n{"kind": "request", "body": {}}',
+        HEADER + '}\n{"kind": "request", "body": {}}\n{"kind": "tokens", "ids": [1], "logprobs": 3}',
+        HEADER + '}\n{"kind": "request", "body": {}}\n{"kind": "tokens", "ids": [1], "logprobs": {"a": 1}}',
+        HEADER
+        + '}\n{"kind": "request", "body": {}}\n{"kind": "tokens", "ids": [1], "logprobs": [[0.5, [1]]]}',
+        HEADER
+        + '}\n{"kind": "request", "body": {}}\n{"kind": "tokens", "ids": [1], "logprobs": [[0.5, [[1]]]]}',
+        HEADER + '}\n{"kind": "request", "body": {}}\n{"kind": "finish", "reason": ["stop"]}',
     ],
 )
 def test_malformed_transcripts_are_refused(text: str) -> None:

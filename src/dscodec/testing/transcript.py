@@ -288,7 +288,11 @@ def _float_in(value: Any, where: str) -> float:
 
 def _logprob_in(value: Any, where: str) -> LogprobEntry:
     if isinstance(value, list):
-        if len(value) != 2 or not isinstance(value[1], list):
+        if (
+            len(value) != 2
+            or not isinstance(value[1], list)
+            or not all(isinstance(pair, list) and len(pair) == 2 for pair in value[1])
+        ):
             raise TranscriptError(
                 f"{where}: a log probability entry is a number or [logprob, [[id, logprob]...]]"
             )
@@ -327,6 +331,8 @@ def _item(line: dict[str, Any], where: str) -> BackendItem:
         if not isinstance(ids, list):
             raise TranscriptError(f"{where}: a tokens item needs a list 'ids'")
         logprobs = line.get("logprobs")
+        if logprobs is not None and not isinstance(logprobs, list):
+            raise TranscriptError(f"{where}: a tokens item's 'logprobs' must be a list or null")
         entries = None if logprobs is None else tuple(_logprob_in(lp, where) for lp in logprobs)
         return Tokens(tuple(_int(i, where) for i in ids), entries)
     if kind == "finish":
@@ -378,20 +384,25 @@ def parse_lines(
     except StopIteration:
         raise TranscriptError(f"{source}: empty transcript") from None
     header = _header(first, f"{source}:{first_line}")
+    meta = header.get("meta") or {}
+    if not isinstance(meta, dict):
+        raise TranscriptError(f"{source}:{first_line}: the header's 'meta' must be a JSON object")
     request: dict[str, Any] | None = None
     transcript = Transcript(
         protocol=cast(Protocol, header["protocol"]),
         request={},
-        name=str(header.get("name") or ""),
+        name=_str_or_none(header.get("name"), f"{source}:{first_line}") or "",
         origin=cast(Origin, header.get("origin", "codec")),
         response_id=_str_or_none(header.get("response_id"), f"{source}:{first_line}"),
         created=None if header.get("created") is None else _int(header["created"], f"{source}:{first_line}"),
         signature=_str_or_none(header.get("signature"), f"{source}:{first_line}"),
-        meta=dict(header.get("meta") or {}),
+        meta=dict(meta),
     )
     for number, line in iterator:
         where = f"{source}:{number}"
         kind = line.get("kind")
+        if not isinstance(kind, str):
+            raise TranscriptError(f"{where}: a line needs a string 'kind', not {kind!r}")
         if kind == "request":
             body = line.get("body")
             if not isinstance(body, dict):

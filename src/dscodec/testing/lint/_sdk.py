@@ -94,6 +94,9 @@ def validate_event(report: Report, protocol: str, event_type: Any, text: str, in
     sdk = _anthropic() if protocol == "messages" else _openai()
     if sdk is None or event_type in ("error", "ping"):
         return
+    if not isinstance(event_type, str):
+        report.add("GEN006", f"the event's type {event_type!r} is not a string", index, "type")
+        return
     model = sdk["events"].get(event_type)
     if model is None:
         report.add("GEN006", f"the SDK has no event type {event_type!r}", index, "type")

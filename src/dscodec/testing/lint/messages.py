@@ -139,7 +139,8 @@ def lint_messages_stream(
                 continue
             delta = obj(data.get("delta"))
             dtype = delta.get("type")
-            allowed = _DELTAS.get(block_or_none.type)
+            block_type = block_or_none.type
+            allowed = _DELTAS.get(block_type) if isinstance(block_type, str) else None
             if allowed is not None and dtype not in allowed:
                 report.add(
                     "MSG005", f"a {dtype!r} in a {block_or_none.type} block", event.index, "delta.type"

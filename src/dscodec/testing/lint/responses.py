@@ -164,9 +164,11 @@ class _Stream:
                 self.add("RSP001", f"the first event is {kind!r}, not response.created", event, "type")
         elif kind == "response.created":
             self.add("RSP001", "response.created again", event, "type")
+        if not isinstance(kind, str):  # no event of the protocol (the SDK check says so)
+            return
         if kind == "error":
             check_openai_error(self.report, {"error": data}, event.index)
-        elif isinstance(kind, str) and kind in _LIFECYCLE:
+        elif kind in _LIFECYCLE:
             self.lifecycle(event, kind, data)
         elif kind == "response.output_item.added":
             self.item_added(event, data)
@@ -212,7 +214,7 @@ class _Stream:
                 if isinstance(data.get(field_name), str) and data[field_name] != "".join(part.pieces):
                     self.add("RSP007", f"{kind} {field_name} differs from the deltas", event, field_name)
                 part.text_done = True
-        elif isinstance(kind, str) and kind.rpartition(".")[0] in _ITEM_STREAMS:
+        elif kind.rpartition(".")[0] in _ITEM_STREAMS:
             self.item_stream(event, kind, data)
 
     def sequence(self, event: Event, data: Mapping[str, Any]) -> None:

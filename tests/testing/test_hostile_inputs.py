@@ -1,0 +1,130 @@
+"""The kit reads whatever a server under test or a hand-edited file gives it: the linter answers any stream or
+body with findings, and the transcript reader with a transcript or a TranscriptError, never a Python error.
+
+Inputs are recorded answers (fixtures/streams) with values anywhere in them replaced, removed or added, by values
+of every JSON type (a ``type`` that is a list, an ``index`` that is an object, ...).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from dscodec.testing import Finding, Transcript, TranscriptError, lint, loads_transcripts
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "streams"
+#: A few recorded transcripts of each protocol: reasoning, tool calls, log probabilities, failures, complete
+#: bodies, stop sequences.
+NAMES = [
+    "v4-logprobs-tool-call",
+    "v4-logprobs-think",
+    "v4-finish-length-nothink",
+    "v4-resptools-apply-patch-think",
+    "v4-json-think-fenced",
+    "v4-chatusage-non-stream",
+    "v4-partial-dsml-tools",
+]
+FILES = [
+    path
+    for protocol in ("chat_completions", "responses", "messages")
+    for name in NAMES
+    if (path := FIXTURES / protocol / f"{name}.jsonl").exists()
+]
+TRANSCRIPTS: list[Transcript] = [
+    t for path in FILES for t in loads_transcripts(path.read_text(encoding="utf-8"))
+]
+
+_KEYS = ["type", "index", "delta", "usage", "id", "choices", "item", "output_index", "content_index", "content",
+         "sequence_number", "response", "message", "content_block", "output", "tool_calls", "arguments", "status",
+         "finish_reason", "stop_reason", "kind", "meta", "logprobs", "ids", "reason", "body", "name"]  # fmt: skip
+_NAMES = ["message_start", "content_block_delta", "response.output_text.delta", "tool_use", "function_call",
+          "text", "thinking", "reasoning", "output_text", "input_json_delta", "text_delta", "stop"]  # fmt: skip
+VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.sampled_from(_NAMES)
+    | st.text(max_size=4),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(_KEYS), inner, max_size=3),
+    max_leaves=4,
+)
+
+
+def _mutate(data: st.DataObject, value: Any) -> Any:
+    """``value`` with one place in it replaced, removed or added (picked by ``data``)."""
+    if isinstance(value, dict) and value and data.draw(st.booleans()):
+        key = data.draw(st.sampled_from(sorted(value)))
+        action = data.draw(st.sampled_from(["replace", "remove", "add", "deeper"]))
+        if action == "replace":
+            value[key] = data.draw(VALUES)
+        elif action == "remove":
+            del value[key]
+        elif action == "add":
+            value[data.draw(st.sampled_from(_KEYS))] = data.draw(VALUES)
+        else:
+            value[key] = _mutate(data, value[key])
+        return value
+    if isinstance(value, list) and value and data.draw(st.booleans()):
+        at = data.draw(st.integers(0, len(value) - 1))
+        action = data.draw(st.sampled_from(["replace", "remove", "add", "deeper"]))
+        if action == "replace":
+            value[at] = data.draw(VALUES)
+        elif action == "remove":
+            del value[at]
+        elif action == "add":
+            value.insert(at, data.draw(VALUES))
+        else:
+            value[at] = _mutate(data, value[at])
+        return value
+    return data.draw(VALUES)
+
+
+@given(st.data())
+def test_the_linter_answers_any_stream_with_findings(data: st.DataObject) -> None:
+    transcript = data.draw(st.sampled_from([t for t in TRANSCRIPTS if t.frames]))
+    assert transcript.frames is not None
+    events = [json.loads(frame.data) for frame in transcript.frames if frame.data != "[DONE]"]
+    for _ in range(data.draw(st.integers(1, 4))):
+        at = data.draw(st.integers(0, len(events) - 1))
+        events[at] = _mutate(data, events[at])
+    text = "".join(f"data: {json.dumps(event)}\n\n" for event in events)
+    request = transcript.request if data.draw(st.booleans()) else None
+    sdk = data.draw(st.booleans())
+    found = lint(transcript.protocol, text, request=request, sdk=sdk)
+    assert all(isinstance(finding, Finding) for finding in found)
+    as_dicts = [event for event in events if isinstance(event, dict)]
+    assert all(isinstance(f, Finding) for f in lint(transcript.protocol, as_dicts, request=request, sdk=sdk))
+
+
+@given(st.data())
+def test_the_linter_answers_any_body_with_findings(data: st.DataObject) -> None:
+    transcript = data.draw(st.sampled_from([t for t in TRANSCRIPTS if t.accumulated or t.response]))
+    body = copy.deepcopy(transcript.accumulated or transcript.response)
+    for _ in range(data.draw(st.integers(1, 4))):
+        body = _mutate(data, body)
+    found = lint(
+        transcript.protocol, json.dumps(body), request=transcript.request, sdk=data.draw(st.booleans())
+    )
+    assert all(isinstance(finding, Finding) for finding in found)
+
+
+@given(st.data())
+def test_a_malformed_transcript_is_refused_with_a_transcript_error(data: st.DataObject) -> None:
+    path = data.draw(st.sampled_from(FILES))
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line.strip()]
+    for _ in range(data.draw(st.integers(1, 3))):
+        at = data.draw(st.integers(0, len(lines) - 1))
+        lines[at] = _mutate(data, lines[at])
+    text = "\n".join(json.dumps(line) for line in lines)
+    try:
+        transcripts = loads_transcripts(text, source="mutated")
+    except TranscriptError as exc:
+        assert str(exc).startswith("mutated")
+    else:
+        assert all(isinstance(t, Transcript) for t in transcripts)
