@@ -162,13 +162,17 @@ def test_replay_reports_a_failing_transcript(tmp_path: Path) -> None:
     dump_transcript(bad, tmp_path / "bad.jsonl")
     (tmp_path / "notes.jsonl").write_text('{"not": "a transcript"}\n')
     (tmp_path / "broken.jsonl").write_text('{"format": "dscodec-transcript", "version": 9}\n')
+    odd = replay(good).transcript
+    odd.created = -5  # no answer carries it: an error row, not a traceback
+    dump_transcript(odd, tmp_path / "odd.jsonl")
     status, out = run("replay", str(tmp_path), "--chunking", "chars")
     assert status == 1
     rows = {line.split()[0]: line for line in out.splitlines()[1:-1]}
-    assert set(rows) == {"bad.jsonl", "broken.jsonl", "good.jsonl"}
+    assert set(rows) == {"bad.jsonl", "broken.jsonl", "good.jsonl", "odd.jsonl"}
     assert " FAIL " in rows["bad.jsonl"] and "content" in rows["bad.jsonl"]
     assert " ERROR " in rows["broken.jsonl"] and " pass" in rows["good.jsonl"]
-    assert out.splitlines()[-1] == "3 transcripts: 1 passed, 2 failed"
+    assert " ERROR " in rows["odd.jsonl"] and "created must be" in rows["odd.jsonl"]
+    assert out.splitlines()[-1] == "4 transcripts: 1 passed, 3 failed"
     assert run("replay", str(tmp_path / "good.jsonl"))[0] == 0
 
 

@@ -105,6 +105,21 @@ def test_live_recordings_are_not_rewritten(pytester: pytest.Pytester) -> None:
     assert path.read_text() == before
 
 
+def test_a_malformed_transcript_is_reported_by_its_message(pytester: pytest.Pytester) -> None:
+    odd = recorded()
+    odd.created = -5
+    dump_transcript(odd, pytester.path / "odd.jsonl")
+    header = json.dumps(
+        {"kind": "transcript", "format": "dscodec-transcript", "version": 2, "protocol": "messages"}
+    )
+    (pytester.path / "broken.jsonl").write_text(header + '\n{"kind": ["request"]}\n')
+    result = pytester.runpytest("--continue-on-collection-errors")
+    result.assert_outcomes(passed=1, failed=1, errors=1)
+    out = result.stdout.str()
+    assert "created must be None or an integer" in out and "a line needs a string 'kind'" in out
+    assert "Traceback" not in out and "raise " not in out
+
+
 def test_the_plugin_can_be_switched_off(pytester: pytest.Pytester) -> None:
     dump_transcript(recorded(), pytester.path / "hello.jsonl")
     pytester.runpytest("-p", "no:dscodec").assert_outcomes()

@@ -12,6 +12,7 @@ from dscodec.testing import (
     Text,
     Tokens,
     Transcript,
+    TranscriptError,
     Usage,
     compare,
     dumps_transcript,
@@ -88,6 +89,18 @@ def test_a_request_that_does_not_convert_gets_its_error_answer() -> None:
     assert result.transcript.status == 400 and result.request is None
     assert result.transcript.response is not None and result.transcript.response["type"] == "error"
     assert lint("messages", result.transcript) == []
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("created", -5), ("created", 2**63), ("response_id", "\udc00"), ("signature", "\ud800")],
+)
+def test_a_header_no_answer_can_carry_is_a_transcript_error(field: str, value: Any) -> None:
+    bad = transcript("chat_completions", [Text("Hi", 1), Finish("stop")])
+    setattr(bad, field, value)
+    bad.name = "odd"
+    with pytest.raises(TranscriptError, match=f"transcript odd: {field}"):
+        replay(bad)
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)

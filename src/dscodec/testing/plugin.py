@@ -61,8 +61,20 @@ class TranscriptFailure(Exception):
     """A transcript test failed; the message is the whole report."""
 
 
+def _is_transcript_problem(exc: BaseException) -> bool:
+    """A failure whose message is the whole report: no traceback helps with a malformed transcript."""
+    from dscodec.testing.transcript import TranscriptError
+
+    return isinstance(exc, (TranscriptFailure, TranscriptError))
+
+
 class TranscriptFile(pytest.File):
     """One transcript file: a ``replay`` and a ``lint`` test per transcript in it."""
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
+        if _is_transcript_problem(excinfo.value):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
 
     def collect(self) -> Iterator[pytest.Item]:
         from dscodec.testing.transcript import load_transcripts
@@ -93,7 +105,7 @@ class _TranscriptItem(pytest.Item):
         excinfo: pytest.ExceptionInfo[BaseException],
         style: Any = None,
     ) -> Any:
-        if isinstance(excinfo.value, TranscriptFailure):
+        if _is_transcript_problem(excinfo.value):
             return str(excinfo.value)
         return super().repr_failure(excinfo, style=style)
 

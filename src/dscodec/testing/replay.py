@@ -17,14 +17,23 @@ from typing import Any, Literal
 
 import dscodec
 from dscodec.conversation import ConversationRequest, Protocol
-from dscodec.errors import DscodecError, ModelOutputError
+from dscodec.errors import DscodecError, ModelOutputError, StreamStateError
 from dscodec.options import ConversionOptions
 from dscodec.processor import StreamProcessor
 from dscodec.protocols import error_body
 from dscodec.protocols._wire import WireEvent
 from dscodec.testing._sse import Frame
 from dscodec.testing.compare import Difference, compare
-from dscodec.testing.transcript import BackendItem, Failure, Finish, Text, Tokens, Transcript, Usage
+from dscodec.testing.transcript import (
+    BackendItem,
+    Failure,
+    Finish,
+    Text,
+    Tokens,
+    Transcript,
+    TranscriptError,
+    Usage,
+)
 from dscodec.vocab import TokenizerLike
 
 __all__ = [
@@ -207,6 +216,8 @@ def replay(
 
     Raises:
         TypeError: ``transcript`` is no :class:`Transcript`.
+        TranscriptError: the transcript's ``response_id``, ``created`` or ``signature`` is one no answer can carry
+            (an empty id, a negative time).
     """
     if not isinstance(transcript, Transcript):
         raise TypeError(f"transcript must be a Transcript, not {type(transcript).__name__}")
@@ -219,15 +230,18 @@ def replay(
     except DscodecError as exc:
         answer.status, answer.response = exc.status_code, _error_body(protocol, exc)
         return Replay(answer, None, [], False)
-    processor = StreamProcessor(
-        request,
-        response_id=transcript.response_id or _DEFAULT_IDS[protocol],
-        model=request.model,
-        created=0 if transcript.created is None else transcript.created,
-        tokenizer=tokenizer,
-        signature=transcript.signature,
-        tool_call_id_factory=call_id,
-    )
+    try:
+        processor = StreamProcessor(
+            request,
+            response_id=transcript.response_id or _DEFAULT_IDS[protocol],
+            model=request.model,
+            created=0 if transcript.created is None else transcript.created,
+            tokenizer=tokenizer,
+            signature=transcript.signature,
+            tool_call_id_factory=call_id,
+        )
+    except StreamStateError as exc:
+        raise TranscriptError(f"transcript {transcript.name or '(unnamed)'}: {exc}") from None
     pushed: list[BackendItem] = []
     events, failure, started = _run(processor, _chunked(list(transcript.backend), chunking), pushed)
     if failure is not None and not (request.stream and started):
