@@ -1,5 +1,6 @@
 """The kit reads whatever a server under test or a hand-edited file gives it: the linter answers any stream or
-body with findings, and the transcript reader with a transcript or a TranscriptError, never a Python error.
+body with findings, a recording keeps any answer, and the transcript reader gives a transcript or a
+TranscriptError, never a Python error.
 
 Inputs are recorded answers (fixtures/streams) with values anywhere in them replaced, removed or added, by values
 of every JSON type (a ``type`` that is a list, an ``index`` that is an object, ...).
@@ -15,7 +16,9 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dscodec.testing import Finding, Transcript, TranscriptError, lint, loads_transcripts
+from dscodec.testing import Finding, Transcript, TranscriptError, lint, loads_transcripts, replay
+from dscodec.testing._sse import parse_sse
+from dscodec.testing.live import Exchange, transcript_of
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "streams"
 #: A few recorded transcripts of each protocol: reasoning, tool calls, log probabilities, failures, complete
@@ -128,3 +131,38 @@ def test_a_malformed_transcript_is_refused_with_a_transcript_error(data: st.Data
         assert str(exc).startswith("mutated")
     else:
         assert all(isinstance(t, Transcript) for t in transcripts)
+
+
+@given(st.data())
+def test_any_answer_is_recorded_and_replays(data: st.DataObject) -> None:
+    """What a server under test sends is kept as it came, whatever it is; the transcript replays."""
+    transcript = data.draw(st.sampled_from(TRANSCRIPTS))
+    assert transcript.frames is not None
+    streamed = data.draw(st.booleans())
+    if streamed:
+        events: list[Any] = [json.loads(f.data) for f in transcript.frames if f.data != "[DONE]"]
+        for _ in range(data.draw(st.integers(1, 3))):
+            at = data.draw(st.integers(0, len(events) - 1))
+            events[at] = _mutate(data, events[at])
+        text = "".join(f"data: {json.dumps(event)}\n\n" for event in events)
+        frames, rest = parse_sse(text)
+        exchange = Exchange(
+            "u", transcript.protocol, transcript.request, 200, "text/event-stream", text, frames, None, rest
+        )
+    else:
+        body = _mutate(data, copy.deepcopy(transcript.accumulated))
+        status = data.draw(st.sampled_from([200, 400, 500]))
+        value = body if isinstance(body, dict) else {"value": body}
+        exchange = Exchange(
+            "u",
+            transcript.protocol,
+            transcript.request,
+            status,
+            "application/json",
+            json.dumps(body),
+            None,
+            value,
+        )
+    recorded = transcript_of(exchange)
+    assert recorded.frames == exchange.frames and recorded.response == exchange.response
+    replay(recorded)

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from dscodec.cli import main
-from dscodec.testing import TranscriptError
+from dscodec.testing import TranscriptError, lint, verify
 from dscodec.testing.live import record, send
 from tests.server.conftest import LiveServer
 
@@ -143,3 +143,54 @@ def test_the_commands_take_the_bounds(
         with pytest.raises(SystemExit):
             main(["record", "--url", url, "--body", str(request), "-o", str(out), *bad])
         assert "expected" in capsys.readouterr().err
+
+
+def answering_app(body: bytes, content_type: bytes = b"text/event-stream") -> Any:
+    """An ASGI server answering every POST with ``body``."""
+
+    async def app(scope: dict[str, Any], receive: Any, send_: Send) -> None:
+        if scope["type"] != "http":
+            return
+        headers = [(b"content-type", content_type)]
+        await send_({"type": "http.response.start", "status": 200, "headers": headers})
+        await send_({"type": "http.response.body", "body": body})
+
+    return app
+
+
+#: Streams no client could read as their protocol's: recording them keeps them as they came.
+UNREADABLE = {
+    "messages": [
+        {"type": "message_start", "message": "not an object"},
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": 5}},
+        {"type": "message_stop"},
+    ],
+    "responses": [
+        {"type": "response.created", "sequence_number": 0, "response": {"output": 7, "usage": "x"}},
+        {"type": "response.completed", "sequence_number": 1, "response": {"output": [1, {"type": 2}]}},
+    ],
+    "chat_completions": [
+        {"id": "c", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": "x"}]},
+        {"id": "c", "object": "chat.completion.chunk", "choices": "none", "usage": [1]},
+    ],
+}
+
+
+@pytest.mark.parametrize("protocol", sorted(UNREADABLE))
+def test_an_unreadable_stream_is_recorded_as_it_came(serve: Callable[[Any], str], protocol: str) -> None:
+    events = UNREADABLE[protocol]
+    body = b"".join(b"data: " + json.dumps(event).encode() + b"\n\n" for event in events)
+    url = serve(answering_app(body)).removesuffix("/v1/chat/completions")
+    request = {"model": "DeepSeek-V4-Pro", "stream": True, "max_tokens": 64}
+    request |= (
+        {"input": "Hi"} if protocol == "responses" else {"messages": [{"role": "user", "content": "Hi"}]}
+    )
+    transcript = record(url, request, protocol=protocol)  # type: ignore[arg-type]
+    assert transcript.frames is not None and [f.json() for f in transcript.frames] == events
+    assert lint(protocol, transcript)  # type: ignore[arg-type]
+    # Its replay fails: dscodec's answer is not the recorded one, or there is no answer it could read.
+    differences = verify(transcript)
+    assert differences
+    if transcript.accumulated is None:
+        assert differences[0].path == "accumulated" and transcript.backend == []

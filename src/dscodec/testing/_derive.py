@@ -79,6 +79,20 @@ def _int(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
 
+# A live server's answer may hold any JSON where an object, a list or a string belongs: such a value counts as
+# absent (the linter reports it).
+def _obj(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _objs(value: Any) -> list[Mapping[str, Any]]:
+    return [item for item in value if isinstance(item, Mapping)] if isinstance(value, list) else []
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
 class _Parts:
     def __init__(self) -> None:
         self.reasoning = ""
@@ -91,20 +105,23 @@ class _Parts:
 
 
 def _chat(response: Mapping[str, Any], parts: _Parts) -> None:
-    choice = (response.get("choices") or [{}])[0]
-    message = choice.get("message") or {}
-    parts.reasoning = message.get("reasoning_content") or ""
-    parts.content = message.get("content") or ""
-    for call in message.get("tool_calls") or []:
-        function = call.get("function") or {}
-        parts.calls.append((str(function.get("name", "")), _arguments(function.get("arguments"))))
+    choice = (_objs(response.get("choices")) or [{}])[0]
+    message = _obj(choice.get("message"))
+    parts.reasoning = _text(message.get("reasoning_content"))
+    parts.content = _text(message.get("content"))
+    for call in _objs(message.get("tool_calls")):
+        function = _obj(call.get("function"))
+        parts.calls.append((_text(function.get("name")), _arguments(function.get("arguments"))))
     reason = choice.get("finish_reason")
     parts.finish = Finish(
         "length" if reason == "length" else "content_filter" if reason == "content_filter" else "stop"
     )
-    usage = response.get("usage") or {}
-    cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens")
-    parts.usage = Usage(_int(usage.get("prompt_tokens")), _int(cached), response.get("system_fingerprint"))
+    usage = _obj(response.get("usage"))
+    cached = _obj(usage.get("prompt_tokens_details")).get("cached_tokens")
+    fingerprint = response.get("system_fingerprint")
+    parts.usage = Usage(
+        _int(usage.get("prompt_tokens")), _int(cached), fingerprint if isinstance(fingerprint, str) else None
+    )
     parts.completion = _int(usage.get("completion_tokens"))
 
 
@@ -112,20 +129,20 @@ def _responses(response: Mapping[str, Any], request: ConversationRequest, parts:
     wire = request.wire
     namespaced = wire.namespace_tool_map if isinstance(wire, ResponsesWire) else {}
     qualified = {value: key for key, value in namespaced.items()}
-    for item in response.get("output") or []:
+    for item in _objs(response.get("output")):
         kind = item.get("type")
-        texts = "".join(p.get("text", "") for p in item.get("content") or [] if isinstance(p, Mapping))
+        texts = "".join(_text(part.get("text")) for part in _objs(item.get("content")))
         if kind == "reasoning":
             parts.reasoning += texts
         elif kind == "message":
             parts.content += texts
         elif kind == "function_call":
-            name = str(item.get("name", ""))
-            if item.get("namespace") is not None:
-                name = qualified.get((item["namespace"], name), name)
+            name = _text(item.get("name"))
+            namespace = item.get("namespace")
+            if isinstance(namespace, str):
+                name = qualified.get((namespace, name), name)
             parts.calls.append((name, _arguments(item.get("arguments"))))
-    details = response.get("incomplete_details") or {}
-    reason = details.get("reason")
+    reason = _obj(response.get("incomplete_details")).get("reason")
     parts.finish = Finish(
         "length"
         if reason == "max_output_tokens"
@@ -136,29 +153,29 @@ def _responses(response: Mapping[str, Any], request: ConversationRequest, parts:
     error = response.get("error")
     if response.get("status") == "failed" and isinstance(error, Mapping):
         parts.failure = str(error.get("message", ""))
-    usage = response.get("usage") or {}
-    cached = (usage.get("input_tokens_details") or {}).get("cached_tokens")
+    usage = _obj(response.get("usage"))
+    cached = _obj(usage.get("input_tokens_details")).get("cached_tokens")
     parts.usage = Usage(_int(usage.get("input_tokens")), _int(cached))
     parts.completion = _int(usage.get("output_tokens"))
 
 
 def _messages(response: Mapping[str, Any], parts: _Parts) -> None:
     if response.get("type") == "error":
-        parts.failure = str((response.get("error") or {}).get("message", ""))
+        parts.failure = str(_obj(response.get("error")).get("message", ""))
         return
-    for block in response.get("content") or []:
+    for block in _objs(response.get("content")):
         kind = block.get("type")
         if kind == "thinking":
-            parts.reasoning += block.get("thinking") or ""
+            parts.reasoning += _text(block.get("thinking"))
         elif kind == "text":
-            parts.content += block.get("text") or ""
+            parts.content += _text(block.get("text"))
         elif kind == "tool_use":
-            parts.calls.append((str(block.get("name", "")), _arguments(block.get("input"))))
+            parts.calls.append((_text(block.get("name")), _arguments(block.get("input"))))
     reason = response.get("stop_reason")
     parts.finish = Finish(
         "length" if reason == "max_tokens" else "content_filter" if reason == "refusal" else "stop"
     )
-    usage = response.get("usage") or {}
+    usage = _obj(response.get("usage"))
     cached = _int(usage.get("cache_read_input_tokens"))
     prompt = _int(usage.get("input_tokens")) + cached + _int(usage.get("cache_creation_input_tokens"))
     parts.usage = Usage(prompt, cached)
@@ -177,7 +194,7 @@ def _stream_failure(protocol: Protocol, frames: Sequence[Frame]) -> str | None:
         if protocol == "chat_completions" and isinstance(data.get("error"), Mapping):
             return str(data["error"].get("message", ""))
         if protocol == "messages" and data.get("type") == "error":
-            return str((data.get("error") or {}).get("message", ""))
+            return str(_obj(data.get("error")).get("message", ""))
         if protocol == "responses" and data.get("type") == "error":
             return str(data.get("message", ""))
         return None
@@ -192,7 +209,8 @@ def derive_backend(
     response: Mapping[str, Any] | None,
     status: int,
 ) -> list[BackendItem]:
-    """The backend items that make dscodec give the recorded answer (``[]`` when the request does not convert)."""
+    """The backend items that make dscodec give the recorded answer (``[]`` when the request does not convert,
+    or when the events are no stream of the protocol: :func:`dscodec.accumulate` cannot read them)."""
     try:
         request = dscodec.convert(protocol, dict(request_body))
     except DscodecError:
@@ -202,7 +220,10 @@ def derive_backend(
         return [Failure(message.removeprefix(_FAILED_PREFIX))]
     parts = _Parts()
     if frames is not None:
-        whole = dscodec.accumulate(protocol, [f.json() for f in frames if _is_object(f)])
+        try:
+            whole = dscodec.accumulate(protocol, [f.json() for f in frames if _is_object(f)])
+        except DscodecError:
+            return []
         parts.failure = _stream_failure(protocol, frames)
     else:
         whole = dict(response or {})

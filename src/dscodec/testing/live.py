@@ -157,7 +157,12 @@ def record(
 
 
 def transcript_of(exchange: Exchange, *, name: str = "") -> Transcript:
-    """The transcript of an exchange (see :func:`record`)."""
+    """The transcript of an exchange (see :func:`record`).
+
+    Whatever the server answered is kept as it came. When its events are no stream of the protocol (so that
+    :func:`dscodec.accumulate` cannot read them), the transcript has no backend items and no accumulated
+    answer: its replay then fails, and its lint says why.
+    """
     transcript = Transcript(
         protocol=exchange.protocol,
         request=exchange.request,
@@ -184,5 +189,8 @@ def transcript_of(exchange: Exchange, *, name: str = "") -> Transcript:
                 continue
             if isinstance(data, dict):
                 events.append(data)
-        transcript.accumulated = dscodec.accumulate(exchange.protocol, events)
+        try:
+            transcript.accumulated = dscodec.accumulate(exchange.protocol, events)
+        except dscodec.DscodecError:
+            transcript.accumulated = None
     return transcript

@@ -118,12 +118,12 @@ class ReplayItem(_TranscriptItem):
 
     def runtest(self) -> None:
         from dscodec.testing.compare import compare, format_differences
-        from dscodec.testing.replay import replay
+        from dscodec.testing.replay import replay, unread_stream
 
         transcript = self.transcript()
         result = replay(transcript)
         sections = ["status", "response", "accumulated"] + ([] if transcript.origin == "live" else ["frames"])
-        differences = compare(transcript, result.transcript, sections=sections)
+        differences = unread_stream(transcript) + compare(transcript, result.transcript, sections=sections)
         if not differences:
             return
         report = format_differences(differences)

@@ -23,7 +23,7 @@ from dscodec.processor import StreamProcessor
 from dscodec.protocols import error_body
 from dscodec.protocols._wire import WireEvent
 from dscodec.testing._sse import Frame
-from dscodec.testing.compare import Difference, compare
+from dscodec.testing.compare import MISSING, Difference, compare
 from dscodec.testing.transcript import (
     BackendItem,
     Failure,
@@ -43,6 +43,7 @@ __all__ = [
     "merge_items",
     "replay",
     "split_items",
+    "unread_stream",
     "verify",
 ]
 
@@ -284,4 +285,16 @@ def verify(
     sections = ["status", "response", "accumulated"]
     if chunking == "recorded" and transcript.origin != "live":
         sections.append("frames")
-    return compare(transcript, result.transcript, ignore=ignore, sections=sections)
+    return unread_stream(transcript) + compare(
+        transcript, result.transcript, ignore=ignore, sections=sections
+    )
+
+
+def unread_stream(transcript: Transcript) -> list[Difference]:
+    """A live recording whose events are no stream of its protocol has no accumulated answer to compare a replay
+    with (see :func:`dscodec.testing.live.transcript_of`): one difference says so, so that its replay fails."""
+    if transcript.origin == "live" and transcript.frames is not None and transcript.accumulated is None:
+        return [
+            Difference("accumulated", "the recorded events, which dscodec cannot read as a stream", MISSING)
+        ]
+    return []
