@@ -466,6 +466,22 @@ def test_a_log_probability_that_is_no_number_is_an_engine_error(bad: object) -> 
             )
 
 
+@pytest.mark.parametrize("bad", [3, "x", {"a": 1}])
+def test_log_probabilities_of_the_wrong_shape_are_an_engine_error(bad: object) -> None:
+    from dscodec.server.backends._engine import EngineError
+    from dscodec.server.backends.sglang import _Reader
+    from dscodec.server.backends.vllm import _logprobs
+
+    fields = {"tokens": ["token_id:5"], "token_logprobs": [-0.5], "top_logprobs": [{"token_id:5": -0.5}]}
+    for name in fields:
+        with pytest.raises(EngineError, match=f"logprobs.{name}="):
+            _logprobs({**fields, name: bad}, 1, 1)
+    with pytest.raises(EngineError, match="top log probabilities"):
+        _Reader(logprobs=True, top=1)._logprobs(
+            {"output_token_logprobs": [[-0.5, 5, None]], "output_top_logprobs": [bad]}, 0, 1
+        )
+
+
 class _Chunks(httpx.AsyncByteStream):
     """An engine's response body, arriving in the given pieces."""
 

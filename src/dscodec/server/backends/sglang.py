@@ -151,6 +151,10 @@ class _Reader:
                 out.append(logprob)
                 continue
             row = tops[k] if isinstance(tops, list) and k < len(tops) else None
+            if row is not None and not isinstance(row, list):
+                raise EngineError(
+                    f"SGLang sent top log probabilities {row!r:.100}; expected a list of entries"
+                )
             pairs = [_pair(alt) for alt in row or []]
             out.append(_engine.with_top(logprob, pairs, self.top))
         return out

@@ -231,7 +231,10 @@ def _logprobs(value: object, count: int, top: int) -> Sequence[Logprob] | None:
         raise EngineError(f"vLLM sent logprobs={value!r}; expected an object")
     tokens = value.get("tokens") or []
     logprobs = value.get("token_logprobs") or []
-    tops = value.get("top_logprobs") or [None] * len(tokens)
+    tops = value.get("top_logprobs") or [None] * count
+    for name, field in (("tokens", tokens), ("token_logprobs", logprobs), ("top_logprobs", tops)):
+        if not isinstance(field, list):
+            raise EngineError(f"vLLM sent logprobs.{name}={field!r:.100}; expected a list")
     if not (len(tokens) == len(logprobs) == len(tops) == count):
         raise EngineError(
             f"vLLM sent log probabilities for {len(logprobs)} tokens in a chunk of {count} tokens"
