@@ -304,6 +304,14 @@ def test_the_queue_and_the_record(engine_url: tuple[FakeEngine, str]) -> None:
         ("/v1/completions", b'{"prompt": [1, -2]}', 400),
         ("/v1/completions", b'{"prompt": [1], "max_tokens": "5"}', 400),
         ("/v1/completions", b"[]", 400),
+        # Fields the fake reads, of another JSON type than the engine's API gives them.
+        ("/v1/completions", b'{"prompt": [1], "stream": true, "stream_options": -1}', 400),
+        ("/v1/completions", b'{"prompt": [1], "stream_options": {"include_usage": "yes"}}', 400),
+        ("/v1/completions", b'{"prompt": [1], "logprobs": -1}', 400),
+        ("/v1/completions", b'{"prompt": [1], "logprobs": 1.5}', 400),
+        ("/v1/completions", b'{"prompt": [1], "stream": "true"}', 400),
+        ("/v1/completions", b'{"prompt": [1], "return_token_ids": 1}', 400),
+        ("/v1/completions", b'{"prompt": [1], "skip_special_tokens": []}', 400),
         ("/generate", b'{"input_ids": [1]}', 404),
         ("/health", b"", 405),
     ],
@@ -316,6 +324,26 @@ def test_bad_requests_get_the_engines_error(
     assert response.status_code == status
     assert isinstance(response.json()["error"]["message"], str)
     assert engine.calls == []
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"sampling_params": []},
+        {"sampling_params": {"skip_special_tokens": "no"}},
+        {"sampling_params": {"max_new_tokens": 1.5}},
+        {"return_logprob": 1},
+        {"top_logprobs_num": -1},
+        {"stream": "yes"},
+    ],
+)
+def test_bad_sglang_requests_get_its_error(body: dict[str, Any]) -> None:
+    engine = FakeEngine("sglang", tokenizer=VOCABULARY)
+    engine.play([Text("x")])
+    with serve_engine(engine) as url:
+        response = _post(url + "/generate", {"input_ids": [1], **body})
+    assert response.status_code == 400 and isinstance(response.json()["error"]["message"], str)
+    assert engine.calls == [] and engine.pending == 1
 
 
 def test_bad_replies_are_refused_when_queued() -> None:

@@ -63,6 +63,19 @@ _DEFAULT_BUDGET: dict[str, int] = {"vllm": 16, "sglang": 128}
 _VLLM_MINUS_INF = -9999.0
 #: A request body larger than this is refused (413), as a real engine bounds its bodies.
 _MAX_BODY_BYTES = 64 * 1024 * 1024
+#: The request fields the fake engine reads besides the prompt and the budget, by the JSON type the engine's API
+#: gives them (a value of another type is a 400: the engines coerce a few, such as "true", the fake does not).
+_FIELD_TYPES: dict[str, dict[str, type]] = {
+    "vllm": {
+        "stream": bool,
+        "stream_options": dict,
+        "logprobs": int,
+        "return_tokens_as_token_ids": bool,
+        "return_token_ids": bool,
+        "skip_special_tokens": bool,
+    },
+    "sglang": {"stream": bool, "return_logprob": bool, "top_logprobs_num": int, "skip_special_tokens": bool},
+}
 
 _Scope = dict[str, Any]
 _Message = dict[str, Any]
@@ -273,11 +286,27 @@ class FakeEngine:
         prompt = body.get(key)
         if not isinstance(prompt, list) or not all(type(i) is int and i >= 0 for i in prompt):
             return f"{key} must be a list of token ids (this fake engine takes no text prompts)"
+        if self.kind == "sglang" and not isinstance(body.get("sampling_params", {}), (dict, type(None))):
+            return "sampling_params must be an object"
         budget = self._budget_field(body)
         if budget is not None and (type(budget) is not int or budget < 0):
             return f"the token budget must be an integer of 0 or more, not {budget!r}"
-        if self.kind == "sglang" and not isinstance(body.get("sampling_params", {}), dict):
-            return "sampling_params must be an object"
+        params = body if self.kind == "vllm" else body.get("sampling_params") or {}
+        fields = _FIELD_TYPES[self.kind]
+        for name, kind in fields.items():
+            value = (params if name == "skip_special_tokens" else body).get(name)
+            if value is None:
+                continue
+            if kind is bool and type(value) is not bool:
+                return f"{name} must be true, false or null, not {value!r:.100}"
+            if kind is int and (type(value) is not int or value < 0):
+                return f"{name} must be an integer of 0 or more, not {value!r:.100}"
+            if kind is dict:
+                if not isinstance(value, dict):
+                    return f"{name} must be an object, not {value!r:.100}"
+                usage = value.get("include_usage")
+                if usage is not None and type(usage) is not bool:
+                    return f"{name}.include_usage must be true, false or null, not {usage!r:.100}"
         return None
 
     def _budget_field(self, body: dict[str, Any]) -> Any:
