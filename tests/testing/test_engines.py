@@ -360,6 +360,30 @@ def test_bad_replies_are_refused_when_queued() -> None:
         FakeEngine("tgi")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="SGLang option"):
         FakeEngine("vllm", incremental=True)
+    # Fields of the wrong type fail when queued, not while a request is being answered.
+    with pytest.raises(TypeError, match="backend items or a Transcript"):
+        engine.play(None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="backend items or a Transcript"):
+        engine.play("Hello")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="the text must be a str"):
+        engine.play([Text(5)])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="the message must be a str"):
+        engine.play([Failure(None)])  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="cached_tokens"):
+        engine.play([Usage(cached_tokens=-1)])
+    with pytest.raises(ValueError, match="'eos' finish"):
+        engine.play([Finish("eos")])  # type: ignore[arg-type]
+    for entry in ("x", (0.5, ((1, "x"),)), (0.5, ((-1, 0.1),)), (True, ()), (0.5,)):
+        with pytest.raises(TypeError, match="log probability entry"):
+            engine.play([Tokens((1,), (entry,))])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="responder must be callable"):
+        FakeEngine("vllm", responder=5)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="model must be a str"):
+        FakeEngine("vllm", model=None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="incremental must be a bool"):
+        FakeEngine("sglang", incremental=1)  # type: ignore[arg-type]
+    with pytest.raises(dscodec.TokenizerError):
+        FakeEngine("vllm", tokenizer="/no/such/tokenizer.json")
     assert engine.pending == 0
 
 

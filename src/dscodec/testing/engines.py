@@ -135,6 +135,9 @@ class FakeEngine:
 
     Raises:
         ValueError: an unknown ``kind``, ``incremental`` for vLLM, or a negative ``delay``.
+        TypeError: a ``model`` that is no string, an ``incremental`` that is no bool, a ``responder`` that is not
+            callable.
+        TokenizerError: the ``tokenizer`` given cannot be loaded (the bundled one loads on first use).
     """
 
     def __init__(
@@ -153,6 +156,12 @@ class FakeEngine:
             raise ValueError("incremental streaming is an SGLang option")
         if isinstance(delay, bool) or not isinstance(delay, (int, float)) or not 0 <= delay < float("inf"):
             raise ValueError(f"delay must be a number of seconds, 0 or more, not {delay!r}")
+        if type(incremental) is not bool:
+            raise TypeError(f"incremental must be a bool, not {type(incremental).__name__}")
+        if not isinstance(model, str):
+            raise TypeError(f"model must be a str, not {type(model).__name__}")
+        if responder is not None and not callable(responder):
+            raise TypeError(f"responder must be callable or None, not {type(responder).__name__}")
         self.kind: EngineKind = kind
         self.incremental = incremental
         self.model = model
@@ -164,6 +173,10 @@ class FakeEngine:
         self._lock = threading.Lock()
         #: Every generation request, in the order they came.
         self.calls: list[EngineCall] = []
+        if (
+            tokenizer is not None
+        ):  # a tokenizer of the user's: one that cannot load fails here, not mid-request
+            self._vocabulary = Vocabulary.load(tokenizer)
 
     @property
     def vocabulary(self) -> Vocabulary:
@@ -183,26 +196,41 @@ class FakeEngine:
         with ``"stop"``.
 
         Raises:
-            TypeError: an item that is no backend item.
-            ValueError: a ``content_filter`` finish (neither engine has one), a negative id, or log probabilities
-                that are not one entry per id.
+            TypeError: an item that is no backend item, or a field of the wrong type (a ``Text`` whose text is no
+                string, a log probability that is no number).
+            ValueError: a ``content_filter`` finish (neither engine has one), a negative id or count, or log
+                probabilities that are not one entry per id.
         """
         items = self._checked(reply)
         with self._lock:
             self._replies.append(items)
 
     def _checked(self, reply: Iterable[BackendItem] | Transcript) -> list[BackendItem]:
+        if isinstance(reply, (str, bytes)) or not isinstance(reply, (Iterable, Transcript)):
+            raise TypeError(f"a reply is backend items or a Transcript, not {type(reply).__name__}")
         items = list(reply.backend if isinstance(reply, Transcript) else reply)
         for index, item in enumerate(items):
+            where = f"reply item {index}"
             if not isinstance(item, (Usage, Text, Tokens, Finish, Failure)):
-                raise TypeError(f"reply item {index} must be a backend item, not {type(item).__name__}")
-            if isinstance(item, Finish) and item.reason == "content_filter":
-                raise ValueError(f"reply item {index}: {self.kind} has no content_filter finish")
+                raise TypeError(f"{where} must be a backend item, not {type(item).__name__}")
+            if isinstance(item, Finish) and item.reason not in ("stop", "length", None):
+                raise ValueError(f"{where}: {self.kind} has no {item.reason!r} finish")
+            if isinstance(item, Text) and not isinstance(item.text, str):
+                raise TypeError(f"{where}: the text must be a str, not {type(item.text).__name__}")
+            if isinstance(item, Failure) and not isinstance(item.message, str):
+                raise TypeError(f"{where}: the message must be a str, not {type(item.message).__name__}")
+            if isinstance(item, Usage) and (type(item.cached_tokens) is not int or item.cached_tokens < 0):
+                raise ValueError(f"{where}: cached_tokens must be an integer of 0 or more")
             if isinstance(item, Tokens):
                 if not all(type(i) is int and i >= 0 for i in item.ids):
-                    raise ValueError(f"reply item {index}: token ids must be integers of 0 or more")
-                if item.logprobs is not None and len(item.logprobs) != len(item.ids):
-                    raise ValueError(f"reply item {index}: one log probability entry per id, or none")
+                    raise ValueError(f"{where}: token ids must be integers of 0 or more")
+                if item.logprobs is not None:
+                    if len(item.logprobs) != len(item.ids):
+                        raise ValueError(f"{where}: one log probability entry per id, or none")
+                    if not all(map(_logprob_entry_ok, item.logprobs)):
+                        raise TypeError(
+                            f"{where}: a log probability entry is a number or (number, ((id, number), ...))"
+                        )
         return items
 
     @property
@@ -593,6 +621,27 @@ class _SGLangWriter(_Writer):
 def _pairs(steps: list[_Step]) -> Iterator[tuple[_Step, _Step | None]]:
     """Each step with the one after it (None after the last)."""
     return zip(steps, [*steps[1:], None])
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _logprob_entry_ok(entry: object) -> bool:
+    """A log probability entry the writers can write: a number, or a number and ``(id, number)`` pairs."""
+    if _is_number(entry):
+        return True
+    if not isinstance(entry, (tuple, list)) or len(entry) != 2 or not _is_number(entry[0]):
+        return False
+    pairs = entry[1]
+    return isinstance(pairs, (tuple, list)) and all(
+        isinstance(pair, (tuple, list))
+        and len(pair) == 2
+        and type(pair[0]) is int
+        and pair[0] >= 0
+        and _is_number(pair[1])
+        for pair in pairs
+    )
 
 
 def _entries(step: _Step) -> Iterator[tuple[int, float, Sequence[tuple[int, float]]]]:
