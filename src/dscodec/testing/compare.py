@@ -440,6 +440,8 @@ def compare(
         unknown = [section for section in sections if section not in SECTIONS]
         if unknown:
             raise ValueError(f"unknown section {unknown[0]!r:.100}; expected some of {', '.join(SECTIONS)}")
+    if not isinstance(ignore, Iterable):
+        raise TypeError(f"ignore must be a str or an iterable of str, not {type(ignore).__name__}")
     ignore = list(ignore)
     if not all(isinstance(rule, str) for rule in ignore):
         raise TypeError("ignore rules must be str (a key name or a path pattern)")

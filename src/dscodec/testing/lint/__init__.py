@@ -72,6 +72,10 @@ def lint(
         ...     '"choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":"stop"}]}\\n\\ndata: [DONE]\\n\\n'
         >>> [finding.code for finding in lint("chat_completions", stream)]
         ['CHT001']
+
+    Raises:
+        ValueError: an unknown ``protocol``.
+        TypeError: an ``answer`` of another kind, or a ``request`` that is no dict.
     """
     if not isinstance(protocol, str) or protocol not in _STREAMS:
         raise ValueError(
@@ -80,6 +84,8 @@ def lint(
     if isinstance(answer, Transcript):
         request = request if request is not None else answer.request
         answer = answer.answer()
+    if request is not None and not isinstance(request, Mapping):
+        raise TypeError(f"request must be the request body (a dict) or None, not {type(request).__name__}")
     report = Report()
     if isinstance(answer, (str, bytes, bytearray)):
         text = answer if isinstance(answer, str) else answer.decode("utf-8", errors="replace")
