@@ -80,6 +80,10 @@ def preload(*, protocols: "Iterable[str] | None" = None) -> None:
 
     if isinstance(protocols, str):
         raise TypeError(f"protocols takes a collection of protocol names, not one string: [{protocols!r}]")
+    if protocols is not None and not hasattr(protocols, "__iter__"):
+        raise TypeError(
+            f"protocols takes a collection of protocol names or None, not {type(protocols).__name__}"
+        )
     specs = [spec(name) for name in (PROTOCOLS if protocols is None else protocols)]
     for module in (
         "dscodec.prompt.render",

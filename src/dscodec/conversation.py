@@ -248,7 +248,14 @@ class ConversationRequest(_Model):
         Raises:
             ContextLengthExceeded: the prompt and the requested completion do not fit; bound to the request's
                 protocol, so its ``body`` has that protocol's error shape.
+            TypeError: a count that is no ``int``.
+            ValueError: a negative ``prompt_tokens``, or a ``context_limit`` below 1.
         """
+        for name, value, least in (("prompt_tokens", prompt_tokens, 0), ("context_limit", context_limit, 1)):
+            if type(value) is not int:
+                raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+            if value < least:
+                raise ValueError(f"{name} must be {least} or more, not {value}")
         requested = self.inference_options.max_tokens
         if requested is not None:
             if prompt_tokens + requested > context_limit:

@@ -1325,6 +1325,21 @@ def test_stop_sequence_length_cap_d16() -> None:
     assert message_of(body(stop_sequences=[over_cap], temperature=3)).startswith("Invalid temperature value")
 
 
+@pytest.mark.parametrize(
+    ("prompt", "limit", "error"),
+    [
+        (-1, 100, ValueError),
+        (5, 0, ValueError),
+        ("5", 100, TypeError),
+        (5, 100.0, TypeError),
+        (True, 9, TypeError),
+    ],
+)
+def test_resolve_max_tokens_names_a_bad_count(prompt: object, limit: object, error: type[Exception]) -> None:
+    with pytest.raises(error, match="prompt_tokens|context_limit"):
+        convert(body()).resolve_max_tokens(prompt, limit)  # type: ignore[arg-type]
+
+
 def test_context_length_error_is_in_anthropics_envelope() -> None:
     request = convert(body(max_tokens=100))
     with pytest.raises(ContextLengthExceeded) as info:

@@ -161,3 +161,5 @@ def test_preload_refuses_an_unknown_protocol_before_loading_any() -> None:
 def test_preload_refuses_one_string_for_the_names() -> None:
     with pytest.raises(TypeError, match=r"collection of protocol names, not one string"):
         dscodec.preload(protocols="messages")
+    with pytest.raises(TypeError, match=r"collection of protocol names or None, not int"):
+        dscodec.preload(protocols=5)  # type: ignore[arg-type]
