@@ -27,6 +27,8 @@ from dscodec.protocols import PROTOCOLS, convert
 __all__ = ["main"]
 
 _OPEN, _CLOSE = "\x1b[7m", "\x1b[0m"  # reverse video on a terminal
+#: The environment variable ``dscodec serve`` reads its API key from when ``--api-key`` is not given.
+_API_KEY_VARIABLE = "DSCODEC_API_KEY"
 
 
 def _marked(prompt: RenderedPrompt, *, color: bool) -> str:
@@ -159,6 +161,15 @@ def _parser() -> argparse.ArgumentParser:
         help="request fields dscodec cannot honour (penalties, logit_bias, top_k, audio, ...): read past them "
         "(default) or answer 400 naming the field",
     )
+    serve.add_argument(
+        "--api-key",
+        action="append",
+        default=None,
+        metavar="KEY",
+        help="require this key on every /v1/ request (Authorization: Bearer KEY or x-api-key: KEY); repeatable. "
+        f"Without it, the key in ${_API_KEY_VARIABLE} if set (other users of the machine can read a key given "
+        "on the command line)",
+    )
     _add_testing_commands(commands)
     return parser
 
@@ -222,6 +233,9 @@ def _serve(args: argparse.Namespace) -> int:
         upstream = (engine, url)
     try:
         aliases = dict(parse_alias(text) for text in args.model_alias)
+        api_keys = args.api_key or (
+            [os.environ[_API_KEY_VARIABLE]] if os.environ.get(_API_KEY_VARIABLE) else None
+        )
         serve(
             args.script,
             upstream=upstream,
@@ -233,6 +247,7 @@ def _serve(args: argparse.Namespace) -> int:
             served_models=args.served_model_name,
             upstream_model=args.upstream_model,
             unsupported=args.unsupported,
+            api_keys=api_keys,
         )
     except (DscodecError, ValueError) as exc:  # ValueError: an engine address that is no http(s):// URL
         print(f"dscodec: {exc}", file=sys.stderr)

@@ -3,9 +3,10 @@ event stream that stops its producer when the client leaves, and the guards for 
 
 from __future__ import annotations
 
+import hmac
 import logging
 import zlib
-from collections.abc import AsyncGenerator, Awaitable, Mapping
+from collections.abc import AsyncGenerator, Awaitable, Collection, Mapping
 from typing import ClassVar, TypeVar
 
 import anyio
@@ -77,6 +78,13 @@ class _MethodNotAllowed(ConversionError):
     """A method the endpoint does not answer."""
 
     status_code = 405
+
+
+class _Unauthorized(DscodecError):
+    """A request without one of the server's API keys (the SDKs raise their ``AuthenticationError``)."""
+
+    status_code = 401
+    error_type = "invalid_request_error"
 
 
 _T = TypeVar("_T")
@@ -322,3 +330,37 @@ class LastResort:
                 await error_response(protocol, error)(scope, receive, send)
             except OSError:
                 pass  # the client is gone too
+
+
+class RequireApiKey:
+    """Every request to a ``/v1/`` path must carry one of ``keys``, as ``Authorization: Bearer <key>`` (what the
+    OpenAI SDK sends) or ``x-api-key: <key>`` (the Anthropic SDK's); otherwise it gets a 401 in the path's
+    protocol shape before its body is read. Other paths (``GET /health``, for probes) stay open. Keys are compared
+    in constant time."""
+
+    def __init__(self, app: ASGIApp, keys: Collection[str]) -> None:
+        self.app = app
+        self.keys = [key.encode() for key in keys]
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        protocol = _protocol_of(_route_path(scope)) if scope["type"] == "http" else None
+        if protocol is None:
+            await self.app(scope, receive, send)
+            return
+        given: list[bytes] = []
+        for name, value in scope.get("headers", ()):
+            if name == b"x-api-key":
+                given.append(value.strip())
+            elif name == b"authorization":
+                scheme, _, token = value.strip().partition(b" ")
+                if scheme.lower() == b"bearer":
+                    given.append(token.strip())
+        if any(hmac.compare_digest(candidate, key) for candidate in given for key in self.keys):
+            await self.app(scope, receive, send)
+            return
+        message = (
+            "Incorrect API key provided."
+            if given
+            else "No API key provided: send it as 'Authorization: Bearer <key>' or 'x-api-key: <key>'."
+        )
+        await error_response(protocol, _Unauthorized(message))(scope, receive, send)

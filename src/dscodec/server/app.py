@@ -20,7 +20,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import secrets
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -42,6 +42,7 @@ from dscodec.server._http import (
     LastResort,
     RequestTimeout,
     RequestTooLarge,
+    RequireApiKey,
     UnsupportedEncoding,
     decoded_body,
     error_response,
@@ -122,6 +123,7 @@ def _check_arguments(
     backend_timeout: object,
     served_models: object,
     response_store: object,
+    api_keys: object,
 ) -> None:
     """:func:`create_app`'s arguments, checked before anything is built."""
     if not callable(backend):
@@ -155,6 +157,16 @@ def _check_arguments(
             f"response_store must have get() and put() (see dscodec.server.ResponseStore), "
             f"not {type(response_store).__name__}"
         )
+    if api_keys is not None:
+        if isinstance(api_keys, (str, bytes)) or not isinstance(api_keys, Collection):
+            raise TypeError("api_keys must be a collection of keys (str), not one key, or None")
+        if not api_keys:
+            raise ValueError("api_keys must hold at least one key (None: no key needed)")
+        for key in api_keys:
+            if not isinstance(key, str):
+                raise TypeError(f"an API key must be a str, not {type(key).__name__}")
+            if not key or not key.isascii() or not key.isprintable() or key != key.strip() or " " in key:
+                raise ValueError("an API key must be printable ASCII text without spaces, not empty")
 
 
 def create_app(
@@ -168,6 +180,7 @@ def create_app(
     backend_timeout: float | None = BACKEND_TIMEOUT,
     served_models: Sequence[str] | None = None,
     response_store: ResponseStore | None = None,
+    api_keys: Collection[str] | None = None,
 ) -> FastAPI:
     """An ASGI app serving ``POST /v1/chat/completions``, ``/v1/responses`` and ``/v1/messages`` from ``backend``,
     with ``GET /v1/models``, ``POST /v1/messages/count_tokens``, ``POST /v1/responses/input_tokens`` and
@@ -188,6 +201,9 @@ def create_app(
         response_store: where Responses turns are kept for ``previous_response_id``, and the response objects
             when it is a :class:`~dscodec.server.RetrievableStore` (None: a
             :class:`~dscodec.server.MemoryResponseStore` of the default size).
+        api_keys: when given, every ``/v1/`` request must carry one of these keys (``Authorization: Bearer`` or
+            ``x-api-key``), or it gets a 401 in its protocol's error shape; ``GET /health`` stays open. None:
+            no key is needed.
 
     Raises:
         TokenizerError: the tokenizer cannot be loaded.
@@ -211,6 +227,7 @@ def create_app(
         backend_timeout,
         served_models,
         response_store,
+        api_keys,
     )
     dscodec.preload()  # the request and response paths of every protocol, so the first request pays for none
     server = _Server(
@@ -243,7 +260,9 @@ def create_app(
     app.add_api_route("/v1/models/{model}", catalog.get, methods=["GET"], name="retrieve_model")
     app.add_api_route("/health", server.health, methods=["GET"], name="health")
     app.add_exception_handler(HTTPException, http_error)
-    app.add_middleware(LastResort)
+    if api_keys is not None:
+        app.add_middleware(RequireApiKey, keys=list(api_keys))
+    app.add_middleware(LastResort)  # added last: the outermost
     return app
 
 

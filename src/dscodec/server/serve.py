@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Literal, TextIO
 
 from fastapi import FastAPI
@@ -224,9 +224,10 @@ def scripted_app(
     tokenizer: Tokenizer = None,
     context_limit: int | None = None,
     options: ConversionOptions | None = None,
+    api_keys: Collection[str] | None = None,
 ) -> FastAPI:
     """The example app replaying ``script`` (see :mod:`dscodec.server.scripted`); the context limit defaults to
-    :data:`~dscodec.server.DEFAULT_CONTEXT_LIMIT`.
+    :data:`~dscodec.server.DEFAULT_CONTEXT_LIMIT`, ``api_keys`` as for :func:`~dscodec.server.create_app`.
 
     Raises:
         ScriptError: the script file cannot be loaded.
@@ -236,7 +237,7 @@ def scripted_app(
     options = options or ConversionOptions()
     vocabulary = _load(tokenizer, options)
     backend = ScriptedBackend(scripts, tokenizer=vocabulary)
-    return _app(backend, vocabulary, context_limit, options)
+    return _app(backend, vocabulary, context_limit, options, api_keys)
 
 
 def upstream_app(
@@ -247,8 +248,10 @@ def upstream_app(
     context_limit: int | None = None,
     options: ConversionOptions | None = None,
     upstream_model: str | None = None,
+    api_keys: Collection[str] | None = None,
 ) -> FastAPI:
-    """The example app in front of a vLLM or SGLang server at ``url``.
+    """The example app in front of a vLLM or SGLang server at ``url`` (``api_keys`` as for
+    :func:`~dscodec.server.create_app`).
 
     Raises:
         TokenizerError: the tokenizer cannot be loaded.
@@ -258,14 +261,18 @@ def upstream_app(
     options = options or ConversionOptions()
     vocabulary = _load(tokenizer, options)
     backend: Backend = VLLMBackend(url, model=upstream_model) if engine == "vllm" else SGLangBackend(url)
-    return _app(backend, vocabulary, context_limit, options)
+    return _app(backend, vocabulary, context_limit, options, api_keys)
 
 
 def _app(
-    backend: Backend, vocabulary: Vocabulary, context_limit: int | None, options: ConversionOptions
+    backend: Backend,
+    vocabulary: Vocabulary,
+    context_limit: int | None,
+    options: ConversionOptions,
+    api_keys: Collection[str] | None,
 ) -> FastAPI:
     limit = DEFAULT_CONTEXT_LIMIT if context_limit is None else context_limit
-    return create_app(backend, tokenizer=vocabulary, context_limit=limit, options=options)
+    return create_app(backend, tokenizer=vocabulary, context_limit=limit, options=options, api_keys=api_keys)
 
 
 def serve(
@@ -280,10 +287,11 @@ def serve(
     served_models: Sequence[str] | None = None,
     upstream_model: str | None = None,
     unsupported: UnsupportedBehavior = "ignore",
+    api_keys: Collection[str] | None = None,
     log: TextIO | None = None,
 ) -> None:
     """Load everything, then serve until interrupted (uvicorn): the scripts of ``script``, or the engine
-    ``upstream`` (``("vllm" | "sglang", url)``).
+    ``upstream`` (``("vllm" | "sglang", url)``); with ``api_keys``, every ``/v1/`` request needs one of them.
 
     Raises:
         ServeError: neither or both of ``script`` and ``upstream``; a bad served name.
@@ -308,10 +316,17 @@ def serve(
             context_limit=context_limit,
             options=options,
             upstream_model=upstream_model,
+            api_keys=api_keys,
         )
         source = f"{engine} at {url}"
     else:
-        app = scripted_app(script or "", tokenizer=vocabulary, context_limit=context_limit, options=options)
+        app = scripted_app(
+            script or "",
+            tokenizer=vocabulary,
+            context_limit=context_limit,
+            options=options,
+            api_keys=api_keys,
+        )
         source = f"{os.fspath(script or '')} (pick a script with the X-Scenario header)"
     warning = v41_warning(tokenizer if tokenizer is None else vocabulary.name, vocabulary, options)
     if warning:
@@ -322,4 +337,9 @@ def serve(
         "(POST /v1/chat/completions, /v1/responses, /v1/messages; GET /v1/models, /health)",
         file=out,
     )
+    if api_keys:
+        count = len(api_keys)
+        print(f"dscodec: every /v1/ request needs an API key ({count} accepted)", file=out)
+    elif host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"dscodec: warning: {host} is reachable from other machines and no API key is needed", file=out)
     uvicorn.run(app, host=host, port=port, log_level="info")
