@@ -3,11 +3,12 @@
 dscodec render FILE|- [--protocol P]                 the prompt, special tokens marked
 dscodec encode FILE|- [--protocol P] [--tokenizer T]  the prompt and its token ids
 dscodec serve (--script FILE | --upstream vllm|sglang URL) [--tokenizer T] [--model-alias NAME=VERSION]...
-              [--served-model-name NAME]... [--host H] [--port N] [--context-limit N]
+              [--served-model-name NAME]... [--host H] [--port N] [--context-limit N] [--api-key KEY]...
                                                       the example server, scripted or in front of an engine
 dscodec lint FILE|- --protocol P | --url URL --body FILE  check a stream or response against its protocol
 dscodec record --url URL --body FILE -o OUT.jsonl         save a live server's answer as a transcript
 dscodec replay DIR                                        replay transcripts through dscodec, pass/fail table
+dscodec compare EXPECTED ACTUAL [--merge-deltas]          the differences between two saved answers
 """
 
 from __future__ import annotations
@@ -199,6 +200,30 @@ def _add_testing_commands(commands: argparse._SubParsersAction[argparse.Argument
     record.add_argument("--header", action="append", help="an HTTP header 'Name: value' (repeatable)")
     record.add_argument("--name", default="", help="the transcript's name (default: the file name)")
     _live_limits(record, "the server")
+    text = "compare two saved answers (transcripts, SSE streams or JSON bodies) after normalising made-up ids"
+    compare = commands.add_parser("compare", help=text, description=text)
+    compare.add_argument("expected", help="the expected answer: a transcript, an SSE stream or a JSON body")
+    compare.add_argument("actual", help="the answer to check, in any of the same forms")
+    compare.add_argument(
+        "--merge-deltas",
+        action="store_true",
+        help="merge consecutive deltas of one text or one call first, so deltas may part elsewhere",
+    )
+    compare.add_argument(
+        "--ignore",
+        action="append",
+        metavar="RULE",
+        help="leave out a key anywhere (usage) or a path pattern (frames[*].data.usage); repeatable",
+    )
+    compare.add_argument(
+        "--sections",
+        default=None,
+        help="which of status,frames,response,accumulated to compare (default: all)",
+    )
+    compare.add_argument("--keep-ids", action="store_true", help="compare ids as written (no placeholders)")
+    compare.add_argument(
+        "--limit", type=_int_from(1), default=20, help="print at most this many differences (default: 20)"
+    )
     text = "replay every transcript under a folder through dscodec and print a pass/fail table"
     replay = commands.add_parser("replay", help=text, description=text)
     replay.add_argument("directory", help="a folder of transcripts (*.jsonl), or one transcript")
@@ -211,7 +236,12 @@ def _run_testing_command(args: argparse.Namespace, out: TextIO) -> int:
     """Run ``dscodec lint`` / ``record`` / ``replay``."""
     from dscodec.testing import _cli
 
-    command = {"lint": _cli.lint_command, "record": _cli.record_command, "replay": _cli.replay_command}
+    command = {
+        "lint": _cli.lint_command,
+        "record": _cli.record_command,
+        "replay": _cli.replay_command,
+        "compare": _cli.compare_command,
+    }
     return command[args.command](args, out)
 
 
@@ -275,7 +305,7 @@ def _main(argv: Sequence[str] | None, stdout: TextIO | None) -> int:
     if args.command == "serve":
         return _serve(args)
     out = stdout or sys.stdout
-    if args.command in ("lint", "record", "replay"):
+    if args.command in ("lint", "record", "replay", "compare"):
         return _run_testing_command(args, out)
     try:
         body = _read(args.file)

@@ -207,3 +207,52 @@ def test_a_file_of_several_transcripts(tmp_path: Path) -> None:
     dump_transcripts(answers, tmp_path / "takes.jsonl")
     status, out = run("lint", str(tmp_path / "takes.jsonl"))
     assert status == 1 and out.startswith(f"{tmp_path / 'takes.jsonl'}[split]: MSG008")
+
+
+def test_compare_two_saved_answers(tmp_path: Path) -> None:
+    request = body("chat_completions", "plain")
+    whole = replay(
+        Transcript("chat_completions", request, [Usage(3), Text("Hello there", 2), Finish("stop")])
+    )
+    parted = replay(
+        Transcript(
+            "chat_completions", request, [Usage(3), Text("Hello", 1), Text(" there", 1), Finish("stop")]
+        )
+    )
+    other = replay(Transcript("chat_completions", request, [Usage(3), Text("Hello here", 2), Finish("stop")]))
+    for name, result in (("whole", whole), ("parted", parted), ("other", other)):
+        dump_transcript(result.transcript, tmp_path / f"{name}.jsonl")
+    frames = parted.transcript.frames
+    assert frames is not None
+    (tmp_path / "parted.sse").write_text("".join(f"data: {frame.data}\n\n" for frame in frames))
+    (tmp_path / "body.json").write_text(json.dumps(whole.transcript.accumulated))
+
+    assert run("compare", str(tmp_path / "whole.jsonl"), str(tmp_path / "whole.jsonl")) == (
+        0,
+        "no differences\n",
+    )
+    status, out = run("compare", str(tmp_path / "whole.jsonl"), str(tmp_path / "parted.jsonl"))
+    assert status == 1 and out.startswith("frames[1].data.choices[0].delta.reasoning_content")
+    # Deltas that part elsewhere but add up to the same events are no difference with --merge-deltas; an SSE
+    # stream against a transcript compares the frames.
+    for actual in ("parted.jsonl", "parted.sse"):
+        assert run("compare", str(tmp_path / "whole.jsonl"), str(tmp_path / actual), "--merge-deltas")[0] == 0
+    status, out = run("compare", str(tmp_path / "whole.jsonl"), str(tmp_path / "other.jsonl"), "--limit", "1")
+    assert status == 1 and "Hello here" in out and out.splitlines()[-1] == "... and 1 more differences"
+    assert (
+        run(
+            "compare",
+            str(tmp_path / "whole.jsonl"),
+            str(tmp_path / "other.jsonl"),
+            "--ignore",
+            "reasoning_content",
+        )[0]
+        == 0
+    )
+    # Usage errors: a missing file, an unknown section, two kinds of file with nothing in common.
+    assert run("compare", str(tmp_path / "whole.jsonl"), str(tmp_path / "none.jsonl"))[0] == 2
+    assert (
+        run("compare", str(tmp_path / "whole.jsonl"), str(tmp_path / "whole.jsonl"), "--sections", "x")[0]
+        == 2
+    )
+    assert run("compare", str(tmp_path / "body.json"), str(tmp_path / "parted.sse"))[0] == 2

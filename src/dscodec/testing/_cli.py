@@ -1,7 +1,7 @@
-"""The ``dscodec lint``, ``dscodec record`` and ``dscodec replay`` commands (registered in :mod:`dscodec.cli`).
+"""The ``dscodec lint``, ``record``, ``replay`` and ``compare`` commands (registered in :mod:`dscodec.cli`).
 
-Exit status: 0 clean (or recorded, or every transcript passed), 1 findings (or a transcript failed), 2 usage or
-I/O error.
+Exit status: 0 clean (or recorded, or every transcript passed, or no difference), 1 findings (or a transcript
+failed, or the answers differ), 2 usage or I/O error.
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from dscodec.conversation import Protocol
-from dscodec.testing.compare import format_differences
+from dscodec.testing._sse import parse_sse
+from dscodec.testing.compare import Answer, compare, format_differences
 from dscodec.testing.lint import lint
 from dscodec.testing.replay import verify
 from dscodec.testing.transcript import (
@@ -26,7 +27,7 @@ from dscodec.testing.transcript import (
     loads_transcripts,
 )
 
-__all__ = ["lint_command", "record_command", "replay_command"]
+__all__ = ["compare_command", "lint_command", "record_command", "replay_command"]
 
 
 class _UsageError(Exception):
@@ -195,3 +196,67 @@ def replay_command(args: argparse.Namespace, out: TextIO) -> int:
     failed = sum(1 for row in rows if row[2] != "pass")
     print(f"{len(rows)} transcripts: {len(rows) - failed} passed, {failed} failed", file=out)
     return 1 if failed else 0
+
+
+def _answer(path: str) -> Answer:
+    """An answer saved in ``path``: a file of one transcript, a JSON response body, or an SSE stream."""
+    text = _read_text(path)
+    if '"dscodec-transcript"' in text.split("\n", 1)[0]:
+        transcripts = loads_transcripts(text, source=path)
+        if len(transcripts) != 1:
+            raise _UsageError(f"{path} holds {len(transcripts)} transcripts; compare takes files of one")
+        return transcripts[0]
+    stripped = text.strip()
+    if stripped.startswith("{"):
+        return _read_json(path)
+    frames, rest = parse_sse(text)
+    if rest.strip():
+        frames += parse_sse(rest + "\n\n")[
+            0
+        ]  # a stream cut inside its last frame: compared as far as it goes
+    if not frames:
+        raise _UsageError(f"{path} holds no transcript, JSON object or SSE frame")
+    return frames
+
+
+def _kind(answer: Answer) -> tuple[str, set[str]]:
+    """What a saved answer is, and the sections it can hold."""
+    if isinstance(answer, Transcript):
+        return "a transcript", {"status", "frames", "response", "accumulated"}
+    if isinstance(answer, dict):
+        return "a JSON body", {"response"}
+    return "an SSE stream", {"frames"}
+
+
+def compare_command(args: argparse.Namespace, out: TextIO) -> int:
+    """``dscodec compare EXPECTED ACTUAL``: the differences between two saved answers, one per line. Without
+    ``--sections``, the sections both kinds of file can hold are compared (an SSE stream against a transcript:
+    the frames)."""
+    try:
+        expected, actual = _answer(args.expected), _answer(args.actual)
+        if args.sections:
+            sections = args.sections.split(",")
+        else:
+            (kind, have), (other, has) = _kind(expected), _kind(actual)
+            sections = [
+                section
+                for section in ("status", "frames", "response", "accumulated")
+                if section in have & has
+            ]
+            if not sections:
+                raise _UsageError(f"nothing to compare: {args.expected} is {kind}, {args.actual} {other}")
+        differences = compare(
+            expected,
+            actual,
+            ignore=args.ignore or (),
+            sections=sections,
+            ids=not args.keep_ids,
+            merge_deltas=args.merge_deltas,
+        )
+    except (_UsageError, TranscriptError, ValueError) as exc:
+        return _fail(exc)
+    if not differences:
+        print("no differences", file=out)
+        return 0
+    print(format_differences(differences, limit=args.limit), file=out)
+    return 1
