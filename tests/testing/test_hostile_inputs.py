@@ -62,31 +62,25 @@ VALUES = st.recursive(
 
 def _mutate(data: st.DataObject, value: Any) -> Any:
     """``value`` with one place in it replaced, removed or added (picked by ``data``)."""
-    if isinstance(value, dict) and value and data.draw(st.booleans()):
-        key = data.draw(st.sampled_from(sorted(value)))
-        action = data.draw(st.sampled_from(["replace", "remove", "add", "deeper"]))
-        if action == "replace":
-            value[key] = data.draw(VALUES)
-        elif action == "remove":
-            del value[key]
-        elif action == "add":
-            value[data.draw(st.sampled_from(_KEYS))] = data.draw(VALUES)
-        else:
-            value[key] = _mutate(data, value[key])
-        return value
-    if isinstance(value, list) and value and data.draw(st.booleans()):
-        at = data.draw(st.integers(0, len(value) - 1))
-        action = data.draw(st.sampled_from(["replace", "remove", "add", "deeper"]))
-        if action == "replace":
-            value[at] = data.draw(VALUES)
-        elif action == "remove":
-            del value[at]
-        elif action == "add":
-            value.insert(at, data.draw(VALUES))
-        else:
-            value[at] = _mutate(data, value[at])
-        return value
-    return data.draw(VALUES)
+    if not isinstance(value, (dict, list)) or not value or not data.draw(st.booleans()):
+        return data.draw(VALUES)
+    at: Any = (
+        data.draw(st.sampled_from(sorted(value)))
+        if isinstance(value, dict)
+        else data.draw(st.integers(0, len(value) - 1))
+    )
+    action = data.draw(st.sampled_from(["replace", "remove", "add", "deeper"]))
+    if action == "replace":
+        value[at] = data.draw(VALUES)
+    elif action == "remove":
+        del value[at]
+    elif action == "add" and isinstance(value, dict):
+        value[data.draw(st.sampled_from(_KEYS))] = data.draw(VALUES)
+    elif action == "add":
+        value.insert(at, data.draw(VALUES))
+    else:
+        value[at] = _mutate(data, value[at])
+    return value
 
 
 @given(st.data())
