@@ -233,7 +233,7 @@ def _add_testing_commands(commands: argparse._SubParsersAction[argparse.Argument
 
 
 def _run_testing_command(args: argparse.Namespace, out: TextIO) -> int:
-    """Run ``dscodec lint`` / ``record`` / ``replay``."""
+    """Run ``dscodec lint`` / ``record`` / ``replay`` / ``compare``."""
     from dscodec.testing import _cli
 
     command = {

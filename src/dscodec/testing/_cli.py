@@ -210,10 +210,8 @@ def _answer(path: str) -> Answer:
     if stripped.startswith("{"):
         return _read_json(path)
     frames, rest = parse_sse(text)
-    if rest.strip():
-        frames += parse_sse(rest + "\n\n")[
-            0
-        ]  # a stream cut inside its last frame: compared as far as it goes
+    if rest.strip():  # a stream cut inside its last frame: compared as far as it goes
+        frames += parse_sse(rest + "\n\n")[0]
     if not frames:
         raise _UsageError(f"{path} holds no transcript, JSON object or SSE frame")
     return frames
