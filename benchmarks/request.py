@@ -21,6 +21,9 @@ reported with the ratio to the reference measured alongside (below 1.0 means dsc
 * cold: convert + render + encode with every cache off and the vocabulary's word memory, the renderer's memos
   of tool-call arguments and schema lines and the converter's memo of checked tool schemas emptied first
   (nothing of the request seen before), against the reference's convert + encode;
+* cold with fresh tokenizers on both sides: each run loads the tokenizer anew (untimed), so the BPE word cache
+  ``tokenizers`` keeps per tokenizer is empty for both (in the rows above it is warm on both sides, from the
+  earlier runs of the same prompt);
 * the same with the word memory kept (a serving loop's new conversation: common words seen before);
 * the breakdown of the cold figure (convert, render, encode);
 * the floor: Hugging Face ``tokenizers`` alone, one ``encode_batch_fast`` call over the prompt's text gaps (what
@@ -49,6 +52,7 @@ import time
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import workloads
 
@@ -494,6 +498,7 @@ def workload(name: str, tokens: int, runs: int, reference: object | None) -> Non
         },
         runs,
     )
+    fresh = _fresh_cold(body, reference, runs=max(3, runs // 2))
     base = medians.get("reference")
     print(
         f"== {name}: {len(ids)} tokens, {len(body)} characters of JSON, {len(gaps)} text gaps "
@@ -512,6 +517,14 @@ def workload(name: str, tokens: int, runs: int, reference: object | None) -> Non
         f"    convert {parts['convert'] * 1000:.1f} ms, render {parts['render'] * 1000:.1f} ms, "
         f"encode {parts['encode'] * 1000:.1f} ms"
     )
+    ours_fresh, reference_fresh = fresh
+    if reference_fresh:
+        print(
+            f"  {'cold, fresh tokenizers on both sides (BPE caches empty)':54s} {ours_fresh * 1000:8.1f} ms   "
+            f"ratio {ours_fresh / reference_fresh:5.3f} (reference {reference_fresh * 1000:.1f} ms)"
+        )
+    else:
+        row("dscodec cold, fresh tokenizer (BPE cache empty)", ours_fresh)
     row("dscodec cold, words remembered from earlier requests", medians["words known"])
     row("floor: tokenizers encode_batch_fast of the gaps", medians["floor"])
     row(f"floor: tokenizers over the {len(distinct)} distinct words", medians["words floor"])
@@ -525,6 +538,32 @@ def workload(name: str, tokens: int, runs: int, reference: object | None) -> Non
         f"floor: tokenizers over the {len(new_gaps)} new gaps ({sum(map(len, new_gaps))} characters)",
         medians["next floor"],
     )
+
+
+def _fresh_cold(body: str, reference: object | None, *, runs: int) -> tuple[float, float | None]:
+    """Median cold encode of ``body`` by dscodec and by the reference, each run with a tokenizer loaded just before
+    (untimed), so that no BPE word of the prompt is cached by either side: (dscodec, reference or None)."""
+    from dscodec.vocab import Vocabulary
+
+    path = str(bundled_tokenizer_path())
+    ours: list[float] = []
+    theirs: list[float] = []
+    for _ in range(runs):
+        encoder = dscodec.PromptEncoder(Vocabulary.load(path), cache_chars=0)
+        render._ARGUMENTS.clear()
+        render._SCHEMA_LINES.clear()
+        _tools._SCHEMAS.clear()
+        start = time.perf_counter()
+        encoder.encode(dscodec.convert("chat_completions", body))
+        ours.append(time.perf_counter() - start)
+        if reference is not None:
+            ref: Any = reference
+            encoding = ref.DeepseekV4Encoding().with_tokenizer(ref.Tokenizer.from_file(path))
+            options = ref.ConversionOptions()
+            start = time.perf_counter()
+            encoding.encode(ref.ChatCompletionRequest(body).convert(options).conversation)
+            theirs.append(time.perf_counter() - start)
+    return statistics.median(ours), statistics.median(theirs) if theirs else None
 
 
 def main() -> None:

@@ -532,7 +532,7 @@ def fuzz(protocol: str, args: argparse.Namespace) -> int:
                     merge=not args.exact_deltas,
                 )
                 if args.events
-                else reference_response(protocol, body, pieces, plan)
+                else reference_response(protocol, body, their_pieces, their_plan)
             )
         except Exception as exc:  # noqa: BLE001 - the reference failing is a case to look at, not a crash
             theirs = {"error": f"{type(exc).__name__}: {exc}"}
