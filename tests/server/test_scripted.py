@@ -145,6 +145,13 @@ def test_fail_after() -> None:
         {"s": {"output": "x", "extra": 1}},
         {"s": {"output": "x", "raw": True, "reasoning": "r"}},
         {"s": "just text"},
+        # Past what a stream processor takes, or an endless wait: refused when loaded, not when played.
+        {"s": {"output": "x", "prompt_tokens": 2**63}},
+        {"s": {"output": "x", "cached_tokens": 2**70}},
+        {"s": {"output": "x", "chunk_size": 2**63}},
+        {"s": {"output": "x", "delay": 3601}},
+        {"s": {"output": "x", "delay": float("inf")}},
+        {"s": {"output": "x", "delay": float("nan")}},
     ],
 )
 def test_bad_scripts_are_refused(scripts: Any) -> None:

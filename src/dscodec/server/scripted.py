@@ -21,7 +21,7 @@ Script fields:
 * ``chunk_size``: characters or ids per chunk (default 4).
 * ``prompt_tokens`` / ``cached_tokens``: the prompt usage to report (default: the prompt's real length, 0).
 * ``fail_after``: raise after this many output chunks, like a crashing model server (``0``: before anything).
-* ``delay``: seconds to wait before each chunk (default 0).
+* ``delay``: seconds to wait before each chunk (default 0, at most 3600).
 * ``description``: free text, ignored.
 
 The output is tokenized with the server's tokenizer (its full vocabulary, so ``</think>`` and ``｜DSML｜`` become
@@ -79,11 +79,13 @@ class Script(BaseModel):
     raw: bool = False
     finish: FinishReason | None = "stop"
     send: Literal["text", "tokens"] = "text"
-    chunk_size: int = Field(default=4, ge=1)
-    prompt_tokens: int | None = Field(default=None, ge=0)
-    cached_tokens: int = Field(default=0, ge=0)
-    fail_after: int | None = Field(default=None, ge=0)
-    delay: float = Field(default=0.0, ge=0.0)
+    # The bounds a stream processor takes (counts below 2**63) and an hour of delay: a script past them is
+    # refused when it is loaded, not when a request plays it.
+    chunk_size: int = Field(default=4, ge=1, lt=2**63)
+    prompt_tokens: int | None = Field(default=None, ge=0, lt=2**63)
+    cached_tokens: int = Field(default=0, ge=0, lt=2**63)
+    fail_after: int | None = Field(default=None, ge=0, lt=2**63)
+    delay: float = Field(default=0.0, ge=0.0, le=3600.0, allow_inf_nan=False)
     description: str = ""
 
     @model_validator(mode="after")
