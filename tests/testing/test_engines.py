@@ -464,5 +464,6 @@ def test_a_client_that_leaves_is_recorded_and_the_stream_stops() -> None:
             time.sleep(0.01)
     call = engine.calls[-1]
     assert call.disconnected and not call.finished
-    with pytest.raises(ValueError, match="delay"):
-        FakeEngine("vllm", delay=-1)
+    for bad in (-1, 3601, float("inf"), float("nan"), True, "1"):
+        with pytest.raises(ValueError, match="delay must be a number of seconds from 0 to 3600"):
+            FakeEngine("vllm", delay=bad)  # type: ignore[arg-type]

@@ -61,6 +61,8 @@ _ENDPOINTS: dict[str, str] = {"vllm": "/v1/completions", "sglang": "/generate"}
 _DEFAULT_BUDGET: dict[str, int] = {"vllm": 16, "sglang": 128}
 #: What vLLM writes for a log probability of minus infinity (JSON has no infinity).
 _VLLM_MINUS_INF = -9999.0
+#: The longest wait before a streamed event (seconds): a longer one is no test of a timeout, only a hung test.
+_MAX_DELAY = 3600.0
 #: A request body larger than this is refused (413), as a real engine bounds its bodies.
 _MAX_BODY_BYTES = 64 * 1024 * 1024
 #: The request fields the fake engine reads besides the prompt and the budget, by the JSON type the engine's API
@@ -128,13 +130,14 @@ class FakeEngine:
         incremental: SGLang only: stream each chunk's own ids and text (SGLang's incremental streaming option)
             instead of everything so far.
         model: the model name vLLM's chunks carry.
-        delay: seconds to wait before each streamed event, as a slow engine (for timeouts and cancellation).
+        delay: seconds to wait before each streamed event, as a slow engine (for timeouts and cancellation); at
+            most 3600.
         responder: answers a request when no reply is queued: called with the request body and its prompt ids,
             it returns the reply's backend items (for requests that come at once, or an engine that answers by
             the prompt). Without one, such a request gets a 500.
 
     Raises:
-        ValueError: an unknown ``kind``, ``incremental`` for vLLM, or a negative ``delay``.
+        ValueError: an unknown ``kind``, ``incremental`` for vLLM, or a ``delay`` below 0 or over an hour.
         TypeError: a ``model`` that is no string, an ``incremental`` that is no bool, a ``responder`` that is not
             callable.
         TokenizerError: the ``tokenizer`` given cannot be loaded (the bundled one loads on first use).
@@ -154,8 +157,8 @@ class FakeEngine:
             raise ValueError(f"kind must be 'vllm' or 'sglang', not {kind!r}")
         if incremental and kind != "sglang":
             raise ValueError("incremental streaming is an SGLang option")
-        if isinstance(delay, bool) or not isinstance(delay, (int, float)) or not 0 <= delay < float("inf"):
-            raise ValueError(f"delay must be a number of seconds, 0 or more, not {delay!r}")
+        if isinstance(delay, bool) or not isinstance(delay, (int, float)) or not 0 <= delay <= _MAX_DELAY:
+            raise ValueError(f"delay must be a number of seconds from 0 to {_MAX_DELAY:g}, not {delay!r}")
         if type(incremental) is not bool:
             raise TypeError(f"incremental must be a bool, not {type(incremental).__name__}")
         if not isinstance(model, str):
