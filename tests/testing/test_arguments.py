@@ -82,6 +82,12 @@ def test_lint_reads_bytearray_as_bytes() -> None:
         (lambda s: s.request_bodies("chat"), "unknown protocol"),
         (lambda s: s.request_bodies("messages", model=5), "model"),
         (lambda s: s.scenarios("chat"), "unknown protocol"),
+        (lambda s: s.scenarios(stream="yes"), "stream"),
+        (lambda s: s.scenarios(malformed=1), "malformed"),
+        (lambda s: s.request_bodies("responses", stream=0), "stream"),
+        (lambda s: s.request_bodies("responses", tools="all"), "tools"),
+        (lambda s: s.model_outputs(thinking="on"), "thinking"),
+        (lambda s: s.model_outputs(malformed=None), "malformed"),
     ],
 )
 def test_strategies_check_their_arguments_when_built(make: Any, names: str) -> None:
@@ -116,3 +122,12 @@ def test_frames_and_items_of_other_types_are_named() -> None:
     with pytest.raises(TypeError, match="not a backend output item: 5"):
         testing.dumps_transcript(broken)
     assert testing.loads_transcript(testing.dumps_transcript(_TRANSCRIPT)) == _TRANSCRIPT
+
+
+def test_lint_and_compare_name_a_misused_argument() -> None:
+    with pytest.raises(TypeError, match="request must be the request body"):
+        testing.lint("chat_completions", "data: {}\n\n", request=5)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="ignore must be a str or an iterable of str"):
+        testing.compare({}, {}, ignore=5)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="unknown protocol"):
+        testing.lint("grpc", "data: {}\n\n")  # type: ignore[arg-type]

@@ -13,11 +13,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dscodec.testing import Finding, Transcript, TranscriptError, compare, lint, loads_transcripts, replay
+from dscodec.testing import Finding, Transcript, TranscriptError, lint, loads_transcripts, replay
 from dscodec.testing._sse import parse_sse
 from dscodec.testing.live import Exchange, transcript_of
 
@@ -161,12 +160,3 @@ def test_any_answer_is_recorded_and_replays(data: st.DataObject) -> None:
     recorded = transcript_of(exchange)
     assert recorded.frames == exchange.frames and recorded.response == exchange.response
     replay(recorded)
-
-
-def test_misused_arguments_are_named() -> None:
-    with pytest.raises(TypeError, match="request must be the request body"):
-        lint("chat_completions", "data: {}\n\n", request=5)  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match="ignore must be a str or an iterable of str"):
-        compare({}, {}, ignore=5)  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="unknown protocol"):
-        lint("grpc", "data: {}\n\n")  # type: ignore[arg-type]

@@ -106,6 +106,12 @@ def _check_count(name: str, value: object, least: int) -> int:
     return value
 
 
+def _check_flag(name: str, value: object, *, optional: bool = False) -> None:
+    if type(value) is bool or (value is None and optional):
+        return
+    raise InvalidArgument(f"{name} must be True or False{' or None' if optional else ''}, not {value!r:.100}")
+
+
 def _check_version(version: object, *, optional: bool = False) -> None:
     if (version is None and optional) or version in ("v4", "v4.1"):
         return
@@ -358,6 +364,8 @@ def model_outputs(
         raise InvalidArgument(f"request must be a ConversationRequest or None, not {type(request).__name__}")
     _check_version(version, optional=True)
     _check_names(tool_names)
+    _check_flag("thinking", thinking, optional=True)
+    _check_flag("malformed", malformed)
     if (
         isinstance(stop_sequences, (str, bytes))
         or not isinstance(stop_sequences, Sequence)
@@ -612,6 +620,8 @@ def request_bodies(
     tool choice (a forced one only without thinking: DeepSeek refuses it in thinking mode), stop sequences, a
     token limit, streaming (Chat: with or without usage)."""
     _check_protocol(protocol)
+    _check_flag("stream", stream, optional=True)
+    _check_flag("tools", tools, optional=True)
     if model is not None and not isinstance(model, str):
         raise InvalidArgument(f"model must be a str or None, not {type(model).__name__}")
     return _request_bodies(protocol, stream=stream, tools=tools, model=model)
@@ -647,4 +657,6 @@ def scenarios(
     """A whole exchange to replay: :func:`request_bodies`, then :func:`model_outputs` for that request, then
     :func:`backend_outputs` for that output."""
     _check_protocol(protocol, optional=True)
+    _check_flag("malformed", malformed)
+    _check_flag("stream", stream, optional=True)
     return _scenarios(protocol, malformed=malformed, stream=stream)
