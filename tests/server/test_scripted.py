@@ -145,6 +145,8 @@ def test_fail_after() -> None:
         {"s": {"output": "x", "extra": 1}},
         {"s": {"output": "x", "raw": True, "reasoning": "r"}},
         {"s": "just text"},
+        5,
+        ["plain"],
         # Past what a stream processor takes, or an endless wait: refused when loaded, not when played.
         {"s": {"output": "x", "prompt_tokens": 2**63}},
         {"s": {"output": "x", "cached_tokens": 2**70}},

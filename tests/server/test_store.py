@@ -454,3 +454,14 @@ def test_a_follow_up_means_what_its_body_says(field: str, value: Any) -> None:
             return exc.body
 
     assert outcome(body) == outcome(whole.encode())
+
+
+@pytest.mark.parametrize(
+    ("bounds", "error"),
+    [({"max_entries": -1}, ValueError), ({"max_bytes": -5}, ValueError), ({"max_entries": "5"}, TypeError),
+     ({"max_bytes": 1.5}, TypeError), ({"max_entries": True}, TypeError)],
+)  # fmt: skip
+def test_a_memory_store_checks_its_bounds(bounds: dict[str, Any], error: type[Exception]) -> None:
+    with pytest.raises(error, match="max_"):
+        MemoryResponseStore(**bounds)
+    assert len(MemoryResponseStore(max_entries=0)) == 0  # keeps nothing, and is allowed

@@ -120,6 +120,8 @@ class ScriptedBackend:
     def __init__(
         self, scripts: Mapping[str, Script | Mapping[str, Any]], *, tokenizer: TokenizerLike = None
     ) -> None:
+        if not isinstance(scripts, Mapping):
+            raise ScriptError(f"scripts must be a mapping of names to scripts, not {type(scripts).__name__}")
         if not scripts:
             raise ScriptError("a script file needs at least one script")
         self.scripts: dict[str, Script] = {name: _script(name, value) for name, value in scripts.items()}

@@ -84,7 +84,11 @@ def is_retrievable(store: ResponseStore) -> TypeGuard[RetrievableStore]:
 
 class MemoryResponseStore:
     """A bounded in-memory store (a :class:`RetrievableStore`): the least recently used entries go first once
-    there are more than ``max_entries`` or their JSON is larger than ``max_bytes`` in total.
+    there are more than ``max_entries`` or their JSON is larger than ``max_bytes`` in total (``max_entries=0``
+    keeps nothing).
+
+    Raises:
+        TypeError, ValueError: a bound that is no ``int`` or is negative.
 
     Examples:
         >>> store = MemoryResponseStore(max_entries=1)
@@ -99,6 +103,11 @@ class MemoryResponseStore:
     def __init__(
         self, max_entries: int = DEFAULT_STORE_ENTRIES, max_bytes: int = DEFAULT_STORE_BYTES
     ) -> None:
+        for name, value in (("max_entries", max_entries), ("max_bytes", max_bytes)):
+            if type(value) is not int:
+                raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+            if value < 0:
+                raise ValueError(f"{name} must be 0 or more, not {value}")
         self.max_entries = max_entries
         self.max_bytes = max_bytes
         #: Per response id: the items' JSON, and the response object's (empty when it was not given).
