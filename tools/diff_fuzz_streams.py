@@ -301,6 +301,8 @@ def _event_difference_kind(
     _paths(ours, theirs, "", paths)
     if paths and all(path.rsplit(".", 1)[-1] in _COUNTS for path in paths):
         return "token counts (D12, D13)"
+    if paths and all(path.endswith(".reasoning_tokens") for path in paths) and _reasoning_capped(ours):
+        return "D5 (reasoning tokens capped at the completion tokens)"
     if set(_STRING_ATTRIBUTE.findall(_output_text(pieces))) - {"true", "false"}:
         return "D8? (a parameter tag with an unknown string value)"
     if _malformed_markup(_output_text(pieces)):
@@ -319,6 +321,19 @@ def _event_difference_kind(
     if mine and all(map(_strict_json, mine)) and not all(map(_strict_json, other)):
         return "D8? (the reference's arguments are no JSON, dscodec's are)"
     return "events"
+
+
+def _reasoning_capped(events: Any) -> bool:
+    """Whether some usage in ``events`` reports as many reasoning tokens as completion tokens (where D5 caps it)."""
+    if isinstance(events, dict):
+        details = events.get("completion_tokens_details") or events.get("output_tokens_details")
+        whole = events.get("completion_tokens", events.get("output_tokens"))
+        if isinstance(details, dict) and whole is not None and details.get("reasoning_tokens") == whole:
+            return True
+        return any(_reasoning_capped(value) for value in events.values())
+    if isinstance(events, list):
+        return any(_reasoning_capped(value) for value in events)
+    return False
 
 
 def _argument_texts(events: Any) -> list[str]:
