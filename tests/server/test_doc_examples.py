@@ -27,10 +27,10 @@ from typing import Any
 import httpx
 import pytest
 
-from dscodec import cli
 from dscodec.server.serve import demo_vocabulary
 from dscodec.testing.engines import FakeEngine, serve_engine
 from tests.server.conftest import LiveServer
+from tests.server.test_serve import start
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -115,10 +115,9 @@ def test_the_shown_values_are_read_from_print_lines_only() -> None:
 @contextlib.contextmanager
 def served(argv: list[str]) -> Iterator[str]:
     """``dscodec serve ARGV`` as the command line builds it, served on a free local port; its URL."""
-    seen: dict[str, Any] = {}
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("uvicorn.run", lambda app, **kwargs: seen.update(app=app))
-        assert cli.main(["serve", *argv]) == 0
+        seen = start(patch, argv)
+    assert seen["status"] == 0
     with LiveServer(seen["app"]) as live:
         yield live.url
 
