@@ -150,6 +150,31 @@ def test_store_false_keeps_nothing(client: openai.OpenAI) -> None:
         client.responses.retrieve(first.id)
 
 
+@pytest.mark.parametrize("stream", [False, True])
+def test_the_response_says_how_it_is_kept(client: openai.OpenAI, stream: bool) -> None:
+    """A response object echoes ``store`` as the server keeps it and the ``previous_response_id`` it continues,
+    in every event that carries one and in the stored copy."""
+
+    def answer(**extra: Any) -> list[Any]:
+        if not stream:
+            return [client.responses.create(model=MODEL, input="Hi", extra_headers=headers("plain"), **extra)]
+        events = client.responses.create(
+            model=MODEL, input="Hi", stream=True, extra_headers=headers("plain"), **extra
+        )
+        return [event.response for event in events if hasattr(event, "response")]
+
+    first = answer()
+    assert [(r.store, r.previous_response_id) for r in first] == [(True, None)] * len(first)
+    assert len(first) == (3 if stream else 1)  # created, in_progress, completed
+    second = answer(previous_response_id=first[-1].id)
+    assert [(r.store, r.previous_response_id) for r in second] == [(True, first[-1].id)] * len(second)
+    kept = client.responses.retrieve(second[-1].id)
+    assert (kept.store, kept.previous_response_id) == (True, first[-1].id)
+    unkept = answer(previous_response_id=second[-1].id, store=False)
+    assert [(r.store, r.previous_response_id) for r in unkept] == [(False, second[-1].id)] * len(unkept)
+    assert [(r.store, r.previous_response_id) for r in answer(store=False)] == [(False, None)] * len(first)
+
+
 def test_a_failed_response_is_not_stored(client: openai.OpenAI) -> None:
     with client.responses.stream(model=MODEL, input="Hi", extra_headers=headers("fail_mid")) as events:
         ids = {event.response.id for event in events if event.type == "response.created"}
@@ -398,14 +423,20 @@ def test_input_item_page() -> None:
 def test_begin_turn() -> None:
     store = MemoryResponseStore()
     store.put("resp_1", [{"role": "user", "content": "Hi"}])
-    body, turn = begin_turn(b'{"model": "m", "input": "Next", "previous_response_id": "resp_1"}', store)
+    body, turn, previous = begin_turn(
+        b'{"model": "m", "input": "Next", "previous_response_id": "resp_1"}', store
+    )
     assert json.loads(body) == {
         "model": "m",
         "input": [{"role": "user", "content": "Hi"}, {"type": "message", "role": "user", "content": "Next"}],
     }
-    assert turn is not None and len(turn.items) == 2
-    assert begin_turn(b"not json", store) == (b"not json", None)
-    assert begin_turn(b'{"input": "x", "store": false}', store)[1] is None
+    assert turn is not None and len(turn.items) == 2 and previous == "resp_1"
+    assert begin_turn(b"not json", store) == (b"not json", None, None)
+    assert begin_turn(b'{"input": "x", "store": false}', store)[1:] == (None, None)
+    assert begin_turn(b'{"input": "x", "store": false, "previous_response_id": "resp_1"}', store)[1:] == (
+        None,
+        "resp_1",
+    )
     with pytest.raises(ResponseNotFound):
         begin_turn(b'{"input": "x", "previous_response_id": "resp_2"}', store)
 
@@ -445,7 +476,7 @@ def test_a_follow_up_means_what_its_body_says(field: str, value: Any) -> None:
         )[:-1]
         + f", {extra}}}"
     )
-    body, _ = begin_turn(follow.encode(), store)
+    body, _, _ = begin_turn(follow.encode(), store)
 
     def outcome(data: bytes) -> object:
         try:

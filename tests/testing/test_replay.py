@@ -136,3 +136,38 @@ def test_verify_reports_a_changed_answer() -> None:
     recorded.accumulated["output"][1]["content"][0]["text"] = "Bonjour"
     differences = verify(recorded)
     assert [d.path for d in differences] == ["accumulated.output[1].content[0].text"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "store", "previous"),
+    [
+        ({}, True, None),
+        ({"store": True, "previous_response_id": "resp_1"}, True, "resp_1"),
+        ({"store": False, "previous_response_id": "resp_1"}, False, "resp_1"),
+        ({"store": False}, False, None),
+    ],
+)
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_live_responses_answer_says_how_the_server_keeps_it(
+    extra: dict[str, Any], store: bool, previous: str | None, stream: bool
+) -> None:
+    """The example server stores Responses answers; the codec alone does not. A replay of a live recording answers
+    as the server does, one of a codec recording as the codec does."""
+    request = {**body("responses", stream=stream), **extra}
+    items = [Usage(9), Text("Hello!", 2), Finish("stop")]
+    for origin, expected in (
+        ("live", (store, previous)),
+        ("codec", (False, None)),
+        ("reference", (False, None)),
+    ):
+        answer = replay(Transcript("responses", request, items, origin=origin)).transcript  # type: ignore[arg-type]
+        objects = (
+            [answer.response]
+            if not stream
+            else [f.json()["response"] for f in answer.frames or [] if "response" in f.json()]
+            + [answer.accumulated]
+        )
+        assert len(objects) == (1 if not stream else 4)
+        assert {(o["store"], o["previous_response_id"]) for o in objects if o is not None} == {expected}, (
+            origin
+        )

@@ -35,6 +35,7 @@ from dscodec.errors import DscodecError, ModelOutputError
 from dscodec.options import DEFAULT_MODEL_NAMES, ConversionOptions
 from dscodec.processor import StreamProcessor
 from dscodec.protocols._registry import spec
+from dscodec.protocols.openai_responses import echo_storage
 from dscodec.server._http import (
     BackendTimeout,
     Disconnected,
@@ -339,7 +340,7 @@ class _Server:
 
     def _count(self, protocol: Protocol, body: bytes) -> int:
         if spec(protocol).continues_responses:
-            body, _ = begin_turn(body, self.store)
+            body, _, _ = begin_turn(body, self.store)
         request = dscodec.convert(protocol, body, self.options)
         return len(self.encoder.encode_rendered(dscodec.render(request)))
 
@@ -398,10 +399,14 @@ class _Server:
     ) -> tuple[BackendRequest, Turn | None]:
         """Convert, render and encode (in a worker thread); resolve the completion budget. A Responses request
         first gets the items of the response it continues (``previous_response_id``)."""
-        turn = None
-        if spec(protocol).continues_responses:
-            body, turn = begin_turn(body, self.store)
+        turn: Turn | None = None
+        previous: str | None = None
+        continues = spec(protocol).continues_responses
+        if continues:
+            body, turn, previous = begin_turn(body, self.store)
         request = dscodec.convert(protocol, body, self.options)
+        if continues:
+            echo_storage(request, store=turn is not None, previous_response_id=previous)
         prompt = dscodec.render(request)
         ids = self.encoder.encode_rendered(prompt)
         max_tokens = request.resolve_max_tokens(len(ids), self.context_limit)

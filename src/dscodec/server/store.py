@@ -182,10 +182,10 @@ def _input_items(value: object) -> list[Any] | None:
     return None
 
 
-def begin_turn(body: bytes, store: ResponseStore) -> tuple[bytes, Turn | None]:
+def begin_turn(body: bytes, store: ResponseStore) -> tuple[bytes, Turn | None, str | None]:
     """The body to convert (with the earlier turn's items in front of its input when it names a
-    ``previous_response_id``), and the turn to store once answered (None when ``store`` is false or the body is
-    not one the converter will take; it reports that itself).
+    ``previous_response_id``), the turn to store once answered (None when ``store`` is false or the body is not
+    one the converter will take; it reports that itself), and the ``previous_response_id`` it continues.
 
     Raises:
         ResponseNotFound: ``previous_response_id`` names no stored response.
@@ -196,9 +196,9 @@ def begin_turn(body: bytes, store: ResponseStore) -> tuple[bytes, Turn | None]:
         # so that the body written again below means what the client sent.
         document = loads(body)
     except JSONDecodeError:
-        return body, None
+        return body, None, None
     if not isinstance(document, dict):
-        return body, None
+        return body, None, None
     items = _input_items(document.get("input", []))
     previous = document.get("previous_response_id")
     if previous is not None:
@@ -213,11 +213,11 @@ def begin_turn(body: bytes, store: ResponseStore) -> tuple[bytes, Turn | None]:
                 f"Previous response with id '{previous}' not found.", param="previous_response_id"
             )
         if items is None:
-            return body, None
+            return body, None, None
         items = [*earlier, *items]
         document["input"] = items
         del document["previous_response_id"]
         body = orjson.dumps(document)
     if items is None or document.get("store", True) is False:
-        return body, None
-    return body, Turn(items)
+        return body, None, previous
+    return body, Turn(items), previous

@@ -22,6 +22,7 @@ from dscodec.options import ConversionOptions
 from dscodec.processor import StreamProcessor
 from dscodec.protocols import error_body
 from dscodec.protocols._wire import WireEvent
+from dscodec.protocols.openai_responses import echo_storage
 from dscodec.testing._sse import Frame
 from dscodec.testing.compare import MISSING, Difference, compare
 from dscodec.testing.transcript import (
@@ -231,6 +232,8 @@ def replay(
     except DscodecError as exc:
         answer.status, answer.response = exc.status_code, _error_body(protocol, exc)
         return Replay(answer, None, [], False)
+    if transcript.origin == "live":
+        _echo_server_storage(request, transcript.request)
     try:
         processor = StreamProcessor(
             request,
@@ -260,6 +263,18 @@ def replay(
     else:
         answer.response = accumulated
     return Replay(answer, request, events, processor.finished, pushed)
+
+
+def _echo_server_storage(request: ConversationRequest, body: dict[str, Any]) -> None:
+    """A live recording is an answer of dscodec's example server, whose Responses objects say that it stores the
+    response unless the request says ``"store": false``, and echo the ``previous_response_id`` the request
+    continues (dscodec's codec alone echoes false and null)."""
+    previous = body.get("previous_response_id")
+    echo_storage(
+        request,
+        store=body.get("store", True) is not False,
+        previous_response_id=previous if isinstance(previous, str) else None,
+    )
 
 
 def _error_body(protocol: Protocol, exc: DscodecError) -> dict[str, Any]:

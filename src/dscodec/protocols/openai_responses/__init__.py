@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["ResponsesWire"]
+if TYPE_CHECKING:
+    from dscodec.conversation import ConversationRequest
+
+__all__ = ["ResponsesWire", "echo_storage"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,3 +27,25 @@ class ResponsesWire:
     echo: dict[str, Any] | None = None
     #: Namespaced tools: prompt name -> (namespace, name).
     namespace_tool_map: dict[str, tuple[str, str]] = field(default_factory=dict)
+
+
+def echo_storage(request: ConversationRequest, *, store: bool, previous_response_id: str | None) -> None:
+    """Make the response objects written for ``request`` say how a server keeps the response: ``store`` true when
+    it stores it, and the ``previous_response_id`` the request continued.
+
+    dscodec's converter stores nothing, so by default a response object says ``"store": false`` and
+    ``"previous_response_id": null`` whatever the request asked (as the reference does). A server that keeps
+    responses calls this after converting. A request of another protocol is left as it is.
+
+    Examples:
+        >>> import dscodec
+        >>> req = dscodec.convert("responses", {"model": "DeepSeek-V4-Pro", "input": "Hi"})
+        >>> echo_storage(req, store=True, previous_response_id="resp_1")
+        >>> req.wire.echo["store"], req.wire.echo["previous_response_id"]
+        (True, 'resp_1')
+    """
+    wire = request.wire
+    if not isinstance(wire, ResponsesWire):
+        return
+    echo = {**(wire.echo or {}), "store": store, "previous_response_id": previous_response_id}
+    request.wire = dataclasses.replace(wire, echo=echo)

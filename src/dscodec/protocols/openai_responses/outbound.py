@@ -93,6 +93,9 @@ def default_settings() -> dict[str, Any]:
         "tool_choice": "auto",
         "text": {"format": {"type": "text"}, "verbosity": None},
         "reasoning": {"effort": None, "summary": None},
+        # Set by a server that stores responses (``echo_storage``); dscodec's converter stores nothing.
+        "store": False,
+        "previous_response_id": None,
     }
 
 
@@ -133,13 +136,13 @@ def response_object(
         "output": output,
         "parallel_tool_calls": True,
         "presence_penalty": 0.0,
-        "previous_response_id": None,
+        "previous_response_id": s["previous_response_id"],
         "prompt_cache_key": None,
         "prompt_cache_retention": None,
         "reasoning": s["reasoning"],
         "safety_identifier": None,
         "service_tier": "default",
-        "store": False,
+        "store": s["store"],
         "temperature": _f32_text(s["temperature"]),
         "text": s["text"],
         "tool_choice": s["tool_choice"],
