@@ -23,6 +23,7 @@ import dscodec
 from dscodec.conversation import Conversation, ConversationRequest
 from dscodec.errors import ConversionError, ModelOutputError
 from dscodec.protocols._wire import Outcome, PromptUsage, WireEvent
+from dscodec.protocols.openai_responses import echo_storage
 from dscodec.protocols.openai_responses.accumulate import accumulate_events
 from dscodec.protocols.openai_responses.outbound import ResponsesEventWriter
 from dscodec.stream.events import (
@@ -636,3 +637,19 @@ def test_sampling_settings_echo_as_32_bit_floats() -> None:
     processor = dscodec.StreamProcessor(request, response_id="resp_1", model="M", created=1)
     created = processor.push_text("x", 1)[0].to_json()
     assert '"temperature":0.3,' in created and '"top_p":0.12345678,' in created
+
+
+def test_echo_storage_checks_its_arguments() -> None:
+    request = dscodec.convert("responses", {"model": "DeepSeek-V4-Pro", "input": "Hi"})
+    with pytest.raises(TypeError, match="request must be"):
+        echo_storage({"input": "Hi"}, store=True, previous_response_id=None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="store must be a bool"):
+        echo_storage(request, store="yes", previous_response_id=None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="previous_response_id must be"):
+        echo_storage(request, store=True, previous_response_id=5)  # type: ignore[arg-type]
+    chat = dscodec.convert(
+        "chat_completions", {"model": "DeepSeek-V4-Pro", "messages": [{"role": "user", "content": "Hi"}]}
+    )
+    wire = chat.wire
+    echo_storage(chat, store=True, previous_response_id="resp_1")
+    assert chat.wire is wire  # another protocol's request is left as it is

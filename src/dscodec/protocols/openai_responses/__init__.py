@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from dscodec.conversation import ConversationRequest
+from dscodec.conversation import ConversationRequest
 
 __all__ = ["ResponsesWire", "echo_storage"]
 
@@ -43,7 +42,19 @@ def echo_storage(request: ConversationRequest, *, store: bool, previous_response
         >>> echo_storage(req, store=True, previous_response_id="resp_1")
         >>> req.wire.echo["store"], req.wire.echo["previous_response_id"]
         (True, 'resp_1')
+
+    Raises:
+        TypeError: ``request`` is no converted request, ``store`` no bool, or ``previous_response_id`` neither a
+            string nor None.
     """
+    if not isinstance(request, ConversationRequest):
+        raise TypeError(f"request must be a ConversationRequest, not {type(request).__name__}")
+    if not isinstance(store, bool):
+        raise TypeError(f"store must be a bool, not {type(store).__name__}")
+    if previous_response_id is not None and not isinstance(previous_response_id, str):
+        raise TypeError(
+            f"previous_response_id must be a string or None, not {type(previous_response_id).__name__}"
+        )
     wire = request.wire
     if not isinstance(wire, ResponsesWire):
         return
