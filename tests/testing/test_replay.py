@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -171,3 +172,38 @@ def test_a_live_responses_answer_says_how_the_server_keeps_it(
         assert {(o["store"], o["previous_response_id"]) for o in objects if o is not None} == {expected}, (
             origin
         )
+
+
+@pytest.mark.parametrize(
+    ("recorded", "expected"),
+    [
+        ({"store": False, "previous_response_id": None}, (False, None)),  # a server that stores nothing
+        ({"store": True, "previous_response_id": "resp_9"}, (True, "resp_9")),
+        ({"store": False, "previous_response_id": "\ud800"}, (False, None)),  # no JSON string: left out
+        (
+            {"store": "yes", "previous_response_id": "resp_9"},
+            (True, "resp_1"),
+        ),  # unreadable: the server's rule
+        ({}, (True, "resp_1")),
+    ],
+)
+def test_a_live_recording_keeps_the_storage_its_server_answered_with(
+    recorded: dict[str, Any], expected: tuple[bool, str | None]
+) -> None:
+    """Whether a response was stored is the server's doing: a live recording's replay says what the recorded
+    response object says, and where it does not say, what dscodec's example server would."""
+    request = {**body("responses", stream=False), "previous_response_id": "resp_1"}
+    live = Transcript(
+        "responses",
+        request,
+        [Usage(9), Text("Hello!", 2), Finish("stop")],
+        response={"object": "response", **recorded},
+        origin="live",
+    )
+    answer = replay(live).transcript.response
+    assert answer is not None and (answer["store"], answer["previous_response_id"]) == expected
+    streamed = dataclasses.replace(
+        live, request={**request, "stream": True}, response=None, frames=[], accumulated=live.response
+    )
+    accumulated = replay(streamed).transcript.accumulated
+    assert accumulated is not None and (accumulated["store"], accumulated["previous_response_id"]) == expected

@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard
 
 import dscodec
 from dscodec.conversation import ConversationRequest, Protocol
@@ -233,7 +233,7 @@ def replay(
         answer.status, answer.response = exc.status_code, _error_body(protocol, exc)
         return Replay(answer, None, [], False)
     if transcript.origin == "live":
-        _echo_server_storage(request, transcript.request)
+        _echo_server_storage(request, transcript)
     try:
         processor = StreamProcessor(
             request,
@@ -265,16 +265,33 @@ def replay(
     return Replay(answer, request, events, processor.finished, pushed)
 
 
-def _echo_server_storage(request: ConversationRequest, body: dict[str, Any]) -> None:
-    """A live recording is an answer of dscodec's example server, whose Responses objects say that it stores the
-    response unless the request says ``"store": false``, and echo the ``previous_response_id`` the request
-    continues (dscodec's codec alone echoes false and null)."""
-    previous = body.get("previous_response_id")
-    echo_storage(
-        request,
-        store=body.get("store", True) is not False,
-        previous_response_id=previous if isinstance(previous, str) else None,
-    )
+def _echo_server_storage(request: ConversationRequest, transcript: Transcript) -> None:
+    """Make a live recording's replay say how the server kept the response, which is the server's doing, not the
+    codec's (dscodec's codec alone echoes ``"store": false`` and ``"previous_response_id": null``).
+
+    Taken from the recorded response object where it shows them; else as dscodec's example server answers: it
+    stores the response unless the request says ``"store": false``, and echoes the ``previous_response_id`` the
+    request continues.
+    """
+    recorded = transcript.accumulated if transcript.accumulated is not None else transcript.response
+    if isinstance(recorded, dict) and isinstance(recorded.get("store"), bool):
+        store: bool = recorded["store"]
+        previous = recorded.get("previous_response_id")
+    else:
+        store = transcript.request.get("store", True) is not False
+        previous = transcript.request.get("previous_response_id")
+    echo_storage(request, store=store, previous_response_id=previous if _writable(previous) else None)
+
+
+def _writable(value: object) -> TypeGuard[str]:
+    """Whether ``value`` is a string JSON can carry (no lone surrogate)."""
+    if not isinstance(value, str):
+        return False
+    try:
+        value.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _error_body(protocol: Protocol, exc: DscodecError) -> dict[str, Any]:
