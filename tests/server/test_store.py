@@ -217,6 +217,21 @@ def test_a_pluggable_store() -> None:
         assert first.id in store.entries
 
 
+def test_with_storing_turned_off_the_response_says_it_is_not_stored() -> None:
+    app = create_app(
+        ScriptedBackend(SCRIPTS, tokenizer=VOCABULARY),
+        tokenizer=VOCABULARY,
+        response_store=MemoryResponseStore(max_entries=0),
+    )
+    with LiveServer(app) as live, openai.OpenAI(base_url=live.url + "/v1", api_key="k", max_retries=0) as sdk:
+        first = sdk.responses.create(model=MODEL, input="Hi", extra_headers=headers("plain"))
+        assert (first.store, first.previous_response_id) == (False, None)
+        with pytest.raises(openai.NotFoundError):
+            sdk.responses.retrieve(first.id)
+        with pytest.raises(openai.NotFoundError):
+            sdk.responses.create(model=MODEL, input="More", previous_response_id=first.id)
+
+
 @pytest.mark.parametrize("stream", [False, True])
 def test_a_stored_response_can_be_retrieved(client: openai.OpenAI, stream: bool) -> None:
     if stream:

@@ -182,10 +182,16 @@ def _input_items(value: object) -> list[Any] | None:
     return None
 
 
+def _keeps_nothing(store: ResponseStore) -> bool:
+    """Whether ``store`` is one that storing is turned off in (a :class:`MemoryResponseStore` of no entries)."""
+    return isinstance(store, MemoryResponseStore) and store.max_entries <= 0
+
+
 def begin_turn(body: bytes, store: ResponseStore) -> tuple[bytes, Turn | None, str | None]:
     """The body to convert (with the earlier turn's items in front of its input when it names a
-    ``previous_response_id``), the turn to store once answered (None when ``store`` is false or the body is not
-    one the converter will take; it reports that itself), and the ``previous_response_id`` it continues.
+    ``previous_response_id``), the turn to store once answered (None when ``store`` is false, the store keeps
+    nothing, or the body is not one the converter will take; it reports that itself), and the
+    ``previous_response_id`` it continues.
 
     Raises:
         ResponseNotFound: ``previous_response_id`` names no stored response.
@@ -218,6 +224,6 @@ def begin_turn(body: bytes, store: ResponseStore) -> tuple[bytes, Turn | None, s
         document["input"] = items
         del document["previous_response_id"]
         body = orjson.dumps(document)
-    if items is None or document.get("store", True) is False:
+    if items is None or document.get("store", True) is False or _keeps_nothing(store):
         return body, None, previous
     return body, Turn(items), previous
