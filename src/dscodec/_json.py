@@ -19,6 +19,7 @@ lone surrogate escape. "Valid JSON" in dscodec always means "accepted by :func:`
 
 from __future__ import annotations
 
+import functools
 import json
 import json.encoder
 import math
@@ -33,8 +34,8 @@ __all__ = [
     "JSONDecodeError",
     "dumps_compact",
     "dumps_prompt",
+    "float_text",
     "loads",
-    "serde_float_text",
     "string_literal",
 ]
 
@@ -215,33 +216,28 @@ def _utf8_error(data: str | bytes) -> str | None:
     return None
 
 
-# Two rules write floats, each for its own readers: :func:`_number_text` the numbers of JSON written into prompts
-# and tool-call arguments (orjson's style, or Python's repr on V4.1), :func:`serde_float_text` the floats quoted
-# in request error messages (the reference's serde style).
+# Floats are written by dscodec's own rule (behavior.md#json-style), the same in prompts, in output constraints and
+# in the floats quoted in error messages: :func:`float_text`. On V4.1 prompt floats are Python's repr instead.
+# ``orjson`` writes the same text for a float since its version 3.11.7 only (before, ``1e16`` and ``1e-5``), so
+# :func:`dumps_compact` lets it write a document only when it writes floats that way (:func:`_orjson_floats_agree`).
 
 
-def _number_text(value: float, python_floats: bool) -> str:
-    """A finite float in a prompt's JSON: Python's repr when ``python_floats`` (V4.1), else orjson's form."""
-    if python_floats:
-        # Python-repr style (V4.1 prompts): repr() is already the shortest round-trip form.
-        return repr(value)
-    return orjson.dumps(value).decode()
+def float_text(value: float) -> str:
+    """A finite float as dscodec writes it in JSON: shortest round-trip digits, positional for decimal exponents in
+    [-5, 16) (always with a fractional part), else as ``1e+16`` / ``1e-7``.
 
-
-def serde_float_text(value: float) -> str:
-    """A finite float as the reference writes it in error messages (``floating point `1.5```): shortest
-    round-trip digits, positional for decimal exponents in [-5, 16) (always with a fractional part), else as
-    ``1e+16`` / ``1e-7``. Prompts never use it: their numbers are written by :func:`_number_text`."""
-    if value == 0.0:
-        return "-0.0" if math.copysign(1.0, value) < 0 else "0.0"
+    Examples:
+        >>> [float_text(x) for x in (1.0, 0.00001, 1e15, 1e16, 1.5e-7, -0.0)]
+        ['1.0', '0.00001', '1000000000000000.0', '1e+16', '1.5e-7', '-0.0']
+    """
     text = repr(value)
     mantissa, _, exp_text = text.partition("e")
     if not exp_text:
-        return text
+        return text  # repr is positional for decimal exponents in [-4, 16), as the rule is
     exponent = int(exp_text)
     digits = mantissa.replace("-", "").replace(".", "")
     sign = "-" if value < 0 else ""
-    if -5 <= exponent < 16:
+    if -5 <= exponent < 16:  # only -5 gets here
         if exponent < 0:
             return f"{sign}0.{'0' * (-exponent - 1)}{digits}"
         digits = digits.ljust(exponent + 1, "0")
@@ -250,6 +246,21 @@ def serde_float_text(value: float) -> str:
     body = mantissa.replace("-", "")
     body = body.removesuffix(".0")
     return f"{sign}{body}e{'+' if exponent > 0 else '-'}{abs(exponent)}"
+
+
+def _number_text(value: float, python_floats: bool) -> str:
+    """A finite float in a prompt's JSON: Python's repr when ``python_floats`` (V4.1), else :func:`float_text`."""
+    return repr(value) if python_floats else float_text(value)
+
+
+#: Floats whose text differs between the rule and other common styles (exponent signs, the [-5, 16) window).
+_FLOAT_PROBES = (1e16, 1e-5, 1e15, 1.5e-7, 1e22, 0.1, 5e-324, 1.2345678901234568e20, -0.0, 1e-4, 123.456)
+
+
+@functools.cache
+def _orjson_floats_agree() -> bool:
+    """Whether the installed ``orjson`` writes floats as :func:`float_text` does."""
+    return all(orjson.dumps(x).decode() == float_text(x) for x in _FLOAT_PROBES)
 
 
 def _int_text(value: int, python_floats: bool) -> str:
@@ -326,13 +337,20 @@ def dumps_prompt(value: Any, *, python_floats: bool = False) -> str:
 
 
 def dumps_compact(value: Any) -> str:
-    """Serialise ``value`` compactly (``{"a":1,"b":[1.5,1e+16]}``)."""
-    try:
-        return orjson.dumps(value).decode()
-    except TypeError:  # integers beyond 64 bits: write them as doubles, as the reader would
-        out: list[str] = []
-        _write(value, out, ",", ":", False)
-        return "".join(out)
+    """Serialise ``value`` compactly (``{"a":1,"b":[1.5,1e+16]}``).
+
+    Examples:
+        >>> dumps_compact({"a": 1, "b": [1.5, 1e16, 0.00001]})
+        '{"a":1,"b":[1.5,1e+16,0.00001]}'
+    """
+    if _orjson_floats_agree():
+        try:
+            return orjson.dumps(value).decode()
+        except TypeError:  # integers beyond 64 bits: write them as doubles, as the reader would
+            pass
+    out: list[str] = []
+    _write(value, out, ",", ":", False)
+    return "".join(out)
 
 
 # -- the reference's message for malformed JSON text ---------------------------------------------------------------

@@ -7,11 +7,13 @@ import math
 import re
 from typing import Any
 
+import orjson
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dscodec._json import JSONDecodeError, dumps_compact, dumps_prompt, loads
+from dscodec import _json
+from dscodec._json import JSONDecodeError, dumps_compact, dumps_prompt, float_text, loads
 
 # -- prompt style (behavior.md#json-style) ---------------------------------------------------------------------
 
@@ -108,6 +110,33 @@ def test_python_floats_leave_integers_and_strings_alone() -> None:
 def test_compact_has_no_spaces_and_same_strings() -> None:
     value = {"a": [1, {"b": None}], "c": "é中😀\u2028\x01\n"}
     assert dumps_compact(value) == '{"a":[1,{"b":null}],"c":"é中😀\u2028\\u0001\\n"}'
+
+
+@pytest.mark.parametrize("orjson_writes", [True, False])
+@pytest.mark.parametrize(("value", "v4", "v41"), FLOATS)
+def test_compact_floats_follow_the_rule_whichever_writer(
+    value: float, v4: str, v41: str, orjson_writes: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Output constraints write floats by the same rule as prompts: through orjson where its float text is the
+    rule's (orjson 3.11.7 and later), else through dscodec's own writer (older orjson writes ``1e16``)."""
+    if orjson_writes and not _json._orjson_floats_agree():
+        pytest.skip("the installed orjson writes floats another way; the other case covers dscodec's writer")
+    monkeypatch.setattr(_json, "_orjson_floats_agree", lambda: orjson_writes)
+    assert dumps_compact({"n": [value], "big": 2**70}) == '{"n":[' + v4 + '],"big":1.1805916207174113e+21}'
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False))
+def test_float_text_round_trips_in_the_rules_shape(value: float) -> None:
+    text = float_text(value)
+    assert float(text) == value and math.copysign(1.0, float(text)) == math.copysign(1.0, value)
+    mantissa, _, exponent = text.partition("e")
+    if exponent:  # exponent form outside [-5, 16): a sign for positive exponents, no zero padding
+        assert re.fullmatch(r"[+-][1-9][0-9]*", exponent) and not -5 <= int(exponent) < 16
+        assert not mantissa.endswith(".0")
+    else:
+        assert "." in text
+    if _json._orjson_floats_agree():
+        assert orjson.dumps(value).decode() == text
 
 
 # -- reading -------------------------------------------------------------------------------------------------

@@ -22,9 +22,9 @@ from dscodec._json import (
     JSONDecodeError,
     depth_error,
     dumps_compact,
+    float_text,
     loads,
     nesting_depth_exceeds,
-    serde_float_text,
     syntax_error,
 )
 from dscodec.errors import ConversionError
@@ -116,7 +116,7 @@ def describe_value(value: Any) -> str:
     if isinstance(value, int):
         return f"integer `{value}`"
     if isinstance(value, float):
-        return f"floating point `{serde_float_text(value)}`"
+        return f"floating point `{float_text(value)}`"
     if isinstance(value, str):
         return f"string {debug_str(value)}"
     if isinstance(value, (list, tuple)):
