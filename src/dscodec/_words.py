@@ -9,6 +9,8 @@ import re
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
+from dscodec.errors import TokenizerError
+
 if TYPE_CHECKING:
     from tokenizers import Tokenizer
 
@@ -26,10 +28,19 @@ __all__ = [
 ]
 
 
+@functools.cache
 def tokenizers_module() -> Any:
-    """The ``tokenizers`` package, imported on first use: ``import dscodec`` does not pay for it."""
+    """The ``tokenizers`` package, imported on first use: ``import dscodec`` does not pay for it.
+
+    Raises:
+        TokenizerError: the installed ``tokenizers`` is older than 0.20 (it has no ``encode_batch_fast``).
+    """
     import tokenizers
 
+    if not hasattr(tokenizers.Tokenizer, "encode_batch_fast"):
+        raise TokenizerError(
+            f"dscodec needs tokenizers 0.20 or later, and tokenizers {tokenizers.__version__} is installed"
+        )
     return tokenizers
 
 

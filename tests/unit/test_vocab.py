@@ -19,6 +19,7 @@ from tokenizers import Tokenizer
 from dscodec import _words as words_module
 from dscodec import vocab as vocab_module
 from dscodec._words import is_word_text
+from dscodec.errors import TokenizerError
 from dscodec.vocab import (
     _NOT_WORD_TEXT,
     _WORD,
@@ -352,3 +353,22 @@ def test_new_words_joined_into_texts_give_each_words_ids(count: int) -> None:
     assert sum(map(len, words)) + count > 2 * vocab_module._JOINED_CHARS or count < 3_000
     expected = [tuple(VOCAB.plain.encode(word, add_special_tokens=False).ids) for word in words]
     assert VOCAB._encode_new_words(words) == expected
+
+
+def test_a_tokenizers_older_than_0_20_is_refused_clearly(monkeypatch: pytest.MonkeyPatch) -> None:
+    """tokenizers before 0.20 has no ``encode_batch_fast``: loading a vocabulary says which version is needed."""
+    import sys
+    import types
+
+    old = types.ModuleType("tokenizers")
+    old.__version__ = "0.19.1"  # type: ignore[attr-defined]
+    old.Tokenizer = type("Tokenizer", (), {"encode_batch": lambda self: None})  # type: ignore[attr-defined]
+    words_module.tokenizers_module.cache_clear()
+    monkeypatch.setitem(sys.modules, "tokenizers", old)
+    try:
+        with pytest.raises(TokenizerError, match=r"needs tokenizers 0\.20 or later.*0\.19\.1 is installed"):
+            words_module.tokenizers_module()
+    finally:
+        monkeypatch.undo()
+        words_module.tokenizers_module.cache_clear()
+    assert words_module.tokenizers_module().Tokenizer is Tokenizer
