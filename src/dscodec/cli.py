@@ -287,6 +287,8 @@ def _serve(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None) -> int:
     """Run the command line; returns the exit status (0 ok, 1 rejected request, 2 usage or I/O error)."""
+    if stdout is None:
+        _escape_what_the_terminal_cannot_show()
     try:
         return _main(argv, stdout)
     except BrokenPipeError:
@@ -298,6 +300,30 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None) -> 
             except (OSError, ValueError, AttributeError):
                 pass
         return 0
+
+
+def _escape_what_the_terminal_cannot_show() -> None:
+    """Prompts hold characters such as ``｜`` and ``▁``: where standard output or error has an encoding without
+    them (``PYTHONIOENCODING=ascii``, a Latin-1 terminal), they are written as ``\\uff5c`` escapes rather than
+    failing the command with a UnicodeEncodeError."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(errors="backslashreplace")
+            except (OSError, ValueError):  # a closed or detached stream: leave it as it is
+                pass
+
+
+def _json_text(value: object, stream: TextIO) -> str:
+    """``value`` as JSON for ``stream``: non-ASCII raw where its encoding holds every character, else escaped
+    (``\\uff5c``), so that the output stays valid JSON on an ASCII or Latin-1 stream."""
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    try:
+        "\U0001f600\uff5c".encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        return json.dumps(value)
+    return json.dumps(value, ensure_ascii=False)
 
 
 def _main(argv: Sequence[str] | None, stdout: TextIO | None) -> int:
@@ -318,7 +344,7 @@ def _main(argv: Sequence[str] | None, stdout: TextIO | None) -> int:
         ids = PromptEncoder(args.tokenizer).encode(request) if args.command == "encode" else None
     except DscodecError as exc:
         print(f"dscodec: {type(exc).__name__} (HTTP {exc.status_code}): {exc}", file=sys.stderr)
-        print(json.dumps(exc.body, ensure_ascii=False), file=sys.stderr)
+        print(_json_text(exc.body, sys.stderr), file=sys.stderr)
         return 1
     if args.json:
         result: dict[str, object] = {
@@ -328,7 +354,7 @@ def _main(argv: Sequence[str] | None, stdout: TextIO | None) -> int:
         }
         if ids is not None:
             result["ids"] = ids
-        print(json.dumps(result, ensure_ascii=False), file=out)
+        print(_json_text(result, out), file=out)
         return 0
     color = out.isatty()
     print(f"# {request.protocol} -> DeepSeek {request.model_version.upper()} ({request.model})", file=out)

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from dscodec.cli import main
 
@@ -55,3 +58,39 @@ def test_piped_into_a_short_reader_no_traceback(tmp_path: Path) -> None:
     _, err = writer.communicate(timeout=60)
     assert writer.returncode == 0
     assert b"Traceback" not in err
+
+
+def _run(args: list[str], encoding: str) -> subprocess.CompletedProcess[bytes]:
+    script = f"import sys; from dscodec.cli import main; sys.exit(main({args!r}))"
+    env = {**os.environ, "PYTHONIOENCODING": encoding}
+    return subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, env=env, timeout=120, check=False
+    )
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
+def test_a_terminal_without_the_prompts_characters_gets_escapes_not_a_traceback(
+    tmp_path: Path, encoding: str
+) -> None:
+    """Prompts hold ``｜``, ``▁`` and whatever the user wrote (``😀``): on an output encoding without them the
+    text has escapes, and ``--json`` stays JSON that reads back to the same values."""
+    body = tmp_path / "emoji.json"
+    body.write_text(
+        json.dumps({"model": "DeepSeek-V4-Pro", "messages": [{"role": "user", "content": "hi 😀 é"}]}),
+        encoding="utf-8",
+    )
+    rendered = _run(["render", str(body)], encoding)
+    assert rendered.returncode == 0 and b"Traceback" not in rendered.stderr
+    text = rendered.stdout.decode(encoding)
+    e_acute = "é" if encoding == "latin-1" else "\\xe9"
+    assert f"hi \\U0001f600 {e_acute}\\u27e6<\\uff5cAssistant\\uff5c>\\u27e7" in text
+    escaped = _run(["encode", str(body), "--json"], encoding)
+    utf8 = _run(["encode", str(body), "--json"], "utf-8")
+    assert escaped.returncode == utf8.returncode == 0
+    assert json.loads(escaped.stdout.decode(encoding)) == json.loads(utf8.stdout.decode("utf-8"))
+    body.write_text(
+        '{"model": "DeepSeek-V4-Pro", "messages": [{"role": "｜", "content": "x"}]}', encoding="utf-8"
+    )
+    refused = _run(["render", str(body)], encoding)
+    assert refused.returncode == 1 and b"Traceback" not in refused.stderr
+    assert json.loads(refused.stderr.decode(encoding).splitlines()[-1])["error"]["message"]
