@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypeGuard
+from typing import Any, Literal
 
 import dscodec
 from dscodec.conversation import ConversationRequest, Protocol
@@ -23,6 +23,7 @@ from dscodec.processor import StreamProcessor
 from dscodec.protocols import error_body
 from dscodec.protocols._wire import WireEvent
 from dscodec.protocols.openai_responses import echo_storage
+from dscodec.stream._markers import has_surrogate
 from dscodec.testing._sse import Frame
 from dscodec.testing.compare import MISSING, Difference, compare
 from dscodec.testing.transcript import (
@@ -280,18 +281,11 @@ def _echo_server_storage(request: ConversationRequest, transcript: Transcript) -
     else:
         store = transcript.request.get("store", True) is not False
         previous = transcript.request.get("previous_response_id")
-    echo_storage(request, store=store, previous_response_id=previous if _writable(previous) else None)
-
-
-def _writable(value: object) -> TypeGuard[str]:
-    """Whether ``value`` is a string JSON can carry (no lone surrogate)."""
-    if not isinstance(value, str):
-        return False
-    try:
-        value.encode()
-    except UnicodeEncodeError:
-        return False
-    return True
+    echo_storage(
+        request,
+        store=store,
+        previous_response_id=previous if isinstance(previous, str) and not has_surrogate(previous) else None,
+    )
 
 
 def _error_body(protocol: Protocol, exc: DscodecError) -> dict[str, Any]:
