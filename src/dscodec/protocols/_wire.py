@@ -102,8 +102,9 @@ class _JsonEvent(WireEvent):
         self.event = event
 
 
-#: :meth:`WireEvent.from_json` without the indirection, for writers' per-token events: ``json_event(text)``.
-json_event: Callable[[str], WireEvent] = _JsonEvent
+#: :meth:`WireEvent.from_json` without the indirection, for writers' per-token events: ``json_event(text)``, or
+#: ``json_event(text, name)`` with the SSE event name.
+json_event: type[_JsonEvent] = _JsonEvent
 
 
 class _DictEvent(WireEvent):

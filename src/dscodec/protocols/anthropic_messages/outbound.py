@@ -15,13 +15,14 @@ The SSE event name of every event is its ``type`` (``ping`` included); there is 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from dscodec._json import string_literal
 from dscodec.conversation import ConversationRequest
 from dscodec.errors import DscodecError
 from dscodec.protocols._error_bodies import anthropic_error_body
-from dscodec.protocols._wire import EventWriter, Outcome, PromptUsage, WireEvent, dict_event
+from dscodec.protocols._wire import EventWriter, Outcome, PromptUsage, WireEvent, dict_event, json_event
 from dscodec.stream.events import ContentDelta, Event, ReasoningDelta, ToolCallDelta, ToolCallStart
 
 __all__ = ["WRITER", "MessagesEventWriter", "stop_reason"]
@@ -29,6 +30,14 @@ __all__ = ["WRITER", "MessagesEventWriter", "stop_reason"]
 _PING = {"type": "ping"}
 _THINKING = "thinking"
 _TEXT = "text"
+_TOOL_USE = "tool_use"
+#: Per block type: its delta's type and field, as the JSON text of a delta event writes them after the block's
+#: index (the per-token hot path writes the event as text around the escaped piece).
+_DELTA_FIELDS = {
+    _THINKING: ',"delta":{"type":"thinking_delta","thinking":',
+    _TEXT: ',"delta":{"type":"text_delta","text":',
+    _TOOL_USE: ',"delta":{"type":"input_json_delta","partial_json":',
+}
 
 
 def stop_reason(outcome: Outcome) -> str:
@@ -93,6 +102,8 @@ class MessagesEventWriter(EventWriter):
         self._index = -1  # index of the open (or last) block
         self._pinged = False
         self._usage: dict[str, Any] = {}
+        # The JSON text of a delta event of the open block before its escaped piece ("" when no block is open).
+        self._delta_head = ""
 
     # -- EventWriter --------------------------------------------------------------------------------------------
 
@@ -122,24 +133,78 @@ class MessagesEventWriter(EventWriter):
             self._start(out, {"type": "thinking", "thinking": "", "signature": ""})
         return out
 
+    def text(self, reasoning: bool, text: str) -> list[WireEvent]:
+        # The per-token hot path: a delta of the open block, as JSON text.
+        if self._kind != (_THINKING if reasoning else _TEXT):
+            return self.write([ReasoningDelta(text) if reasoning else ContentDelta(text)])
+        return [json_event(f"{self._delta_head}{string_literal(text)}}}}}", "content_block_delta")]
+
+    def argument(
+        self, index: int, arguments: str, raw: str | None = None, parameter: str | None = None
+    ) -> list[WireEvent]:
+        if not arguments:
+            return []
+        if self._kind != _TOOL_USE:
+            return self.write([ToolCallDelta(index, arguments, raw, parameter)])
+        if arguments is raw:  # nothing to escape
+            return [json_event(f'{self._delta_head}"{arguments}"}}}}', "content_block_delta")]
+        return [json_event(f"{self._delta_head}{string_literal(arguments)}}}}}", "content_block_delta")]
+
+    def argument_lane(self, index: int, parameter: str) -> Callable[[str, str], list[WireEvent]]:
+        argument = self.argument
+
+        def lane(arguments: str, raw: str) -> list[WireEvent]:
+            if self._kind != _TOOL_USE:
+                return argument(index, arguments, raw, parameter)
+            if arguments is raw:
+                return [json_event(f'{self._delta_head}"{arguments}"}}}}', "content_block_delta")]
+            return [json_event(f"{self._delta_head}{string_literal(arguments)}}}}}", "content_block_delta")]
+
+        return lane
+
+    def reasoning_lane(self, keep: Callable[[str], None]) -> Callable[[str, str], list[WireEvent]]:
+        text = self.text
+
+        def lane(piece: str, raw: str) -> list[WireEvent]:
+            keep(piece)
+            if self._kind != _THINKING:
+                return text(True, piece)
+            return [json_event(f"{self._delta_head}{string_literal(piece)}}}}}", "content_block_delta")]
+
+        return lane
+
+    def content_lane(self) -> Callable[[str, str], list[WireEvent]]:
+        text = self.text
+
+        def lane(piece: str, raw: str) -> list[WireEvent]:
+            if self._kind != _TEXT:
+                return text(False, piece)
+            return [json_event(f"{self._delta_head}{string_literal(piece)}}}}}", "content_block_delta")]
+
+        return lane
+
     def write(self, events: Sequence[Event]) -> list[WireEvent]:
         out: list[WireEvent] = []
         for event in events:
             # Most frequent first: this runs once per generated token.
-            if type(event) is ContentDelta:
+            if type(event) is ToolCallDelta:
+                piece = event.arguments
+                if not piece:
+                    continue
+                if self._kind != _TOOL_USE:  # no call's block is open (events not from the machine)
+                    delta = {"type": "input_json_delta", "partial_json": piece}
+                    out.append(_event({"type": "content_block_delta", "index": self._index, "delta": delta}))
+                    continue
+            elif type(event) is ContentDelta:
                 if self._kind != _TEXT:
                     self._start(out, {"type": "text", "text": ""})
-                delta: dict[str, Any] = {"type": "text_delta", "text": event.text}
+                piece = event.text
             elif type(event) is ReasoningDelta:
                 if self._kind != _THINKING:
                     # Only reachable when the parsing options start in reasoning but the conversation is not
                     # in thinking mode; a thinking block keeps the stream well formed.
                     self._start(out, {"type": "thinking", "thinking": "", "signature": ""})
-                delta = {"type": "thinking_delta", "thinking": event.text}
-            elif type(event) is ToolCallDelta:
-                if not event.arguments:
-                    continue
-                delta = {"type": "input_json_delta", "partial_json": event.arguments}
+                piece = event.text
             elif type(event) is ToolCallStart:
                 self._start(out, {"type": "tool_use", "id": event.call_id, "name": event.name, "input": {}})
                 continue
@@ -147,7 +212,8 @@ class MessagesEventWriter(EventWriter):
                 # ReasoningEnd, ToolCallEnd: the open block is stopped when the next one starts or at the end
                 # (the reference's timing). StopSequence, OutputEnd: close() ends the message.
                 continue
-            out.append(_event({"type": "content_block_delta", "index": self._index, "delta": delta}))
+            # The delta event as JSON text: what orjson writes for {"type", "index", "delta": {"type", field}}.
+            out.append(json_event(f"{self._delta_head}{string_literal(piece)}}}}}", "content_block_delta"))
         return out
 
     def close(self, outcome: Outcome) -> list[WireEvent]:
@@ -179,6 +245,8 @@ class MessagesEventWriter(EventWriter):
             self._stop(out)
         self._index += 1
         self._kind = block["type"]
+        fields = _DELTA_FIELDS.get(self._kind)
+        self._delta_head = f'{{"type":"content_block_delta","index":{self._index}{fields}' if fields else ""
         out.append(_event({"type": "content_block_start", "index": self._index, "content_block": block}))
         if not self._pinged:
             self._pinged = True

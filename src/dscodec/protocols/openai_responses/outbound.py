@@ -25,9 +25,20 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
+import orjson
+
+from dscodec._json import string_literal
 from dscodec.conversation import ConversationRequest
 from dscodec.errors import DscodecError
-from dscodec.protocols._wire import EventWriter, Outcome, PromptUsage, WireEvent, dict_event, logprob_dict
+from dscodec.protocols._wire import (
+    EventWriter,
+    Outcome,
+    PromptUsage,
+    WireEvent,
+    dict_event,
+    json_event,
+    logprob_dict,
+)
 from dscodec.protocols.openai_responses import ResponsesWire
 from dscodec.protocols.openai_responses._patch import PatchInput
 from dscodec.stream.events import (
@@ -52,6 +63,19 @@ __all__ = [
 APPLY_PATCH: Final = "apply_patch"
 
 _REASONING, _MESSAGE, _FUNCTION, _CUSTOM = range(4)
+
+#: Per item kind: the delta event's type and its JSON text up to the delta's string (keys in the reference's
+#: order: ``type``, then the others alphabetically).
+_DELTA_TYPES: Final[Mapping[int, str]] = {
+    _REASONING: "response.reasoning_text.delta",
+    _MESSAGE: "response.output_text.delta",
+    _FUNCTION: "response.function_call_arguments.delta",
+}
+_DELTA_HEADS: Final[Mapping[int, str]] = {
+    _REASONING: '{"type":"response.reasoning_text.delta","content_index":0,"delta":',
+    _MESSAGE: '{"type":"response.output_text.delta","content_index":0,"delta":',
+    _FUNCTION: '{"type":"response.function_call_arguments.delta","delta":',
+}
 
 #: Why a response ended incomplete, per backend finish (behavior.md#stream-lifecycle table).
 _INCOMPLETE_REASONS: Final[Mapping[str, str]] = {
@@ -175,12 +199,36 @@ def usage_dict(outcome: Outcome) -> dict[str, Any]:
 class _Item:
     """One output item while it streams."""
 
-    __slots__ = ("call_id", "done", "id", "index", "input", "kind", "logprobs", "name", "namespace", "parts")
+    __slots__ = (
+        "call_id",
+        "delta_head",
+        "delta_tail",
+        "delta_type",
+        "done",
+        "id",
+        "index",
+        "input",
+        "kind",
+        "logprobs",
+        "name",
+        "namespace",
+        "parts",
+    )
 
     def __init__(self, kind: int, index: int, item_id: str) -> None:
         self.kind = kind
         self.index = index
         self.id = item_id
+        # The JSON text of a delta event without logprobs (the per-token hot path), around its delta string and
+        # before its sequence number: what ``orjson`` writes for the event's dict (custom tool calls have none).
+        head = _DELTA_HEADS.get(kind)
+        self.delta_type = _DELTA_TYPES.get(kind, "")
+        self.delta_head = head
+        self.delta_tail = ""
+        if head is not None:
+            item = f',"item_id":{orjson.dumps(item_id).decode()}'
+            logprobs = ',"logprobs":[]' if kind == _MESSAGE else ""
+            self.delta_tail = f'{item}{logprobs},"output_index":{index},"sequence_number":'
         self.parts: list[str] = []  # text, arguments or input fragments
         self.logprobs: list[dict[str, Any]] = []
         self.call_id = ""
@@ -284,6 +332,71 @@ class ResponsesEventWriter(EventWriter):
             # ReasoningEnd / StopSequence: nothing to send; items close when the next one opens (reference).
         return out
 
+    def text(self, reasoning: bool, text: str) -> list[WireEvent]:
+        # The per-token hot path: a delta of the open reasoning or message item, as JSON text.
+        item = self._open
+        if item is None or item.kind != (_REASONING if reasoning else _MESSAGE) or self._ended:
+            return self.write([ReasoningDelta(text) if reasoning else ContentDelta(text)])
+        item.parts.append(text)
+        return [self._delta(item, text)]
+
+    def argument(
+        self, index: int, arguments: str, raw: str | None = None, parameter: str | None = None
+    ) -> list[WireEvent]:
+        item = self._calls.get(index)
+        if item is None or item.input is not None or not arguments or self._ended:
+            return self.write([ToolCallDelta(index, arguments, raw, parameter)])
+        item.parts.append(arguments)
+        return [self._delta(item, arguments)]
+
+    def argument_lane(self, index: int, parameter: str) -> Callable[[str, str], list[WireEvent]]:
+        item = self._calls.get(index)
+        if item is None or item.input is not None:  # a custom tool's input: written as its patch reader says
+            return super().argument_lane(index, parameter)
+        return self._item_lane(item, None)
+
+    def reasoning_lane(self, keep: Callable[[str], None]) -> Callable[[str, str], list[WireEvent]]:
+        return self._item_lane(None, keep)
+
+    def content_lane(self) -> Callable[[str, str], list[WireEvent]]:
+        return self._item_lane(None, None)
+
+    def _item_lane(
+        self, call: _Item | None, keep: Callable[[str], None] | None
+    ) -> Callable[[str, str], list[WireEvent]]:
+        """A lane of :meth:`_delta` events: the arguments of ``call``, else the text of the open item, the
+        reasoning (each piece handed to ``keep`` first) when ``keep`` is given, else the message. Inlined: it
+        runs once per token."""
+        reasoning = keep is not None
+        kind = _FUNCTION if call is not None else _REASONING if reasoning else _MESSAGE
+        text = self.text
+
+        def lane(piece: str, raw: str) -> list[WireEvent]:
+            if keep is not None:
+                keep(piece)
+            item = self._open if call is None else call
+            if item is None or item.kind != kind or self._ended:
+                return text(reasoning, piece) if call is None else self.argument(call.index, piece, raw)
+            item.parts.append(piece)
+            seq = self._seq
+            self._seq = seq + 1
+            return [
+                json_event(
+                    f"{item.delta_head}{string_literal(piece)}{item.delta_tail}{seq}}}", item.delta_type
+                )
+            ]
+
+        return lane
+
+    def _delta(self, item: _Item, delta: str) -> WireEvent:
+        """The delta event of ``item`` (reasoning, message or function call) without logprobs: its JSON text
+        around the escaped ``delta`` (the fields of :meth:`_text` and :meth:`_arguments`, in their order)."""
+        seq = self._seq
+        self._seq = seq + 1
+        return json_event(
+            f"{item.delta_head}{string_literal(delta)}{item.delta_tail}{seq}}}", item.delta_type
+        )
+
     def close(self, outcome: Outcome) -> list[WireEvent]:
         if self._ended:
             return []
@@ -345,8 +458,11 @@ class ResponsesEventWriter(EventWriter):
         if item is None or item.kind != kind:
             item = self._open_text_item(out, kind)
         item.parts.append(event.text)
+        if not event.logprobs:
+            out.append(self._delta(item, event.text))
+            return
         if kind == _MESSAGE:
-            logprobs = [logprob_dict(e) for e in event.logprobs] if event.logprobs else []
+            logprobs = [logprob_dict(e) for e in event.logprobs]
             item.logprobs.extend(logprobs)
             data: dict[str, Any] = {
                 "type": "response.output_text.delta",
@@ -450,14 +566,7 @@ class ResponsesEventWriter(EventWriter):
             return
         if item.input is None:
             item.parts.append(event.arguments)
-            data: dict[str, Any] = {
-                "type": "response.function_call_arguments.delta",
-                "delta": event.arguments,
-                "item_id": item.id,
-                "output_index": item.index,
-                "sequence_number": self._next(),
-            }
-            out.append(dict_event(data, event="response.function_call_arguments.delta"))
+            out.append(self._delta(item, event.arguments))
         else:
             self._input(out, item, item.input.feed(event.arguments))
 
