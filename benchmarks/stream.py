@@ -19,9 +19,11 @@ is left when reading the output costs nothing). Where its ratio is near a goal, 
 for reading markers and tool-call markup.
 
 Then short responses: the first 50 tokens of each output, one id per push, each response a new request (its
-JSON body parsed and converted, a new processor): what a request pays once, side by side. And a last measurement
-pushes the same output with a tool argument ten times longer, to show that the cost per character stays flat
-(linear total cost).
+JSON body parsed and converted, a new processor): what a request pays once, side by side. Then the same outputs
+as token ids, one and four per push, answering the same request in OpenAI Responses and in Anthropic Messages
+(their events serialised; JSON mode in Responses only, as Messages has none). And a last measurement pushes the
+same output with a tool argument ten times longer, to show that the cost per character stays flat (linear total
+cost).
 
     python benchmarks/stream.py [--runs 5] [--tokens 10000] [--kinds prose,cjk]
 
@@ -70,6 +72,40 @@ BODY = {
     "tools": [TOOL],
     "stream": True,
     "stream_options": {"include_usage": True},
+}
+#: The same requests in the other two protocols (Messages has no JSON mode).
+PROTOCOL_BODIES: dict[str, dict[str, dict[str, Any]]] = {
+    "responses": {
+        "tools": {
+            "model": "DeepSeek-V4-Pro",
+            "input": "Refactor the module and write it back.",
+            "tools": [{"type": "function", **TOOL["function"]}],
+            "stream": True,
+        },
+        "json": {
+            "model": "DeepSeek-V4-Pro",
+            "input": "List the items as JSON.",
+            "reasoning": {"effort": "none"},
+            "text": {"format": {"type": "json_object"}},
+            "stream": True,
+        },
+    },
+    "messages": {
+        "tools": {
+            "model": "DeepSeek-V4-Pro",
+            "max_tokens": 100_000,
+            "messages": [{"role": "user", "content": "Refactor the module and write it back."}],
+            "thinking": {"type": "enabled", "budget_tokens": 50_000},
+            "tools": [
+                {
+                    "name": TOOL["function"]["name"],
+                    "description": TOOL["function"]["description"],
+                    "input_schema": TOOL["function"]["parameters"],
+                }
+            ],
+            "stream": True,
+        },
+    },
 }
 JSON_BODY = {
     "model": "DeepSeek-V4-Pro",
@@ -228,15 +264,25 @@ def ours_text(
 
 
 def reference(
-    ref: Any, groups: list[Any], body: dict[str, Any] = BODY, *, text: bool = False
+    ref: Any,
+    groups: list[Any],
+    body: dict[str, Any] = BODY,
+    *,
+    text: bool = False,
+    protocol: str = "chat_completions",
 ) -> Callable[[], int]:
     """The reference's run; with ``text``, ``groups`` are text chunks with their token counts (the processor
     still gets the tokenizer, with which it counts reasoning tokens as dscodec does)."""
     tokenizer = ref.Tokenizer.from_file(str(bundled_tokenizer_path()))
     options = ref.ConversionOptions()
+    request_type = {
+        "chat_completions": ref.ChatCompletionRequest,
+        "responses": ref.ResponsesRequest,
+        "messages": ref.MessagesRequest,
+    }[protocol]
 
     def run() -> int:
-        request = ref.ChatCompletionRequest(json.dumps(body))
+        request = request_type(json.dumps(body))
         converted = request.convert(options)
         generator = request.chunk_generator(converted, "chatcmpl-1", "DeepSeek-V4-Pro")
         processor = ref.StreamProcessor(generator, converted.parsing_options, tokenizer)
@@ -464,6 +510,31 @@ def main() -> None:
         if ref is not None:
             line += f"{medians[1] / SHORT_REPEAT * 1e6:>23.1f}{medians[0] / medians[1]:>8.2f}"
         print(line, flush=True)
+    print()
+
+    # The other protocols: the same outputs as token ids, their events serialised (Responses and Messages
+    # events, each with its SSE name).
+    print(
+        f"\n{'protocol':<12}{'output':<24}{'pushes':>7}{'dscodec µs/token':>18}{'reference µs/token':>20}{'ratio':>8}"
+    )
+    for protocol, bodies in PROTOCOL_BODIES.items():
+        for kind in chosen:
+            chat_body, output = kinds[kind]
+            body = bodies.get("json") if chat_body is JSON_BODY else bodies["tools"]
+            if body is None:
+                continue
+            request = dscodec.convert(protocol, body)  # type: ignore[arg-type]
+            for size in (1, 4):
+                groups = _groups(output, size)
+                sides = [ours(request, vocab, groups)]
+                if ref is not None:
+                    sides.append(reference(ref, groups, body, protocol=protocol))
+                medians = interleaved(sides, args.runs)
+                per_token = [m / len(output) * 1e6 for m in medians]
+                line = f"{protocol:<12}{kind:<24}{size:>7}{per_token[0]:>18.2f}"
+                if ref is not None:
+                    line += f"{per_token[1]:>20.2f}{per_token[0] / per_token[1]:>8.2f}"
+                print(line, flush=True)
     print()
 
     # Linear cost: a tool call alone, its string argument 2K and then 20K characters long.
