@@ -334,8 +334,8 @@ class ResponsesEventWriter(EventWriter):
 
     def text(self, reasoning: bool, text: str) -> list[WireEvent]:
         # The per-token hot path: a delta of the open reasoning or message item, as JSON text.
-        item = self._open
-        if item is None or item.kind != (_REASONING if reasoning else _MESSAGE) or self._ended:
+        item = self._open  # None once the response ended
+        if item is None or item.kind != (_REASONING if reasoning else _MESSAGE):
             return self.write([ReasoningDelta(text) if reasoning else ContentDelta(text)])
         item.parts.append(text)
         return [self._delta(item, text)]
@@ -350,33 +350,47 @@ class ResponsesEventWriter(EventWriter):
         return [self._delta(item, arguments)]
 
     def argument_lane(self, index: int, parameter: str) -> Callable[[str, str], list[WireEvent]]:
-        item = self._calls.get(index)
-        if item is None or item.input is not None:  # a custom tool's input: written as its patch reader says
+        call = self._calls.get(index)
+        if call is None or call.input is not None:  # a custom tool's input: written as its patch reader says
             return super().argument_lane(index, parameter)
-        return self._item_lane(item, None)
+        parts, head, tail, name = call.parts, call.delta_head, call.delta_tail, call.delta_type
+
+        def lane(arguments: str, raw: str) -> list[WireEvent]:
+            if self._ended:
+                return []
+            parts.append(arguments)
+            seq = self._seq
+            self._seq = seq + 1
+            return [json_event(f"{head}{string_literal(arguments)}{tail}{seq}}}", name)]
+
+        return lane
 
     def reasoning_lane(self, keep: Callable[[str], None]) -> Callable[[str, str], list[WireEvent]]:
-        return self._item_lane(None, keep)
-
-    def content_lane(self) -> Callable[[str, str], list[WireEvent]]:
-        return self._item_lane(None, None)
-
-    def _item_lane(
-        self, call: _Item | None, keep: Callable[[str], None] | None
-    ) -> Callable[[str, str], list[WireEvent]]:
-        """A lane of :meth:`_delta` events: the arguments of ``call``, else the text of the open item, the
-        reasoning (each piece handed to ``keep`` first) when ``keep`` is given, else the message. Inlined: it
-        runs once per token."""
-        reasoning = keep is not None
-        kind = _FUNCTION if call is not None else _REASONING if reasoning else _MESSAGE
         text = self.text
 
         def lane(piece: str, raw: str) -> list[WireEvent]:
-            if keep is not None:
-                keep(piece)
-            item = self._open if call is None else call
-            if item is None or item.kind != kind or self._ended:
-                return text(reasoning, piece) if call is None else self.argument(call.index, piece, raw)
+            keep(piece)
+            item = self._open  # None once the response ended
+            if item is None or item.kind != _REASONING:
+                return text(True, piece)
+            item.parts.append(piece)
+            seq = self._seq
+            self._seq = seq + 1
+            return [
+                json_event(
+                    f"{item.delta_head}{string_literal(piece)}{item.delta_tail}{seq}}}", item.delta_type
+                )
+            ]
+
+        return lane
+
+    def content_lane(self) -> Callable[[str, str], list[WireEvent]]:
+        text = self.text
+
+        def lane(piece: str, raw: str) -> list[WireEvent]:
+            item = self._open  # None once the response ended
+            if item is None or item.kind != _MESSAGE:
+                return text(False, piece)
             item.parts.append(piece)
             seq = self._seq
             self._seq = seq + 1
