@@ -31,6 +31,9 @@ _PING = {"type": "ping"}
 _THINKING = "thinking"
 _TEXT = "text"
 _TOOL_USE = "tool_use"
+#: Argument fragments up to this long have their event remembered, up to this many per block.
+_FRAGMENT_LENGTH = 16
+_FRAGMENT_COUNT = 64
 #: Per block type: its delta's type and field, as the JSON text of a delta event writes them after the block's
 #: index (the per-token hot path writes the event as text around the escaped piece).
 _DELTA_FIELDS = {
@@ -104,6 +107,9 @@ class MessagesEventWriter(EventWriter):
         self._usage: dict[str, Any] = {}
         # The JSON text of a delta event of the open block before its escaped piece ("" when no block is open).
         self._delta_head = ""
+        # The events of short argument fragments of the open block: the same fragments come again and again in a
+        # call (separators, keys, quotes, short values), and an event is not changed once made.
+        self._fragments: dict[str, WireEvent] = {}
 
     # -- EventWriter --------------------------------------------------------------------------------------------
 
@@ -195,6 +201,13 @@ class MessagesEventWriter(EventWriter):
                     delta = {"type": "input_json_delta", "partial_json": piece}
                     out.append(_event({"type": "content_block_delta", "index": self._index, "delta": delta}))
                     continue
+                made = self._fragments.get(piece)
+                if made is None:
+                    made = json_event(f"{self._delta_head}{string_literal(piece)}}}}}", "content_block_delta")
+                    if len(piece) <= _FRAGMENT_LENGTH and len(self._fragments) < _FRAGMENT_COUNT:
+                        self._fragments[piece] = made
+                out.append(made)
+                continue
             elif type(event) is ContentDelta:
                 if self._kind != _TEXT:
                     self._start(out, {"type": "text", "text": ""})
@@ -246,6 +259,7 @@ class MessagesEventWriter(EventWriter):
         self._index += 1
         self._kind = block["type"]
         fields = _DELTA_FIELDS.get(self._kind)
+        self._fragments = {}
         self._delta_head = f'{{"type":"content_block_delta","index":{self._index}{fields}' if fields else ""
         out.append(_event({"type": "content_block_start", "index": self._index, "content_block": block}))
         if not self._pinged:

@@ -318,8 +318,19 @@ class ResponsesEventWriter(EventWriter):
         if self._ended:
             return []
         out: list[WireEvent] = []
+        calls = self._calls
         for event in events:
-            if isinstance(event, ContentDelta):
+            if type(event) is ToolCallDelta:  # the commonest event of a tool-call block: a function's inline
+                item = calls.get(event.index)
+                if item is not None and item.input is None and event.arguments:
+                    item.parts.append(event.arguments)
+                    seq = self._seq
+                    self._seq = seq + 1
+                    text = f"{item.delta_head}{string_literal(event.arguments)}{item.delta_tail}{seq}}}"
+                    out.append(json_event(text, item.delta_type))
+                else:
+                    self._arguments(out, event)
+            elif isinstance(event, ContentDelta):
                 self._text(out, event, _MESSAGE)
             elif isinstance(event, ToolCallDelta):
                 self._arguments(out, event)
