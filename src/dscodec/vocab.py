@@ -448,6 +448,13 @@ class Vocabulary:
             return 0
         if self._holds_added is not None and not self._holds_added(text):
             # The word way: each distinct word encoded once and remembered (much cheaper for streamed text).
+            if self._words is not None and is_word_text(text):
+                # Every word remembered (the commonest case: a stream's reasoning is read again at its end):
+                # the ids counted without being gathered.
+                try:
+                    return sum(map(len, map(self._word_ids.__getitem__, word_res()[0].findall(text))))
+                except KeyError:
+                    pass
             return len(self.encode_plain([text])[0])
         return sum(len(e.ids) for e in self._encode(self.full, self.pieces(text, PIECE_CHARS)))
 

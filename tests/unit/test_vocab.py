@@ -277,7 +277,19 @@ def test_word_memory_starts_over_and_long_words_are_not_kept(monkeypatch: pytest
 
 @given(any_text)
 def test_count_tokens_equals_the_full_tokenizer(text: str) -> None:
-    assert VOCAB.count_tokens(text) == len(FULL.encode(text, add_special_tokens=False).ids)
+    expected = len(FULL.encode(text, add_special_tokens=False).ids)
+    assert VOCAB.count_tokens(text) == expected
+    assert VOCAB.count_tokens(text) == expected  # again, with the text's words remembered
+
+
+def test_count_tokens_with_words_too_long_to_remember() -> None:
+    """Word text whose words were all seen is counted from the word memory; a word too long to be kept sends
+    the count the encoding way, every time."""
+    vocab = Vocabulary(Tokenizer.from_file(str(bundled_tokenizer_path())), name="test")
+    for text in ["alpha beta", "alpha " + "=" * 300 + " beta", "=" * 300]:
+        expected = len(FULL.encode(text, add_special_tokens=False).ids)
+        assert [vocab.count_tokens(text) for _ in range(3)] == [expected] * 3
+    assert "=" * 300 not in vocab._word_ids
 
 
 _SOME_SPELLINGS = sorted(VOCAB.added)[::50]
