@@ -653,3 +653,28 @@ def test_echo_storage_checks_its_arguments() -> None:
     wire = chat.wire
     echo_storage(chat, store=True, previous_response_id="resp_1")
     assert chat.wire is wire  # another protocol's request is left as it is
+
+
+@pytest.mark.parametrize(
+    ("sent", "shown"),
+    [
+        (0.0, "0.0"),
+        (-0.0, "-0.0"),
+        (0.3, "0.3"),
+        (0.7, "0.7"),
+        (1.0, "1.0"),
+        (0.1234567, "0.1234567"),
+        (2, "2.0"),
+    ],
+)
+def test_sampling_values_show_their_32_bit_shortest_decimal(sent: float, shown: str) -> None:
+    """The response object shows ``temperature`` and ``top_p`` as the 32-bit float the request keeps, in its
+    shortest decimal; the same again from the remembered values, and ``-0`` keeps its sign even after ``0``."""
+    for _ in range(2):
+        for value in (0.0, sent):
+            body = {"model": "DeepSeek-V4-Pro", "input": "Hi", "temperature": value, "top_p": 0.3}
+            request = dscodec.convert("responses", json.dumps(body))
+            writer = ResponsesEventWriter(request, response_id="resp_1", model="m", created=0)
+            text = writer.open(PromptUsage(1))[0].to_json()
+            assert '"top_p":0.3,' in text
+        assert f'"temperature":{shown},' in text

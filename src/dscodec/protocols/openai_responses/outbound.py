@@ -20,6 +20,7 @@ first, the others alphabetically), so the JSON matches it byte for byte.
 
 from __future__ import annotations
 
+import functools
 import struct
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -93,8 +94,14 @@ _MESSAGE_PHASE: Final = "final_answer"
 def _f32_text(value: Any) -> Any:
     """A sampling value as the reference writes it: the request stores it as a 32-bit float, and the response
     shows that float's shortest decimal (``0.3``, not ``0.30000001192092896``)."""
-    if not isinstance(value, float):
+    if not isinstance(value, float) or value == 0:  # ±0 is its own shortest decimal (and one key to a cache)
         return value
+    return _f32_shortest(value)
+
+
+@functools.lru_cache(maxsize=256)
+def _f32_shortest(value: float) -> float:
+    """:func:`_f32_text` of a float, remembered: every response object of a stream shows the same two values."""
     packed = struct.pack("<f", value)
     for digits in range(1, 10):
         shortest = float(f"{value:.{digits}g}")
