@@ -143,7 +143,7 @@ class MessagesEventWriter(EventWriter):
         # The per-token hot path: a delta of the open block, as JSON text.
         if self._kind != (_THINKING if reasoning else _TEXT):
             return self.write([ReasoningDelta(text) if reasoning else ContentDelta(text)])
-        return [json_event(f"{self._delta_head}{string_literal(text)}}}}}", "content_block_delta")]
+        return [self._delta(text)]
 
     def argument(
         self, index: int, arguments: str, raw: str | None = None, parameter: str | None = None
@@ -152,9 +152,12 @@ class MessagesEventWriter(EventWriter):
             return []
         if self._kind != _TOOL_USE:
             return self.write([ToolCallDelta(index, arguments, raw, parameter)])
-        if arguments is raw:  # nothing to escape
-            return [json_event(f'{self._delta_head}"{arguments}"}}}}', "content_block_delta")]
-        return [json_event(f"{self._delta_head}{string_literal(arguments)}}}}}", "content_block_delta")]
+        return [self._delta(arguments)]
+
+    def _delta(self, piece: str) -> WireEvent:
+        """The delta event of the open block: its JSON text around the escaped ``piece`` (what orjson writes for
+        ``{"type", "index", "delta": {"type", field}}``). The lanes below write it inline."""
+        return json_event(f"{self._delta_head}{string_literal(piece)}}}}}", "content_block_delta")
 
     def argument_lane(self, index: int, parameter: str) -> Callable[[str, str], list[WireEvent]]:
         argument = self.argument
@@ -203,7 +206,7 @@ class MessagesEventWriter(EventWriter):
                     continue
                 made = self._fragments.get(piece)
                 if made is None:
-                    made = json_event(f"{self._delta_head}{string_literal(piece)}}}}}", "content_block_delta")
+                    made = self._delta(piece)
                     if len(piece) <= _FRAGMENT_LENGTH and len(self._fragments) < _FRAGMENT_COUNT:
                         self._fragments[piece] = made
                 out.append(made)
@@ -225,8 +228,7 @@ class MessagesEventWriter(EventWriter):
                 # ReasoningEnd, ToolCallEnd: the open block is stopped when the next one starts or at the end
                 # (the reference's timing). StopSequence, OutputEnd: close() ends the message.
                 continue
-            # The delta event as JSON text: what orjson writes for {"type", "index", "delta": {"type", field}}.
-            out.append(json_event(f"{self._delta_head}{string_literal(piece)}}}}}", "content_block_delta"))
+            out.append(self._delta(piece))
         return out
 
     def close(self, outcome: Outcome) -> list[WireEvent]:
