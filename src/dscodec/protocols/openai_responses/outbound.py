@@ -325,18 +325,9 @@ class ResponsesEventWriter(EventWriter):
         if self._ended:
             return []
         out: list[WireEvent] = []
-        calls = self._calls
         for event in events:
-            if type(event) is ToolCallDelta:  # the commonest event of a tool-call block: a function's inline
-                item = calls.get(event.index)
-                if item is not None and item.input is None and event.arguments:
-                    item.parts.append(event.arguments)
-                    seq = self._seq
-                    self._seq = seq + 1
-                    text = f"{item.delta_head}{string_literal(event.arguments)}{item.delta_tail}{seq}}}"
-                    out.append(json_event(text, item.delta_type))
-                else:
-                    self._arguments(out, event)
+            if type(event) is ToolCallDelta:  # the commonest event of a tool-call block
+                self._arguments(out, event)
             elif isinstance(event, ContentDelta):
                 self._text(out, event, _MESSAGE)
             elif isinstance(event, ToolCallDelta):
@@ -384,31 +375,25 @@ class ResponsesEventWriter(EventWriter):
         return lane
 
     def reasoning_lane(self, keep: Callable[[str], None]) -> Callable[[str, str], list[WireEvent]]:
-        text = self.text
-
-        def lane(piece: str, raw: str) -> list[WireEvent]:
-            keep(piece)
-            item = self._open  # None once the response ended
-            if item is None or item.kind != _REASONING:
-                return text(True, piece)
-            item.parts.append(piece)
-            seq = self._seq
-            self._seq = seq + 1
-            return [
-                json_event(
-                    f"{item.delta_head}{string_literal(piece)}{item.delta_tail}{seq}}}", item.delta_type
-                )
-            ]
-
-        return lane
+        return self._text_lane(_REASONING, keep)
 
     def content_lane(self) -> Callable[[str, str], list[WireEvent]]:
+        return self._text_lane(_MESSAGE, None)
+
+    def _text_lane(
+        self, kind: int, keep: Callable[[str], None] | None
+    ) -> Callable[[str, str], list[WireEvent]]:
+        """The lane of the reasoning (``kind``; each piece handed to ``keep`` first) or the message: :meth:`_delta`
+        events of the open item, inline (this is the per-token path)."""
         text = self.text
+        reasoning = kind == _REASONING
 
         def lane(piece: str, raw: str) -> list[WireEvent]:
+            if keep is not None:
+                keep(piece)
             item = self._open  # None once the response ended
-            if item is None or item.kind != _MESSAGE:
-                return text(False, piece)
+            if item is None or item.kind != kind:
+                return text(reasoning, piece)
             item.parts.append(piece)
             seq = self._seq
             self._seq = seq + 1
