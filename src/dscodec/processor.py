@@ -57,6 +57,8 @@ COUNT_LIMIT = 1 << 63
 #: Below this count, adding the length of any list or tuple stays below :data:`COUNT_LIMIT` (no list can hold
 #: ``2**62`` items: that takes ``2**65`` bytes), so the per-push fast path tests the count alone.
 _FAST_COUNT_LIMIT = 1 << 62
+#: Whether a float is a finite log probability (``-inf`` and NaN take the checks that name or map them).
+_finite = math.isfinite
 #: The machine's part of a lane: text -> the argument delta's or the channel's text, or a tool-call block's events
 #: (None: declined).
 _MachineLane = Callable[[str], "str | list[Event] | None"]
@@ -596,6 +598,8 @@ class StreamProcessor:
     def _sequence(self, value: object, what: str) -> list[object]:
         """``value`` as a list, refused when it is no sequence: a str or bytes neither, nor a set or a mapping
         (no order, or keys without their values); any other iterable is read in its order."""
+        if type(value) is list or type(value) is tuple:
+            return list(value)
         if isinstance(value, (str, bytes, bytearray, AbstractSet, Mapping)):
             self._refuse(f"{what} must be a sequence, not {type(value).__name__}")
         try:
@@ -605,9 +609,10 @@ class StreamProcessor:
         return items
 
     def _token_ids(self, ids: Sequence[int]) -> list[int]:
-        return [
-            self._token_id(value, f"token id {k}") for k, value in enumerate(self._sequence(ids, "token ids"))
-        ]
+        given = self._sequence(ids, "token ids")
+        if all(type(value) is int and 0 <= value < ID_LIMIT for value in given):
+            return given  # type: ignore[return-value]
+        return [self._token_id(value, f"token id {k}") for k, value in enumerate(given)]
 
     def _logprob(self, value: object, where: str) -> float:
         """A log probability: a real number, finite or ``-inf`` (which becomes ``-9999.0``)."""
@@ -621,6 +626,32 @@ class StreamProcessor:
         self._refuse(f"{where} must be a finite number or -inf, not {number}")
 
     def _entry(self, decoder: IncrementalDecoder, k: int, token_id: int, logprob: object) -> TokenLogprob:
+        if type(logprob) is tuple and len(logprob) == 2:
+            # The commonest shape, a (float, [(int, float), ...]) pair of finite numbers, checked in one pass
+            # (anything else takes the checks below, which name what is wrong).
+            first, alternatives = logprob
+            if type(first) is float and _finite(first) and type(alternatives) in (list, tuple):
+                try:
+                    fast = [
+                        (alt_id, alt)
+                        for alt_id, alt in alternatives
+                        if type(alt_id) is int
+                        and 0 <= alt_id < ID_LIMIT
+                        and type(alt) is float
+                        and _finite(alt)
+                    ]
+                except (TypeError, ValueError):
+                    fast = None
+                if fast is not None and len(fast) == len(alternatives):
+                    return decoder.logprob(token_id, first, fast)
+        elif type(logprob) is float and _finite(logprob):
+            return decoder.logprob(token_id, logprob)
+        return self._checked_entry(decoder, k, token_id, logprob)
+
+    def _checked_entry(
+        self, decoder: IncrementalDecoder, k: int, token_id: int, logprob: object
+    ) -> TokenLogprob:
+        """:meth:`_entry` for any value: each part checked in turn, the first wrong one refused by name."""
         if isinstance(logprob, numbers.Real) and not isinstance(logprob, bool):
             return decoder.logprob(token_id, self._logprob(logprob, f"log probability {k}"))
         value: object

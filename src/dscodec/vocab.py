@@ -238,6 +238,9 @@ class Vocabulary:
         #: they meet the ids, shared by all of them (at most one entry per id of the vocabulary).
         self.whole_texts: dict[int, str] = {}
         self.not_whole_ids: set[int] = set(self._special_ids)
+        #: The logprob fields (``token`` text and bytes) of the ids stream decoders met, shared by all of them
+        #: (bounded: ids beyond the vocabulary may come too).
+        self.logprob_fields: dict[int, tuple[str, tuple[int, ...]]] = {}
         # Start the tokenizers thread pool and touch every path once, so that the first request pays nothing.
         self.encode_plain(["Warm up: words, 123 numbers,\n\tand 中文.", "ok"])
         self.count_tokens("warm up")

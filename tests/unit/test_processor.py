@@ -7,6 +7,8 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import dscodec
 from dscodec.stream.decoder import IncrementalDecoder
@@ -278,10 +280,10 @@ def test_token_ids_are_validated(ids: Any) -> None:
 def test_token_ids_may_come_from_any_ordered_iterable() -> None:
     ids = _ids("Hello there, world")
     expected = [e.to_json() for e in _processor(thinking={"type": "disabled"}).push_tokens(ids)]
-    for given in (tuple(ids), iter(ids), (i for i in ids), range(ids[0], ids[0] + 1)):
+    for sent in (tuple(ids), iter(ids), (i for i in ids), range(ids[0], ids[0] + 1)):
         p = _processor(thinking={"type": "disabled"})
-        got = [e.to_json() for e in p.push_tokens(given)]  # type: ignore[arg-type]
-        if isinstance(given, range):
+        got = [e.to_json() for e in p.push_tokens(sent)]  # type: ignore[arg-type]
+        if isinstance(sent, range):
             assert got == [
                 e.to_json() for e in _processor(thinking={"type": "disabled"}).push_tokens(ids[:1])
             ]
@@ -316,6 +318,72 @@ def test_ids_at_the_limits_decode_to_nothing_when_unknown() -> None:
 def test_log_probabilities_are_validated(logprobs: Any) -> None:
     p = _processor(thinking={"type": "disabled"})
     _refused(p, lambda: p.push_tokens([42], logprobs=logprobs))
+
+
+#: The values the checks draw a line at: -inf (mapped), NaN and +inf, ints and bools for floats, ids at and past
+#: the 32-bit limit, other types.
+_EDGES = [
+    float("nan"),
+    float("inf"),
+    float("-inf"),
+    -0.0,
+    -1,
+    0,
+    True,
+    False,
+    None,
+    "0.5",
+    1.0,
+    2**32 - 1,
+    2**32,
+]
+
+
+def _entry_outcomes(token_id: int, logprob: Any) -> list[Any]:
+    """The entry, or the refusal's message, of the processor's quick check and of its check part by part."""
+    outcomes = []
+    for check in ("_entry", "_checked_entry"):
+        p = _processor(thinking={"type": "disabled"})
+        decoder = p._ensure_decoder()
+        try:
+            outcomes.append(getattr(p, check)(decoder, 3, token_id, logprob))
+        except dscodec.ModelOutputError as exc:
+            outcomes.append(str(exc))
+    return outcomes
+
+
+@pytest.mark.parametrize("edge", _EDGES, ids=repr)
+@pytest.mark.parametrize("where", ["value", "first id", "last id", "first alternative", "last alternative"])
+@pytest.mark.parametrize("pairs", [list, tuple])
+def test_the_quick_logprob_check_agrees_at_every_edge(edge: Any, where: str, pairs: type) -> None:
+    """One edge value in a well-formed ``(logprob, [(id, logprob), ...])`` entry: the quick check gives the full
+    check's entry or its refusal and message."""
+    value: Any = -0.5
+    alternatives: list[Any] = [(5, -1.0), (6, -2.0), (7, -3.0)]
+    at = 0 if where.startswith("first") else -1
+    if where == "value":
+        value = edge
+    elif where.endswith("id"):
+        alternatives[at] = (edge, alternatives[at][1])
+    else:
+        alternatives[at] = (alternatives[at][0], edge)
+    outcomes = _entry_outcomes(42, (value, pairs(alternatives)))
+    assert outcomes[0] == outcomes[1]
+    assert _entry_outcomes(42, edge)[0] == _entry_outcomes(42, edge)[1]
+
+
+@given(
+    token_id=st.integers(0, 130_000),
+    logprob=st.recursive(
+        st.floats() | st.integers(-1, 2**32) | st.booleans() | st.none() | st.text(max_size=2),
+        lambda inner: st.lists(inner, max_size=4) | st.lists(inner, max_size=4).map(tuple),
+        max_leaves=12,
+    ),
+)
+def test_the_quick_logprob_check_agrees_on_any_value(token_id: int, logprob: Any) -> None:
+    """Any value at all (numbers, strings, nested lists and tuples): the quick check agrees with the full one."""
+    outcomes = _entry_outcomes(token_id, logprob)
+    assert outcomes[0] == outcomes[1]
 
 
 def test_minus_infinity_logprob_is_written_as_vllm_writes_it() -> None:

@@ -62,6 +62,7 @@ def logprob_token_text(data: bytes) -> str:
         return "".join(f"\\x{b:02x}" for b in data)
 
 
+_new_tuple = tuple.__new__
 #: Most entries each cache of an :class:`IncrementalDecoder` (plain texts, logprob fields) holds.
 _CACHE_LIMIT = 200_000
 
@@ -104,7 +105,8 @@ class IncrementalDecoder:
         # The bytes of an incomplete UTF-8 sequence, held until it completes (what an incremental UTF-8
         # decoder buffers; decoding held + new bytes at once gives the same text however the bytes are split).
         self._held = b""
-        self._lp_cache: dict[int, tuple[str, tuple[int, ...]]] = {}
+        # The logprob fields (token text, bytes) of each id met so far, kept in the vocabulary for every decoder.
+        self._lp_cache = vocab.logprob_fields
         # The texts of ids whose bytes are whole characters, and the ids that have none (special ids, and ids whose
         # bytes are not whole), as met so far: kept in the vocabulary for every decoder, one entry per id at most.
         self._whole = vocab.whole_texts
@@ -376,9 +378,13 @@ class IncrementalDecoder:
         self, token_id: int, logprob: float, top_logprobs: Sequence[tuple[int, float]] = ()
     ) -> TokenLogprob:
         """A logprob entry for one generated id (behavior.md#token-chunks-and-usage ``token``/``bytes`` rules), with its alternatives."""
-        token, data = self._lp_fields(token_id)
+        known = self._lp_cache.get
+        token, data = known(token_id) or self._lp_fields(token_id)
+        if not top_logprobs:
+            return TokenLogprob(token, logprob, data, ())
         tops = []
         for alt_id, alt_logprob in top_logprobs:
-            alt_token, alt_data = self._lp_fields(alt_id)
-            tops.append(TopLogprob(alt_token, alt_logprob, alt_data))
+            alt_token, alt_data = known(alt_id) or self._lp_fields(alt_id)
+            # The named tuple made as its own constructor makes it, without that constructor's Python frame.
+            tops.append(_new_tuple(TopLogprob, (alt_token, alt_logprob, alt_data)))
         return TokenLogprob(token, logprob, data, tuple(tops))
