@@ -21,9 +21,10 @@ for reading markers and tool-call markup.
 Then short responses: the first 50 tokens of each output, one id per push, each response a new request (its
 JSON body parsed and converted, a new processor): what a request pays once, side by side. Then the same outputs
 as token ids, one and four per push, answering the same request in OpenAI Responses and in Anthropic Messages
-(their events serialised; JSON mode in Responses only, as Messages has none). And a last measurement pushes the
-same output with a tool argument ten times longer, to show that the cost per character stays flat (linear total
-cost).
+(their events serialised; JSON mode in Responses only, as Messages has none). Then half of the prose output, one
+id per push, each with its log probability and five alternatives, in Chat Completions and Responses (Messages
+streams none). And a last measurement pushes the same output with a tool argument ten times longer, to show that
+the cost per character stays flat (linear total cost).
 
     python benchmarks/stream.py [--runs 5] [--tokens 10000] [--kinds prose,cjk]
 
@@ -224,7 +225,11 @@ def _texts(groups: list[list[int]], vocab: Vocabulary) -> list[tuple[str, int]]:
 
 
 def ours(
-    request: dscodec.ConversationRequest, vocab: Vocabulary, groups: list[list[int]]
+    request: dscodec.ConversationRequest,
+    vocab: Vocabulary,
+    groups: list[list[int]],
+    *,
+    logprobs: list[Any] | None = None,
 ) -> Callable[[], int]:
     def run() -> int:
         processor = dscodec.StreamProcessor(
@@ -233,8 +238,9 @@ def ours(
         size = 0
         for event in processor.start(100, 0):
             size += len(event.to_json())
-        for group in groups:
-            for event in processor.push_tokens(group):
+        for k, group in enumerate(groups):
+            entries = None if logprobs is None else [logprobs[k]]
+            for event in processor.push_tokens(group, entries):
                 size += len(event.to_json())
         for event in processor.finish("stop"):
             size += len(event.to_json())
@@ -270,6 +276,7 @@ def reference(
     *,
     text: bool = False,
     protocol: str = "chat_completions",
+    logprobs: list[Any] | None = None,
 ) -> Callable[[], int]:
     """The reference's run; with ``text``, ``groups`` are text chunks with their token counts (the processor
     still gets the tokenizer, with which it counts reasoning tokens as dscodec does)."""
@@ -296,8 +303,9 @@ def reference(
                 for event in processor.push(ref.InferenceChunk.text(chunk, count)):
                     size += len(event.to_json())
         else:
-            for group in groups:
-                for event in processor.push(ref.InferenceChunk.tokens(group, None)):
+            for k, group in enumerate(groups):
+                entries = None if logprobs is None else [logprobs[k]]
+                for event in processor.push(ref.InferenceChunk.tokens(group, entries)):
                     size += len(event.to_json())
         for event in processor.push(ref.InferenceChunk.finish(ref.InferenceFinishReason.Stop)):
             size += len(event.to_json())
@@ -535,6 +543,30 @@ def main() -> None:
                 if ref is not None:
                     line += f"{per_token[1]:>20.2f}{per_token[0] / per_token[1]:>8.2f}"
                 print(line, flush=True)
+    print()
+
+    # Log probabilities: one id per push with its log probability and five alternatives, in the protocols that
+    # stream them (Messages has none).
+    print(
+        f"{'log probabilities':<30}{'tokens':>7}{'dscodec µs/token':>18}{'reference µs/token':>20}{'ratio':>8}"
+    )
+    for protocol, body in (
+        ("chat_completions", {**BODY, "logprobs": True, "top_logprobs": 5}),
+        ("responses", {**PROTOCOL_BODIES["responses"]["tools"], "top_logprobs": 5}),
+    ):
+        output = kinds["prose"][1][: args.tokens // 2]
+        entries = [
+            (-0.25, [(t, -0.25), (t + 1, -1.5), (t + 2, -2.5), (t + 3, -3.5), (t + 4, -4.5)]) for t in output
+        ]
+        sides = [ours(dscodec.convert(protocol, body), vocab, _groups(output, 1), logprobs=entries)]  # type: ignore[arg-type]
+        if ref is not None:
+            sides.append(reference(ref, _groups(output, 1), body, protocol=protocol, logprobs=entries))
+        medians = interleaved(sides, args.runs)
+        per_token = [m / len(output) * 1e6 for m in medians]
+        line = f"{protocol + ', prose':<30}{len(output):>7}{per_token[0]:>18.2f}"
+        if ref is not None:
+            line += f"{per_token[1]:>20.2f}{per_token[0] / per_token[1]:>8.2f}"
+        print(line, flush=True)
     print()
 
     # Linear cost: a tool call alone, its string argument 2K and then 20K characters long.
