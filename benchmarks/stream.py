@@ -440,6 +440,16 @@ def interleaved(sides: list[Callable[[], int]], runs: int) -> list[float]:
     return [statistics.median(bucket) for bucket in times]
 
 
+def _per_token_row(label: str, sides: list[Callable[[], int]], tokens: int, runs: int) -> None:
+    """Print ``label``, then dscodec's µs per token and, when the reference ran (a second side), its figure and
+    the ratio."""
+    per_token = [m / tokens * 1e6 for m in interleaved(sides, runs)]
+    line = f"{label}{per_token[0]:>18.2f}"
+    if len(per_token) > 1:
+        line += f"{per_token[1]:>20.2f}{per_token[0] / per_token[1]:>8.2f}"
+    print(line, flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -537,12 +547,7 @@ def main() -> None:
                 sides = [ours(request, vocab, groups)]
                 if ref is not None:
                     sides.append(reference(ref, groups, body, protocol=protocol))
-                medians = interleaved(sides, args.runs)
-                per_token = [m / len(output) * 1e6 for m in medians]
-                line = f"{protocol:<12}{kind:<24}{size:>7}{per_token[0]:>18.2f}"
-                if ref is not None:
-                    line += f"{per_token[1]:>20.2f}{per_token[0] / per_token[1]:>8.2f}"
-                print(line, flush=True)
+                _per_token_row(f"{protocol:<12}{kind:<24}{size:>7}", sides, len(output), args.runs)
     print()
 
     # Log probabilities: one id per push with its log probability and five alternatives, in the protocols that
@@ -561,12 +566,7 @@ def main() -> None:
         sides = [ours(dscodec.convert(protocol, body), vocab, _groups(output, 1), logprobs=entries)]  # type: ignore[arg-type]
         if ref is not None:
             sides.append(reference(ref, _groups(output, 1), body, protocol=protocol, logprobs=entries))
-        medians = interleaved(sides, args.runs)
-        per_token = [m / len(output) * 1e6 for m in medians]
-        line = f"{protocol + ', prose':<30}{len(output):>7}{per_token[0]:>18.2f}"
-        if ref is not None:
-            line += f"{per_token[1]:>20.2f}{per_token[0] / per_token[1]:>8.2f}"
-        print(line, flush=True)
+        _per_token_row(f"{protocol + ', prose':<30}{len(output):>7}", sides, len(output), args.runs)
     print()
 
     # Linear cost: a tool call alone, its string argument 2K and then 20K characters long.
