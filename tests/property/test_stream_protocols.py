@@ -17,6 +17,7 @@ import itertools
 import json
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -351,3 +352,92 @@ def test_arbitrary_pushes_give_events_or_a_model_output_error(
 
 def _no_constants(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
+
+
+def _pushed(
+    protocol: str,
+    thinking: bool,
+    pushes: list[Any],
+    *,
+    coalesce: bool,
+    finish: Any = "stop",
+    fail: bool = False,
+) -> tuple[list[list[str]], dict[str, Any] | None, list[str], tuple[str, str, list[str]]]:
+    """Every push's events (as JSON), the complete response (None when the stream failed), the names of the last
+    events (the end's, or fail()'s) and the texts all deltas add up to, of a processor fed ``pushes``: text
+    chunks, id lists, or (ids, log probabilities)."""
+    request = dscodec.convert(protocol, _body(protocol, thinking))  # type: ignore[arg-type]
+    processor = dscodec.StreamProcessor(
+        request,
+        response_id="r1",
+        model="M",
+        created=1,
+        tool_call_id_factory=lambda i: f"call_{i:02d}_x",
+        coalesce=coalesce,
+    )
+    writer = getattr(processor._writer, "_inner", processor._writer)
+    if hasattr(writer, "clock"):
+        writer.clock = lambda: 2  # Responses completed_at
+    events = processor.start(10, 2)
+    per_push = []
+    for push in pushes:
+        if processor.finished:
+            break
+        if isinstance(push, str):
+            made = processor.push_text(push, 1)
+        elif isinstance(push, tuple):
+            made = processor.push_tokens(push[0], push[1])
+        else:
+            made = processor.push_tokens(push)
+        per_push.append([e.to_json() for e in made])
+        events += made
+    last = processor.fail("the backend went away") if fail else processor.finish(finish)
+    events += last
+    response = None if fail else dscodec.accumulate(protocol, events)  # type: ignore[arg-type]
+    streamed = _streamed(protocol, [e.to_dict() for e in events])
+    return per_push, response, [e.event or json.dumps(list(e.to_dict())) for e in last], streamed
+
+
+@given(
+    **SPLITS,
+    ids=st.booleans(),
+    logprobs=st.lists(st.integers(0, 40), max_size=3),
+    finish=st.sampled_from(["stop", "length", None]),
+    fail=st.booleans(),
+)
+def test_coalesced_events_add_up_to_the_same_response(
+    output: tuple[str, list[dict[str, Any]]],
+    cuts: list[int],
+    protocol: str,
+    thinking: bool,
+    ids: bool,
+    logprobs: list[int],
+    finish: Any,
+    fail: bool,
+) -> None:
+    """A processor that coalesces gives no events for a push, and ends with events that add up to the complete
+    response the events one by one add up to: text chunks or ids cut anyhow, some ids with log probabilities
+    (never merged), a length end, or a failure (the same error event, after the same content)."""
+    text, _ = output
+    pushes: list[Any] = []
+    for k, piece in enumerate(_split(text, cuts)):
+        if not ids:
+            pushes.append(piece)
+            continue
+        group = VOCAB.full.encode(piece, add_special_tokens=False).ids
+        if k in logprobs and group:
+            pushes.append((group, [(-0.5, [(t, -0.5)]) for t in group]))
+        else:
+            pushes.append(group)
+    plain = _pushed(protocol, thinking, pushes, coalesce=False, finish=finish, fail=fail)
+    coalesced = _pushed(protocol, thinking, pushes, coalesce=True, finish=finish, fail=fail)
+    assert all(made == [] for made in coalesced[0])
+    assert coalesced[1] == plain[1]
+    assert coalesced[2][-1:] == plain[2][-1:]  # the same last event (the end, or the error)
+    assert coalesced[3] == plain[3]
+
+
+def test_coalesce_must_be_a_bool() -> None:
+    request = dscodec.convert("messages", _body("messages", False))  # type: ignore[arg-type]
+    with pytest.raises(dscodec.StreamStateError, match="coalesce must be a bool"):
+        dscodec.StreamProcessor(request, response_id="r", model="M", coalesce="yes")  # type: ignore[arg-type]

@@ -370,7 +370,11 @@ class _Server:
         request = job.request
         response_id = _ROUTES[protocol][1] + secrets.token_hex(12)
         processor = dscodec.StreamProcessor(
-            request, response_id=response_id, model=request.model, tokenizer=self.vocabulary
+            request,
+            response_id=response_id,
+            model=request.model,
+            tokenizer=self.vocabulary,
+            coalesce=not request.stream,  # the events only make the complete response
         )
         keep = None if turn is None else _Keep(response_id, turn)
         try:
