@@ -23,7 +23,8 @@ JSON body parsed and converted, a new processor): what a request pays once, side
 as token ids, one and four per push, answering the same request in OpenAI Responses and in Anthropic Messages
 (their events serialised; JSON mode in Responses only, as Messages has none). Then half of the prose output, one
 id per push, each with its log probability and five alternatives, in Chat Completions and Responses (Messages
-streams none). And a last measurement pushes the same output with a tool argument ten times longer, to show that
+streams none); before them, complete responses of requests that are not streamed, four ids per push, built by a
+coalescing processor and ``accumulate`` against the reference's response accumulator. And a last measurement pushes the same output with a tool argument ten times longer, to show that
 the cost per character stays flat (linear total cost).
 
     python benchmarks/stream.py [--runs 5] [--tokens 10000] [--kinds prose,cjk]
@@ -316,6 +317,58 @@ def reference(
     return run
 
 
+def complete_ours(
+    request: dscodec.ConversationRequest, vocab: Vocabulary, groups: list[list[int]]
+) -> Callable[[], int]:
+    """The complete response of a request that is not streamed: pushed, accumulated, written as JSON."""
+
+    def run() -> int:
+        processor = dscodec.StreamProcessor(
+            request, response_id="resp-1", model="DeepSeek-V4-Pro", tokenizer=vocab, coalesce=True
+        )
+        events = processor.start(100, 0)
+        for group in groups:
+            events += processor.push_tokens(group)
+        events += processor.finish("stop")
+        return len(json.dumps(dscodec.accumulate(request.protocol, events)))
+
+    return run
+
+
+def complete_reference(
+    ref: Any, groups: list[list[int]], body: dict[str, Any], protocol: str
+) -> Callable[[], int]:
+    """The reference's complete response: its events given to its response accumulator, written as JSON."""
+    tokenizer = ref.Tokenizer.from_file(str(bundled_tokenizer_path()))
+    options = ref.ConversionOptions()
+    request_type, response_type = {
+        "chat_completions": (ref.ChatCompletionRequest, ref.ChatCompletionResponse),
+        "responses": (ref.ResponsesRequest, ref.ResponsesResponse),
+        "messages": (ref.MessagesRequest, ref.MessagesResponse),
+    }[protocol]
+
+    def run() -> int:
+        request = request_type(json.dumps(body))
+        converted = request.convert(options)
+        processor = ref.StreamProcessor(
+            request.chunk_generator(converted, "resp-1", "DeepSeek-V4-Pro"),
+            converted.parsing_options,
+            tokenizer,
+        )
+        response = response_type("resp-1", "DeepSeek-V4-Pro", 0, 0, 0)
+        chunks = [ref.InferenceChunk.ready(prompt_usage=ref.PromptUsage(prompt_tokens=100))]
+        chunks += [ref.InferenceChunk.tokens(group, None) for group in groups]
+        chunks.append(ref.InferenceChunk.finish(ref.InferenceFinishReason.Stop))
+        for chunk in chunks:
+            for event in processor.push(chunk):
+                response.accumulate(event)
+        for event in processor.finish():
+            response.accumulate(event)
+        return len(response.to_json())
+
+    return run
+
+
 def python_floor(vocab: Vocabulary, groups: list[list[int]]) -> Callable[[], int]:
     """The least work a Python codec does per push to answer with one chunk: one call per push that checks the
     ids, decodes their bytes (holding an incomplete UTF-8 sequence), escapes the text and wraps it in a chunk
@@ -548,6 +601,25 @@ def main() -> None:
                 if ref is not None:
                     sides.append(reference(ref, groups, body, protocol=protocol))
                 _per_token_row(f"{protocol:<12}{kind:<24}{size:>7}", sides, len(output), args.runs)
+    print()
+
+    # Complete responses (not streamed): the output four ids per push, then the response object as JSON; dscodec's
+    # processor coalescing (what the example server does), against the reference's accumulator.
+    print(
+        f"{'complete response':<42}{'tokens':>7}{'dscodec µs/token':>18}{'reference µs/token':>20}{'ratio':>8}"
+    )
+    for protocol in ("chat_completions", "responses", "messages"):
+        body = dict(BODY if protocol == "chat_completions" else PROTOCOL_BODIES[protocol]["tools"])
+        body["stream"] = False
+        body.pop("stream_options", None)
+        request = dscodec.convert(protocol, body)  # type: ignore[arg-type]
+        for kind in [k for k in chosen if k != "JSON mode"]:
+            output = kinds[kind][1]
+            groups = _groups(output, 4)
+            sides = [complete_ours(request, vocab, groups)]
+            if ref is not None:
+                sides.append(complete_reference(ref, groups, body, protocol))
+            _per_token_row(f"{protocol + ', ' + kind:<42}{len(output):>7}", sides, len(output), args.runs)
     print()
 
     # Log probabilities: one id per push with its log probability and five alternatives, in the protocols that
