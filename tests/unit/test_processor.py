@@ -925,3 +925,26 @@ def test_an_internal_error_in_the_block_lane_fails_the_stream_cleanly(
     with pytest.raises(dscodec.StreamStateError, match="failed earlier: .*could not be processed"):
         processor.push_tokens(ids[:1])
     assert "error" in processor.fail("the push raised")[-1].to_dict()
+
+
+@pytest.mark.parametrize("chunks", [["Hello EN", "D more"], ["Hello END more"], ["Hel", "lo", " E", "ND"]])
+def test_a_coalescing_processor_ends_at_a_stop_sequence_like_any(chunks: list[str]) -> None:
+    """A stop sequence ends the response in the push that completes it: a coalescing processor then gives the
+    whole response at once, and it adds up to what the events one by one add up to."""
+    responses = []
+    for coalesce in (False, True):
+        request = _request(thinking={"type": "disabled"}, stop=["END"])
+        p = dscodec.StreamProcessor(request, response_id="r1", model="M", created=7, coalesce=coalesce)
+        events = p.start(3)
+        for chunk in chunks:
+            made = p.push_text(chunk, 1)
+            events += made
+            if p.finished:
+                assert made  # the end came with this push
+                break
+            assert not made or not coalesce
+        assert p.finished and p.finish("stop") == []
+        responses.append(dscodec.accumulate("chat_completions", events))
+    assert responses[0] == responses[1]
+    assert responses[1]["choices"][0]["message"]["content"] == "Hello "
+    assert responses[1]["choices"][0]["finish_reason"] == "stop"
