@@ -32,7 +32,9 @@ reported with the ratio to the reference measured alongside (below 1.0 means dsc
 * the same request again through a caching encoder (a serving loop);
 * the next turn: an encoder that has just encoded the previous request encodes this one (the reference has no
   cache, so its figure is the cold one), with its breakdown; the convert step alone is what is left for any
-  encoder that is handed a JSON body.
+  encoder that is handed a JSON body;
+* the next turn of the same conversation sent as an OpenAI Responses and as an Anthropic Messages body
+  (``workloads.in_protocol``), against the reference's cold figure for that body.
 
 The reference (``deepseek-recipe``) is only called, never imported by dscodec itself.
 """
@@ -540,6 +542,46 @@ def workload(name: str, tokens: int, runs: int, reference: object | None) -> Non
     )
 
 
+def other_protocols(name: str, tokens: int, runs: int, reference: Any) -> None:
+    """The next turn of the workload's conversation as OpenAI Responses and Anthropic Messages bodies (the same
+    prompt), against the reference's cold convert + encode of the same body."""
+    load = workloads.build(name, tokens)
+    for protocol in ("responses", "messages"):
+        body = workloads.in_protocol(load.body, protocol)
+        previous = workloads.in_protocol(load.previous, protocol)
+
+        def next_turn(body: str = body, previous: str = previous, protocol: str = protocol) -> float:
+            encoder = dscodec.PromptEncoder()
+            encoder.encode(dscodec.convert(protocol, previous))  # type: ignore[arg-type]
+            start = time.perf_counter()
+            encoder.encode(dscodec.convert(protocol, body))  # type: ignore[arg-type]
+            return time.perf_counter() - start
+
+        sides: dict[str, Callable[[], float]] = {"next": next_turn}
+        if reference is not None:
+            encoding = reference.DeepseekV4Encoding().with_tokenizer(
+                reference.Tokenizer.from_file(str(bundled_tokenizer_path()))
+            )
+            request_type = {"responses": reference.ResponsesRequest, "messages": reference.MessagesRequest}[
+                protocol
+            ]
+            options = reference.ConversionOptions()
+            sides["reference"] = timed(
+                lambda: encoding.encode(request_type(body).convert(options).conversation)  # noqa: B023
+            )
+            ours = dscodec.PromptEncoder(cache_chars=0).encode(dscodec.convert(protocol, body))  # type: ignore[arg-type]
+            same = list(encoding.encode(request_type(body).convert(options).conversation)) == ours
+            print(f"  {protocol} body: ids identical to the reference: {same}")
+        medians = interleaved(sides, runs)
+        line = f"  {protocol + ': the next turn (previous one encoded)':54s} {medians['next'] * 1000:8.1f} ms"
+        if "reference" in medians:
+            line += (
+                f"   ratio {medians['next'] / medians['reference']:5.3f} "
+                f"(reference cold {medians['reference'] * 1000:.1f} ms)"
+            )
+        print(line)
+
+
 def _fresh_cold(body: str, reference: object | None, *, runs: int) -> tuple[float, float | None]:
     """Median cold encode of ``body`` by dscodec and by the reference, each run with a tokenizer loaded just before
     (untimed), so that no BPE word of the prompt is cached by either side: (dscodec, reference or None)."""
@@ -588,6 +630,7 @@ def main() -> None:
         print()
     for name in args.workloads.split(","):
         workload(name, args.tokens, args.runs, reference)
+        other_protocols(name, args.tokens, args.runs, reference)
 
 
 if __name__ == "__main__":

@@ -237,3 +237,92 @@ def build(name: str, tokens: int, *, model: str = "DeepSeek-V4-Pro") -> Workload
     return Workload(
         name=name, previous=body(history + rounds[-1][:1]), body=body(history + rounds[-1] + [follow_up])
     )
+
+
+def in_protocol(chat_body: str, protocol: str) -> str:
+    """A Chat Completions body of :func:`build` as the same conversation in ``protocol``: an OpenAI Responses
+    body (input items: messages, reasoning, function calls and their outputs) or an Anthropic Messages body
+    (thinking, text and tool-use blocks; tool results in user turns). The prompts they render to are the same."""
+    chat = json.loads(chat_body)
+    if protocol == "chat_completions":
+        return chat_body
+    tools = [tool["function"] for tool in chat.get("tools", [])]
+    if protocol == "responses":
+        items: list[dict[str, Any]] = []
+        for message in chat["messages"]:
+            role = message["role"]
+            if role in ("system", "user"):
+                items.append({"type": "message", "role": role, "content": message["content"]})
+            elif role == "tool":
+                items.append(
+                    {
+                        "type": "function_call_output",
+                        "call_id": message["tool_call_id"],
+                        "output": message["content"],
+                    }
+                )
+            else:
+                if message.get("reasoning_content"):
+                    text = {"type": "reasoning_text", "text": message["reasoning_content"]}
+                    items.append({"type": "reasoning", "summary": [], "content": [text]})
+                if message.get("content"):
+                    text = {"type": "output_text", "text": message["content"]}
+                    items.append({"type": "message", "role": "assistant", "content": [text]})
+                for call in message.get("tool_calls") or []:
+                    function = call["function"]
+                    items.append(
+                        {
+                            "type": "function_call",
+                            "call_id": call["id"],
+                            "name": function["name"],
+                            "arguments": function["arguments"],
+                        }
+                    )
+        body: dict[str, Any] = {"model": chat["model"], "input": items, "reasoning": {"effort": "high"}}
+        if tools:
+            body["tools"] = [{"type": "function", **tool} for tool in tools]
+        return json.dumps(body, ensure_ascii=False)
+    system = None
+    messages: list[dict[str, Any]] = []
+    for message in chat["messages"]:
+        role = message["role"]
+        if role == "system":
+            system = message["content"]
+        elif role == "user":
+            messages.append({"role": "user", "content": message["content"]})
+        elif role == "tool":
+            result = {
+                "type": "tool_result",
+                "tool_use_id": message["tool_call_id"],
+                "content": message["content"],
+            }
+            messages.append({"role": "user", "content": [result]})
+        else:
+            blocks: list[dict[str, Any]] = []
+            if message.get("reasoning_content"):
+                blocks.append(
+                    {"type": "thinking", "thinking": message["reasoning_content"], "signature": "s"}
+                )
+            if message.get("content"):
+                blocks.append({"type": "text", "text": message["content"]})
+            for call in message.get("tool_calls") or []:
+                function = call["function"]
+                arguments = json.loads(function["arguments"])
+                blocks.append(
+                    {"type": "tool_use", "id": call["id"], "name": function["name"], "input": arguments}
+                )
+            messages.append({"role": "assistant", "content": blocks})
+    body = {
+        "model": chat["model"],
+        "max_tokens": 32_000,
+        "messages": messages,
+        "thinking": {"type": "enabled", "budget_tokens": 16_000},
+    }
+    if system is not None:
+        body["system"] = system
+    if tools:
+        body["tools"] = [
+            {"name": t["name"], "description": t.get("description", ""), "input_schema": t["parameters"]}
+            for t in tools
+        ]
+    return json.dumps(body, ensure_ascii=False)
