@@ -62,7 +62,6 @@ def logprob_token_text(data: bytes) -> str:
         return "".join(f"\\x{b:02x}" for b in data)
 
 
-_new_tuple = tuple.__new__
 #: Most entries each cache of an :class:`IncrementalDecoder` (plain texts, logprob fields) holds.
 _CACHE_LIMIT = 200_000
 
@@ -385,6 +384,5 @@ class IncrementalDecoder:
         tops = []
         for alt_id, alt_logprob in top_logprobs:
             alt_token, alt_data = known(alt_id) or self._lp_fields(alt_id)
-            # The named tuple made as its own constructor makes it, without that constructor's Python frame.
-            tops.append(_new_tuple(TopLogprob, (alt_token, alt_logprob, alt_data)))
+            tops.append(TopLogprob(alt_token, alt_logprob, alt_data))
         return TokenLogprob(token, logprob, data, tuple(tops))

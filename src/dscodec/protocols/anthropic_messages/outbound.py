@@ -172,22 +172,24 @@ class MessagesEventWriter(EventWriter):
         return lane
 
     def reasoning_lane(self, keep: Callable[[str], None]) -> Callable[[str, str], list[WireEvent]]:
-        text = self.text
-
-        def lane(piece: str, raw: str) -> list[WireEvent]:
-            keep(piece)
-            if self._kind != _THINKING:
-                return text(True, piece)
-            return [json_event(f"{self._delta_head}{string_literal(piece)}}}}}", "content_block_delta")]
-
-        return lane
+        return self._text_lane(_THINKING, keep)
 
     def content_lane(self) -> Callable[[str, str], list[WireEvent]]:
+        return self._text_lane(_TEXT, None)
+
+    def _text_lane(
+        self, kind: str, keep: Callable[[str], None] | None
+    ) -> Callable[[str, str], list[WireEvent]]:
+        """The lane of the thinking block (``kind``; each piece handed to ``keep`` first) or the text block: the
+        delta event's JSON text inline (this is the per-token path)."""
         text = self.text
+        reasoning = kind == _THINKING
 
         def lane(piece: str, raw: str) -> list[WireEvent]:
-            if self._kind != _TEXT:
-                return text(False, piece)
+            if keep is not None:
+                keep(piece)
+            if self._kind != kind:
+                return text(reasoning, piece)
             return [json_event(f"{self._delta_head}{string_literal(piece)}}}}}", "content_block_delta")]
 
         return lane
