@@ -15,7 +15,8 @@ arguments, parsed as JSON) and the finish reason. With ``--events``, every event
 chunk with no prompt usage on both sides), with ids and wall-clock times normalised
 (``dscodec.testing.compare.normalise``), consecutive deltas of one text or one call merged (``--exact-deltas``
 keeps them apart: D8 reads a parameter tag whole and holds values back, and D18 holds only the undecided end of
-a push, so where deltas part differs on purpose), and the Responses fields of D3
+a push, so where deltas part differs on purpose; in JSON mode the reference gets the whole output as one piece,
+D7, so there they are merged all the same), and the Responses fields of D3
 and D6 left out. Where dscodec deviates on purpose (docs/deviations.md: D7 JSON
 mode, D8 arguments of malformed tags, D15 the end-of-sentence token) differences are expected; read them before
 filing a bug. A disagreement worth keeping becomes a scenario in ``tools/golden_cases/streams.py``.
@@ -527,6 +528,8 @@ def fuzz(protocol: str, args: argparse.Namespace) -> int:
             pieces = _some_as_text(pieces, rng)
         # D7: in JSON mode dscodec answers every cut as the reference answers the whole output in one chunk.
         their_pieces = [units] if args.json_mode and units else pieces
+        # The reference then answers one piece: where deltas part cannot be compared (merged whatever the flag).
+        merge = not args.exact_deltas or their_pieces is not pieces
         counts = len(pieces) if args.json_mode else 1
         their_plan = plan
         if args.json_mode and units and plan.counts is not None:
@@ -544,7 +547,7 @@ def fuzz(protocol: str, args: argparse.Namespace) -> int:
                         count=counts,
                         plan=their_plan,
                     ),
-                    merge=not args.exact_deltas,
+                    merge=merge,
                 )
                 if args.events
                 else reference_response(protocol, body, their_pieces, their_plan)
@@ -555,7 +558,7 @@ def fuzz(protocol: str, args: argparse.Namespace) -> int:
             ours = (
                 event_view(
                     our_events(protocol, body, pieces, logprobs=args.logprobs, plan=plan),
-                    merge=not args.exact_deltas,
+                    merge=merge,
                 )
                 if args.events
                 else our_response(protocol, body, pieces, plan)
@@ -690,6 +693,7 @@ def fuzz_mutated(protocol: str, args: argparse.Namespace) -> int:
         if json_mode and args.logprobs:
             continue  # D19: the reference repeats a push's entries on every content delta in JSON mode
         their_pieces = [units] if json_mode else pieces
+        merge = not args.exact_deltas or json_mode  # one piece on the reference's side (as above)
         ran += 1
         try:
             theirs = event_view(
@@ -701,14 +705,12 @@ def fuzz_mutated(protocol: str, args: argparse.Namespace) -> int:
                     count=len(pieces) if json_mode else 1,
                     logprobs=args.logprobs,
                 ),
-                merge=not args.exact_deltas,
+                merge=merge,
             )
         except Exception as exc:  # noqa: BLE001 - the reference failing is a case to look at, not a crash
             theirs = {"error": f"{type(exc).__name__}: {exc}"}
         try:
-            ours = event_view(
-                our_events(protocol, body, pieces, logprobs=args.logprobs), merge=not args.exact_deltas
-            )
+            ours = event_view(our_events(protocol, body, pieces, logprobs=args.logprobs), merge=merge)
         except Exception as exc:  # noqa: BLE001 - an internal error is exactly what this looks for
             ours = {"error": f"{type(exc).__name__}: {exc}"}
         if ours == theirs:
