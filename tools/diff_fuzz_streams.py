@@ -295,6 +295,8 @@ def _event_difference_kind(
     body: dict[str, Any], ours: list[Any], theirs: list[Any], pieces: list[Any]
 ) -> str:
     """A label for how two event lists differ: a documented deviation when that explains it, else ``events``."""
+    if merge_deltas(ours) == merge_deltas(theirs):  # (--exact-deltas) the same events once deltas are merged
+        return "where deltas part (D8, D12, D18)"
     tool_choice = body.get("tool_choice")
     if isinstance(tool_choice, dict) and tool_choice.get("type") == "any":
         return "D10 (tool_choice any)"
