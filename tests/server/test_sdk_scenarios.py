@@ -1,0 +1,173 @@
+"""The official SDKs read random exchanges: hypothesis scenarios (a request body, a model output with well-formed or
+malformed markup, the backend's chunking, a finish reason) served by the example server in-process.
+
+Each SDK's stream helper must read the stream to its end without an error, and what it accumulates must be what
+the same request answers unstreamed: the text, the reasoning, every tool call's name and arguments, and how the
+response ended. A response cut by its length limit is read as each helper reads one (the Chat helper raises
+``LengthFinishReasonError`` holding the completion; the Responses helper has no final response, the stream ends
+with ``response.incomplete``).
+
+The example count comes from ``DSCODEC_MAX_EXAMPLES`` (tests/conftest.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import anthropic
+import openai
+import pytest
+from hypothesis import HealthCheck, given, settings
+from starlette.testclient import TestClient
+
+from dscodec.server import BackendOutput, BackendRequest, PromptUsage, TextChunk, TokenChunk, create_app
+from dscodec.server import Finish as BackendFinish
+from dscodec.testing import Finish, Text, Tokens, Usage
+from dscodec.testing.strategies import Scenario, scenarios
+from tests.server.conftest import VOCABULARY
+
+
+class _Replay:
+    """A backend that sends the backend items of the scenario under test."""
+
+    def __init__(self) -> None:
+        self.items: list[Any] = []
+
+    async def __call__(self, job: BackendRequest) -> AsyncIterator[BackendOutput]:
+        for item in self.items:
+            if isinstance(item, Usage):
+                yield PromptUsage(item.prompt_tokens, item.cached_tokens, item.system_fingerprint)
+            elif isinstance(item, Text):
+                yield TextChunk(item.text, item.token_count)
+            elif isinstance(item, Tokens):
+                yield TokenChunk(list(item.ids))
+            elif isinstance(item, Finish):
+                yield BackendFinish(item.reason)
+
+
+REPLAY = _Replay()
+
+
+@pytest.fixture(scope="module")
+def http() -> Iterator[TestClient]:
+    with TestClient(create_app(REPLAY, tokenizer=VOCABULARY, context_limit=1 << 20)) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def openai_sdk(http: TestClient) -> openai.OpenAI:
+    return openai.OpenAI(base_url="http://testserver/v1", api_key="k", http_client=http, max_retries=0)
+
+
+@pytest.fixture(scope="module")
+def anthropic_sdk(http: TestClient) -> anthropic.Anthropic:
+    return anthropic.Anthropic(base_url="http://testserver", api_key="k", http_client=http, max_retries=0)
+
+
+def _serve(scenario: Scenario, typed: tuple[str, ...]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The scenario's backend items installed; the body's typed arguments, and the rest (sent as
+    ``extra_body``)."""
+    REPLAY.items = scenario.backend
+    body = {k: v for k, v in scenario.body.items() if k not in ("stream", "stream_options")}
+    return {k: v for k, v in body.items() if k in typed}, {k: v for k, v in body.items() if k not in typed}
+
+
+def _chat_view(completion: Any) -> dict[str, Any]:
+    choice = completion.choices[0]
+    message = choice.message
+    return {
+        "content": message.content or "",
+        "reasoning": (message.model_extra or {}).get("reasoning_content") or "",
+        "calls": [(c.function.name, c.function.arguments) for c in message.tool_calls or []],
+        "finish": choice.finish_reason,
+    }
+
+
+def _responses_view(response: Any) -> dict[str, Any]:
+    items = []
+    for item in response.output:
+        if item.type == "message":
+            items.append(
+                ("message", "".join(part.text for part in item.content if part.type == "output_text"))
+            )
+        elif item.type == "reasoning":
+            items.append(("reasoning", "".join(part.text for part in item.content or [])))
+        elif item.type == "function_call":
+            items.append(("function_call", item.name, item.arguments))
+        else:
+            items.append((item.type, item.model_dump(exclude={"id", "call_id"})))
+    return {"output": items, "status": response.status}
+
+
+def _messages_view(message: Any) -> dict[str, Any]:
+    blocks = []
+    for block in message.content:
+        data = block.model_dump(exclude={"id", "signature"})
+        blocks.append(data)
+    return {"content": blocks, "stop_reason": message.stop_reason, "stop_sequence": message.stop_sequence}
+
+
+_SETTINGS = settings(
+    max_examples=max(10, settings.default.max_examples // 2),
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+
+
+@_SETTINGS
+@given(scenario=scenarios("chat_completions", malformed=True))
+def test_chat_stream_helper_reads_what_the_plain_call_answers(
+    openai_sdk: openai.OpenAI, scenario: Scenario
+) -> None:
+    typed, extra = _serve(scenario, ("model", "messages"))
+    plain = openai_sdk.chat.completions.create(**typed, extra_body=extra)
+    length = plain.choices[0].finish_reason == "length"
+    try:
+        with openai_sdk.chat.completions.stream(**typed, extra_body=extra) as stream:
+            for _ in stream:
+                pass
+            streamed = stream.get_final_completion()
+        assert not length, "the helper reads a completion cut by its length limit as an error"
+    except openai.LengthFinishReasonError as exc:
+        assert length
+        streamed = exc.completion
+    assert _chat_view(streamed) == _chat_view(plain)
+    assert streamed.usage == plain.usage
+
+
+@_SETTINGS
+@given(scenario=scenarios("responses", malformed=True))
+def test_responses_stream_helper_reads_what_the_plain_call_answers(
+    openai_sdk: openai.OpenAI, scenario: Scenario
+) -> None:
+    typed, extra = _serve(scenario, ("model", "input"))
+    plain = openai_sdk.responses.create(**typed, extra_body=extra)
+    length = plain.status == "incomplete"
+    last = None
+    with openai_sdk.responses.stream(**typed, extra_body=extra) as stream:
+        for event in stream:
+            last = event
+        assert last is not None
+        if length:
+            assert last.type == "response.incomplete"
+            streamed = last.response
+        else:
+            assert last.type == "response.completed"
+            streamed = stream.get_final_response()
+    assert _responses_view(streamed) == _responses_view(plain)
+    assert streamed.usage == plain.usage
+
+
+@_SETTINGS
+@given(scenario=scenarios("messages", malformed=True))
+def test_messages_stream_helper_reads_what_the_plain_call_answers(
+    anthropic_sdk: anthropic.Anthropic, scenario: Scenario
+) -> None:
+    typed, extra = _serve(scenario, ("model", "messages", "max_tokens"))
+    with anthropic_sdk.messages.stream(**typed, extra_body=extra) as stream:
+        for _ in stream:
+            pass
+        streamed = stream.get_final_message()
+    plain = anthropic_sdk.messages.create(**typed, extra_body=extra)
+    assert _messages_view(streamed) == _messages_view(plain)
+    assert streamed.usage.output_tokens == plain.usage.output_tokens
