@@ -529,6 +529,29 @@ def _inference() -> list[Case]:
         ),
     )
     cases += _both(
+        "sdk-fields-ignored",
+        "fields the OpenAI SDK sends that the reference does not read (audio, functions, logit_bias, prediction, "
+        "web_search_options, ...)",
+        lambda m: _req(
+            m,
+            q,
+            audio={"format": "wav", "voice": "alloy"},
+            functions=[{"name": "get_weather", "description": "d", "parameters": {"type": "object"}}],
+            function_call="auto",
+            logit_bias={"50256": -100},
+            modalities=["text"],
+            prediction={"type": "content", "content": "x"},
+            prompt_cache_key="k",
+            prompt_cache_retention="24h",
+            prompt_cache_options={"mode": "implicit", "ttl": "30m"},
+            safety_identifier="s",
+            store=True,
+            verbosity="low",
+            web_search_options={"search_context_size": "low"},
+            moderation={"model": "omni-moderation-latest"},
+        ),
+    )
+    cases += _both(
         "parallel-tool-calls-false",
         "parallel_tool_calls is accepted and ignored",
         lambda m: _req(m, [user("Weather in Oslo and Rome?")], tools=[WEATHER], parallel_tool_calls=False),

@@ -441,6 +441,20 @@ def _sampling() -> list[Case]:
         ),
     )
     cases += both(
+        "sdk-fields-ignored",
+        "fields the Anthropic SDK sends that the reference does not read (cache_control, speed, inference_geo, ...)",
+        lambda m: _req(
+            m,
+            q,
+            cache_control={"type": "ephemeral"},
+            diagnostics={"previous_message_id": "msg_1"},
+            inference_geo="us",
+            speed="fast",
+            user_profile_id="u",
+            workspace_id="w",
+        ),
+    )
+    cases += both(
         "all-nulls",
         "optional fields sent as null",
         lambda m: _req(

@@ -1723,6 +1723,23 @@ def _misc() -> list[Case]:
         ),
     )
     cases += both(
+        "sdk-fields-ignored",
+        "fields the OpenAI SDK sends that the reference does not read (conversation, prompt, context_management, ...)",
+        lambda m: _req(
+            m,
+            "Hi",
+            conversation="conv_1",
+            prompt={"id": "pmpt_1", "version": "2"},
+            context_management=[{"type": "compaction", "compact_threshold": 1000}],
+            prompt_cache_retention="24h",
+            prompt_cache_options={"mode": "implicit", "prewarm": False, "ttl": "30m"},
+            moderation={"model": "omni-moderation-latest"},
+            image={"context_compression": "auto"},
+            access_programs={"cyber": "standard"},
+            background_options={"completion_window": "soonest", "continuation_id": "c"},
+        ),
+    )
+    cases += both(
         "all-nulls",
         "optional fields sent as null",
         lambda m: _req(
