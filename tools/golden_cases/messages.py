@@ -1556,12 +1556,41 @@ def _invalid_semantic() -> list[Case]:
         ("text-editor", {"type": "text_editor_20250728", "name": "str_replace_based_edit_tool"}),
         ("code-execution", {"type": "code_execution_20250825", "name": "code_execution"}),
         ("web-fetch", {"type": "web_fetch_20250910", "name": "web_fetch"}),
+        ("memory", {"type": "memory_20250818", "name": "memory"}),
+        ("text-editor-20250429", {"type": "text_editor_20250429", "name": "str_replace_based_edit_tool"}),
+        ("tool-search-bm25", {"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"}),
     ):
         inv(
             f"server-tool-{slug}",
             f"a {server_tool['type']} tool (server tools are not supported, even under drop)",
             lambda m, t=server_tool: _req(m, q, tools=[WEATHER, t]),
             options={"messages_web_search": "drop"},
+        )
+    for slug, role, block in (
+        (
+            "web-fetch-tool-result",
+            "assistant",
+            {
+                "type": "web_fetch_tool_result",
+                "tool_use_id": "srvtoolu_1",
+                "content": {"type": "web_fetch_tool_result_error", "error_code": "url_not_accessible"},
+            },
+        ),
+        (
+            "code-execution-tool-result",
+            "user",
+            {
+                "type": "code_execution_tool_result",
+                "tool_use_id": "srvtoolu_1",
+                "content": {"type": "code_execution_tool_result_error", "error_code": "unavailable"},
+            },
+        ),
+    ):
+        turns = [user("hi"), {"role": role, "content": [block]}, user("go")]
+        inv(
+            f"block-{slug}",
+            f"a {block['type']} block in a {role} message (a block kind the reference does not read)",
+            lambda m, t=turns: _req(m, t),
         )
     inv(
         "web-search-reject",

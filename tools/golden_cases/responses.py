@@ -1091,6 +1091,27 @@ def _tool_history() -> list[Case]:
             "image-generation-call",
             {"type": "image_generation_call", "id": "ig_1", "status": "completed", "result": None},
         ),
+        (
+            "shell-call",
+            {
+                "type": "shell_call",
+                "id": "sh_1",
+                "call_id": "c1",
+                "action": {"commands": ["ls"]},
+                "status": "completed",
+            },
+        ),
+        (
+            "mcp-call",
+            {
+                "type": "mcp_call",
+                "id": "mcp_1",
+                "name": "f",
+                "arguments": "{}",
+                "server_label": "s",
+                "output": "x",
+            },
+        ),
     ):
         cases += both(
             f"unknown-item-{slug}",
@@ -1134,6 +1155,10 @@ HOSTED: tuple[JSON, ...] = (
     {"type": "computer_use_preview", "display_width": 1024, "display_height": 768, "environment": "linux"},
     {"type": "image_generation"},
     {"type": "apply_patch"},
+    {"type": "computer"},
+    {"type": "programmatic_tool_calling"},
+    {"type": "shell", "environment": {"type": "container_auto"}},
+    {"type": "tool_search", "description": "Find tools.", "execution": "server"},
 )
 
 
@@ -1405,7 +1430,8 @@ def _tools() -> list[Case]:
         )
     cases += both(
         "tools-hosted-dropped",
-        "hosted tools (file_search, code_interpreter, mcp, local_shell, computer use, image generation, apply_patch type) are dropped",
+        "hosted tools (file_search, code_interpreter, mcp, local_shell, computer use, image generation, apply_patch type, "
+        "computer, programmatic_tool_calling, shell, tool_search) are dropped",
         lambda m: _req(m, ask, tools=[*HOSTED, WEATHER]),
     )
     cases += both(
