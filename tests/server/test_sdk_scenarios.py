@@ -7,7 +7,8 @@ response ended. A response cut by its length limit is read as each helper reads 
 ``LengthFinishReasonError`` holding the completion; the Responses helper has no final response, the stream ends
 with ``response.incomplete``).
 
-The example count comes from ``DSCODEC_MAX_EXAMPLES`` (tests/conftest.py).
+Token ids come with log probabilities when the request asks for them (Chat Completions and Responses), and
+each helper must gather the same ones as the plain call. The example count comes from ``DSCODEC_MAX_EXAMPLES`` (tests/conftest.py).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import anthropic
 import openai
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
 from dscodec.server import BackendOutput, BackendRequest, PromptUsage, TextChunk, TokenChunk, create_app
@@ -29,19 +31,22 @@ from tests.server.conftest import VOCABULARY
 
 
 class _Replay:
-    """A backend that sends the backend items of the scenario under test."""
+    """A backend that sends the backend items of the scenario under test; token ids with made-up log
+    probabilities (one alternative each) when the request asks for them."""
 
     def __init__(self) -> None:
         self.items: list[Any] = []
 
     async def __call__(self, job: BackendRequest) -> AsyncIterator[BackendOutput]:
+        logprobs = job.request.inference_options.logprobs
         for item in self.items:
             if isinstance(item, Usage):
                 yield PromptUsage(item.prompt_tokens, item.cached_tokens, item.system_fingerprint)
             elif isinstance(item, Text):
                 yield TextChunk(item.text, item.token_count)
             elif isinstance(item, Tokens):
-                yield TokenChunk(list(item.ids))
+                entries = [(-0.25, [(i, -0.25), (i + 1, -2.5)]) for i in item.ids] if logprobs else None
+                yield TokenChunk(list(item.ids), entries)
             elif isinstance(item, Finish):
                 yield BackendFinish(item.reason)
 
@@ -65,11 +70,13 @@ def anthropic_sdk(http: TestClient) -> anthropic.Anthropic:
     return anthropic.Anthropic(base_url="http://testserver", api_key="k", http_client=http, max_retries=0)
 
 
-def _serve(scenario: Scenario, typed: tuple[str, ...]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The scenario's backend items installed; the body's typed arguments, and the rest (sent as
-    ``extra_body``)."""
+def _serve(
+    scenario: Scenario, typed: tuple[str, ...], logprobs: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The scenario's backend items installed; the body's typed arguments, and the rest (sent as ``extra_body``),
+    with the fields ``logprobs`` asking for log probabilities."""
     REPLAY.items = scenario.backend
-    body = {k: v for k, v in scenario.body.items() if k not in ("stream", "stream_options")}
+    body = {k: v for k, v in scenario.body.items() if k not in ("stream", "stream_options")} | logprobs
     return {k: v for k, v in body.items() if k in typed}, {k: v for k, v in body.items() if k not in typed}
 
 
@@ -81,6 +88,8 @@ def _chat_view(completion: Any) -> dict[str, Any]:
         "reasoning": (message.model_extra or {}).get("reasoning_content") or "",
         "calls": [(c.function.name, c.function.arguments) for c in message.tool_calls or []],
         "finish": choice.finish_reason,
+        "logprobs": choice.logprobs
+        and [(t.token, t.logprob, t.bytes, len(t.top_logprobs)) for t in choice.logprobs.content or []],
     }
 
 
@@ -88,9 +97,11 @@ def _responses_view(response: Any) -> dict[str, Any]:
     items = []
     for item in response.output:
         if item.type == "message":
-            items.append(
-                ("message", "".join(part.text for part in item.content if part.type == "output_text"))
-            )
+            texts = [part for part in item.content if part.type == "output_text"]
+            logprobs = [
+                (t.token, t.logprob, len(t.top_logprobs or [])) for part in texts for t in part.logprobs or []
+            ]
+            items.append(("message", "".join(part.text for part in texts), logprobs))
         elif item.type == "reasoning":
             items.append(("reasoning", "".join(part.text for part in item.content or [])))
         elif item.type == "function_call":
@@ -110,16 +121,19 @@ def _messages_view(message: Any) -> dict[str, Any]:
 
 _SETTINGS = settings(
     max_examples=max(10, settings.default.max_examples // 2),
+    deadline=None,  # a first request warms the app up
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 
 
 @_SETTINGS
-@given(scenario=scenarios("chat_completions", malformed=True))
+@given(scenario=scenarios("chat_completions", malformed=True), logprobs=st.booleans())
 def test_chat_stream_helper_reads_what_the_plain_call_answers(
-    openai_sdk: openai.OpenAI, scenario: Scenario
+    openai_sdk: openai.OpenAI, scenario: Scenario, logprobs: bool
 ) -> None:
-    typed, extra = _serve(scenario, ("model", "messages"))
+    typed, extra = _serve(
+        scenario, ("model", "messages"), {"logprobs": True, "top_logprobs": 2} if logprobs else {}
+    )
     plain = openai_sdk.chat.completions.create(**typed, extra_body=extra)
     length = plain.choices[0].finish_reason == "length"
     try:
@@ -136,11 +150,11 @@ def test_chat_stream_helper_reads_what_the_plain_call_answers(
 
 
 @_SETTINGS
-@given(scenario=scenarios("responses", malformed=True))
+@given(scenario=scenarios("responses", malformed=True), logprobs=st.booleans())
 def test_responses_stream_helper_reads_what_the_plain_call_answers(
-    openai_sdk: openai.OpenAI, scenario: Scenario
+    openai_sdk: openai.OpenAI, scenario: Scenario, logprobs: bool
 ) -> None:
-    typed, extra = _serve(scenario, ("model", "input"))
+    typed, extra = _serve(scenario, ("model", "input"), {"top_logprobs": 2} if logprobs else {})
     plain = openai_sdk.responses.create(**typed, extra_body=extra)
     length = plain.status == "incomplete"
     last = None
@@ -163,7 +177,7 @@ def test_responses_stream_helper_reads_what_the_plain_call_answers(
 def test_messages_stream_helper_reads_what_the_plain_call_answers(
     anthropic_sdk: anthropic.Anthropic, scenario: Scenario
 ) -> None:
-    typed, extra = _serve(scenario, ("model", "messages", "max_tokens"))
+    typed, extra = _serve(scenario, ("model", "messages", "max_tokens"), {})
     with anthropic_sdk.messages.stream(**typed, extra_body=extra) as stream:
         for _ in stream:
             pass
