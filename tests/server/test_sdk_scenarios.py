@@ -8,7 +8,7 @@ response ended. A response cut by its length limit is read as each helper reads 
 with ``response.incomplete``).
 
 Token ids come with log probabilities when the request asks for them (Chat Completions and Responses), and
-each helper must gather the same ones as the plain call. The example count comes from ``DSCODEC_MAX_EXAMPLES`` (tests/conftest.py).
+each helper must gather the same ones as the plain call. The raw answers, streamed or not, also lint clean (``dscodec.testing.lint``). The example count comes from ``DSCODEC_MAX_EXAMPLES`` (tests/conftest.py).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from starlette.testclient import TestClient
 
 from dscodec.server import BackendOutput, BackendRequest, PromptUsage, TextChunk, TokenChunk, create_app
 from dscodec.server import Finish as BackendFinish
-from dscodec.testing import Finish, Text, Tokens, Usage
+from dscodec.testing import Finish, Text, Tokens, Usage, lint
 from dscodec.testing.strategies import Scenario, scenarios
 from tests.server.conftest import VOCABULARY
 
@@ -185,3 +185,29 @@ def test_messages_stream_helper_reads_what_the_plain_call_answers(
     plain = anthropic_sdk.messages.create(**typed, extra_body=extra)
     assert _messages_view(streamed) == _messages_view(plain)
     assert streamed.usage.output_tokens == plain.usage.output_tokens
+
+
+_PATHS = {
+    "chat_completions": "/v1/chat/completions",
+    "responses": "/v1/responses",
+    "messages": "/v1/messages",
+}
+
+
+@_SETTINGS
+@given(scenario=scenarios(malformed=True), stream=st.booleans(), logprobs=st.booleans())
+def test_answers_lint_clean(http: TestClient, scenario: Scenario, stream: bool, logprobs: bool) -> None:
+    """The raw answers the SDKs read above, streamed or not, against the linter's grammar of their protocol."""
+    asks = {
+        "chat_completions": {"logprobs": True, "top_logprobs": 2},
+        "responses": {"top_logprobs": 2},
+        "messages": {},
+    }[scenario.protocol]
+    REPLAY.items = scenario.backend
+    body = {**scenario.body, "stream": stream} | (asks if logprobs else {})
+    if not stream:
+        body.pop("stream_options", None)
+    answer = http.post(_PATHS[scenario.protocol], json=body)
+    assert answer.status_code == 200, answer.text
+    findings = lint(scenario.protocol, answer.text, request=body)  # type: ignore[arg-type]
+    assert findings == [], [str(finding) for finding in findings]
