@@ -1,5 +1,5 @@
 """The official SDKs read random exchanges: hypothesis scenarios (a request body, a model output with well-formed or
-malformed markup, the backend's chunking, a finish reason) served by the example server in-process.
+malformed markup, the backend's chunking, a finish reason) served by the example server on 127.0.0.1.
 
 Each SDK's stream helper must read the stream to its end without an error, and what it accumulates must be what
 the same request answers unstreamed: the text, the reasoning, every tool call's name and arguments, and how the
@@ -8,7 +8,8 @@ response ended. A response cut by its length limit is read as each helper reads 
 with ``response.incomplete``).
 
 Token ids come with log probabilities when the request asks for them (Chat Completions and Responses), and
-each helper must gather the same ones as the plain call. The raw answers, streamed or not, also lint clean (``dscodec.testing.lint``). The example count comes from ``DSCODEC_MAX_EXAMPLES`` (tests/conftest.py).
+each helper must gather the same ones as the plain call. The raw answers, streamed or not, also lint clean
+(``dscodec.testing.lint``). The example count comes from ``DSCODEC_MAX_EXAMPLES`` (tests/conftest.py).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from dscodec.server import BackendOutput, BackendRequest, PromptUsage, TextChunk
 from dscodec.server import Finish as BackendFinish
 from dscodec.testing import Finish, Text, Tokens, Usage, lint
 from dscodec.testing.strategies import Scenario, scenarios
-from tests.server.conftest import VOCABULARY
+from tests.server.conftest import VOCABULARY, LiveServer
 
 
 class _Replay:
@@ -61,13 +62,22 @@ def http() -> Iterator[TestClient]:
 
 
 @pytest.fixture(scope="module")
-def openai_sdk(http: TestClient) -> openai.OpenAI:
-    return openai.OpenAI(base_url="http://testserver/v1", api_key="k", http_client=http, max_retries=0)
+def live() -> Iterator[LiveServer]:
+    # The SDKs talk to a real server: some of their versions take no client of the ``httpx`` package.
+    with LiveServer(create_app(REPLAY, tokenizer=VOCABULARY, context_limit=1 << 20)) as server:
+        yield server
 
 
 @pytest.fixture(scope="module")
-def anthropic_sdk(http: TestClient) -> anthropic.Anthropic:
-    return anthropic.Anthropic(base_url="http://testserver", api_key="k", http_client=http, max_retries=0)
+def openai_sdk(live: LiveServer) -> Iterator[openai.OpenAI]:
+    with openai.OpenAI(base_url=live.url + "/v1", api_key="k", max_retries=0, timeout=30) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def anthropic_sdk(live: LiveServer) -> Iterator[anthropic.Anthropic]:
+    with anthropic.Anthropic(base_url=live.url, api_key="k", max_retries=0, timeout=30) as client:
+        yield client
 
 
 def _serve(
