@@ -24,6 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
+from dscodec._json import loads
 from dscodec.server import BackendOutput, BackendRequest, PromptUsage, TextChunk, TokenChunk, create_app
 from dscodec.server import Finish as BackendFinish
 from dscodec.testing import Finish, Text, Tokens, Usage, lint
@@ -188,12 +189,26 @@ def test_messages_stream_helper_reads_what_the_plain_call_answers(
     anthropic_sdk: anthropic.Anthropic, scenario: Scenario
 ) -> None:
     typed, extra = _serve(scenario, ("model", "messages", "max_tokens"), {})
+    partial_json: dict[int, str] = {}
     with anthropic_sdk.messages.stream(**typed, extra_body=extra) as stream:
-        for _ in stream:
-            pass
+        for event in stream:
+            if event.type == "content_block_delta" and event.delta.type == "input_json_delta":
+                partial_json[event.index] = partial_json.get(event.index, "") + event.delta.partial_json
         streamed = stream.get_final_message()
     plain = anthropic_sdk.messages.create(**typed, extra_body=extra)
-    assert _messages_view(streamed) == _messages_view(plain)
+    mine, theirs = _messages_view(streamed), _messages_view(plain)
+    for index, block in enumerate(plain.content):
+        if block.type != "tool_use":
+            continue
+        # The helper reads a call the output cut short with a partial JSON parser; a complete message holds
+        # ``{}`` for arguments that are no JSON object (behavior.md#messages), as dscodec's reader reads them.
+        try:
+            arguments = loads(partial_json.get(index, ""))
+        except ValueError:
+            arguments = None
+        assert block.input == (arguments if isinstance(arguments, dict) else {})
+        mine["content"][index]["input"] = theirs["content"][index]["input"]
+    assert mine == theirs
     assert streamed.usage.output_tokens == plain.usage.output_tokens
 
 
@@ -220,4 +235,8 @@ def test_answers_lint_clean(http: TestClient, scenario: Scenario, stream: bool, 
     answer = http.post(_PATHS[scenario.protocol], json=body)
     assert answer.status_code == 200, answer.text
     findings = lint(scenario.protocol, answer.text, request=body)  # type: ignore[arg-type]
+    if scenario.output.calls is None:
+        # Broken markup (docs/testing.md): text outside a well-formed block is answer text, markup-like or not
+        # (GEN003), and a call the output cut short has arguments that are no JSON yet (GEN005).
+        findings = [finding for finding in findings if finding.code not in ("GEN003", "GEN005")]
     assert findings == [], [str(finding) for finding in findings]
