@@ -301,7 +301,8 @@ def _event_difference_kind(
     if isinstance(tool_choice, dict) and tool_choice.get("type") == "any":
         return "D10 (tool_choice any)"
     paths: set[str] = set()
-    _paths(ours, theirs, "", paths)
+    # With --exact-deltas: where else they differ, deltas merged.
+    _paths(merge_deltas(ours), merge_deltas(theirs), "", paths)
     if paths and all(path.rsplit(".", 1)[-1] in _COUNTS for path in paths):
         return "token counts (D12, D13)"
     if paths and all(path.endswith(".reasoning_tokens") for path in paths) and _reasoning_capped(ours):
@@ -365,7 +366,7 @@ def _argument_texts(events: Any) -> list[str]:
 
 
 #: The raw text of each complete ``string="false"`` value.
-_FALSE_VALUE = re.compile(r'string="false">([\s\S]*?)</｜DSML｜ ?parameter>')
+_FALSE_VALUE = re.compile(r'string="false">([\s\S]*?)</｜DSML｜')  # a value ends at any closing tag
 
 
 def _strict_json(text: str) -> bool:
