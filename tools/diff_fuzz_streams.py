@@ -295,14 +295,15 @@ def _event_difference_kind(
     body: dict[str, Any], ours: list[Any], theirs: list[Any], pieces: list[Any]
 ) -> str:
     """A label for how two event lists differ: a documented deviation when that explains it, else ``events``."""
-    if merge_deltas(ours) == merge_deltas(theirs):  # (--exact-deltas) the same events once deltas are merged
+    # With --exact-deltas the lists keep deltas apart: merged, they show where else (if anywhere) they differ.
+    merged_ours, merged_theirs = merge_deltas(ours), merge_deltas(theirs)
+    if merged_ours == merged_theirs:
         return "where deltas part (D8, D12, D18)"
     tool_choice = body.get("tool_choice")
     if isinstance(tool_choice, dict) and tool_choice.get("type") == "any":
         return "D10 (tool_choice any)"
     paths: set[str] = set()
-    # With --exact-deltas: where else they differ, deltas merged.
-    _paths(merge_deltas(ours), merge_deltas(theirs), "", paths)
+    _paths(merged_ours, merged_theirs, "", paths)
     if paths and all(path.rsplit(".", 1)[-1] in _COUNTS for path in paths):
         return "token counts (D12, D13)"
     if paths and all(path.endswith(".reasoning_tokens") for path in paths) and _reasoning_capped(ours):
