@@ -123,10 +123,7 @@ def _responses_view(response: Any) -> dict[str, Any]:
 
 
 def _messages_view(message: Any) -> dict[str, Any]:
-    blocks = []
-    for block in message.content:
-        data = block.model_dump(exclude={"id", "signature"})
-        blocks.append(data)
+    blocks = [block.model_dump(exclude={"id", "signature"}) for block in message.content]
     return {"content": blocks, "stop_reason": message.stop_reason, "stop_sequence": message.stop_sequence}
 
 
