@@ -39,8 +39,8 @@ class ConversionOptions:
         non_thinking_max_tokens_upper_bound: the same without thinking.
         model_versions_by_name: accepted model names (exact match) and their template version.
         unsupported: request fields dscodec cannot honour (sampling penalties, ``logit_bias``, ``top_k``,
-            audio, Messages ``output_format``, ``mcp_servers``, Responses ``background``, ...; the list is
-            docs/server.md lists them): ``"ignore"`` reads past them, as the reference does;
+            audio, Messages ``output_format`` and ``output_config.format``, ``mcp_servers``, Responses
+            ``background``, ...; docs/server.md lists them all): ``"ignore"`` reads past them, as the reference does;
             ``"reject"`` answers 400 naming the field when its value asks for something.
 
     Examples:

@@ -27,6 +27,15 @@ STOP_OUTPUT = "Counting: one two END three four"
 STOP_CONTENT = "Counting: one two "
 TOOL_PREFACE = "Planning your trip."
 AFTER_TOOL = "It is sunny in Paris and rainy in Tokyo."
+#: A JSON answer (for the SDKs' structured-output helpers): every JSON kind, non-ASCII text, a nested object.
+STRUCTURED: dict[str, Any] = {
+    "city": "Zürich",
+    "temperature": -3.5,
+    "days": 2,
+    "sunny": False,
+    "tags": ["雪", "wind"],
+    "wind": {"speed": 12, "unit": "km/h"},
+}
 
 
 def dsml(*calls: tuple[str, dict[str, Any]]) -> str:
@@ -74,4 +83,10 @@ SCRIPTS: dict[str, dict[str, Any]] = {
     "fail_early": {"output": "never sent", "fail_after": 0},
     "slow": {"output": "x" * 400, "chunk_size": 1, "delay": 0.01},
     "after_tool": {"output": AFTER_TOOL},
+    "structured": {"reasoning": "Fill the schema.", "output": json.dumps(STRUCTURED, ensure_ascii=False)},
+    "structured_tokens": {
+        "output": json.dumps(STRUCTURED, ensure_ascii=False),
+        "send": "tokens",
+        "chunk_size": 1,
+    },
 }

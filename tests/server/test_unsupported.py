@@ -13,6 +13,7 @@ from dscodec.cli import _parser
 from dscodec.server import ScriptedBackend, create_app
 from tests.server.conftest import VOCABULARY, LiveServer
 from tests.server.scripts import SCRIPTS
+from tests.server.tools import Forecast
 
 MODEL = "DeepSeek-V4-Pro"
 
@@ -58,6 +59,27 @@ def test_messages_top_k_is_a_400_in_anthropic_shape(live: LiveServer) -> None:
             )
         assert info.value.body["type"] == "error"  # type: ignore[index]
         assert "top_k" in info.value.body["error"]["message"]  # type: ignore[index]
+
+
+def test_messages_parse_format_is_a_400(live: LiveServer) -> None:
+    """The anthropic SDK's ``messages.parse`` sends its model's schema as ``output_config.format``."""
+    with anthropic.Anthropic(base_url=live.url, api_key="k", max_retries=0, timeout=10) as client:
+        with pytest.raises(anthropic.BadRequestError) as info:
+            client.messages.parse(
+                model=MODEL,
+                max_tokens=32,
+                messages=[{"role": "user", "content": "Hi"}],
+                output_format=Forecast,
+            )
+        assert "'output_config.format'" in info.value.body["error"]["message"]  # type: ignore[index]
+        # The effort alone is honoured.
+        message = client.messages.create(
+            model=MODEL,
+            max_tokens=32,
+            messages=[{"role": "user", "content": "Hi"}],
+            extra_body={"output_config": {"effort": "high"}},
+        )
+        assert message.content
 
 
 def test_serve_exposes_the_choice() -> None:

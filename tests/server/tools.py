@@ -26,3 +26,19 @@ class GetWeather(BaseModel):
     """The current weather in a city."""
 
     city: str
+
+
+class Wind(BaseModel):
+    speed: int
+    unit: str
+
+
+class Forecast(BaseModel):
+    """A structured answer, for the SDKs' parse helpers."""
+
+    city: str
+    temperature: float
+    days: int
+    sunny: bool
+    tags: list[str]
+    wind: Wind

@@ -14,11 +14,20 @@ MODEL = "DeepSeek-V4-Pro"
 
 
 def _body(protocol: str, **extra: Any) -> dict[str, Any]:
+    """A small body of ``protocol`` with ``extra`` fields; a dotted name is a path into an object."""
     if protocol == "chat_completions":
-        return {"model": MODEL, "messages": [{"role": "user", "content": "Hi"}], **extra}
-    if protocol == "responses":
-        return {"model": MODEL, "input": "Hi", **extra}
-    return {"model": MODEL, "max_tokens": 64, "messages": [{"role": "user", "content": "Hi"}], **extra}
+        body: dict[str, Any] = {"model": MODEL, "messages": [{"role": "user", "content": "Hi"}]}
+    elif protocol == "responses":
+        body = {"model": MODEL, "input": "Hi"}
+    else:
+        body = {"model": MODEL, "max_tokens": 64, "messages": [{"role": "user", "content": "Hi"}]}
+    for name, value in extra.items():
+        *outer, last = name.split(".")
+        place = body
+        for key in outer:
+            place = place.setdefault(key, {})
+        place[last] = value
+    return body
 
 
 #: A value that asks for something, per field (every field of the table has one).
@@ -39,6 +48,7 @@ ASKING: dict[str, Any] = {
     "prompt": {"id": "pmpt_1"},
     "max_tool_calls": 3,
     "output_format": {"type": "json_schema", "schema": {"type": "object"}},
+    "output_config.format": {"type": "json_schema", "schema": {"type": "object"}},
     "mcp_servers": [{"type": "url", "url": "https://example.com/mcp", "name": "x"}],
     "container": "container_1",
     "context_management": {"edits": []},
@@ -91,6 +101,17 @@ def test_ignore_reads_past_the_field(protocol: str, name: str) -> None:
 )
 def test_a_neutral_value_is_accepted(protocol: str, name: str, value: Any) -> None:
     dscodec.convert(protocol, _body(protocol, **{name: value}), REJECT)  # type: ignore[arg-type]
+
+
+def test_output_config_effort_alone_is_honoured() -> None:
+    body = _body("messages", output_config={"effort": "max"})
+    assert (
+        dscodec.convert("messages", body, REJECT).conversation
+        == dscodec.convert("messages", body).conversation
+    )
+    body["output_config"]["format"] = {"type": "json_schema", "schema": {"type": "object"}}
+    with pytest.raises(dscodec.ConversionError, match="'output_config.format'"):
+        dscodec.convert("messages", body, REJECT)
 
 
 def test_a_wrong_type_keeps_its_reading_error() -> None:

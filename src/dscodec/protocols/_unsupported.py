@@ -61,7 +61,7 @@ class Unhonoured:
     """A request field dscodec does not honour.
 
     Attributes:
-        name: the top-level field.
+        name: the field: a top-level one, or a dotted path into an object (``output_config.format``).
         asks: whether a value asks for something (a neutral value passes).
         why: what cannot be done, for the error message.
     """
@@ -100,6 +100,8 @@ _OWN: Mapping[str, Mapping[str, tuple[Callable[[Any], bool], str]]] = {
     },
     "messages": {
         "output_format": (_present, "structured output is not supported in Messages"),
+        # Where the anthropic SDK's ``messages.parse`` puts the schema; ``output_config.effort`` is honoured.
+        "output_config.format": (_present, "structured output is not supported in Messages"),
         "mcp_servers": (_non_empty, "MCP servers are not supported"),
         "container": (_present, "there are no code-execution containers"),
         "context_management": (_present, "context management is not supported"),
@@ -118,13 +120,27 @@ UNHONOURED: Mapping[str, tuple[Unhonoured, ...]] = {
 }
 
 
+_ABSENT = object()
+
+
+def _at(body: Any, path: str) -> Any:
+    """The value at a dotted ``path`` of ``body``, or ``_ABSENT`` where a step is missing or not an object."""
+    value = body
+    for key in path.split("."):
+        if not isinstance(value, Mapping) or key not in value:
+            return _ABSENT
+        value = value[key]
+    return value
+
+
 def unhonoured_fields(protocol: str, body: Any) -> list[Unhonoured]:
     """The fields of ``body`` (a parsed request) whose values ask for something dscodec does not do."""
-    if not isinstance(body, Mapping):
-        return []
-    return [
-        field for field in UNHONOURED.get(protocol, ()) if field.name in body and field.asks(body[field.name])
-    ]
+    found: list[Unhonoured] = []
+    for field in UNHONOURED.get(protocol, ()):
+        value = _at(body, field.name)
+        if value is not _ABSENT and field.asks(value):
+            found.append(field)
+    return found
 
 
 def rejecting(protocol: str, read: Callable[[Any], Any]) -> Callable[[Any], Any]:
