@@ -53,17 +53,18 @@ def openai_error_body(exc: DscodecError) -> dict[str, Any]:
 
 
 def anthropic_error_body(exc: DscodecError) -> dict[str, Any]:
-    """Anthropic's error envelope with the ``type`` name for the error's status (deviation D1).
+    """Anthropic's error envelope with the ``type`` name for the error's status (deviation D1), and the error's
+    ``details`` when it has them.
 
     Examples:
         >>> from dscodec.errors import ConversionError
         >>> anthropic_error_body(ConversionError("messages: at least one message is required"))
         {'type': 'error', 'error': {'type': 'invalid_request_error', 'message': 'messages: at least one message is required'}}
     """
-    return {
-        "type": "error",
-        "error": {
-            "type": ANTHROPIC_ERROR_TYPES.get(exc.status_code, "api_error"),
-            "message": exc.message,
-        },
+    error: dict[str, Any] = {
+        "type": ANTHROPIC_ERROR_TYPES.get(exc.status_code, "api_error"),
+        "message": exc.message,
     }
+    if exc.details:
+        error["details"] = exc.details
+    return {"type": "error", "error": error}

@@ -40,11 +40,14 @@ class ProtocolSpec:
         name: the protocol's name (``"chat_completions"``, ``"responses"``, ``"messages"``).
         error_body: the renderer of its error bodies.
         continues_responses: a request may continue a stored response (Responses' ``previous_response_id``).
+        holds_threads: a request may ask the server to hold its conversation, or continue one it holds
+            (Messages' ``thread``).
     """
 
     name: str
     error_body: BodyRenderer
     continues_responses: bool
+    holds_threads: bool
     _inbound: Callable[[], Any]
     _writer: Callable[[], Any]
     _accumulator: Callable[[], Accumulator]
@@ -123,6 +126,7 @@ def _protocol(
     accumulator: str = "accumulate_events",
     *,
     continues_responses: bool = False,
+    holds_threads: bool = False,
     takes_ids: bool = True,
 ) -> ProtocolSpec:
     """A table row: the protocol ``name``, whose modules are ``dscodec.protocols.<package>.inbound`` (its
@@ -132,6 +136,7 @@ def _protocol(
         name,
         error_body,
         continues_responses,
+        holds_threads,
         _inbound=_load(f"{package}.inbound", "INBOUND"),
         _writer=_load(f"{package}.outbound", "WRITER"),
         _accumulator=(_with_ids if takes_ids else _without_ids)(f"{package}.accumulate", accumulator),
@@ -145,7 +150,9 @@ _TABLE: Mapping[str, ProtocolSpec] = MappingProxyType(
             _protocol("chat_completions", "openai_chat", openai_error_body, "accumulate_chunks"),
             _protocol("responses", "openai_responses", openai_error_body, continues_responses=True),
             # A Messages stream names its id and model itself (an empty one adds up to an empty message).
-            _protocol("messages", "anthropic_messages", anthropic_error_body, takes_ids=False),
+            _protocol(
+                "messages", "anthropic_messages", anthropic_error_body, holds_threads=True, takes_ids=False
+            ),
         )
     }
 )

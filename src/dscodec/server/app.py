@@ -65,6 +65,7 @@ from dscodec.server._outputs import (
 )
 from dscodec.server._probes import Catalog, count_tokens_response, health_response, input_tokens_response
 from dscodec.server._stored import StoredResponses, identified
+from dscodec.server._threads import Threads, ThreadTurn
 from dscodec.server.backend import (
     Backend,
     BackendOutput,
@@ -186,7 +187,8 @@ def create_app(
     """An ASGI app serving ``POST /v1/chat/completions``, ``/v1/responses`` and ``/v1/messages`` from ``backend``,
     with ``GET /v1/models``, ``POST /v1/messages/count_tokens``, ``POST /v1/responses/input_tokens`` and
     ``GET /health`` beside them, and the endpoints that read stored Responses back (``GET`` and ``DELETE
-    /v1/responses/{id}``, its ``input_items`` and ``cancel``; see ``docs/server.md``).
+    /v1/responses/{id}``, its ``input_items`` and ``cancel``; see ``docs/server.md``). Messages requests may
+    carry a ``thread``: the server holds their conversations between turns (in memory, bounded).
 
     Args:
         backend: called once per request with a :class:`~dscodec.server.BackendRequest`; yields the model output.
@@ -292,6 +294,7 @@ class _Server:
     ) -> None:
         self.backend = backend
         self.store = response_store
+        self.threads = Threads()
         #: The store again when it keeps response objects too, else None.
         self.archive = response_store if is_retrievable(response_store) else None
         self.vocabulary = vocabulary
@@ -361,14 +364,31 @@ class _Server:
         except Disconnected:
             return gone()
         try:
-            job, turn = await anyio.to_thread.run_sync(self._prepare, protocol, body, dict(http.headers))
+            job, turn, thread = await anyio.to_thread.run_sync(
+                self._prepare, protocol, body, dict(http.headers)
+            )
         except DscodecError:
             raise
         except Exception:
             logger.exception("preparing a %s request failed", protocol)
             raise DscodecError("The server could not prepare the request.") from None
-        request = job.request
         response_id = _ROUTES[protocol][1] + secrets.token_hex(12)
+        keep = None if turn is None and thread is None else _Keep(protocol, response_id, turn, thread)
+        try:
+            response = await self._run(protocol, http, job, response_id, keep)
+        except BaseException:
+            if thread is not None:
+                self.threads.release(thread)
+            raise
+        if thread is not None and not isinstance(response, EventStream):
+            self.threads.release(thread)  # nothing when the answer was kept
+        return response
+
+    async def _run(
+        self, protocol: Protocol, http: Request, job: BackendRequest, response_id: str, keep: _Keep | None
+    ) -> Response:
+        """Run a prepared request: the error, the complete response, or the event stream."""
+        request = job.request
         processor = dscodec.StreamProcessor(
             request,
             response_id=response_id,
@@ -376,7 +396,6 @@ class _Server:
             tokenizer=self.vocabulary,
             coalesce=not request.stream,  # the events only make the complete response
         )
-        keep = None if turn is None else _Keep(response_id, turn)
         try:
             outputs = iterate_outputs(self.backend(job))
         except Exception as exc:  # noqa: BLE001 - whatever the backend raised, the client gets an answer
@@ -400,29 +419,51 @@ class _Server:
 
     def _prepare(
         self, protocol: Protocol, body: bytes, headers: Mapping[str, str]
-    ) -> tuple[BackendRequest, Turn | None]:
+    ) -> tuple[BackendRequest, Turn | None, ThreadTurn | None]:
         """Convert, render and encode (in a worker thread); resolve the completion budget. A Responses request
-        first gets the items of the response it continues (``previous_response_id``)."""
+        first gets the items of the response it continues (``previous_response_id``), a Messages request the
+        conversation of the thread it continues."""
+        thread: ThreadTurn | None = None
+        if spec(protocol).holds_threads:
+            document, thread = self.threads.begin(body)
+            try:
+                return self._prepared(protocol, document, headers, None, None), None, thread
+            except BaseException:
+                if thread is not None:
+                    self.threads.release(thread)
+                raise
         turn: Turn | None = None
         previous: str | None = None
-        continues = spec(protocol).continues_responses
-        if continues:
+        if spec(protocol).continues_responses:
             body, turn, previous = begin_turn(body, self.store)
+        return self._prepared(protocol, body, headers, turn, previous), turn, None
+
+    def _prepared(
+        self,
+        protocol: Protocol,
+        body: bytes | Mapping[str, Any],
+        headers: Mapping[str, str],
+        turn: Turn | None,
+        previous: str | None,
+    ) -> BackendRequest:
+        continues = spec(protocol).continues_responses
         request = dscodec.convert(protocol, body, self.options)
         if continues:
             echo_storage(request, store=turn is not None, previous_response_id=previous)
         prompt = dscodec.render(request)
         ids = self.encoder.encode_rendered(prompt)
         max_tokens = request.resolve_max_tokens(len(ids), self.context_limit)
-        job = BackendRequest(
+        return BackendRequest(
             request=request, prompt=prompt, token_ids=ids, max_tokens=max_tokens, headers=headers
         )
-        return job, turn
 
     def _remember(self, keep: _Keep, response: dict[str, Any]) -> None:
         """Store a finished Responses turn: its input items, then the response's output items (and the response
-        object, when the store keeps them)."""
-        if response.get("status") not in ("completed", "incomplete"):
+        object, when the store keeps them); or keep a Messages thread's conversation."""
+        if keep.thread is not None:
+            self.threads.finish(keep.thread, keep.response_id, response)
+            return
+        if keep.turn is None or response.get("status") not in ("completed", "incomplete"):
             return
         items = [*identified(keep.response_id, keep.turn.items), *response.get("output", [])]
         try:
@@ -434,7 +475,7 @@ class _Server:
             logger.exception("storing response %s failed", keep.response_id)
 
     def _remember_events(self, keep: _Keep) -> None:
-        self._remember(keep, dscodec.accumulate("responses", keep.events))
+        self._remember(keep, dscodec.accumulate(keep.protocol, keep.events))
 
     # -- the request body ---------------------------------------------------------------------------------------
 
@@ -605,13 +646,20 @@ class _Server:
             if frame:
                 yield frame
         finally:
+            if keep is not None and keep.thread is not None:
+                self.threads.release(keep.thread)  # nothing when the answer was kept
             await close_outputs(outputs)
 
 
 class _Keep:
-    """A Responses turn to store once answered, with the events of its stream so far."""
+    """A turn to keep once answered (a stored Responses turn, or a Messages thread's), with the events of its
+    stream so far."""
 
-    def __init__(self, response_id: str, turn: Turn) -> None:
+    def __init__(
+        self, protocol: Protocol, response_id: str, turn: Turn | None, thread: ThreadTurn | None
+    ) -> None:
+        self.protocol = protocol
         self.response_id = response_id
         self.turn = turn
+        self.thread = thread
         self.events: list[WireEvent] = []
