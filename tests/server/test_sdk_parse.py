@@ -1,4 +1,5 @@
-"""The SDKs' structured-output helpers against the example server: a pydantic model in, a parsed answer out.
+"""The SDKs' helpers against the example server: the structured-output ones (a pydantic model in, a parsed
+answer out) and the openai SDK's Responses tool runner.
 
 ``chat.completions.parse`` / ``.stream`` send the model's schema as a strict ``response_format``,
 ``responses.parse`` / ``.stream`` as ``text.format``, and the anthropic SDK's ``messages.parse`` as
@@ -9,22 +10,29 @@ and refused under ``unsupported="reject"`` (tests/server/test_unsupported.py).
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
 
 import anthropic
 import openai
 import pytest
+from openai.lib._pydantic import to_strict_json_schema
+from openai.lib.responses_tool_runner import RegisteredFunction, ResponsesToolRunner
 
+from dscodec.server import SCENARIO_HEADER, BackendOutput, BackendRequest, ScriptedBackend, create_app
 from tests.server import scripts as s
-from tests.server.conftest import scenario
-from tests.server.tools import Forecast
+from tests.server.conftest import VOCABULARY, LiveServer, scenario
+from tests.server.tools import Forecast, GetWeather
 
 USER = [{"role": "user", "content": "The forecast for Zürich, please."}]
 EXPECTED = Forecast.model_validate(s.STRUCTURED)
-SCRIPTS = ["structured", "structured_tokens"]
+STRUCTURED_SCRIPTS = ["structured", "structured_tokens"]
 
 
-@pytest.mark.parametrize("name", SCRIPTS)
+@pytest.mark.parametrize("name", STRUCTURED_SCRIPTS)
 def test_chat_parse(openai_client: openai.OpenAI, model: str, name: str) -> None:
     completion = openai_client.chat.completions.parse(
         model=model, messages=USER, response_format=Forecast, extra_headers=scenario(name)
@@ -35,7 +43,7 @@ def test_chat_parse(openai_client: openai.OpenAI, model: str, name: str) -> None
     assert json.loads(message.content or "") == s.STRUCTURED
 
 
-@pytest.mark.parametrize("name", SCRIPTS)
+@pytest.mark.parametrize("name", STRUCTURED_SCRIPTS)
 def test_chat_stream_helper_parses_as_it_goes(openai_client: openai.OpenAI, model: str, name: str) -> None:
     deltas: list[str] = []
     done: list[Forecast | None] = []
@@ -54,7 +62,7 @@ def test_chat_stream_helper_parses_as_it_goes(openai_client: openai.OpenAI, mode
     assert final.choices[0].message.parsed == EXPECTED
 
 
-@pytest.mark.parametrize("name", SCRIPTS)
+@pytest.mark.parametrize("name", STRUCTURED_SCRIPTS)
 def test_responses_parse(openai_client: openai.OpenAI, model: str, name: str) -> None:
     response = openai_client.responses.parse(
         model=model, input=USER, text_format=Forecast, extra_headers=scenario(name)
@@ -64,7 +72,7 @@ def test_responses_parse(openai_client: openai.OpenAI, model: str, name: str) ->
     assert json.loads(response.output_text) == s.STRUCTURED
 
 
-@pytest.mark.parametrize("name", SCRIPTS)
+@pytest.mark.parametrize("name", STRUCTURED_SCRIPTS)
 def test_responses_stream_helper(openai_client: openai.OpenAI, model: str, name: str) -> None:
     deltas: list[str] = []
     with openai_client.responses.stream(
@@ -78,7 +86,7 @@ def test_responses_stream_helper(openai_client: openai.OpenAI, model: str, name:
     assert final.output_parsed == EXPECTED
 
 
-@pytest.mark.parametrize("name", SCRIPTS)
+@pytest.mark.parametrize("name", STRUCTURED_SCRIPTS)
 def test_messages_parse_reads_the_json_answer(
     anthropic_client: anthropic.Anthropic, model: str, name: str
 ) -> None:
@@ -87,3 +95,50 @@ def test_messages_parse_reads_the_json_answer(
     )
     assert message.stop_reason == "end_turn"
     assert message.parsed_output == EXPECTED
+
+
+# -- the openai SDK's Responses tool runner ------------------------------------------------------------------
+
+
+@dataclass
+class _ToolThenAnswer:
+    """The scripted backend, calling the weather tool first and answering once the results are in."""
+
+    inner: ScriptedBackend
+    prompts: list[int] = field(default_factory=list)
+
+    async def __call__(self, job: BackendRequest) -> AsyncIterator[BackendOutput]:
+        answered = job.request.conversation.messages[-1].role == "tool"
+        self.prompts.append(len(job.token_ids))
+        headers = {**job.headers, SCENARIO_HEADER: "after_tool" if answered else "parallel"}
+        async for item in self.inner(dataclasses.replace(job, headers=headers)):
+            yield item
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_the_responses_tool_runner_runs_to_the_answer(stream: bool) -> None:
+    backend = _ToolThenAnswer(ScriptedBackend(s.SCRIPTS, tokenizer=VOCABULARY))
+    calls: list[Any] = []
+
+    def weather(arguments: Any) -> str:
+        calls.append(arguments)
+        return "sunny"
+
+    tool = {
+        "type": "function",
+        "name": "get_weather",
+        "parameters": to_strict_json_schema(GetWeather),
+        "strict": True,
+    }
+    runner = ResponsesToolRunner(functions=[RegisteredFunction(tool, weather)])  # type: ignore[arg-type]
+    with (
+        LiveServer(create_app(backend, tokenizer=VOCABULARY)) as live,
+        openai.OpenAI(base_url=live.url + "/v1", api_key="k", max_retries=0, timeout=10) as client,
+    ):
+        response = runner.run(
+            client, {"model": "DeepSeek-V4-Pro", "input": "Weather in Paris and Tokyo?"}, stream=stream
+        )
+    assert response.status == "completed"
+    assert response.output_text == s.AFTER_TOOL
+    assert [dict(call) for call in calls] == s.WEATHER_CALLS
+    assert len(backend.prompts) == 2 and backend.prompts[0] < backend.prompts[1]
