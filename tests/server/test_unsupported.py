@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import anthropic
+import httpx
 import openai
 import pytest
 
@@ -16,6 +17,7 @@ from tests.server.scripts import SCRIPTS
 from tests.server.tools import Forecast
 
 MODEL = "DeepSeek-V4-Pro"
+REJECT = dscodec.ConversionOptions(unsupported="reject")
 
 
 @pytest.fixture(scope="module")
@@ -80,6 +82,17 @@ def test_messages_parse_format_is_a_400(live: LiveServer) -> None:
             extra_body={"output_config": {"effort": "high"}},
         )
         assert message.content
+
+
+def test_the_server_holds_threads_under_reject(live: LiveServer) -> None:
+    """The codec alone refuses ``thread`` under "reject"; the server honours it, and takes it out first."""
+    body = {"model": MODEL, "max_tokens": 32, "messages": [{"role": "user", "content": "Hi"}]}
+    with pytest.raises(dscodec.ConversionError, match="'thread'"):
+        dscodec.convert("messages", {**body, "thread": {"type": "create"}}, REJECT)
+    first = httpx.post(live.url + "/v1/messages", json={**body, "thread": {"type": "create"}}, timeout=10)
+    assert first.status_code == 200, first.text
+    follow_up = {**body, "thread": {"type": "continue", "previous_message_id": first.json()["id"]}}
+    assert httpx.post(live.url + "/v1/messages", json=follow_up, timeout=10).status_code == 200
 
 
 def test_serve_exposes_the_choice() -> None:

@@ -50,6 +50,7 @@ ASKING: dict[str, Any] = {
     "output_format": {"type": "json_schema", "schema": {"type": "object"}},
     "output_config.format": {"type": "json_schema", "schema": {"type": "object"}},
     "mcp_servers": [{"type": "url", "url": "https://example.com/mcp", "name": "x"}],
+    "thread": {"type": "create"},
     "container": "container_1",
     "context_management": {"edits": []},
 }

@@ -103,6 +103,8 @@ _OWN: Mapping[str, Mapping[str, tuple[Callable[[Any], bool], str]]] = {
         # Where the anthropic SDK's ``messages.parse`` puts the schema; ``output_config.effort`` is honoured.
         "output_config.format": (_present, "structured output is not supported in Messages"),
         "mcp_servers": (_non_empty, "MCP servers are not supported"),
+        # The example server holds threads itself, and takes ``thread`` out before converting.
+        "thread": (_present, "the codec holds no conversation between requests"),
         "container": (_present, "there are no code-execution containers"),
         "context_management": (_present, "context management is not supported"),
     },
