@@ -27,6 +27,7 @@ threads.
 
 from __future__ import annotations
 
+import re
 import threading
 import weakref
 from collections import OrderedDict
@@ -43,6 +44,11 @@ __all__ = ["DEFAULT_THREAD_BYTES", "DEFAULT_THREAD_ENTRIES", "ThreadError", "Thr
 #: How many replies the server keeps threads under, and how many bytes of message JSON at most.
 DEFAULT_THREAD_ENTRIES = 1024
 DEFAULT_THREAD_BYTES = 256 * 1024 * 1024
+
+#: The ``"thread":`` key of a JSON object, any of its letters possibly escaped (``\u0074``...).
+_THREAD_KEY = re.compile(
+    rb'"(?:t|\\u0074)(?:h|\\u0068)(?:r|\\u0072)(?:e|\\u0065)(?:a|\\u0061)(?:d|\\u0064)"\s*:'
+)
 
 #: The fields a thread keeps from the request that created it; a continue leaves them out.
 _KEPT_FIELDS = ("system", "tools")
@@ -129,7 +135,7 @@ class Threads:
             ConversionError: ``thread`` is malformed.
             ThreadError: ``thread`` names a reply that cannot be continued now.
         """
-        if b"thread" not in body and b"\\u" not in body:
+        if _THREAD_KEY.search(body) is None:  # most bodies: not parsed here
             return body, None
         try:
             # Read as the converter reads it, so that the body handed on means what the client sent.
