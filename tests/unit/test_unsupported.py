@@ -51,6 +51,7 @@ ASKING: dict[str, Any] = {
     "output_config.format": {"type": "json_schema", "schema": {"type": "object"}},
     "mcp_servers": [{"type": "url", "url": "https://example.com/mcp", "name": "x"}],
     "thread": {"type": "create"},
+    "compaction": {"type": "summarize"},
     "container": "container_1",
     "context_management": {"edits": []},
 }

@@ -107,6 +107,7 @@ _OWN: Mapping[str, Mapping[str, tuple[Callable[[Any], bool], str]]] = {
         "thread": (_present, "the codec holds no conversation between requests"),
         "container": (_present, "there are no code-execution containers"),
         "context_management": (_present, "context management is not supported"),
+        "compaction": (_present, "there is no server-side compaction: the model answers as usual"),
     },
 }
 _SHARED: Mapping[str, tuple[Unhonoured, ...]] = {
