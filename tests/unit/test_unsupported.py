@@ -52,6 +52,9 @@ ASKING: dict[str, Any] = {
     "mcp_servers": [{"type": "url", "url": "https://example.com/mcp", "name": "x"}],
     "thread": {"type": "create"},
     "compaction": {"type": "summarize"},
+    "functions": [{"name": "f", "parameters": {"type": "object"}}],
+    "function_call": {"name": "f"},
+    "truncation": "auto",
     "container": "container_1",
     "context_management": {"edits": []},
 }
@@ -68,6 +71,9 @@ NEUTRAL: dict[str, list[Any]] = {
     "parallel_tool_calls": [True, None],
     "background": [False, None],
     "mcp_servers": [[]],
+    "functions": [[]],
+    "function_call": ["none", "auto"],
+    "truncation": ["disabled", None],
 }
 
 CASES = [(protocol, field.name) for protocol, fields in UNHONOURED.items() for field in fields]

@@ -52,6 +52,15 @@ def _top_k(value: Any) -> bool:
     return value is not None and not (type(value) is int and value in (0, -1))
 
 
+def _auto(value: Any) -> bool:
+    return value == "auto"
+
+
+def _named_function(value: Any) -> bool:
+    # "none" and "auto" ask for nothing without functions, which are refused on their own.
+    return value is not None and value not in ("none", "auto")
+
+
 def _beyond_text(value: Any) -> bool:
     return isinstance(value, list) and any(item != "text" for item in value)
 
@@ -91,12 +100,19 @@ _OWN: Mapping[str, Mapping[str, tuple[Callable[[Any], bool], str]]] = {
         "modalities": (_beyond_text, "the model writes text only"),
         "prediction": (_present, "predicted outputs are not supported"),
         "web_search_options": (_present, "there is no web search"),
+        "functions": (_non_empty, "the legacy functions are not read; send them as tools"),
+        "function_call": (_named_function, "the legacy function_call is not read; send tool_choice"),
     },
     "responses": {
         "background": (_true, "responses are not run in the background"),
         "conversation": (_present, "there are no stored conversations"),
         "prompt": (_present, "there are no stored prompt templates"),
         "max_tool_calls": (_present, "the number of tool calls is not limited"),
+        "truncation": (
+            _auto,
+            "the input is not truncated to fit; a prompt too long for the context is a 400",
+        ),
+        "context_management": (_non_empty, "there is no server-side compaction"),
     },
     "messages": {
         "output_format": (_present, "structured output is not supported in Messages"),
