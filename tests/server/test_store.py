@@ -345,6 +345,11 @@ def test_cancel_and_stream_retrieve_are_refused(client: openai.OpenAI) -> None:
     assert isinstance(streaming.value.body, dict) and streaming.value.body["param"] == "stream"
 
 
+def test_compact_is_a_404_that_says_so(client: openai.OpenAI) -> None:
+    with pytest.raises(openai.NotFoundError, match="Compacting a conversation"):
+        client.responses.compact(model=MODEL, input="Hi")
+
+
 def test_input_tokens_count(client: openai.OpenAI, jobs: Jobs) -> None:
     key = new_id()
     first = client.responses.create(model=MODEL, input="Hi", extra_headers=headers("plain", key))

@@ -53,7 +53,7 @@ def _top_k(value: Any) -> bool:
 
 
 def _auto(value: Any) -> bool:
-    return value == "auto"
+    return isinstance(value, str) and value == "auto"
 
 
 def _named_function(value: Any) -> bool:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hmac
 import logging
 import zlib
-from collections.abc import AsyncGenerator, Awaitable, Collection, Mapping
+from collections.abc import AsyncGenerator, Awaitable, Callable, Collection, Mapping
 from typing import ClassVar, TypeVar
 
 import anyio
@@ -36,6 +36,7 @@ __all__ = [
     "http_error",
     "too_large",
     "unless_disconnected",
+    "unserved",
 ]
 
 logger = logging.getLogger("dscodec.server")
@@ -272,6 +273,17 @@ def _methods_of(request: Request) -> list[str]:
         if isinstance(route, Route) and route.methods and route.matches(request.scope)[0] is not Match.NONE:
             found |= route.methods
     return sorted(found)
+
+
+def unserved(protocol: Protocol, what: str) -> Callable[[Request], Awaitable[Response]]:
+    """A handler for an endpoint of the protocol's API that this server does not serve: a 404 in the protocol's
+    shape saying so (clearer than the 405 a neighbouring route's path would give)."""
+
+    async def handle(request: Request) -> Response:
+        message = f"{what} ({request.method} {request.url.path}) is not served by this server."
+        return error_response(protocol, _NotFound(message))
+
+    return handle
 
 
 async def http_error(request: Request, exc: Exception) -> Response:

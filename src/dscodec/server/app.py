@@ -51,6 +51,7 @@ from dscodec.server._http import (
     http_error,
     too_large,
     unless_disconnected,
+    unserved,
 )
 from dscodec.server._outputs import (
     backend_error,
@@ -218,7 +219,7 @@ def create_app(
         >>> app = create_app(ScriptedBackend({"hi": {"output": "Hello!"}}))
         >>> sorted({route.path for route in app.routes if route.path.startswith("/v1/")})  # doctest: +NORMALIZE_WHITESPACE
         ['/v1/chat/completions', '/v1/messages', '/v1/messages/count_tokens', '/v1/models', '/v1/models/{model}',
-         '/v1/responses', '/v1/responses/input_tokens', '/v1/responses/{response_id}',
+         '/v1/responses', '/v1/responses/compact', '/v1/responses/input_tokens', '/v1/responses/{response_id}',
          '/v1/responses/{response_id}/cancel', '/v1/responses/{response_id}/input_items']
     """
     _check_arguments(
@@ -253,6 +254,12 @@ def create_app(
     stored = StoredResponses(server.archive)
     for path, handler, method, name in (
         ("/v1/responses/input_tokens", server.input_tokens, "POST", "input_tokens"),
+        (
+            "/v1/responses/compact",
+            unserved("responses", "Compacting a conversation"),
+            "POST",
+            "compact_response",
+        ),
         ("/v1/responses/{response_id}", stored.retrieve, "GET", "retrieve_response"),
         ("/v1/responses/{response_id}", stored.delete, "DELETE", "delete_response"),
         ("/v1/responses/{response_id}/cancel", stored.cancel, "POST", "cancel_response"),
