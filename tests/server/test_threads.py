@@ -407,3 +407,22 @@ def test_bodies_without_a_thread_pass_through() -> None:
         assert turn is None
     escaped = b'{"model": "m", "max_tokens": 8, "messages": [], "\\u0074hread": {"type": "create"}}'
     assert threads.begin(escaped)[1] is not None
+
+
+def test_a_reply_forgotten_while_continued_starts_a_new_entry() -> None:
+    threads = Threads(max_entries=2)
+    _, first = threads.begin(_body(messages=[user("a")], thread={"type": "create"}))
+    assert first is not None
+    threads.finish(first, "msg_a", _reply())
+    _, running = threads.begin(_body(messages=[user("b")], thread=continue_from("msg_a")))
+    assert running is not None
+    for name in ("msg_x", "msg_y"):  # two other threads push msg_a out
+        _, other = threads.begin(_body(messages=[user(name)], thread={"type": "create"}))
+        assert other is not None
+        threads.finish(other, name, _reply())
+    assert len(threads) == 2
+    threads.finish(running, "msg_b", _reply("b"))
+    document, turn = threads.begin(_body(messages=[user("c")], thread=continue_from("msg_b")))
+    assert turn is not None and isinstance(document, dict)
+    assert [m["role"] for m in document["messages"]] == ["user", "assistant", "user", "assistant", "user"]
+    assert threads._size == sum(entry.size for entry in threads._entries.values())

@@ -212,7 +212,6 @@ class Threads:
             return
         reply = {"role": "assistant", "content": content}
         size = turn.added + _size(reply)
-        whole = _size(turn.fields) + _size(turn.messages) if turn.previous is not None else 0
         with self._lock:
             if turn.settled:
                 return
@@ -227,8 +226,8 @@ class Threads:
                     old.size = _MARKER
                     old.messages = None
                     old.holder = None
-                else:  # forgotten while the turn ran: the whole conversation starts the entry
-                    size += whole - turn.added
+                else:  # forgotten while the turn ran (rare): the whole conversation starts the entry
+                    size += _size(turn.fields) + _size(turn.messages) - turn.added
             messages.append(reply)
             if self.max_entries <= 0 or size > self.max_bytes:
                 return
