@@ -15,9 +15,11 @@ from typing import Any
 import anthropic
 import httpx
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from dscodec.server import BackendOutput, BackendRequest, ScriptedBackend, create_app
-from dscodec.server._threads import Threads
+from dscodec.server._threads import ThreadError, Threads, ThreadTurn
 from tests.server.conftest import VOCABULARY, LiveServer, new_id
 from tests.server.scripts import PLAIN, SCRIPTS, WEATHER_CALLS
 
@@ -426,3 +428,62 @@ def test_a_reply_forgotten_while_continued_starts_a_new_entry() -> None:
     assert turn is not None and isinstance(document, dict)
     assert [m["role"] for m in document["messages"]] == ["user", "assistant", "user", "assistant", "user"]
     assert threads._size == sum(entry.size for entry in threads._entries.values())
+
+
+_OPS = st.lists(
+    st.tuples(
+        st.sampled_from(["create", "continue", "finish", "release", "drop", "cut"]),
+        st.integers(0, 5),
+        st.text(max_size=30),
+    ),
+    max_size=40,
+)
+
+
+@given(ops=_OPS, entries=st.integers(0, 4), size=st.integers(0, 3000))
+def test_any_sequence_keeps_the_books(ops: list[tuple[str, int, str]], entries: int, size: int) -> None:
+    """Whatever turns begin, end, fail or are dropped: the sizes add up, the bounds hold, each reply is held by
+    at most one turn, and a reply no running turn holds can be continued (or says why not)."""
+    threads = Threads(max_entries=entries, max_bytes=size)
+    ids: list[str] = []
+    running: list[ThreadTurn] = []
+    for op, pick, text in ops:
+        if op == "create":
+            _, turn = threads.begin(_body(messages=[user(text)], thread={"type": "create"}))
+            assert turn is not None
+            running.append(turn)
+        elif op == "continue" and ids:
+            previous = ids[pick % len(ids)]
+            try:
+                _, turn = threads.begin(_body(messages=[user(text)], thread=continue_from(previous)))
+            except ThreadError as exc:
+                assert exc.details is not None
+                code = exc.details["error_code"]
+                entry = threads._entries.get(previous)
+                expected = (
+                    "thread_not_found"
+                    if entry is None
+                    else "thread_already_continued"
+                    if entry.messages is None
+                    else "thread_continue_in_flight"
+                )
+                assert code == expected
+            else:
+                assert turn is not None
+                running.append(turn)
+        elif op in ("finish", "release", "drop", "cut") and running:
+            turn = running.pop(pick % len(running))
+            if op == "finish":
+                ids.append(f"msg_{len(ids)}")
+                threads.finish(turn, ids[-1], _reply(text))
+            elif op == "cut":  # an answer that did not end
+                threads.finish(turn, "msg_cut", {"stop_reason": None, "content": []})
+            elif op == "release":
+                threads.release(turn)
+            del turn  # a dropped turn's finaliser runs here (no cycle holds it)
+        assert threads._size == sum(entry.size for entry in threads._entries.values())
+        assert len(threads) <= entries and threads._size <= size
+        assert "msg_cut" not in threads._entries
+        holders = [e.holder for e in threads._entries.values() if e.holder is not None]
+        assert len(holders) == len(set(map(id, holders)))
+        assert set(map(id, holders)) <= {id(t.token) for t in running}
