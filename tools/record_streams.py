@@ -182,6 +182,16 @@ def responses_body(sc: Any) -> JsonObj:
         )
     elif sc.tools == "apply_patch":
         tools.insert(0, {"type": "custom", "name": "apply_patch", "description": "Edit files"})
+    elif sc.tools == "tool_search":
+        tools.insert(
+            0,
+            {
+                "type": "tool_search",
+                "execution": "client",
+                "description": "Find more tools.",
+                "parameters": {"type": "object", "properties": {"query": {"type": "string"}}},
+            },
+        )
     if tools:
         body["tools"] = tools
     if sc.tool_choice is not None:
@@ -459,10 +469,10 @@ def equivalent_chunkings(sc: Any, chunkings: list[Chunking], other: str) -> list
             else:
                 piece_ids = encode(piece)
                 check_round_trip(piece, piece_ids, where=f"{sc.name}/{c.name} (reads as)")
-                chunk = {"kind": "tokens", "ids": piece_ids}
-                if piece.logprobs:
-                    chunk["logprobs"] = fake_logprobs(piece_ids)
-                chunks.append(chunk)
+                mapped_chunk: JsonObj = {"kind": "tokens", "ids": piece_ids}
+                if chunk.get("logprobs"):
+                    mapped_chunk["logprobs"] = fake_logprobs(piece_ids)
+                chunks.append(mapped_chunk)
         spelled = "".join(ch["text"] if ch["kind"] == "text" else _spell(ch["ids"]) for ch in chunks)
         if spelled != other:
             raise SystemExit(f"{sc.name}/{c.name}: the mapped chunks spell {spelled!r}, not {other!r}")

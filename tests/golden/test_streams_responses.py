@@ -199,7 +199,7 @@ def test_golden_responses_stream(case: Path) -> None:
         assert [f.event for f in run.transcript.frames or ()] == [e["type"] for e in events], label
         expected_events = take.expected_events
 
-        ours, theirs = _deltas(events), normalise(_deltas(expected_events))
+        ours, theirs = _deltas(events), _deltas(normalise(expected_events))
         if json_mode:  # D7
             theirs["content"] = _deltas(whole.expected_events)["content"]
             theirs.pop("logprobs", None)

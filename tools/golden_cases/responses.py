@@ -1434,6 +1434,30 @@ def _tools() -> list[Case]:
         "computer, programmatic_tool_calling, shell, tool_search) are dropped",
         lambda m: _req(m, ask, tools=[*HOSTED, WEATHER]),
     )
+    for slug, fields in (
+        ("description-number", {"description": 5}),
+        ("description-list", {"description": ["Find tools."]}),
+        ("execution-unknown", {"execution": "browser"}),
+        ("execution-number", {"execution": 1}),
+    ):
+        cases += both(
+            f"tools-invalid-tool-search-{slug}",
+            f"a tool_search tool is dropped, but its fields are read for their types: {fields}",
+            lambda m, f=fields: _req(m, ask, tools=[{"type": "tool_search", **f}, WEATHER]),
+        )
+    cases += both(
+        "tools-tool-search-nulls",
+        "a tool_search tool with null description and execution, and execution client, is dropped",
+        lambda m: _req(
+            m,
+            ask,
+            tools=[
+                {"type": "tool_search", "description": None, "execution": None},
+                {"type": "tool_search", "execution": "client", "parameters": {"type": "object"}},
+                WEATHER,
+            ],
+        ),
+    )
     cases += both(
         "tools-unknown-type-dropped",
         "a tool of an unknown type is dropped like the hosted tools",
@@ -2896,6 +2920,167 @@ def _fuzz_findings() -> list[Case]:
     return cases
 
 
+def _tool_search() -> list[Case]:
+    """Tool search (observed on the reference, not in the spec): a client-executed ``tool_search`` tool is the
+    ``tool_search`` function on V4.1; ``tool_search_call`` items are its calls, and ``tool_search_output`` items
+    its results, whose tools are deferred tools from then on, announced in a system message; V4 reads the items
+    and drops them. ``additional_tools`` items are dropped unread."""
+    cases: list[Case] = []
+    ask = "What time is it in Paris?"
+    search = {
+        "type": "tool_search",
+        "execution": "client",
+        "description": "Find more tools.",
+        "parameters": obj({"query": {"type": "string"}}, required=["query"]),
+    }
+    clock = fn("get_time", "The time in a city.", obj({"city": {"type": "string"}}))
+
+    def call(call_id: str = "ts_1", **arguments: Any) -> JSON:
+        return {
+            "type": "tool_search_call",
+            "call_id": call_id,
+            "execution": "client",
+            "status": "completed",
+            "arguments": arguments or {"query": "time"},
+        }
+
+    def output(tools: list[JSON], call_id: str = "ts_1") -> JSON:
+        return {
+            "type": "tool_search_output",
+            "call_id": call_id,
+            "execution": "client",
+            "status": "completed",
+            "tools": tools,
+        }
+
+    cases += both(
+        "tool-search-client-tool",
+        "a client-executed tool_search tool (a function on V4.1, dropped on V4) beside a function",
+        lambda m: _req(m, ask, tools=[search, WEATHER]),
+    )
+    cases += both(
+        "tool-search-server-tool-dropped",
+        "tool_search tools executed by the server, or saying nothing, are dropped",
+        lambda m: _req(
+            m, ask, tools=[{"type": "tool_search", "execution": "server"}, {"type": "tool_search"}, WEATHER]
+        ),
+    )
+    cases += both(
+        "tool-search-call-and-output",
+        "a search call and its output, which loads a function (deferred, announced after the result)",
+        lambda m: _req(m, [user(ask), call(), output([clock])], tools=[search, WEATHER]),
+    )
+    cases += both(
+        "tool-search-output-kinds",
+        "an output loading a namespace (one member's name taken), apply_patch, web search and a tool search",
+        lambda m: _req(
+            m,
+            [
+                user(ask),
+                call(),
+                output(
+                    [
+                        namespace("gh", [fn("x", "X."), fn("y")], description="GitHub."),
+                        {"type": "custom", "name": "apply_patch"},
+                        {
+                            "type": "web_search",
+                            "search_context_size": "low",
+                            "user_location": {"city": "Paris"},
+                        },
+                        {"type": "tool_search", "execution": "server"},
+                    ]
+                ),
+            ],
+            tools=[WEATHER, namespace("gh", [fn("x")], description="GH")],
+        ),
+    )
+    cases += both(
+        "tool-search-parallel",
+        "two searches and a function call in one turn, outputs out of order: results by call id, announcements "
+        "in item order",
+        lambda m: _req(
+            m,
+            [
+                user(ask),
+                call("ts_b", query="b"),
+                fcall("c_1", "get_weather", '{"city": "Paris"}'),
+                call("ts_a", query="a"),
+                fout("c_1", "Sunny."),
+                output([fn("tool_b")], "ts_b"),
+                output([fn("tool_a")], "ts_a"),
+                assistant("Loaded."),
+                user("Go on."),
+            ],
+            tools=[search, WEATHER],
+        ),
+    )
+    cases += both(
+        "tool-search-tool-choice-none",
+        "tool_choice none: the tools and the announcements go, the search result stays",
+        lambda m: _req(m, [user(ask), call(), output([clock])], tools=[search], tool_choice="none"),
+    )
+    cases += both(
+        "tool-search-answers-a-function",
+        "a tool search output answering a function call, and a function output answering a search call (V4.1)",
+        lambda m: _nothink(
+            m,
+            [
+                user(ask),
+                fcall("c_1", "get_weather", "{}"),
+                output([clock], "c_1"),
+                call("ts_2"),
+                fout("ts_2", "x"),
+            ],
+            tools=[search, WEATHER],
+        ),
+        only="v41",  # V4 drops the search call, and the function output then answers nothing
+    )
+    cases += both(
+        "tool-search-additional-tools-dropped",
+        "additional_tools items are dropped, whatever they hold",
+        lambda m: _req(
+            m, [user(ask), {"type": "additional_tools", "role": "developer", "tools": 5}], tools=[WEATHER]
+        ),
+    )
+    cases += both(
+        "invalid-tool-search-call-arguments-string",
+        "a tool search call's arguments must be an object",
+        lambda m: _req(m, [user(ask), {**call(), "arguments": '{"query": "time"}'}, output([clock])]),
+    )
+    cases += both(
+        "invalid-tool-search-output-no-call-id",
+        "a tool search output needs a call_id",
+        lambda m: _req(m, [user(ask), call(), {k: v for k, v in output([clock]).items() if k != "call_id"}]),
+    )
+    cases += both(
+        "invalid-tool-search-output-hosted-tool",
+        "a tool search output loading a hosted tool (V4.1; V4 drops the items)",
+        lambda m: _req(
+            m, [user(ask), call(), output([{"type": "mcp", "server_label": "docs"}])], tools=[search]
+        ),
+        only="v41",
+    )
+    cases += both(
+        "invalid-tool-search-output-duplicate",
+        "a loaded tool named like an offered one (V4.1)",
+        lambda m: _req(m, [user(ask), call(), output([WEATHER])], tools=[search, WEATHER]),
+        only="v41",
+    )
+    cases += both(
+        "invalid-tool-search-call-unanswered",
+        "a tool search call without its output (V4.1)",
+        lambda m: _req(m, [user(ask), call(), user("Well?")], tools=[search]),
+        only="v41",
+    )
+    cases += both(
+        "invalid-tool-search-output-bad-name",
+        "a loaded tool's name is checked where it stands (V4.1)",
+        lambda m: _req(m, [user(ask), call(), output([fn("bad name")])], tools=[search]),
+        only="v41",
+    )
+    return cases
+
+
 def cases() -> list[Case]:
     """All Responses golden cases, in a stable order."""
     return [
@@ -2908,6 +3093,7 @@ def cases() -> list[Case]:
         *_tool_choice(),
         *_text_format(),
         *_misc(),
+        *_tool_search(),
         *_corpus(),
         *_specials(),
         *_grounding(),

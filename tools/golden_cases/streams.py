@@ -19,7 +19,7 @@ from typing import Any, Literal
 Version = Literal["v4", "v4.1"]
 Finish = Literal["stop", "length", "content_filter"]
 Protocol = Literal["chat_completions", "responses", "messages"]
-ToolSet = Literal["none", "weather", "namespaced", "apply_patch"]
+ToolSet = Literal["none", "weather", "namespaced", "apply_patch", "tool_search"]
 ToolChoice = Literal["auto", "none", "required", "named", "any"]
 #: Chat prefix continuation (spec §2.1.2): "content" = prefix with content (ContentContinuation), "reasoning" =
 #: empty content plus reasoning_content (ReasoningContinuation), "empty" = empty content and no reasoning
@@ -119,7 +119,11 @@ class Scenario:
             allowed &= {"chat_completions", "responses"}
         if self.stop:  # Responses has no stop sequences (spec §2.2)
             allowed &= {"chat_completions", "messages"}
-        if self.tools in ("namespaced", "apply_patch"):  # Responses-only tool kinds (spec §2.2)
+        if self.tools in (
+            "namespaced",
+            "apply_patch",
+            "tool_search",
+        ):  # Responses-only tool kinds (spec §2.2)
             allowed &= {"responses"}
         if self.signature is not None or self.tool_choice == "any":
             allowed &= {"messages"}
@@ -1585,6 +1589,34 @@ def _responses_tools(v: Version) -> list[Scenario]:
         "apply_patch without parameters",
         thinking=False,
         tools="apply_patch",
+    )
+    # A client-executed tool search tool (observed on the reference): its calls are tool_search_call items.
+    s(
+        "tool-search",
+        "Find a clock tool.</think>"
+        + d.block_of(
+            d.call("tool_search", d.param("query", "time"), d.param("limit", "3", string=False)),
+            d.call("get_weather", d.param("city", "Paris")),
+        ),
+        "a tool_search call (a tool_search_call item, arguments only when done) and a function call",
+        tools="tool_search",
+    )
+    s(
+        "tool-search-length",
+        d.block_of(
+            d.call("get_weather", d.param("city", "Paris")), d.call("tool_search", d.param("query", "time"))
+        )[:-30],
+        "length finish after the tool_search invoke: the incomplete item keeps empty arguments",
+        thinking=False,
+        tools="tool_search",
+        finish="length",
+    )
+    s(
+        "tool-search-no-params",
+        d.block_of(d.call("tool_search")),
+        "a tool_search call without parameters",
+        thinking=False,
+        tools="tool_search",
     )
     return s.items
 

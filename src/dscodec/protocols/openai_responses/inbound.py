@@ -41,6 +41,9 @@ _IMAGE_FIELDS = ("image_url or file_id", "image_url and file_id")
 #: Text standing for an ``input_file`` part, on both templates (behavior.md#responses).
 UNSUPPORTED_DOCUMENT_TEXT = "[Unsupported Document]"
 
+#: The function a client-executed ``tool_search`` tool becomes on V4.1, and the name its calls take.
+TOOL_SEARCH_NAME = "tool_search"
+
 #: Reasoning texts (content parts and consecutive reasoning items) are joined with one newline.
 _REASONING_SEPARATOR = "\n"
 
@@ -55,6 +58,9 @@ class _Turn:
     #: The ids of ``calls``, for pairing outputs in constant time.
     call_ids: set[str] = field(default_factory=set)
     outputs: dict[str, conv.ToolMessage] = field(default_factory=dict)
+    #: V4.1: one system message per tool search output that loaded tools, in item order (their tools are
+    #: filled in once the tool list is built).
+    loads: list[conv.SystemMessage] = field(default_factory=list)
 
     def add_call(self, call: conv.ToolCall) -> None:
         """Append a call (its id is new: duplicates were refused before)."""
@@ -84,7 +90,7 @@ class _Turn:
             reasoning=_REASONING_SEPARATOR.join(self.reasoning) if self.reasoning else None,
             tool_calls=calls,
         )
-        return [assistant, *(self.outputs[call.id] for call in calls)]
+        return [assistant, *(self.outputs[call.id] for call in calls), *self.loads]
 
 
 @dataclass
@@ -101,6 +107,8 @@ class _Converter(_convert.RequestConverter[wire.ResponsesRequest]):
     call_names: dict[str, str] = field(default_factory=dict)
     #: The first input item of a type dscodec does not convert (index, type): refused at the end (D9).
     unknown_item: tuple[int, str] | None = None
+    #: V4.1: the tools each tool search output loaded, with the system message that announces them.
+    loaded: list[tuple[conv.SystemMessage, tuple[wire.Tool, ...]]] = field(default_factory=list)
 
     def convert(self) -> conv.ConversationRequest:
         req = self.request
@@ -137,8 +145,8 @@ class _Converter(_convert.RequestConverter[wire.ResponsesRequest]):
             index, kind = self.unknown_item
             raise ConversionError(
                 f"Unsupported input item type '{kind}' at input[{index}]: dscodec converts message, "
-                "function_call, function_call_output, custom_tool_call, custom_tool_call_output, reasoning "
-                "and item_reference items.",
+                "function_call, function_call_output, custom_tool_call, custom_tool_call_output, reasoning, "
+                "tool_search_call, tool_search_output, additional_tools and item_reference items.",
                 param=f"input[{index}].type",
             )
 
@@ -188,7 +196,10 @@ class _Converter(_convert.RequestConverter[wire.ResponsesRequest]):
         """The names tools take as they are: functions, and ``apply_patch`` for the custom tool."""
         if self.flat_names is None:
             tools = self.request.tools or ()
-            self.flat_names = frozenset(name for name in map(_flat_name, tools) if name is not None)
+            names = {name for name in map(_flat_name, tools) if name is not None}
+            if self.version != "v4" and any(map(_is_client_search, tools)):
+                names.add(TOOL_SEARCH_NAME)
+            self.flat_names = frozenset(names)
         return self.flat_names
 
     def _namespace_tool_map(self) -> dict[str, tuple[str, str]]:
@@ -206,7 +217,10 @@ class _Converter(_convert.RequestConverter[wire.ResponsesRequest]):
     def _tools(self) -> list[conv.ToolDefinition]:
         """The tool definitions in request order, schemas checked (behavior.md#responses, behavior.md#json-schemas)."""
         if self.request.tool_choice == "none":
-            # The tools vanish before their schemas are looked at (only their names were checked).
+            # The tools vanish before their schemas are looked at (only their names were checked), and so do
+            # the announcements of the tools that searches loaded.
+            announced = {id(message) for message, _ in self.loaded}
+            self.out[:] = [m for m in self.out if id(m) not in announced]
             return []
         namespaced = iter(self._namespace_tool_map())
         tools: list[conv.ToolDefinition] = []
@@ -238,10 +252,63 @@ class _Converter(_convert.RequestConverter[wire.ResponsesRequest]):
                     )
                     names.add(tools[-1].name)
                 continue
+            elif self.version != "v4" and _is_client_search(tool):
+                assert isinstance(tool, wire.ToolSearchTool)
+                if TOOL_SEARCH_NAME in names:
+                    raise ConversionError("Tool names must be unique.")
+                tools.append(
+                    _tools.function_definition(
+                        TOOL_SEARCH_NAME, tool.description, tool.parameters, strict=None
+                    )
+                )
             else:
                 continue
             names.add(tools[-1].name)
+        for message, loaded in self.loaded:
+            message.tools = self._loaded_definitions(loaded, names)
+            tools += message.tools
         return tools
+
+    def _loaded_definitions(self, loaded: Sequence[wire.Tool], names: set[str]) -> list[conv.ToolDefinition]:
+        """The definitions of the tools one search output loaded (deferred: announced where they were loaded);
+        ``names`` (the tools' so far) grows by theirs. A namespace member's name is made unique, any other
+        repeated name is refused."""
+        out: list[conv.ToolDefinition] = []
+
+        def add(definition: conv.ToolDefinition) -> None:
+            definition.defer_loading = True
+            out.append(definition)
+            names.add(definition.name)
+
+        for tool in loaded:
+            if isinstance(tool, wire.NamespaceTool):
+                for inner in tool.tools:
+                    assert isinstance(inner, wire.FunctionTool)  # custom members were refused before
+                    joined = _tools.namespaced_name(tool.name, inner.name, self.version)
+                    description = _tools.namespaced_description(
+                        tool.description, inner.description, self.version
+                    )
+                    name = _tools.first_free(joined, names)[0]
+                    add(_tools.function_definition(name, description, inner.parameters, strict=inner.strict))
+                continue
+            if isinstance(tool, wire.FunctionTool):
+                name = tool.name
+            elif isinstance(tool, wire.CustomTool):
+                name = APPLY_PATCH_TOOL.name
+            elif _is_client_search(tool):
+                name = TOOL_SEARCH_NAME
+            else:
+                continue  # web search and server-side tool search load nothing
+            if name in names:
+                raise ConversionError("Tool names must be unique.")
+            if isinstance(tool, wire.FunctionTool):
+                add(_tools.function_definition(name, tool.description, tool.parameters, strict=tool.strict))
+            elif isinstance(tool, wire.CustomTool):
+                add(_tools.APPLY_PATCH_TOOLS[self.version].model_copy(deep=True))
+            else:
+                assert isinstance(tool, wire.ToolSearchTool)
+                add(_tools.function_definition(name, tool.description, tool.parameters, strict=None))
+        return out
 
     def _tool_choice(
         self, tools: list[conv.ToolDefinition], thinking: bool
@@ -297,7 +364,9 @@ class _Converter(_convert.RequestConverter[wire.ResponsesRequest]):
             if self.turn is not None and self.turn.contents:
                 self._close_turn()
             self._open_turn().reasoning.append(text)
-        elif isinstance(item, (wire.FunctionCallItem, wire.CustomToolCallItem)):
+        elif isinstance(item, (wire.FunctionCallItem, wire.CustomToolCallItem, wire.ToolSearchCallItem)):
+            if isinstance(item, wire.ToolSearchCallItem) and self.version == "v4":
+                return  # V4 has no tool search: the reference reads the item and drops it
             self._check_call_id(index, item.call_id)
             if item.call_id in self.call_ids:
                 raise ConversionError(f"Duplicate 'call_id': {item.call_id}.")
@@ -307,6 +376,17 @@ class _Converter(_convert.RequestConverter[wire.ResponsesRequest]):
                 # missing, the call joins the turn being answered.
                 self._close_turn()
             self._open_turn().add_call(self._call(item))
+        elif isinstance(item, wire.ToolSearchOutputItem):
+            if self.version == "v4":
+                return  # see tool_search_call
+            # The result is the loaded tools' JSON (checked as it is written), then paired as a function's.
+            result = self._search_result(index, item.tools)
+            turn = self._answer(index, item.call_id)
+            turn.outputs[item.call_id] = conv.ToolMessage(tool_call_id=item.call_id, content=result)
+            if any(map(_loads_definitions, item.tools)):
+                announcement = conv.SystemMessage(content="", tools=[])
+                turn.loads.append(announcement)
+                self.loaded.append((announcement, item.tools))
         elif isinstance(item, wire.FunctionCallOutputItem):
             # A function output's content is converted (and its images checked) before it is paired.
             content = self._content(item.output, index, parts_path=f"input[{index}].output")
@@ -355,7 +435,13 @@ class _Converter(_convert.RequestConverter[wire.ResponsesRequest]):
         self.answered.add(call_id)
         return turn
 
-    def _call(self, item: wire.FunctionCallItem | wire.CustomToolCallItem) -> conv.ToolCall:
+    def _call(
+        self, item: wire.FunctionCallItem | wire.CustomToolCallItem | wire.ToolSearchCallItem
+    ) -> conv.ToolCall:
+        if isinstance(item, wire.ToolSearchCallItem):
+            return conv.ToolCall(
+                id=item.call_id, name=TOOL_SEARCH_NAME, arguments=dumps_compact(item.arguments)
+            )
         if isinstance(item, wire.CustomToolCallItem):
             # A custom tool's free-form input travels as the single ``input`` argument (behavior.md#apply-patch-tool).
             return conv.ToolCall(
@@ -372,6 +458,39 @@ class _Converter(_convert.RequestConverter[wire.ResponsesRequest]):
             if not name:
                 name = self.call_names[joined] = _tools.first_free(joined, self._flat_names())[0]
         return conv.ToolCall(id=item.call_id, name=name, arguments=item.arguments)
+
+    def _search_result(self, index: int, tools: Sequence[wire.Tool]) -> str:
+        """A tool search output's text: the loaded tools as compact JSON, in the form the response echoes
+        them, namespace members one by one with their namespace; names and custom tools checked as in the tool
+        list."""
+        out: list[dict[str, Any]] = []
+        for position, tool in enumerate(tools):
+            path = f"input[{index}].tools[{position}]"
+            if isinstance(tool, wire.FunctionTool):
+                _tools.validate_tool_names([tool.name], path=f"{path}.name")
+            elif isinstance(tool, wire.CustomTool):
+                _check_custom_tool(tool.name)
+            elif isinstance(tool, wire.NamespaceTool):
+                _tools.validate_tool_names([tool.name], path=f"{path}.name")
+                namespace = {"name": tool.name, "description": tool.description or ""}
+                for inner_index, inner in enumerate(tool.tools):
+                    if isinstance(inner, wire.CustomTool):
+                        raise ConversionError(
+                            "Currently custom tools are not allowed inside a namespace. Found custom tool "
+                            f"'{inner.name}' in {path}.tools[{inner_index}]."
+                        )
+                    _tools.validate_tool_names([inner.name], path=f"{path}.tools[{inner_index}].name")
+                    echoed = _echo_tool(inner)
+                    assert echoed is not None
+                    out.append({**echoed, "namespace": namespace})
+                continue
+            echoed = _echo_tool(tool)
+            if echoed is None:  # a hosted tool: the reference cannot write it down either
+                raise ConversionError(
+                    f"input[{index}]: the enum variant ResponsesTool::Unsupported cannot be serialized"
+                )
+            out.append(echoed)
+        return dumps_compact(out)
 
     @staticmethod
     def _check_call_id(index: int, call_id: str) -> None:
@@ -453,6 +572,18 @@ def _check_custom_tool(name: str) -> None:
         raise ConversionError(f"Unsupported custom tool: '{name}'. Only 'apply_patch' is supported.")
 
 
+def _is_client_search(tool: wire.Tool) -> bool:
+    """A ``tool_search`` tool the client executes: on V4.1 the ``tool_search`` function."""
+    return isinstance(tool, wire.ToolSearchTool) and tool.execution == "client"
+
+
+def _loads_definitions(tool: wire.Tool) -> bool:
+    """Whether a tool in a tool search output becomes a tool definition (on V4.1)."""
+    if isinstance(tool, wire.NamespaceTool):
+        return bool(tool.tools)
+    return isinstance(tool, (wire.FunctionTool, wire.CustomTool)) or _is_client_search(tool)
+
+
 def _offers_function(tool: wire.Tool) -> bool:
     """Whether a tool entry becomes at least one tool definition in the prompt."""
     if isinstance(tool, wire.NamespaceTool):
@@ -514,6 +645,8 @@ def _echo_tool(tool: wire.Tool | wire.FunctionTool | wire.CustomTool) -> dict[st
             "description": tool.description,
             "tools": [_echo_tool(inner) for inner in tool.tools],
         }
+    if isinstance(tool, wire.ToolSearchTool):
+        return {"type": "tool_search", **_fields(tool, "execution", "description", "parameters")}
     if isinstance(tool, wire.WebSearchTool):
         location = tool.user_location
         return {

@@ -8,7 +8,8 @@ table of :mod:`dscodec.protocols._reader`, which reads it with the reference's s
 Two kinds of entries are read loosely on purpose, as the reference reads them: tools of a type the protocol
 defines but dscodec does not serve (``file_search``, ``mcp``, ``web_search_preview``…) become
 :class:`HostedTool` (their fields are not looked at), and input items of an unknown ``type`` become
-:class:`UnknownItem`, which the converter refuses (deviation D9).
+:class:`UnknownItem`, which the converter refuses (deviation D9). ``additional_tools`` items are dropped
+unread, as ``item_reference`` ones are.
 
 The types are not frozen: nothing changes them after reading, and Python takes about twice as long to build a
 frozen dataclass type (when the module is first imported) and two to three times as long to make each value
@@ -58,6 +59,9 @@ __all__ = [
     "TextPart",
     "Tool",
     "ToolChoice",
+    "ToolSearchCallItem",
+    "ToolSearchOutputItem",
+    "ToolSearchTool",
     "UnknownItem",
     "UserLocation",
     "WebSearchChoice",
@@ -224,8 +228,47 @@ _REASONING_ITEM = r.Struct(
 
 
 @dataclass(slots=True)
+class ToolSearchCallItem:
+    """``tool_search_call``: the model searched for tools; on V4.1 a call of the ``tool_search`` function."""
+
+    call_id: str
+    arguments: Mapping[str, Any]
+
+
+def _read_arguments_map(value: Any, path: str) -> Mapping[str, Any]:
+    return r.read_map(value, "a map", path)
+
+
+_SEARCH_EXECUTION = r.unit_enum(("client", "server"))
+
+_TOOL_SEARCH_CALL = r.Struct(
+    ToolSearchCallItem,
+    r.required("arguments", _read_arguments_map),
+    r.required("call_id", r.read_str),
+    r.checked("execution", _SEARCH_EXECUTION),
+)
+
+
+@dataclass(slots=True)
+class ToolSearchOutputItem:
+    """``tool_search_output``: the tools a search loaded; on V4.1 the search's result, and tools from then on."""
+
+    call_id: str
+    tools: tuple[Tool, ...]
+
+
+_TOOL_SEARCH_OUTPUT = r.Struct(
+    ToolSearchOutputItem,
+    r.required("call_id", r.read_str),
+    r.required("tools", lambda value, path: r.list_of(_read_tool)(value, path)),
+    r.checked("execution", _SEARCH_EXECUTION),
+)
+
+
+@dataclass(slots=True)
 class ItemReference:
-    """``item_reference``: points at stored state dscodec does not have; dropped as in the reference."""
+    """``item_reference`` (points at stored state dscodec does not have) and ``additional_tools``: dropped, not
+    read, as in the reference."""
 
 
 @dataclass(slots=True)
@@ -242,6 +285,8 @@ InputItem = (
     | CustomToolCallItem
     | CustomToolCallOutputItem
     | ReasoningItem
+    | ToolSearchCallItem
+    | ToolSearchOutputItem
     | ItemReference
     | UnknownItem
 )
@@ -253,7 +298,10 @@ _ITEMS: dict[str, r.Struct[InputItem]] = {
     "custom_tool_call": _CUSTOM_TOOL_CALL,
     "custom_tool_call_output": _CUSTOM_TOOL_CALL_OUTPUT,
     "reasoning": _REASONING_ITEM,
+    "tool_search_call": _TOOL_SEARCH_CALL,
+    "tool_search_output": _TOOL_SEARCH_OUTPUT,
     "item_reference": r.Struct(ItemReference),
+    "additional_tools": r.Struct(ItemReference),
 }
 
 
@@ -352,7 +400,23 @@ class HostedTool:
     type: str
 
 
-Tool = FunctionTool | NamespaceTool | CustomTool | WebSearchTool | HostedTool
+@dataclass(slots=True)
+class ToolSearchTool:
+    """``tool_search``: on V4.1 one executed by the client is the ``tool_search`` function; otherwise dropped."""
+
+    execution: str | None = None
+    description: str | None = None
+    parameters: Any = None
+
+
+_TOOL_SEARCH = r.Struct(
+    ToolSearchTool,
+    r.optional("description", r.read_str),
+    r.optional("execution", _SEARCH_EXECUTION),
+    r.optional("parameters"),
+)
+
+Tool = FunctionTool | NamespaceTool | CustomTool | WebSearchTool | ToolSearchTool | HostedTool
 _TOOLS: dict[str, r.Struct[Tool]] = {"function": _FUNCTION, "namespace": _NAMESPACE, "custom": _CUSTOM}
 
 
@@ -369,7 +433,11 @@ def _read_tool(value: Any, path: str) -> Tool:
     if kind in WEB_SEARCH_TYPES:
         return WebSearchTool(type=kind, **_WEB_SEARCH.collect(tool, path))
     struct = _TOOLS.get(kind)
-    return HostedTool(kind) if struct is None else struct.read_fields(tool, path)
+    if struct is not None:
+        return struct.read_fields(tool, path)
+    if kind == "tool_search":
+        return _TOOL_SEARCH.read_fields(tool, path)
+    return HostedTool(kind)
 
 
 @dataclass(slots=True)

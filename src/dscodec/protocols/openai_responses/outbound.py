@@ -28,7 +28,7 @@ from typing import Any, Final
 
 import orjson
 
-from dscodec._json import string_literal
+from dscodec._json import JSONDecodeError, loads, string_literal
 from dscodec.conversation import ConversationRequest
 from dscodec.errors import DscodecError
 from dscodec.protocols._wire import (
@@ -63,7 +63,11 @@ __all__ = [
 #: The one custom tool the reference supports (behavior.md#responses); its calls stream as ``custom_tool_call`` items.
 APPLY_PATCH: Final = "apply_patch"
 
-_REASONING, _MESSAGE, _FUNCTION, _CUSTOM = range(4)
+_REASONING, _MESSAGE, _FUNCTION, _CUSTOM, _SEARCH = range(5)
+
+#: The function a client-executed tool search tool is to the model; its calls stream as ``tool_search_call`` items
+#: (observed on the reference): announced with empty arguments, no deltas, done with the arguments as an object.
+TOOL_SEARCH: Final = "tool_search"
 
 #: Per item kind: the delta event's type and its JSON text up to the delta's string (keys in the reference's
 #: order: ``type``, then the others alphabetically).
@@ -89,6 +93,14 @@ _INCOMPLETE_REASONS: Final[Mapping[str, str]] = {
 #: added event, so dscodec never changes it. Holding the announcement until the next item is known would hold
 #: every answer delta back, so the item keeps the phase it was announced with, also when a call follows it.
 _MESSAGE_PHASE: Final = "final_answer"
+
+
+def _arguments_object(text: str) -> Any:
+    """A complete tool search call's arguments as the JSON object they spell (``{}`` if they spell none)."""
+    try:
+        return loads(text) if text else {}
+    except JSONDecodeError:
+        return {}
 
 
 def _f32_text(value: Any) -> Any:
@@ -276,6 +288,12 @@ class ResponsesEventWriter(EventWriter):
             for tool in settings["tools"] or ()
             if isinstance(tool, Mapping) and tool.get("type") == "custom" and tool.get("name") == APPLY_PATCH
         )
+        self._searches = any(
+            isinstance(tool, Mapping)
+            and tool.get("type") == "tool_search"
+            and tool.get("execution") == "client"
+            for tool in settings["tools"] or ()
+        )
         self.clock: Callable[[], float] = time.time
         self._seq = 0
         self._items: list[_Item] = []
@@ -353,14 +371,14 @@ class ResponsesEventWriter(EventWriter):
         self, index: int, arguments: str, raw: str | None = None, parameter: str | None = None
     ) -> list[WireEvent]:
         item = self._calls.get(index)
-        if item is None or item.input is not None or not arguments or self._ended:
+        if item is None or item.kind != _FUNCTION or not arguments or self._ended:
             return self.write([ToolCallDelta(index, arguments, raw, parameter)])
         item.parts.append(arguments)
         return [self._delta(item, arguments)]
 
     def argument_lane(self, index: int, parameter: str) -> Callable[[str, str], list[WireEvent]]:
         call = self._calls.get(index)
-        if call is None or call.input is not None:  # a custom tool's input: written as its patch reader says
+        if call is None or call.kind != _FUNCTION:  # a custom tool's input, a tool search's arguments
             return super().argument_lane(index, parameter)
         parts, head, tail, name = call.parts, call.delta_head, call.delta_tail, call.delta_type
 
@@ -547,6 +565,20 @@ class ResponsesEventWriter(EventWriter):
         out.append(dict_event(data, event="response.output_item.added"))
 
     def _start_call(self, out: list[WireEvent], event: ToolCallStart) -> None:
+        if self._searches and event.name == TOOL_SEARCH:
+            item = self._new_item(out, _SEARCH, "tsc")
+            item.call_id = event.call_id
+            self._calls[event.index] = item
+            announced: dict[str, Any] = {
+                "type": "tool_search_call",
+                "id": item.id,
+                "status": "in_progress",
+                "call_id": item.call_id,
+                "execution": "client",
+                "arguments": {},
+            }
+            self._item_added(out, item, announced)
+            return
         custom = event.name in self._custom_tools
         item = self._new_item(out, _CUSTOM if custom else _FUNCTION, "ctc" if custom else "fc")
         item.call_id = event.call_id
@@ -581,11 +613,13 @@ class ResponsesEventWriter(EventWriter):
         item = self._calls.get(event.index)
         if item is None or not event.arguments:
             return
-        if item.input is None:
+        if item.kind == _FUNCTION:
             item.parts.append(event.arguments)
             out.append(self._delta(item, event.arguments))
-        else:
+        elif item.input is not None:
             self._input(out, item, item.input.feed(event.arguments))
+        else:  # a tool search's arguments: sent whole, when the item is done
+            item.parts.append(event.arguments)
 
     def _input(self, out: list[WireEvent], item: _Item, text: str) -> None:
         if not text:
@@ -671,6 +705,16 @@ class ResponsesEventWriter(EventWriter):
                 "sequence_number": self._next(),
             }
             out.append(dict_event(part_done, event="response.content_part.done"))
+        elif kind == _SEARCH:
+            done = {
+                "type": "tool_search_call",
+                "id": item.id,
+                "status": status,
+                "call_id": item.call_id,
+                "execution": "client",
+                # A call the output cut short keeps the empty arguments it was announced with (reference).
+                "arguments": _arguments_object(text) if status == "completed" else {},
+            }
         elif kind == _FUNCTION:
             args_done = {
                 "type": "response.function_call_arguments.done",
