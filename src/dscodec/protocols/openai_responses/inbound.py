@@ -611,7 +611,7 @@ def _echo(req: wire.ResponsesRequest) -> dict[str, Any]:
     """The request settings a Responses response object repeats, in wire spelling (behavior.md#responses ``echo()``, behavior.md#responses-events).
 
     Scalars are echoed as the request gave them (not as resolved for sampling); ``metadata`` is always ``{}``
-    and hosted tools other than web search are left out, as in the reference's response objects.
+    and hosted tools other than web search and tool search are left out, as in the reference's response objects.
     """
     reasoning = req.reasoning or wire.ReasoningConfig()
     text = req.text or wire.TextConfig()
