@@ -2924,7 +2924,7 @@ def _tool_search() -> list[Case]:
     """Tool search (observed on the reference, not in the spec): a client-executed ``tool_search`` tool is the
     ``tool_search`` function on V4.1; ``tool_search_call`` items are its calls, and ``tool_search_output`` items
     its results, whose tools are deferred tools from then on, announced in a system message; V4 reads the items
-    and drops them. ``additional_tools`` items are dropped unread."""
+    and drops them. ``additional_tools`` items are dropped unread by the reference (D9 for dscodec)."""
     cases: list[Case] = []
     ask = "What time is it in Paris?"
     search = {
@@ -3036,11 +3036,14 @@ def _tool_search() -> list[Case]:
         only="v41",  # V4 drops the search call, and the function output then answers nothing
     )
     cases += both(
-        "tool-search-additional-tools-dropped",
-        "additional_tools items are dropped, whatever they hold",
+        "unknown-item-additional-tools",
+        "additional_tools items are dropped unread by the reference, with their tools (dscodec: 400, D9)",
         lambda m: _req(
-            m, [user(ask), {"type": "additional_tools", "role": "developer", "tools": 5}], tools=[WEATHER]
+            m,
+            [user(ask), {"type": "additional_tools", "role": "developer", "tools": [clock]}],
+            tools=[WEATHER],
         ),
+        deviation="D9",
     )
     cases += both(
         "invalid-tool-search-call-arguments-string",

@@ -146,7 +146,7 @@ class _Converter(_convert.RequestConverter[wire.ResponsesRequest]):
             raise ConversionError(
                 f"Unsupported input item type '{kind}' at input[{index}]: dscodec converts message, "
                 "function_call, function_call_output, custom_tool_call, custom_tool_call_output, reasoning, "
-                "tool_search_call, tool_search_output, additional_tools and item_reference items.",
+                "tool_search_call, tool_search_output and item_reference items.",
                 param=f"input[{index}].type",
             )
 

@@ -8,8 +8,8 @@ table of :mod:`dscodec.protocols._reader`, which reads it with the reference's s
 Two kinds of entries are read loosely on purpose, as the reference reads them: tools of a type the protocol
 defines but dscodec does not serve (``file_search``, ``mcp``, ``web_search_preview``…) become
 :class:`HostedTool` (their fields are not looked at), and input items of an unknown ``type`` become
-:class:`UnknownItem`, which the converter refuses (deviation D9). ``additional_tools`` items are dropped
-unread, as ``item_reference`` ones are.
+:class:`UnknownItem`, which the converter refuses (deviation D9; ``additional_tools`` is one: the reference
+drops it unread, with the tools it carries).
 
 The types are not frozen: nothing changes them after reading, and Python takes about twice as long to build a
 frozen dataclass type (when the module is first imported) and two to three times as long to make each value
@@ -267,8 +267,7 @@ _TOOL_SEARCH_OUTPUT = r.Struct(
 
 @dataclass(slots=True)
 class ItemReference:
-    """``item_reference`` (points at stored state dscodec does not have) and ``additional_tools``: dropped, not
-    read, as in the reference."""
+    """``item_reference``: points at stored state dscodec does not have; dropped as in the reference."""
 
 
 @dataclass(slots=True)
@@ -301,7 +300,6 @@ _ITEMS: dict[str, r.Struct[InputItem]] = {
     "tool_search_call": _TOOL_SEARCH_CALL,
     "tool_search_output": _TOOL_SEARCH_OUTPUT,
     "item_reference": r.Struct(ItemReference),
-    "additional_tools": r.Struct(ItemReference),
 }
 
 
