@@ -38,6 +38,7 @@ import orjson
 
 from dscodec._json import JSONDecodeError, loads
 from dscodec.errors import ConversionError
+from dscodec.server.store import check_bounds
 
 __all__ = ["DEFAULT_THREAD_BYTES", "DEFAULT_THREAD_ENTRIES", "ThreadError", "ThreadTurn", "Threads"]
 
@@ -110,11 +111,7 @@ class Threads:
     def __init__(
         self, max_entries: int = DEFAULT_THREAD_ENTRIES, max_bytes: int = DEFAULT_THREAD_BYTES
     ) -> None:
-        for name, value in (("max_entries", max_entries), ("max_bytes", max_bytes)):
-            if type(value) is not int:
-                raise TypeError(f"{name} must be an int, not {type(value).__name__}")
-            if value < 0:
-                raise ValueError(f"{name} must be 0 or more, not {value}")
+        check_bounds(max_entries=max_entries, max_bytes=max_bytes)
         self.max_entries = max_entries
         self.max_bytes = max_bytes
         self._entries: OrderedDict[str, _Entry] = OrderedDict()

@@ -82,6 +82,19 @@ def is_retrievable(store: ResponseStore) -> TypeGuard[RetrievableStore]:
     return callable(getattr(store, "get_response", None)) and callable(getattr(store, "delete", None))
 
 
+def check_bounds(**bounds: object) -> None:
+    """Each bound of an in-memory store an ``int`` of 0 or more.
+
+    Raises:
+        TypeError, ValueError: naming the bound.
+    """
+    for name, value in bounds.items():
+        if type(value) is not int:
+            raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+        if value < 0:
+            raise ValueError(f"{name} must be 0 or more, not {value}")
+
+
 class MemoryResponseStore:
     """A bounded in-memory store (a :class:`RetrievableStore`): the least recently used entries go first once
     there are more than ``max_entries`` or their JSON is larger than ``max_bytes`` in total (``max_entries=0``
@@ -103,11 +116,7 @@ class MemoryResponseStore:
     def __init__(
         self, max_entries: int = DEFAULT_STORE_ENTRIES, max_bytes: int = DEFAULT_STORE_BYTES
     ) -> None:
-        for name, value in (("max_entries", max_entries), ("max_bytes", max_bytes)):
-            if type(value) is not int:
-                raise TypeError(f"{name} must be an int, not {type(value).__name__}")
-            if value < 0:
-                raise ValueError(f"{name} must be 0 or more, not {value}")
+        check_bounds(max_entries=max_entries, max_bytes=max_bytes)
         self.max_entries = max_entries
         self.max_bytes = max_bytes
         #: Per response id: the items' JSON, and the response object's (empty when it was not given).

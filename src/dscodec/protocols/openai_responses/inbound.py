@@ -173,18 +173,7 @@ class _Converter(_convert.RequestConverter[wire.ResponsesRequest]):
             elif isinstance(tool, wire.CustomTool):
                 _check_custom_tool(tool.name)
             elif isinstance(tool, wire.NamespaceTool):
-                _tools.validate_tool_names([tool.name], path=f"tools[{index}].name")
-                seen: set[str] = set()
-                for inner_index, inner in enumerate(tool.tools):
-                    if isinstance(inner, wire.CustomTool):
-                        raise ConversionError(
-                            "Currently custom tools are not allowed inside a namespace. Found custom tool "
-                            f"'{inner.name}' in tools[{index}].tools[{inner_index}]."
-                        )
-                    _tools.validate_tool_names([inner.name], path=f"tools[{index}].tools[{inner_index}].name")
-                    if inner.name in seen:
-                        raise ConversionError("Tool names within a namespace must be unique.")
-                    seen.add(inner.name)
+                _check_namespace(tool, f"tools[{index}]")
             elif isinstance(tool, wire.WebSearchTool):
                 self._check_web_search()
 
@@ -471,15 +460,9 @@ class _Converter(_convert.RequestConverter[wire.ResponsesRequest]):
             elif isinstance(tool, wire.CustomTool):
                 _check_custom_tool(tool.name)
             elif isinstance(tool, wire.NamespaceTool):
-                _tools.validate_tool_names([tool.name], path=f"{path}.name")
+                _check_namespace(tool, path)
                 namespace = {"name": tool.name, "description": tool.description or ""}
-                for inner_index, inner in enumerate(tool.tools):
-                    if isinstance(inner, wire.CustomTool):
-                        raise ConversionError(
-                            "Currently custom tools are not allowed inside a namespace. Found custom tool "
-                            f"'{inner.name}' in {path}.tools[{inner_index}]."
-                        )
-                    _tools.validate_tool_names([inner.name], path=f"{path}.tools[{inner_index}].name")
+                for inner in tool.tools:
                     echoed = _echo_tool(inner)
                     assert echoed is not None
                     out.append({**echoed, "namespace": namespace})
@@ -565,6 +548,23 @@ def _plain_text(part: wire.ContentPart) -> str:
     if isinstance(part, wire.FilePart):
         return UNSUPPORTED_DOCUMENT_TEXT
     return _images.UNSUPPORTED_IMAGE_TEXT
+
+
+def _check_namespace(tool: wire.NamespaceTool, path: str) -> None:
+    """A namespace's name and members (``path`` is where it stands: ``tools[0]``): no custom member, valid
+    names, none repeated."""
+    _tools.validate_tool_names([tool.name], path=f"{path}.name")
+    seen: set[str] = set()
+    for inner_index, inner in enumerate(tool.tools):
+        if isinstance(inner, wire.CustomTool):
+            raise ConversionError(
+                "Currently custom tools are not allowed inside a namespace. Found custom tool "
+                f"'{inner.name}' in {path}.tools[{inner_index}]."
+            )
+        _tools.validate_tool_names([inner.name], path=f"{path}.tools[{inner_index}].name")
+        if inner.name in seen:
+            raise ConversionError("Tool names within a namespace must be unique.")
+        seen.add(inner.name)
 
 
 def _check_custom_tool(name: str) -> None:
