@@ -83,6 +83,13 @@ SCRIPTS: dict[str, dict[str, Any]] = {
     "fail_early": {"output": "never sent", "fail_after": 0},
     "slow": {"output": "x" * 400, "chunk_size": 1, "delay": 0.01},
     "after_tool": {"output": AFTER_TOOL},
+    "tool_search": {
+        "reasoning": "I need a clock tool.",
+        "output": f'\n\n<{DSML}tool_calls>\n<{DSML}invoke name="tool_search">\n'
+        f'<{DSML}parameter name="query" string="true">time</{DSML}parameter>\n'
+        f"</{DSML}invoke>\n</{DSML}tool_calls>",
+        "chunk_size": 4,
+    },
     "structured": {"reasoning": "Fill the schema.", "output": json.dumps(STRUCTURED, ensure_ascii=False)},
     "structured_tokens": {
         "output": json.dumps(STRUCTURED, ensure_ascii=False),

@@ -236,3 +236,69 @@ def test_round_trip_of_output_items(openai_client: openai.OpenAI, model: str, he
         )
     )
     assert answer.status == "completed" and answer.output_text == s.AFTER_TOOL
+
+
+TOOL_SEARCH = {
+    "type": "tool_search",
+    "execution": "client",
+    "description": "Find more tools.",
+    "parameters": {"type": "object", "properties": {"query": {"type": "string"}}},
+}
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_client_tool_search_round_trip(
+    openai_client: openai.OpenAI, recorder: Recorder, stream: bool
+) -> None:
+    """V4.1: the model's tool_search call comes back as a tool_search_call item (through the SDK's stream helper
+    too), and the client's tool_search_output loads a tool the next prompt announces."""
+    model = "DeepSeek-V4.1-Flash"
+    if stream:
+        with openai_client.responses.stream(
+            model=model, input="What time is it?", tools=[TOOL_SEARCH], extra_headers=scenario("tool_search")
+        ) as events:
+            kinds = {event.type for event in events}
+            first = events.get_final_response()
+        assert "response.function_call_arguments.delta" not in kinds
+    else:
+        first = openai_client.responses.create(
+            model=model, input="What time is it?", tools=[TOOL_SEARCH], extra_headers=scenario("tool_search")
+        )
+    call = first.output[-1]
+    assert call.type == "tool_search_call"
+    assert (call.execution, call.arguments, call.status) == ("client", {"query": "time"}, "completed")
+    key = new_id()
+    loaded = {"type": "function", "name": "get_time", "parameters": {"type": "object"}}
+    follow_up = openai_client.responses.create(
+        model=model,
+        previous_response_id=first.id,
+        tools=[TOOL_SEARCH],
+        input=[
+            {"type": "tool_search_output", "call_id": call.call_id, "execution": "client", "tools": [loaded]}
+        ],
+        extra_headers=scenario("plain", key),
+    )
+    assert follow_up.status == "completed"
+    prompt = dscodec.render(
+        dscodec.convert(
+            "responses",
+            {
+                "model": model,
+                "tools": [TOOL_SEARCH],
+                "input": [
+                    {"role": "user", "content": "What time is it?"},
+                    {
+                        "type": "reasoning",
+                        "content": [{"type": "reasoning_text", "text": "I need a clock tool."}],
+                    },
+                    {"type": "tool_search_call", "call_id": call.call_id, "arguments": {"query": "time"}},
+                    {"type": "tool_search_output", "call_id": call.call_id, "tools": [loaded]},
+                ],
+            },
+        )
+    )
+    assert "### Updated Tool Schemas" in prompt.text and '"name": "get_time"' in prompt.text
+    # The server put the stored turn (the question, the reasoning, the call) in front of the output: the very
+    # prompt of that conversation sent whole.
+    run = recorder.wait_closed(key)
+    assert run.prompt_ids == len(dscodec.PromptEncoder(VOCABULARY).encode_rendered(prompt))
