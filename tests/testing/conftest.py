@@ -26,6 +26,7 @@ TOOLS = {
     "tool_args": ("plan_trip", TRIP),
     "tool_args_tokens": ("plan_trip", TRIP),
     "parallel": ("get_weather", WEATHER),
+    "tool_search": ("tool_search", {"type": "object", "properties": {"query": {"type": "string"}}}),
 }
 STOPS = {"stop": ["END"]}
 
@@ -47,7 +48,14 @@ def body(
             request["stop"] = stop
     elif protocol == "responses":
         request["input"] = "Hi"
-        if tool:
+        if script == "tool_search":
+            # A client-executed tool search (calls stream as tool_search_call items), and a function: on V4,
+            # which drops tool search tools, the function keeps tool calls readable.
+            request["tools"] = [
+                {"type": "tool_search", "execution": "client", "parameters": tool[1]},
+                {"type": "function", "name": "get_weather", "parameters": WEATHER},
+            ]
+        elif tool:
             request["tools"] = [{"type": "function", "name": tool[0], "parameters": tool[1]}]
     else:
         request["messages"] = [{"role": "user", "content": "Hi"}]
