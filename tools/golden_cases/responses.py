@@ -3035,6 +3035,18 @@ def _tool_search() -> list[Case]:
         ),
         only="v41",  # V4 drops the search call, and the function output then answers nothing
     )
+    for slug, name in (("loaded", "get_time"), ("offered", "get_weather")):
+        cases += both(
+            f"tool-search-named-choice-{slug}",
+            f"a named tool choice ({name}) keeps only that tool, in the announcements too (one left empty goes)",
+            lambda m, n=name: _nothink(
+                m,
+                [user(ask), call(), output([clock, fn("get_date")])],
+                tools=[search, WEATHER],
+                tool_choice={"type": "function", "name": n},
+            ),
+            only="v41",  # V4 loads nothing
+        )
     cases += both(
         "unknown-item-additional-tools",
         "additional_tools items are dropped unread by the reference, with their tools (dscodec: 400, D9)",

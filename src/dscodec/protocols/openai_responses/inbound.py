@@ -123,6 +123,8 @@ class _Converter(_convert.RequestConverter[wire.ResponsesRequest]):
             self._check_web_search()
         tools = self._tools()
         tool_choice, tools = self._tool_choice(tools, thinking)
+        if self.loaded:
+            self._keep_announced(tools)
         fmt = req.text.format if req.text is not None else "text"
         if fmt == "json_object" and not _constraints.contains_json_word(m.content for m in messages):
             raise ConversionError(
@@ -257,6 +259,18 @@ class _Converter(_convert.RequestConverter[wire.ResponsesRequest]):
             message.tools = self._loaded_definitions(loaded, names)
             tools += message.tools
         return tools
+
+    def _keep_announced(self, tools: list[conv.ToolDefinition]) -> None:
+        """The announcements of loaded tools with only the tools the request keeps (a named tool choice keeps
+        one); an announcement left with none goes."""
+        kept = {tool.name for tool in tools}
+        empty: set[int] = set()
+        for message, _ in self.loaded:
+            message.tools = [tool for tool in message.tools or () if tool.name in kept]
+            if not message.tools:
+                empty.add(id(message))
+        if empty:
+            self.out[:] = [m for m in self.out if id(m) not in empty]
 
     def _loaded_definitions(self, loaded: Sequence[wire.Tool], names: set[str]) -> list[conv.ToolDefinition]:
         """The definitions of the tools one search output loaded (deferred: announced where they were loaded);
