@@ -506,10 +506,16 @@ def fuzz(protocol: str, args: argparse.Namespace) -> int:
                 body["text"] = {"format": {"type": "json_object"}}
                 body["input"] += " Answer in JSON."
         if args.custom_tools and protocol == "responses":
-            # The Responses-only tool kinds: the apply_patch custom tool and a namespace of functions.
+            # The Responses-only tool kinds: the apply_patch custom tool, a namespace of functions, and a tool
+            # search the client executes (the tool_search function on V4.1; its calls are tool_search_call items).
             body["tools"] = [
                 *body.get("tools", []),
                 {"type": "custom", "name": "apply_patch"},
+                {
+                    "type": "tool_search",
+                    "execution": "client",
+                    "parameters": {"type": "object", "properties": {"query": {"type": "string"}}},
+                },
                 {
                     "type": "namespace",
                     "name": "gh",
@@ -797,7 +803,7 @@ def main() -> int:
     parser.add_argument(
         "--custom-tools",
         action="store_true",
-        help="Responses also offers the apply_patch custom tool and a namespace of functions",
+        help="Responses also offers the apply_patch custom tool, a namespace of functions and a client tool search",
     )
     parser.add_argument(
         "--logprobs", action="store_true", help="with --ids --events: made-up log probabilities with every id"
