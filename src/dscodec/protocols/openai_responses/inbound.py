@@ -29,6 +29,7 @@ from dscodec._json import dumps_compact
 from dscodec.errors import ConversionError
 from dscodec.prompt.dialects import APPLY_PATCH_TOOL
 from dscodec.protocols import _body, _constraints, _convert, _images, _sampling, _tools
+from dscodec.protocols._tools import NameAllocator
 from dscodec.protocols.openai_responses import ResponsesWire
 from dscodec.protocols.openai_responses import models as wire
 
@@ -255,8 +256,9 @@ class _Converter(_convert.RequestConverter[wire.ResponsesRequest]):
             else:
                 continue
             names.add(tools[-1].name)
+        allocator = NameAllocator(names)
         for message, loaded in self.loaded:
-            message.tools = self._loaded_definitions(loaded, names)
+            message.tools = self._loaded_definitions(loaded, allocator)
             tools += message.tools
         return tools
 
@@ -272,11 +274,14 @@ class _Converter(_convert.RequestConverter[wire.ResponsesRequest]):
         if empty:
             self.out[:] = [m for m in self.out if id(m) not in empty]
 
-    def _loaded_definitions(self, loaded: Sequence[wire.Tool], names: set[str]) -> list[conv.ToolDefinition]:
+    def _loaded_definitions(
+        self, loaded: Sequence[wire.Tool], allocator: NameAllocator
+    ) -> list[conv.ToolDefinition]:
         """The definitions of the tools one search output loaded (deferred: announced where they were loaded);
-        ``names`` (the tools' so far) grows by theirs. A namespace member's name is made unique, any other
-        repeated name is refused."""
+        ``allocator`` holds the names of the tools so far and takes theirs. A namespace member's name is made
+        unique (linear in the members however many share a name), any other repeated name is refused."""
         out: list[conv.ToolDefinition] = []
+        names = allocator.taken
 
         def add(definition: conv.ToolDefinition) -> None:
             definition.defer_loading = True
@@ -291,7 +296,7 @@ class _Converter(_convert.RequestConverter[wire.ResponsesRequest]):
                     description = _tools.namespaced_description(
                         tool.description, inner.description, self.version
                     )
-                    name = _tools.first_free(joined, names)[0]
+                    name = allocator.take(joined)
                     add(_tools.function_definition(name, description, inner.parameters, strict=inner.strict))
                 continue
             if isinstance(tool, wire.FunctionTool):
