@@ -1,5 +1,5 @@
 """The SDKs' helpers against the example server: the structured-output ones (a pydantic model in, a parsed
-answer out) and the openai SDK's Responses tool runner.
+answer out, or parsed tool arguments for a strict function tool) and the openai SDK's Responses tool runner.
 
 ``chat.completions.parse`` / ``.stream`` send the model's schema as a strict ``response_format``,
 ``responses.parse`` / ``.stream`` as ``text.format``, and the anthropic SDK's ``messages.parse`` as
@@ -95,6 +95,56 @@ def test_messages_parse_reads_the_json_answer(
     )
     assert message.stop_reason == "end_turn"
     assert message.parsed_output == EXPECTED
+
+
+# -- strict function tools: the arguments parsed into the tool's model ------------------------------------------
+
+#: ``pydantic_function_tool`` names the tool after the script's calls, so the SDK pairs each call with its model.
+WEATHER_TOOL = openai.pydantic_function_tool(GetWeather, name="get_weather")
+WEATHER = [GetWeather.model_validate(arguments) for arguments in s.WEATHER_CALLS]
+
+
+def test_chat_parse_reads_tool_arguments_into_the_model(openai_client: openai.OpenAI, model: str) -> None:
+    completion = openai_client.chat.completions.parse(
+        model=model, messages=USER, tools=[WEATHER_TOOL], extra_headers=scenario("parallel")
+    )
+    choice = completion.choices[0]
+    assert choice.finish_reason == "tool_calls"
+    assert [call.function.parsed_arguments for call in choice.message.tool_calls or []] == WEATHER
+
+
+def test_chat_stream_helper_parses_tool_arguments(openai_client: openai.OpenAI, model: str) -> None:
+    done: list[object] = []
+    deltas: dict[int, list[str]] = {}
+    with openai_client.chat.completions.stream(
+        model=model, messages=USER, tools=[WEATHER_TOOL], extra_headers=scenario("parallel")
+    ) as stream:
+        for event in stream:
+            if event.type == "tool_calls.function.arguments.delta":
+                deltas.setdefault(event.index, []).append(event.arguments_delta)
+            elif event.type == "tool_calls.function.arguments.done":
+                done.append(event.parsed_arguments)
+        final = stream.get_final_completion()
+    assert done == WEATHER
+    assert [json.loads("".join(deltas[i])) for i in sorted(deltas)] == s.WEATHER_CALLS
+    assert [call.function.parsed_arguments for call in final.choices[0].message.tool_calls or []] == WEATHER
+
+
+def test_responses_parse_reads_strict_tool_arguments(openai_client: openai.OpenAI, model: str) -> None:
+    tool = {
+        "type": "function",
+        "name": "get_weather",
+        "parameters": to_strict_json_schema(GetWeather),
+        "strict": True,
+    }
+    response = openai_client.responses.parse(
+        model=model,
+        input=USER,
+        tools=[tool],  # type: ignore[list-item]
+        extra_headers=scenario("parallel"),
+    )
+    calls = [item for item in response.output if item.type == "function_call"]
+    assert [call.parsed_arguments for call in calls] == s.WEATHER_CALLS  # type: ignore[union-attr]
 
 
 # -- the openai SDK's Responses tool runner ------------------------------------------------------------------
