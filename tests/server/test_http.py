@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 import subprocess
 import sys
 import zlib
@@ -373,3 +374,97 @@ def test_broken_backend_output(odd: httpx.Client, protocol: str, case: str) -> N
 def test_import_dscodec_does_not_import_the_web_stack() -> None:
     code = "import sys, dscodec; sys.exit(1 if {'fastapi', 'uvicorn', 'starlette'} & set(sys.modules) else 0)"
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
+
+
+# -- request ids ----------------------------------------------------------------------------------------------------
+
+#: The header each protocol's SDK reads its request id from.
+ID_HEADERS = {"chat_completions": "x-request-id", "responses": "x-request-id", "messages": "request-id"}
+_REQUEST_ID = re.compile(r"req_[0-9a-f]{24}")
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_every_answer_has_a_request_id_the_backend_sees_too(protocol: str, stream: bool) -> None:
+    seen: list[str] = []
+
+    async def backend(job: BackendRequest) -> AsyncIterator[BackendOutput]:
+        seen.append(job.request_id)
+        yield TextChunk("Hi", 1)
+        yield Finish("stop")
+
+    with (
+        LiveServer(create_app(backend, tokenizer=VOCABULARY)) as live,
+        httpx.Client(base_url=live.url) as client,
+    ):
+        answers = [client.post(PATHS[protocol], json=body(protocol, stream=stream)) for _ in range(2)]
+    ids = [answer.headers[ID_HEADERS[protocol]] for answer in answers]
+    assert all(answer.status_code == 200 for answer in answers)
+    assert all(_REQUEST_ID.fullmatch(request_id) for request_id in ids)
+    assert seen == ids and ids[0] != ids[1]
+    other = "request-id" if ID_HEADERS[protocol] == "x-request-id" else "x-request-id"
+    assert other not in answers[0].headers
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_errors_have_request_ids_and_the_log_names_them(
+    odd: httpx.Client, protocol: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    refused = odd.post(PATHS[protocol], json=body(protocol), headers={"x-case": "refuse"})
+    unknown = odd.get(PATHS[protocol] + "/nothing/here")
+    for answer in (refused, unknown):
+        assert answer.status_code in (400, 404, 405)
+        assert _REQUEST_ID.fullmatch(answer.headers[ID_HEADERS[protocol]])
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="dscodec.server"):
+        broken = odd.post(PATHS[protocol], json=body(protocol, stream=True), headers={"x-case": "bad_item"})
+    request_id = broken.headers[ID_HEADERS[protocol]]
+    records = [r for r in caplog.records if r.name == "dscodec.server"]
+    assert records and {getattr(r, "request_id", None) for r in records} == {request_id}
+
+
+def test_the_sdks_read_the_request_ids(server: LiveServer) -> None:
+    import anthropic
+    import openai
+
+    with openai.OpenAI(base_url=server.url + "/v1", api_key="k", max_retries=0, timeout=10) as client:
+        completion = client.chat.completions.create(
+            model="DeepSeek-V4-Pro",
+            messages=[{"role": "user", "content": "Hi"}],
+            extra_headers=scenario("plain"),
+        )
+        with pytest.raises(openai.BadRequestError) as refused:
+            client.responses.create(model="nope", input="Hi")
+    with anthropic.Anthropic(base_url=server.url, api_key="k", max_retries=0, timeout=10) as client:
+        message = client.messages.create(
+            model="DeepSeek-V4-Pro",
+            max_tokens=100,
+            messages=[{"role": "user", "content": "Hi"}],
+            extra_headers=scenario("plain"),
+        )
+        with pytest.raises(anthropic.BadRequestError) as rejected:
+            client.messages.create(model="nope", max_tokens=100, messages=[{"role": "user", "content": "Hi"}])
+    found = [completion._request_id, refused.value.request_id, message._request_id, rejected.value.request_id]
+    assert all(_REQUEST_ID.fullmatch(str(request_id)) for request_id in found)
+    assert len(set(found)) == 4
+
+
+@pytest.mark.parametrize(
+    ("protocol", "path"), [("chat_completions", "/v1/boom"), ("messages", "/v1/messages/boom")]
+)
+def test_a_bug_in_a_handler_is_a_500_in_the_protocol_shape_with_its_request_id(
+    protocol: str, path: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    async def boom() -> None:
+        raise RuntimeError("a bug")
+
+    app = create_app(odd_backend, tokenizer=VOCABULARY)
+    app.add_api_route(path, boom, methods=["GET"])
+    with LiveServer(app) as live, caplog.at_level("ERROR", logger="dscodec.server"):
+        answer = httpx.get(live.url + path, timeout=10)
+    assert (
+        assert_error_shape(protocol, answer, 500, "api_error") == "The server failed to answer the request."
+    )
+    request_id = answer.headers[ID_HEADERS[protocol]]
+    (record,) = [r for r in caplog.records if r.name == "dscodec.server"]
+    assert request_id in record.getMessage() and record.exc_info is not None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import logging.config
 from pathlib import Path
 from typing import Any
 
@@ -9,7 +11,15 @@ import openai
 import pytest
 
 from dscodec import cli
-from dscodec.server.serve import ServeError, demo_vocabulary, parse_alias, serving_options, v41_warning
+from dscodec.server._http import REQUEST_ID
+from dscodec.server.serve import (
+    ServeError,
+    demo_vocabulary,
+    log_config,
+    parse_alias,
+    serving_options,
+    v41_warning,
+)
 from dscodec.vocab import Vocabulary, bundled_tokenizer_path
 from tests.server.conftest import LiveServer, new_id
 from tests.server.standins import SCRIPTS, StandIn
@@ -174,3 +184,21 @@ def test_the_warm_up_goes_through_every_protocol_with_a_tool_call() -> None:
     assert warm_up(vocabulary, ConversionOptions()) == ["chat_completions", "responses", "messages"]
     # No model served as V4: nothing to warm (and no error).
     assert warm_up(vocabulary, ConversionOptions(model_versions_by_name={"x": "v4.1"})) == []
+
+
+def test_serve_logs_the_request_id_of_each_record(monkeypatch: pytest.MonkeyPatch) -> None:
+    script = Path(__file__).resolve().parents[2] / "examples" / "scripts.json"
+    seen = start(monkeypatch, ["--script", str(script)])
+    config = seen["log_config"]
+    assert config == log_config() and config["loggers"]["dscodec.server"]["handlers"] == ["dscodec"]
+    assert "uvicorn.access" in config["loggers"]  # uvicorn's own lines are kept
+    formatter = logging.config.DictConfigurator(config).configure_formatter(config["formatters"]["dscodec"])
+    logger = logging.getLogger("dscodec.server")
+    token = REQUEST_ID.set("req_0123")
+    try:
+        record = logger.makeRecord(logger.name, logging.WARNING, __file__, 1, "the backend failed", (), None)
+        assert logger.filter(record)
+    finally:
+        REQUEST_ID.reset(token)
+    line = formatter.format(record)
+    assert line.startswith("WARNING") and line.endswith("the backend failed [req_0123]")

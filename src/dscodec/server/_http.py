@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import hmac
 import logging
+import secrets
 import zlib
 from collections.abc import AsyncGenerator, Awaitable, Callable, Collection, Mapping
+from contextvars import ContextVar
 from typing import ClassVar, TypeVar
 
 import anyio
@@ -23,10 +25,12 @@ from dscodec.conversation import Protocol
 from dscodec.errors import ConversionError, DscodecError
 
 __all__ = [
+    "REQUEST_ID",
     "BackendTimeout",
     "Disconnected",
     "EventStream",
     "LastResort",
+    "RequestIds",
     "RequestTimeout",
     "RequestTooLarge",
     "UnsupportedEncoding",
@@ -40,6 +44,20 @@ __all__ = [
 ]
 
 logger = logging.getLogger("dscodec.server")
+
+#: The id of the request being answered (set by :class:`RequestIds`; ``-`` outside a request).
+REQUEST_ID: ContextVar[str] = ContextVar("dscodec_request_id", default="-")
+
+
+class _WithRequestId(logging.Filter):
+    """Give each record of the server's logger the id of the request it was logged for, as ``request_id``."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.request_id = REQUEST_ID.get()
+        return True
+
+
+logger.addFilter(_WithRequestId())
 
 
 _SSE_HEADERS = {"cache-control": "no-cache", "x-accel-buffering": "no"}
@@ -311,6 +329,37 @@ async def http_error(request: Request, exc: Exception) -> Response:
     return response
 
 
+class RequestIds:
+    """Give every HTTP request an id (``req_`` and 24 hex digits) and answer it in the header the path's SDK
+    reads: ``request-id`` under ``/v1/messages`` (Anthropic's), ``x-request-id`` elsewhere (OpenAI's). While the
+    request is answered the id is in :data:`REQUEST_ID`, so that the server's log records and the backend's job
+    carry it."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        request_id = "req_" + secrets.token_hex(12)
+        header = (
+            b"request-id" if _protocol_of(_route_path(scope)) == "messages" else b"x-request-id",
+            request_id.encode(),
+        )
+
+        async def with_id(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", ()), header]}
+            await send(message)
+
+        token = REQUEST_ID.set(request_id)
+        try:
+            await self.app(scope, receive, with_id)
+        finally:
+            REQUEST_ID.reset(token)
+
+
 class LastResort:
     """The outermost guard: an exception that escaped every handler (a bug) still gets the protocol's 500 body,
     or, when the response had already started, just ends it; it is logged, never passed on to the server."""
@@ -333,7 +382,12 @@ class LastResort:
         try:
             await self.app(scope, receive, tracked)
         except Exception:
-            logger.exception("unhandled error answering %s %s", scope.get("method"), scope.get("path"))
+            logger.exception(
+                "unhandled error answering %s %s (request %s)",
+                scope.get("method"),
+                scope.get("path"),
+                REQUEST_ID.get(),
+            )
             if started:
                 return
             protocol = _protocol_of(_route_path(scope)) or "chat_completions"

@@ -37,10 +37,12 @@ from dscodec.processor import StreamProcessor
 from dscodec.protocols._registry import spec
 from dscodec.protocols.openai_responses import echo_storage
 from dscodec.server._http import (
+    REQUEST_ID,
     BackendTimeout,
     Disconnected,
     EventStream,
     LastResort,
+    RequestIds,
     RequestTimeout,
     RequestTooLarge,
     RequireApiKey,
@@ -272,7 +274,8 @@ def create_app(
     app.add_exception_handler(HTTPException, http_error)
     if api_keys is not None:
         app.add_middleware(RequireApiKey, keys=list(api_keys))
-    app.add_middleware(LastResort)  # added last: the outermost
+    app.add_middleware(LastResort)
+    app.add_middleware(RequestIds)  # added last: the outermost, so that every answer (a 500 too) has an id
     return app
 
 
@@ -461,7 +464,12 @@ class _Server:
         ids = self.encoder.encode_rendered(prompt)
         max_tokens = request.resolve_max_tokens(len(ids), self.context_limit)
         return BackendRequest(
-            request=request, prompt=prompt, token_ids=ids, max_tokens=max_tokens, headers=headers
+            request=request,
+            prompt=prompt,
+            token_ids=ids,
+            max_tokens=max_tokens,
+            headers=headers,
+            request_id=REQUEST_ID.get(),
         )
 
     def _remember(self, keep: _Keep, response: dict[str, Any]) -> None:

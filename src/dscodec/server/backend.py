@@ -52,6 +52,9 @@ class BackendRequest:
         max_tokens: the completion budget resolved against the server's context limit (behavior.md#sampling); a backend
             stops there and yields ``Finish("length")``.
         headers: the HTTP request headers (lower-case names), for backends that route on them.
+        request_id: the id the server gave the HTTP request (``req_…``, answered in its ``x-request-id`` or
+            ``request-id`` header, and in the server's log records), for a backend to tag its own work with;
+            empty when the job was not made by the server.
     """
 
     request: ConversationRequest
@@ -59,6 +62,7 @@ class BackendRequest:
     token_ids: Sequence[int]
     max_tokens: int
     headers: Mapping[str, str]
+    request_id: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,11 +6,12 @@ first client does not wait for it.
 
 from __future__ import annotations
 
+import copy
 import functools
 import os
 import sys
 from collections.abc import Collection, Mapping, Sequence
-from typing import Literal, TextIO
+from typing import Any, Literal, TextIO
 
 from fastapi import FastAPI
 
@@ -27,6 +28,7 @@ __all__ = [
     "UPSTREAMS",
     "ServeError",
     "demo_vocabulary",
+    "log_config",
     "parse_alias",
     "scripted_app",
     "serve",
@@ -99,6 +101,26 @@ def serving_options(
             )
         options = options.with_model_versions_by_name({name: known[name] for name in served_models})
     return options
+
+
+def log_config() -> dict[str, Any]:
+    """uvicorn's logging setup, plus the server's own logger (``dscodec.server``) printed like uvicorn's lines
+    and followed by the id of the request each record was logged for (``[req_…]``, the id in the answer's
+    ``x-request-id`` / ``request-id`` header)."""
+    from uvicorn.config import LOGGING_CONFIG
+
+    config = copy.deepcopy(LOGGING_CONFIG)
+    config["formatters"]["dscodec"] = {
+        "()": "uvicorn.logging.DefaultFormatter",
+        "fmt": "%(levelprefix)s %(message)s [%(request_id)s]",
+    }
+    config["handlers"]["dscodec"] = {
+        "formatter": "dscodec",
+        "class": "logging.StreamHandler",
+        "stream": "ext://sys.stderr",
+    }
+    config["loggers"]["dscodec.server"] = {"handlers": ["dscodec"], "level": "INFO", "propagate": False}
+    return config
 
 
 def v41_warning(
@@ -342,4 +364,4 @@ def serve(
         print(f"dscodec: every /v1/ request needs an API key ({count} accepted)", file=out)
     elif host not in ("127.0.0.1", "localhost", "::1"):
         print(f"dscodec: warning: {host} is reachable from other machines and no API key is needed", file=out)
-    uvicorn.run(app, host=host, port=port, log_level="info")
+    uvicorn.run(app, host=host, port=port, log_level="info", log_config=log_config())
