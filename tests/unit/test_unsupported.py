@@ -57,6 +57,7 @@ ASKING: dict[str, Any] = {
     "truncation": "auto",
     "container": "container_1",
     "context_management": {"edits": []},
+    "moderation": {"model": "omni-moderation-latest", "policy": {"input": {"mode": "block"}}},
 }
 
 #: Values that ask for nothing: accepted under "reject" too.
@@ -74,6 +75,7 @@ NEUTRAL: dict[str, list[Any]] = {
     "functions": [[]],
     "function_call": ["none", "auto"],
     "truncation": ["disabled", None],
+    "moderation": [None],
 }
 
 CASES = [(protocol, field.name) for protocol, fields in UNHONOURED.items() for field in fields]

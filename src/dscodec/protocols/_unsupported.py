@@ -82,7 +82,7 @@ class Unhonoured:
 
 _PENALTIES = "sampling penalties are not passed to the model server"
 _TOP_K = Unhonoured("top_k", _top_k, "top-k sampling is not passed to the model server")
-#: What both OpenAI protocols read past: sampling settings and the single-call switch.
+#: What both OpenAI protocols read past: sampling settings, the single-call switch and moderation.
 _OPENAI = (
     Unhonoured("frequency_penalty", _not_zero, _PENALTIES),
     Unhonoured("presence_penalty", _not_zero, _PENALTIES),
@@ -91,6 +91,7 @@ _OPENAI = (
     _TOP_K,
     Unhonoured("min_p", _not_zero, "min-p sampling is not passed to the model server"),
     Unhonoured("parallel_tool_calls", _false, "the model may still call several tools at once"),
+    Unhonoured("moderation", _present, "the input and the output are not moderated"),
 )
 
 #: Per protocol, the fields read past without being honoured, as ``name: (asks, why)`` beyond the shared ones.
