@@ -361,8 +361,9 @@ class RequestIds:
 
 
 class LastResort:
-    """The outermost guard: an exception that escaped every handler (a bug) still gets the protocol's 500 body,
-    or, when the response had already started, just ends it; it is logged, never passed on to the server."""
+    """The guard around every handler (only :class:`RequestIds` is outside it): an exception that escaped every
+    handler (a bug) still gets the protocol's 500 body, or, when the response had already started, just ends it;
+    it is logged with the request's id, never passed on to the server."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
