@@ -36,7 +36,7 @@ from dscodec.conversation import ConversationRequest
 from dscodec.errors import DscodecError, ModelOutputError, StreamStateError
 from dscodec.protocols._registry import spec
 from dscodec.protocols._wire import BackendFinish, EventWriter, Outcome, PromptUsage, WireEvent
-from dscodec.stream.decoder import IncrementalDecoder
+from dscodec.stream.decoder import IncrementalDecoder, TokenText
 from dscodec.stream.dsml import ToolCallIdFactory
 from dscodec.stream.events import (
     ContentDelta,
@@ -502,6 +502,21 @@ class StreamProcessor:
                     if type(event) is not OutputEnd:
                         return self._writer.write(events)
                 return self._deliver(events, [])
+        if (
+            decode_plain is not None
+            and logprobs is not None
+            and type(ids) in (list, tuple)
+            and len(ids) == 1
+            and type(logprobs) in (list, tuple)
+            and len(logprobs) == 1
+            and self._completion_tokens < _FAST_COUNT_LIMIT
+        ):
+            assert self._decoder is not None  # decode_plain is its method
+            text = self._decoder.plain_text(
+                ids[0]
+            )  # None unless an ordinary id of whole characters, none held
+            if text is not None:
+                return self._token_with_logprob(ids[0], text, logprobs[0])
         self._machine_lane = self._id_lane = None
         self._check_open()
         checked = self._token_ids(ids)
@@ -525,6 +540,22 @@ class StreamProcessor:
             self._failed(exc, out)
             raise
         return self._deliver(events, out)
+
+    def _token_with_logprob(self, token_id: int, text: str, logprob: Logprob) -> list[WireEvent]:
+        """:meth:`push_tokens` of one ordinary id whose bytes are whole characters (``text``; no bytes held) and its
+        log probability entry, while the response is open: the per-token path with log probabilities. The
+        general path's steps and checks in its order, without its per-call set-up."""
+        self._machine_lane = self._id_lane = None
+        decoder = self._decoder
+        assert decoder is not None
+        entry = self._entry(decoder, 0, token_id, logprob)  # refuses a bad entry as the general path does
+        self._completion_tokens += 1
+        try:
+            events = self._machine.feed_tokens([TokenText(token_id, text)], logprobs=[entry])
+        except DscodecError as exc:
+            self._failed(exc, [])
+            raise
+        return self._deliver(events, [])
 
     def finish(self, reason: BackendFinish | None = None) -> list[WireEvent]:
         """End the response: ``reason`` is the backend's (``"stop"``, ``"length"``, ``"content_filter"``) or None
@@ -725,19 +756,9 @@ class StreamProcessor:
             # (anything else takes the checks below, which name what is wrong).
             first, alternatives = logprob
             if type(first) is float and _finite(first) and type(alternatives) in (list, tuple):
-                try:
-                    fast = [
-                        (alt_id, alt)
-                        for alt_id, alt in alternatives
-                        if type(alt_id) is int
-                        and 0 <= alt_id < ID_LIMIT
-                        and type(alt) is float
-                        and _finite(alt)
-                    ]
-                except (TypeError, ValueError):
-                    fast = None
-                if fast is not None and len(fast) == len(alternatives):
-                    return decoder.logprob(token_id, first, fast)
+                entry = decoder.logprob_of_pairs(token_id, first, alternatives)
+                if entry is not None:
+                    return entry
         elif type(logprob) is float and _finite(logprob):
             return decoder.logprob(token_id, logprob)
         return self._checked_entry(decoder, k, token_id, logprob)

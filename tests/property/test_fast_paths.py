@@ -832,6 +832,63 @@ def test_processor_token_fast_path(
     assert run(True) == run(False)
 
 
+#: A log probability entry as a backend gives it: a number, or a number and its alternatives; now and then one
+#: the processor refuses (a bad number, a bad alternative id, no pair at all).
+_LOGPROB = st.floats(-30, 0) | st.just(-float("inf")) | st.just(0)
+_ENTRIES = st.one_of(
+    _LOGPROB,
+    st.tuples(_LOGPROB, st.lists(st.tuples(st.integers(0, 130_000), _LOGPROB), max_size=4)),
+    st.tuples(st.floats(-5, 0), st.lists(st.lists(st.floats(-5, 0), min_size=2, max_size=2), max_size=2)),
+)
+_BAD_ENTRIES = st.sampled_from(
+    [float("nan"), "x", (-1.0, [(-1, -0.5)]), (-1.0, [(1, float("nan"))]), (-1.0, 3), (-1.0, [(1,)]), None]
+)
+
+
+@pytest.mark.parametrize("protocol", sorted(_REQUESTS))
+@given(
+    opts=parsing_options,
+    text=TEXTS,
+    entries=st.lists(_ENTRIES, min_size=1, max_size=8),
+    bad=st.none() | st.tuples(st.integers(0, 60), _BAD_ENTRIES),
+    extra=ID_GROUPS,
+)
+def test_processor_logprob_fast_path(
+    protocol: str,
+    opts: ParsingOptions,
+    text: str,
+    entries: list[Any],
+    bad: tuple[int, Any] | None,
+    extra: list[list[int]],
+) -> None:
+    """The processor's path for one id and its log probability entry per push gives the events and the errors of
+    its general path (the same ids in a sequence type the fast path does not take), in every protocol: ids of
+    every kind (special, unknown, past the vocabulary), entries of every shape, a bad one now and then."""
+    ids = VOCAB.full.encode(text, add_special_tokens=False).ids + [i for group in extra for i in group]
+    given = [entries[k % len(entries)] for k in range(len(ids))]
+    if bad is not None and ids:
+        given[bad[0] % len(ids)] = bad[1]
+    request = dataclasses.replace(_REQUESTS[protocol], parsing_options=opts)
+
+    def run(fast: bool) -> list[Any]:
+        p = StreamProcessor(
+            request, response_id="r", model="m", created=0, tokenizer=VOCAB, tool_call_id_factory=_ids
+        )
+        log: list[Any] = [[e.to_dict() for e in p.start(3)]]
+        for token_id, entry in zip(ids, given):
+            try:
+                events = p.push_tokens([token_id] if fast else UserList([token_id]), [entry])
+            except DscodecError as exc:
+                log.append((type(exc).__name__, str(exc)))
+                log.append([e.to_dict() for e in p.fail(exc)])
+                return log
+            log.append([_timeless(e.to_dict()) for e in events])
+        log.append([_timeless(e.to_dict()) for e in p.finish("stop")])
+        return log
+
+    assert run(True) == run(False)
+
+
 class _Text(str):
     """A str the processor's per-push path for text does not take (it takes ``str`` itself only)."""
 

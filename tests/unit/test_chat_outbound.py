@@ -1,5 +1,5 @@
-"""Chat Completions chunks written as JSON text on the per-token path are the same bytes as the chunk objects
-serialised (behavior.md#chat-chunks)."""
+"""Chat Completions chunks written as JSON text on the per-token path (log probabilities included) are the same
+bytes as the chunk objects serialised (behavior.md#chat-chunks)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import dscodec
-from dscodec.protocols._wire import PromptUsage
+from dscodec.protocols._wire import PromptUsage, logprob_dict
 from dscodec.protocols.openai_chat.outbound import ChatChunkWriter
-from dscodec.stream.events import ContentDelta, ReasoningDelta, ToolCallDelta, ToolCallStart
+from dscodec.stream.events import (
+    ContentDelta,
+    ReasoningDelta,
+    TokenLogprob,
+    ToolCallDelta,
+    ToolCallStart,
+    TopLogprob,
+)
 
 # Text as the machine gives it: any character but a lone surrogate (those become U+FFFD before any event).
 _TEXT = st.text(st.characters(exclude_categories=["Cs"]), max_size=12)
@@ -32,14 +39,14 @@ def _writer(*, include_usage: bool, thinking: bool) -> ChatChunkWriter:
     return ChatChunkWriter(request, response_id='chat"cmpl\u2028-1', model="M\x01é", created=7)
 
 
-def _expected(delta: dict[str, Any], *, include_usage: bool) -> str:
+def _expected(delta: dict[str, Any], *, include_usage: bool, logprobs: Any = None) -> str:
     chunk: dict[str, Any] = {
         "id": 'chat"cmpl\u2028-1',
         "object": "chat.completion.chunk",
         "created": 7,
         "model": "M\x01é",
         "system_fingerprint": "fp\n",
-        "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": None}],
+        "choices": [{"index": 0, "delta": delta, "logprobs": logprobs, "finish_reason": None}],
     }
     if include_usage:
         chunk["usage"] = None
@@ -71,4 +78,40 @@ def test_per_token_chunks_are_the_chunk_objects_serialised(
     assert content.to_json() == _expected({"content": piece, **other}, include_usage=include_usage)
     assert reasoning.to_json() == _expected(
         {"content": None, "reasoning_content": piece}, include_usage=include_usage
+    )
+
+
+_LOGPROB = st.floats(allow_nan=False, allow_infinity=False) | st.just(-9999.0) | st.just(-0.0)
+_BYTES = st.lists(st.integers(0, 255), max_size=4).map(tuple)
+_ENTRIES = st.lists(
+    st.builds(
+        TokenLogprob,
+        _TEXT,
+        _LOGPROB,
+        _BYTES,
+        st.lists(st.builds(TopLogprob, _TEXT, _LOGPROB, _BYTES), max_size=3).map(tuple),
+    ),
+    min_size=1,
+    max_size=3,
+).map(tuple)
+
+
+@pytest.mark.parametrize("include_usage", [True, False])
+@pytest.mark.parametrize("thinking", [True, False])
+@given(piece=_TEXT, entries=_ENTRIES)
+def test_chunks_with_log_probabilities_are_the_chunk_objects_serialised(
+    include_usage: bool, thinking: bool, piece: str, entries: tuple[TokenLogprob, ...]
+) -> None:
+    writer = _writer(include_usage=include_usage, thinking=thinking)
+    writer.open(PromptUsage(3, 0, "fp\n"))
+    content, reasoning = writer.write([ContentDelta(piece, entries), ReasoningDelta(piece, entries)])
+    listed = [logprob_dict(e) for e in entries]
+    other = {"reasoning_content": None} if thinking else {}
+    assert content.to_json() == _expected(
+        {"content": piece, **other}, include_usage=include_usage, logprobs={"content": listed}
+    )
+    assert reasoning.to_json() == _expected(
+        {"content": None, "reasoning_content": piece},
+        include_usage=include_usage,
+        logprobs={"reasoning_content": listed},
     )

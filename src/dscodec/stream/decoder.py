@@ -18,9 +18,11 @@ logprob entries to the delta that carries the end of each token's text.
 
 from __future__ import annotations
 
+import math
 from codecs import utf_8_decode as _utf8_decode
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from dscodec.stream.events import TokenLogprob, TopLogprob
 from dscodec.vocab import Vocabulary
@@ -64,6 +66,9 @@ def logprob_token_text(data: bytes) -> str:
 
 #: Most entries each cache of an :class:`IncrementalDecoder` (plain texts, logprob fields) holds.
 _CACHE_LIMIT = 200_000
+#: Token ids are below this (the bound the stream processor checks).
+_ID_LIMIT = 1 << 32
+_finite = math.isfinite
 
 
 class IncrementalDecoder:
@@ -372,6 +377,30 @@ class IncrementalDecoder:
             if len(self._lp_cache) < _CACHE_LIMIT:
                 self._lp_cache[token_id] = fields
         return fields
+
+    def logprob_of_pairs(self, token_id: int, logprob: float, pairs: Iterable[Any]) -> TokenLogprob | None:
+        """:meth:`logprob` for alternatives given in their commonest shape, checked while they are read: each
+        pair an ``(id, logprob)`` of an ``int`` id ``0 <= id < 2**32`` and a finite ``float``. None when one is
+        not (then nothing was made; the caller checks them one by one and names what is wrong)."""
+        known = self._lp_cache.get
+        new = tuple.__new__  # the named tuples made directly (their own constructor is a Python function)
+        tops: list[TopLogprob] = []
+        append = tops.append
+        try:
+            for alt_id, alt_logprob in pairs:
+                if (
+                    type(alt_id) is not int
+                    or type(alt_logprob) is not float
+                    or not 0 <= alt_id < _ID_LIMIT
+                    or not _finite(alt_logprob)
+                ):
+                    return None
+                alt_token, alt_data = known(alt_id) or self._lp_fields(alt_id)
+                append(new(TopLogprob, (alt_token, alt_logprob, alt_data)))
+        except (TypeError, ValueError):  # a pair that is no pair
+            return None
+        token, data = known(token_id) or self._lp_fields(token_id)
+        return new(TokenLogprob, (token, logprob, data, tuple(tops)))
 
     def logprob(
         self, token_id: int, logprob: float, top_logprobs: Sequence[tuple[int, float]] = ()

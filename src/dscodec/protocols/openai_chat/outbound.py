@@ -82,7 +82,7 @@ class ChatChunkWriter(EventWriter):
         self._fingerprint: str | None = None
         # Text pieces are the per-token hot path: their chunks are written as JSON text around the escaped piece
         # (set up in open(), once the system fingerprint is known).
-        self._head = self._tail = ""
+        self._head = self._tail = self._finish_tail = self._content_close = ""
         self._content_before = self._content_after = self._reasoning_before = self._reasoning_after = ""
         self._argument_before: dict[int, str] = {}
         self._argument_after = ""
@@ -111,11 +111,11 @@ class ChatChunkWriter(EventWriter):
             f'"model":{_dumps(self.model)},"system_fingerprint":{_dumps(self._fingerprint)},'
             '"choices":[{"index":0,"delta":'
         )
-        self._tail = ',"logprobs":null,"finish_reason":null}]' + (
-            "}" if self._omit_usage else ',"usage":null}'
-        )
+        self._finish_tail = ',"finish_reason":null}]' + ("}" if self._omit_usage else ',"usage":null}')
+        self._tail = ',"logprobs":null' + self._finish_tail
         self._content_before = self._head + '{"content":'
-        self._content_after = (',"reasoning_content":null}' if self._thinking else "}") + self._tail
+        self._content_close = ',"reasoning_content":null},' if self._thinking else "},"
+        self._content_after = self._content_close[:-1] + self._tail
         self._reasoning_before = self._head + '{"content":null,"reasoning_content":'
         self._reasoning_after = "}" + self._tail
         self._argument_after = "}}]}" + self._tail
@@ -211,6 +211,15 @@ class ChatChunkWriter(EventWriter):
                 if not event.logprobs:
                     out += self.text(False, event.text)
                     continue
+                if self._head:  # opened: the chunk's JSON text around the text and its entries
+                    entries = _dumps({"content": [logprob_dict(e) for e in event.logprobs]})
+                    out.append(
+                        json_event(
+                            f"{self._content_before}{string_literal(event.text)}{self._content_close}"
+                            f'"logprobs":{entries}{self._finish_tail}'
+                        )
+                    )
+                    continue
                 delta: dict[str, Any] = (
                     {"content": event.text, "reasoning_content": None}
                     if thinking
@@ -220,6 +229,15 @@ class ChatChunkWriter(EventWriter):
             elif isinstance(event, ReasoningDelta):
                 if not event.logprobs:
                     out += self.text(True, event.text)
+                    continue
+                if self._head:
+                    entries = _dumps({"reasoning_content": [logprob_dict(e) for e in event.logprobs]})
+                    out.append(
+                        json_event(
+                            f'{self._reasoning_before}{string_literal(event.text)}}},"logprobs":{entries}'
+                            f"{self._finish_tail}"
+                        )
+                    )
                     continue
                 logprobs = {"reasoning_content": [logprob_dict(e) for e in event.logprobs]}
                 out.append(self._chunk({"content": None, "reasoning_content": event.text}, logprobs))
