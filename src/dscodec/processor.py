@@ -511,10 +511,10 @@ class StreamProcessor:
             and len(logprobs) == 1
             and self._completion_tokens < _FAST_COUNT_LIMIT
         ):
+            # One id and its entry: the per-token path, for an ordinary id of whole characters with no bytes held
+            # (plain_text gives None for any other, which the general path takes).
             assert self._decoder is not None  # decode_plain is its method
-            text = self._decoder.plain_text(
-                ids[0]
-            )  # None unless an ordinary id of whole characters, none held
+            text = self._decoder.plain_text(ids[0])
             if text is not None:
                 return self._token_with_logprob(ids[0], text, logprobs[0])
         self._machine_lane = self._id_lane = None
