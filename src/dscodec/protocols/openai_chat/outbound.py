@@ -127,6 +127,16 @@ class ChatChunkWriter(EventWriter):
             delta = {"role": "assistant", "content": None, "reasoning_content": ""}
         return [self._chunk(delta)]
 
+    def _with_logprobs(
+        self, before: str, event: ContentDelta | ReasoningDelta, close: str, field: str
+    ) -> WireEvent:
+        """The chunk of a text delta with log probabilities as JSON text: ``before`` (the chunk up to the text),
+        the escaped text, ``close`` (the rest of the delta and a comma), then the entries under ``field``."""
+        entries = _dumps({field: [logprob_dict(e) for e in event.logprobs]})
+        return json_event(
+            f'{before}{string_literal(event.text)}{close}"logprobs":{entries}{self._finish_tail}'
+        )
+
     def text(self, reasoning: bool, text: str) -> list[WireEvent]:
         # The chunk's JSON text around the escaped piece (set up in open()); the per-token hot path.
         literal = string_literal(text)
@@ -212,12 +222,8 @@ class ChatChunkWriter(EventWriter):
                     out += self.text(False, event.text)
                     continue
                 if self._head:  # opened: the chunk's JSON text around the text and its entries
-                    entries = _dumps({"content": [logprob_dict(e) for e in event.logprobs]})
                     out.append(
-                        json_event(
-                            f"{self._content_before}{string_literal(event.text)}{self._content_close}"
-                            f'"logprobs":{entries}{self._finish_tail}'
-                        )
+                        self._with_logprobs(self._content_before, event, self._content_close, "content")
                     )
                     continue
                 delta: dict[str, Any] = (
@@ -231,13 +237,7 @@ class ChatChunkWriter(EventWriter):
                     out += self.text(True, event.text)
                     continue
                 if self._head:
-                    entries = _dumps({"reasoning_content": [logprob_dict(e) for e in event.logprobs]})
-                    out.append(
-                        json_event(
-                            f'{self._reasoning_before}{string_literal(event.text)}}},"logprobs":{entries}'
-                            f"{self._finish_tail}"
-                        )
-                    )
+                    out.append(self._with_logprobs(self._reasoning_before, event, "},", "reasoning_content"))
                     continue
                 logprobs = {"reasoning_content": [logprob_dict(e) for e in event.logprobs]}
                 out.append(self._chunk({"content": None, "reasoning_content": event.text}, logprobs))
