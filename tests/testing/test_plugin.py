@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -169,3 +171,30 @@ def test_a_file_of_several_transcripts_gives_tests_for_each(pytester: pytest.Pyt
     assert again[1].frames is not None
     assert again[1].frames[1].json()["choices"][0]["delta"]["content"] == "Goodbye!"
     pytester.runpytest().assert_outcomes(passed=4)
+
+
+def test_loading_the_plugin_loads_none_of_the_kit() -> None:
+    """pytest loads the plugin in every session where dscodec is installed: that imports the package but none of
+    its tools (they load when a transcript is collected, or on first use)."""
+    code = (
+        "import sys, dscodec.testing.plugin; "
+        "kit = {'dscodec.testing.lint', 'dscodec.testing.replay', 'dscodec.testing.compare', "
+        "'dscodec.testing.transcript', 'dscodec.processor', 'pydantic'}; "
+        "sys.exit(sorted(kit & set(sys.modules)) or 0)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+def test_the_package_names_stay_the_functions_once_their_modules_load() -> None:
+    """``lint``, ``replay`` and ``compare`` are functions of the package and modules of the same name: the
+    package's names are the functions, whichever loads first."""
+    code = (
+        "import dscodec.testing.replay, dscodec.testing.lint, dscodec.testing.compare; import dscodec.testing as t; "
+        "import types; from dscodec.testing import lint, replay, compare; "
+        "assert all(isinstance(f, types.FunctionType) for f in (t.lint, t.replay, t.compare, lint, replay, compare)); "
+        "assert t.lint.__module__ == 'dscodec.testing.lint' and t.replay.__module__ == 'dscodec.testing.replay'; "
+        "assert all(hasattr(t, name) for name in t.__all__) and set(t.__all__) <= set(dir(t))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
