@@ -1618,6 +1618,32 @@ def _responses_tools(v: Version) -> list[Scenario]:
         thinking=False,
         tools="tool_search",
     )
+    # The output ends (a stop, not the length limit) before the call's invoke closes: its arguments spell no JSON
+    # object, and the item is incomplete in a completed response.
+    cut = d.block_of(d.call("tool_search", d.param("query", "clock time")))
+    s(
+        "tool-search-cut-in-value",
+        cut[: cut.index("clock") + 5],
+        "stop finish inside a tool_search parameter value: the item is incomplete with empty arguments",
+        thinking=False,
+        tools="tool_search",
+    )
+    s(
+        "tool-search-cut-after-parameter",
+        cut[: cut.index(d.invoke_close)],
+        "stop finish after a tool_search parameter, before its invoke closes: incomplete, empty arguments",
+        thinking=False,
+        tools="tool_search",
+    )
+    s(
+        "tool-search-cut-then-done",
+        d.block_of(d.call("tool_search", d.param("query", "a")))[: -len(d.close)]
+        + d.invoke_open
+        + ' name="tool_sea',
+        "a complete tool_search call, then a second one cut inside its invoke tag: completed, then incomplete",
+        thinking=False,
+        tools="tool_search",
+    )
     return s.items
 
 

@@ -95,12 +95,14 @@ _INCOMPLETE_REASONS: Final[Mapping[str, str]] = {
 _MESSAGE_PHASE: Final = "final_answer"
 
 
-def _arguments_object(text: str) -> Any:
-    """A complete tool search call's arguments as the JSON object they spell (``{}`` if they spell none)."""
+def _arguments_object(text: str) -> dict[str, Any] | None:
+    """A tool search call's arguments as the JSON object they spell, or None when the output cut them short
+    (they spell no JSON object)."""
     try:
-        return loads(text) if text else {}
+        value = loads(text)
     except JSONDecodeError:
-        return {}
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def _f32_text(value: Any) -> Any:
@@ -706,14 +708,16 @@ class ResponsesEventWriter(EventWriter):
             }
             out.append(dict_event(part_done, event="response.content_part.done"))
         elif kind == _SEARCH:
+            # A call the output cut short keeps the empty arguments it was announced with, and is incomplete even
+            # when the response is not: its arguments spell no JSON object (reference).
+            arguments = _arguments_object(text) if status == "completed" else None
             done = {
                 "type": "tool_search_call",
                 "id": item.id,
-                "status": status,
+                "status": status if arguments is not None else "incomplete",
                 "call_id": item.call_id,
                 "execution": "client",
-                # A call the output cut short keeps the empty arguments it was announced with (reference).
-                "arguments": _arguments_object(text) if status == "completed" else {},
+                "arguments": arguments if arguments is not None else {},
             }
         elif kind == _FUNCTION:
             args_done = {
