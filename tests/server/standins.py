@@ -38,7 +38,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,6 +62,7 @@ class Script:
     delay: float = 0.0  # seconds between steps
     cached_tokens: int = 0
     reject: str | None = None  # answer this 400 error message instead of generating
+    busy: tuple[int, str] | None = None  # answer this status (429, 503) with this Retry-After instead
     fail_after: int | None = None  # send an error event after this many steps
 
 
@@ -82,6 +83,8 @@ SCRIPTS: dict[str, Script] = {
     ),
     "reject": Script("", reject="This model's maximum context length is 16 tokens."),
     "midfail": Script("partial " * 20, fail_after=3),
+    "busy": Script("", busy=(429, "1")),
+    "unavailable": Script("", busy=(503, "Wed, 21 Oct 2015 07:28:00 GMT")),
 }
 
 _TAG = re.compile(r"\[(script|id):([A-Za-z0-9_-]+)\]")
@@ -136,6 +139,11 @@ class StandIn:
         script = SCRIPTS[name]
         run = Run(payload, name)
         self.runs[tags.get("id", str(len(self.runs)))] = run
+        if script.busy is not None:
+            status, wait = script.busy
+            error = {"error": {"message": "the engine is busy", "code": status}}
+            await _respond(send, status, json.dumps(error).encode(), [(b"retry-after", wait.encode())])
+            return
         if script.reject is not None:
             error = {
                 "error": {"message": script.reject, "type": "BadRequestError", "param": None, "code": 400}
@@ -294,9 +302,13 @@ def _data(obj: dict[str, Any]) -> bytes:
     return b"data: " + json.dumps(obj, ensure_ascii=False).encode() + b"\n\n"
 
 
-async def _respond(send: Send, status: int, body: bytes) -> None:
+async def _respond(send: Send, status: int, body: bytes, headers: Sequence[tuple[bytes, bytes]] = ()) -> None:
     await send(
-        {"type": "http.response.start", "status": status, "headers": [(b"content-type", b"application/json")]}
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"application/json"), *headers],
+        }
     )
     await send({"type": "http.response.body", "body": body})
 

@@ -16,13 +16,15 @@ from dscodec.prompt.dialects import V4, V41
 from dscodec.server import BackendRequest, Finish, PromptUsage, TokenChunk
 from dscodec.server.backends import (
     EngineBackend,
+    EngineBusy,
     EngineError,
     EngineRejected,
+    EngineUnavailable,
     SGLangBackend,
     VLLMBackend,
     dsml_tool_grammar,
 )
-from dscodec.server.backends._engine import engine_failure
+from dscodec.server.backends._engine import engine_failure, retry_after
 from tests.server.conftest import VOCABULARY, LiveServer, new_id
 from tests.server.standins import EOS, SCRIPTS, StandIn, wait_for
 
@@ -542,3 +544,49 @@ def test_an_event_longer_than_the_limit_is_an_engine_error(
 
     with pytest.raises(_engine.EngineError, match="SGLang.*longer than 100 bytes"):
         asyncio.run(read())
+
+
+@pytest.mark.parametrize(
+    ("value", "seconds"),
+    [
+        ("7", 7),
+        (" 120 ", 120),
+        ("0", 0),
+        ("99999999999", 86_400),
+        ("Wed, 21 Oct 2015 07:28:00 GMT", 0),  # past
+        ("-1", None),
+        ("1.5", None),
+        ("١٢", None),  # digits to str.isdigit, but not ASCII
+        ("soon", None),
+        ("", None),
+        (None, None),
+    ],
+)
+def test_retry_after_values(value: str | None, seconds: int | None) -> None:
+    assert retry_after(value) == seconds
+
+
+def test_retry_after_dates_are_seconds_from_now() -> None:
+    import email.utils
+    import time
+
+    later = email.utils.formatdate(time.time() + 90, usegmt=True)
+    found = retry_after(later)
+    assert found is not None and 85 <= found <= 91
+
+
+@pytest.mark.parametrize(("status", "kind"), [(429, EngineBusy), (503, EngineUnavailable)])
+def test_a_busy_engine_keeps_its_retry_after(status: int, kind: type) -> None:
+    error = engine_failure("vLLM", status, b"later", {"retry-after": "12"})
+    assert isinstance(error, kind) and error.retry_after == 12  # type: ignore[attr-defined]
+    assert error.with_protocol("messages").retry_after == 12  # type: ignore[attr-defined]
+    assert engine_failure("vLLM", status, b"later").retry_after is None  # type: ignore[attr-defined]
+    other = engine_failure("vLLM", 500, b"boom", {"retry-after": "12"})
+    assert not hasattr(other, "retry_after")
+
+
+def test_a_busy_engine_is_a_429_with_its_wait(engine: tuple[str, StandIn, LiveServer]) -> None:
+    name, _, live = engine
+    with pytest.raises(EngineBusy) as busy:
+        run(make_backend(name, live.url), job(chat("[script:busy] Hi")))
+    assert busy.value.status_code == 429 and busy.value.retry_after == 1

@@ -7,6 +7,7 @@ client disconnect that reaches the engine as a cancelled request.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -40,6 +41,7 @@ class Chain:
             self._engine_server.url
         )
         self._server = LiveServer(create_app(backend, tokenizer=VOCABULARY, context_limit=4096)).__enter__()
+        self.url = self._server.url
         self.openai = openai.OpenAI(base_url=self._server.url + "/v1", api_key="k", max_retries=0, timeout=10)
         self.anthropic = anthropic.Anthropic(
             base_url=self._server.url, api_key="k", max_retries=0, timeout=10
@@ -316,3 +318,25 @@ def test_an_engine_refusal_reaches_the_client_in_its_shape(chain: Chain) -> None
     with pytest.raises(anthropic.BadRequestError) as messages_error:
         chain.anthropic.messages.create(model=MODEL, max_tokens=10, messages=user("[script:reject] Hi"))  # type: ignore[arg-type]
     assert messages_error.value.body["error"]["type"] == "invalid_request_error"  # type: ignore[index]
+
+
+def test_an_engine_retry_after_reaches_the_client(chain: Chain) -> None:
+    with pytest.raises(openai.RateLimitError) as busy:
+        chain.openai.chat.completions.create(model=MODEL, messages=user("[script:busy] Hi"))
+    assert busy.value.status_code == 429 and busy.value.response.headers["retry-after"] == "1"
+    # An HTTP date already past is "retry now".
+    with pytest.raises(anthropic.APIStatusError) as unavailable:
+        chain.anthropic.messages.create(model=MODEL, max_tokens=10, messages=user("[script:unavailable] Hi"))  # type: ignore[arg-type]
+    assert unavailable.value.status_code == 503 and unavailable.value.response.headers["retry-after"] == "0"
+
+
+def test_the_sdks_retry_after_the_engines_wait(chain: Chain) -> None:
+    calls = len(chain.engine.payloads)
+    started = time.monotonic()
+    with (
+        openai.OpenAI(base_url=chain.url + "/v1", api_key="k", max_retries=1, timeout=10) as client,
+        pytest.raises(openai.RateLimitError),
+    ):
+        client.chat.completions.create(model=MODEL, messages=user("[script:busy] Hi"))
+    # One retry, after the second the engine asked for (the SDK's own first wait is at most half a second).
+    assert len(chain.engine.payloads) - calls == 2 and time.monotonic() - started >= 1.0

@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from dscodec.errors import ConversionError
+from dscodec.errors import ConversionError, DscodecError
 from dscodec.server import (
     BackendOutput,
     BackendRequest,
@@ -75,12 +75,27 @@ def http(server: LiveServer) -> Iterator[httpx.Client]:
         yield client
 
 
+class _Busy(DscodecError):
+    """A backend's own error that says when to retry (docs/server.md, Errors)."""
+
+    status_code = 429
+    error_type = "rate_limit_exceeded"
+
+    def __init__(self, message: str, retry_after: object) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
 async def odd_backend(job: BackendRequest) -> AsyncIterator[BackendOutput]:
     """Backends that misbehave or use the less common outputs, picked by ``X-Case``."""
     case = job.headers.get("x-case")
     ids = VOCABULARY.full.encode("Hello world", add_special_tokens=False).ids
     if case == "refuse":
         raise ConversionError("this backend refuses the request")
+    if case == "busy":
+        raise _Busy("too many requests", 3)
+    if case == "busy_odd_wait":  # not a whole number of seconds: no header
+        raise _Busy("too many requests", 2.5)
     yield PromptUsage(prompt_tokens=7, cached_tokens=2, system_fingerprint="fp_test")
     if case == "no_finish":
         yield TextChunk("Hi", 1)
@@ -310,6 +325,20 @@ def test_backend_error_before_output_keeps_its_status(odd: httpx.Client, protoco
         assert_error_shape(protocol, response, 400, "invalid_request_error")
         == "this backend refuses the request"
     )
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_a_backend_error_that_says_when_to_retry_sends_retry_after(
+    odd: httpx.Client, protocol: str, stream: bool
+) -> None:
+    response = odd.post(PATHS[protocol], json=body(protocol, stream=stream), headers={"x-case": "busy"})
+    assert assert_error_shape(
+        protocol, response, 429, "rate_limit_error" if protocol == "messages" else "rate_limit_exceeded"
+    )
+    assert response.headers["retry-after"] == "3"
+    odd_wait = odd.post(PATHS[protocol], json=body(protocol), headers={"x-case": "busy_odd_wait"})
+    assert odd_wait.status_code == 429 and "retry-after" not in odd_wait.headers
 
 
 def test_backend_that_raises_when_called() -> None:

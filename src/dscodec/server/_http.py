@@ -264,6 +264,9 @@ def error_response(
     # been bound to another protocol by an earlier request.
     body = dscodec.error_body(protocol, exc)
     status = exc.status_code if 400 <= exc.status_code <= 599 else 500  # a backend's error class may say 200
+    wait = getattr(exc, "retry_after", None)  # seconds, from an error that says when to retry (backend.md)
+    if type(wait) is int and wait >= 0:
+        headers = {**(headers or {}), "retry-after": str(wait)}
     return Response(orjson.dumps(body), status_code=status, media_type="application/json", headers=headers)
 
 

@@ -11,6 +11,8 @@ dropped. Both engines abort a generation whose client connection went away, so t
 
 from __future__ import annotations
 
+import datetime
+import email.utils
 import logging
 import math
 import re
@@ -37,6 +39,7 @@ __all__ = [
     "engine_failure",
     "error_status",
     "finish_reason",
+    "retry_after",
     "top_logprobs",
     "with_top",
 ]
@@ -68,18 +71,57 @@ class EngineRejected(ConversionError):
     finds too long, a parameter out of its range (status 400)."""
 
 
-class EngineBusy(DscodecError):
+class _RetryLater(DscodecError):
+    """An engine refusal the client may retry: ``retry_after`` is the engine's ``Retry-After`` in whole seconds (or
+    None), which the server sends on to the client in the same header (the SDKs wait that long before retrying)."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        retry_after: int | None = None,
+        param: str | None = None,
+        protocol: str | None = None,
+    ) -> None:
+        super().__init__(message, param=param, protocol=protocol)
+        self.retry_after = retry_after
+
+
+class EngineBusy(_RetryLater):
     """The inference engine is rate limiting (its 429): the client may retry later (status 429)."""
 
     status_code: ClassVar[int] = 429
     error_type: ClassVar[str] = "rate_limit_exceeded"
 
 
-class EngineUnavailable(DscodecError):
+class EngineUnavailable(_RetryLater):
     """The inference engine is not ready or is overloaded (its 503) (status 503)."""
 
     status_code: ClassVar[int] = 503
     error_type: ClassVar[str] = "service_unavailable"
+
+
+#: The longest wait passed on from an engine's ``Retry-After`` (a day): a larger value is sent as this.
+RETRY_AFTER_LIMIT = 86_400
+
+
+def retry_after(value: str | None) -> int | None:
+    """An HTTP ``Retry-After`` value in whole seconds from now: delay seconds (``120``) as they are, an HTTP date
+    as the seconds until it (0 once past), rounded up and at most :data:`RETRY_AFTER_LIMIT`; None when there is
+    none or it is neither."""
+    if value is None:
+        return None
+    value = value.strip()
+    if value.isascii() and value.isdigit():
+        return min(int(value), RETRY_AFTER_LIMIT)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    if when.tzinfo is None:  # HTTP dates are GMT; a date without a zone is read as such
+        when = when.replace(tzinfo=datetime.timezone.utc)
+    seconds = math.ceil((when - datetime.datetime.now(datetime.timezone.utc)).total_seconds())
+    return min(max(seconds, 0), RETRY_AFTER_LIMIT)
 
 
 #: Where a line of an event stream ends (the SSE format: CR LF, LF or CR).
@@ -110,9 +152,11 @@ def error_message(body: object) -> str | None:
     return None
 
 
-def engine_failure(engine: str, status: int, body: bytes) -> DscodecError:
+def engine_failure(
+    engine: str, status: int, body: bytes, headers: Mapping[str, str] | None = None
+) -> DscodecError:
     """The dscodec error for an engine's non-200 answer: its 4xx meaning where the client can act on it, else a
-    502 naming the engine's status and message."""
+    502 naming the engine's status and message. A 429 or 503 keeps the answer's ``Retry-After`` (``headers``)."""
     try:
         message = error_message(orjson.loads(body))
     except orjson.JSONDecodeError:
@@ -122,10 +166,15 @@ def engine_failure(engine: str, status: int, body: bytes) -> DscodecError:
     message = _clip(message)
     if status in (400, 413, 422):
         return EngineRejected(f"The inference engine ({engine}) refused the request: {message}")
+    wait = retry_after(headers.get("retry-after")) if headers is not None else None
     if status == 429:
-        return EngineBusy(f"The inference engine ({engine}) is rate limiting; retry later: {message}")
+        return EngineBusy(
+            f"The inference engine ({engine}) is rate limiting; retry later: {message}", retry_after=wait
+        )
     if status == 503:
-        return EngineUnavailable(f"The inference engine ({engine}) is unavailable: {message}")
+        return EngineUnavailable(
+            f"The inference engine ({engine}) is unavailable: {message}", retry_after=wait
+        )
     return EngineError(f"The inference engine ({engine}) answered HTTP {status}: {message}")
 
 
@@ -302,7 +351,9 @@ class EngineBackend:
                 f"The inference engine ({self.engine}) at {self.base_url} is unreachable: {exc}"
             )
         if response.status_code != 200:
-            raise engine_failure(self.engine, response.status_code, response.content[:_ERROR_BODY_LIMIT])
+            raise engine_failure(
+                self.engine, response.status_code, response.content[:_ERROR_BODY_LIMIT], response.headers
+            )
 
     async def __call__(self, job: BackendRequest) -> AsyncIterator[BackendOutput]:
         """Send ``job`` to the engine and yield what it streams back, as dscodec backend outputs."""
@@ -311,7 +362,9 @@ class EngineBackend:
         try:
             async with self.client.stream("POST", self.url, content=body, headers=self.headers) as response:
                 if response.status_code != 200:
-                    raise engine_failure(self.engine, response.status_code, await _read_some(response))
+                    raise engine_failure(
+                        self.engine, response.status_code, await _read_some(response), response.headers
+                    )
                 async for event in _events(response, self.engine):
                     for item in reader.feed(event):
                         yield item
