@@ -2,7 +2,8 @@
 ``StreamProcessor`` and to the reference's (``deepseek_recipe``, called as a black box); report every output
 where the complete responses disagree.
 
-    python tools/diff_fuzz_streams.py [--count 500] [--seed 1] [--malformed] [--ids] [--events [--exact-deltas]]
+    python tools/diff_fuzz_streams.py [--count 500] [--seed 1] [--malformed] [--ids]
+        [--events [--exact-deltas] [--complete]]
         [--protocol messages] [--out DIR]
 
 Outputs come from ``dscodec.testing.strategies`` (reasoning, answer, DSML calls in the version's spelling with
@@ -21,10 +22,15 @@ and D6 left out. Where dscodec deviates on purpose (docs/deviations.md: D7 JSON
 mode, D8 arguments of malformed tags, D15 the end-of-sentence token) differences are expected; read them before
 filing a bug. A disagreement worth keeping becomes a scenario in ``tools/golden_cases/streams.py``.
 
+With ``--complete`` (and ``--events``) the complete response each side's accumulator builds from its own events is
+compared too, normalised the same way; a difference there alone is labelled ``the complete response, from the
+same events``.
+
 Each difference gets a label: a deviation that explains it, or ``events``. A status or a finish that differs is
-never put down to the output's markup. One put down to D12 (a chunk of ids ends in half a character) is run again
-with the same ids cut only between characters (an incomplete last character left out); if the sides still
-differ, the label says so (``cut between characters, still: ...``), with that case's first difference.
+never put down to the output's markup. When a chunk of ids ends in half a character (D12), the case is run again
+with the same ids cut only between characters (an incomplete last character left out): the label then says
+whether the sides agree that way (``D12 (... the same)``) or what still differs (``cut between characters, still:
+...``, with that run's first difference).
 
 With ``--mutate`` the outputs are the recorded stream scenarios' instead (``fixtures/streams/``, each with its
 request body), changed in one to three places: a piece of markup or of text near markup inserted (a tag's start,
@@ -275,6 +281,12 @@ def event_view(events: list[Any], *, merge: bool = True) -> dict[str, Any]:
     ``string="false"`` values back until they are proven valid)."""
     objects = [_without_documented(json.loads(e.to_json())) for e in events]
     return {"events": normalise(merge_deltas(objects) if merge else objects)}
+
+
+def complete_view(response: dict[str, Any]) -> Any:
+    """A complete response object (an accumulator's) as :func:`event_view` shows an event: ids and wall-clock
+    times normalised, the fields of D3 and D6 left out."""
+    return normalise(_without_documented(response))
 
 
 def _without_documented(value: Any) -> Any:
@@ -591,33 +603,34 @@ def fuzz(protocol: str, args: argparse.Namespace) -> int:
 
         def both(pieces: list[Any], their_pieces: list[Any]) -> tuple[dict[str, Any], dict[str, Any]]:
             try:
-                theirs = (
-                    event_view(
-                        reference_events(
-                            protocol,
-                            body,
-                            their_pieces,
-                            tokenizer=True,
-                            logprobs=args.logprobs,
-                            count=counts,
-                            plan=their_plan,
-                        ),
-                        merge=merge,
+                if args.events:
+                    events = reference_events(
+                        protocol,
+                        body,
+                        their_pieces,
+                        tokenizer=True,
+                        logprobs=args.logprobs,
+                        count=counts,
+                        plan=their_plan,
                     )
-                    if args.events
-                    else reference_response(protocol, body, their_pieces, their_plan)
-                )
+                    theirs = event_view(events, merge=merge)
+                    if args.complete:
+                        accumulator = RESPONSE_CLASSES[protocol]("id-1", body["model"], 0, 0, 0)
+                        for event in events:
+                            accumulator.accumulate(event)
+                        theirs["complete"] = complete_view(json.loads(accumulator.to_json()))
+                else:
+                    theirs = reference_response(protocol, body, their_pieces, their_plan)
             except Exception as exc:  # noqa: BLE001 - the reference failing is a case to look at, not a crash
                 theirs = {"error": f"{type(exc).__name__}: {exc}"}
             try:
-                ours = (
-                    event_view(
-                        our_events(protocol, body, pieces, logprobs=args.logprobs, plan=plan),
-                        merge=merge,
-                    )
-                    if args.events
-                    else our_response(protocol, body, pieces, plan)
-                )
+                if args.events:
+                    mine = our_events(protocol, body, pieces, logprobs=args.logprobs, plan=plan)
+                    ours = event_view(mine, merge=merge)
+                    if args.complete:
+                        ours["complete"] = complete_view(dscodec.accumulate(protocol, mine))  # type: ignore[arg-type]
+                else:
+                    ours = our_response(protocol, body, pieces, plan)
             except Exception as exc:  # noqa: BLE001 - an internal error is exactly what this looks for
                 ours = {"error": f"{type(exc).__name__}: {exc}"}
             return ours, theirs
@@ -627,13 +640,24 @@ def fuzz(protocol: str, args: argparse.Namespace) -> int:
             return
         keys = [k for k in sorted(set(ours) | set(theirs)) if ours.get(k) != theirs.get(k)]
         key = ",".join(keys)
-        if args.events and "events" in ours and "events" in theirs:
+        if keys == ["complete"]:
+            # The same events, and yet the complete responses differ: an accumulator's doing.
+            paths: set[str] = set()
+            _paths(ours["complete"], theirs["complete"], "", paths)
+            key = "the complete response, from the same events: " + ", ".join(sorted(paths)[:4])
+        elif args.events and "events" in ours and "events" in theirs:
             key = _event_difference_kind(body, ours["events"], theirs["events"], pieces)
-            whole = _whole_characters(pieces) if key.startswith("D12") and their_pieces is pieces else None
+            half = _ends_in_half_a_character(pieces) or _ends_in_half_a_character(their_pieces)
+            whole = _whole_characters(pieces) if half else None
             if whole is not None:
-                # The same ids cut only between characters: D12 cannot apply, so any difference left is another.
-                again = both(whole, whole)
-                if again[0] != again[1]:
+                # The same ids cut only between characters: D12 cannot apply, so any difference left is another
+                # (whatever label the markup of the output gave first).
+                again = both(
+                    whole, whole if their_pieces is pieces else [[i for piece in whole for i in piece]]
+                )
+                if again[0] == again[1]:
+                    key = "D12 (a chunk of ids ends in half a character; cut between characters, the same)"
+                else:
                     pieces, (ours, theirs) = whole, again
                     key = "cut between characters, still: " + _event_difference_kind(
                         body, ours["events"], theirs["events"], pieces
@@ -890,6 +914,11 @@ def main() -> int:
         default=0,
         metavar="N",
         help="the recorded well-formed outputs (fixtures/streams), each cut at about N points; events compared",
+    )
+    parser.add_argument(
+        "--complete",
+        action="store_true",
+        help="with --events: also the complete response each side's accumulator builds from its own events",
     )
     parser.add_argument("--out", type=Path, default=None, help="write each differing case here")
     args = parser.parse_args()
