@@ -113,7 +113,7 @@ def retry_after(value: str | None) -> int | None:
         return None
     value = value.strip()
     if value.isascii() and value.isdigit():
-        return min(int(value), RETRY_AFTER_LIMIT)
+        return min(int(value), RETRY_AFTER_LIMIT) if len(value) <= 12 else RETRY_AFTER_LIMIT
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError, IndexError, OverflowError):
