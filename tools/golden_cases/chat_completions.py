@@ -3158,6 +3158,26 @@ def _hardening() -> list[Case]:
             obj({"a": {"$ref": "http://a:8x/y"}}),
         ),
         (
+            "invalid-schema-id-port-superscript-digit",
+            "an $id whose port is a digit to str.isdigit but not ASCII (²)",
+            obj({"a": {"$id": "http://a:\u00b2/x", "type": "string"}}),
+        ),
+        (
+            "schema-id-port-leading-zeros",
+            "an $id whose port is the default one after leading zeros (0080): left out as 80 is",
+            {
+                "$id": "http://a:0080/s",
+                "type": "object",
+                "$defs": {"y": {"type": "string"}},
+                "properties": {"x": {"$ref": "http://a/s#/$defs/y"}},
+            },
+        ),
+        (
+            "invalid-schema-ref-port-five-thousand-digits",
+            "a reference whose port has more digits than int() reads (zeros, then 80)",
+            obj({"a": {"$ref": "http://a:" + "0" * 5000 + "80/y"}}),
+        ),
+        (
             "invalid-schema-ref-second-at",
             "a second @ in the authority",
             obj({"a": {"$ref": "http://a@b@c/x"}}),

@@ -342,7 +342,10 @@ def _normal(uri: str) -> str:
                 end = k
         user, at, host = rest[2:end].rpartition("@")
         name, colon, port = host.rpartition(":") if ":" in host.rpartition("]")[2] else (host, "", "")
-        if colon and (not port or (port.isdigit() and int(port) == _DEFAULT_PORTS.get(scheme.lower()))):
+        # ASCII digits compared as text, leading zeros left out: int() takes other digits ("²") and refuses
+        # thousands of them.
+        default = _DEFAULT_PORTS.get(scheme.lower())
+        if colon and (not port or (port.isascii() and port.isdigit() and port.lstrip("0") == str(default))):
             host = name  # an empty port, or the scheme's own, is left out
         rest = "//" + user + at + host.lower() + rest[end:]
     if "%" in rest:
