@@ -3251,6 +3251,33 @@ def _hardening() -> list[Case]:
             },
         ),
         (
+            "invalid-schema-draft-07-pattern-name-after-values",
+            "draft 7: the patternProperties values are checked before the names (a bad value is named first)",
+            {
+                "$schema": "http://json-schema.org/draft-07/schema#",
+                "type": "object",
+                "patternProperties": {"(?i)a": {}, "b": {"type": 5}},
+            },
+        ),
+        (
+            "invalid-schema-draft-06-pattern-name-after-values",
+            "draft 6: the same order, the bad value no schema at all",
+            {
+                "$schema": "http://json-schema.org/draft-06/schema#",
+                "type": "object",
+                "patternProperties": {"(?i)a": [{}]},
+            },
+        ),
+        (
+            "invalid-schema-2020-pattern-name-before-values",
+            "draft 2020-12: the name is named first, as without $schema",
+            {
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
+                "type": "object",
+                "patternProperties": {"(?i)a": [{}]},
+            },
+        ),
+        (
             "schema-draft-07-uncompiled-patterns-ecma-only",
             "draft 7: patterns nothing compiles are read in ECMA-262's syntax only (no size, no property names)",
             {

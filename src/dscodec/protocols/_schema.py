@@ -1314,14 +1314,15 @@ def _schema_map_problem(
         problem = _type_problem(value, "object")
         if problem is not None:
             return problem
-        if key == "patternProperties" and draft.inline_names:  # the format, in ECMA-262's syntax
-            bad = next((name for name in value if not ecma_regex_ok(name)), None)
-            if bad is not None:
-                return f'{json_text(bad)} is not a "regex"'
     for item in value.values():
         problem = meta_schema_problem(item, draft=draft, formats=formats)
         if problem is not None:
             return problem
+    if not formats and key == "patternProperties" and draft.inline_names:
+        # The names' format, in ECMA-262's syntax: after every value is checked (reference).
+        bad = next((name for name in value if not ecma_regex_ok(name)), None)
+        if bad is not None:
+            return f'{json_text(bad)} is not a "regex"'
     return None
 
 
