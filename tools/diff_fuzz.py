@@ -84,6 +84,18 @@ HOSTILE: list[Any] = [
     "system",
     "tool",
     "developer",
+    # Digits that are not ASCII, and more digits than int() reads: where a string is read as a number
+    # (a URI's port, an index, a count), str.isdigit() takes them and int() refuses them.
+    "\u00b2",
+    "\u0661\u0662",
+    "\uff18\uff10",
+    "9" * 5000,
+    "0" * 4999 + "1",
+    "http://a:\u00b2/x",
+    "http://a:" + "0" * 5000 + "80/x",
+    "#/$defs/" + "9" * 5000,
+    "1e400",
+    "NaN",
 ]
 
 
