@@ -407,7 +407,9 @@ def test_engine_status_mapping(status: int, body: bytes, kind: type | None, code
         assert isinstance(error, kind)
 
 
-@pytest.mark.parametrize("token", ["token_id:²", "token_id:١٢", "token_id:", "token_id:-1", "12", None])
+@pytest.mark.parametrize(
+    "token", ["token_id:²", "token_id:١٢", "token_id:", "token_id:-1", "12", None, "token_id:" + "9" * 5000]
+)
 def test_a_vllm_logprob_token_that_is_no_id_is_an_engine_error(token: object) -> None:
     # ASCII digits only: "²" and Arabic-Indic digits are digits to str.isdigit, not ids.
     from dscodec.server.backends._engine import EngineError

@@ -512,7 +512,7 @@ class _Server:
         """
         limit = self.max_body_bytes
         declared = http.headers.get("content-length", "")
-        if declared.isascii() and declared.isdigit() and int(declared) > limit:
+        if declared.isascii() and declared.isdigit() and (len(declared) > 18 or int(declared) > limit):
             raise too_large(limit)
         parts: list[bytes] = []
         size = 0

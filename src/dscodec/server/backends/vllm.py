@@ -214,9 +214,9 @@ _TOKEN_PREFIX = "token_id:"
 
 def _token_id(text: object) -> int:
     digits = text[len(_TOKEN_PREFIX) :] if isinstance(text, str) and text.startswith(_TOKEN_PREFIX) else ""
-    if (
-        digits.isascii() and digits.isdigit()
-    ):  # ASCII digits only: "²" is a digit to str.isdigit, not to int()
+    # ASCII digits only ("²" is a digit to str.isdigit, not to int()), and no more than an id has (int() refuses
+    # thousands of them).
+    if digits.isascii() and digits.isdigit() and len(digits) <= 20:
         return int(digits)
     raise EngineError(f"vLLM sent the logprob token {text!r}; expected 'token_id:<id>'")
 
