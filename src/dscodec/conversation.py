@@ -11,7 +11,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from dscodec.errors import ContextLengthExceeded
+from dscodec.errors import ContextLengthExceeded, shown
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -249,13 +249,13 @@ class ConversationRequest(_Model):
             ContextLengthExceeded: the prompt and the requested completion do not fit; bound to the request's
                 protocol, so its ``body`` has that protocol's error shape.
             TypeError: a count that is no ``int``.
-            ValueError: a negative ``prompt_tokens``, or a ``context_limit`` below 1.
+            ValueError: a negative ``prompt_tokens``, a ``context_limit`` below 1, or either from 2**63 on.
         """
         for name, value, least in (("prompt_tokens", prompt_tokens, 0), ("context_limit", context_limit, 1)):
             if type(value) is not int:
                 raise TypeError(f"{name} must be an int, not {type(value).__name__}")
-            if value < least:
-                raise ValueError(f"{name} must be {least} or more, not {value}")
+            if not least <= value < 2**63:
+                raise ValueError(f"{name} must be from {least} to 2**63 - 1, not {shown(value)}")
         requested = self.inference_options.max_tokens
         if requested is not None:
             if prompt_tokens + requested > context_limit:

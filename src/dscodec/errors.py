@@ -28,6 +28,28 @@ __all__ = [
 ]
 
 
+def shown(value: object, limit: int = 100) -> str:
+    """How an error message shows a value it quotes: ``repr(value)``, at most ``limit`` characters. Safe for any
+    value, even one whose ``repr`` fails, such as an integer of more digits than Python writes out (then shown by
+    its number of digits).
+
+    Examples:
+        >>> shown("x" * 200, limit=5)
+        "'xxxx"
+        >>> shown(10**5000)
+        'an integer of about 5001 digits'
+    """
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - whatever a repr raises, the message still needs a text
+        if isinstance(value, int):
+            digits = int(abs(value).bit_length() * 0.30103) + 1  # log10(2): the count to a digit or so
+            text = f"an integer of about {digits} digits"
+        else:
+            text = f"a {type(value).__name__} that cannot be shown"
+    return text[:limit]
+
+
 class DscodecError(Exception):
     """Base class of every error dscodec raises on purpose.
 

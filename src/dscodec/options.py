@@ -9,6 +9,7 @@ from types import MappingProxyType
 from typing import Literal
 
 from dscodec.conversation import ModelVersion
+from dscodec.errors import shown
 
 __all__ = ["DEFAULT_MAX_TOKENS_UPPER_BOUND", "DEFAULT_MODEL_NAMES", "ConversionOptions"]
 
@@ -71,13 +72,13 @@ class ConversionOptions:
         ):
             value = getattr(self, name)
             if value not in allowed:
-                raise ValueError(f"{name} must be {' or '.join(map(repr, allowed))}, not {value!r:.100}")
+                raise ValueError(f"{name} must be {' or '.join(map(repr, allowed))}, not {shown(value)}")
         for name in ("thinking_max_tokens_upper_bound", "non_thinking_max_tokens_upper_bound"):
             bound = getattr(self, name)
             if type(bound) is not int:
                 raise TypeError(f"{name} must be an int, not {type(bound).__name__}")
             if bound < 0:
-                raise ValueError(f"{name} must be 0 or more, not {bound}")
+                raise ValueError(f"{name} must be 0 or more, not {shown(bound)}")
         names = self.model_versions_by_name
         if not isinstance(names, Mapping):
             raise TypeError(f"model_versions_by_name must be a mapping, not {type(names).__name__}")
@@ -86,7 +87,7 @@ class ConversionOptions:
             if not isinstance(name, str):
                 raise TypeError(f"model names must be str, not {type(name).__name__}")
             if version not in ("v4", "v4.1"):
-                raise ValueError(f"unknown model version {version!r:.100}; expected 'v4' or 'v4.1'")
+                raise ValueError(f"unknown model version {shown(version)}; expected 'v4' or 'v4.1'")
 
     def with_model_alias(self, name: str, version: ModelVersion) -> ConversionOptions:
         """A copy that also accepts ``name`` (or maps it anew) for ``version``."""

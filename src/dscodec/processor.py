@@ -33,7 +33,7 @@ from collections.abc import Set as AbstractSet
 from typing import Any, Literal, NoReturn
 
 from dscodec.conversation import ConversationRequest
-from dscodec.errors import DscodecError, ModelOutputError, StreamStateError
+from dscodec.errors import DscodecError, ModelOutputError, StreamStateError, shown
 from dscodec.protocols._registry import spec
 from dscodec.protocols._wire import BackendFinish, EventWriter, Outcome, PromptUsage, WireEvent
 from dscodec.stream.decoder import IncrementalDecoder, TokenText
@@ -93,6 +93,15 @@ def _no_lane(arguments: str, raw: str) -> list[WireEvent]:
 
 #: What a ``-inf`` log probability becomes (the value vLLM's OpenAI-compatible server writes for it).
 NEG_INF_LOGPROB = -9999.0
+
+
+def _failure_text(error: object) -> str:
+    """What :meth:`StreamProcessor.fail` says of a failure that is no dscodec error: its text, or, when that
+    cannot be made, the failure as :func:`~dscodec.errors.shown` shows it."""
+    try:
+        return str(error)
+    except Exception:  # noqa: BLE001 - a str() that fails (an integer of thousands of digits in the args, say)
+        return shown(error)
 
 
 def _check_text(value: object, name: str) -> None:
@@ -246,7 +255,7 @@ class StreamProcessor:
             not isinstance(created, int) or isinstance(created, bool) or not 0 <= created < COUNT_LIMIT
         ):
             raise StreamStateError(
-                f"created must be None or an integer from 0 to 2**63 - 1, not {created!r:.100}"
+                f"created must be None or an integer from 0 to 2**63 - 1, not {shown(created)}"
             )
         self.request = request
         stamp = int(time.time()) if created is None else created
@@ -570,7 +579,7 @@ class StreamProcessor:
                 return []
             self._check_open()
             self._refuse(
-                f"finish reason must be 'stop', 'length', 'content_filter' or None, not {reason!r:.100}"
+                f"finish reason must be 'stop', 'length', 'content_filter' or None, not {shown(reason)}"
             )
         if self._state == "finished":
             return []
@@ -596,7 +605,7 @@ class StreamProcessor:
         exc = (
             error
             if isinstance(error, DscodecError)
-            else ModelOutputError(f"the model server failed: {error}")
+            else ModelOutputError(f"the model server failed: {_failure_text(error)}")
         )
         # The opening events, when the client has not had them: never made, or made by a call that raised.
         out = self._undelivered if self._opened else self._writer.open(self._usage)
@@ -701,7 +710,7 @@ class StreamProcessor:
         except TypeError:
             self._refuse(f"{what} must be an integer, not {type(value).__name__}")
         if not 0 <= number < limit:
-            self._refuse(f"{what} must be at least 0 and below {limit_text}, not {number}")
+            self._refuse(f"{what} must be at least 0 and below {limit_text}, not {shown(number)}")
         return number
 
     def _count(self, value: object, name: str) -> int:
@@ -743,7 +752,10 @@ class StreamProcessor:
         """A log probability: a real number, finite or ``-inf`` (which becomes ``-9999.0``)."""
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
             self._refuse(f"{where} must be a number, not {type(value).__name__}")
-        number = float(value)
+        try:
+            number = float(value)
+        except (ArithmeticError, TypeError, ValueError):  # an integer beyond the float range, say
+            self._refuse(f"{where} must be a finite number or -inf, not {shown(value)}")
         if math.isfinite(number):
             return number
         if number == -math.inf:

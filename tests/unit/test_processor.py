@@ -320,6 +320,67 @@ def test_log_probabilities_are_validated(logprobs: Any) -> None:
     _refused(p, lambda: p.push_tokens([42], logprobs=logprobs))
 
 
+#: An integer of more digits than Python writes out (str() and repr() raise for it) and one past the float range.
+_HUGE = 10**5000
+_PAST_FLOAT = 2**1024
+
+
+@pytest.mark.parametrize(
+    "push",
+    [
+        lambda p: p.push_tokens([_HUGE]),
+        lambda p: p.push_tokens([42, -_HUGE]),
+        lambda p: p.push_tokens([42], [_HUGE]),
+        lambda p: p.push_tokens([42], [-_PAST_FLOAT]),
+        lambda p: p.push_tokens([42], [(-1.0, [(_HUGE, -1.0)])]),
+        lambda p: p.push_tokens([42], [(-1.0, [(7, _PAST_FLOAT)])]),
+        lambda p: p.push_tokens([42], [(_HUGE, [])]),
+        lambda p: p.push_text("x", _HUGE),
+        lambda p: p.finish(_HUGE),  # type: ignore[arg-type]
+        lambda p: p.finish((_HUGE,)),  # type: ignore[arg-type]
+    ],
+)
+def test_huge_integers_are_refused_by_name(push: Any) -> None:
+    """Integers Python cannot write out, or turn into a float, are refused like any bad value (they used to
+    escape as a ValueError or an OverflowError from the message or the conversion)."""
+    for warm in (False, True):
+        p = _processor(thinking={"type": "disabled"})
+        if warm:
+            p.push_tokens(_ids("Hi"))
+        with pytest.raises(dscodec.ModelOutputError) as refused:
+            push(p)
+        assert "must be" in refused.value.message and len(refused.value.message) < 300
+        assert p.fail("x")[-1].to_dict()["error"]
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda request: dscodec.StreamProcessor(request, response_id="r", model="m", created=_HUGE),
+        lambda request: dscodec.StreamProcessor(request, response_id="r", model="m").start(_HUGE),
+        lambda request: dscodec.StreamProcessor(request, response_id="r", model="m").start(
+            1, cached_tokens=_HUGE
+        ),
+    ],
+)
+def test_huge_integers_are_refused_when_the_response_starts(make: Any) -> None:
+    with pytest.raises(dscodec.DscodecError) as refused:
+        make(
+            dscodec.convert(
+                "chat_completions",
+                {"model": "DeepSeek-V4-Pro", "messages": [{"role": "user", "content": "Hi"}]},
+            )
+        )
+    assert "an integer of about 5001 digits" in refused.value.message
+
+
+def test_a_failure_that_cannot_be_written_out_is_still_told() -> None:
+    p = _processor(thinking={"type": "disabled"})
+    p.push_tokens(_ids("Hi"))
+    error = p.fail(ValueError(_HUGE))[-1].to_dict()["error"]
+    assert error["message"] == "the model server failed: a ValueError that cannot be shown"
+
+
 #: The values the checks draw a line at: -inf (mapped), NaN and +inf, ints and bools for floats, ids at and past
 #: the 32-bit limit, other types.
 _EDGES = [

@@ -224,3 +224,59 @@ def test_wire_event_refuses_what_is_no_event(data: object, event: object) -> Non
     with pytest.raises(TypeError, match="a WireEvent is a dict and an optional str event name"):
         dscodec.WireEvent(data, event=event)  # type: ignore[arg-type]
     assert dscodec.WireEvent({"type": "ping"}, event="ping").sse() == 'event: ping\ndata: {"type":"ping"}\n\n'
+
+
+#: An integer of more digits than Python writes out: str() and repr() raise for it, so no message may quote it
+#: as it is.
+_HUGE = 10**5000
+
+
+def _app_with(**options: object) -> object:
+    from dscodec.server import create_app
+
+    async def backend(job: object) -> object:  # never called
+        raise AssertionError
+
+    return create_app(backend, **options)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("call", "error"),
+    [
+        (lambda: dscodec.convert(_HUGE, {}), dscodec.UnsupportedProtocol),  # type: ignore[arg-type]
+        (lambda: dscodec.error_body(_HUGE, dscodec.ConversionError("x")), dscodec.UnsupportedProtocol),  # type: ignore[arg-type]
+        (lambda: dscodec.PromptEncoder(cache_chars=-_HUGE), ValueError),
+        (lambda: dscodec.ConversionOptions(thinking_max_tokens_upper_bound=-_HUGE), ValueError),
+        (lambda: dscodec.ConversionOptions(model_versions_by_name={"m": _HUGE}), ValueError),  # type: ignore[dict-item]
+        (lambda: dscodec.ConversionOptions(unsupported=_HUGE), ValueError),  # type: ignore[arg-type]
+        (lambda: _request().resolve_max_tokens(_HUGE, 1000), ValueError),
+        (lambda: _request().resolve_max_tokens(10, _HUGE), ValueError),
+        (lambda: _app_with(context_limit=-_HUGE), ValueError),
+        (lambda: _app_with(body_timeout=_HUGE), ValueError),
+        (lambda: _app_with(backend_timeout=-_HUGE), ValueError),
+    ],
+)
+def test_a_huge_integer_is_refused_by_its_own_error(call: object, error: type[Exception]) -> None:
+    with pytest.raises(error) as refused:
+        call()  # type: ignore[operator]
+    assert "an integer of about 5001 digits" in str(refused.value)
+
+
+def _request() -> dscodec.ConversationRequest:
+    return dscodec.convert(
+        "chat_completions", {"model": "DeepSeek-V4-Pro", "messages": [{"role": "user", "content": "Hi"}]}
+    )
+
+
+def test_shown_quotes_any_value() -> None:
+    from dscodec.errors import shown
+
+    class Broken:
+        def __repr__(self) -> str:
+            raise RuntimeError("no repr")
+
+    assert shown("abc") == "'abc'" and shown("x" * 500) == repr("x" * 500)[:100]
+    assert shown(-_HUGE) == "an integer of about 5001 digits"
+    assert shown([1, _HUGE]) == "a list that cannot be shown"
+    assert shown(Broken()) == "a Broken that cannot be shown"
+    assert shown(2**1024) == repr(2**1024)[:100]

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from dscodec.conversation import Conversation, ConversationRequest, ModelVersion, UserMessage
+from dscodec.errors import shown
 from dscodec.prompt.render import RenderedPrompt, Segment, Special, conversation_of, render_segments, special
 from dscodec.vocab import TokenizerLike, Vocabulary
 
@@ -128,7 +129,7 @@ class PromptEncoder:
         if type(cache_chars) is not int:
             raise TypeError(f"cache_chars must be an int, not {type(cache_chars).__name__}")
         if cache_chars < 0:
-            raise ValueError(f"cache_chars must be 0 (no cache) or more, not {cache_chars}")
+            raise ValueError(f"cache_chars must be 0 (no cache) or more, not {shown(cache_chars)}")
         self.vocabulary = Vocabulary.load(tokenizer)
         self._special_ids: dict[str, int] = {}
         self._cache: OrderedDict[str, array[int]] | None = OrderedDict() if cache_chars > 0 else None

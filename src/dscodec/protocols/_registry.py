@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from dscodec.errors import DscodecError, UnsupportedProtocol
+from dscodec.errors import DscodecError, UnsupportedProtocol, shown
 from dscodec.protocols._error_bodies import anthropic_error_body, openai_error_body
 
 if TYPE_CHECKING:
@@ -169,7 +169,9 @@ def spec(protocol: str) -> ProtocolSpec:
     """
     found = _TABLE.get(protocol) if isinstance(protocol, str) else None
     if found is None:
-        raise UnsupportedProtocol(f"unknown protocol {protocol!r}; expected one of {', '.join(PROTOCOLS)}")
+        raise UnsupportedProtocol(
+            f"unknown protocol {shown(protocol)}; expected one of {', '.join(PROTOCOLS)}"
+        )
     return found
 
 

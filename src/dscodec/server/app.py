@@ -31,7 +31,7 @@ from starlette.responses import Response
 
 import dscodec
 from dscodec.conversation import Protocol
-from dscodec.errors import DscodecError, ModelOutputError
+from dscodec.errors import DscodecError, ModelOutputError, shown
 from dscodec.options import DEFAULT_MODEL_NAMES, ConversionOptions
 from dscodec.processor import StreamProcessor
 from dscodec.protocols._registry import spec
@@ -139,14 +139,18 @@ def _check_arguments(
         if type(value) is not int:
             raise TypeError(f"{name} must be an int, not {type(value).__name__}")
         if value < 1:
-            raise ValueError(f"{name} must be 1 or more, not {value}")
+            raise ValueError(f"{name} must be 1 or more, not {shown(value)}")
     for name, value in (("body_timeout", body_timeout), ("backend_timeout", backend_timeout)):
         if value is None:
             continue
         if not isinstance(value, (int, float)) or isinstance(value, bool):
             raise TypeError(f"{name} must be a number of seconds or None, not {type(value).__name__}")
-        if not 0 < value < float("inf"):  # NaN too
-            raise ValueError(f"{name} must be a positive number of seconds or None, not {value}")
+        try:
+            seconds = float(value)
+        except OverflowError:  # an integer beyond the float range
+            seconds = float("inf")
+        if not 0 < seconds < float("inf"):  # NaN too
+            raise ValueError(f"{name} must be a positive number of seconds or None, not {shown(value)}")
     if options is not None and not isinstance(options, ConversionOptions):
         raise TypeError(f"options must be a ConversionOptions or None, not {type(options).__name__}")
     if served_models is not None and (

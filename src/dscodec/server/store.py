@@ -25,7 +25,7 @@ from typing import Any, ClassVar, Protocol, TypeGuard
 import orjson
 
 from dscodec._json import JSONDecodeError, loads
-from dscodec.errors import ConversionError
+from dscodec.errors import ConversionError, shown
 
 __all__ = [
     "DEFAULT_STORE_BYTES",
@@ -92,7 +92,7 @@ def check_bounds(**bounds: object) -> None:
         if type(value) is not int:
             raise TypeError(f"{name} must be an int, not {type(value).__name__}")
         if value < 0:
-            raise ValueError(f"{name} must be 0 or more, not {value}")
+            raise ValueError(f"{name} must be 0 or more, not {shown(value)}")
 
 
 class MemoryResponseStore:
