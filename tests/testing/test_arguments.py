@@ -88,6 +88,12 @@ def test_lint_reads_bytearray_as_bytes() -> None:
         (lambda s: s.request_bodies("responses", tools="all"), "tools"),
         (lambda s: s.model_outputs(thinking="on"), "thinking"),
         (lambda s: s.model_outputs(malformed=None), "malformed"),
+        # An integer of more digits than Python writes out: named by its size, not an error from the message.
+        (lambda s: s.model_outputs(version=10**5000), "version .*an integer of about 5001 digits"),
+        (lambda s: s.model_outputs(thinking=(10**5000,)), "thinking .*a tuple that cannot be shown"),
+        (lambda s: s.request_bodies(10**5000), "unknown protocol an integer of about 5001 digits"),
+        (lambda s: s.dsml_blocks(tool_names=[10**5000]), "tool_names .*an integer"),
+        (lambda s: s.answer_text(max_size=-(10**5000)), "max_size .*an integer"),
     ],
 )
 def test_strategies_check_their_arguments_when_built(make: Any, names: str) -> None:

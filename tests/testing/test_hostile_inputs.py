@@ -160,3 +160,29 @@ def test_any_answer_is_recorded_and_replays(data: st.DataObject) -> None:
     recorded = transcript_of(exchange)
     assert recorded.frames == exchange.frames and recorded.response == exchange.response
     replay(recorded)
+
+
+#: Values a dict may hold that JSON has none for: an integer of more digits than Python writes out, a set, an
+#: object.
+_NOT_JSON = [10**5000, {1, 2}, object()]
+
+
+def test_the_linter_reports_dicts_that_json_cannot_hold() -> None:
+    for transcript in TRANSCRIPTS:
+        body = transcript.accumulated or transcript.response
+        for bad in _NOT_JSON:
+            if body:
+                found = lint(transcript.protocol, {**body, "id": bad})
+                assert [f.code for f in found] == ["GEN001"]
+            if transcript.frames:
+                events = [json.loads(f.data) for f in transcript.frames if f.data != "[DONE]"]
+                events[0] = {**events[0], "model": bad}
+                codes = [f.code for f in lint(transcript.protocol, events)]
+                assert "GEN001" in codes
+
+
+def test_compare_shows_values_json_cannot_hold() -> None:
+    from dscodec.testing import compare, format_differences
+
+    text = format_differences(compare({"a": 10**5000, "b": {1, 2}}, {"a": 1, "b": 2}))
+    assert "expected an integer of about 5001 digits, got 1" in text and "expected {1, 2}, got 2" in text

@@ -24,6 +24,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from dscodec.errors import shown
 from dscodec.testing._sse import Frame
 from dscodec.testing.transcript import Transcript
 
@@ -169,7 +170,10 @@ class Difference:
 def _show(value: Any, limit: int = 160) -> str:
     if value is MISSING:
         return "<missing>"
-    text = json.dumps(value, ensure_ascii=False)
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):  # no JSON value (a set), or an integer of more digits than Python writes
+        text = shown(value, limit + 1)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

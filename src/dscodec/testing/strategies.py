@@ -32,6 +32,7 @@ from hypothesis.errors import InvalidArgument
 
 import dscodec
 from dscodec.conversation import ConversationRequest
+from dscodec.errors import shown
 from dscodec.prompt.dialects import dialect_for
 from dscodec.testing.transcript import BackendItem, Finish, Text, Tokens, Usage
 from dscodec.vocab import Vocabulary
@@ -102,21 +103,21 @@ def _check_count(name: str, value: object, least: int) -> int:
     if type(value) is not int:
         raise InvalidArgument(f"{name} must be an int, not {type(value).__name__}")
     if value < least:
-        raise InvalidArgument(f"{name} must be {least} or more, not {value}")
+        raise InvalidArgument(f"{name} must be {least} or more, not {shown(value)}")
     return value
 
 
 def _check_flag(name: str, value: object, *, optional: bool = False) -> None:
     if type(value) is bool or (value is None and optional):
         return
-    raise InvalidArgument(f"{name} must be True or False{' or None' if optional else ''}, not {value!r:.100}")
+    raise InvalidArgument(f"{name} must be True or False{' or None' if optional else ''}, not {shown(value)}")
 
 
 def _check_version(version: object, *, optional: bool = False) -> None:
     if (version is None and optional) or version in ("v4", "v4.1"):
         return
     raise InvalidArgument(
-        f"version must be 'v4' or 'v4.1'{' or None' if optional else ''}, not {version!r:.100}"
+        f"version must be 'v4' or 'v4.1'{' or None' if optional else ''}, not {shown(version)}"
     )
 
 
@@ -129,14 +130,14 @@ def _check_names(tool_names: object) -> None:
         )
     for name in tool_names:
         if not isinstance(name, str) or not name:
-            raise InvalidArgument(f"tool_names must hold non-empty str names, not {name!r:.100}")
+            raise InvalidArgument(f"tool_names must hold non-empty str names, not {shown(name)}")
 
 
 def _check_protocol(protocol: object, *, optional: bool = False) -> None:
     if (protocol is None and optional) or protocol in _PROTOCOLS:
         return
     raise InvalidArgument(
-        f"unknown protocol {protocol!r:.100}; expected chat_completions, responses or messages"
+        f"unknown protocol {shown(protocol)}; expected chat_completions, responses or messages"
     )
 
 

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from dscodec.conversation import Protocol
+from dscodec.errors import shown
 from dscodec.protocols._wire import WireEvent
 from dscodec.testing._sse import Frame, parse_sse
 from dscodec.testing.lint._base import Event, Report
@@ -100,7 +101,14 @@ def lint(
         _stream(protocol, frames, report, request=request, transport=True, sdk=sdk)
         return report.findings
     if isinstance(answer, Mapping):
-        _BODIES[protocol](report, answer, json.dumps(answer, ensure_ascii=False), sdk=sdk)
+        written = _json_text(answer)
+        if written is None:
+            report.add(
+                "GEN001",
+                f"the body is not JSON data (it holds a value JSON has none for): {shown(answer, 60)}",
+            )
+            return report.findings
+        _BODIES[protocol](report, answer, written, sdk=sdk)
         return report.findings
     if not isinstance(answer, Iterable):
         raise TypeError(
@@ -112,6 +120,14 @@ def lint(
     frames = [_as_frame(item) for item in items]
     _stream(protocol, frames, report, request=request, transport=transport, sdk=sdk)
     return report.findings
+
+
+def _json_text(value: Any, **options: Any) -> str | None:
+    """``value`` written as JSON text, or None when it holds a value JSON has none for."""
+    try:
+        return json.dumps(value, ensure_ascii=False, **options)
+    except (TypeError, ValueError, RecursionError):  # a set, an object, an integer Python cannot write out
+        return None
 
 
 def _json_object(text: str) -> dict[str, Any] | None:
@@ -131,7 +147,10 @@ def _as_frame(item: Any) -> Frame:
     if isinstance(item, WireEvent):
         return Frame(item.to_json(), item.event)
     if isinstance(item, Mapping):
-        return Frame(json.dumps(item, ensure_ascii=False, separators=(",", ":")))
+        # An event that JSON cannot hold (a set, an integer of thousands of digits in it) becomes a frame whose
+        # data is no JSON, which the frame checks report (GEN001).
+        text = _json_text(item, separators=(",", ":"))
+        return Frame(text if text is not None else shown(item, 60))
     raise TypeError(f"cannot lint a {type(item).__name__}; expected frames, events or dicts")
 
 

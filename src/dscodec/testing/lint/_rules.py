@@ -57,7 +57,10 @@ _FAMILIES: dict[str, tuple[str, ...]] = {
 #: Every rule's code and summary, in code order.
 _TABLE: tuple[tuple[str, str], ...] = (
     # -- every protocol --------------------------------------------------------------------------------------
-    ("GEN001", "a frame's data is not a JSON object (or a [DONE] frame outside Chat)"),
+    (
+        "GEN001",
+        "a frame's data, or a body given as a dict, is not a JSON object (or a [DONE] frame outside Chat)",
+    ),
     (
         "GEN002",
         "an SSE event name that differs from the event's type (Messages: or is missing; Chat: is there at all)",
