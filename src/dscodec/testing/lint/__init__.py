@@ -94,6 +94,9 @@ def lint(
         if body is not None:
             _BODIES[protocol](report, body, text, sdk=sdk)
             return report.findings
+        if text.lstrip().startswith("{"):  # a body, not a stream (no SSE line starts with a brace)
+            report.add("GEN001", f"the body is not a JSON object: {text.strip()[:60]!r}")
+            return report.findings
         frames, rest = parse_sse(text)
         if rest:
             report.add("GEN009", f"the stream ends inside a frame: {rest[:60]!r}")
