@@ -181,6 +181,11 @@ def test_the_linter_reports_dicts_that_json_cannot_hold() -> None:
                 assert "GEN001" in codes
 
 
+def test_a_body_that_is_not_json_is_reported_as_such() -> None:
+    for text in ('{"id": ', '{"id": "x", "created": ' + "9" * 5000 + "}", "  {}x"):
+        assert [f.code for f in lint("chat_completions", text)] == ["GEN001"]
+
+
 def test_compare_shows_values_json_cannot_hold() -> None:
     from dscodec.testing import compare, format_differences
 

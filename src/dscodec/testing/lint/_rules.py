@@ -59,7 +59,7 @@ _TABLE: tuple[tuple[str, str], ...] = (
     # -- every protocol --------------------------------------------------------------------------------------
     (
         "GEN001",
-        "a frame's data, or a body given as a dict, is not a JSON object (or a [DONE] frame outside Chat)",
+        "a frame's data or a body is not a JSON object (or a [DONE] frame outside Chat)",
     ),
     (
         "GEN002",
