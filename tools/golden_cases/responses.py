@@ -3093,6 +3093,25 @@ def _tool_search() -> list[Case]:
         lambda m: _req(m, [user(ask), call(), output([fn("bad name")])], tools=[search]),
         only="v41",
     )
+    mcp = {"type": "mcp", "server_label": "docs"}
+    cases += both(
+        "invalid-tool-search-output-hosted-tool-unpaired",
+        "an output that answers no call and loads a hosted tool: the pairing is named first (V4.1)",
+        lambda m: _req(m, [user(ask), output([mcp])], tools=[search]),
+        only="v41",
+    )
+    cases += both(
+        "invalid-tool-search-output-hosted-tool-twice",
+        "a second output of one call, loading a hosted tool: the duplicate is named first (V4.1)",
+        lambda m: _req(m, [user(ask), call(), output([clock]), output([mcp])], tools=[search]),
+        only="v41",
+    )
+    cases += both(
+        "invalid-tool-search-output-hosted-tool-then-bad-name",
+        "a hosted tool before a badly named one: the name is named first, the hosted tool after pairing (V4.1)",
+        lambda m: _req(m, [user(ask), call(), output([mcp, fn("bad name")])], tools=[search]),
+        only="v41",
+    )
     return cases
 
 

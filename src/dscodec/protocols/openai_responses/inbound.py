@@ -387,9 +387,14 @@ class _Converter(_convert.RequestConverter[wire.ResponsesRequest]):
         elif isinstance(item, wire.ToolSearchOutputItem):
             if self.version == "v4":
                 return  # see tool_search_call
-            # The result is the loaded tools' JSON (checked as it is written), then paired as a function's.
+            # The loaded tools are checked, then the output is paired as a function's, then written down as the
+            # result's JSON, which a hosted tool cannot be (the reference's order).
             result = self._search_result(index, item.tools)
             turn = self._answer(index, item.call_id)
+            if result is None:
+                raise ConversionError(
+                    f"input[{index}]: the enum variant ResponsesTool::Unsupported cannot be serialized"
+                )
             turn.outputs[item.call_id] = conv.ToolMessage(tool_call_id=item.call_id, content=result)
             if any(map(_loads_definitions, item.tools)):
                 announcement = conv.SystemMessage(content="", tools=[])
@@ -467,11 +472,13 @@ class _Converter(_convert.RequestConverter[wire.ResponsesRequest]):
                 name = self.call_names[joined] = _tools.first_free(joined, self._flat_names())[0]
         return conv.ToolCall(id=item.call_id, name=name, arguments=item.arguments)
 
-    def _search_result(self, index: int, tools: Sequence[wire.Tool]) -> str:
+    def _search_result(self, index: int, tools: Sequence[wire.Tool]) -> str | None:
         """A tool search output's text: the loaded tools as compact JSON, in the form the response echoes
         them, namespace members one by one with their namespace; names and custom tools checked as in the tool
-        list."""
+        list. None when a hosted tool is among them (it has no JSON form; the caller refuses it once the output
+        is paired)."""
         out: list[dict[str, Any]] = []
+        hosted = False
         for position, tool in enumerate(tools):
             path = f"input[{index}].tools[{position}]"
             if isinstance(tool, wire.FunctionTool):
@@ -488,11 +495,10 @@ class _Converter(_convert.RequestConverter[wire.ResponsesRequest]):
                 continue
             echoed = _echo_tool(tool)
             if echoed is None:  # a hosted tool: the reference cannot write it down either
-                raise ConversionError(
-                    f"input[{index}]: the enum variant ResponsesTool::Unsupported cannot be serialized"
-                )
-            out.append(echoed)
-        return dumps_compact(out)
+                hosted = True
+            else:
+                out.append(echoed)
+        return None if hosted else dumps_compact(out)
 
     @staticmethod
     def _check_call_id(index: int, call_id: str) -> None:
