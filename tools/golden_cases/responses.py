@@ -3094,6 +3094,36 @@ def _tool_search() -> list[Case]:
         only="v41",
     )
     mcp = {"type": "mcp", "server_label": "docs"}
+    stray = {"type": "function_call_output", "call_id": "zz", "output": "r"}
+    cases += both(
+        "invalid-tool-search-output-bad-name-before-pairing",
+        "every output's loaded tools are checked before any item is converted: a later bad name is named "
+        "before an earlier output that answers no call (V4.1; V4 drops the items unchecked)",
+        lambda m: _req(m, [user(ask), stray, user("Well?"), output([fn("bad name")])], tools=[search]),
+    )
+    cases += both(
+        "invalid-tool-search-output-bad-custom-before-call-id",
+        "a later output's custom tool is checked before an earlier call's empty call_id (V4.1)",
+        lambda m: _req(
+            m,
+            [user(ask), {**call(), "call_id": ""}, user("Well?"), output([{"type": "custom", "name": "other"}])],
+            tools=[search],
+        ),
+        only="v41",
+    )
+    cases += both(
+        "invalid-tool-search-output-bad-namespace-before-images",
+        "a later output's namespace is checked before an earlier message's image (V4.1)",
+        lambda m: _req(
+            m,
+            [
+                {"role": "user", "content": [{"type": "input_image", "image_url": "not a url"}]},
+                output([{"type": "namespace", "name": "", "tools": []}]),
+            ],
+            tools=[search],
+        ),
+        only="v41",
+    )
     cases += both(
         "invalid-tool-search-output-hosted-tool-unpaired",
         "an output that answers no call and loads a hosted tool: the pairing is named first (V4.1)",

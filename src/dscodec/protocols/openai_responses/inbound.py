@@ -338,7 +338,12 @@ class _Converter(_convert.RequestConverter[wire.ResponsesRequest]):
         if isinstance(req.input, str):
             self.out.append(conv.UserMessage(content=req.input))
         else:
-            for index, item in enumerate(req.input or ()):
+            items = req.input or ()
+            if self.version != "v4":  # V4 reads tool search outputs and drops them, their tools unchecked
+                for index, item in enumerate(items):
+                    if isinstance(item, wire.ToolSearchOutputItem):
+                        self._check_loaded(index, item.tools)
+            for index, item in enumerate(items):
                 self._item(index, item)
             self._close_turn()
         # Only function tools count as offered tools (whatever tool_choice says; server tools do not).
@@ -387,9 +392,9 @@ class _Converter(_convert.RequestConverter[wire.ResponsesRequest]):
         elif isinstance(item, wire.ToolSearchOutputItem):
             if self.version == "v4":
                 return  # see tool_search_call
-            # The loaded tools are checked, then the output is paired as a function's, then written down as the
-            # result's JSON, which a hosted tool cannot be (the reference's order).
-            result = self._search_result(index, item.tools)
+            # The loaded tools were checked before any item; the output is paired as a function's, then written
+            # down as the result's JSON, which a hosted tool cannot be (the reference's order).
+            result = self._search_result(item.tools)
             turn = self._answer(index, item.call_id)
             if result is None:
                 raise ConversionError(
@@ -472,13 +477,10 @@ class _Converter(_convert.RequestConverter[wire.ResponsesRequest]):
                 name = self.call_names[joined] = _tools.first_free(joined, self._flat_names())[0]
         return conv.ToolCall(id=item.call_id, name=name, arguments=item.arguments)
 
-    def _search_result(self, index: int, tools: Sequence[wire.Tool]) -> str | None:
-        """A tool search output's text: the loaded tools as compact JSON, in the form the response echoes
-        them, namespace members one by one with their namespace; names and custom tools checked as in the tool
-        list. None when a hosted tool is among them (it has no JSON form; the caller refuses it once the output
-        is paired)."""
-        out: list[dict[str, Any]] = []
-        hosted = False
+    @staticmethod
+    def _check_loaded(index: int, tools: Sequence[wire.Tool]) -> None:
+        """The checks of the tools a tool search output loads: names and custom tools as in the tool list.
+        Made for every output before any item is converted (the reference's order)."""
         for position, tool in enumerate(tools):
             path = f"input[{index}].tools[{position}]"
             if isinstance(tool, wire.FunctionTool):
@@ -487,6 +489,16 @@ class _Converter(_convert.RequestConverter[wire.ResponsesRequest]):
                 _check_custom_tool(tool.name)
             elif isinstance(tool, wire.NamespaceTool):
                 _check_namespace(tool, path)
+
+    @staticmethod
+    def _search_result(tools: Sequence[wire.Tool]) -> str | None:
+        """A tool search output's text (its tools checked by :meth:`_check_loaded`): the loaded tools as compact
+        JSON, in the form the response echoes them, namespace members one by one with their namespace. None when
+        a hosted tool is among them (it has no JSON form; the caller refuses it once the output is paired)."""
+        out: list[dict[str, Any]] = []
+        hosted = False
+        for tool in tools:
+            if isinstance(tool, wire.NamespaceTool):
                 namespace = {"name": tool.name, "description": tool.description or ""}
                 for inner in tool.tools:
                     echoed = _echo_tool(inner)
