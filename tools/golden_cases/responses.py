@@ -3095,6 +3095,32 @@ def _tool_search() -> list[Case]:
     )
     mcp = {"type": "mcp", "server_label": "docs"}
     stray = {"type": "function_call_output", "call_id": "zz", "output": "r"}
+    web = {"type": "web_search"}
+    cases += both(
+        "invalid-tool-search-output-web-search-reject-option",
+        "a web search among the loaded tools, under responses_web_search=reject (V4.1; V4 drops the items)",
+        lambda m: _req(m, [user(ask), call(), output([clock, web])], tools=[search]),
+        options={"responses_web_search": "reject"},
+        only="v41",
+    )
+    cases += both(
+        "tool-search-output-web-search-dropped",
+        "a web search among the loaded tools loads nothing under the default responses_web_search=drop",
+        lambda m: _req(m, [user(ask), call(), output([clock, web])], tools=[search]),
+        options={"responses_web_search": "drop"},
+    )
+    cases += both(
+        "invalid-tool-search-output-web-search-before-image",
+        "the loaded web search is refused in the check of every output's tools, before an earlier image "
+        "(V4.1, responses_web_search=reject)",
+        lambda m: _req(
+            m,
+            [{"role": "user", "content": [{"type": "input_image", "image_url": ""}]}, call(), output([web])],
+            tools=[search],
+        ),
+        options={"responses_web_search": "reject"},
+        only="v41",
+    )
     cases += both(
         "invalid-tool-search-output-bad-name-before-pairing",
         "every output's loaded tools are checked before any item is converted: a later bad name is named "
@@ -3106,7 +3132,12 @@ def _tool_search() -> list[Case]:
         "a later output's custom tool is checked before an earlier call's empty call_id (V4.1)",
         lambda m: _req(
             m,
-            [user(ask), {**call(), "call_id": ""}, user("Well?"), output([{"type": "custom", "name": "other"}])],
+            [
+                user(ask),
+                {**call(), "call_id": ""},
+                user("Well?"),
+                output([{"type": "custom", "name": "other"}]),
+            ],
             tools=[search],
         ),
         only="v41",

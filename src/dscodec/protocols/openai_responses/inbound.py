@@ -477,10 +477,10 @@ class _Converter(_convert.RequestConverter[wire.ResponsesRequest]):
                 name = self.call_names[joined] = _tools.first_free(joined, self._flat_names())[0]
         return conv.ToolCall(id=item.call_id, name=name, arguments=item.arguments)
 
-    @staticmethod
-    def _check_loaded(index: int, tools: Sequence[wire.Tool]) -> None:
-        """The checks of the tools a tool search output loads: names and custom tools as in the tool list.
-        Made for every output before any item is converted (the reference's order)."""
+    def _check_loaded(self, index: int, tools: Sequence[wire.Tool]) -> None:
+        """The checks of the tools a tool search output loads, tool by tool as in the tool list (names, custom
+        tools, namespaces, a web search under ``responses_web_search="reject"``). Made for every output before
+        any item is converted (the reference's order)."""
         for position, tool in enumerate(tools):
             path = f"input[{index}].tools[{position}]"
             if isinstance(tool, wire.FunctionTool):
@@ -489,6 +489,8 @@ class _Converter(_convert.RequestConverter[wire.ResponsesRequest]):
                 _check_custom_tool(tool.name)
             elif isinstance(tool, wire.NamespaceTool):
                 _check_namespace(tool, path)
+            elif isinstance(tool, wire.WebSearchTool):
+                self._check_web_search()
 
     @staticmethod
     def _search_result(tools: Sequence[wire.Tool]) -> str | None:
