@@ -321,6 +321,12 @@ def test_input_items_of_a_chain(client: openai.OpenAI) -> None:
         ("limit=0", "limit"),
         ("limit=101", "limit"),
         ("limit=x", "limit"),
+        # int() takes these; a limit is ASCII digits only.
+        ("limit=%D9%A3", "limit"),
+        ("limit=1_0", "limit"),
+        ("limit=+5", "limit"),
+        ("limit=%205", "limit"),
+        ("limit=" + "9" * 5000, "limit"),
         ("order=up", "order"),
         ("after=nope", "after"),
     ],
@@ -331,6 +337,12 @@ def test_input_items_query_errors(client: openai.OpenAI, query: str, param: str)
         client.get(f"/responses/{first.id}/input_items?{query}", cast_to=object)
     body = bad.value.body
     assert isinstance(body, dict) and body["param"] == param and body["type"] == "invalid_request_error"
+
+
+def test_a_limit_with_leading_zeros_is_its_number(client: openai.OpenAI) -> None:
+    first = client.responses.create(model=MODEL, input="Hi", extra_headers=headers("plain"))
+    page = client.get(f"/responses/{first.id}/input_items?limit={'0' * 30}1", cast_to=object)
+    assert isinstance(page, dict) and len(page["data"]) == 1
 
 
 def test_cancel_and_stream_retrieve_are_refused(client: openai.OpenAI) -> None:

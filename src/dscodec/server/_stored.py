@@ -139,15 +139,16 @@ def _page_query(query: Mapping[str, str]) -> tuple[str | None, int, str]:
     text = query.get("limit")
     limit = DEFAULT_PAGE
     if text is not None:
-        try:
-            limit = int(text)
-        except ValueError:
+        digits = text.removeprefix("-")
+        # ASCII digits only: int() would also take "٣", " 5", "1_0" and "+5" (and refuse thousands of digits).
+        if not (digits.isascii() and digits.isdigit()):
             raise ConversionError(
-                f"Invalid 'limit': expected an integer, but got '{text}' instead.", param="limit"
-            ) from None
+                f"Invalid 'limit': expected an integer, but got '{text[:100]}' instead.", param="limit"
+            )
+        limit = int(text) if len(digits.lstrip("0")) <= 3 else MAX_PAGE + 1  # far past the page size
         if not 1 <= limit <= MAX_PAGE:
             raise ConversionError(
-                f"Invalid 'limit': expected a value from 1 to {MAX_PAGE}, but got {limit} instead.",
+                f"Invalid 'limit': expected a value from 1 to {MAX_PAGE}, but got {text[:100]} instead.",
                 param="limit",
             )
     order = query.get("order", "desc")
