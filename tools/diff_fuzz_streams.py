@@ -7,7 +7,7 @@ where the complete responses disagree.
         [--protocol messages] [--out DIR]
 
 Outputs come from ``dscodec.testing.strategies`` (reasoning, answer, DSML calls in the version's spelling with
-every value kind, stop sequences; ``--malformed`` adds broken markup). Each is pushed as text chunks at random
+every value kind, stop sequences (``--stops``: made of markup pieces); ``--malformed`` adds broken markup). Each is pushed as text chunks at random
 cut points, to both sides, with a finish reason of ``stop`` (``--truncate``: the output cut at a random point first,
 with ``length``).
 
@@ -151,6 +151,91 @@ class Plan:
 
     def count(self, k: int, default: int) -> int:
         return default if self.counts is None else self.counts[k]
+
+
+#: What ``--mutate`` inserts: pieces of markup in both spellings and text that sits next to markup.
+_MUTATION_PIECES = (
+    "<｜DSML｜",
+    "｜DSML｜",
+    "</｜DSML｜",
+    "<｜DSML｜ ",
+    "</think>",
+    "<think>",
+    "<",
+    "</",
+    ">",
+    '"',
+    "=",
+    "\n",
+    "\n\n",
+    'string="true">',
+    'string="false">',
+    "parameter",
+    "invoke",
+    "tool_calls",
+    " calls",
+    'name="',
+    "```json\n",
+    "\n```",
+    "{",
+    "}",
+    "[",
+    "]",
+    ",",
+    ":",
+    "\\",
+    "\\u",
+    "1e400",
+    "-",
+    "0",
+    " ",
+    "\t",
+    "\r\n",
+    "é",
+    "😀",
+    "STOP",
+    "END",
+)
+_EOS_SPELLING = "<｜end▁of▁sentence｜>"
+
+
+#: ``--stops``: stop sequences that overlap the markup, the newline rules and each other (not the end-of-sentence
+#: spelling, which never takes part in a stop: D15).
+HOSTILE_STOPS = (
+    "<",
+    "</",
+    "</think>",
+    "<think>",
+    "think>",
+    "\n",
+    "\n\n",
+    "\n\n\n",
+    "\r\n",
+    " ",
+    "  ",
+    '"',
+    "}",
+    '{"',
+    "e",
+    "ee",
+    "END",
+    "。",
+    "｜DSML｜",
+    "<｜DSML｜",
+    "DSML",
+    "</｜DSML｜",
+    "tool_calls>",
+    " calls>",
+    "invoke",
+    'name="',
+    'string="true">',
+    "parameter>",
+    "```",
+    "\u2581",
+    "\n<",
+    ">\n",
+    "a\nb",
+)
 
 
 def random_plan(rng: random.Random, pieces: int) -> Plan:
@@ -324,10 +409,17 @@ def _event_difference_kind(
         return "D10 (tool_choice any)"
     paths: set[str] = set()
     _paths(merged_ours, merged_theirs, "", paths)
-    if paths and all(path.rsplit(".", 1)[-1] in _COUNTS for path in paths):
-        return "token counts (D12, D13)"
-    if paths and all(path.endswith(".reasoning_tokens") for path in paths) and _reasoning_capped(ours):
-        return "D5 (reasoning tokens capped at the completion tokens)"
+    counts = {path for path in paths if path.rsplit(".", 1)[-1] in _COUNTS}
+    reasoning = {path for path in paths if path.endswith(".reasoning_tokens")}
+    if paths and paths == counts | reasoning:
+        text = any(isinstance(p, str) for p in pieces)
+        if counts and text and _waits_on_the_end_of_sentence(body, _output_text(pieces)):
+            # The caller pushes one chunk more, which counts (and, as text, counts its reasoning tokens: D5).
+            return "D15 (in text chunks a stop that ends where the end-of-sentence spelling may begin waits)"
+        if not reasoning:
+            return "token counts (D12, D13)"
+        if not counts and _reasoning_capped(ours):
+            return "D5 (reasoning tokens capped at the completion tokens)"
     if any(path.rsplit(".", 1)[-1] in _STATUSES for path in paths):
         # Of the deviations only D12 changes how an item, a block or the response ends (the reference drops the
         # last chunk, and a stop sequence in it, when it ends in half a character). The labels below read the
@@ -353,6 +445,16 @@ def _event_difference_kind(
     if mine and all(map(_strict_json, mine)) and not all(map(_strict_json, other)):
         return "D8? (the reference's arguments are no JSON, dscodec's are)"
     return "events"
+
+
+def _waits_on_the_end_of_sentence(body: dict[str, Any], text: str) -> bool:
+    """Whether, with text chunks, dscodec may learn of a stop sequence a chunk later than the reference (D15): the
+    output spells the end-of-sentence token, or a stop ends in the start of its spelling (held until the next
+    chunk shows it is no end of sentence, which never takes part in a stop)."""
+    stops = body.get("stop") or body.get("stop_sequences") or []
+    stops = [stops] if isinstance(stops, str) else stops
+    starts = [_EOS_SPELLING[:k] for k in range(1, len(_EOS_SPELLING))]
+    return _EOS_SPELLING in text or any(stop.endswith(start) for stop in stops for start in starts)
 
 
 def _reasoning_capped(events: Any) -> bool:
@@ -578,6 +680,9 @@ def fuzz(protocol: str, args: argparse.Namespace) -> int:
                 },
             ]
             body.setdefault("tool_choice", "auto")
+        if args.stops and protocol != "responses":
+            stops = data.draw(st.lists(st.sampled_from(HOSTILE_STOPS), min_size=1, max_size=3, unique=True))
+            body["stop" if protocol == "chat_completions" else "stop_sequences"] = stops
         request = dscodec.convert(protocol, body)  # type: ignore[arg-type]
         output = data.draw(model_outputs(request, malformed=args.malformed))
         text = output.text
@@ -677,52 +782,6 @@ def fuzz(protocol: str, args: argparse.Namespace) -> int:
     run()
     print(f"{protocol}: {ran[0]} outputs, {sum(found.values())} differ {dict(found)}")
     return sum(found.values())
-
-
-#: What ``--mutate`` inserts: pieces of markup in both spellings and text that sits next to markup.
-_MUTATION_PIECES = (
-    "<｜DSML｜",
-    "｜DSML｜",
-    "</｜DSML｜",
-    "<｜DSML｜ ",
-    "</think>",
-    "<think>",
-    "<",
-    "</",
-    ">",
-    '"',
-    "=",
-    "\n",
-    "\n\n",
-    'string="true">',
-    'string="false">',
-    "parameter",
-    "invoke",
-    "tool_calls",
-    " calls",
-    'name="',
-    "```json\n",
-    "\n```",
-    "{",
-    "}",
-    "[",
-    "]",
-    ",",
-    ":",
-    "\\",
-    "\\u",
-    "1e400",
-    "-",
-    "0",
-    " ",
-    "\t",
-    "\r\n",
-    "é",
-    "😀",
-    "STOP",
-    "END",
-)
-_EOS_SPELLING = "<｜end▁of▁sentence｜>"
 
 
 def recorded_outputs(protocol: str) -> list[tuple[dict[str, Any], str]]:
@@ -919,6 +978,11 @@ def main() -> int:
         "--complete",
         action="store_true",
         help="with --events: also the complete response each side's accumulator builds from its own events",
+    )
+    parser.add_argument(
+        "--stops",
+        action="store_true",
+        help="Chat and Messages: stop sequences drawn from pieces of markup, newlines and single characters",
     )
     parser.add_argument("--out", type=Path, default=None, help="write each differing case here")
     args = parser.parse_args()

@@ -529,6 +529,42 @@ def test_d15_the_spelling_in_text_chunks() -> None:
     assert dscodec.accumulate("chat_completions", events)["choices"][0]["message"] == message
 
 
+@pytest.mark.parametrize("stop", ["<", "a<", "a<｜"])
+def test_d15_a_stop_that_the_start_of_the_spelling_completes_waits_for_the_next_chunk(stop: str) -> None:
+    """In text chunks, a stop string completed by what may begin the end-of-sentence spelling matches only once
+    the next chunk shows it is something else: the token never takes part in a stop (the reference, which has no
+    such token, finishes at once)."""
+    held = stop[stop.index("<") :]
+    for after, matched in (("x", True), (EOS[len(held) :], False)):
+        p = dscodec.StreamProcessor(
+            dscodec.convert(
+                "messages",
+                {
+                    "model": "DeepSeek-V4-Pro",
+                    "max_tokens": 64,
+                    "stop_sequences": [stop],
+                    "thinking": {"type": "disabled"},
+                    "messages": [{"role": "user", "content": "Hi"}],
+                },
+            ),
+            response_id="msg_1",
+            model="DeepSeek-V4-Pro",
+        )
+        events = p.start(prompt_tokens=3) + p.push_text("Hello a", 1) + p.push_text(held, 1)
+        assert not p.finished
+        events += p.push_text(after, 1)
+        assert p.finished is matched
+        events += p.finish("stop")
+        message = dscodec.accumulate("messages", events)
+        assert message["content"] == [
+            {"type": "text", "text": "Hello " if matched and stop != "<" else "Hello a"}
+        ]
+        assert (message["stop_reason"], message["stop_sequence"]) == (
+            ("stop_sequence", stop) if matched else ("end_turn", None)
+        )
+        assert message["usage"]["output_tokens"] == 3
+
+
 _TOOLS: dict[str, Any] = {
     "tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
 }
