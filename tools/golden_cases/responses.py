@@ -2912,6 +2912,28 @@ def _fuzz_findings() -> list[Case]:
         "an unknown item where the call's output should be: the missing output is the error (D9 comes last)",
         lambda m: _nothink(m, [user("a"), call, {"type": "bogus_item"}, user("b")], tools=[WEATHER]),
     )
+    web_search_call = {"type": "web_search_call", "id": "ws_1", "status": "completed"}
+    output = {"type": "function_call_output", "call_id": "c1", "output": "o"}
+    for slug, items in (
+        ("then-output", [web_search_call, output]),
+        ("then-other-output", [web_search_call, {**output, "call_id": "c9"}]),
+        (
+            "between-outputs",
+            [{**call, "call_id": "c2"}, output, web_search_call, {**output, "call_id": "c2"}],
+        ),
+    ):
+        cases += both(
+            f"invalid-web-search-call-after-a-call-{slug}",
+            "a web_search_call item after a call ends its turn as a reasoning item does: an output after it "
+            "answers no call of the turn (other unknown items are passed over; D9 comes last)",
+            lambda m, i=items: _nothink(m, [user("a"), call, *i], tools=[WEATHER]),
+        )
+    cases += both(
+        "unknown-item-between-a-call-and-its-output",
+        "an unknown item other than web_search_call between a call and its output: passed over (D9)",
+        lambda m: _nothink(m, [user("a"), call, {"type": "mcp_call"}, output], tools=[WEATHER]),
+        deviation="D9",
+    )
     cases += both(
         "invalid-unknown-item-then-json-word",
         "an unknown item and a json_object format without the word: the format error comes first (D9 last)",

@@ -365,6 +365,10 @@ class _Converter(_convert.RequestConverter[wire.ResponsesRequest]):
             # item), so that a request the reference refuses gets the reference's error.
             if self.unknown_item is None:
                 self.unknown_item = (index, item.type)
+            if item.type == "web_search_call" and self.turn is not None and self.turn.calls:
+                # Observed: the reference knows this one item (unread) and, as a reasoning item does, ends a
+                # turn that has calls, so a call it follows must have had all its outputs before it.
+                self._close_turn()
             return
         if isinstance(item, wire.ReasoningItem):
             # Any reasoning item ends a turn that has calls (whose outputs must all have come before it); one
