@@ -535,12 +535,27 @@ def _ends_in_half_a_character(pieces: list[Any]) -> bool:
     return False
 
 
-def _whole_characters(pieces: list[Any]) -> list[list[int]] | None:
+def _whole_characters(pieces: list[Any]) -> list[Any] | None:
     """``pieces`` (chunks of ids) with every cut that falls inside a character moved back to the character's
     start (the chunks that become empty left out), and the ids of a character the output leaves incomplete at its
-    end left out; None when a piece is text."""
-    if not all(isinstance(p, list) for p in pieces):
+    end left out; None when every piece is text. A text piece stays as it is: ``--vary`` sends only pieces of
+    whole characters after whole characters as text, so the runs of ids between them are re-cut on their own."""
+    if all(isinstance(p, str) for p in pieces):
         return None
+    out: list[Any] = []
+    run: list[list[int]] = []
+    for piece in pieces:
+        if isinstance(piece, list):
+            run.append(piece)
+            continue
+        out += _whole_characters_of_ids(run)
+        out.append(piece)
+        run = []
+    return out + _whole_characters_of_ids(run)
+
+
+def _whole_characters_of_ids(pieces: list[list[int]]) -> list[list[int]]:
+    """What :func:`_whole_characters` does to a run of chunks of ids."""
     decoder = IncrementalDecoder(_vocabulary())
     ids = [token_id for piece in pieces for token_id in piece]
     # Where a cut may fall: after the ids that leave no bytes held; and before the ids of each held run.
