@@ -420,6 +420,10 @@ def _event_difference_kind(
             return "token counts (D12, D13)"
         if not counts and _reasoning_capped(ours):
             return "D5 (reasoning tokens capped at the completion tokens)"
+        if counts and text:
+            # Text chunks: the reasoning tokens of chunks a stop cut short (or that a JSON-mode comparison sent
+            # whole to the reference) are counted from the chunks' token counts (D5).
+            return "token counts (D12, D13) and reasoning tokens (D5)"
     if any(path.rsplit(".", 1)[-1] in _STATUSES for path in paths):
         # Of the deviations only D12 changes how an item, a block or the response ends (the reference drops the
         # last chunk, and a stop sequence in it, when it ends in half a character). The labels below read the
