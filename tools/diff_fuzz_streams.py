@@ -853,6 +853,13 @@ def fuzz_mutated(protocol: str, args: argparse.Namespace) -> int:
     for _ in range(args.count):
         body, output = rng.choice(cases)
         text = mutate_output(output, others, rng)
+        if args.stops and protocol != "responses":
+            # Stop strings made of markup pieces, and now and then one the output holds.
+            stops = rng.sample(HOSTILE_STOPS, rng.randint(1, 3))
+            if text and rng.random() < 0.5:
+                at = rng.randrange(len(text))
+                stops.append(text[at : at + rng.randint(1, 6)])
+            body = {**body, ("stop" if protocol == "chat_completions" else "stop_sequences"): stops}
         if _EOS_SPELLING in text:
             continue  # D15: dscodec ends the output at the token, the reference writes it as text
         units: Any = _vocabulary().full.encode(text, add_special_tokens=False).ids if args.ids else text
@@ -1001,7 +1008,8 @@ def main() -> int:
     parser.add_argument(
         "--stops",
         action="store_true",
-        help="Chat and Messages: stop sequences drawn from pieces of markup, newlines and single characters",
+        help="Chat and Messages: stop sequences drawn from pieces of markup, newlines and single characters "
+        "(with --mutate, also a piece of the output)",
     )
     parser.add_argument("--out", type=Path, default=None, help="write each differing case here")
     args = parser.parse_args()
