@@ -66,7 +66,7 @@ from hypothesis import strategies as st
 import dscodec
 from dscodec.stream.decoder import IncrementalDecoder
 from dscodec.testing.compare import MISSING, merge_deltas, normalise
-from dscodec.testing.strategies import model_outputs, request_bodies
+from dscodec.testing.strategies import MARKUP_STOPS, model_outputs, request_bodies
 
 PROTOCOLS = ("chat_completions", "responses", "messages")
 REQUEST_CLASSES = {
@@ -197,45 +197,6 @@ _MUTATION_PIECES = (
     "END",
 )
 _EOS_SPELLING = "<｜end▁of▁sentence｜>"
-
-
-#: ``--stops``: stop sequences that overlap the markup, the newline rules and each other (not the end-of-sentence
-#: spelling, which never takes part in a stop: D15).
-HOSTILE_STOPS = (
-    "<",
-    "</",
-    "</think>",
-    "<think>",
-    "think>",
-    "\n",
-    "\n\n",
-    "\n\n\n",
-    "\r\n",
-    " ",
-    "  ",
-    '"',
-    "}",
-    '{"',
-    "e",
-    "ee",
-    "END",
-    "。",
-    "｜DSML｜",
-    "<｜DSML｜",
-    "DSML",
-    "</｜DSML｜",
-    "tool_calls>",
-    " calls>",
-    "invoke",
-    'name="',
-    'string="true">',
-    "parameter>",
-    "```",
-    "\u2581",
-    "\n<",
-    ">\n",
-    "a\nb",
-)
 
 
 def random_plan(rng: random.Random, pieces: int) -> Plan:
@@ -700,7 +661,7 @@ def fuzz(protocol: str, args: argparse.Namespace) -> int:
             ]
             body.setdefault("tool_choice", "auto")
         if args.stops and protocol != "responses":
-            stops = data.draw(st.lists(st.sampled_from(HOSTILE_STOPS), min_size=1, max_size=3, unique=True))
+            stops = data.draw(st.lists(st.sampled_from(MARKUP_STOPS), min_size=1, max_size=3, unique=True))
             body["stop" if protocol == "chat_completions" else "stop_sequences"] = stops
         request = dscodec.convert(protocol, body)  # type: ignore[arg-type]
         output = data.draw(model_outputs(request, malformed=args.malformed))
@@ -855,7 +816,7 @@ def fuzz_mutated(protocol: str, args: argparse.Namespace) -> int:
         text = mutate_output(output, others, rng)
         if args.stops and protocol != "responses":
             # Stop strings made of markup pieces, and now and then one the output holds.
-            stops = rng.sample(HOSTILE_STOPS, rng.randint(1, 3))
+            stops = rng.sample(MARKUP_STOPS, rng.randint(1, 3))
             if text and rng.random() < 0.5:
                 at = rng.randrange(len(text))
                 stops.append(text[at : at + rng.randint(1, 6)])

@@ -86,6 +86,12 @@ def test_lint_reads_bytearray_as_bytes() -> None:
         (lambda s: s.scenarios(malformed=1), "malformed"),
         (lambda s: s.request_bodies("responses", stream=0), "stream"),
         (lambda s: s.request_bodies("responses", tools="all"), "tools"),
+        (lambda s: s.request_bodies("chat_completions", stops="END"), "stops"),
+        (lambda s: s.request_bodies("chat_completions", stops=[]), "stops"),
+        (lambda s: s.request_bodies("messages", stops=["END", ""]), "stops"),
+        (lambda s: s.request_bodies("messages", stops=["x" * 4097]), "stops .*4096"),
+        (lambda s: s.scenarios(stops=[b"END"]), "stops"),
+        (lambda s: s.scenarios(stops=[10**5000]), "stops .*an integer of about 5001 digits"),
         (lambda s: s.model_outputs(thinking="on"), "thinking"),
         (lambda s: s.model_outputs(malformed=None), "malformed"),
         # An integer of more digits than Python writes out: named by its size, not an error from the message.

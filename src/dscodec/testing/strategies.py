@@ -34,11 +34,14 @@ import dscodec
 from dscodec.conversation import ConversationRequest
 from dscodec.errors import shown
 from dscodec.prompt.dialects import dialect_for
+from dscodec.protocols._sampling import MAX_STOP_LENGTH
 from dscodec.testing.transcript import BackendItem, Finish, Text, Tokens, Usage
 from dscodec.vocab import Vocabulary
 
 __all__ = [
     "MARKER_SPELLINGS",
+    "MARKUP_STOPS",
+    "STOP_WORDS",
     "UNICODE_SAMPLES",
     "ModelOutput",
     "Scenario",
@@ -52,6 +55,18 @@ __all__ = [
     "text_chunkings",
     "token_chunkings",
 ]
+
+#: The stop sequences :func:`request_bodies` draws from by default: words, a blank line, a CJK full stop.
+STOP_WORDS: tuple[str, ...] = ("END", "\n\n", "STOP", "。")
+
+#: Stop sequences that overlap the markup, the newline rules and each other: pieces of ``</think>`` and of DSML
+#: tags (both spellings), newlines, quotes, brackets and single letters. Not the end-of-sentence spelling, which
+#: ends the output and never takes part in a stop.
+MARKUP_STOPS: tuple[str, ...] = (
+    "<", "</", "</think>", "<think>", "think>", "\n", "\n\n", "\n\n\n", "\r\n", " ", "  ", '"', "}", '{"', "e",
+    "ee", "END", "。", "｜DSML｜", "<｜DSML｜", "DSML", "</｜DSML｜", "tool_calls>", " calls>", "invoke", 'name="',
+    'string="true">', "parameter>", "```", "\u2581", "\n<", ">\n", "a\nb",
+)  # fmt: skip
 
 #: Text that tests the Unicode handling: CJK, emoji with skin tones and ZWJ sequences, flags, right-to-left
 #: scripts, combining marks, zero-width characters.
@@ -131,6 +146,21 @@ def _check_names(tool_names: object) -> None:
     for name in tool_names:
         if not isinstance(name, str) or not name:
             raise InvalidArgument(f"tool_names must hold non-empty str names, not {shown(name)}")
+
+
+def _check_stops(stops: object) -> tuple[str, ...] | None:
+    if stops is None:
+        return None
+    if isinstance(stops, (str, bytes)) or not isinstance(stops, Sequence):
+        raise InvalidArgument(f"stops must be a sequence of stop strings or None, not {type(stops).__name__}")
+    for stop in stops:
+        if not isinstance(stop, str) or not stop or len(stop) > MAX_STOP_LENGTH:
+            raise InvalidArgument(
+                f"stops must hold str of 1 to {MAX_STOP_LENGTH} characters, not {shown(stop, limit=40)}"
+            )
+    if not stops:
+        raise InvalidArgument("stops must hold at least one stop string (or be None for the default ones)")
+    return tuple(stops)
 
 
 def _check_protocol(protocol: object, *, optional: bool = False) -> None:
@@ -280,7 +310,8 @@ class ModelOutput:
         content: the answer text (in JSON mode: JSON text).
         calls: the calls of the DSML block, ``()`` without one; None when the markup is broken on purpose.
         version: ``"v4"`` or ``"v4.1"``.
-        stop: the first stop sequence in the output (the client sees the output cut before it), or None.
+        stop: the first stop sequence found in the output's text, or None. Stop sequences apply to the answer
+            only: where this one falls in the answer, the client sees the answer cut before it.
     """
 
     text: str
@@ -559,6 +590,7 @@ def _request_bodies(
     stream: bool | None = None,
     tools: bool | None = None,
     model: str | None = None,
+    stop_pool: tuple[str, ...] | None = None,
 ) -> dict[str, Any]:
     """What :func:`request_bodies` draws (its arguments checked there)."""
     model = model or draw(st.sampled_from(_MODELS))
@@ -567,7 +599,7 @@ def _request_bodies(
     with_tools = draw(st.booleans()) if tools is None else tools
     user = draw(answer_text(max_size=30).filter(bool))
     names = draw(st.lists(_NAMES, min_size=1, max_size=2, unique=True)) if with_tools else []
-    stops = draw(st.lists(st.sampled_from(["END", "\n\n", "STOP", "。"]), max_size=2, unique=True))
+    stops = draw(st.lists(st.sampled_from(stop_pool or STOP_WORDS), max_size=2, unique=True))
     body: dict[str, Any] = {"model": model, "stream": streamed}
     if protocol == "chat_completions":
         body["messages"] = [{"role": "user", "content": user}]
@@ -615,17 +647,25 @@ def _request_bodies(
 
 
 def request_bodies(
-    protocol: str, *, stream: bool | None = None, tools: bool | None = None, model: str | None = None
+    protocol: str,
+    *,
+    stream: bool | None = None,
+    tools: bool | None = None,
+    model: str | None = None,
+    stops: Sequence[str] | None = None,
 ) -> st.SearchStrategy[dict[str, Any]]:
     """A valid request body of ``protocol``: model, a short conversation, thinking on or off, maybe tools and a
     tool choice (a forced one only without thinking: DeepSeek refuses it in thinking mode), stop sequences, a
-    token limit, streaming (Chat: with or without usage)."""
+    token limit, streaming (Chat: with or without usage).
+
+    ``stops`` is what the stop sequences (none to two, Chat and Messages only) are drawn from: None for
+    :data:`STOP_WORDS`; :data:`MARKUP_STOPS` makes them overlap the output's markup and newline rules."""
     _check_protocol(protocol)
     _check_flag("stream", stream, optional=True)
     _check_flag("tools", tools, optional=True)
     if model is not None and not isinstance(model, str):
         raise InvalidArgument(f"model must be a str or None, not {type(model).__name__}")
-    return _request_bodies(protocol, stream=stream, tools=tools, model=model)
+    return _request_bodies(protocol, stream=stream, tools=tools, model=model, stop_pool=_check_stops(stops))
 
 
 @dataclass(frozen=True)
@@ -641,11 +681,16 @@ class Scenario:
 
 @st.composite
 def _scenarios(
-    draw: st.DrawFn, protocol: str | None = None, *, malformed: bool = False, stream: bool | None = None
+    draw: st.DrawFn,
+    protocol: str | None = None,
+    *,
+    malformed: bool = False,
+    stream: bool | None = None,
+    stops: tuple[str, ...] | None = None,
 ) -> Scenario:
     """What :func:`scenarios` draws (its arguments checked there)."""
     chosen = protocol or draw(st.sampled_from(["chat_completions", "responses", "messages"]))
-    body = draw(request_bodies(chosen, stream=stream))
+    body = draw(_request_bodies(chosen, stream=stream, stop_pool=stops))
     request = dscodec.convert(chosen, body)  # type: ignore[arg-type]
     output = draw(model_outputs(request, malformed=malformed))
     backend = draw(backend_outputs(output.text))
@@ -653,11 +698,15 @@ def _scenarios(
 
 
 def scenarios(
-    protocol: str | None = None, *, malformed: bool = False, stream: bool | None = None
+    protocol: str | None = None,
+    *,
+    malformed: bool = False,
+    stream: bool | None = None,
+    stops: Sequence[str] | None = None,
 ) -> st.SearchStrategy[Scenario]:
-    """A whole exchange to replay: :func:`request_bodies`, then :func:`model_outputs` for that request, then
-    :func:`backend_outputs` for that output."""
+    """A whole exchange to replay: :func:`request_bodies` (``stops`` as there), then :func:`model_outputs` for
+    that request, then :func:`backend_outputs` for that output."""
     _check_protocol(protocol, optional=True)
     _check_flag("malformed", malformed)
     _check_flag("stream", stream, optional=True)
-    return _scenarios(protocol, malformed=malformed, stream=stream)
+    return _scenarios(protocol, malformed=malformed, stream=stream, stops=_check_stops(stops))
