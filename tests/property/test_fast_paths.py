@@ -206,6 +206,16 @@ PROSE = st.lists(
             "<",
             "{",
             "```json\n",
+            # A "<" that is text (markup, code) next to one that may begin a block opener or a spelling.
+            "<div>",
+            " < ",
+            "<<",
+            "</p>",
+            "a<b",
+            "<\n",
+            "\n<",
+            "</th",
+            "<｜",
         ]
     )
     | st.sampled_from(["The", " quick", " brown", " fox", " 模型", " 输出"]),

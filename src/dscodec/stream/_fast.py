@@ -6,6 +6,7 @@ fast path switched off) and declines (returns None) whenever it is not sure.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -19,6 +20,10 @@ if TYPE_CHECKING:
     from dscodec.stream.dsml import BlockParser
 
 __all__ = ["FastPaths"]
+
+#: In plain token text (no sentinel), a "<" where a block opener may begin: before a newline or at the end. One
+#: before any other character is text, as the general path finds at once.
+_OPENER_HELD = re.compile("<(?:\n|\\Z)")
 
 
 class FastPaths(JsonValueStage):
@@ -87,27 +92,40 @@ class FastPaths(JsonValueStage):
         inner = self._interesting_inner
         if inner is not None:
             if isinstance(inner, str):
-                if inner in text:
+                if inner in text and (inner != OPENER_START or _OPENER_HELD.search(text) is not None):
                     return None
             elif inner.search(text) is not None:
                 return None
         if self._tools:
-            self._tail = ""  # as below: no partial opener can end in or after text without "<"
+            # As below: the tail only tells whether a "<" ends the text, and none does here.
+            self._tail = ""
         self._pos += len(text)
         return text
+
+    def _opener_start_ends(self, pend: str, text: str) -> bool:
+        """Whether plain token ``text`` shows the held ``pend`` to be text: a "<" held where a block opener may
+        begin (with the newline run before it, which an opener would drop), followed by a character that is no
+        Dsml token and no newline (one right after a "<" is never dropped), as the general path finds at once."""
+        return (
+            pend[-1] == OPENER_START
+            and self._tools
+            and text[0] != "\n"
+            and not pend[:-1].strip("\n")
+            and self._sticky_at < 0
+        )
 
     def _plain_text_full(self, text: str) -> str | None:
         """:meth:`_plain_text` in every case."""
         pend = self._pend
         stops = self._stops
         if stops is None:
-            if pend and pend.strip("\n"):
+            if pend and pend.strip("\n") and not self._opener_start_ends(pend, text):
                 return None
             body = text.rstrip("\n") if text[-1] == "\n" else text
             inner = self._interesting_inner
             if inner is not None:
                 if isinstance(inner, str):
-                    if inner in body:
+                    if inner in body and (inner != OPENER_START or _OPENER_HELD.search(body) is not None):
                         return None
                 elif inner.search(body) is not None:
                     return None
@@ -119,8 +137,8 @@ class FastPaths(JsonValueStage):
         if self._tools:
             if text[0] == "\n" and self._tail.endswith(OPENER_START):
                 return None  # a newline after a partial opener
-            # The tail only serves to see a partial opener (which starts with "<") at its end; this text has
-            # no "<", so no partial opener can end inside or after it: an empty tail answers the same.
+            # The tail only serves to see a "<" (where a block opener may begin) at its end; this text has none
+            # there (a "<" it holds is followed by another character), so an empty tail answers the same.
             self._tail = ""
         base = self._pos
         self._pos = base + len(text)

@@ -43,21 +43,31 @@ SOFT_IN_STOPS = (THINK_SOFT, DSML_SOFT)
 _STEPPED_RUN = re.compile(f"[^\n{OPENER_START}{SENTINEL_RANGE}]+")
 #: The patterns of :meth:`TextStages._configure` by the characters and ranges they look for (a stage's, met
 #: again in every response; stop sequences add their own first characters, so the table is kept small).
-_PATTERNS: dict[tuple[str, str], tuple[re.Pattern[str], re.Pattern[str] | str | None]] = {}
+_PATTERNS: dict[tuple[str, str, bool], tuple[re.Pattern[str], re.Pattern[str] | str | None]] = {}
 _PATTERNS_LIMIT = 256
 
 
-def _patterns(chars: str, ranges: str) -> tuple[re.Pattern[str], re.Pattern[str] | str | None]:
-    """The pattern of ``chars`` and the sentinel ``ranges``, and what looks for the inner characters among
-    ``chars`` (ASCII, no newline) in plain token text: None, the one character, or a pattern."""
-    found = _PATTERNS.get((chars, ranges))
+#: Where a "<" may begin a block opener: right before a sentinel (the Dsml token, or another unit the general
+#: path reads), a newline (which is then never dropped before a block) or the end of the units (the Dsml token may
+#: come next). A "<" before any other character is text: the general path would hold it and release it at once.
+_OPENER_AT = f"<(?=[\n{SENTINEL_RANGE}]|\\Z)"
+
+
+def _patterns(chars: str, ranges: str, opener: bool) -> tuple[re.Pattern[str], re.Pattern[str] | str | None]:
+    """The pattern of ``chars``, the sentinel ``ranges`` and, with ``opener``, a "<" where a block opener may
+    begin (:data:`_OPENER_AT`); and what looks for the inner characters among them (ASCII, no newline) in plain
+    token text: None, the one character, or a pattern. A "<" found that way is read again by the caller (plain
+    token text holds no sentinel: a "<" before a newline or at its end)."""
+    found = _PATTERNS.get((chars, ranges, opener))
     if found is not None:
         return found
-    interesting = re.compile("[" + "".join(re.escape(c) for c in chars) + ranges + "]")
+    interesting = re.compile(
+        "[" + "".join(re.escape(c) for c in chars) + ranges + "]" + ("|" + _OPENER_AT if opener else "")
+    )
     # Plain token text (no stop sequences: a newline followed by more text on the same feed needs no closer
     # look) holds no sentinel, as the decoder writes no lone surrogate: only the ASCII characters here can
     # need one. One character is looked for with ``in``, several with a pattern.
-    inner = "".join(c for c in chars if c != "\n" and c.isascii())
+    inner = "".join(c for c in chars if c != "\n" and c.isascii()) + (OPENER_START if opener else "")
     found = (
         interesting,
         None
@@ -68,7 +78,7 @@ def _patterns(chars: str, ranges: str) -> tuple[re.Pattern[str], re.Pattern[str]
     )
     if len(_PATTERNS) >= _PATTERNS_LIMIT:
         _PATTERNS.clear()
-    _PATTERNS[(chars, ranges)] = found
+    _PATTERNS[(chars, ranges, opener)] = found
     return found
 
 
@@ -83,10 +93,10 @@ class TextStages(HeldText):
         chars = "\n" + EOS
         stage = self._stage
         content = stage == CONTENT
+        opener = False
         if stage == REASONING or content:
             chars += THINK
-            if self._tools:
-                chars += OPENER_START
+            opener = self._tools
             if content and self._json == JSON_BEFORE:
                 chars += "{[`"
         ranges = ""
@@ -99,7 +109,9 @@ class TextStages(HeldText):
             self._stops = None
         if content and self._json != JSON_OFF:
             ranges = SENTINEL_RANGE  # JSON mode, outside the value: a special id is a stretch of its own
-        self._interesting, self._interesting_inner = _patterns(chars, ranges)
+        if opener and OPENER_START in chars:  # a stop sequence starts with "<": every "<" steps the matcher
+            opener = False
+        self._interesting, self._interesting_inner = _patterns(chars, ranges, opener)
         self._update_quick()
 
     def _update_quick(self) -> None:

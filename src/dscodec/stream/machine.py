@@ -114,6 +114,15 @@ _HARD = re.compile(f"[{HARD_FIRST}-{SENTINEL_LAST}]")
 _SEGMENTS = re.compile(f"[{HARD_FIRST}-{SENTINEL_LAST}]|[^{HARD_FIRST}-{SENTINEL_LAST}]+")
 #: The characters a spelling starts with (``<`` and ``｜``).
 _START_A, _START_B = SPELLING_FIRSTS
+#: Where a "<" in a text chunk is a spelling or may begin one: ``</think>`` whole, or a start of it at the end of
+#: the chunk (``<`` alone may also begin the end-of-sentence spelling, whose ``<｜`` the ``｜`` gives away). Any
+#: other "<" ("<div>", "</p>", "a < b") is a plain character.
+_LT_SPELLING = re.compile(
+    re.escape(THINK_END_SPELLING)
+    + "|(?:"
+    + "|".join(re.escape(THINK_END_SPELLING[:k]) for k in range(len(THINK_END_SPELLING) - 1, 0, -1))
+    + ")\\Z"
+)
 #: A block opener in the units of a text chunk.
 _OPENER_UNITS = OPENER_START + DSML_SOFT
 #: Units of JSON mode that may change the stage: a fence's backtick, the bracket that opens the value.
@@ -472,7 +481,7 @@ class OutputMachine(FastPaths):
         # A spelling, the start of one, the rest of one held from before, or a lone surrogate.
         spelled = (
             self._sym.held
-            or _START_A in text
+            or (_START_A in text and _LT_SPELLING.search(text) is not None)
             or _START_B in text
             or (not text.isascii() and has_surrogate(text))
         )
@@ -519,6 +528,20 @@ class OutputMachine(FastPaths):
             except BaseException as exc:
                 raise self._fail(exc) from exc
         if spelled:
+            held = self._sym.held
+            if held and self._quick_ok:
+                # The start of a spelling held from the last chunk ("<", "</") that this one shows to be text
+                # ("<div>", "</p>"): the two read as one chunk, as feed would read their units.
+                chunk = held + text
+                if not (
+                    (_START_A in chunk and _LT_SPELLING.search(chunk) is not None)
+                    or _START_B in chunk
+                    or (not text.isascii() and has_surrogate(text))
+                ):
+                    emitted = self._plain_text(chunk)
+                    if emitted is not None:
+                        self._sym.held = ""
+                    return emitted
             return None
         if self._quick_ok:
             return self._plain_text(text)
@@ -604,7 +627,11 @@ class OutputMachine(FastPaths):
         def lane(text: str) -> str | None:
             if not text:
                 return empty_chunk()
-            if _START_A in text or _START_B in text or (not text.isascii() and has_surrogate(text)):
+            if (
+                (_START_A in text and _LT_SPELLING.search(text) is not None)
+                or _START_B in text
+                or (not text.isascii() and has_surrogate(text))
+            ):
                 return None
             return plain_text(text)
 
@@ -629,7 +656,11 @@ class OutputMachine(FastPaths):
 
         def lane(text: str) -> str | None:
             # _plain_json_value, inline, after plain_chunk's checks (this is the per-push path).
-            if _START_A in text or _START_B in text or (not text.isascii() and has_surrogate(text)):
+            if (
+                (_START_A in text and _LT_SPELLING.search(text) is not None)
+                or _START_B in text
+                or (not text.isascii() and has_surrogate(text))
+            ):
                 return None
             if not text:  # as feed("") here: nothing
                 self._tokens_only = False
@@ -698,7 +729,7 @@ class OutputMachine(FastPaths):
                     return None
             elif (
                 sym.held
-                or _START_A in text
+                or (_START_A in text and _LT_SPELLING.search(text) is not None)
                 or _START_B in text
                 or (not text.isascii() and has_surrogate(text))
             ):
