@@ -130,10 +130,7 @@ class FastPaths(JsonValueStage):
                 elif inner.search(body) is not None:
                     return None
         else:
-            # With stop sequences, newlines are checked one by one by the general path.
-            if pend or stops.depth or self._interesting.search(text) is not None:
-                return None
-            body = text
+            return self._plain_text_stops(text)
         if self._tools:
             if text[0] == "\n" and self._tail.endswith(OPENER_START):
                 return None  # a newline after a partial opener
@@ -157,6 +154,46 @@ class FastPaths(JsonValueStage):
             self._clear()
             return pend + text
         return text
+
+    def _plain_text_stops(self, text: str) -> str | None:
+        """:meth:`_plain_text` in the content with stop sequences: the matcher reads the whole text at once (None,
+        with nothing changed, when a stop sequence ends in it: the general path ends the output there), then what
+        the general path would hold after it waits: the partly matched end and, with tools, a newline run at the
+        end (a block may follow). A "<" where a block opener may begin, and the rarer held states, go the general
+        way."""
+        stops = self._stops
+        assert stops is not None
+        if self._nostrip or self._sticky_at >= 0:
+            return None
+        pend = self._pend
+        tools = self._tools
+        if tools and (
+            OPENER_START in pend
+            or (OPENER_START in text and _OPENER_HELD.search(text) is not None)
+            or (text[0] == "\n" and self._tail.endswith(OPENER_START))
+        ):
+            return None
+        if not stops.advance(text):
+            return None
+        full = pend + text if pend else text
+        hold = stops.depth
+        if tools:
+            if full[-1] == "\n":
+                hold = max(hold, len(full) - len(full.rstrip("\n")))
+            self._tail = ""  # it only tells whether a "<" ends the text, and none does
+        base = self._pos
+        self._pos = base + len(text)
+        if not hold:
+            if pend:
+                self._clear()
+            return full
+        keep = len(full) - hold
+        positions = self._pend_pos
+        positions.extend(range(base, base + len(text)))
+        if keep > 0:
+            del positions[:keep]
+        self._pend = full[keep:] if keep > 0 else full
+        return full[:keep] if keep > 0 else ""
 
     def _plain_json_value(self, text: str) -> str | None:
         """Plain token text inside a JSON-mode value without stop sequences: released at once, but for a newline

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from array import array
 from collections import deque
 
@@ -40,6 +41,7 @@ class StopMatcher:
         "_more",
         "_node",
         "_parent",
+        "_search",
         "depth",
         "first_chars",
         "stops",
@@ -49,6 +51,12 @@ class StopMatcher:
         self.stops = tuple(sanitize_text(s) for s in stops if s)
         self.first_chars = frozenset(s[0] for s in self.stops)
         self._chars = frozenset("".join(self.stops))
+        #: Finds the next character that belongs to some stop sequence (any other one resets a partial match).
+        self._search = (
+            re.compile("[" + "".join(map(re.escape, sorted(self._chars))) + "]").search
+            if self.stops
+            else None
+        )
         self.depth = 0
         self._node = 0
         # Node 0 is the root. A node's children are the node created right after it along the same stop (when
@@ -152,6 +160,33 @@ class StopMatcher:
         self._node = node
         self.depth = self._depth[node]
         return hit
+
+    def advance(self, text: str) -> bool:
+        """Consume ``text`` unless a stop sequence ends inside it: True when none does (the state then follows
+        ``text``), False with nothing changed. Characters that belong to no stop sequence are skipped in one
+        search each (they only reset a partial match)."""
+        search = self._search
+        if search is None:
+            return True
+        node, depth = self._node, self.depth
+        step = self.step
+        i = 0
+        n = len(text)
+        while i < n:
+            if not self.depth:
+                found = search(text, i)
+                if found is None:
+                    break
+                i = found.start()
+            elif text[i] not in self._chars:
+                self._node = 0
+                self.depth = 0
+                continue
+            if step(text[i]) >= 0:
+                self._node, self.depth = node, depth
+                return False
+            i += 1
+        return True
 
     def would_match(self, text: str, *, from_start: bool = False) -> bool:
         """True if a stop sequence ends inside ``text`` when it follows the current state (or, with
