@@ -561,6 +561,30 @@ def test_text_lane(opts: ParsingOptions, text: str, sizes: list[int], extras: li
     _text_lanes_run(opts, text, cuts, extras)
 
 
+@pytest.mark.parametrize(
+    "pushes",
+    [
+        ["xa<", "b"],  # a stop partly matched through a "<" that may begin an opener: both wait
+        ["xa<", "c"],
+        ["x\n\n<", "b y"],  # a newline run and a "<" wait, then turn out to be text
+        ["x\n\n<", "\n"],  # a newline right after a "<"
+        ["x<", "<", "<b"],
+        ["<div>", "a < b", "</p>\n", "<"],
+    ],
+)
+@pytest.mark.parametrize("stops", [[], ["a<b"], ["END"], ["\n\n"]])
+@pytest.mark.parametrize("stage", ["reasoning_start", "content_continuation"])
+def test_a_lt_in_plain_text_with_tools(pushes: list[str], stops: list[str], stage: str) -> None:
+    """A "<" in plain token text with tools on (where a block opener may begin only before the Dsml token):
+    the fast paths hold and release it, with a partly matched stop sequence, as the general path does."""
+    opts = ParsingOptions(parse_tool_calls=True, stop_sequences=stops, thinking_initial_stage=stage)  # type: ignore[arg-type]
+    steps: list[Step] = [("plain", push) for push in pushes]
+    assert drive(OutputMachine, opts, steps) == drive(_General, opts, steps)
+    dsml = TokenText(128825, DSML_SPELLING, DSML_SPELLING)
+    opener = [*steps, ("tokens", [dsml]), ("plain", "tool_calls>\n")]
+    assert drive(OutputMachine, opts, opener) == drive(_General, opts, opener)
+
+
 def test_text_lane_takes_the_middle_of_the_reasoning_and_the_content() -> None:
     """Prose in small chunks goes through the lane (so the property above tests it), with and without tools and
     stop sequences, with chunks it must turn down among them."""

@@ -157,7 +157,7 @@ parsing_options = st.builds(
         [None, "reasoning_start", "reasoning_continuation", "content_continuation"]
     ),
     stop_sequences=st.lists(
-        st.sampled_from(["END", "\n", "\n\n", "b</th", "<｜DS", "</think>", "ab", "x", "<｜end", "<"]),
+        st.sampled_from(["END", "\n", "\n\n", "b</th", "<｜DS", "</think>", "ab", "x", "<｜end", "<", "a<b"]),
         max_size=2,
     ),
 )

@@ -126,6 +126,14 @@ class FastPaths(JsonValueStage):
             if inner is not None:
                 if isinstance(inner, str):
                     if inner in body and (inner != OPENER_START or _OPENER_HELD.search(body) is not None):
+                        if (
+                            inner == OPENER_START
+                            and text[-1] == OPENER_START
+                            and "<\n" not in text
+                            and not self._nostrip
+                            and self._sticky_at < 0
+                        ):
+                            return self._held_opener_start(pend, text, 0)
                         return None
                 elif inner.search(body) is not None:
                     return None
@@ -167,14 +175,20 @@ class FastPaths(JsonValueStage):
             return None
         pend = self._pend
         tools = self._tools
-        if tools and (
-            OPENER_START in pend
-            or (OPENER_START in text and _OPENER_HELD.search(text) is not None)
-            or (text[0] == "\n" and self._tail.endswith(OPENER_START))
-        ):
-            return None
+        opener_end = False
+        if tools:
+            if OPENER_START in pend and not self._opener_start_ends(pend, text):
+                return None
+            if OPENER_START in text and _OPENER_HELD.search(text) is not None:
+                if text[-1] != OPENER_START or "<\n" in text:
+                    return None
+                opener_end = True
+            if text[0] == "\n" and self._tail.endswith(OPENER_START):
+                return None
         if not stops.advance(text):
             return None
+        if opener_end:
+            return self._held_opener_start(pend, text, stops.depth)
         full = pend + text if pend else text
         hold = stops.depth
         if tools:
@@ -194,6 +208,27 @@ class FastPaths(JsonValueStage):
             del positions[:keep]
         self._pend = full[keep:] if keep > 0 else full
         return full[:keep] if keep > 0 else ""
+
+    def _held_opener_start(self, pend: str, text: str, depth: int) -> str:
+        """The end of :meth:`_plain_text` for text (with tools) that ends in a "<" where a block opener may begin
+        (no other "<" in it does, and none is followed by a newline): that "<" waits, with the newline run right
+        before it (an opener would drop it), or the ``depth`` characters a stop sequence has partly matched if
+        they are more. Returns the text to emit."""
+        full = pend + text if pend else text
+        before = full[:-1]
+        hold = max(depth, len(full) - len(before.rstrip("\n")))
+        base = self._pos
+        self._pos = base + len(text)
+        self._tail = OPENER_START  # only read for whether a "<" ends it
+        keep = len(full) - hold
+        positions = self._pend_pos
+        positions.extend(range(base, base + len(text)))
+        if keep > 0:
+            del positions[:keep]
+            self._pend = full[keep:]
+            return full[:keep]
+        self._pend = full
+        return ""
 
     def _plain_json_value(self, text: str) -> str | None:
         """Plain token text inside a JSON-mode value without stop sequences: released at once, but for a newline
