@@ -3,8 +3,11 @@
 One output per kind, about 10K tokens each (``--tokens``): ``mixed`` (reasoning, an answer, then a tool call whose
 string argument is 2K characters of source code), ``prose`` (English reasoning and answer), ``cjk`` (Chinese
 reasoning and answer, from ``benchmarks/workloads.py``), ``long string argument`` (one tool call writing a long
-file), ``many small parameters`` (many calls, each with short string, number, boolean and list parameters) and
-``JSON mode`` (``response_format: json_object``, a long JSON document). Both sides decode token ids, run the
+file), ``many small parameters`` (many calls, each with short string, number, boolean and list parameters),
+``JSON mode`` (``response_format: json_object``, a long JSON document), ``code in the answer`` (Python source,
+``<`` and all, written in the answer with tools on, where a ``<`` may begin a block opener) and ``prose with
+stops`` (the prose output for a request with two stop sequences; in Messages too, not in Responses, which
+has none). Both sides decode token ids, run the
 output state machine and write Chat Completions chunks serialised to JSON (every event's ``to_json()``), pushing
 one id at a time and four at a time; then the same output as text chunks, the text of one id or of four with
 their token count (what a backend that detokenizes itself sends): one row per kind, input and push size
@@ -38,6 +41,7 @@ import argparse
 import codecs
 import json
 import random
+import re
 import statistics
 import sys
 import sysconfig
@@ -108,6 +112,12 @@ PROTOCOL_BODIES: dict[str, dict[str, dict[str, Any]]] = {
             "stream": True,
         },
     },
+}
+#: BODY with stop sequences (Chat and Messages have them; Responses has none).
+STOP_BODY = {**BODY, "stop": ["END OF ANSWER", "\n\n\n"]}
+PROTOCOL_BODIES["messages"]["stops"] = {
+    **PROTOCOL_BODIES["messages"]["tools"],
+    "stop_sequences": ["END OF ANSWER", "\n\n\n"],
 }
 JSON_BODY = {
     "model": "DeepSeek-V4-Pro",
@@ -192,6 +202,17 @@ def outputs(vocab: Vocabulary, tokens: int) -> dict[str, tuple[dict[str, Any], l
         "long string argument": "Write it.</think>" + build_output_text(_source(tokens * 4), vocab),
         "many small parameters": "Run them.</think>" + _params_call(tokens // 60),
         "JSON mode": json_text,
+        # Source code in the answer, "<" and all, with tools on (a "<" may begin a block opener).
+        "code in the answer": _fit(english, half // 4, vocab)
+        + "</think>Here it is:\n\n```python\n"
+        + _fit(_source(tokens * 4), tokens - half // 4, vocab)
+        + "```\n",
+        # The prose, where the stop sequences never match (no run of three newlines).
+        "prose with stops": re.sub(
+            "\n{3,}",
+            "\n\n",
+            _fit(english, half, vocab) + "</think>" + _fit(english[len(english) // 2 :], half, vocab),
+        ),
     }
     out: dict[str, tuple[dict[str, Any], list[int]]] = {}
     for kind, text in texts.items():
@@ -200,6 +221,8 @@ def outputs(vocab: Vocabulary, tokens: int) -> dict[str, tuple[dict[str, Any], l
             out[kind] = (BODY, build_output(2_000, tokens - call_only, vocab))
         elif kind == "JSON mode":
             out[kind] = (JSON_BODY, encode(text, add_special_tokens=False).ids)
+        elif kind == "prose with stops":
+            out[kind] = (STOP_BODY, encode(text, add_special_tokens=False).ids)
         else:
             out[kind] = (BODY, encode(text, add_special_tokens=False).ids)
     return out
@@ -591,7 +614,10 @@ def main() -> None:
     for protocol, bodies in PROTOCOL_BODIES.items():
         for kind in chosen:
             chat_body, output = kinds[kind]
-            body = bodies.get("json") if chat_body is JSON_BODY else bodies["tools"]
+            if chat_body is JSON_BODY:
+                body = bodies.get("json")
+            else:
+                body = bodies.get("stops") if chat_body is STOP_BODY else bodies["tools"]
             if body is None:
                 continue
             request = dscodec.convert(protocol, body)  # type: ignore[arg-type]
