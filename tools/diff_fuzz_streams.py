@@ -391,7 +391,13 @@ def _event_difference_kind(
         # output, not the difference, and would hide any other cause.
         if _ends_in_half_a_character(pieces):
             return "D12? (a chunk of ids ends in half a character; a status or a finish differs)"
+        text = _output_text(pieces)
+        if 'name="tool_search"' in text and any(not _strict_json(v) for v in _FALSE_VALUE.findall(text)):
+            # The one status that follows the arguments: a tool search call whose arguments are no JSON object.
+            return 'D8? (a tool_search_call with a string="false" value that is no JSON: incomplete on the reference)'
         return "events (a status or a finish differs)"
+    if _SPACED_PARAMETER_NAME.search(_output_text(pieces)):
+        return "D8? (a parameter name with whitespace: the reference's key is no JSON string)"
     if set(_STRING_ATTRIBUTE.findall(_output_text(pieces))) - {"true", "false"}:
         return "D8? (a parameter tag with an unknown string value)"
     if _malformed_markup(_output_text(pieces)):
@@ -545,6 +551,8 @@ def _whole_characters_of_ids(pieces: list[list[int]]) -> list[list[int]]:
 
 # D8: `string="maybe"` and the like (a label for triage: look at the case).
 _STRING_ATTRIBUTE = re.compile('string="([^"]*)"')
+#: D8: ``<｜DSML｜parameter name="a b" …>``, whose key the reference writes as ``"a: `` (a label for triage).
+_SPACED_PARAMETER_NAME = re.compile(r'parameter name="[^"<>｜]*\s[^"<>｜]*"')
 #: The well-formed DSML tags, in both spellings (a Dsml token anywhere else makes the markup malformed).
 _WELL_FORMED_TAG = re.compile(
     '</?｜DSML｜(?:tool_calls| calls)>|</｜DSML｜ ?(?:invoke|parameter)>|<｜DSML｜ ?invoke name="[^"<>｜]*">'

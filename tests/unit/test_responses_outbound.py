@@ -678,3 +678,38 @@ def test_sampling_values_show_their_32_bit_shortest_decimal(sent: float, shown: 
             text = writer.open(PromptUsage(1))[0].to_json()
             assert '"top_p":0.3,' in text
         assert f'"temperature":{shown},' in text
+
+
+@pytest.mark.parametrize(
+    ("value", "tail", "status", "arguments"),
+    [
+        # D8: a string="false" value that is no JSON is a JSON string of its raw text, so the call is complete
+        # (the reference, whose arguments are then no JSON, gives "incomplete" and {}).
+        ("xyz", f"</{D} invoke>\n</{D} calls>", "completed", {"query": "time", "limit": "xyz"}),
+        ("3", f"</{D} invoke>\n</{D} calls>", "completed", {"query": "time", "limit": 3}),
+        # Cut short before the invoke closes: no JSON object, as on the reference.
+        ("3", "<", "incomplete", {}),
+    ],
+)
+def test_tool_search_call_status_follows_its_arguments(
+    value: str, tail: str, status: str, arguments: dict[str, Any]
+) -> None:
+    req = request(
+        model="DeepSeek-V4.1-Flash",
+        tools=[{"type": "tool_search", "execution": "client"}],
+        tool_choice="auto",
+    )
+    output = (
+        f'<{D} calls>\n<{D} invoke name="tool_search">\n'
+        f'<{D} parameter name="query" string="true">time</{D} parameter>\n'
+        f'<{D} parameter name="limit" string="false">{value}</{D} parameter>\n{tail}'
+    )
+    p = dscodec.StreamProcessor(req, response_id="R", model="M")
+    events = p.start(prompt_tokens=1) + p.push_text(output, 9) + p.finish("stop")
+    done = [
+        e.to_dict()["item"]
+        for e in events
+        if e.to_dict()["type"] == "response.output_item.done"
+        and e.to_dict()["item"]["type"] == "tool_search_call"
+    ]
+    assert [(item["status"], item["arguments"]) for item in done] == [(status, arguments)]
