@@ -263,12 +263,12 @@ class OutputMachine(FastPaths):
         that token, in them or held from before them."""
         return _OPENER_UNITS in units or (units[0] == DSML_SOFT and self._pend[-1:] == OPENER_START)
 
-    def _held_is_text(self, before: str) -> bool:
-        """Whether the start of a spelling the recogniser holds would be plain text whatever it becomes, where the
-        machine is (``before``: the unit right before it, ``""`` for none): the Dsml token in the reasoning, the
-        content or a JSON-mode value, unless tools are on and it follows a "<" (a block opener); ``</think>``
-        inside a JSON-mode value. The end-of-sentence token is never text."""
-        held = self._sym.held
+    def _held_is_text(self, before: str, held: str = "") -> bool:
+        """Whether the start of a spelling the recogniser holds (or ``held``) would be plain text whatever it
+        becomes, where the machine is (``before``: the unit right before it, ``""`` for none): the Dsml token in
+        the reasoning, the content or a JSON-mode value, unless tools are on and it follows a "<" (a block
+        opener); ``</think>`` inside a JSON-mode value. The end-of-sentence token is never text."""
+        held = held or self._sym.held
         stage = self._stage
         if held[0] != DSML_FIRST:
             return stage is JSON_VALUE and held[1:2] == "/"
@@ -542,12 +542,36 @@ class OutputMachine(FastPaths):
                     if emitted is not None:
                         self._sym.held = ""
                     return emitted
+            elif self._quick_ok and self._stops is None and not self._pend:
+                return self._plain_then_held(text)
             return None
         if self._quick_ok:
             return self._plain_text(text)
         if stage is JSON_VALUE:
             return self._plain_json_value(text)
         return self._first_plain_text(text)  # or another stage: plain_token declines it too
+
+    def _plain_then_held(self, text: str) -> str | None:
+        """:meth:`plain_chunk` for a chunk whose only spelling is the start of one at its end ("<div", "ab</"),
+        with nothing held before it and no stop sequences: the text before that start as plain text, the start
+        held by the recogniser for the next chunk, as :meth:`feed` leaves them (that start goes with the text
+        when it would be text whatever it becomes). None, with nothing changed, for any other chunk or when the
+        text before it ends in a newline (a newline run before the held start: the general path decides)."""
+        if not text.isascii() and has_surrogate(text):
+            return None
+        found = CHUNK_UNITS.get(text)
+        units, held = found if found is not None else symbolize_chunk(text)
+        if not held or not units or units[-1] == "\n" or units != text[: len(units)]:
+            return None  # a spelling inside it (its sentinel), none held, or nothing before the start
+        if self._held_is_text(units[-1:], held):
+            return self._plain_text(text)
+        emitted = self._plain_text(units)
+        if emitted is not None:
+            self._sym.held = held
+            # As feed leaves them: token text that comes next must see the held start (and release it).
+            self._tokens_only = False
+            self._incomplete = False
+        return emitted
 
     def _first_plain_text(self, text: str) -> str | None:
         """:meth:`_plain_text` for the first text (not empty, no spelling) of the reasoning or the content, where
