@@ -5,7 +5,8 @@ string argument is 2K characters of source code), ``prose`` (English reasoning a
 reasoning and answer, from ``benchmarks/workloads.py``), ``long string argument`` (one tool call writing a long
 file), ``many small parameters`` (many calls, each with short string, number, boolean and list parameters),
 ``JSON mode`` (``response_format: json_object``, a long JSON document), ``code in the answer`` (Python source,
-``<`` and all, written in the answer with tools on, where a ``<`` may begin a block opener) and ``prose with
+``<`` and all, written in the answer with tools on, where a ``<`` may begin a block opener), ``HTML in the
+answer`` (the same with pydoc's HTML pages, many times denser in ``<``) and ``prose with
 stops`` (the prose output for a request with two stop sequences; in Messages too, not in Responses, which
 has none). Both sides decode token ids, run the
 output state machine and write Chat Completions chunks serialised to JSON (every event's ``to_json()``), pushing
@@ -139,6 +140,18 @@ def _source(chars: int) -> str:
     return text[: text.rfind("\n", 0, chars) + 1]
 
 
+def _html(chars: int) -> str:
+    """About ``chars`` characters of HTML: pydoc's pages of a few standard modules."""
+    import pydoc
+
+    text = ""
+    for name in ("json", "textwrap", "string", "difflib", "csv", "argparse", "email", "http"):
+        text += pydoc.HTMLDoc().docmodule(__import__(name))
+        if len(text) > chars:
+            break
+    return text[:chars]
+
+
 def build_output(argument_chars: int, prose_tokens: int, vocab: Vocabulary) -> list[int]:
     """Token ids of reasoning + answer (``prose_tokens`` in all) + a tool call with an ``argument_chars`` argument."""
     argument = _source(argument_chars)
@@ -207,6 +220,10 @@ def outputs(vocab: Vocabulary, tokens: int) -> dict[str, tuple[dict[str, Any], l
         + "</think>Here it is:\n\n```python\n"
         + _fit(_source(tokens * 4), tokens - half // 4, vocab)
         + "```\n",
+        # HTML (the standard library's documentation pages), dense with "<", in the answer with tools on.
+        "HTML in the answer": _fit(english, half // 4, vocab)
+        + "</think>Here is the page:\n\n"
+        + _fit(_html(tokens * 4), tokens - half // 4, vocab),
         # The prose, where the stop sequences never match (no run of three newlines).
         "prose with stops": re.sub(
             "\n{3,}",
