@@ -13,6 +13,7 @@ Example counts come from ``DSCODEC_MAX_EXAMPLES`` (tests/conftest.py).
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import re
 from collections import UserList
@@ -583,6 +584,31 @@ def test_a_lt_in_plain_text_with_tools(pushes: list[str], stops: list[str], stag
     dsml = TokenText(128825, DSML_SPELLING, DSML_SPELLING)
     opener = [*steps, ("tokens", [dsml]), ("plain", "tool_calls>\n")]
     assert drive(OutputMachine, opts, opener) == drive(_General, opts, opener)
+
+
+@pytest.mark.parametrize(
+    ("stops", "chunks"),
+    [
+        (["ab"], ["xa<", "b c"]),  # a partial match the held "<" cannot continue: released at once
+        (["a<b"], ["xa<", "b c"]),  # one it can: waits
+        (["a</th"], ["xa</th", "ink>z"]),  # a stop that ends inside the held start wins at once
+        (["a<"], ["xa<", "q"]),  # ... unless the start may become the end-of-sentence token (D15)
+        (["ab", "END"], ["xa</", "b", "y"]),
+        ([], ["ab<", "<c", "d</", "p>"]),
+    ],
+)
+@pytest.mark.parametrize("tools", [False, True])
+def test_a_text_chunk_that_ends_in_the_start_of_a_spelling(
+    stops: list[str], chunks: list[str], tools: bool
+) -> None:
+    """The per-push path of a text chunk whose only spelling is a start at its end, with stop sequences: as
+    ``feed`` reads it, push by push."""
+    opts = ParsingOptions(
+        parse_tool_calls=tools, stop_sequences=stops, thinking_initial_stage="content_continuation"
+    )
+    text = "".join(chunks)
+    cuts = list(itertools.accumulate(len(chunk) for chunk in chunks))
+    _text_lanes_run(opts, text, cuts, [])
 
 
 def test_text_lane_takes_the_middle_of_the_reasoning_and_the_content() -> None:

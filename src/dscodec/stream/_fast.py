@@ -163,12 +163,13 @@ class FastPaths(JsonValueStage):
             return pend + text
         return text
 
-    def _plain_text_stops(self, text: str) -> str | None:
+    def _plain_text_stops(self, text: str, stop_hold: int = -1) -> str | None:
         """:meth:`_plain_text` in the content with stop sequences: the matcher reads the whole text at once (None,
         with nothing changed, when a stop sequence ends in it: the general path ends the output there), then what
         the general path would hold after it waits: the partly matched end and, with tools, a newline run at the
         end (a block may follow). A "<" where a block opener may begin, and the rarer held states, go the general
-        way."""
+        way. ``stop_hold``, when given, is what the partly matched end keeps back instead of the matcher's depth
+        (a held spelling start comes right after the text: see :meth:`_stop_hold`)."""
         stops = self._stops
         assert stops is not None
         if self._nostrip or self._sticky_at >= 0:
@@ -190,7 +191,7 @@ class FastPaths(JsonValueStage):
         if opener_end:
             return self._held_opener_start(pend, text, stops.depth)
         full = pend + text if pend else text
-        hold = stops.depth
+        hold = stops.depth if stop_hold < 0 else stop_hold
         if tools:
             if full[-1] == "\n":
                 hold = max(hold, len(full) - len(full.rstrip("\n")))

@@ -188,6 +188,13 @@ class StopMatcher:
             i += 1
         return True
 
+    def state_key(self) -> tuple[int, int]:
+        """The matcher's state, for :meth:`restore` (a caller that tries text out)."""
+        return self._node, self.depth
+
+    def restore(self, state: tuple[int, int]) -> None:
+        self._node, self.depth = state
+
     def would_match(self, text: str, *, from_start: bool = False) -> bool:
         """True if a stop sequence ends inside ``text`` when it follows the current state (or, with
         ``from_start``, the start of the input); nothing changes."""

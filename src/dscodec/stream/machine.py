@@ -542,7 +542,7 @@ class OutputMachine(FastPaths):
                     if emitted is not None:
                         self._sym.held = ""
                     return emitted
-            elif self._quick_ok and self._stops is None and not self._pend:
+            elif self._quick_ok and not self._pend:
                 return self._plain_then_held(text)
             return None
         if self._quick_ok:
@@ -556,16 +556,36 @@ class OutputMachine(FastPaths):
         with nothing held before it and no stop sequences: the text before that start as plain text, the start
         held by the recogniser for the next chunk, as :meth:`feed` leaves them (that start goes with the text
         when it would be text whatever it becomes). None, with nothing changed, for any other chunk or when the
-        text before it ends in a newline (a newline run before the held start: the general path decides)."""
+        text before it ends in a newline or a "<" (what the held start decides: the general path reads it)."""
         if not text.isascii() and has_surrogate(text):
             return None
         found = CHUNK_UNITS.get(text)
         units, held = found if found is not None else symbolize_chunk(text)
-        if not held or not units or units[-1] == "\n" or units != text[: len(units)]:
-            return None  # a spelling inside it (its sentinel), none held, or nothing before the start
+        if not held or not units or units[-1] in "\n<" or units != text[: len(units)]:
+            # A spelling inside it (its sentinel), none held, nothing before the start, or a newline run or a
+            # "<" right before it, which the held start decides (a "<" before a "<" is text at once).
+            return None
         if self._held_is_text(units[-1:], held):
             return self._plain_text(text)
-        emitted = self._plain_text(units)
+        stops = self._stops
+        if stops is None:
+            emitted = self._plain_text(units)
+        else:
+            # As _process with the start held after the units: a stop that would end inside it (and it cannot
+            # become the end-of-sentence token) wins at once, which the general path does; otherwise only the
+            # part of a partial match that may go on through the held start waits.
+            if self._nostrip or self._sticky_at >= 0 or self._lead:
+                return None
+            before = stops.state_key()
+            if not stops.advance(units):
+                return None
+            wins = not EOS_SPELLING.startswith(held) and stops.would_match(held)
+            after = stops.depth_after(held)
+            hold = stops.depth if after < 0 else max(0, after - len(held))
+            stops.restore(before)
+            if wins:
+                return None
+            emitted = self._plain_text_stops(units, hold)
         if emitted is not None:
             self._sym.held = held
             # As feed leaves them: token text that comes next must see the held start (and release it).
