@@ -322,6 +322,27 @@ def stream_one_char_chunks(n: int) -> Callable[[], object]:
     return _stream(_TOOL_BODY, list(text + "</think>" + text))
 
 
+def stream_newline_run(n: int) -> Callable[[], object]:
+    # One newline per push, in the reasoning and then in the content with tools on: every run is held (a block or
+    # </think> may follow and would drop it), and grows by one each push.
+    newline = _VOCAB.full.encode("\n", add_special_tokens=False).ids
+    return _stream(
+        _TOOL_BODY,
+        [[30]]
+        + [newline] * n
+        + [_VOCAB.full.encode("</think>x", add_special_tokens=False).ids]
+        + [newline] * n
+        + [[31]],
+    )
+
+
+def stream_newline_run_with_stops(n: int) -> Callable[[], object]:
+    # The same in the content with stop sequences (each newline steps the matcher) and tools on.
+    newline = _VOCAB.full.encode("\n", add_special_tokens=False).ids
+    body = {**_TOOL_BODY, "stop": ["END", "\n\nX"], "thinking": {"type": "disabled"}}
+    return _stream(body, [[30]] + [newline] * n + [[31]])
+
+
 def stream_partial_marker_runs(n: int) -> Callable[[], object]:
     # Prefixes of markers over and over: each could start one, none does.
     unit = "<｜DSML｜tool_cal</thi<｜DSML<｜"
@@ -540,6 +561,8 @@ SHAPES: list[tuple[str, Callable[[int], Callable[[], object]], int]] = [
     ("stream: 16 stop strings, long output", stream_16_stops_long_output, 20_000),
     ("stream: one character per push", stream_one_char_chunks, 20_000),
     ("stream: runs of partial markers", stream_partial_marker_runs, 20_000),
+    ("stream: a newline run, one per push, tools on", stream_newline_run, 20_000),
+    ("stream: a newline run, one per push, stop sequences", stream_newline_run_with_stops, 20_000),
     ("stream: huge invoke name attribute", stream_huge_attribute, 20_000),
     ("stream: many invokes", stream_many_invokes, 50_000),
     ("stream: unclosed block, junk after", stream_unclosed_block_junk, 20_000),

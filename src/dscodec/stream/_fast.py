@@ -116,29 +116,32 @@ class FastPaths(JsonValueStage):
 
     def _plain_text_full(self, text: str) -> str | None:
         """:meth:`_plain_text` in every case."""
+        if self._stops is not None:
+            return self._plain_text_stops(text)  # (before taking the held text: see _plain_text_stops)
         pend = self._pend
-        stops = self._stops
-        if stops is None:
-            if pend and pend.strip("\n") and not self._opener_start_ends(pend, text):
-                return None
-            body = text.rstrip("\n") if text[-1] == "\n" else text
-            inner = self._interesting_inner
-            if inner is not None:
-                if isinstance(inner, str):
-                    if inner in body and (inner != OPENER_START or _OPENER_HELD.search(body) is not None):
-                        if (
-                            inner == OPENER_START
-                            and text[-1] == OPENER_START
-                            and "<\n" not in text
-                            and not self._nostrip
-                            and self._sticky_at < 0
-                        ):
-                            return self._held_opener_start(pend, text, 0)
-                        return None
-                elif inner.search(body) is not None:
+        if (
+            pend
+            and pend is not self._newline_run
+            and pend.strip("\n")
+            and not self._opener_start_ends(pend, text)
+        ):
+            return None
+        body = text.rstrip("\n") if text[-1] == "\n" else text
+        inner = self._interesting_inner
+        if inner is not None:
+            if isinstance(inner, str):
+                if inner in body and (inner != OPENER_START or _OPENER_HELD.search(body) is not None):
+                    if (
+                        inner == OPENER_START
+                        and text[-1] == OPENER_START
+                        and "<\n" not in text
+                        and not self._nostrip
+                        and self._sticky_at < 0
+                    ):
+                        return self._held_opener_start(pend, text, 0)
                     return None
-        else:
-            return self._plain_text_stops(text)
+            elif inner.search(body) is not None:
+                return None
         if self._tools:
             if text[0] == "\n" and self._tail.endswith(OPENER_START):
                 return None  # a newline after a partial opener
@@ -151,11 +154,15 @@ class FastPaths(JsonValueStage):
         if run and (self._tools or self._stage is REASONING):
             # A newline run at the end waits: newlines right before </think> or a block are dropped.
             if body:
-                self._pend = text[len(body) :]
+                self._pend = self._newline_run = text[len(body) :]
                 self._pend_pos = list(range(base + len(body), base + len(text)))
                 self._nostrip = 0
                 return pend + body
-            self._pend = pend + text
+            # (pend is empty or newlines only here: text is, and one after a held "<" would have been declined)
+            # With no other reference left, "+=" grows the run in place (CPython): a long run stays linear.
+            self._pend = self._newline_run = ""
+            pend += text
+            self._pend = self._newline_run = pend
             self._pend_pos.extend(range(base, base + run))
             return ""
         if pend:
@@ -178,7 +185,11 @@ class FastPaths(JsonValueStage):
         tools = self._tools
         opener_end = False
         if tools:
-            if OPENER_START in pend and not self._opener_start_ends(pend, text):
+            if (
+                pend is not self._newline_run
+                and OPENER_START in pend
+                and not self._opener_start_ends(pend, text)
+            ):
                 return None
             if OPENER_START in text and _OPENER_HELD.search(text) is not None:
                 if text[-1] != OPENER_START or "<\n" in text:
@@ -190,11 +201,24 @@ class FastPaths(JsonValueStage):
             return None
         if opener_end:
             return self._held_opener_start(pend, text, stops.depth)
+        if tools and pend and pend is self._newline_run and not text.strip("\n"):
+            # A held run goes on: all of it waits (a partial match is no longer than it), grown in place as in
+            # _plain_text_full, so that a long run stays linear.
+            self._tail = ""
+            base = self._pos
+            self._pos = base + len(text)
+            self._pend_pos.extend(range(base, base + len(text)))
+            self._pend = self._newline_run = ""
+            pend += text
+            self._pend = self._newline_run = pend
+            return ""
         full = pend + text if pend else text
         hold = stops.depth if stop_hold < 0 else stop_hold
+        run = 0
         if tools:
             if full[-1] == "\n":
-                hold = max(hold, len(full) - len(full.rstrip("\n")))
+                run = len(full) - len(full.rstrip("\n"))
+                hold = max(hold, run)
             self._tail = ""  # it only tells whether a "<" ends the text, and none does
         base = self._pos
         self._pos = base + len(text)
@@ -208,6 +232,8 @@ class FastPaths(JsonValueStage):
         if keep > 0:
             del positions[:keep]
         self._pend = full[keep:] if keep > 0 else full
+        if run == hold:
+            self._newline_run = self._pend
         return full[:keep] if keep > 0 else ""
 
     def _held_opener_start(self, pend: str, text: str, depth: int) -> str:

@@ -49,6 +49,9 @@ class HeldText(LogprobBook):
         #: Text held at the very end of the units waits only for what that start leaves undecided.
         self._ahead = ""
         self._ahead_at = -1
+        #: The last held newline run the fast path made (the very string object, so ``_pend is _newline_run``
+        #: proves in O(1) that the held text is newlines only: a long run pushed newline by newline stays linear).
+        self._newline_run = ""
 
     def _hold_length(self) -> int:
         pend = self._pend
