@@ -1015,3 +1015,20 @@ def test_a_newline_right_after_a_lone_lt_stays_before_a_block_in_the_reasoning(n
     by_chars = OutputMachine(options)
     events = [e for ch in output for e in by_chars.feed(ch)] + by_chars.close()
     assert merge(events) == merge(by_text)
+
+
+@pytest.mark.parametrize("as_tokens", [False, True])
+def test_a_newline_after_a_partial_stop_match_holds_only_the_newline(as_tokens: bool) -> None:
+    """With tools on, a newline run at the end waits (a block may follow); a partial stop match that a newline
+    breaks is released then, not kept with the run."""
+    from dscodec.stream.decoder import TokenText
+
+    opts = ParsingOptions(
+        parse_tool_calls=True, stop_sequences=["abX"], thinking_initial_stage="content_continuation"
+    )
+    m = OutputMachine(opts, tool_call_id_factory=lambda i: f"id{i}")
+    out = []
+    for piece in ["ab", "\n", "\n", "c"]:
+        events = m.feed_tokens([TokenText(-1, piece)]) if as_tokens else m.feed(piece)
+        out.append([e.text for e in events if isinstance(e, ContentDelta)])
+    assert out == [[], ["ab"], [], ["\n\nc"]]

@@ -49,8 +49,9 @@ class HeldText(LogprobBook):
         #: Text held at the very end of the units waits only for what that start leaves undecided.
         self._ahead = ""
         self._ahead_at = -1
-        #: The last held newline run the fast path made (the very string object, so ``_pend is _newline_run``
-        #: proves in O(1) that the held text is newlines only: a long run pushed newline by newline stays linear).
+        #: The last held newline run the fast path or :meth:`_append` made (the very string object, so ``_pend is
+        #: _newline_run`` proves in O(1) that the held text is newlines only: a long run pushed newline by newline
+        #: stays linear).
         self._newline_run = ""
 
     def _hold_length(self) -> int:
@@ -67,7 +68,7 @@ class HeldText(LogprobBook):
                     body = pend[:-1]
                     hold = 1 + len(body) - len(body.rstrip("\n"))
             elif pend[-1] == "\n" and not (ahead and self._keeps_newlines(ahead)):
-                hold = len(pend) - len(pend.rstrip("\n"))
+                hold = len(pend) if pend is self._newline_run else len(pend) - len(pend.rstrip("\n"))
         hold = min(hold, len(pend) - self._nostrip)
         if self._json == JSON_BEFORE and stage == CONTENT and not ahead:  # no fence goes on with "<" or "｜"
             for k in range(min(LONGEST_FENCE_PREFIX, len(pend)), 0, -1):
@@ -122,7 +123,10 @@ class HeldText(LogprobBook):
         self._nostrip = 0
 
     def _append(self, text: str, pos: int) -> None:
+        run = text == "\n" and (not self._pend or self._pend is self._newline_run)
         self._pend += text
+        if run:  # the held run goes on (see _newline_run)
+            self._newline_run = self._pend
         self._pend_pos.extend([pos] * len(text))
         if self._tools:
             self._tail = (self._tail + text)[-TAIL_LENGTH:]
