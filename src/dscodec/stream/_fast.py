@@ -220,21 +220,15 @@ class FastPaths(JsonValueStage):
                 run = len(full) - len(full.rstrip("\n"))
                 hold = max(hold, run)
             self._tail = ""  # it only tells whether a "<" ends the text, and none does
-        base = self._pos
-        self._pos = base + len(text)
         if not hold:
+            self._pos += len(text)
             if pend:
                 self._clear()
             return full
-        keep = len(full) - hold
-        positions = self._pend_pos
-        positions.extend(range(base, base + len(text)))
-        if keep > 0:
-            del positions[:keep]
-        self._pend = full[keep:] if keep > 0 else full
+        emitted = self._hold_back(full, len(text), hold)
         if run == hold:
             self._newline_run = self._pend
-        return full[:keep] if keep > 0 else ""
+        return emitted
 
     def _held_opener_start(self, pend: str, text: str, depth: int) -> str:
         """The end of :meth:`_plain_text` for text (with tools) that ends in a "<" where a block opener may begin
@@ -243,13 +237,17 @@ class FastPaths(JsonValueStage):
         they are more. Returns the text to emit."""
         full = pend + text if pend else text
         before = full[:-1]
-        hold = max(depth, len(full) - len(before.rstrip("\n")))
-        base = self._pos
-        self._pos = base + len(text)
         self._tail = OPENER_START  # only read for whether a "<" ends it
-        keep = len(full) - hold
+        return self._hold_back(full, len(text), max(depth, len(full) - len(before.rstrip("\n"))))
+
+    def _hold_back(self, full: str, added: int, hold: int) -> str:
+        """Hold the last ``hold`` characters of ``full`` (the held text, then ``added`` new units from the current
+        position on) and return the rest, to emit."""
+        base = self._pos
+        self._pos = base + added
         positions = self._pend_pos
-        positions.extend(range(base, base + len(text)))
+        positions.extend(range(base, base + added))
+        keep = len(full) - hold
         if keep > 0:
             del positions[:keep]
             self._pend = full[keep:]
