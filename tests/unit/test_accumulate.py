@@ -494,3 +494,37 @@ def test_events_and_their_dicts_accumulate_alike() -> None:
     events = _events("responses", iter(_output(2_000)))
     wire = [copy.deepcopy(e.to_dict()) for e in events]
     assert dscodec.accumulate("responses", events[:-1]) == dscodec.accumulate("responses", wire[:-1])
+
+
+def test_responses_result_shares_no_object_with_the_events() -> None:
+    """Every item is copied, whether a delta changed it or not, however deep its values nest."""
+    deep: Any = {"leaf": [1.5, None, True]}
+    for _ in range(100):
+        deep = {"next": [deep]}
+    stream: list[dict[str, Any]] = [
+        {"type": "response.created", "response": {"id": "r", "status": "in_progress", "meta": {"k": [1]}}},
+        {"type": "response.output_item.added", "output_index": 0, "item": {"type": "message", "deep": deep}},
+        {
+            "type": "response.output_item.added",
+            "output_index": 1,
+            "item": {"type": "function_call", "arguments": "", "extra": {"tags": ["a"]}},
+        },
+        {"type": "response.function_call_arguments.delta", "output_index": 1, "delta": "{}"},
+        {"type": "response.output_item.done", "output_index": 2, "item": {"type": "x", "list": [[0]]}},
+    ]
+    before = _frozen(stream)
+    result = dscodec.accumulate("responses", stream)
+    assert result["output"][0]["deep"] == deep and result["output"][1]["arguments"] == "{}"
+
+    def scramble(value: Any) -> None:
+        if isinstance(value, dict):
+            for item in value.values():
+                scramble(item)
+            value["scrambled"] = True
+        elif isinstance(value, list):
+            for item in value:
+                scramble(item)
+            value.append("scrambled")
+
+    scramble(result)
+    assert _frozen(stream) == before

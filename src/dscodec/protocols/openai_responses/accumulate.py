@@ -55,7 +55,10 @@ def accumulate_events(
     """
     final: Mapping[str, Any] | None = None
     start: Mapping[str, Any] | None = None
-    added: dict[int, dict[str, Any]] = {}
+    # The items as announced, copied when a delta first changes one (a stream that ends with its response needs
+    # none of them).
+    added: dict[int, Mapping[str, Any]] = {}
+    owned: dict[int, dict[str, Any]] = {}
     done: dict[int, Mapping[str, Any]] = {}
     failure: Mapping[str, Any] | None = None
     texts = _Texts()
@@ -79,20 +82,22 @@ def accumulate_events(
         elif kind == "response.output_item.added":
             item = event.get("item")
             if isinstance(item, Mapping):
-                added[index] = copy.deepcopy(dict(item))
+                added[index] = item
+                owned.pop(index, None)
         elif kind == "response.output_item.done":
             item = event.get("item")
             if isinstance(item, Mapping):
                 done[index] = item
         elif index in added:
-            _apply(added[index], kind, event, texts)
+            item = owned.get(index)
+            if item is None:
+                item = owned[index] = _copied(added[index])
+            _apply(item, kind, event, texts)
     if final is not None:
-        return copy.deepcopy(dict(final))
+        return _copied(final)
     texts.join()
-    result = copy.deepcopy(dict(start)) if start is not None else _skeleton(response_id, model, created)
-    result["output"] = [
-        copy.deepcopy(dict(done[i])) if i in done else added[i] for i in sorted(added.keys() | done.keys())
-    ]
+    result = _copied(start) if start is not None else _skeleton(response_id, model, created)
+    result["output"] = [_output_item(i, added, owned, done) for i in sorted(added.keys() | done.keys())]
     if failure is not None:
         code = failure.get("code")
         result["status"] = "failed"
@@ -139,7 +144,7 @@ def _apply(item: dict[str, Any], kind: Any, event: Mapping[str, Any], texts: _Te
     if kind == "response.content_part.added":
         part = event.get("part")
         if isinstance(part, Mapping):
-            _part(item, event, dict(copy.deepcopy(part)))
+            _part(item, event, _copied(part))
     elif kind in ("response.output_text.delta", "response.reasoning_text.delta") and isinstance(delta, str):
         text_kind = "output_text" if kind == "response.output_text.delta" else "reasoning_text"
         part = _part(item, event, None)
@@ -149,11 +154,46 @@ def _apply(item: dict[str, Any], kind: Any, event: Mapping[str, Any], texts: _Te
             texts.append(part, "text", delta)
             logprobs = event.get("logprobs")
             if logprobs and text_kind == "output_text":
-                part.setdefault("logprobs", []).extend(copy.deepcopy(list(logprobs)))
+                part.setdefault("logprobs", []).extend(_copied_value(list(logprobs), 0))
     elif kind == "response.function_call_arguments.delta" and isinstance(delta, str):
         texts.append(item, "arguments", delta)
     elif kind == "response.custom_tool_call_input.delta" and isinstance(delta, str):
         texts.append(item, "input", delta)
+
+
+def _output_item(
+    index: int,
+    added: dict[int, Mapping[str, Any]],
+    owned: dict[int, dict[str, Any]],
+    done: dict[int, Mapping[str, Any]],
+) -> dict[str, Any]:
+    """The output item at ``index``: as its ``output_item.done`` said, else as announced plus its deltas."""
+    if index in done:
+        return _copied(done[index])
+    item = owned.get(index)
+    return _copied(added[index]) if item is None else item
+
+
+#: How deep :func:`_copied` copies JSON values itself; deeper ones (and values of other types) go to
+#: ``copy.deepcopy``.
+_COPY_DEPTH = 64
+
+
+def _copied(mapping: Mapping[str, Any]) -> dict[str, Any]:
+    """A fresh dict of ``mapping``, every JSON value in it copied (a quicker ``copy.deepcopy(dict(mapping))``)."""
+    return {key: _copied_value(value, 1) for key, value in mapping.items()}
+
+
+def _copied_value(value: Any, depth: int) -> Any:
+    cls = value.__class__
+    if cls is str or cls is int or cls is float or cls is bool or value is None:
+        return value
+    if depth < _COPY_DEPTH:
+        if cls is dict:
+            return {key: _copied_value(item, depth + 1) for key, item in value.items()}
+        if cls is list:
+            return [_copied_value(item, depth + 1) for item in value]
+    return copy.deepcopy(value)
 
 
 def _empty_part(kind: str) -> dict[str, Any]:
