@@ -64,6 +64,9 @@ COUNT_LIMIT = 1 << 63
 #: Below this count, adding the length of any list or tuple stays below :data:`COUNT_LIMIT` (no list can hold
 #: ``2**62`` items: that takes ``2**65`` bytes), so the per-push fast path tests the count alone.
 _FAST_COUNT_LIMIT = 1 << 62
+#: A coalescing processor without stop sequences gathers the text of this many ordinary ids (at least) before
+#: the machine reads it: no such text can end the response, and one long piece costs much less than many short.
+_GATHER_IDS = 64
 #: Whether a float is a finite log probability (``-inf`` and NaN take the checks that name or map them).
 _finite = math.isfinite
 #: The machine's part of a lane: text -> the argument delta's or the channel's text, or a tool-call block's events
@@ -207,7 +210,9 @@ class StreamProcessor:
         tool_call_id_factory: makes tool call ids from the call index (random ``call_NN_…`` ids by default).
         coalesce: for a response that is not streamed (its events only go to :func:`dscodec.accumulate`): pushes
             give no events; the end gives the rest, adjacent deltas of one kind merged into one (those with log
-            probabilities excepted). The complete response is the same, for much less work per token.
+            probabilities excepted). Without stop sequences, the ids of many pushes are also read together (each
+            push's ids are still checked when pushed). The complete response is the same, for much less work per
+            token.
 
     Raises:
         StreamStateError: ``request`` is no :class:`~dscodec.ConversationRequest`, ``response_id``, ``model`` or
@@ -302,6 +307,13 @@ class StreamProcessor:
         self._usage = PromptUsage()
         self._completion_tokens = 0
         self._reasoning: list[str] = []
+        # Coalescing with no stop sequence: the text of ordinary ids waits here, up to _GATHER_IDS ids, and is read
+        # before anything else happens (see _gather). None otherwise.
+        self._gathered: list[str] | None = (
+            [] if coalesce and not request.parsing_options.stop_sequences else None
+        )
+        self._gathered_ids = 0
+        self._gathered_units = False  # a special id's unit is among the gathered text
 
     @property
     def _state(self) -> _State:
@@ -368,6 +380,10 @@ class StreamProcessor:
             ModelOutputError: ``text`` is no ``str`` or ``token_count`` is out of bounds (the processor then
                 fails; send :meth:`fail`'s events).
         """
+        if self._gathered:
+            flushed = self._read_gathered()
+            if flushed:  # the response ended (see _read_gathered): this push is refused, as after any end
+                return flushed + self.push_text(text, token_count)
         if (
             type(text) is str
             and type(token_count) is int
@@ -436,6 +452,10 @@ class StreamProcessor:
             ModelOutputError: an id or log probability out of bounds, or ``logprobs`` without one entry per id
                 (the processor then fails; send :meth:`fail`'s events to tell the client).
         """
+        if self._gathered is not None:
+            gathered = self._gather(ids, logprobs)
+            if gathered is not None:
+                return gathered
         decode_plain = self._lane
         if decode_plain is None and self._status == "open" and self._decoder is None:
             # The first ids of an open response: the decoder is made for them, and they take the per-push path.
@@ -583,6 +603,10 @@ class StreamProcessor:
             )
         if self._state == "finished":
             return []
+        if self._gathered:
+            flushed = self._read_gathered()
+            if flushed:
+                return flushed
         self._machine_lane = self._id_lane = None
         out = self._begin()
         events = []
@@ -602,6 +626,16 @@ class StreamProcessor:
         """
         if self._state == "finished" or self._error_sent:
             return []
+        if self._gathered:
+            # What was gathered is part of the output so far (in the response the events add up to).
+            try:
+                flushed = self._read_gathered()
+            except (
+                DscodecError
+            ):  # the processor failed reading it: the client is told of ``error`` all the same
+                flushed = []
+            if flushed:  # the response ended normally after all
+                return flushed
         exc = (
             error
             if isinstance(error, DscodecError)
@@ -616,6 +650,66 @@ class StreamProcessor:
         return out + self._writer.error(exc)
 
     # -- plumbing -----------------------------------------------------------------------------------------------
+
+    def _gather(self, ids: Sequence[int], logprobs: Sequence[Logprob] | None) -> list[WireEvent] | None:
+        """:meth:`push_tokens` for a coalescing processor with no stop sequence: the ids are checked and decoded
+        now, and their text (with a unit for each special id) is gathered, to be read in one piece once
+        :data:`_GATHER_IDS` ids wait, or before any other call goes on. Without a stop sequence nothing pushed
+        ends the response (the end-of-sentence id ends the output, and the backend the response), so
+        :attr:`finished` stays true to the output pushed. None: the push goes the usual way (after what waited
+        was read)."""
+        decode_plain = self._lane
+        if (
+            decode_plain is not None
+            and logprobs is None
+            and type(ids) in (list, tuple)
+            and ids
+            and self._completion_tokens < _FAST_COUNT_LIMIT
+        ):
+            try:
+                text = decode_plain(ids)
+            except LookupError:  # an id the usual way refuses or reads as nothing (nothing changed)
+                pass
+            else:
+                self._completion_tokens += len(ids)
+                if text is None:  # special ids among them: decoded into the machine's units
+                    assert self._decoder is not None  # decode_plain is its method
+                    text = self._decoder.units
+                    self._gathered_units = True
+                gathered = self._gathered
+                assert gathered is not None
+                if text:  # (empty: an incomplete UTF-8 sequence, held by the decoder)
+                    gathered.append(text)
+                    self._gathered_ids += len(ids)
+                    if self._gathered_ids >= _GATHER_IDS:
+                        return self._read_gathered()
+                return []
+        if self._gathered:
+            flushed = self._read_gathered()
+            if flushed:  # the response ended (never expected): this push is refused, as after any end
+                return flushed + self.push_tokens(ids, logprobs)
+        return None
+
+    def _read_gathered(self) -> list[WireEvent]:
+        """The machine reads the gathered text in one piece (as units when a special id's unit is among them,
+        else as the text of ordinary ids: its quicker way); its events."""
+        gathered = self._gathered
+        assert gathered is not None
+        text = "".join(gathered) if len(gathered) > 1 else gathered[0]
+        gathered.clear()
+        self._gathered_ids = 0
+        self._machine_lane = self._id_lane = None
+        machine = self._machine
+        try:
+            if self._gathered_units:
+                self._gathered_units = False
+                events = machine.feed_units(text)
+            else:
+                events = machine.feed_plain_token(text)
+        except DscodecError as exc:
+            self._failed(exc, [])
+            raise
+        return self._deliver(events, [])
 
     def _string_piece(self, index: int, arguments: str, raw: str, parameter: str) -> list[WireEvent]:
         """The wire events of a piece of a ``string="true"`` argument the machine gave; the lane through the rest

@@ -1045,3 +1045,84 @@ def test_a_coalescing_processor_ends_at_a_stop_sequence_like_any(chunks: list[st
     assert responses[0] == responses[1]
     assert responses[1]["choices"][0]["message"]["content"] == "Hello "
     assert responses[1]["choices"][0]["finish_reason"] == "stop"
+
+
+_EOS_ID = VOCAB.special_id("<｜end▁of▁sentence｜>")
+_LONG_OUTPUTS = [
+    # reasoning, answer, a block with many small parameters, then the end of sentence and more output
+    "Think it over " * 30
+    + "</think>"
+    + "Here you go. " * 20
+    + "\n\n<｜DSML｜tool_calls>\n"
+    + "".join(
+        f'<｜DSML｜invoke name="f">\n<｜DSML｜parameter name="a" string="true">x{k} é 字</｜DSML｜parameter>\n'
+        f'<｜DSML｜parameter name="n" string="false">{k}</｜DSML｜parameter>\n</｜DSML｜invoke>\n'
+        for k in range(12)
+    )
+    + "</｜DSML｜tool_calls>",
+    "Plain 字 text, 🙂 " * 60 + "</think>" + "The answer: " * 40,
+]
+
+
+@given(
+    output=st.sampled_from(_LONG_OUTPUTS),
+    sizes=st.lists(st.integers(1, 9), min_size=1, max_size=8),
+    end=st.sampled_from(["eos", "finish", "fail", "bad id", "text", "logprobs"]),
+    at=st.floats(0, 1),
+)
+def test_a_coalescing_processor_reads_gathered_ids_as_one_that_reads_each_push(
+    output: str, sizes: list[int], end: str, at: float
+) -> None:
+    """A coalescing processor without stop sequences reads the text of many pushes of ids at once: the same
+    complete response, the same pushes refused, ``finished`` at the same push, and whatever ends the gathering
+    (a text chunk, log probabilities, a bad id, ``fail``) in its place; the end-of-sentence id among them."""
+    ids = _ids(output)
+    cut = int(len(ids) * at)
+    results = []
+    for coalesce in (False, True):
+        p = dscodec.StreamProcessor(
+            _request(
+                tools=[{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
+            ),
+            response_id="r1",
+            model="M",
+            created=7,
+            coalesce=coalesce,
+            tool_call_id_factory=lambda index: f"call_{index}",
+        )
+        events = p.start(3)
+        trace: list[Any] = []
+        pieces = itertools.cycle(sizes)
+        k = 0
+        failure: Exception | None = None
+        try:
+            while k < cut:
+                group = ids[k : min(cut, k + next(pieces))]
+                k += len(group)
+                made = p.push_tokens(group)
+                assert not coalesce or not made
+                events += made
+            if end == "eos":  # the output ends; what follows is dropped, and only finish ends the response
+                events += p.push_tokens([*ids[cut : cut + 2], _EOS_ID, *ids[cut + 2 : cut + 4]])
+                events += p.push_tokens(ids[cut + 4 :])
+                trace.append(p.finished)
+            elif end == "bad id":
+                with pytest.raises(dscodec.ModelOutputError, match="token id"):
+                    p.push_tokens([*ids[cut : cut + 2], -1])
+                events += p.fail("the push raised")
+            elif end == "text":
+                events += p.push_text("</think>more <｜DSML｜tool_calls>", 3)
+                events += p.push_tokens(ids[cut:])
+            elif end == "logprobs":
+                rest = ids[cut : cut + 3]
+                events += p.push_tokens(rest, [-0.5] * len(rest))
+                events += p.push_tokens(ids[cut + 3 :])
+            if end == "fail":
+                events += p.fail("the backend went away")
+            else:
+                events += p.finish("stop")
+        except dscodec.DscodecError as exc:  # pragma: no cover - reported below with the trace
+            failure = exc
+        trace.append(p.finished)
+        results.append((dscodec.accumulate("chat_completions", events), trace, repr(failure)))
+    assert results[0] == results[1]
