@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import random
 import re
 import sys
@@ -402,9 +403,11 @@ def _event_difference_kind(
         return "events (a status or a finish differs)"
     if _SPACED_PARAMETER_NAME.search(_output_text(pieces)):
         return "D8? (a parameter name with whitespace: the reference's key is no JSON string)"
+    if any(not _strict_json(f'"{name}"') for name in _PARAMETER_NAME.findall(_output_text(pieces))):
+        return "D8? (a parameter name that is no JSON string content: dscodec escapes it, the reference copies it)"
     if set(_STRING_ATTRIBUTE.findall(_output_text(pieces))) - {"true", "false"}:
         return "D8? (a parameter tag with an unknown string value)"
-    if _malformed_markup(_output_text(pieces)):
+    if _malformed_markup(_output_text(pieces)) or _BARE_PARAMETER_TAG.search(_output_text(pieces)):
         return "D8? (malformed tags: dscodec reads them by their attributes)"
     if _UNKNOWN_TAG.search(_output_text(pieces)):
         return "D8? (a tag the parser does not know: its closing tag does not end the call)"
@@ -416,7 +419,7 @@ def _event_difference_kind(
         return 'D8? (a string="false" value cut by the end of the output: a JSON string of its raw text)'
     if any(not _strict_json(value) for value in _FALSE_VALUE.findall(_output_text(pieces))):
         return 'D8? (a string="false" value that is no JSON: null when blank, else a JSON string of its raw text)'
-    mine, other = _argument_texts(ours), _argument_texts(theirs)
+    mine, other = _argument_texts(merged_ours), _argument_texts(merged_theirs)
     if mine and all(map(_strict_json, mine)) and not all(map(_strict_json, other)):
         return "D8? (the reference's arguments are no JSON, dscodec's are)"
     return "events"
@@ -475,13 +478,20 @@ _FALSE_VALUE = re.compile(r'string="false">([\s\S]*?)</｜DSML｜')  # a value e
 
 
 def _strict_json(text: str) -> bool:
-    """Whether ``text`` is one JSON value as RFC 8259 has it (no ``NaN`` or ``Infinity``; not blank)."""
+    """Whether ``text`` is one JSON value as RFC 8259 has it (no ``NaN`` or ``Infinity``; not blank), with every
+    number within the double range (``1e400`` is refused, as dscodec's reader refuses it: D8)."""
 
     def refuse(name: str) -> None:
         raise ValueError(name)
 
+    def finite(number: str) -> float:
+        value = float(number)
+        if math.isinf(value):
+            raise ValueError(number)
+        return value
+
     try:
-        json.loads(text, parse_constant=refuse)
+        json.loads(text, parse_constant=refuse, parse_float=finite)
     except (ValueError, RecursionError):
         return False
     return True
@@ -557,6 +567,13 @@ def _whole_characters_of_ids(pieces: list[list[int]]) -> list[list[int]]:
 _STRING_ATTRIBUTE = re.compile('string="([^"]*)"')
 #: D8: ``<｜DSML｜parameter name="a b" …>``, whose key the reference writes as ``"a: `` (a label for triage).
 _SPACED_PARAMETER_NAME = re.compile(r'parameter name="[^"<>｜]*\s[^"<>｜]*"')
+#: D8: the name of each parameter tag (its key: written escaped when it is no JSON string content).
+_PARAMETER_NAME = re.compile(r'parameter name="([^"<>｜]*)"')
+#: D8: a parameter tag with no Dsml token before it, or whose ``string`` attribute is cut or missing (dscodec reads
+#: a tag by its attributes, the reference by its spelling).
+_BARE_PARAMETER_TAG = re.compile(
+    r'(?<!｜DSML｜)(?<!｜DSML｜ )parameter name=|parameter name="[^"<>｜]*"(?! string="(?:true|false)")'
+)
 #: The well-formed DSML tags, in both spellings (a Dsml token anywhere else makes the markup malformed).
 _WELL_FORMED_TAG = re.compile(
     '</?｜DSML｜(?:tool_calls| calls)>|</｜DSML｜ ?(?:invoke|parameter)>|<｜DSML｜ ?invoke name="[^"<>｜]*">'
