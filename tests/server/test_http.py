@@ -497,3 +497,31 @@ def test_a_bug_in_a_handler_is_a_500_in_the_protocol_shape_with_its_request_id(
     request_id = answer.headers[ID_HEADERS[protocol]]
     (record,) = [r for r in caplog.records if r.name == "dscodec.server"]
     assert request_id in record.getMessage() and record.exc_info is not None
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [("GET", "/v1/models"), ("GET", "/v1/models/nope"), ("POST", "/v1/nope"), ("GET", "/v1/messages/x")],
+)
+def test_the_anthropic_sdk_gets_its_own_error_shape_and_request_id_off_the_messages_path(
+    odd: httpx.Client, method: str, path: str
+) -> None:
+    """A request with the ``anthropic-version`` header the Anthropic SDK sends is answered in Anthropic's shape,
+    with the ``request-id`` header its SDK reads, on any ``/v1/`` path that is no OpenAI endpoint's; without the
+    header, in OpenAI's."""
+    anthropic = odd.request(method, path, headers={"anthropic-version": "2023-06-01"})
+    openai = odd.request(method, path)
+    assert _REQUEST_ID.fullmatch(anthropic.headers["request-id"]) and "x-request-id" not in anthropic.headers
+    if anthropic.status_code != 200:
+        assert anthropic.json()["type"] == "error" and set(anthropic.json()["error"]) == {"type", "message"}
+    if not path.startswith("/v1/messages"):
+        assert _REQUEST_ID.fullmatch(openai.headers["x-request-id"]) and "request-id" not in openai.headers
+        if openai.status_code != 200:
+            assert set(openai.json()["error"]) == {"message", "type", "param", "code"}
+
+
+def test_openai_endpoints_keep_openai_shapes_whatever_the_headers(odd: httpx.Client) -> None:
+    for path in ("/v1/chat/completions", "/v1/responses"):
+        answer = odd.post(path, content=b"{", headers={"anthropic-version": "2023-06-01"})
+        assert answer.status_code == 400 and "message" in answer.json()["error"]
+        assert "x-request-id" in answer.headers and "request-id" not in answer.headers

@@ -277,14 +277,25 @@ def _route_path(scope: Scope) -> str:
     return path[len(root) :] if root and path.startswith(root) else path
 
 
-def _protocol_of(path: str) -> Protocol | None:
-    """The protocol whose error shape answers ``path``: Anthropic's under ``/v1/messages``, OpenAI's for any other
-    ``/v1/`` path; None elsewhere (FastAPI's own pages)."""
+def _protocol_of(scope: Scope) -> Protocol | None:
+    """The protocol whose error shape (and request id header) answers the request: Anthropic's under
+    ``/v1/messages``, and on a ``/v1/`` path that is no OpenAI endpoint's (``/v1/models``, an unknown path) when
+    the request carries the ``anthropic-version`` header the Anthropic SDK sends; OpenAI's for any other ``/v1/``
+    path; None elsewhere (FastAPI's own pages)."""
+    path = _route_path(scope)
     if path == "/v1/messages" or path.startswith("/v1/messages/"):
         return "messages"
     if path == "/v1" or path.startswith("/v1/"):
+        if not path.startswith(_OPENAI_PATHS) and any(
+            name == b"anthropic-version" for name, _ in scope.get("headers", ())
+        ):
+            return "messages"
         return "chat_completions"
     return None
+
+
+#: The paths of OpenAI's endpoints (answered in OpenAI's shape whatever the headers say).
+_OPENAI_PATHS = ("/v1/chat/", "/v1/responses", "/v1/completions", "/v1/embeddings")
 
 
 def _methods_of(request: Request) -> list[str]:
@@ -310,7 +321,7 @@ def unserved(protocol: Protocol, what: str) -> Callable[[Request], Awaitable[Res
 async def http_error(request: Request, exc: Exception) -> Response:
     """Routing errors (404, 405) in the protocol's shape; FastAPI's ``{"detail": ...}`` outside ``/v1/``."""
     assert isinstance(exc, HTTPException)
-    protocol = _protocol_of(_route_path(request.scope))
+    protocol = _protocol_of(request.scope)
     if protocol is None:
         return await http_exception_handler(request, exc)
     method, path = request.method, request.url.path
@@ -334,9 +345,9 @@ async def http_error(request: Request, exc: Exception) -> Response:
 
 class RequestIds:
     """Give every HTTP request an id (``req_`` and 24 hex digits) and answer it in the header the path's SDK
-    reads: ``request-id`` under ``/v1/messages`` (Anthropic's), ``x-request-id`` elsewhere (OpenAI's). While the
-    request is answered the id is in :data:`REQUEST_ID`, so that the server's log records and the backend's job
-    carry it."""
+    reads: ``request-id`` where Anthropic's shape answers (see :func:`_protocol_of`), ``x-request-id`` elsewhere
+    (OpenAI's). While the request is answered the id is in :data:`REQUEST_ID`, so that the server's log records
+    and the backend's job carry it."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -347,7 +358,7 @@ class RequestIds:
             return
         request_id = "req_" + secrets.token_hex(12)
         header = (
-            b"request-id" if _protocol_of(_route_path(scope)) == "messages" else b"x-request-id",
+            b"request-id" if _protocol_of(scope) == "messages" else b"x-request-id",
             request_id.encode(),
         )
 
@@ -394,7 +405,7 @@ class LastResort:
             )
             if started:
                 return
-            protocol = _protocol_of(_route_path(scope)) or "chat_completions"
+            protocol = _protocol_of(scope) or "chat_completions"
             error = DscodecError("The server failed to answer the request.")
             try:
                 await error_response(protocol, error)(scope, receive, send)
@@ -413,7 +424,7 @@ class RequireApiKey:
         self.keys = [key.encode() for key in keys]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        protocol = _protocol_of(_route_path(scope)) if scope["type"] == "http" else None
+        protocol = _protocol_of(scope) if scope["type"] == "http" else None
         if protocol is None:
             await self.app(scope, receive, send)
             return
