@@ -252,7 +252,7 @@ def reference_events(
     """The reference's events for ``pieces`` (text chunks, or lists of token ids), after a ready chunk with no
     prompt usage. Token ids always come with the tokenizer; text chunks with ``tokenizer`` only (the reference
     then counts reasoning tokens as dscodec does for every kind of chunk, D5)."""
-    ids = bool(pieces) and isinstance(pieces[0], list)
+    ids = any(isinstance(piece, list) for piece in pieces)  # (--vary mixes text chunks in)
     request = REQUEST_CLASSES[protocol](json.dumps(body))
     converted = request.convert(dr.ConversionOptions())
     generator = request.chunk_generator(converted, "id-1", body["model"])
