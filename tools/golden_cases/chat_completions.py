@@ -2123,6 +2123,16 @@ def _invalid_semantic() -> list[Case]:
         lambda m: _req(m, q, tools=[fn("a", "d", obj({}), strict=True), fn("b", "d", obj({}))]),
     )
     inv(
+        "tool-strict-with-text-response-format",
+        "strict tool with response_format text: Chat refuses any response_format with strict tools",
+        lambda m: _req(m, q, tools=[fn("a", "d", obj({}), strict=True)], response_format={"type": "text"}),
+    )
+    cases += _both(
+        "tool-strict-with-null-response-format",
+        "strict tool with response_format null: as if absent",
+        lambda m: _req(m, q, tools=[fn("a", "d", obj({}), strict=True)], response_format=None),
+    )
+    inv(
         "tool-strict-required-subset",
         "strict tool whose required misses a property",
         lambda m: _req(

@@ -50,7 +50,8 @@ def json_schema_constraint(schema: Any, *, strict: bool | None) -> OutputConstra
 
 
 def check_strict_tools(tools: Sequence[ToolDefinition], *, text_format: bool) -> None:
-    """Strict tools are all-or-nothing, and exclude any response format but text (``text_format`` false)."""
+    """Strict tools are all-or-nothing, and exclude a response format (``text_format`` false: Chat's
+    ``response_format`` of any type, Responses' ``text.format`` but text)."""
     strict = [tool.strict is True for tool in tools]
     if any(strict):
         if not all(strict):

@@ -66,7 +66,8 @@ class _Converter(_convert.RequestConverter[wire.ChatCompletionRequest]):
             format_constraint = _constraints.json_schema_constraint(
                 response_format.schema, strict=response_format.strict
             )
-        _constraints.check_strict_tools(tools, text_format=response_format == "text")
+        # Chat refuses any response_format with strict tools, {"type": "text"} too (Responses takes text).
+        _constraints.check_strict_tools(tools, text_format=req.response_format is None)
         if req.n is not None and req.n != 1:
             raise ConversionError("Invalid n value (currently only n = 1 is supported)")
         _sampling.check_penalty("presence_penalty", req.presence_penalty)
