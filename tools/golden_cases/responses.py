@@ -3085,6 +3085,11 @@ def _tool_search() -> list[Case]:
         lambda m: _req(m, [user(ask), {**call(), "arguments": '{"query": "time"}'}, output([clock])]),
     )
     cases += both(
+        "invalid-tool-search-call-bare",
+        "a tool search call with neither call_id nor arguments: call_id is named first",
+        lambda m: _req(m, [user(ask), {"type": "tool_search_call"}]),
+    )
+    cases += both(
         "invalid-tool-search-output-no-call-id",
         "a tool search output needs a call_id",
         lambda m: _req(m, [user(ask), call(), {k: v for k, v in output([clock]).items() if k != "call_id"}]),

@@ -243,8 +243,8 @@ _SEARCH_EXECUTION = r.unit_enum(("client", "server"))
 
 _TOOL_SEARCH_CALL = r.Struct(
     ToolSearchCallItem,
+    r.required("call_id", r.read_str),  # (missing both: the reference names call_id)
     r.required("arguments", _read_arguments_map),
-    r.required("call_id", r.read_str),
     r.checked("execution", _SEARCH_EXECUTION),
 )
 
