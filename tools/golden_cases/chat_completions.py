@@ -2123,6 +2123,42 @@ def _invalid_semantic() -> list[Case]:
         lambda m: _req(m, q, tools=[fn("a", "d", obj({}), strict=True), fn("b", "d", obj({}))]),
     )
     inv(
+        "tool-strict-array-of-empty-objects",
+        "strict tool whose array root holds objects without properties: the objects are checked before the root",
+        lambda m: _req(
+            m, q, tools=[fn("f", "d", {"type": "array", "items": {"type": "object"}}, strict=True)]
+        ),
+    )
+    inv(
+        "tool-strict-anyof-root-additional-true",
+        "strict tool whose root anyOf offers an object with additionalProperties true",
+        lambda m: _req(
+            m,
+            q,
+            tools=[
+                fn(
+                    "f",
+                    "d",
+                    {
+                        "anyOf": [
+                            {
+                                "type": "object",
+                                "properties": {"a": {"type": "string"}},
+                                "additionalProperties": True,
+                            }
+                        ]
+                    },
+                    strict=True,
+                )
+            ],
+        ),
+    )
+    inv(
+        "tool-strict-anyof-root-empty-object",
+        "strict tool whose root anyOf offers an object without properties: the root may have none, the top level is no object",
+        lambda m: _req(m, q, tools=[fn("f", "d", {"anyOf": [{"type": "object"}]}, strict=True)]),
+    )
+    inv(
         "tool-strict-with-text-response-format",
         "strict tool with response_format text: Chat refuses any response_format with strict tools",
         lambda m: _req(m, q, tools=[fn("a", "d", obj({}), strict=True)], response_format={"type": "text"}),

@@ -235,9 +235,13 @@ def normalize_strict_schema(schema: Any, *, target: StrictTarget) -> dict[str, A
     except WireError as exc:
         prefix = "Invalid tool parameters schema : " if target == "tool" else "Invalid json schema: "
         raise ConversionError(prefix + exc.detail) from None
+    # Every object is checked first (as the reference does), then the top level. An object the root is, or that a
+    # root anyOf offers, counts as the root (a tool's may have no properties).
+    top = {id(branch) for branch in node.get("anyOf", ())}
+    top.add(id(node))
+    for obj in reader.objects:
+        _check_strict_object(obj, is_root=id(obj.node) in top, target=target)
     if node.get("type") != "object":
         what = "function parameters schema" if target == "tool" else "json schema"
         raise ConversionError(f"The top level of the {what} must be an object.")
-    for obj in reader.objects:
-        _check_strict_object(obj, is_root=obj.node is node, target=target)
     return node
