@@ -57,6 +57,8 @@ CROSS_PROTOCOLS: Mapping[str, str] = {
 #: (prompt_tokens, context_limit) pairs for ``resolve_max_tokens`` (spec §1.4). The overflow pair is computed
 #: per case from the requested max_tokens, and a last pair fills the context exactly.
 _BASE_RESOLUTION_PAIRS = ((100, 1_000_000), (100, 5000))
+#: The largest count the reference takes (its token counts are 32-bit).
+_U32_MAX = 2**32 - 1
 
 
 def _load_reference() -> ModuleType:
@@ -295,6 +297,15 @@ class Recorder:
         # Overflow by exactly one token, whether or not a completion budget was requested.
         overflow = (1001, 1000 + (requested or 0))
         pairs = [*_BASE_RESOLUTION_PAIRS, overflow, (5000, 5000)]
+        if requested is not None and requested > _U32_MAX - 1000:
+            # Near the 32-bit limit the reference's sum saturates (its counts are 32-bit: no overflow pair then).
+            pairs = [
+                *_BASE_RESOLUTION_PAIRS,
+                (5000, 5000),
+                (1, _U32_MAX),
+                (2, _U32_MAX),
+                (_U32_MAX, _U32_MAX),
+            ]
         rows: list[list[Any]] = []
         for prompt_tokens, limit in pairs:
             try:

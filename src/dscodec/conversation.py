@@ -219,6 +219,8 @@ class ParsingOptions(_Model):
 
 
 #: Default completion budget when the request sets none (behavior.md#sampling).
+#: The largest 32-bit count: where the reference's token arithmetic saturates.
+_U32_MAX = 2**32 - 1
 _DEFAULT_MAX_TOKENS_NOTHINK = 8192
 _DEFAULT_MAX_TOKENS_THINK = 65536
 _DEFAULT_MAX_TOKENS_THINK_MAX = 131072
@@ -258,11 +260,17 @@ class ConversationRequest(_Model):
                 raise ValueError(f"{name} must be from {least} to 2**63 - 1, not {shown(value)}")
         requested = self.inference_options.max_tokens
         if requested is not None:
-            if prompt_tokens + requested > context_limit:
-                raise _context_error(prompt_tokens, requested, context_limit).with_protocol(self.protocol)
-            return requested
+            total = prompt_tokens + requested
+            if context_limit <= _U32_MAX < total:
+                # The reference counts in 32 bits, adding with saturation: a sum past 2**32 - 1 is 2**32 - 1, and
+                # the completion is then what the context leaves (behavior.md#sampling).
+                total = _U32_MAX
+            if total > context_limit:
+                error = _context_error(prompt_tokens, requested, context_limit, total)
+                raise error.with_protocol(self.protocol)
+            return max(1, min(requested, context_limit - prompt_tokens))
         if prompt_tokens > context_limit:
-            raise _context_error(prompt_tokens, 0, context_limit).with_protocol(self.protocol)
+            raise _context_error(prompt_tokens, 0, context_limit, prompt_tokens).with_protocol(self.protocol)
         conv = self.conversation
         if not conv.thinking_mode:
             default = _DEFAULT_MAX_TOKENS_NOTHINK
@@ -273,8 +281,7 @@ class ConversationRequest(_Model):
         return max(1, min(default, context_limit - prompt_tokens))
 
 
-def _context_error(prompt_tokens: int, completion: int, limit: int) -> ContextLengthExceeded:
-    total = prompt_tokens + completion
+def _context_error(prompt_tokens: int, completion: int, limit: int, total: int) -> ContextLengthExceeded:
     return ContextLengthExceeded(
         f"This model's maximum context length is {limit} tokens. However, you requested {total} tokens "
         f"({prompt_tokens} in the messages, {completion} in the completion). "

@@ -474,6 +474,18 @@ def _inference() -> list[Case]:
         options={"thinking_max_tokens_upper_bound": 1000, "non_thinking_max_tokens_upper_bound": 4000},
     )
     cases += _both(
+        "max-tokens-at-the-32-bit-limit",
+        "max_tokens 2**32 - 1 under a bound that allows it: the sum with the prompt saturates at 2**32 - 1",
+        lambda m: _req(m, q, max_tokens=2**32 - 1),
+        options={"thinking_max_tokens_upper_bound": 2**32 - 1},
+    )
+    cases += _both(
+        "max-tokens-near-the-32-bit-limit",
+        "max_tokens 2**32 - 11: a prompt of 11 tokens or more makes the sum saturate",
+        lambda m: _req(m, q, max_tokens=2**32 - 11),
+        options={"thinking_max_tokens_upper_bound": 2**32 - 1},
+    )
+    cases += _both(
         "logprobs-top-logprobs",
         "logprobs true with top_logprobs 0 and seed 0",
         lambda m: _req(m, q, logprobs=True, top_logprobs=0, seed=0),
