@@ -272,10 +272,8 @@ def test_other_methods_are_a_405_in_the_protocol_shape(
 ) -> None:
     response = client.request(method, PATHS[protocol], content=b"{}")
     assert response.headers["allow"] == "POST"
-    error_type = (
-        "api_error" if protocol == "messages" else "invalid_request_error"
-    )  # Anthropic has no 405 type
-    assert method in assert_error_shape(protocol, response, 405, error_type)
+    # Anthropic has no type for a 405: the client's mistake, so an invalid request (not api_error, the server's).
+    assert method in assert_error_shape(protocol, response, 405, "invalid_request_error")
     assert_quiet(logs)
 
 
@@ -294,8 +292,7 @@ def test_a_405_names_the_methods_the_path_takes(
 ) -> None:
     response = client.request(method, path, content=b"{}")
     protocol = "messages" if path.startswith("/v1/messages") else "responses"
-    error_type = "api_error" if protocol == "messages" else "invalid_request_error"
-    message = assert_error_shape(protocol, response, 405, error_type)
+    message = assert_error_shape(protocol, response, 405, "invalid_request_error")
     assert message.endswith(f"send a {allowed} request."), message
     assert_quiet(logs)
 
@@ -327,9 +324,30 @@ def test_unknown_path_under_v1_is_a_404_in_its_protocol_shape(
     assert_quiet(logs)
 
 
-def test_unknown_path_elsewhere_is_fastapis_404(client: httpx.Client) -> None:
-    response = client.post("/chat/completions", json={})
-    assert response.status_code == 404 and response.json() == {"detail": "Not Found"}
+@pytest.mark.parametrize(
+    ("method", "path", "headers", "protocol", "status"),
+    [
+        ("POST", "/chat/completions", {}, "chat_completions", 404),  # the base URL without its /v1
+        ("POST", "/messages", {"anthropic-version": "2023-06-01"}, "messages", 404),
+        ("GET", "/", {}, "chat_completions", 404),
+        ("POST", "/v1/messages/", {}, "messages", 404),  # a trailing slash: no redirect
+        ("POST", "/v1/chat/completions/", {}, "chat_completions", 404),
+        ("GET", "/health/", {}, "chat_completions", 404),
+        ("POST", "/health", {}, "chat_completions", 405),
+        ("DELETE", "/health", {"anthropic-version": "2023-06-01"}, "messages", 405),
+    ],
+)
+def test_routing_errors_anywhere_are_in_a_protocol_shape(
+    client: httpx.Client, method: str, path: str, headers: dict[str, str], protocol: str, status: int
+) -> None:
+    """Off /v1/ too: OpenAI's shape, or Anthropic's for the Anthropic SDK (its anthropic-version header); a
+    trailing slash is no endpoint (a 404, never a redirect to a Location built from the Host header)."""
+    response = client.request(method, path, content=b"{}", headers=headers)
+    error_type = (
+        {404: "not_found_error", 405: "invalid_request_error"}[status] if protocol == "messages" else None
+    )
+    assert "location" not in response.headers
+    assert_error_shape(protocol, response, status, error_type or "invalid_request_error")
 
 
 # -- slow and vanishing clients -----------------------------------------------------------------------------------

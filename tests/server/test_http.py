@@ -24,7 +24,7 @@ from dscodec.server import (
     TokenChunk,
     create_app,
 )
-from dscodec.server._http import MAX_CODINGS
+from dscodec.server._http import MAX_CODINGS, header_dict
 from tests.server.conftest import VOCABULARY, LiveServer, Recorder, new_id, scenario
 
 PATHS = {"chat_completions": "/v1/chat/completions", "responses": "/v1/responses", "messages": "/v1/messages"}
@@ -230,8 +230,16 @@ def test_a_body_in_an_unknown_coding_is_a_415(odd: httpx.Client, protocol: str) 
 @pytest.mark.parametrize(
     ("coding", "damage", "says"),
     [
-        ("gzip", lambda packed: b"plain text", "is not valid gzip data"),
-        ("gzip", lambda packed: packed[:-12], "is not valid gzip data"),  # cut short
+        (
+            "gzip",
+            lambda packed: b"plain text",
+            "is not valid gzip data (Content-Encoding: gzip): it is corrupt.",
+        ),
+        (
+            "gzip",
+            lambda packed: packed[:-12],
+            "is not valid gzip data (Content-Encoding: gzip): it ends early.",
+        ),
         ("gzip", lambda packed: packed + b"}", "is not valid gzip data"),  # a second member that is not gzip
         ("deflate", lambda packed: packed + b"}", "has bytes after its deflate data"),
         ("deflate", lambda packed: packed[:2] + b"\xff" * 8, "is not valid deflate data"),
@@ -525,3 +533,20 @@ def test_openai_endpoints_keep_openai_shapes_whatever_the_headers(odd: httpx.Cli
         answer = odd.post(path, content=b"{", headers={"anthropic-version": "2023-06-01"})
         assert answer.status_code == 400 and "message" in answer.json()["error"]
         assert "x-request-id" in answer.headers and "request-id" not in answer.headers
+
+
+def test_the_header_dict_reads_as_the_request_headers_do() -> None:
+    """One pass over the headers (dict(request.headers) looks every name up again: quadratic in their number),
+    the same mapping: lower-case names, the first of a repeated name winning."""
+    from starlette.requests import Request
+
+    raw = [
+        (b"x-case", b"one"),
+        (b"content-type", b"application/json"),
+        (b"x-case", b"two"),
+        (b"x-\xe9", b"\xff"),
+    ]
+    raw += [(f"x-h{k}".encode(), b"v") for k in range(2000)]
+    scope = {"type": "http", "headers": raw}
+    assert header_dict(scope) == dict(Request(scope).headers)
+    assert header_dict(scope)["x-case"] == "one" and len(header_dict(scope)) == 2003

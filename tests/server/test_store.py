@@ -175,6 +175,17 @@ def test_the_response_says_how_it_is_kept(client: openai.OpenAI, stream: bool) -
     assert [(r.store, r.previous_response_id) for r in answer(store=False)] == [(False, None)] * len(first)
 
 
+@pytest.mark.parametrize("value", ["false", 0, 1, [], {}])
+def test_a_store_that_is_no_boolean_is_refused(client: openai.OpenAI, value: Any) -> None:
+    """The codec passes over ``store`` (as the reference does), but the server decides by it what it keeps: a
+    value that is no boolean is a 400 naming it, never read as true."""
+    with pytest.raises(openai.BadRequestError) as caught:
+        client.responses.create(model=MODEL, input="Hi", extra_body={"store": value})
+    error = caught.value.body
+    assert isinstance(error, dict) and error["param"] == "store" and "'store'" in error["message"]
+    assert client.responses.create(model=MODEL, input="Hi", extra_body={"store": None}).store is True
+
+
 def test_a_failed_response_is_not_stored(client: openai.OpenAI) -> None:
     with client.responses.stream(model=MODEL, input="Hi", extra_headers=headers("fail_mid")) as events:
         ids = {event.response.id for event in events if event.type == "response.created"}

@@ -11,9 +11,10 @@ from typing import Any
 
 from dscodec.errors import DscodecError
 
-__all__ = ["ANTHROPIC_ERROR_TYPES", "anthropic_error_body", "openai_error_body"]
+__all__ = ["ANTHROPIC_ERROR_TYPES", "anthropic_error_body", "anthropic_error_type", "openai_error_body"]
 
-#: Anthropic's error ``type`` for each HTTP status (anything else is ``api_error``). The official SDK's
+#: Anthropic's error ``type`` for each HTTP status (any other 4xx is ``invalid_request_error``: a 405, a 408; any
+#: other status ``api_error``). The official SDK's
 #: ``ErrorResponse`` knows no separate type for 413, so an oversized request is an ``invalid_request_error``, and
 #: so is a body in a content coding the server does not decode (415).
 ANTHROPIC_ERROR_TYPES: dict[int, str] = {
@@ -29,6 +30,14 @@ ANTHROPIC_ERROR_TYPES: dict[int, str] = {
     504: "timeout_error",
     529: "overloaded_error",
 }
+
+
+def anthropic_error_type(status: int) -> str:
+    """Anthropic's error ``type`` for an HTTP status."""
+    found = ANTHROPIC_ERROR_TYPES.get(status)
+    if found is not None:
+        return found
+    return "invalid_request_error" if 400 <= status < 500 else "api_error"
 
 
 def openai_error_body(exc: DscodecError) -> dict[str, Any]:
@@ -62,7 +71,7 @@ def anthropic_error_body(exc: DscodecError) -> dict[str, Any]:
         {'type': 'error', 'error': {'type': 'invalid_request_error', 'message': 'messages: at least one message is required'}}
     """
     error: dict[str, Any] = {
-        "type": ANTHROPIC_ERROR_TYPES.get(exc.status_code, "api_error"),
+        "type": anthropic_error_type(exc.status_code),
         "message": exc.message,
     }
     if exc.details:

@@ -13,7 +13,6 @@ from typing import ClassVar, TypeVar
 
 import anyio
 import orjson
-from fastapi.exception_handlers import http_exception_handler
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
@@ -37,6 +36,7 @@ __all__ = [
     "decoded_body",
     "error_response",
     "gone",
+    "header_dict",
     "http_error",
     "too_large",
     "unless_disconnected",
@@ -243,13 +243,15 @@ def _decode(data: bytes, name: str, limit: int) -> bytes:
                 raise too_large(limit)
             parts.append(part)
             if not reader.eof:
-                raise zlib.error("the data ends early")
+                raise ConversionError(
+                    f"The request body is not valid {name} data (Content-Encoding: {name}): it ends early."
+                )
             rest = reader.unused_data
             if not rest or wbits != _CODINGS["gzip"]:
                 break
-    except zlib.error as exc:
+    except zlib.error:  # (its own words name zlib's internals: a client learns nothing more from them)
         raise ConversionError(
-            f"The request body is not valid {name} data (Content-Encoding: {name}): {exc}."
+            f"The request body is not valid {name} data (Content-Encoding: {name}): it is corrupt."
         ) from None
     if rest:
         raise ConversionError(f"The request body has bytes after its {name} data (Content-Encoding: {name}).")
@@ -268,6 +270,16 @@ def error_response(
     if type(wait) is int and wait >= 0:
         headers = {**(headers or {}), "retry-after": str(wait)}
     return Response(orjson.dumps(body), status_code=status, media_type="application/json", headers=headers)
+
+
+def header_dict(scope: Scope) -> dict[str, str]:
+    """The request's headers by lower-case name, the first of a repeated one winning (as ``Request.headers[name]``
+    reads), built in one pass: ``dict(request.headers)`` looks each name up again, in time quadratic in the number
+    of headers."""
+    headers: dict[str, str] = {}
+    for name, value in scope.get("headers", ()):
+        headers.setdefault(name.decode("latin-1"), value.decode("latin-1"))
+    return headers
 
 
 def _route_path(scope: Scope) -> str:
@@ -319,11 +331,12 @@ def unserved(protocol: Protocol, what: str) -> Callable[[Request], Awaitable[Res
 
 
 async def http_error(request: Request, exc: Exception) -> Response:
-    """Routing errors (404, 405) in the protocol's shape; FastAPI's ``{"detail": ...}`` outside ``/v1/``."""
+    """Routing errors (404, 405) in the protocol's shape; outside ``/v1/`` (``/chat/completions`` without its
+    prefix, ``/health``) Anthropic's when the request has the ``anthropic-version`` header, else OpenAI's."""
     assert isinstance(exc, HTTPException)
     protocol = _protocol_of(request.scope)
     if protocol is None:
-        return await http_exception_handler(request, exc)
+        protocol = "messages" if "anthropic-version" in request.headers else "chat_completions"
     method, path = request.method, request.url.path
     error: DscodecError
     if exc.status_code == 404:

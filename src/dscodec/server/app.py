@@ -50,6 +50,7 @@ from dscodec.server._http import (
     decoded_body,
     error_response,
     gone,
+    header_dict,
     http_error,
     too_large,
     unless_disconnected,
@@ -253,7 +254,14 @@ def create_app(
     if served_models is None:
         served_models = list((options.model_versions_by_name if options else DEFAULT_MODEL_NAMES).keys())
     catalog = Catalog(served_models)
-    app = FastAPI(title="dscodec example server", version=dscodec.__version__, lifespan=_start_worker_thread)
+    app = FastAPI(
+        title="dscodec example server",
+        version=dscodec.__version__,
+        lifespan=_start_worker_thread,
+        # A path with a trailing slash is no endpoint: a 404 in the protocol's shape, not a redirect built from the
+        # client's Host header.
+        redirect_slashes=False,
+    )
     for protocol, (path, _) in _ROUTES.items():
         app.add_api_route(path, server.endpoint(protocol), methods=["POST"], name=protocol)
     app.add_api_route("/v1/messages/count_tokens", server.count_tokens, methods=["POST"], name="count_tokens")
@@ -379,7 +387,7 @@ class _Server:
             return gone()
         try:
             job, turn, thread = await anyio.to_thread.run_sync(
-                self._prepare, protocol, body, dict(http.headers)
+                self._prepare, protocol, body, header_dict(http.scope)
             )
         except DscodecError:
             raise

@@ -204,7 +204,7 @@ def begin_turn(body: bytes, store: ResponseStore) -> tuple[bytes, Turn | None, s
 
     Raises:
         ResponseNotFound: ``previous_response_id`` names no stored response.
-        ConversionError: ``previous_response_id`` is not a string.
+        ConversionError: ``previous_response_id`` is not a string, or ``store`` is no boolean (nor null).
     """
     try:
         # Read as the converter reads it (a "-0" stays the float -0.0, which orjson alone would make the integer 0),
@@ -233,6 +233,15 @@ def begin_turn(body: bytes, store: ResponseStore) -> tuple[bytes, Turn | None, s
         document["input"] = items
         del document["previous_response_id"]
         body = orjson.dumps(document)
-    if items is None or document.get("store", True) is False or _keeps_nothing(store):
+    if items is None:
+        return body, None, previous
+    keep = document.get("store", True)
+    if keep is not None and not isinstance(keep, bool):
+        # The codec passes over the field (as the reference does); here it decides what is kept, so a value that
+        # is no boolean is refused rather than read as true.
+        raise ConversionError(
+            f"Invalid type for 'store': expected a boolean, got {type(keep).__name__}.", param="store"
+        )
+    if keep is False or _keeps_nothing(store):
         return body, None, previous
     return body, Turn(items), previous
