@@ -13,6 +13,7 @@ import logging
 import random
 import socket
 import threading
+import time
 from collections.abc import AsyncIterator, Iterator
 from typing import Any, ClassVar
 
@@ -385,6 +386,32 @@ def _assert_shape(protocol: str, data: bytes) -> None:
         assert parsed["type"] == "error" and set(parsed["error"]) == {"type", "message"}
     else:
         assert list(parsed["error"]) == ["message", "type", "param", "code"]
+
+
+def test_a_body_trickled_past_its_deadline_is_a_408(logs: LogWatch) -> None:
+    """A byte now and then keeps each pause short, yet the whole body must arrive within 20 pauses' time."""
+    app = create_app(hostile_backend, tokenizer=VOCABULARY, body_timeout=0.1)  # the body within 2 s
+    with LiveServer(app) as live, socket.create_connection(("127.0.0.1", live.port), timeout=10) as sock:
+        logs.take()
+        sock.sendall(b"POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n")
+        started = time.monotonic()
+        received = b""
+        while not received and time.monotonic() - started < 8:
+            try:
+                sock.sendall(b" ")
+            except OSError:  # the server answered and closed
+                pass
+            time.sleep(0.05)
+            sock.setblocking(False)
+            try:
+                received = sock.recv(65536)
+            except BlockingIOError:
+                pass
+            finally:
+                sock.setblocking(True)
+        assert received.startswith(b"HTTP/1.1 408"), received[:100]
+        assert b"did not arrive within 2 s" in received
+    assert_quiet(logs)
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)

@@ -105,8 +105,10 @@ MAX_BODY_BYTES = 32 * 1024 * 1024
 DEFAULT_CONTEXT_LIMIT = 131072
 
 #: Seconds a client may leave the request body unfinished without sending a byte: a client that stalls
-#: mid-body (or trickles it) gets a 408 instead of holding the request open forever.
+#: mid-body gets a 408 instead of holding the request open forever. The whole body must arrive within
+#: _BODY_DEADLINE_FACTOR times this (a client that trickles it, a byte now and then, is cut off too).
 BODY_TIMEOUT = 30.0
+_BODY_DEADLINE_FACTOR = 20
 
 #: Seconds the backend may take to yield its next item (the first one included: queueing and prompt
 #: processing count); past that the request fails with a 504, or with the error event mid-stream.
@@ -205,7 +207,8 @@ def create_app(
             ``<｜System｜>`` and so cannot encode V4.1 prompts).
         options: conversion policy (accepted model names, default thinking mode, ...).
         max_body_bytes: requests with a larger body get a 413.
-        body_timeout: seconds a client may pause while sending the body (408 after that); None waits forever.
+        body_timeout: seconds a client may pause while sending the body (408 after that), and a twentieth of the
+            time the whole body may take; None waits forever.
         backend_timeout: seconds the backend may take for each item it yields (504 before the response starts,
             the protocol's error event after); None waits forever.
         served_models: the names ``GET /v1/models`` lists (None: every name ``options`` accepts).
@@ -519,7 +522,7 @@ class _Server:
             RequestTooLarge: the declared, received or decoded size is over the limit.
             UnsupportedEncoding: a ``Content-Encoding`` other than gzip, deflate or identity.
             ConversionError: a body that is not valid data of its ``Content-Encoding``.
-            RequestTimeout: no byte arrived for ``body_timeout`` seconds.
+            RequestTimeout: no byte arrived for ``body_timeout`` seconds, or the body took 20 times that.
             Disconnected: the client went away.
         """
         limit = self.max_body_bytes
@@ -528,12 +531,22 @@ class _Server:
             raise too_large(limit)
         parts: list[bytes] = []
         size = 0
+        pause = self.body_timeout
+        total = None if pause is None else pause * _BODY_DEADLINE_FACTOR
+        deadline = None if total is None else anyio.current_time() + total
         while True:
-            with anyio.move_on_after(self.body_timeout) as waiting:
+            wait = pause
+            if pause is not None and deadline is not None:
+                wait = min(pause, deadline - anyio.current_time())
+            with anyio.move_on_after(wait) as waiting:
                 message = await http.receive()
             if waiting.cancelled_caught:
+                if wait != pause:
+                    raise RequestTimeout(
+                        f"The request body took too long: it did not arrive within {total:g} s."
+                    )
                 raise RequestTimeout(
-                    f"The request body stopped arriving: nothing was received for {self.body_timeout:g} s."
+                    f"The request body stopped arriving: nothing was received for {pause:g} s."
                 )
             if message["type"] == "http.disconnect":
                 raise Disconnected
