@@ -3181,6 +3181,36 @@ def _hardening() -> list[Case]:
             obj({"a": {"$ref": "#/type"}}),
         ),
         (
+            "invalid-schema-id-colon-in-first-segment",
+            "an $id with no scheme whose first path segment holds a colon is no URI reference",
+            {"type": "object", "$id": "a_b:c"},
+        ),
+        (
+            "invalid-schema-ref-scheme-starting-with-a-digit",
+            "a $ref whose scheme would start with a digit is no URI reference (index 0)",
+            obj({"a": {"$ref": "1a:b"}}),
+        ),
+        (
+            "schema-id-colon-after-the-first-segment",
+            "an $id with a colon after its first slash is a relative reference",
+            {"type": "object", "$id": "a/b:c"},
+        ),
+        (
+            "invalid-schema-pattern-before-ref",
+            "a pattern before a $ref in key order is compiled first",
+            {"type": "object", "pattern": "(", "$ref": "#/x"},
+        ),
+        (
+            "invalid-schema-ref-before-pattern",
+            "a $ref before a pattern in key order is resolved first",
+            {"type": "object", "$ref": "#/x", "pattern": "("},
+        ),
+        (
+            "invalid-schema-pattern-properties-name-before-its-subschema",
+            "a patternProperties name is compiled before its subschema (the message shows the subschema)",
+            {"type": "object", "patternProperties": {"(": {"$ref": "#/x"}}},
+        ),
+        (
             "schema-id-ipv6-host",
             "an $id whose host is an IPv6 address in brackets (with the http default port, left out)",
             {

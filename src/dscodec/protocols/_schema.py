@@ -228,6 +228,17 @@ def _uri_problem(text: str, *, allow_hash: bool) -> str | None:
             problems.append(problem)
         if literal is not None:  # its brackets and what they hold are no characters a URI has elsewhere
             scanned = text[: literal[0]] + "0" * (literal[1] - literal[0]) + text[literal[1] :]
+    if authority is None:
+        # A scheme is a letter, then letters, digits, "+", "-" or "."; without one, the first path segment of a
+        # relative reference holds no ":" (RFC 3986 path-noscheme).
+        run = _SCHEME_RUN.match(text).end()  # type: ignore[union-attr]
+        if run < len(text) and text[run] == ":":
+            if run == 0 or not ("a" <= text[0].lower() <= "z"):
+                problems.append((0, "unexpected character"))
+        else:
+            colon = text.find(":", 0, _SEGMENT_END.search(text).start())  # type: ignore[union-attr]
+            if colon >= 0:
+                problems.append((colon, "unexpected character"))
     bad = _URI_BAD.search(scanned)
     end = len(text) if bad is None else bad.start()
     first = text.find("#", 0, end)
@@ -245,6 +256,10 @@ def _uri_problem(text: str, *, allow_hash: bool) -> str | None:
     return f"{kind} at index {index}"
 
 
+#: The characters a scheme may hold, from the start of a URI reference.
+_SCHEME_RUN = re.compile(r"[A-Za-z0-9+.\-]*")
+#: Where a URI reference's first path segment ends.
+_SEGMENT_END = re.compile(r"[/?#]|\Z")
 #: A URI reference with an authority (``scheme://`` or ``//``); group 1 is the authority.
 _AUTHORITY = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.\-]*:)?//([^/?#]*)")
 _HEX = frozenset("0123456789abcdefABCDEF")
@@ -597,6 +612,17 @@ class _Registry:
                     return
                 if target is not None:
                     yield target, target_base
+            elif key == "pattern" and isinstance(value, str) and not regex_ok(value):
+                # A pattern is compiled where it stands, so a reference after it comes later (observed).
+                yield f'{json_text(value)} is not a "regex"', None
+                return
+            elif key == "patternProperties" and isinstance(value, Mapping):
+                # Each name is compiled before its subschema; the message names the subschema (observed).
+                for name, sub in value.items():
+                    if not regex_ok(name):
+                        yield f'{json_text(sub)} is not a "regex"', None
+                        return
+                    yield sub, base
             elif key == "$recursiveRef" and draft.recursive_refs and isinstance(value, str):
                 syntax = _uri_problem(value, allow_hash=True)
                 if syntax is not None:
