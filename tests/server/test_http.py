@@ -550,3 +550,10 @@ def test_the_header_dict_reads_as_the_request_headers_do() -> None:
     scope = {"type": "http", "headers": raw}
     assert header_dict(scope) == dict(Request(scope).headers)
     assert header_dict(scope)["x-case"] == "one" and len(header_dict(scope)) == 2003
+
+
+@pytest.mark.parametrize("path", ["/health", "/v1/models", "/v1/models/DeepSeek-V4-Pro", "/v1/models/nope"])
+def test_the_probes_answer_head_as_get(odd: httpx.Client, path: str) -> None:
+    got, head = odd.get(path), odd.head(path)
+    assert head.status_code == got.status_code and head.content == b""
+    assert head.headers["content-length"] == got.headers["content-length"] == str(len(got.content))

@@ -283,9 +283,14 @@ def create_app(
         ("/v1/responses/{response_id}/input_items", stored.input_items, "GET", "list_input_items"),
     ):
         app.add_api_route(path, handler, methods=[method], name=name)
-    app.add_api_route("/v1/models", catalog.list, methods=["GET"], name="list_models")
-    app.add_api_route("/v1/models/{model}", catalog.get, methods=["GET"], name="retrieve_model")
-    app.add_api_route("/health", server.health, methods=["GET"], name="health")
+    for path, handler, name in (
+        ("/v1/models", catalog.list, "list_models"),
+        ("/v1/models/{model}", catalog.get, "retrieve_model"),
+        ("/health", server.health, "health"),
+    ):
+        app.add_api_route(path, handler, methods=["GET"], name=name)
+        # The probes answer HEAD as GET (the same status and headers, no body).
+        app.add_api_route(path, handler, methods=["HEAD"], name=f"{name}_head", include_in_schema=False)
     app.add_exception_handler(HTTPException, http_error)
     if api_keys is not None:
         app.add_middleware(RequireApiKey, keys=list(api_keys))
