@@ -93,7 +93,9 @@ class FastPaths(JsonValueStage):
         if inner is not None:
             if isinstance(inner, str):
                 if inner in text and (inner != OPENER_START or _OPENER_HELD.search(text) is not None):
-                    return None
+                    # Text that ends in a "<" where a block opener may begin (the "<" before a block's Dsml
+                    # token, say) is held there, as below.
+                    return self._plain_text_full(text) if text[-1] == OPENER_START else None
             elif inner.search(text) is not None:
                 return None
         if self._tools:
