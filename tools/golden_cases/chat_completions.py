@@ -3196,6 +3196,21 @@ def _hardening() -> list[Case]:
             {"type": "object", "$id": "a/b:c"},
         ),
         (
+            "invalid-schema-root-ref-before-schema-uri",
+            "the root's own $ref that is no URI reference is read before a root $schema that is none either",
+            {"$ref": "a b", "$schema": "zz z", "type": "object"},
+        ),
+        (
+            "invalid-schema-nested-ref-uri-before-missing-resource",
+            "a reference that is no URI reference comes before a resource the document lacks, wherever it is",
+            {"type": "object", "$ref": "http://a/b", "properties": {"p": {"$ref": "x y"}}},
+        ),
+        (
+            "invalid-schema-defs-ref-uri-before-no-base-uri",
+            "the same under $defs, before a relative reference with no base URI",
+            {"type": "object", "$ref": "x", "$defs": {"p": {"$ref": "a b"}}},
+        ),
+        (
             "invalid-schema-pattern-before-ref",
             "a pattern before a $ref in key order is compiled first",
             {"type": "object", "pattern": "(", "$ref": "#/x"},

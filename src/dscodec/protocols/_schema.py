@@ -545,33 +545,41 @@ class _Registry:
         return self._first(self._crawled)
 
     def _first(self, found: list[tuple[Mapping[str, Any], str, str | None]]) -> str | None:
+        """The first problem of the crawl: of an ``$id`` or a reference that cannot be read, in crawl order; only
+        then of a resource the document does not hold (the registry looks for those once the crawl is done:
+        observed)."""
+        missing: str | None = None
         for node, base, problem in found:
             if problem is None:
-                problem = self._crawled_reference(node["$ref"], base)
+                problem, absent = self._crawled_reference(node["$ref"], base)
+                if absent:
+                    missing = missing or problem
+                    continue
             if problem is not None:
                 return problem
-        return None
+        return missing
 
-    def _crawled_reference(self, ref: str, base: str) -> str | None:
+    def _crawled_reference(self, ref: str, base: str) -> tuple[str | None, bool]:
+        """The problem of a reference the crawl meets, and whether it is a resource the document lacks."""
         if ref.startswith("#"):
             # A reference within its own resource is not read while the registry is filled (observed: one under
             # $defs that nothing compiles may even be no URI reference); compiling it reads it.
-            return None
+            return None, False
         syntax = _uri_problem(ref, allow_hash=True)
         if syntax is not None:
-            return f"Invalid URI reference '{ref}': {syntax}"
+            return f"Invalid URI reference '{ref}': {syntax}", False
         try:
             key = _resolve(base, ref)
         except _Unresolved as exc:
-            return str(exc)
+            return str(exc), False
         if key in self.resources:
-            return None
+            return None, False
         if key.startswith(_META_PREFIXES):
             self.meta_loaded = True
-            return None
+            return None, False
         if key.startswith("json-schema:"):
-            return _missing(ref, "No base URI is available")
-        return _missing(key, f"Retrieval is disabled, cannot fetch {key}")
+            return _missing(ref, "No base URI is available"), True
+        return _missing(key, f"Retrieval is disabled, cannot fetch {key}"), True
 
     def enter(self, node: Mapping[str, Any], base: str) -> tuple[str | None, str]:
         """Compiling ``node`` under a parent whose base URI is ``base``: the problem of its ``$id`` (one the crawl
@@ -764,6 +772,12 @@ def schema_problem(schema: Any) -> str | None:
     if registry is not None and registry.root_id_problem:
         return registry.id_problem
     unknown_meta: str | None = None
+    root_ref = schema.get("$ref") if registry is not None else None
+    if isinstance(root_ref, str) and not root_ref.startswith("#"):
+        # The root's own reference is read before its $schema (observed).
+        syntax = _uri_problem(root_ref, allow_hash=True)
+        if syntax is not None:
+            return f"Invalid URI reference '{root_ref}': {syntax}"
     if registry is not None and isinstance(schema.get("$schema"), str):
         uri = schema["$schema"]
         problem, unknown = _meta_schema_uri_problem(uri, registry.resources, registry.root_key)
