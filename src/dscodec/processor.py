@@ -452,10 +452,6 @@ class StreamProcessor:
             ModelOutputError: an id or log probability out of bounds, or ``logprobs`` without one entry per id
                 (the processor then fails; send :meth:`fail`'s events to tell the client).
         """
-        if self._gathered is not None:
-            gathered = self._gather(ids, logprobs)
-            if gathered is not None:
-                return gathered
         decode_plain = self._lane
         if decode_plain is None and self._status == "open" and self._decoder is None:
             # The first ids of an open response: the decoder is made for them, and they take the per-push path.
@@ -476,6 +472,8 @@ class StreamProcessor:
                 pass
             else:
                 self._completion_tokens += len(ids)
+                if self._gathered is not None:  # coalescing without stop sequences
+                    return self._gather(text, len(ids))
                 lane = self._id_lane
                 if lane is not None:  # the middle of a value or a channel, as the last push left it
                     if text is not None:
@@ -531,6 +529,10 @@ class StreamProcessor:
                     if type(event) is not OutputEnd:
                         return self._writer.write(events)
                 return self._deliver(events, [])
+        if self._gathered:  # what waited is read before this push goes another way
+            flushed = self._read_gathered()
+            if flushed:  # the response ended (never expected): this push is refused, as after any end
+                return flushed + self.push_tokens(ids, logprobs)
         if (
             decode_plain is not None
             and logprobs is not None
@@ -651,44 +653,24 @@ class StreamProcessor:
 
     # -- plumbing -----------------------------------------------------------------------------------------------
 
-    def _gather(self, ids: Sequence[int], logprobs: Sequence[Logprob] | None) -> list[WireEvent] | None:
-        """:meth:`push_tokens` for a coalescing processor with no stop sequence: the ids are checked and decoded
-        now, and their text (with a unit for each special id) is gathered, to be read in one piece once
-        :data:`_GATHER_IDS` ids wait, or before any other call goes on. Without a stop sequence nothing pushed
-        ends the response (the end-of-sentence id ends the output, and the backend the response), so
-        :attr:`finished` stays true to the output pushed. None: the push goes the usual way (after what waited
-        was read)."""
-        decode_plain = self._lane
-        if (
-            decode_plain is not None
-            and logprobs is None
-            and type(ids) in (list, tuple)
-            and ids
-            and self._completion_tokens < _FAST_COUNT_LIMIT
-        ):
-            try:
-                text = decode_plain(ids)
-            except LookupError:  # an id the usual way refuses or reads as nothing (nothing changed)
-                pass
-            else:
-                self._completion_tokens += len(ids)
-                if text is None:  # special ids among them: decoded into the machine's units
-                    assert self._decoder is not None  # decode_plain is its method
-                    text = self._decoder.units
-                    self._gathered_units = True
-                gathered = self._gathered
-                assert gathered is not None
-                if text:  # (empty: an incomplete UTF-8 sequence, held by the decoder)
-                    gathered.append(text)
-                    self._gathered_ids += len(ids)
-                    if self._gathered_ids >= _GATHER_IDS:
-                        return self._read_gathered()
-                return []
-        if self._gathered:
-            flushed = self._read_gathered()
-            if flushed:  # the response ended (never expected): this push is refused, as after any end
-                return flushed + self.push_tokens(ids, logprobs)
-        return None
+    def _gather(self, text: str | None, count: int) -> list[WireEvent]:
+        """The per-push path of a coalescing processor with no stop sequence, for ``count`` ids checked and decoded
+        into ``text`` (None: special ids among them, decoded into the machine's units): the text waits, to be
+        read in one piece once :data:`_GATHER_IDS` ids wait, or before any other call goes on. Without a stop
+        sequence nothing pushed ends the response (the end-of-sentence id ends the output, and the backend the
+        response), so :attr:`finished` stays true to the output pushed."""
+        if text is None:
+            assert self._decoder is not None  # (its decode_plain decoded them)
+            text = self._decoder.units
+            self._gathered_units = True
+        if text:  # (empty: an incomplete UTF-8 sequence, held by the decoder)
+            gathered = self._gathered
+            assert gathered is not None
+            gathered.append(text)
+            self._gathered_ids += count
+            if self._gathered_ids >= _GATHER_IDS:
+                return self._read_gathered()
+        return []
 
     def _read_gathered(self) -> list[WireEvent]:
         """The machine reads the gathered text in one piece (as units when a special id's unit is among them,
