@@ -382,7 +382,7 @@ class StreamProcessor:
         """
         if self._gathered:
             flushed = self._read_gathered()
-            if flushed:  # the response ended (see _read_gathered): this push is refused, as after any end
+            if flushed:  # the response ended (never expected): this push is refused, as after any end
                 return flushed + self.push_text(text, token_count)
         if (
             type(text) is str
@@ -629,12 +629,11 @@ class StreamProcessor:
         if self._state == "finished" or self._error_sent:
             return []
         if self._gathered:
-            # What was gathered is part of the output so far (in the response the events add up to).
+            # What was gathered is part of the output so far (in the response the events add up to). Should the
+            # processor fail reading it, the client is told of ``error`` all the same.
             try:
                 flushed = self._read_gathered()
-            except (
-                DscodecError
-            ):  # the processor failed reading it: the client is told of ``error`` all the same
+            except DscodecError:
                 flushed = []
             if flushed:  # the response ended normally after all
                 return flushed
