@@ -84,6 +84,15 @@ REGEX_PATTERNS: list[tuple[str, str, bool]] = [
     ("classes-125-nested", "[]" * 125 + "a" + "]" * 125, True),
     ("classes-126-nested", "[]" * 126 + "a" + "]" * 126, False),
     ("classes-nested-in-groups", "(" * 63 + "[]" * 94 + "a" + "]" * 94 + ")" * 63, False),
+    # A concatenation or an alternation of two items or more is a nesting level of its own.
+    ("classes-125-nested-after-a-letter", "b" + "[]" * 125 + "a" + "]" * 125, False),
+    ("classes-125-nested-in-an-alternation", "b|" + "[]" * 125 + "a" + "]" * 125, False),
+    ("classes-124-nested-in-a-group-after-a-letter", "(b" + "[]" * 124 + "a" + "]" * 124 + ")", True),
+    (
+        "classes-124-nested-in-an-alternation-in-a-concatenation",
+        "b(c|" + "[]" * 124 + "a" + "]" * 124 + ")",
+        False,
+    ),
     ("control-after-lookahead", r"(?=a)\cA", False),
     ("flag-twice", r"(?i-i)", False),
     ("flag-unknown", r"(?a)\w", False),

@@ -30,8 +30,8 @@ __all__ = ["ecma_regex_ok", "regex_ok"]
 
 #: The size limit of a compiled pattern, less what every program holds.
 _SIZE_LIMIT = 10 * 1024 * 1024 - 224
-#: Groups nest at most this deep; for the strict reading groups, repetitions and classes (two levels each) at most
-#: :data:`_NEST_LIMIT` deep.
+#: Groups nest at most this deep; for the strict reading groups, repetitions, classes (two levels each), and
+#: concatenations and alternations of two items or more, at most :data:`_NEST_LIMIT` deep.
 _GROUP_LIMIT = 63
 _NEST_LIMIT = 250
 
@@ -449,14 +449,17 @@ class _Reader:
             branches.append(self.concatenation(depth))
         if len(branches) == 1:
             return branches[0]
+        nest = max(b.nest for b in branches) + 1  # an alternation is a level of its own in the strict reading
+        if self.strict and nest > _NEST_LIMIT:
+            _fail()
         return _Item(
             sum(b.cost for b in branches) + 8 * len(branches),
-            nest=max(b.nest for b in branches),
+            nest=nest,
             boundary=any(b.boundary for b in branches),
         )
 
     def concatenation(self, depth: int) -> _Item:
-        cost = nest = 0
+        cost = nest = items = 0
         boundary = False
         last: _Item | None = None  # the last item, which a quantifier after a comment repeats
         while True:
@@ -496,7 +499,12 @@ class _Reader:
             cost += item.cost
             nest = max(nest, item.nest)
             boundary = boundary or item.boundary
+            items += 1
             last = item
+        if items > 1:  # so is a concatenation of two items or more
+            nest += 1
+            if self.strict and nest > _NEST_LIMIT:
+                _fail()
         return _Item(cost, repeatable=last is not None, nest=nest, boundary=boundary)
 
     def quantifier_follows(self) -> bool:
