@@ -84,6 +84,10 @@ REGEX_PATTERNS: list[tuple[str, str, bool]] = [
     ("classes-125-nested", "[]" * 125 + "a" + "]" * 125, True),
     ("classes-126-nested", "[]" * 126 + "a" + "]" * 126, False),
     ("classes-nested-in-groups", "(" * 63 + "[]" * 94 + "a" + "]" * 94 + ")" * 63, False),
+    # In extended mode a count may hold spaces (no other white space), and a "*" after a count is no regex.
+    ("extended-spaced-count-then-star", "(?x)a{ 2 }*", False),
+    ("extended-spaced-count-then-plus", "(?x)a{2 }+", True),
+    ("extended-count-with-an-ideographic-space", "(?x)a{2\u3000}*", True),
     # A concatenation or an alternation of two items or more is a nesting level of its own.
     ("classes-125-nested-after-a-letter", "b" + "[]" * 125 + "a" + "]" * 125, False),
     ("classes-125-nested-in-an-alternation", "b|" + "[]" * 125 + "a" + "]" * 125, False),

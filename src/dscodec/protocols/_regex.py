@@ -280,6 +280,9 @@ _WHITE_SPACE = frozenset(
     "\u202f\u205f\u3000"
 )
 _LENIENT_COUNT = re.compile(r"\{([0-9]*)(,?)([0-9]*)\}")
+#: The same in extended mode, where a space, a tab, a line feed or a carriage return inside the braces is skipped
+#: (observed: no other white space there).
+_LENIENT_COUNT_EXTENDED = re.compile(r"\{[\t\n\r ]*([0-9]*)[\t\n\r ]*(,?)[\t\n\r ]*([0-9]*)[\t\n\r ]*\}")
 _ASCII_CLASS = re.compile(r"\[:\^?([a-z]+):\]")
 _ASCII_CLASSES = _words("alnum alpha ascii blank cntrl digit graph lower print punct space upper word xdigit")
 #: What a class escape's program costs per copy (the ECMA meanings: ``\\d`` and ``\\w`` are ASCII).
@@ -561,8 +564,9 @@ class _Reader:
 
     def lenient_count(self) -> tuple[int, int | None] | None:
         """The count the lenient reading sees at a ``{`` (``{n}``, ``{n,}``, ``{,m}``, ``{,}``, ``{n,m}``, no
-        spaces, bounds in any order), consumed; None (nothing consumed) when it reads a plain ``{``."""
-        match = _LENIENT_COUNT.match(self.text, self.pos)
+        spaces but in extended mode, bounds in any order), consumed; None (nothing consumed) when it reads a plain
+        ``{``."""
+        match = (_LENIENT_COUNT_EXTENDED if self.extended else _LENIENT_COUNT).match(self.text, self.pos)
         if match is None or not (match.group(1) or match.group(2)):
             return None
         low, comma, high = match.groups()
