@@ -35,6 +35,7 @@ __all__ = [
     "UnsupportedEncoding",
     "decoded_body",
     "error_response",
+    "from_anthropic_sdk",
     "gone",
     "header_dict",
     "http_error",
@@ -289,6 +290,11 @@ def _route_path(scope: Scope) -> str:
     return path[len(root) :] if root and path.startswith(root) else path
 
 
+def from_anthropic_sdk(scope: Scope) -> bool:
+    """Whether the request carries the ``anthropic-version`` header the Anthropic SDK sends."""
+    return any(name == b"anthropic-version" for name, _ in scope.get("headers", ()))
+
+
 def _protocol_of(scope: Scope) -> Protocol | None:
     """The protocol whose error shape (and request id header) answers the request: Anthropic's under
     ``/v1/messages``, and on a ``/v1/`` path that is no OpenAI endpoint's (``/v1/models``, an unknown path) when
@@ -298,9 +304,7 @@ def _protocol_of(scope: Scope) -> Protocol | None:
     if path == "/v1/messages" or path.startswith("/v1/messages/"):
         return "messages"
     if path == "/v1" or path.startswith("/v1/"):
-        if not path.startswith(_OPENAI_PATHS) and any(
-            name == b"anthropic-version" for name, _ in scope.get("headers", ())
-        ):
+        if not path.startswith(_OPENAI_PATHS) and from_anthropic_sdk(scope):
             return "messages"
         return "chat_completions"
     return None
@@ -336,7 +340,7 @@ async def http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     protocol = _protocol_of(request.scope)
     if protocol is None:
-        protocol = "messages" if "anthropic-version" in request.headers else "chat_completions"
+        protocol = "messages" if from_anthropic_sdk(request.scope) else "chat_completions"
     method, path = request.method, request.url.path
     error: DscodecError
     if exc.status_code == 404:

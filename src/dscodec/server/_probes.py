@@ -21,7 +21,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from dscodec.errors import DscodecError
-from dscodec.server._http import error_response
+from dscodec.server._http import error_response, from_anthropic_sdk
 
 __all__ = ["HEALTH_TIMEOUT", "Catalog", "count_tokens_response", "health_response", "input_tokens_response"]
 
@@ -56,7 +56,7 @@ class Catalog:
 
     async def list(self, http: Request) -> Response:
         """``GET /v1/models``."""
-        if "anthropic-version" in http.headers:
+        if from_anthropic_sdk(http.scope):
             data = [self._anthropic(name) for name in self.names]
             first, last = (self.names[0], self.names[-1]) if self.names else (None, None)
             return _json({"data": data, "has_more": False, "first_id": first, "last_id": last})
@@ -65,7 +65,7 @@ class Catalog:
     async def get(self, http: Request) -> Response:
         """``GET /v1/models/{model}``: one model, or a 404 in the shape of the SDK that asked."""
         name = str(http.path_params["model"])
-        anthropic = "anthropic-version" in http.headers
+        anthropic = from_anthropic_sdk(http.scope)
         if name not in self.names:
             error = _ModelNotFound(f"The model '{name}' does not exist.", param="model")
             return error_response("messages" if anthropic else "chat_completions", error)
