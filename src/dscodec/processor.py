@@ -36,6 +36,7 @@ from dscodec.conversation import ConversationRequest
 from dscodec.errors import DscodecError, ModelOutputError, StreamStateError, shown
 from dscodec.protocols._registry import spec
 from dscodec.protocols._wire import BackendFinish, EventWriter, Outcome, PromptUsage, WireEvent
+from dscodec.stream._markers import EOS_HARD, EOS_SOFT
 from dscodec.stream.decoder import IncrementalDecoder, TokenText
 from dscodec.stream.dsml import ToolCallIdFactory
 from dscodec.stream.events import (
@@ -486,6 +487,19 @@ class StreamProcessor:
                             raise
                         if arguments is not None:
                             return self._writer_lane(arguments, text) if arguments else []
+                    elif lane is self._block_lane:
+                        # Special ids (a Dsml token) inside a tool-call block: their units take the same lane,
+                        # unless the end of sentence is among them.
+                        assert self._decoder is not None
+                        units = self._decoder.units
+                        if EOS_HARD not in units and EOS_SOFT not in units:
+                            try:
+                                events = lane(units)
+                            except DscodecError as exc:
+                                self._failed(exc, [])
+                                raise
+                            if events is not None:
+                                return self._writer.write(events) if events else []
                     self._machine_lane = self._id_lane = None
                 try:
                     if text is None:  # special ids (markers) among them: decoded into the machine's units

@@ -280,12 +280,24 @@ class BlockParser(ArgumentWriter):
                     if s.find("<", 0, end) >= 0:
                         self._stray = True  # a tag the parser does not know was passed over
                     return
-                if end == len(s) and index < FIRST_CLOSE:  # a parameter tag begins at the piece's end
-                    self._stray = False
-                    self.state = _TAG
-                    self._tag = [BARE_ATTRIBUTES] if index == BARE_PARAMETER else []
-                    self._quote = _OUT
-                    return
+                if index < FIRST_CLOSE:
+                    if end == len(s):  # a parameter tag begins at the piece's end
+                        self._stray = False
+                        self.state = _TAG
+                        self._tag = [BARE_ATTRIBUTES] if index == BARE_PARAMETER else []
+                        self._quote = _OUT
+                        return
+                    if index != BARE_PARAMETER and self._tag_stops is TAG_STOPS:
+                        # A parameter tag begins, and the rest of the piece is the start of its attributes (as
+                        # remembered): what _scan_invoke, then the tag's reader, would do.
+                        rest = s[end:]
+                        step = TAG_STEPS[_OUT].get(rest)
+                        if step is not None and step[1] < 0:
+                            self._stray = False
+                            self.state = _TAG
+                            self._tag = [rest]
+                            self._quote = step[0]
+                            return
         elif state is _NVALUE and s and "<" not in s and self._value_mode is _HOLD:
             raw = self._spell(s)  # no closing tag can start in it
             if self._held_piece(raw):

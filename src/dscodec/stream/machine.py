@@ -739,7 +739,9 @@ class OutputMachine(FastPaths):
         (a text chunk: spellings become units) would, and returns the block's events; or None, with nothing
         changed, for text it does not take (empty, in a ``string="true"`` value, where :meth:`string_lane` is
         the way, or a chunk that spells the end-of-sentence token) and once the block has ended. None when the
-        machine is not in a tool-call block with nothing waiting.
+        machine is not in a tool-call block with nothing waiting. A ``tokens`` lane also takes the units of ids
+        with special ids among them (:meth:`block_units`' input), as long as no end-of-sentence unit is among
+        them (the caller checks that).
 
         Use it only right after :meth:`plain_token` or :meth:`plain_chunk` gave a list of events, or
         :meth:`feed_units` was called inside the block, and only until anything else is called on the machine or
