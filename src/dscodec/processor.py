@@ -499,7 +499,7 @@ class StreamProcessor:
                                 self._failed(exc, [])
                                 raise
                             if events is not None:
-                                return self._writer.write(events) if events else []
+                                return self._writer_lane(events, units) if events else []
                     self._machine_lane = self._id_lane = None
                 try:
                     if text is None:  # special ids (markers) among them: decoded into the machine's units
