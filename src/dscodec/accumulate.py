@@ -48,6 +48,7 @@ def accumulate(
 
     found = spec(protocol)
     dicts: list[Mapping[str, Any]] = []
+    outside = False  # an event dict from outside (a recording): the response it gives is checked
     if isinstance(events, (str, bytes, bytearray, Mapping, WireEvent)) or not isinstance(events, Iterable):
         raise ModelOutputError(f"events must be an iterable of stream events, not {type(events).__name__}")
     for index, event in enumerate(events):
@@ -55,12 +56,16 @@ def accumulate(
             dicts.append(event.to_dict())
         elif isinstance(event, Mapping):
             dicts.append(event)
+            outside = True
         else:
             raise ModelOutputError(
                 f"stream event {index} must be a mapping or a WireEvent, not {type(event).__name__}"
             )
     try:
-        return found.accumulate(dicts, response_id=response_id, model=model, created=created)
+        response = found.accumulate(dicts, response_id=response_id, model=model, created=created)
+        if outside:
+            found.check_response(response)
+        return response
     except DscodecError:
         raise
     except (TypeError, AttributeError, KeyError, IndexError, ValueError, RecursionError) as exc:

@@ -44,6 +44,11 @@ class ConversionOptions:
             ``background``, ...; docs/server.md lists them all): ``"ignore"`` reads past them, as the reference does;
             ``"reject"`` answers 400 naming the field when its value asks for something.
 
+    Raises:
+        TypeError: a field of the wrong type.
+        ValueError: a field of the right type with a value it cannot take (a behaviour it does not name, a
+            negative bound, a model name mapped to a version other than ``"v4"`` or ``"v4.1"``).
+
     Examples:
         >>> opts = ConversionOptions().with_model_alias("my-model", "v4.1")
         >>> sorted(opts.model_versions_by_name)
@@ -90,13 +95,21 @@ class ConversionOptions:
                 raise ValueError(f"unknown model version {shown(version)}; expected 'v4' or 'v4.1'")
 
     def with_model_alias(self, name: str, version: ModelVersion) -> ConversionOptions:
-        """A copy that also accepts ``name`` (or maps it anew) for ``version``."""
+        """A copy that also accepts ``name`` (or maps it anew) for ``version``.
+
+        Raises:
+            TypeError, ValueError: as :class:`ConversionOptions` (``version`` neither ``"v4"`` nor ``"v4.1"``).
+        """
         names = dict(self.model_versions_by_name)
         names[name] = version
         return dataclasses.replace(self, model_versions_by_name=names)
 
     def with_model_versions_by_name(self, names: Mapping[str, ModelVersion]) -> ConversionOptions:
-        """A copy whose accepted model names are exactly ``names``."""
+        """A copy whose accepted model names are exactly ``names``.
+
+        Raises:
+            TypeError, ValueError: as :class:`ConversionOptions`.
+        """
         return dataclasses.replace(self, model_versions_by_name=dict(names))
 
     def replace(self, **changes: object) -> ConversionOptions:

@@ -36,7 +36,7 @@ from dscodec.conversation import ConversationRequest
 from dscodec.errors import DscodecError, ModelOutputError, StreamStateError, shown
 from dscodec.protocols._registry import spec
 from dscodec.protocols._wire import BackendFinish, EventWriter, Outcome, PromptUsage, WireEvent
-from dscodec.stream._markers import EOS_HARD, EOS_SOFT
+from dscodec.stream._markers import EOS_HARD, EOS_SOFT, has_surrogate, sanitize_text
 from dscodec.stream.decoder import IncrementalDecoder, TokenText
 from dscodec.stream.dsml import ToolCallIdFactory
 from dscodec.stream.events import (
@@ -103,9 +103,10 @@ def _failure_text(error: object) -> str:
     """What :meth:`StreamProcessor.fail` says of a failure that is no dscodec error: its text, or, when that
     cannot be made, the failure as :func:`~dscodec.errors.shown` shows it."""
     try:
-        return str(error)
+        text = str(error)
     except Exception:  # noqa: BLE001 - a str() that fails (an integer of thousands of digits in the args, say)
         return shown(error)
+    return sanitize_text(text) if isinstance(text, str) else shown(error)
 
 
 def _check_text(value: object, name: str) -> None:
@@ -208,7 +209,9 @@ class StreamProcessor:
         tokenizer: decodes pushed token ids and counts reasoning tokens; the bundled DeepSeek V4 tokenizer when
             None (loaded on first use).
         signature: Messages only: the thinking block's signature (default: the response id).
-        tool_call_id_factory: makes tool call ids from the call index (random ``call_NN_…`` ids by default).
+        tool_call_id_factory: makes tool call ids from the call index (random ``call_NN_…`` ids by default). What it
+            returns must be a ``str`` UTF-8 can encode: anything else fails the processor
+            (:class:`~dscodec.errors.ModelOutputError`) at the call it would name.
         coalesce: for a response that is not streamed (its events only go to :func:`dscodec.accumulate`): pushes
             give no events; the end gives the rest, adjacent deltas of one kind merged into one (those with log
             probabilities excepted). Without stop sequences, the ids of many pushes are also read together (each
@@ -359,8 +362,13 @@ class StreamProcessor:
         self._check_open()
         prompt = self._count(prompt_tokens, "prompt_tokens")
         cached = self._count(cached_tokens, "cached_tokens")
-        if system_fingerprint is not None and not isinstance(system_fingerprint, str):
-            self._refuse(f"system_fingerprint must be a str or None, not {type(system_fingerprint).__name__}")
+        if system_fingerprint is not None:
+            if not isinstance(system_fingerprint, str):
+                self._refuse(
+                    f"system_fingerprint must be a str or None, not {type(system_fingerprint).__name__}"
+                )
+            if has_surrogate(system_fingerprint):
+                self._refuse("system_fingerprint must be valid Unicode text (it holds a lone surrogate)")
         if self._state != "new":
             return []
         self._usage = PromptUsage(prompt, cached, system_fingerprint)
@@ -638,7 +646,8 @@ class StreamProcessor:
 
         Use it when the backend fails, and also when a ``push_*`` call raised (the processor then failed
         itself and refuses more output, but the client still has to be told). Calling ``fail`` again returns
-        ``[]``; so does calling it after a normal end.
+        ``[]``; so does calling it after a normal end. A lone surrogate in the failure's text (which no JSON text
+        can carry) is sent as U+FFFD; the error given is left as it was.
         """
         if self._state == "finished" or self._error_sent:
             return []
@@ -656,6 +665,14 @@ class StreamProcessor:
             if isinstance(error, DscodecError)
             else ModelOutputError(f"the model server failed: {_failure_text(error)}")
         )
+        if has_surrogate(exc.message) or (exc.param is not None and has_surrogate(exc.param)):
+            # The events carry the message as JSON text, which UTF-8 must encode: lone surrogates become U+FFFD.
+            twin = type(exc).__new__(type(exc), *exc.args)  # a copy, as DscodecError.with_protocol makes one
+            twin.__dict__.update(exc.__dict__)
+            exc = twin
+            exc.message = sanitize_text(exc.message)
+            if exc.param is not None:
+                exc.param = sanitize_text(exc.param)
         # The opening events, when the client has not had them: never made, or made by a call that raised.
         out = self._undelivered if self._opened else self._writer.open(self._usage)
         self._opened, self._undelivered = True, []

@@ -48,7 +48,7 @@ from dscodec._words import (
     word_res,
     word_tokenizer,
 )
-from dscodec.errors import SpecialTokenMissing, TokenizerError
+from dscodec.errors import SpecialTokenMissing, TokenizerError, shown
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -503,6 +503,16 @@ def _read(where: str | os.PathLike[str]) -> Tokenizer:
     from pathlib import Path
 
     path = Path(where)
+    text = str(path)
+    try:
+        text.encode("utf-8")
+        usable = "\x00" not in text
+    except UnicodeEncodeError:
+        usable = False
+    if not usable:
+        raise TokenizerError(
+            f"tokenizer path {shown(text)} is no file name (it holds a NUL or a lone surrogate)"
+        )
     if path.is_dir():
         path = path / "tokenizer.json"
     try:

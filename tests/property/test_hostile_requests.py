@@ -690,3 +690,75 @@ def test_non_finite_numbers_in_a_mapping_are_refused(protocol: str, value: float
                 dscodec.convert(protocol, _set(base, path, value))  # type: ignore[arg-type]
             assert_error_shape(protocol, caught.value)
             assert "NaN and infinite numbers are not JSON" in caught.value.message
+
+
+class _Text(str):
+    pass
+
+
+class _Number(float):
+    pass
+
+
+class _Message(dict):  # type: ignore[type-arg]
+    pass
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_a_mapping_body_reads_as_the_json_it_stands_for(protocol: str) -> None:
+    """Subclasses of str, int and float, other mappings and tuples in a mapping body are the JSON values they
+    stand for: the request is the one its JSON text gives."""
+    from collections import OrderedDict
+    from types import MappingProxyType
+
+    def dress(value: Any, depth: int = 0) -> Any:
+        if isinstance(value, dict):
+            pairs = {_Text(k): dress(v, depth + 1) for k, v in value.items()}
+            return MappingProxyType(pairs) if depth % 2 else OrderedDict(pairs)
+        if isinstance(value, list):
+            return tuple(dress(v, depth + 1) for v in value)
+        if isinstance(value, str):
+            return _Text(value)
+        if isinstance(value, float):
+            return _Number(value)
+        return value
+
+    def outcome(body: Any) -> object:
+        try:
+            return dscodec.convert(protocol, body)
+        except dscodec.ConversionError as exc:
+            return exc.message
+
+    for base in [*RICH[protocol], _set(RICH[protocol][0], ("tools",), [])]:
+        assert outcome(dict(dress(base))) == outcome(json.dumps(base))
+    assert isinstance(outcome(_set(RICH[protocol][0], ("tools",), [])), dscodec.ConversationRequest)
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+@pytest.mark.parametrize(
+    ("value", "kind"),
+    [
+        ({1, 2}, "set"),
+        (b"x", "bytes"),
+        (__import__("datetime").date(2020, 1, 1), "date"),
+        (__import__("uuid").UUID(int=1), "UUID"),
+        (__import__("decimal").Decimal("0.5"), "Decimal"),
+        (object(), "object"),
+    ],
+)
+def test_a_value_json_has_none_for_is_refused_by_where_it_is(protocol: str, value: object, kind: str) -> None:
+    for base in RICH[protocol]:
+        with pytest.raises(dscodec.ConversionError) as caught:
+            dscodec.convert(protocol, _set(base, ("metadata",), {"k": value}))  # type: ignore[arg-type]
+        assert_error_shape(protocol, caught.value)
+        assert f"metadata.k is a {kind}, which JSON has no value for" in caught.value.message
+        assert caught.value.param == "metadata.k"
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_a_key_that_is_no_string_is_refused(protocol: str) -> None:
+    for base in RICH[protocol]:
+        with pytest.raises(dscodec.ConversionError) as caught:
+            dscodec.convert(protocol, _set(base, ("metadata",), {1: "v"}))  # type: ignore[arg-type]
+        assert_error_shape(protocol, caught.value)
+        assert "a key 1 (int) in metadata; JSON keys are strings" in caught.value.message

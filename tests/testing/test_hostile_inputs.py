@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -191,3 +192,43 @@ def test_compare_shows_values_json_cannot_hold() -> None:
 
     text = format_differences(compare({"a": 10**5000, "b": {1, 2}}, {"a": 1, "b": 2}))
     assert "expected an integer of about 5001 digits, got 1" in text and "expected {1, 2}, got 2" in text
+
+
+def _deep(levels: int) -> str:
+    return "[" * levels + "]" * levels
+
+
+_DEEP_STREAMS = {
+    "chat_completions": 'data: {"object":"chat.completion.chunk","choices":[],"x":DEEP}\n\ndata: [DONE]\n\n',
+    "responses": 'event: response.created\ndata: {"type":"response.created","sequence_number":0,"x":DEEP}\n\n',
+    "messages": 'event: message_start\ndata: {"type":"message_start","x":DEEP}\n\n',
+}
+
+
+@pytest.mark.parametrize("protocol", sorted(_DEEP_STREAMS))
+@pytest.mark.parametrize("levels", [900, 5_000])
+def test_json_nested_past_what_python_reads_is_a_finding_not_a_crash(protocol: str, levels: int) -> None:
+    findings = lint(protocol, _DEEP_STREAMS[protocol].replace("DEEP", _deep(levels)), sdk=True)  # type: ignore[arg-type]
+    assert all(isinstance(f, Finding) for f in findings)
+    if levels > 1_000:
+        assert any(f.code == "GEN001" and "nested too deeply" in f.message for f in findings)
+    body = lint(protocol, '{"id":"x","x":' + _deep(levels) + "}", sdk=True)  # type: ignore[arg-type]
+    assert all(isinstance(f, Finding) for f in body)
+
+
+def test_a_transcript_nested_past_what_python_reads_is_a_transcript_error() -> None:
+    with pytest.raises(TranscriptError, match="nested too deeply"):
+        loads_transcripts('{"a":' + _deep(10_000) + "}")
+
+
+def test_the_kit_refuses_items_of_the_wrong_type_with_a_type_error() -> None:
+    from dscodec.testing import compare
+    from dscodec.testing._sse import format_sse
+
+    chunk = {"object": "chat.completion.chunk"}
+    for answer in ([chunk, -1], [-1], ["x"]):
+        for merge in (False, True):
+            with pytest.raises(TypeError, match="frames or event dicts, not"):
+                compare(answer, [chunk], merge_deltas=merge)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="format_sse takes frames, not int"):
+        format_sse([1, 2])  # type: ignore[list-item]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import itertools
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -528,3 +529,133 @@ def test_responses_result_shares_no_object_with_the_events() -> None:
 
     scramble(result)
     assert _frozen(stream) == before
+
+
+# -- responses built from recorded event dicts are checked ------------------------------------------------------
+
+
+def _chunk(delta: dict[str, Any] | None = None, finish: Any = None, **extra: Any) -> dict[str, Any]:
+    return {
+        "id": "c",
+        "object": "chat.completion.chunk",
+        "created": 1,
+        "model": "m",
+        "choices": [{"index": 0, "delta": delta or {}, "logprobs": None, "finish_reason": finish}],
+        **extra,
+    }
+
+
+_MESSAGE_START = {
+    "type": "message_start",
+    "message": {
+        "id": "msg",
+        "type": "message",
+        "role": "assistant",
+        "model": "m",
+        "content": [],
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": {"input_tokens": 1, "output_tokens": 0},
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("protocol", "events", "field"),
+    [
+        (
+            "chat_completions",
+            [
+                _chunk(
+                    {"tool_calls": [{"index": 0, "id": ["x"], "function": {"name": "f", "arguments": "{}"}}]}
+                )
+            ],
+            r"response\.choices\[0\]\.message\.tool_calls\[0\]\.id is an array",
+        ),
+        (
+            "chat_completions",
+            [
+                _chunk(
+                    {"tool_calls": [{"index": 0, "id": "x", "function": {"name": {"a": 1}, "arguments": ""}}]}
+                )
+            ],
+            r"\.function\.name is an object",
+        ),
+        ("chat_completions", [_chunk({"content": "hi"}, float("nan"))], r"finish_reason is a number"),
+        (
+            "chat_completions",
+            [_chunk({"content": "hi"}, "stop", usage={"prompt_tokens": "many"})],
+            "prompt_tokens",
+        ),
+        (
+            "chat_completions",
+            [_chunk({"content": "hi"}, "stop", usage={"prompt_tokens": True})],
+            "prompt_tokens",
+        ),
+        ("chat_completions", [_chunk({"content": "hi"}, "stop", usage={"x": {1, 2}})], r"usage\.x is a set"),
+        (
+            "chat_completions",
+            [_chunk({"content": "hi"}, "stop", usage={"x": float("inf")})],
+            "not a finite number",
+        ),
+        (
+            "messages",
+            [
+                _MESSAGE_START,
+                {"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": 5}},
+            ],
+            r"response\.content\[0\]\.id is an integer",
+        ),
+        (
+            "messages",
+            [_MESSAGE_START, {"type": "message_delta", "delta": {"stop_reason": {"x": 1}}, "usage": {}}],
+            "stop_reason is an object",
+        ),
+        (
+            "messages",
+            [_MESSAGE_START, {"type": "message_delta", "delta": {}, "usage": {"output_tokens": "lots"}}],
+            "output_tokens is a string",
+        ),
+        (
+            "responses",
+            [{"type": "response.completed", "response": {"id": 5, "status": "completed", "output": []}}],
+            r"response\.id is an integer",
+        ),
+        (
+            "responses",
+            [
+                {
+                    "type": "response.completed",
+                    "response": {
+                        "id": "r",
+                        "status": "completed",
+                        "output": [],
+                        "usage": {"input_tokens": 1.5},
+                    },
+                }
+            ],
+            "input_tokens is a number",
+        ),
+    ],
+)
+def test_a_response_from_damaged_event_dicts_is_refused_naming_the_field(
+    protocol: str, events: list[dict[str, Any]], field: str
+) -> None:
+    with pytest.raises(dscodec.ModelOutputError, match=field):
+        dscodec.accumulate(protocol, events)
+
+
+def test_recorded_streams_of_every_protocol_pass_the_check() -> None:
+    """The check is of the reference's own shapes: every recorded stream accumulates."""
+    from dscodec.testing import loads_transcripts
+
+    fixtures = Path(__file__).resolve().parents[2] / "fixtures" / "streams"
+    seen = 0
+    for protocol in ("chat_completions", "responses", "messages"):
+        for path in sorted((fixtures / protocol).glob("*.jsonl"))[::7]:
+            for transcript in loads_transcripts(path.read_text(encoding="utf-8")):
+                events = [orjson.loads(f.data) for f in transcript.frames if not f.is_done]
+                if events:
+                    dscodec.accumulate(protocol, events)
+                    seen += 1
+    assert seen > 300

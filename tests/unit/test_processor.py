@@ -1126,3 +1126,104 @@ def test_a_coalescing_processor_reads_gathered_ids_as_one_that_reads_each_push(
         trace.append(p.finished)
         results.append((dscodec.accumulate("chat_completions", events), trace, repr(failure)))
     assert results[0] == results[1]
+
+
+# -- text the caller hands over that the events carry as JSON strings -----------------------------------------------
+
+_PROTOCOL_BODIES: dict[str, dict[str, Any]] = {
+    "chat_completions": {"model": "DeepSeek-V4-Pro", "messages": [{"role": "user", "content": "Hi"}]},
+    "responses": {"model": "DeepSeek-V4-Pro", "input": "Hi"},
+    "messages": {
+        "model": "DeepSeek-V4-Pro",
+        "max_tokens": 64,
+        "messages": [{"role": "user", "content": "Hi"}],
+    },
+}
+
+
+@pytest.mark.parametrize("protocol", list(_PROTOCOL_BODIES))
+@pytest.mark.parametrize(
+    "failure",
+    [
+        RuntimeError("upstream said \udcff"),
+        "backend gone \ud800",
+        dscodec.ModelOutputError("mine \ud800", param="messages.\udc00"),
+    ],
+    ids=["exception", "text", "dscodec-error"],
+)
+def test_a_failure_whose_text_holds_a_lone_surrogate_is_still_sent(protocol: str, failure: object) -> None:
+    processor = dscodec.StreamProcessor(
+        dscodec.convert(protocol, _PROTOCOL_BODIES[protocol]), response_id="r", model="m"
+    )
+    events = processor.start(1, 0) + processor.fail(failure)  # type: ignore[arg-type]
+    frames = "".join(event.sse() for event in events)
+    frames.encode("utf-8")  # no lone surrogate left: UTF-8 takes every frame
+    assert "\ufffd" in frames
+    if isinstance(failure, dscodec.ModelOutputError):
+        assert failure.message == "mine \ud800"  # the caller's error is left as it was
+
+
+@pytest.mark.parametrize("protocol", list(_PROTOCOL_BODIES))
+def test_a_system_fingerprint_with_a_lone_surrogate_is_refused(protocol: str) -> None:
+    processor = dscodec.StreamProcessor(
+        dscodec.convert(protocol, _PROTOCOL_BODIES[protocol]), response_id="r", model="m"
+    )
+    with pytest.raises(dscodec.ModelOutputError, match="system_fingerprint must be valid Unicode text"):
+        processor.start(1, 0, "fp\ud800")
+
+
+_TOOL_BODY = {
+    "model": "DeepSeek-V4-Pro",
+    "messages": [{"role": "user", "content": "Hi"}],
+    "tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}],
+}
+_CALL = '</think><｜DSML｜tool_calls>\n<｜DSML｜invoke name="f">\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>'
+
+
+@pytest.mark.parametrize(
+    ("made", "message"),
+    [
+        (7, "tool_call_id_factory must return a str, not int"),
+        (None, "tool_call_id_factory must return a str, not NoneType"),
+        ("call_\ud800", "tool_call_id_factory returned a call id that holds a lone surrogate"),
+    ],
+)
+def test_what_the_call_id_factory_returns_is_checked(made: object, message: str) -> None:
+    processor = dscodec.StreamProcessor(
+        dscodec.convert("chat_completions", _TOOL_BODY),
+        response_id="r",
+        model="m",
+        tool_call_id_factory=lambda index: made,  # type: ignore[arg-type,return-value]
+    )
+    processor.start(1, 0)
+    with pytest.raises(dscodec.ModelOutputError, match=message) as raised:
+        processor.push_text(_CALL)
+    with pytest.raises(dscodec.StreamStateError, match="failed earlier"):
+        processor.finish("stop")
+    assert json.loads(processor.fail(raised.value)[-1].to_json())["error"]["message"] == message
+
+
+def test_a_call_id_factory_that_returns_strings_names_the_calls() -> None:
+    processor = dscodec.StreamProcessor(
+        dscodec.convert("chat_completions", _TOOL_BODY),
+        response_id="r",
+        model="m",
+        tool_call_id_factory=lambda index: f"mine_{index}",
+    )
+    events = processor.start(1, 0) + processor.push_text(_CALL) + processor.finish("stop")
+    calls = dscodec.accumulate("chat_completions", events)["choices"][0]["message"]["tool_calls"]
+    assert [call["id"] for call in calls] == ["mine_0"]
+
+
+@pytest.mark.parametrize("path", ["\x00", "tok\x00en.json", "\ud800", "dir/\udcff/tokenizer.json"])
+def test_a_tokenizer_path_that_names_no_file_is_refused_as_a_tokenizer_error(path: str) -> None:
+    with pytest.raises(dscodec.TokenizerError, match="is no file name"):
+        dscodec.PromptEncoder(path)
+    processor = dscodec.StreamProcessor(
+        dscodec.convert("chat_completions", _PROTOCOL_BODIES["chat_completions"]),
+        response_id="r",
+        model="m",
+        tokenizer=path,
+    )
+    with pytest.raises(dscodec.TokenizerError, match="is no file name"):
+        processor.push_tokens([1])

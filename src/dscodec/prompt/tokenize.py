@@ -117,6 +117,11 @@ class PromptEncoder:
             conversation resends its whole history with every turn, so in a serving loop most of a prompt was
             seen before. The ids are the same with or without the caches.
 
+    Raises:
+        TypeError: ``cache_chars`` is no ``int``.
+        ValueError: ``cache_chars`` is negative.
+        TokenizerError: the tokenizer cannot be loaded.
+
     Examples:
         >>> import dscodec
         >>> request = dscodec.convert("chat_completions", {"model": "DeepSeek-V4-Pro",

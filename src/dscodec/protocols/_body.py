@@ -27,7 +27,7 @@ from dscodec._json import (
     nesting_depth_exceeds,
     syntax_error,
 )
-from dscodec.errors import ConversionError
+from dscodec.errors import ConversionError, shown
 from dscodec.protocols._debug_escapes import ESCAPED_BOUNDS
 
 __all__ = [
@@ -303,6 +303,8 @@ def load_body(body: str | bytes | Mapping[str, Any]) -> Any:
         # Checked before serialising: orjson has a deeper limit of its own, with another message.
         if nesting_depth_exceeds(top, MAX_NESTING_DEPTH):
             raise ConversionError(f"invalid JSON request: {depth_error(MAX_NESTING_DEPTH)}")
+        if not _plain_json(top):
+            top = _as_plain_json(top)
         try:
             text = orjson.dumps(top)
         except orjson.JSONEncodeError as exc:
@@ -318,6 +320,84 @@ def load_body(body: str | bytes | Mapping[str, Any]) -> Any:
         except JSONDecodeError as exc:
             raise ConversionError(f"invalid request body: not a JSON document: {exc}") from None
     raise ConversionError(f"invalid request body: expected JSON text or a mapping, got {type(body).__name__}")
+
+
+#: The types of a parsed JSON document: what a mapping body is made of (nothing else is read the same way).
+_PLAIN_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _plain_json(top: dict[str, Any]) -> bool:
+    """Whether a mapping body (depth checked) holds only what parsed JSON holds: dicts with ``str`` keys, lists,
+    and ``str``, ``int``, ``float``, ``bool`` and None, no subclasses (iterative)."""
+    stack: list[Any] = [top]
+    scalars = _PLAIN_SCALARS
+    while stack:
+        item = stack.pop()
+        if item.__class__ is dict:
+            for key in item:
+                if key.__class__ is not str:
+                    return False
+            values: Any = item.values()
+        else:
+            values = item
+        for value in values:
+            kind = value.__class__
+            if kind is dict or kind is list:
+                stack.append(value)
+            elif kind not in scalars:
+                return False
+    return True
+
+
+def _as_plain_json(top: dict[str, Any]) -> dict[str, Any]:
+    """A mapping body as parsed JSON: other mappings become dicts, tuples lists, subclasses of ``str``, ``int``
+    and ``float`` their plain values; anything else (a set, bytes, a date, a dataclass, ...) is refused, naming
+    where it is. Iterative; the depth was checked before."""
+    root: dict[str, Any] = {}
+    stack: list[tuple[Any, Any, str]] = [(top, root, "")]
+    while stack:
+        source, target, path = stack.pop()
+        if isinstance(target, dict):
+            pairs: Any = source.items()
+        else:
+            pairs = enumerate(source)
+        for key, value in pairs:
+            if isinstance(target, dict):
+                if not isinstance(key, str):
+                    where = f"in {path}" if path else "at the top level"
+                    raise ConversionError(
+                        f"invalid request body: not a JSON document: a key {shown(key, 40)} "
+                        f"({type(key).__name__}) {where}; JSON keys are strings"
+                    )
+                key = str.__str__(key)
+                where = join_path(path, key)
+            else:
+                where = f"{path}[{key}]"
+            if value is None or value.__class__ in _PLAIN_SCALARS:
+                plain = value
+            elif isinstance(value, Mapping):
+                plain = {}
+                stack.append((value, plain, where))
+            elif isinstance(value, (list, tuple)):
+                plain = []
+                stack.append((value, plain, where))
+            elif isinstance(value, str):
+                plain = str.__str__(value)
+            elif isinstance(value, int):
+                plain = int.__index__(value)
+            elif isinstance(value, float):
+                plain = float.__float__(value)
+            else:
+                raise ConversionError(
+                    f"invalid request body: not a JSON document: {where} is a {type(value).__name__}, which JSON "
+                    "has no value for",
+                    param=where,
+                )
+            if isinstance(target, dict):
+                target[key] = plain
+            else:
+                target.append(plain)
+    return root
 
 
 def _holds_non_finite(value: Any) -> bool:

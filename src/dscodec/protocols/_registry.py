@@ -51,6 +51,7 @@ class ProtocolSpec:
     _inbound: Callable[[], Any]
     _writer: Callable[[], Any]
     _accumulator: Callable[[], Accumulator]
+    _response_shape: Callable[[], Any]
 
     def convert(
         self, body: str | bytes | Mapping[str, Any], options: ConversionOptions | None = None
@@ -80,6 +81,17 @@ class ProtocolSpec:
     ) -> dict[str, Any]:
         """The complete response that this protocol's event dicts add up to."""
         return self._accumulator()(events, response_id, model, created)
+
+    def check_response(self, response: Any) -> None:
+        """Refuse a complete response built from event dicts from outside unless it is JSON and its fields have
+        the types this protocol gives them.
+
+        Raises:
+            ModelOutputError: naming the first field that is wrong.
+        """
+        from dscodec.protocols._shape import check_response
+
+        check_response(response, self._response_shape(), self.name)
 
 
 def _load(module: str, name: str) -> Callable[[], Any]:
@@ -140,6 +152,7 @@ def _protocol(
         _inbound=_load(f"{package}.inbound", "INBOUND"),
         _writer=_load(f"{package}.outbound", "WRITER"),
         _accumulator=(_with_ids if takes_ids else _without_ids)(f"{package}.accumulate", accumulator),
+        _response_shape=_load(f"{package}.accumulate", "RESPONSE_SHAPE"),
     )
 
 

@@ -131,6 +131,21 @@ _JSON_STAGE_UNITS = re.compile("[`{[]")
 _ALL_UNITS = 1 << 62
 
 
+def _checked_ids(factory: ToolCallIdFactory) -> ToolCallIdFactory:
+    """``factory``, with what it returns checked: a call id is a ``str`` that UTF-8 can encode (the events carry
+    it as a JSON string), else the machine fails with :class:`~dscodec.errors.ModelOutputError`."""
+
+    def make(index: int) -> str:
+        call_id = factory(index)
+        if not isinstance(call_id, str):
+            raise ModelOutputError(f"tool_call_id_factory must return a str, not {type(call_id).__name__}")
+        if has_surrogate(call_id):
+            raise ModelOutputError("tool_call_id_factory returned a call id that holds a lone surrogate")
+        return call_id
+
+    return make
+
+
 class OutputMachine(FastPaths):
     """Turns one model output into events.
 
@@ -151,7 +166,9 @@ class OutputMachine(FastPaths):
         opts = parsing_options
         self._tools = opts.parse_tool_calls
         self._json = JSON_BEFORE if opts.parse_json_output else JSON_OFF
-        self._id_factory = tool_call_id_factory or random_tool_call_id
+        self._id_factory = (
+            random_tool_call_id if tool_call_id_factory is None else _checked_ids(tool_call_id_factory)
+        )
         stops = [s for s in opts.stop_sequences if s]
         self._stop = StopMatcher(stops) if stops else None
         super().__init__()

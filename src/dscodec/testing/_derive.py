@@ -70,7 +70,7 @@ def _arguments(text: Any) -> dict[str, Any]:
         return dict(text)
     try:
         value = json.loads(text) if isinstance(text, str) else None
-    except ValueError:
+    except (ValueError, RecursionError):
         return {}
     return value if isinstance(value, dict) else {}
 

@@ -55,7 +55,10 @@ class Frame:
         Raises:
             ValueError: the data is not JSON (``[DONE]`` is not).
         """
-        return json.loads(self.data)
+        try:
+            return json.loads(self.data)
+        except RecursionError:
+            raise ValueError("the data is nested too deeply to read") from None
 
     def sse(self) -> str:
         """The frame as SSE text, blank line included (multi-line data gets one ``data:`` line per line)."""
@@ -107,5 +110,14 @@ def parse_sse(text: str | bytes) -> tuple[list[Frame], str]:
 
 
 def format_sse(frames: Iterable[Frame]) -> str:
-    """The SSE text of ``frames``."""
-    return "".join(frame.sse() for frame in frames)
+    """The SSE text of ``frames``.
+
+    Raises:
+        TypeError: an item is no :class:`Frame`.
+    """
+    out = []
+    for frame in frames:
+        if not isinstance(frame, Frame):
+            raise TypeError(f"format_sse takes frames, not {type(frame).__name__}")
+        out.append(frame.sse())
+    return "".join(out)

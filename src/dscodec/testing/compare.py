@@ -189,7 +189,7 @@ def format_differences(differences: Iterable[Difference], *, limit: int = 20) ->
 def _frame_value(frame: Frame) -> dict[str, Any]:
     try:
         data: Any = json.loads(frame.data)
-    except ValueError:
+    except (ValueError, RecursionError):
         data = frame.data
     return {"event": frame.event, "data": data}
 
@@ -325,6 +325,9 @@ Answer = Transcript | Sequence[Frame] | Sequence[Mapping[str, Any]] | Mapping[st
 
 
 def _frames_value(frames: Sequence[Any]) -> list[Any]:
+    for f in frames:
+        if not isinstance(f, (Frame, Mapping)):
+            raise TypeError(f"an answer's items are frames or event dicts, not {type(f).__name__}")
     return [
         _frame_value(f) if isinstance(f, Frame) else {"event": f.get("type"), "data": dict(f)} for f in frames
     ]

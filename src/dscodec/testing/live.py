@@ -131,7 +131,7 @@ def send(
         return exchange
     try:
         value = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         value = None
     if isinstance(value, dict):
         exchange.response = value

@@ -163,7 +163,10 @@ def _header_names(text: str) -> list[str]:
     names = []
     for line in text.split("\n"):
         if '"dscodec-transcript"' in line:
-            header = json.loads(line)
+            try:
+                header = json.loads(line)
+            except (ValueError, RecursionError):
+                continue
             if isinstance(header, dict) and header.get("kind") == "transcript":
                 names.append(str(header.get("name") or ""))
     return names

@@ -216,7 +216,7 @@ def _item_line(item: BackendItem) -> dict[str, Any]:
 def _frame_line(frame: Frame) -> dict[str, Any]:
     try:
         data = json.loads(frame.data)
-    except ValueError:
+    except (ValueError, RecursionError):
         return {"kind": "frame", "event": frame.event, "raw": frame.data}
     if not isinstance(data, (dict, list)):  # a bare JSON scalar keeps its exact text
         return {"kind": "frame", "event": frame.event, "raw": frame.data}
@@ -446,6 +446,8 @@ def json_object(
         value = json.loads(text)
     except ValueError as exc:
         raise error(f"{not_json}: {exc}") from None
+    except RecursionError:
+        raise error(f"{not_json}: it is nested too deeply to read") from None
     if not isinstance(value, dict):
         raise error(not_object)
     return value
@@ -564,6 +566,6 @@ def is_transcript(path: str | os.PathLike[str]) -> bool:
         return False
     try:
         header = json.loads(first)
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
     return isinstance(header, dict) and header.get("format") == FORMAT

@@ -9,8 +9,38 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from dscodec._json import JSONDecodeError, loads
+from dscodec.protocols._shape import INT, INT_OR_NONE, STR, STR_OR_NONE
 
-__all__ = ["accumulate_events"]
+__all__ = ["RESPONSE_SHAPE", "accumulate_events"]
+
+#: The types of the complete message's fields (dscodec.protocols._shape), checked when it was built from event
+#: dicts from outside.
+RESPONSE_SHAPE = {
+    "id": STR,
+    "type": STR,
+    "role": STR,
+    "model": STR,
+    "content": [
+        {
+            "type": STR,
+            "text": STR,
+            "thinking": STR,
+            "signature": STR,
+            "id": STR,
+            "name": STR,
+            "input": (dict,),
+        }
+    ],
+    "stop_reason": STR_OR_NONE,
+    "stop_sequence": STR_OR_NONE,
+    "usage": {
+        "input_tokens": INT,
+        "output_tokens": INT,
+        "cache_creation_input_tokens": INT_OR_NONE,
+        "cache_read_input_tokens": INT_OR_NONE,
+        "service_tier": STR_OR_NONE,
+    },
+}
 
 
 def _tool_input(arguments: str) -> dict[str, Any]:

@@ -8,7 +8,48 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["accumulate_chunks"]
+from dscodec.protocols._shape import INT, INT_OR_NONE, LOGPROB_ENTRY, STR, STR_OR_NONE
+
+__all__ = ["RESPONSE_SHAPE", "accumulate_chunks"]
+
+#: The types of the complete response's fields (dscodec.protocols._shape), checked when it was built from event
+#: dicts from outside.
+RESPONSE_SHAPE = {
+    "id": STR_OR_NONE,
+    "object": STR,
+    "created": INT_OR_NONE,
+    "model": STR_OR_NONE,
+    "system_fingerprint": STR_OR_NONE,
+    "choices": [
+        {
+            "index": INT,
+            "finish_reason": STR_OR_NONE,
+            "message": {
+                "role": STR,
+                "content": STR_OR_NONE,
+                "reasoning_content": STR_OR_NONE,
+                "tool_calls": [
+                    {
+                        "index": INT,
+                        "id": STR_OR_NONE,
+                        "type": STR_OR_NONE,
+                        "function": {"name": STR_OR_NONE, "arguments": STR},
+                    }
+                ],
+            },
+            "logprobs": {"content": [LOGPROB_ENTRY], "reasoning_content": [LOGPROB_ENTRY]},
+        }
+    ],
+    "usage": {
+        "prompt_tokens": INT,
+        "completion_tokens": INT,
+        "total_tokens": INT,
+        "prompt_tokens_details": {"cached_tokens": INT_OR_NONE},
+        "completion_tokens_details": {"reasoning_tokens": INT_OR_NONE},
+        "prompt_cache_hit_tokens": INT,
+        "prompt_cache_miss_tokens": INT,
+    },
+}
 
 
 def accumulate_chunks(

@@ -20,9 +20,41 @@ import copy
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from dscodec.protocols._shape import INT, LOGPROB_ENTRY, NUMBER, STR, STR_OR_NONE
 from dscodec.protocols.openai_responses.outbound import default_settings, response_object
 
-__all__ = ["accumulate_events"]
+__all__ = ["RESPONSE_SHAPE", "accumulate_events"]
+
+#: The types of the complete response's fields a client reads (dscodec.protocols._shape), checked when it was
+#: built from event dicts from outside.
+RESPONSE_SHAPE = {
+    "id": STR,
+    "object": STR,
+    "created_at": NUMBER,
+    "status": STR,
+    "model": STR,
+    "output": [
+        {
+            "type": STR,
+            "id": STR,
+            "status": STR,
+            "role": STR,
+            "call_id": STR,
+            "name": STR,
+            "content": [{"type": STR, "text": STR, "logprobs": [LOGPROB_ENTRY]}],
+            "summary": [{"type": STR, "text": STR}],
+        }
+    ],
+    "usage": {
+        "input_tokens": INT,
+        "output_tokens": INT,
+        "total_tokens": INT,
+        "input_tokens_details": {"cached_tokens": INT},
+        "output_tokens_details": {"reasoning_tokens": INT},
+    },
+    "error": {"code": STR_OR_NONE, "message": STR},
+    "incomplete_details": {"reason": STR_OR_NONE},
+}
 
 _FINAL = frozenset({"response.completed", "response.incomplete", "response.failed"})
 _START = frozenset({"response.created", "response.queued", "response.in_progress"})

@@ -139,7 +139,7 @@ def _json_object(text: str) -> dict[str, Any] | None:
         return None
     try:
         value = json.loads(stripped)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return value if isinstance(value, dict) else None
 
@@ -177,6 +177,8 @@ def _stream(
             continue
         try:
             data = json.loads(frame.data)
+        except RecursionError:
+            report.add("GEN001", "the data is nested too deeply to read", index)
         except ValueError:
             what = "a [DONE] frame, which only Chat Completions sends" if frame.is_done else "not JSON"
             report.add("GEN001", f"the data is {what}: {frame.data[:60]!r}", index)

@@ -64,7 +64,10 @@ def strict_json(text: str) -> Any:
     Raises:
         ValueError: not JSON.
     """
-    return json.loads(text, parse_constant=_no_constant)
+    try:
+        return json.loads(text, parse_constant=_no_constant)
+    except RecursionError:
+        raise ValueError("the text is nested too deeply to read") from None
 
 
 def check_text(report: Report, text: str, index: int | None, path: str, *, answer: bool = True) -> None:

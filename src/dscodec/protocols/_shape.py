@@ -1,0 +1,94 @@
+"""The check every accumulator makes of the complete response it built from event dicts: JSON values only, and
+the fields a client reads of the types its protocol gives them.
+
+Event dicts may come from outside (a recorded stream parsed by the caller), and an accumulator copies ids,
+names, reasons, usage and log probabilities as it finds them. A response built from a damaged or foreign
+recording must not look like a good one, nor hold what cannot be written as JSON: it is refused with a
+:class:`~dscodec.errors.ModelOutputError` naming the field.
+
+A shape is a dict of field shapes (other keys are only checked to be JSON), a one-item list (each item of an
+array has that shape), or a tuple of the types a value may have (:data:`STR`, :data:`INT`, ...; ``None`` in it
+allows null). Fields may be absent.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from dscodec.errors import ModelOutputError
+
+__all__ = ["INT", "INT_OR_NONE", "LOGPROB_ENTRY", "NUMBER", "STR", "STR_OR_NONE", "check_response"]
+
+_NONE = type(None)
+STR: tuple[type, ...] = (str,)
+STR_OR_NONE: tuple[type, ...] = (str, _NONE)
+INT: tuple[type, ...] = (int,)
+INT_OR_NONE: tuple[type, ...] = (int, _NONE)
+NUMBER: tuple[type, ...] = (int, float)
+_TOP_LOGPROB: dict[str, Any] = {"token": STR, "logprob": NUMBER, "bytes": [INT]}
+#: A log probability entry in the OpenAI shape (Chat Completions and Responses).
+LOGPROB_ENTRY: dict[str, Any] = {**_TOP_LOGPROB, "top_logprobs": [_TOP_LOGPROB]}
+_NAMES = {
+    str: "a string",
+    int: "an integer",
+    float: "a number",
+    _NONE: "null",
+    dict: "an object",
+    list: "an array",
+}
+
+
+def _kind(value: Any) -> str:
+    return _NAMES.get(type(value), type(value).__name__)
+
+
+def check_response(value: Any, shape: Any, protocol: str) -> None:
+    """Refuse ``value`` (the complete response) unless it is JSON and fits ``shape`` (iterative, linear).
+
+    Raises:
+        ModelOutputError: a value JSON has none for (a set, NaN, a key that is no string), or a field of a type
+            the protocol never gives it.
+    """
+    stack: list[tuple[Any, Any, str]] = [(value, shape, "response")]
+    while stack:
+        item, want, path = stack.pop()
+        # bool is an int to Python, never to JSON readers: a flag where a count or an id belongs is refused.
+        if type(want) is tuple and (not isinstance(item, want) or isinstance(item, bool)):
+            expected = " or ".join(_NAMES.get(t, t.__name__) for t in want)
+            raise ModelOutputError(
+                f"the events are not a {protocol} stream: {path} is {_kind(item)}, not {expected}"
+            )
+        if isinstance(item, dict):
+            if want is not None and type(want) is not dict and type(want) is not tuple:
+                raise ModelOutputError(f"the events are not a {protocol} stream: {path} is an object")
+            fields = want if type(want) is dict else {}
+            for key, child in item.items():
+                if type(key) is not str:
+                    raise ModelOutputError(
+                        f"the events are not a {protocol} stream: {path} has a key that is no string"
+                    )
+                stack.append((child, fields.get(key), f"{path}.{key}"))
+        elif isinstance(item, (list, tuple)):
+            if type(want) is dict:
+                raise ModelOutputError(
+                    f"the events are not a {protocol} stream: {path} is an array, not an object"
+                )
+            each = want[0] if type(want) is list else None
+            stack.extend((child, each, f"{path}[{k}]") for k, child in enumerate(item))
+        elif type(want) is dict or type(want) is list:
+            if item is not None:
+                expected = "an object" if type(want) is dict else "an array"
+                raise ModelOutputError(
+                    f"the events are not a {protocol} stream: {path} is {_kind(item)}, not {expected}"
+                )
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                raise ModelOutputError(
+                    f"the events are not a {protocol} stream: {path} is not a finite number"
+                )
+        elif item is not None and not isinstance(item, (str, int)):
+            raise ModelOutputError(
+                f"the events are not a {protocol} stream: {path} is a {type(item).__name__}, which JSON has no "
+                "value for"
+            )
