@@ -593,3 +593,25 @@ def test_a_busy_engine_is_a_429_with_its_wait(engine: tuple[str, StandIn, LiveSe
     with pytest.raises(EngineBusy) as busy:
         run(make_backend(name, live.url), job(chat("[script:busy] Hi")))
     assert busy.value.status_code == 429 and busy.value.retry_after == 1
+
+
+def test_vllm_usage_counts_that_are_no_integers_leave_the_prompt_length() -> None:
+    from dscodec.server.backends.vllm import _Reader
+
+    for bad in (True, "x", 10.7, None):
+        reader = _Reader(84, buffered=True, top=0)
+        reader._usage({"prompt_tokens": bad, "prompt_tokens_details": {"cached_tokens": bad}})
+        assert (reader.prompt_tokens, reader.cached_tokens) == (84, 0)
+    reader = _Reader(84, buffered=True, top=0)
+    reader._usage({"prompt_tokens": 90, "prompt_tokens_details": {"cached_tokens": 64}})
+    assert (reader.prompt_tokens, reader.cached_tokens) == (90, 64)
+
+
+def test_vllm_logprobs_of_mismatched_lengths_name_each_field() -> None:
+    from dscodec.server.backends._engine import EngineError
+    from dscodec.server.backends.vllm import _logprobs
+
+    with pytest.raises(
+        EngineError, match="0 tokens, 1 token_logprobs and 1 top_logprobs for a chunk of 1 tokens"
+    ):
+        _logprobs({"token_logprobs": ["x"]}, 1, 0)

@@ -7,6 +7,7 @@ import json
 import re
 import subprocess
 import sys
+import time
 import zlib
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
@@ -311,6 +312,49 @@ def test_client_disconnect_stops_the_backend(http: httpx.Client, recorder: Recor
     assert not run.exhausted and run.yielded < 100  # the script has 400 chunks at 10 ms each
 
 
+class _Ready:
+    """A backend whose output is all there already (an engine's queue drained): its iterator never waits, so only
+    the server's own checkpoints let the disconnect watcher run."""
+
+    ITEMS = 400_000
+
+    def __init__(self) -> None:
+        self.runs: dict[str, dict[str, Any]] = {}
+
+    async def __call__(self, job: BackendRequest) -> AsyncIterator[BackendOutput]:
+        run = self.runs[job.headers["x-test-id"]] = {"yielded": 0, "closed": False}
+        try:
+            for _ in range(self.ITEMS):
+                yield TextChunk("word ", 1)
+                run["yielded"] += 1
+            yield Finish("stop")
+        finally:
+            run["closed"] = True
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_a_disconnect_stops_a_backend_whose_output_never_waits(stream: bool) -> None:
+    ready = _Ready()
+    with LiveServer(create_app(ready, tokenizer=VOCABULARY, context_limit=10_000_000)) as live:
+        key = new_id()
+        request = body("chat_completions", stream=stream, max_tokens=393_216)
+        with httpx.Client(base_url=live.url, timeout=0.5) as client:
+            if stream:
+                with client.stream(
+                    "POST", PATHS["chat_completions"], json=request, headers={"x-test-id": key}
+                ) as r:
+                    next(r.iter_bytes())
+            else:
+                with pytest.raises(httpx.ReadTimeout):
+                    client.post(PATHS["chat_completions"], json=request, headers={"x-test-id": key})
+            deadline = time.monotonic() + 10
+            while not ready.runs.get(key, {}).get("closed") and time.monotonic() < deadline:
+                time.sleep(0.01)
+            run = ready.runs[key]
+            assert run["closed"] and run["yielded"] < _Ready.ITEMS
+            assert client.get("/health").status_code == 200
+
+
 # -- unusual backends ---------------------------------------------------------------------------------------------
 
 
@@ -557,3 +601,68 @@ def test_the_probes_answer_head_as_get(odd: httpx.Client, path: str) -> None:
     got, head = odd.get(path), odd.head(path)
     assert head.status_code == got.status_code and head.content == b""
     assert head.headers["content-length"] == got.headers["content-length"] == str(len(got.content))
+
+
+async def _no_usage(job: BackendRequest) -> AsyncIterator[BackendOutput]:
+    """A backend that never reports the prompt's usage (PromptUsage is optional)."""
+    yield TextChunk("Hello.", 2)
+    yield Finish("stop")
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_without_prompt_usage_from_the_backend_the_prompt_is_counted(protocol: str, stream: bool) -> None:
+    from dscodec.server import ScriptedBackend
+
+    counted = create_app(
+        ScriptedBackend({"Hi": {"output": "Hello."}}, tokenizer=VOCABULARY), tokenizer=VOCABULARY
+    )
+    with LiveServer(create_app(_no_usage, tokenizer=VOCABULARY)) as bare, LiveServer(counted) as scripted:
+        request = body(
+            protocol,
+            stream=stream,
+            **(
+                {"stream_options": {"include_usage": True}}
+                if stream and protocol == "chat_completions"
+                else {}
+            ),
+        )
+        usages = []
+        for live in (bare, scripted):
+            response = httpx.post(live.url + PATHS[protocol], json=request, timeout=10)
+            assert response.status_code == 200
+            if stream:
+                datas = [json.loads(d) for _, d in frames(response.text) if d.startswith("{")]
+                final = datas[-1]
+                usage = final.get("usage") or final.get("response", {}).get("usage")
+                if protocol == "messages":
+                    usage = {"input_tokens": datas[0]["message"]["usage"]["input_tokens"]}
+            else:
+                usage = response.json()["usage"]
+            usages.append(usage.get("prompt_tokens", usage.get("input_tokens")))
+        # The scripted backend reports the prompt's length itself: the same count.
+        assert usages[0] == usages[1] > 0
+
+
+class _Refusal(DscodecError):
+    status_code = 400
+
+
+class _Throttled(DscodecError):
+    status_code = 429
+
+
+@pytest.mark.parametrize(
+    ("error", "openai_type"), [(_Refusal, "invalid_request_error"), (_Throttled, "rate_limit_exceeded")]
+)
+def test_a_backend_error_class_that_sets_only_a_client_status_gets_its_type(
+    error: type[DscodecError], openai_type: str
+) -> None:
+    async def refusing(job: BackendRequest) -> AsyncIterator[BackendOutput]:
+        raise error("no")
+        yield TextChunk("", 0)  # pragma: no cover - an async generator
+
+    with LiveServer(create_app(refusing, tokenizer=VOCABULARY)) as live:
+        for protocol in ("chat_completions", "responses"):
+            response = httpx.post(live.url + PATHS[protocol], json=body(protocol), timeout=10)
+            assert assert_error_shape(protocol, response, error.status_code, openai_type) == "no"

@@ -77,6 +77,25 @@ def test_served_models_can_be_named() -> None:
     }
 
 
+def test_a_model_name_with_a_slash_is_retrieved_by_both_sdks() -> None:
+    """A Hugging Face id as an alias: listed, and retrieved by name, slash and all (as written, or with the slash
+    percent-encoded)."""
+    options = dscodec.ConversionOptions().with_model_alias("deepseek-ai/DeepSeek-V4-Pro", "v4")
+    app = create_app(ScriptedBackend(SCRIPTS, tokenizer=VOCABULARY), tokenizer=VOCABULARY, options=options)
+    name = "deepseek-ai/DeepSeek-V4-Pro"
+    with (
+        LiveServer(app) as server,
+        openai.OpenAI(base_url=server.url + "/v1", api_key="k", max_retries=0, timeout=10) as oai,
+        anthropic.Anthropic(base_url=server.url, api_key="k", max_retries=0, timeout=10) as claude,
+    ):
+        assert oai.models.retrieve(name).id == name
+        assert claude.models.retrieve(name).id == name
+        encoded = httpx.get(server.url + "/v1/models/deepseek-ai%2FDeepSeek-V4-Pro", timeout=10)
+        assert encoded.status_code == 200 and encoded.json()["id"] == name
+        with pytest.raises(openai.NotFoundError):
+            oai.models.retrieve("deepseek-ai/nope")
+
+
 # -- /v1/messages/count_tokens -------------------------------------------------------------------------------------
 
 
@@ -105,6 +124,49 @@ def test_count_tokens_is_the_prompt_length(claude: anthropic.Anthropic) -> None:
     # Thinking changes the prompt, and the count follows.
     off = claude.messages.count_tokens(thinking={"type": "disabled"}, **body)
     assert off.input_tokens == _expected({**body, "thinking": {"type": "disabled"}}) != counted.input_tokens
+
+
+def test_count_tokens_of_a_thread_continue_counts_the_thread(
+    claude: anthropic.Anthropic, live: LiveServer
+) -> None:
+    """A continue is counted as it is generated: the thread's conversation, then the new messages; a thread the
+    server does not keep is a 404, as for the generation."""
+    first: dict[str, Any] = {
+        "model": "DeepSeek-V4-Pro",
+        "messages": [{"role": "user", "content": "word " * 500}],
+    }
+    created = httpx.post(
+        live.url + "/v1/messages",
+        json={**first, "max_tokens": 50, "thread": {"type": "create"}},
+        headers={"X-Scenario": "plain"},
+        timeout=10,
+    ).json()
+    new = [{"role": "user", "content": "And now?"}]
+    alone = claude.messages.count_tokens(model="DeepSeek-V4-Pro", messages=new).input_tokens  # type: ignore[arg-type]
+    thread = {"type": "continue", "previous_message_id": created["id"]}
+    counted = httpx.post(
+        live.url + "/v1/messages/count_tokens",
+        json={"model": "DeepSeek-V4-Pro", "messages": new, "thread": thread},
+        timeout=10,
+    )
+    assert counted.status_code == 200 and counted.json()["input_tokens"] > alone + 500
+    generated = httpx.post(
+        live.url + "/v1/messages",
+        json={"model": "DeepSeek-V4-Pro", "max_tokens": 50, "messages": new, "thread": thread},
+        headers={"X-Scenario": "plain"},
+        timeout=10,
+    ).json()
+    assert generated["usage"]["input_tokens"] == counted.json()["input_tokens"]
+    unknown = httpx.post(
+        live.url + "/v1/messages/count_tokens",
+        json={
+            "model": "DeepSeek-V4-Pro",
+            "messages": new,
+            "thread": {**thread, "previous_message_id": "msg_no"},
+        },
+        timeout=10,
+    )
+    assert unknown.status_code == 404 and unknown.json()["error"]["type"] == "not_found_error"
 
 
 def test_count_tokens_errors_in_anthropic_shape(claude: anthropic.Anthropic, live: LiveServer) -> None:

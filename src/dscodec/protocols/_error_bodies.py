@@ -51,12 +51,17 @@ def openai_error_body(exc: DscodecError) -> dict[str, Any]:
         >>> openai_error_body(ConversionError("Empty input messages"))
         {'error': {'message': 'Empty input messages', 'type': 'invalid_request_error', 'param': None, 'code': 'invalid_request_error'}}
     """
+    kind = exc.error_type
+    if kind == "api_error" and 400 <= exc.status_code < 500:
+        # An error class of the caller's own that only set a client status (a backend refusing): the type that
+        # status has, as dscodec's own backends name it.
+        kind = "rate_limit_exceeded" if exc.status_code == 429 else "invalid_request_error"
     return {
         "error": {
             "message": exc.message,
-            "type": exc.error_type,
+            "type": kind,
             "param": exc.param,
-            "code": exc.error_type,
+            "code": kind,
         }
     }
 

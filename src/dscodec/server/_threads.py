@@ -122,11 +122,12 @@ class Threads:
     def __len__(self) -> int:
         return len(self._entries)
 
-    def begin(self, body: bytes) -> tuple[bytes | dict[str, Any], ThreadTurn | None]:
+    def begin(self, body: bytes, *, hold: bool = True) -> tuple[bytes | dict[str, Any], ThreadTurn | None]:
         """The body to convert (for a continue: with the thread's fields and messages) and the turn to keep
         once answered; ``body`` itself and None when it has no ``thread`` (or is not a JSON object with a list
         of messages: the converter reports that). A continue holds its reply until :meth:`finish` or
-        :meth:`release` (or until the turn is dropped).
+        :meth:`release` (or until the turn is dropped); without ``hold`` (counting the prompt's tokens) it
+        holds nothing, and another request's continue in flight is no error.
 
         Raises:
             ConversionError: ``thread`` is malformed.
@@ -174,7 +175,7 @@ class Threads:
                     "the thread's newest response.",
                     code="thread_already_continued",
                 )
-            if entry.holder is not None:
+            if hold and entry.holder is not None:
                 raise ThreadError(
                     f"thread: another request is continuing from '{_shown(previous)}'; wait for it and "
                     "continue from its response.",
@@ -191,6 +192,10 @@ class Threads:
                     code="thread_fingerprint_mismatch",
                 )
             turn = ThreadTurn(dict(entry.fields), [*entry.messages, *messages], _size(messages), previous)
+            if not hold:
+                document.update(entry.fields)
+                document["messages"] = turn.messages
+                return document, None
             entry.holder = turn.token
             self._entries.move_to_end(previous)
         document.update(entry.fields)

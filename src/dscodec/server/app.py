@@ -228,7 +228,7 @@ def create_app(
         >>> from dscodec.server import ScriptedBackend, create_app
         >>> app = create_app(ScriptedBackend({"hi": {"output": "Hello!"}}))
         >>> sorted({route.path for route in app.routes if route.path.startswith("/v1/")})  # doctest: +NORMALIZE_WHITESPACE
-        ['/v1/chat/completions', '/v1/messages', '/v1/messages/count_tokens', '/v1/models', '/v1/models/{model}',
+        ['/v1/chat/completions', '/v1/messages', '/v1/messages/count_tokens', '/v1/models', '/v1/models/{model:path}',
          '/v1/responses', '/v1/responses/compact', '/v1/responses/input_tokens', '/v1/responses/{response_id}',
          '/v1/responses/{response_id}/cancel', '/v1/responses/{response_id}/input_items']
     """
@@ -285,7 +285,7 @@ def create_app(
         app.add_api_route(path, handler, methods=[method], name=name)
     for path, handler, name in (
         ("/v1/models", catalog.list, "list_models"),
-        ("/v1/models/{model}", catalog.get, "retrieve_model"),
+        ("/v1/models/{model:path}", catalog.get, "retrieve_model"),
         ("/health", server.health, "health"),
     ):
         app.add_api_route(path, handler, methods=["GET"], name=name)
@@ -372,9 +372,12 @@ class _Server:
             return error_response(protocol, DscodecError("The server could not count the tokens."))
 
     def _count(self, protocol: Protocol, body: bytes) -> int:
+        document: bytes | Mapping[str, Any] = body
         if spec(protocol).continues_responses:
-            body, _, _ = begin_turn(body, self.store)
-        request = dscodec.convert(protocol, body, self.options)
+            document, _, _ = begin_turn(body, self.store)
+        elif spec(protocol).holds_threads:
+            document, _ = self.threads.begin(body, hold=False)  # the thread's conversation, nothing held
+        request = dscodec.convert(protocol, document, self.options)
         return len(self.encoder.encode_rendered(dscodec.render(request)))
 
     async def handle(self, protocol: Protocol, http: Request) -> Response:
@@ -430,12 +433,13 @@ class _Server:
             outputs = iterate_outputs(self.backend(job))
         except Exception as exc:  # noqa: BLE001 - whatever the backend raised, the client gets an answer
             return error_response(protocol, backend_error(exc))
+        prompt_tokens = len(job.token_ids)
         if not request.stream:
-            return await self._complete(protocol, http, processor, outputs, keep)
+            return await self._complete(protocol, http, processor, outputs, keep, prompt_tokens)
         # The status line goes out with the first frame, so a backend that fails before its first output (or
         # whose first output the processor refuses) still gets a proper error status: run it that far first.
         try:
-            head = await unless_disconnected(http, self._start(processor, outputs, keep))
+            head = await unless_disconnected(http, self._start(processor, outputs, keep, prompt_tokens))
         except BaseException as exc:
             await close_outputs(outputs)
             if not isinstance(exc, Exception):
@@ -575,9 +579,14 @@ class _Server:
     async def _next(self, outputs: AsyncIterator[BackendOutput]) -> BackendOutput | None:
         """The backend's next item, or None at its end.
 
+        Each call lets the event loop run first: a backend whose items are ready (buffered output) never waits,
+        and neither does sending to a client that is gone, so without it nothing else would run while such a
+        backend is drained, not even the watcher that cancels the response when its client disconnects.
+
         Raises:
             BackendTimeout: nothing came within ``backend_timeout`` seconds (the wait is cancelled).
         """
+        await anyio.lowlevel.checkpoint()
         with anyio.move_on_after(self.backend_timeout):
             try:
                 return await outputs.__anext__()
@@ -612,10 +621,11 @@ class _Server:
         processor: StreamProcessor,
         outputs: AsyncIterator[BackendOutput],
         keep: _Keep | None,
+        prompt_tokens: int,
     ) -> Response:
         """The non-streaming answer: run the backend to its end, then build the complete response."""
         try:
-            events = await unless_disconnected(http, self._collect(processor, outputs))
+            events = await unless_disconnected(http, self._collect(processor, outputs, prompt_tokens))
         except Exception as exc:  # noqa: BLE001 - whatever the backend raised, the client gets an answer
             return error_response(protocol, backend_error(exc))
         finally:
@@ -635,26 +645,34 @@ class _Server:
         return Response(content, media_type="application/json")
 
     async def _collect(
-        self, processor: StreamProcessor, outputs: AsyncIterator[BackendOutput]
+        self, processor: StreamProcessor, outputs: AsyncIterator[BackendOutput], prompt_tokens: int
     ) -> list[WireEvent]:
         """Run the backend to the end (or to a stop sequence) and return every event."""
-        events: list[WireEvent] = []
+        item = await self._next(outputs)
+        events = _opening(processor, item, prompt_tokens)
         while True:
-            item = await self._next(outputs)
             events += await self._push(processor, item)
             if item is None or processor.finished or isinstance(item, Finish):
                 return events
+            item = await self._next(outputs)
 
     async def _start(
-        self, processor: StreamProcessor, outputs: AsyncIterator[BackendOutput], keep: _Keep | None
+        self,
+        processor: StreamProcessor,
+        outputs: AsyncIterator[BackendOutput],
+        keep: _Keep | None,
+        prompt_tokens: int,
     ) -> tuple[list[bytes], bool]:
         """Run a streaming response up to its first output (or its end): the frames so far, and whether it ended.
 
         Everything that fails up to here fails before the status line, so the client gets the error's status.
         """
-        frames: list[bytes] = []
+        item = await self._next(outputs)
+        opening = _opening(processor, item, prompt_tokens)
+        if keep is not None:
+            keep.events += opening
+        frames: list[bytes] = [sse_of(opening)] if opening else []
         while True:
-            item = await self._next(outputs)
             frame = await self._sse(processor, item, keep)
             if frame:
                 frames.append(frame)
@@ -662,6 +680,7 @@ class _Server:
                 return frames, True
             if not isinstance(item, PromptUsage):
                 return frames, False
+            item = await self._next(outputs)
 
     async def _frames(
         self,
@@ -694,6 +713,15 @@ class _Server:
             if keep is not None and keep.thread is not None:
                 self.threads.release(keep.thread)  # nothing when the answer was kept
             await close_outputs(outputs)
+
+
+def _opening(processor: StreamProcessor, item: BackendOutput | None, prompt_tokens: int) -> list[WireEvent]:
+    """The response's opening events with the prompt's length (the ids the server encoded), when the backend's
+    first item is no :class:`PromptUsage` (which is optional): the usage then counts the prompt, as it does when
+    the backend reports it."""
+    if isinstance(item, PromptUsage):
+        return []
+    return processor.start(prompt_tokens)
 
 
 class _Keep:

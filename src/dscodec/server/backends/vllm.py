@@ -181,12 +181,13 @@ class _Reader:
         return [usage, *self.held, Finish(self.finish)]
 
     def _usage(self, usage: dict[str, Any]) -> None:
+        # A count that is no integer (a bool is none to JSON) is passed over: the prompt's own length stands.
         prompt = usage.get("prompt_tokens")
-        if isinstance(prompt, int):
+        if type(prompt) is int:
             self.prompt_tokens = prompt
         details = usage.get("prompt_tokens_details")
         cached = details.get("cached_tokens") if isinstance(details, dict) else None
-        if isinstance(cached, int):
+        if type(cached) is int:
             self.cached_tokens = cached
 
     def _finish(self, reason: object) -> None:
@@ -237,7 +238,8 @@ def _logprobs(value: object, count: int, top: int) -> Sequence[Logprob] | None:
             raise EngineError(f"vLLM sent logprobs.{name}={field!r:.100}; expected a list")
     if not (len(tokens) == len(logprobs) == len(tops) == count):
         raise EngineError(
-            f"vLLM sent log probabilities for {len(logprobs)} tokens in a chunk of {count} tokens"
+            f"vLLM sent logprobs with {len(tokens)} tokens, {len(logprobs)} token_logprobs and {len(tops)} "
+            f"top_logprobs for a chunk of {count} tokens"
         )
     entries: list[Logprob] = []
     for logprob, alternatives in zip(logprobs, tops):
