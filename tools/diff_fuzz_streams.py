@@ -399,7 +399,7 @@ def _event_difference_kind(
         if 'name="tool_search"' in text and any(not _strict_json(v) for v in _FALSE_VALUE.findall(text)):
             # The one status that follows the arguments: a tool search call whose arguments are no JSON object.
             return 'D8? (a tool_search_call with a string="false" value that is no JSON: incomplete on the reference)'
-        if 'name="tool_search"' in text and _malformed_markup(text):
+        if 'name="tool_search"' in text and (_malformed_markup(text) or _UNKNOWN_TAG.search(text)):
             # ... or whose invoke the reference ends at the closing tag of a tag it does not read (complete there),
             # where dscodec reads on (and finds the call cut short).
             return "D8? (a tool_search_call with a tag the reference does not read: it ends the call there)"
