@@ -475,15 +475,20 @@ class StreamProcessor:
             # The per-token hot path: ordinary ids, checked and their bytes decoded in one step (an incomplete
             # UTF-8 sequence at the end is held by the decoder). An id the decoder does not take as it is goes
             # the general way below, which checks it.
+            lane = self._id_lane
             try:
-                text = decode_plain(ids)
+                if lane is not None and lane is self._block_lane and len(ids) > 1:
+                    # The tags of a tool-call block: the same few groups of ids again and again.
+                    assert self._decoder is not None
+                    text = self._decoder.decode_group(ids)
+                else:
+                    text = decode_plain(ids)
             except LookupError:
                 pass
             else:
                 self._completion_tokens += len(ids)
                 if self._gathered is not None:  # coalescing without stop sequences
                     return self._gather(text, len(ids))
-                lane = self._id_lane
                 if lane is not None:  # the middle of a value or a channel, as the last push left it
                     if text is not None:
                         if not text:  # an id that completes no character: nothing, in any lane

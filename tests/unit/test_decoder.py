@@ -180,3 +180,30 @@ def test_special_groups_met_again_decode_into_units_in_one_pass(vocab: Vocabular
         assert text is None
         assert dec.units == general.decode_units(group, unit)
         assert not dec.pending_bytes
+
+
+def test_decode_group_gives_what_decode_plain_gives_and_remembers_only_clean_groups(
+    vocab: Vocabulary,
+) -> None:
+    """Groups met again (the tags of a tool-call block) are looked up: the same texts, units and held bytes as
+    decode_plain for every group, seen or not, with bytes held before or after it; a value equal to an id but of
+    another type (a bool, a float) still finds no group and is refused."""
+    unit = "[{}]".format
+    grouped, plain = IncrementalDecoder(vocab, unit_of=unit), IncrementalDecoder(vocab, unit_of=unit)
+    tag = encode(vocab, '<｜DSML｜parameter name="a" string="true">中文</｜DSML｜parameter>\n')
+    a = encode(vocab, "a")[0]
+    groups = [tag[k : k + 4] for k in range(0, len(tag), 4)] * 3
+    groups += [[EMOJI_IDS[0], a], [EMOJI_IDS[1], a, a], [a, EMOJI_IDS[0]], [EMOJI_IDS[1], THINK_END], [a, a]]
+    groups += [tuple(g) for g in groups]  # type: ignore[misc]
+    for group in groups * 2:
+        expected = plain.decode_plain(group)
+        assert grouped.decode_group(group) == expected  # type: ignore[arg-type]
+        assert grouped.pending_bytes == plain.pending_bytes
+        if expected is None:
+            assert grouped.units == plain.units
+    one = encode(vocab, "a b")
+    assert grouped.decode_group([*one, 1]) is None  # id 1 is special: remembered with its units
+    for stranger in ([True if i == 1 else i for i in [*one, 1]], [float(i) for i in one], [*one, [1]]):
+        with pytest.raises(LookupError):
+            grouped.decode_group(stranger)  # type: ignore[arg-type]
+        assert not grouped.pending_bytes

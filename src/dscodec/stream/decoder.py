@@ -66,6 +66,8 @@ def logprob_token_text(data: bytes) -> str:
 
 #: Most entries each cache of an :class:`IncrementalDecoder` (plain texts, logprob fields) holds.
 _CACHE_LIMIT = 200_000
+#: Most groups of ids :meth:`IncrementalDecoder.decode_group` remembers.
+_GROUP_LIMIT = 1024
 #: Token ids are below this (the bound the stream processor checks).
 _ID_LIMIT = 1 << 32
 _finite = math.isfinite
@@ -89,6 +91,7 @@ class IncrementalDecoder:
     """
 
     __slots__ = (
+        "_groups",
         "_held",
         "_lp_cache",
         "_not_whole",
@@ -122,6 +125,9 @@ class IncrementalDecoder:
         # between ids of whole texts is decoded into units in the same single pass.
         self._unit_ids: dict[int, str] = {}
         self.units = ""
+        # What decode_group remembers: the outcome of each group of ids decoded with nothing held that left
+        # nothing held (its text, or None and its units).
+        self._groups: dict[tuple[int, ...], tuple[str | None, str]] = {}
 
     @property
     def pending_bytes(self) -> bool:
@@ -154,6 +160,39 @@ class IncrementalDecoder:
                 continue
             out.append(TokenText(token_id, self._utf8(data)))
         return out
+
+    def decode_group(self, ids: Sequence[int]) -> str | None:
+        """:meth:`decode_plain` for a caller that meets the same groups of ids again and again (the tags of a
+        tool-call block, a few ids a push): the outcome of a group decoded with nothing held that left nothing
+        held is remembered (bounded), and a group seen before costs a lookup. The same results, held bytes and
+        :attr:`units` as :meth:`decode_plain`, which it falls back to.
+
+        Raises:
+            LookupError: as :meth:`decode_plain`.
+        """
+        if self._held:
+            return self.decode_plain(ids)
+        key = ids if type(ids) is tuple else tuple(ids)  # a list, or any other sequence of ids
+        groups = self._groups
+        try:
+            found = groups.get(key)
+        except TypeError:  # an unhashable value among the ids: decode_plain refuses it
+            found = None
+        if found is not None:
+            for token_id in key:  # a float or a bool equal to an id would find the group too
+                if token_id.__class__ is not int:
+                    break
+            else:
+                text, units = found
+                if text is None:
+                    self.units = units
+                return text
+        text = self.decode_plain(ids)
+        if not self._held and found is None:
+            if len(groups) >= _GROUP_LIMIT:
+                groups.clear()
+            groups[key] = (text, self.units) if text is None else (text, "")
+        return text
 
     def decode_plain(self, ids: Sequence[int]) -> str | None:
         """The text a group of ordinary ids completes, decoded in one step (the processor's fast path), or None
