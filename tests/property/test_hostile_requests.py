@@ -762,3 +762,29 @@ def test_a_key_that_is_no_string_is_refused(protocol: str) -> None:
             dscodec.convert(protocol, _set(base, ("metadata",), {1: "v"}))  # type: ignore[arg-type]
         assert_error_shape(protocol, caught.value)
         assert "a key 1 (int) in metadata; JSON keys are strings" in caught.value.message
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_a_mapping_that_holds_itself_or_nests_deep_is_refused_by_depth(protocol: str) -> None:
+    """Other mappings are walked with their depth counted: one that holds itself, or 200 nested proxies, is the
+    depth error, never a hang."""
+    from collections.abc import Mapping
+    from types import MappingProxyType
+
+    class Loop(Mapping[str, Any]):
+        def __getitem__(self, key: str) -> Any:
+            return self
+
+        def __iter__(self) -> Any:
+            return iter(["a"])
+
+        def __len__(self) -> int:
+            return 1
+
+    deep: Any = "x"
+    for _ in range(200):
+        deep = MappingProxyType({"k": deep})
+    for value in (Loop(), deep):
+        with pytest.raises(dscodec.ConversionError) as caught:
+            dscodec.convert(protocol, _set(RICH[protocol][0], ("metadata",), value))  # type: ignore[arg-type]
+        assert "more than 127 nested arrays or objects" in caught.value.message

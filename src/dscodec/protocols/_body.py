@@ -352,11 +352,14 @@ def _plain_json(top: dict[str, Any]) -> bool:
 def _as_plain_json(top: dict[str, Any]) -> dict[str, Any]:
     """A mapping body as parsed JSON: other mappings become dicts, tuples lists, subclasses of ``str``, ``int``
     and ``float`` their plain values; anything else (a set, bytes, a date, a dataclass, ...) is refused, naming
-    where it is. Iterative; the depth was checked before."""
+    where it is. Iterative, and its depth checked as it goes: other mappings hide theirs from the check made
+    before (and may even hold themselves)."""
     root: dict[str, Any] = {}
-    stack: list[tuple[Any, Any, str]] = [(top, root, "")]
+    stack: list[tuple[Any, Any, str, int]] = [(top, root, "", 1)]
     while stack:
-        source, target, path = stack.pop()
+        source, target, path, depth = stack.pop()
+        if depth > MAX_NESTING_DEPTH:
+            raise ConversionError(f"invalid JSON request: {depth_error(MAX_NESTING_DEPTH)}")
         if isinstance(target, dict):
             pairs: Any = source.items()
         else:
@@ -377,10 +380,10 @@ def _as_plain_json(top: dict[str, Any]) -> dict[str, Any]:
                 plain = value
             elif isinstance(value, Mapping):
                 plain = {}
-                stack.append((value, plain, where))
+                stack.append((value, plain, where, depth + 1))
             elif isinstance(value, (list, tuple)):
                 plain = []
-                stack.append((value, plain, where))
+                stack.append((value, plain, where, depth + 1))
             elif isinstance(value, str):
                 plain = str.__str__(value)
             elif isinstance(value, int):
