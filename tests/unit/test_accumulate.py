@@ -659,3 +659,15 @@ def test_recorded_streams_of_every_protocol_pass_the_check() -> None:
                     dscodec.accumulate(protocol, events)
                     seen += 1
     assert seen > 300
+
+
+def test_the_check_refuses_an_object_that_holds_itself_and_walks_shared_ones_once() -> None:
+    usage: dict[str, Any] = {"prompt_tokens": 1}
+    usage["again"] = usage
+    with pytest.raises(dscodec.ModelOutputError, match=r"response\.usage\.again holds itself"):
+        dscodec.accumulate("chat_completions", [_chunk({"content": "hi"}, "stop", usage=usage)])
+    shared: Any = [1]
+    for _ in range(64):  # 2**64 paths through 65 lists: each list is walked once
+        shared = [shared, shared]
+    result = dscodec.accumulate("chat_completions", [_chunk({"content": "hi"}, "stop", usage={"x": shared})])
+    assert result["usage"]["x"] is shared

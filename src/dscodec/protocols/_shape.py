@@ -43,52 +43,74 @@ def _kind(value: Any) -> str:
     return _NAMES.get(type(value), type(value).__name__)
 
 
+def _path(node: Any) -> str:
+    """The path a node of :func:`check_response` stands at: ``response.choices[0].message``."""
+    parts: list[str] = []
+    while node is not None:
+        node, key = node
+        parts.append(f"[{key}]" if type(key) is int else f".{key}")
+    return "response" + "".join(reversed(parts))
+
+
+#: Marks, on :func:`check_response`'s stack, the end of a container's children.
+_LEAVE = object()
+
+
 def check_response(value: Any, shape: Any, protocol: str) -> None:
-    """Refuse ``value`` (the complete response) unless it is JSON and fits ``shape`` (iterative, linear).
+    """Refuse ``value`` (the complete response) unless it is JSON and fits ``shape``.
+
+    Iterative and linear: a container met again (a shared object) is not walked again for the same shape, one
+    that holds itself is refused, and a path is only spelled out for the message.
 
     Raises:
-        ModelOutputError: a value JSON has none for (a set, NaN, a key that is no string), or a field of a type
-            the protocol never gives it.
+        ModelOutputError: a value JSON has none for (a set, NaN, a key that is no string, an object that holds
+            itself), or a field of a type the protocol never gives it.
     """
-    stack: list[tuple[Any, Any, str]] = [(value, shape, "response")]
+    lead = f"the events are not a {protocol} stream:"
+    stack: list[Any] = [(value, shape, None)]
+    inside: set[int] = set()  # the containers on the path to the current one
+    walked: set[tuple[int, int]] = set()
     while stack:
-        item, want, path = stack.pop()
+        entry = stack.pop()
+        if entry[0] is _LEAVE:
+            inside.discard(entry[1])
+            continue
+        item, want, node = entry
         # bool is an int to Python, never to JSON readers: a flag where a count or an id belongs is refused.
         if type(want) is tuple and (not isinstance(item, want) or isinstance(item, bool)):
             expected = " or ".join(_NAMES.get(t, t.__name__) for t in want)
-            raise ModelOutputError(
-                f"the events are not a {protocol} stream: {path} is {_kind(item)}, not {expected}"
-            )
-        if isinstance(item, dict):
-            if want is not None and type(want) is not dict and type(want) is not tuple:
-                raise ModelOutputError(f"the events are not a {protocol} stream: {path} is an object")
-            fields = want if type(want) is dict else {}
-            for key, child in item.items():
-                if type(key) is not str:
-                    raise ModelOutputError(
-                        f"the events are not a {protocol} stream: {path} has a key that is no string"
-                    )
-                stack.append((child, fields.get(key), f"{path}.{key}"))
-        elif isinstance(item, (list, tuple)):
-            if type(want) is dict:
-                raise ModelOutputError(
-                    f"the events are not a {protocol} stream: {path} is an array, not an object"
-                )
-            each = want[0] if type(want) is list else None
-            stack.extend((child, each, f"{path}[{k}]") for k, child in enumerate(item))
+            raise ModelOutputError(f"{lead} {_path(node)} is {_kind(item)}, not {expected}")
+        if isinstance(item, (dict, list, tuple)):
+            if isinstance(item, dict):
+                if want is not None and type(want) is list:
+                    raise ModelOutputError(f"{lead} {_path(node)} is an object, not an array")
+            elif type(want) is dict:
+                raise ModelOutputError(f"{lead} {_path(node)} is an array, not an object")
+            here = id(item)
+            if here in inside:
+                raise ModelOutputError(f"{lead} {_path(node)} holds itself, which JSON cannot")
+            if (here, id(want)) in walked:
+                continue
+            walked.add((here, id(want)))
+            inside.add(here)
+            stack.append((_LEAVE, here))
+            if isinstance(item, dict):
+                fields = want if type(want) is dict else {}
+                for key, child in item.items():
+                    if type(key) is not str:
+                        raise ModelOutputError(f"{lead} {_path(node)} has a key that is no string")
+                    stack.append((child, fields.get(key), (node, key)))
+            else:
+                each = want[0] if type(want) is list else None
+                stack.extend((child, each, (node, k)) for k, child in enumerate(item))
         elif type(want) is dict or type(want) is list:
             if item is not None:
                 expected = "an object" if type(want) is dict else "an array"
-                raise ModelOutputError(
-                    f"the events are not a {protocol} stream: {path} is {_kind(item)}, not {expected}"
-                )
+                raise ModelOutputError(f"{lead} {_path(node)} is {_kind(item)}, not {expected}")
         elif isinstance(item, float):
             if not math.isfinite(item):
-                raise ModelOutputError(
-                    f"the events are not a {protocol} stream: {path} is not a finite number"
-                )
+                raise ModelOutputError(f"{lead} {_path(node)} is not a finite number")
         elif item is not None and not isinstance(item, (str, int)):
             raise ModelOutputError(
-                f"the events are not a {protocol} stream: {path} is a {type(item).__name__}, which JSON has no "
-                "value for"
+                f"{lead} {_path(node)} is a {type(item).__name__}, which JSON has no value for"
             )
