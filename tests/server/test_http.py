@@ -316,7 +316,7 @@ class _Ready:
     """A backend whose output is all there already (an engine's queue drained): its iterator never waits, so only
     the server's own checkpoints let the disconnect watcher run."""
 
-    ITEMS = 400_000
+    ITEMS = 3_000_000
 
     def __init__(self) -> None:
         self.runs: dict[str, dict[str, Any]] = {}
