@@ -3200,6 +3200,54 @@ def _tool_search() -> list[Case]:
         lambda m: _req(m, [user(ask), call(), output([mcp, fn("bad name")])], tools=[search]),
         only="v41",
     )
+    # reasoning_content_behavior "reject": on V4.1 a client-executed tool search, and the tools a search output
+    # loaded, are offered tools (whatever tool_choice says); V4 reads neither as one. Found by request fuzzing.
+    reject = {"reasoning_content_behavior": "reject"}
+    answered = [user("a"), assistant("x")]
+    loaded = [call(), output([clock]), *answered]
+    cases += both(
+        "reject-reasoning-tool-search-offers-no-tools",
+        "reject: a client tool search, or tools a search output loaded, offer V4 no tools",
+        lambda m: _req(m, [*loaded[:2], *answered], tools=[search]),
+        options=reject,
+        only="v4",
+    )
+    cases += both(
+        "invalid-reject-reasoning-client-tool-search",
+        "reject: a client-executed tool search is an offered tool",
+        lambda m: _req(m, answered, tools=[search]),
+        options=reject,
+        only="v41",
+    )
+    cases += both(
+        "invalid-reject-reasoning-client-tool-search-choice-none",
+        "reject: a client-executed tool search is an offered tool with tool_choice none too",
+        lambda m: _req(m, answered, tools=[search], tool_choice="none"),
+        options=reject,
+        only="v41",
+    )
+    cases += both(
+        "invalid-reject-reasoning-tools-loaded-by-search",
+        "reject: the tools a search output in the history loaded are offered, with no tools field",
+        lambda m: _req(m, loaded),
+        options=reject,
+        only="v41",
+    )
+    cases += both(
+        "invalid-reject-reasoning-before-tool-choice",
+        "reject: the missing reasoning is named before a tool_choice thinking mode refuses",
+        lambda m: _req(m, loaded, tool_choice="required"),
+        options=reject,
+        only="v41",
+    )
+    cases += both(
+        "reject-reasoning-server-tool-search-offers-none",
+        "reject: a tool search the server executes, and a search output loading only a web search, offer none",
+        lambda m: _req(
+            m, [call(), output([{"type": "web_search"}]), *answered], tools=[{"type": "tool_search"}]
+        ),
+        options=reject,
+    )
     return cases
 
 

@@ -346,12 +346,18 @@ class _Converter(_convert.RequestConverter[wire.ResponsesRequest]):
             for index, item in enumerate(items):
                 self._item(index, item)
             self._close_turn()
-        # Only function tools count as offered tools (whatever tool_choice says; server tools do not).
+        # Only tools the prompt would define count as offered tools, whatever tool_choice says (server tools do
+        # not): functions, custom tools, namespaces with members and, on V4.1, a client-executed tool search and
+        # the tools a search output in the history loaded.
+        tools = self.request.tools or ()
+        offers = any(map(_offers_function, tools)) or (
+            self.version != "v4" and (any(map(_is_client_search, tools)) or bool(self.loaded))
+        )
         _convert.fill_reasoning(
             self.out,
             thinking=thinking,
             options=self.options,
-            offers_tools=any(_offers_function(tool) for tool in self.request.tools or ()),
+            offers_tools=offers,
             reasoning_field="reasoning_text",
         )
         return self.out
