@@ -468,3 +468,26 @@ def test_a_client_that_leaves_is_recorded_and_the_stream_stops() -> None:
     for bad in (-1, 3601, float("inf"), float("nan"), True, "1"):
         with pytest.raises(ValueError, match="delay must be a number of seconds from 0 to 3600"):
             FakeEngine("vllm", delay=bad)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("kind", ["vllm", "sglang"])
+def test_a_client_that_reads_the_whole_stream_did_not_disconnect(kind: str) -> None:
+    engine = FakeEngine(kind, tokenizer=VOCABULARY)  # type: ignore[arg-type]
+    path = "/v1/completions" if kind == "vllm" else "/generate"
+    body: dict[str, Any] = (
+        {"prompt": [1], "max_tokens": 9, "stream": True}
+        if kind == "vllm"
+        else {"input_ids": [1], "sampling_params": {"max_new_tokens": 9}, "stream": True}
+    )
+    with serve_engine(engine) as url:
+        for _ in range(5):
+            engine.play([Tokens((1000,)), Tokens((1001,)), Finish("stop")])
+            with httpx.stream("POST", url + path, json=body, timeout=10) as response:
+                lines = list(response.iter_lines())
+            assert lines[-1] == "data: [DONE]" or lines[-2] == "data: [DONE]"
+            deadline = time.monotonic() + 2
+            while not engine.calls[-1].finished and time.monotonic() < deadline:
+                time.sleep(0.01)
+            time.sleep(0.05)
+            call = engine.calls[-1]
+            assert call.finished and not call.disconnected

@@ -102,7 +102,7 @@ def test_a_trickling_stream_fails_at_the_deadline(serve: Callable[[Any], str]) -
 def test_a_stalled_stream_fails_at_the_deadline(serve: Callable[[Any], str]) -> None:
     url = serve(streaming_app(None, 0, silent_after=3))
     start = time.monotonic()
-    with pytest.raises(TranscriptError, match="the request failed"):
+    with pytest.raises(TranscriptError, match="had not ended after 0.5 seconds"):
         send(url, BODY, timeout=0.5)
     assert time.monotonic() - start < 5
 
@@ -194,3 +194,46 @@ def test_an_unreadable_stream_is_recorded_as_it_came(serve: Callable[[Any], str]
     assert differences
     if transcript.accumulated is None:
         assert differences[0].path == "accumulated" and transcript.backend == []
+
+
+@pytest.mark.parametrize(
+    ("body", "finding"),
+    [
+        (b'{"id":"x","object":"chat.comp', "GEN001"),
+        (b"<html>Oops</html>", "GEN008"),
+        (b"[1, 2, 3]", "GEN008"),
+    ],
+)
+def test_a_body_that_is_no_json_object_is_recorded_as_it_came(
+    serve: Callable[[Any], str], tmp_path: Path, body: bytes, finding: str
+) -> None:
+    """A body cut short, an HTML page, a JSON array: kept as their text (never a made-up error body), so the
+    transcript's lint reports them and its replay fails; the text survives writing and reading."""
+    from dscodec.testing import dumps_transcript, loads_transcript
+
+    url = serve(answering_app(body, b"application/json"))
+    transcript = record(url, {**BODY, "stream": False})
+    assert transcript.response is None and transcript.response_text == body.decode()
+    again = loads_transcript(dumps_transcript(transcript))
+    assert again.response_text == body.decode() and again.response is None
+    assert finding in {f.code for f in lint("chat_completions", again)}
+    assert verify(again)
+    path = tmp_path / "broken.jsonl"
+    path.write_text(dumps_transcript(transcript), encoding="utf-8")
+    assert _cli("lint", str(path)) == 1
+
+
+def test_a_transcript_that_is_not_utf8_is_refused_by_name_not_skipped(tmp_path: Path) -> None:
+    from dscodec.testing import Finish, Text, Transcript, dumps_transcript, load_transcript
+    from dscodec.testing.transcript import is_transcript
+
+    good = Transcript("chat_completions", dict(BODY), backend=[Text("Hi", 1), Finish("stop")])
+    lines = dumps_transcript(good).encode().split(b"\n")
+    lines[1] = lines[1].replace(b"Hi", b"H\xffi")
+    path = tmp_path / "corrupt.jsonl"
+    path.write_bytes(b"\n".join(lines))
+    assert is_transcript(path)  # its header is whole: it is a transcript, and a broken one
+    with pytest.raises(TranscriptError, match="not UTF-8 text"):
+        load_transcript(path)
+    assert _cli("lint", str(path)) == 2
+    assert _cli("replay", str(tmp_path)) == 1

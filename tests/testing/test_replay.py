@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from typing import Any
 
 import pytest
@@ -207,3 +208,25 @@ def test_a_live_recording_keeps_the_storage_its_server_answered_with(
     )
     accumulated = replay(streamed).transcript.accumulated
     assert accumulated is not None and (accumulated["store"], accumulated["previous_response_id"]) == expected
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("protocol", ["chat_completions", "responses", "messages"])
+def test_a_recorded_refusal_replays_to_its_status(protocol: str, stream: bool) -> None:
+    """A backend that refused the request with a client error (4xx): the failure line keeps the status, and a
+    replay answers with it, the message as the backend gave it; the line is written and read back."""
+    from dscodec.testing import Failure, Transcript, dumps_transcript, loads_transcript, verify
+
+    request: dict[str, Any] = {"model": "DeepSeek-V4-Pro", "max_tokens": 64, "stream": stream}
+    request |= (
+        {"input": "Hi"} if protocol == "responses" else {"messages": [{"role": "user", "content": "Hi"}]}
+    )
+    refused = Transcript(protocol, request, backend=[Failure("no such scenario", 400)])  # type: ignore[arg-type]
+    answer = replay(refused).transcript
+    assert answer.status == 400
+    assert answer.response is not None and "no such scenario" in json.dumps(answer.response)
+    again = loads_transcript(dumps_transcript(answer))
+    assert again.backend == [Failure("no such scenario", 400)]
+    assert not verify(again)
+    failed = replay(Transcript(protocol, request, backend=[Failure("crashed")])).transcript  # type: ignore[arg-type]
+    assert failed.status == 502

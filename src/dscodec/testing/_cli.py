@@ -34,14 +34,18 @@ class _UsageError(Exception):
     """A command-line mistake or an unreadable input (exit status 2)."""
 
 
-def _read_text(path: str) -> str:
+def _read_bytes(path: str) -> bytes:
     try:
         if path == "-":
-            return sys.stdin.buffer.read().decode("utf-8", errors="replace")
+            return sys.stdin.buffer.read()
         with open(path, "rb") as handle:
-            return handle.read().decode("utf-8", errors="replace")
+            return handle.read()
     except OSError as exc:
         raise _UsageError(f"cannot read {path}: {exc.strerror}") from None
+
+
+def _read_text(path: str) -> str:
+    return _read_bytes(path).decode("utf-8", errors="replace")
 
 
 def _read_json(path: str) -> dict[str, Any]:
@@ -97,11 +101,13 @@ def lint_command(args: argparse.Namespace, out: TextIO) -> int:
             if _limits(args):
                 raise _UsageError("--timeout and --max-bytes bound a live answer: they go with --url")
             label = "<stdin>" if args.file == "-" else args.file
-            text = _read_text(args.file)
+            data = _read_bytes(args.file)
+            text = data.decode("utf-8", errors="replace")  # a server's answer as a client reads it
             request = _read_json(args.request) if args.request is not None else None
             if '"dscodec-transcript"' in text.split("\n", 1)[0]:
-                # A file may hold several transcripts (format version 2): each answer is linted.
-                transcripts = loads_transcripts(text, source=label)
+                # A file may hold several transcripts (format version 2): each answer is linted. A transcript
+                # is read as it is (one that is not UTF-8 is refused by name).
+                transcripts = loads_transcripts(data, source=label)
                 findings: list[Any] = []
                 for index, transcript in enumerate(transcripts):
                     where = label if len(transcripts) == 1 else f"{label}[{transcript.name or index}]"

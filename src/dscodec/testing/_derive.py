@@ -217,6 +217,8 @@ def derive_backend(
         return []
     if status >= 400 or (response is not None and frames is None and _is_error(protocol, response)):
         message = _error_message(protocol, response or {})
+        if 400 <= status <= 499:  # the backend refused the request (the request itself converts)
+            return [Failure(message, status)]
         return [Failure(message.removeprefix(_FAILED_PREFIX))]
     parts = _Parts()
     if frames is not None:

@@ -355,6 +355,8 @@ def answer_sections(
             sections["frames"] = frames(value.frames)
         if value.response is not None:
             sections["response"] = norm(value.response)
+        elif value.response_text is not None:  # a body that is no JSON object, as it came
+            sections["response"] = value.response_text
         if value.accumulated is not None:
             sections["accumulated"] = norm(value.accumulated)
         return sections

@@ -707,12 +707,14 @@ async def _stream(
     engines abort such a request)."""
     import anyio.lowlevel  # an ASGI server brings anyio; the module imports without it
 
+    gone = False  # the server said the client is gone (it also says so once a whole answer was sent)
     async with anyio.create_task_group() as group:
 
         async def watch() -> None:
+            nonlocal gone
             while (await receive())["type"] != "http.disconnect":
                 pass
-            call.disconnected = True
+            gone = True
             group.cancel_scope.cancel()
 
         group.start_soon(watch)
@@ -727,8 +729,9 @@ async def _stream(
             await send({"type": "http.response.body", "body": b"data: [DONE]\n\n", "more_body": False})
             call.finished = True
         except OSError:
-            call.disconnected = True
+            gone = True
         group.cancel_scope.cancel()
+    call.disconnected = gone and not call.finished
 
 
 async def _lifespan(receive: _Receive, send: _Send) -> None:

@@ -75,7 +75,7 @@ class Exchange:
     content_type: str
     text: str
     frames: list[Frame] | None
-    response: dict[str, Any] | None
+    response: dict[str, Any] | None  # the body, when it is a JSON object (else see ``text``)
     unterminated: str = ""
 
 
@@ -123,6 +123,9 @@ def send(
                     raise TranscriptError(f"{target}: the answer had not ended after {timeout} seconds")
             status, content_type = answer.status_code, answer.headers.get("content-type", "")
             text = bytes(data).decode(answer.encoding or "utf-8", errors="replace")
+    except httpx.TimeoutException:
+        # No byte for ``timeout`` seconds (httpx's own bound on each wait): the same bound as the whole answer's.
+        raise TranscriptError(f"{target}: the answer had not ended after {timeout} seconds") from None
     except httpx.HTTPError as exc:
         raise TranscriptError(f"{target}: the request failed: {exc}") from None
     exchange = Exchange(target, resolved, dict(body), status, content_type, text, None, None)
@@ -135,8 +138,6 @@ def send(
         value = None
     if isinstance(value, dict):
         exchange.response = value
-    else:
-        exchange.response = {"error": {"message": f"not JSON: {text[:200]}", "type": "invalid_response"}}
     return exchange
 
 
@@ -175,6 +176,7 @@ def transcript_of(exchange: Exchange, *, name: str = "") -> Transcript:
         ),
         frames=exchange.frames,
         response=exchange.response,
+        response_text=exchange.text if exchange.frames is None and exchange.response is None else None,
         status=exchange.status,
         name=name,
         origin="live",

@@ -11,6 +11,7 @@ server's own limits (context window, body size, timeouts) are not part of a repl
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -158,8 +159,18 @@ def _push(processor: StreamProcessor, item: BackendItem) -> list[WireEvent]:
     raise TypeError(f"not a backend output item: {item!r}")  # pragma: no cover - Failure is handled before
 
 
-def _backend_failure(message: str) -> ModelOutputError:
-    return ModelOutputError(f"the model server failed: {message}")
+def _backend_failure(item: Failure) -> DscodecError:
+    """What a backend's failure becomes: the server's 502, or the client error it refused the request with."""
+    if item.status is None:
+        return ModelOutputError(f"the model server failed: {item.message}")
+    return _refusal(item.status)(item.message)
+
+
+@functools.cache
+def _refusal(status: int) -> type[DscodecError]:
+    """The error class of a backend's refusal with ``status`` (a client error), as a backend of the example
+    server raises one."""
+    return type("BackendRefusal", (DscodecError,), {"status_code": status, "__module__": __name__})
 
 
 def _run(
@@ -178,7 +189,7 @@ def _run(
             break
         try:
             if isinstance(item, Failure):
-                raise _backend_failure(item.message)
+                raise _backend_failure(item)
             pushed.append(item)
             events += _push(processor, item)
         except DscodecError as exc:

@@ -391,6 +391,8 @@ def model_outputs(
     With a request, everything comes from it: the version, whether the prompt ends in the thinking stage, the
     tools (only when they are parsed), a required call (the block opener is already in the prompt), JSON mode
     and the stop sequences. ``malformed`` lets about a third of the blocks be broken (their ``calls`` is None).
+    Without a request, ``tool_names`` are the tools to call (random names when None; none, so no calls, when
+    empty).
     """
     if request is not None and not isinstance(request, ConversationRequest):
         raise InvalidArgument(f"request must be a ConversationRequest or None, not {type(request).__name__}")

@@ -118,9 +118,14 @@ class Finish:
 
 @dataclass(frozen=True, slots=True)
 class Failure:
-    """The backend failed at this point (the model server crashed or refused)."""
+    """The backend failed at this point (the model server crashed or refused).
+
+    ``status`` is the client error (4xx) a backend refused the request with, before any output, as a server
+    answers it; None for a failure (the server then answers 502, or ends a started stream with the protocol's
+    error event)."""
 
     message: str = "the model server failed"
+    status: int | None = None
 
 
 #: One item of a backend's output.
@@ -137,6 +142,8 @@ class Transcript:
         backend: what the model backend produced, in order.
         frames: the SSE frames of a streamed answer (None for a JSON answer).
         response: the JSON body of a non-streamed answer, or of an error answer (None for a stream).
+        response_text: the body of a non-streamed answer that is no JSON object (cut short, an HTML error page),
+            kept as it came (None otherwise).
         status: the HTTP status of the answer.
         accumulated: the complete response a stream adds up to (optional, for reading).
         name: a short name (the file name without ``.jsonl`` when empty).
@@ -151,6 +158,7 @@ class Transcript:
     backend: list[BackendItem] = field(default_factory=list)
     frames: list[Frame] | None = None
     response: dict[str, Any] | None = None
+    response_text: str | None = None
     status: int = 200
     accumulated: dict[str, Any] | None = None
     name: str = ""
@@ -165,10 +173,12 @@ class Transcript:
         """Whether the answer is an event stream."""
         return self.frames is not None
 
-    def answer(self) -> list[Frame] | dict[str, Any]:
-        """The answer as the linter takes it: the frames of a stream, else the JSON body."""
+    def answer(self) -> list[Frame] | dict[str, Any] | str:
+        """The answer as the linter takes it: the frames of a stream, else the JSON body, else the body's text."""
         if self.frames is not None:
             return self.frames
+        if self.response is None and self.response_text is not None:
+            return self.response_text
         return self.response if self.response is not None else {}
 
 
@@ -209,7 +219,9 @@ def _item_line(item: BackendItem) -> dict[str, Any]:
     if isinstance(item, Finish):
         return {"kind": "finish", "reason": item.reason}
     if isinstance(item, Failure):
-        return {"kind": "failure", "message": item.message}
+        if item.status is None:
+            return {"kind": "failure", "message": item.message}
+        return {"kind": "failure", "message": item.message, "status": item.status}
     raise TypeError(f"not a backend output item: {item!r:.100}")
 
 
@@ -250,6 +262,8 @@ def transcript_lines(transcript: Transcript) -> Iterator[dict[str, Any]]:
             yield _frame_line(frame)
     if transcript.response is not None:
         yield {"kind": "response", "status": transcript.status, "body": transcript.response}
+    elif transcript.response_text is not None:
+        yield {"kind": "response", "status": transcript.status, "raw": transcript.response_text}
     if transcript.accumulated is not None:
         yield {"kind": "accumulated", "body": transcript.accumulated}
 
@@ -341,7 +355,10 @@ def _item(line: dict[str, Any], where: str) -> BackendItem:
             raise TranscriptError(f"{where}: finish reason must be stop, length, content_filter or null")
         return Finish(reason)
     message = line.get("message", "")
-    return Failure(message if isinstance(message, str) else str(message))
+    status = line.get("status")
+    if status is not None and not (type(status) is int and 400 <= status <= 499):
+        raise TranscriptError(f"{where}: a failure's status must be a client error (400 to 499) or absent")
+    return Failure(message if isinstance(message, str) else str(message), status)
 
 
 def _frame(line: dict[str, Any], where: str) -> Frame:
@@ -415,10 +432,15 @@ def parse_lines(
                 transcript.frames = []
             transcript.frames.append(_frame(line, where))
         elif kind == "response":
-            body = line.get("body")
-            if not isinstance(body, dict):
+            body, raw = line.get("body"), line.get("raw")
+            if "raw" in line and "body" not in line:
+                if not isinstance(raw, str):
+                    raise TranscriptError(f"{where}: a response's raw text must be a string")
+                transcript.response_text = raw
+            elif not isinstance(body, dict):
                 raise TranscriptError(f"{where}: a response body must be a JSON object")
-            transcript.response = body
+            else:
+                transcript.response = body
             transcript.status = _int(line.get("status", 200), where)
         elif kind == "accumulated":
             body = line.get("body")
@@ -519,9 +541,10 @@ def loads_transcript(text: str | bytes, *, source: str = "<transcript>") -> Tran
     return found[0]
 
 
-def _read(path: str | os.PathLike[str]) -> str:
+def _read(path: str | os.PathLike[str]) -> bytes:
+    """The file's bytes (decoded by the reader, which names a file that is not UTF-8)."""
     try:
-        with open(path, encoding="utf-8") as handle:
+        with open(path, "rb") as handle:
             return handle.read()
     except OSError as exc:
         raise TranscriptError(f"{os.fspath(path)}: cannot be read: {exc.strerror}") from None
@@ -558,10 +581,11 @@ def load_transcripts(path: str | os.PathLike[str]) -> list[Transcript]:
 
 
 def is_transcript(path: str | os.PathLike[str]) -> bool:
-    """Whether the file at ``path`` starts with a transcript header (only the first line is read)."""
+    """Whether the file at ``path`` starts with a transcript header (only the first line is read: a file whose
+    later lines are broken is still a transcript, which its reading then refuses by name)."""
     try:
-        with open(path, encoding="utf-8") as handle:
-            first = handle.readline(65536)
+        with open(path, "rb") as handle:
+            first = handle.readline(65536).decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return False
     try:
