@@ -232,3 +232,27 @@ def test_the_kit_refuses_items_of_the_wrong_type_with_a_type_error() -> None:
                 compare(answer, [chunk], merge_deltas=merge)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="format_sse takes frames, not int"):
         format_sse([1, 2])  # type: ignore[list-item]
+
+
+def test_data_past_python_recursion_or_holding_itself_is_a_value_error() -> None:
+    from dscodec.testing import compare, merge_deltas, normalise
+
+    deep: Any = []
+    for _ in range(100_000):
+        deep = [deep]
+    loop: dict[str, Any] = {}
+    loop["a"] = loop
+    chunk = {
+        "object": "chat.completion.chunk",
+        "choices": [{"index": 0, "delta": {"content": "a"}}],
+        "x": loop,
+    }
+    for call in (
+        lambda: normalise({"x": deep}),
+        lambda: normalise(loop),
+        lambda: compare({"x": deep}, {"x": 1}),
+        lambda: compare(loop, {"a": 1}, merge_deltas=True),
+        lambda: merge_deltas([chunk, chunk]),
+    ):
+        with pytest.raises(ValueError, match="deeper than Python's recursion allows, or holds itself"):
+            call()

@@ -84,8 +84,18 @@ def normalise(value: Any, *, ids: IdRule = True, fingerprints: bool = True) -> A
         {'id': '<id-1>', 'created': '<timestamp>', 'choices': [{'id': '<id-1>'}]}
         >>> normalise({"id": "chatcmpl-9", "call": {"id": "call_7"}}, ids=r"call_[0-9]+")
         {'id': 'chatcmpl-9', 'call': {'id': '<id-1>'}}
+
+    Raises:
+        ValueError: ``value`` nests deeper than Python's recursion allows, or holds itself (no JSON does).
     """
-    return _Normaliser(ids, fingerprints).walk(value)
+    try:
+        return _Normaliser(ids, fingerprints).walk(value)
+    except RecursionError:
+        raise _too_deep() from None
+
+
+def _too_deep() -> ValueError:
+    return ValueError("the data nests deeper than Python's recursion allows, or holds itself (no JSON does)")
 
 
 class _Normaliser:
@@ -294,7 +304,17 @@ def merge_deltas(events: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         >>> chunk = lambda text: {"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}]}
         >>> [e["choices"][0]["delta"]["content"] for e in merge_deltas([chunk("Hel"), chunk("lo"), chunk("!")])]
         ['Hello!']
+
+    Raises:
+        ValueError: an event nests deeper than Python's recursion allows, or holds itself.
     """
+    try:
+        return _merged(events)
+    except RecursionError:
+        raise _too_deep() from None
+
+
+def _merged(events: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     out: list[Any] = []
     last: tuple[Any, ...] | None = None
     for event in events:
@@ -438,7 +458,8 @@ def compare(
         [Difference(path='response.text', expected='Hello', actual='Help')]
 
     Raises:
-        ValueError: a section none of the four (a misspelt section would compare nothing).
+        ValueError: a section none of the four (a misspelt section would compare nothing), or an answer that
+            nests deeper than Python's recursion allows or holds itself.
         TypeError: an answer of another kind, or an ignore rule that is no ``str``.
     """
     if isinstance(ignore, str):  # one rule, not its characters
@@ -458,10 +479,13 @@ def compare(
     got = answer_sections(actual, ids=ids, fingerprints=fingerprints, merge=merge_deltas)
     rules = [_pattern(rule) for rule in ignore]
     out: list[Difference] = []
-    for section in SECTIONS:
-        if section not in want or (sections is not None and section not in sections):
-            continue
-        _diff(section, want[section], got.get(section, MISSING), rules, out)
+    try:
+        for section in SECTIONS:
+            if section not in want or (sections is not None and section not in sections):
+                continue
+            _diff(section, want[section], got.get(section, MISSING), rules, out)
+    except RecursionError:
+        raise _too_deep() from None
     return out
 
 
