@@ -86,9 +86,14 @@ class DscodecError(Exception):
         protocol already (an error passing through several layers keeps the innermost one)."""
         if self._protocol is not None:
             return self
+        twin = self.copy()
+        twin._protocol = protocol
+        return twin
+
+    def copy(self) -> Self:
+        """A copy of this error (its class, message, fields and cause), to change without changing it."""
         twin = type(self).__new__(type(self), *self.args)
         twin.__dict__.update(self.__dict__)
-        twin._protocol = protocol
         twin.__cause__, twin.__suppress_context__ = self.__cause__, self.__suppress_context__
         return twin
 

@@ -106,7 +106,7 @@ def _failure_text(error: object) -> str:
         text = str(error)
     except Exception:  # noqa: BLE001 - a str() that fails (an integer of thousands of digits in the args, say)
         return shown(error)
-    return sanitize_text(text) if isinstance(text, str) else shown(error)
+    return sanitize_text(text)
 
 
 def _check_text(value: object, name: str) -> None:
@@ -672,9 +672,7 @@ class StreamProcessor:
         )
         if has_surrogate(exc.message) or (exc.param is not None and has_surrogate(exc.param)):
             # The events carry the message as JSON text, which UTF-8 must encode: lone surrogates become U+FFFD.
-            twin = type(exc).__new__(type(exc), *exc.args)  # a copy, as DscodecError.with_protocol makes one
-            twin.__dict__.update(exc.__dict__)
-            exc = twin
+            exc = exc.copy()
             exc.message = sanitize_text(exc.message)
             if exc.param is not None:
                 exc.param = sanitize_text(exc.param)
