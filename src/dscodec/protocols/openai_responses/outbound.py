@@ -346,8 +346,21 @@ class ResponsesEventWriter(EventWriter):
             return []
         out: list[WireEvent] = []
         for event in events:
-            if type(event) is ToolCallDelta:  # the commonest event of a tool-call block
-                self._arguments(out, event)
+            if type(event) is ToolCallDelta:  # the commonest event of a tool-call block: _arguments inline
+                item = self._calls.get(event.index)
+                arguments = event.arguments
+                if item is None or item.kind != _FUNCTION or not arguments:
+                    self._arguments(out, event)
+                    continue
+                item.parts.append(arguments)
+                seq = self._seq
+                self._seq = seq + 1
+                out.append(
+                    json_event(
+                        f"{item.delta_head}{string_literal(arguments)}{item.delta_tail}{seq}}}",
+                        item.delta_type,
+                    )
+                )
             elif isinstance(event, ContentDelta):
                 self._text(out, event, _MESSAGE)
             elif isinstance(event, ToolCallDelta):
