@@ -29,7 +29,8 @@ example server does for a response that is not streamed), which must give the sa
 ``coalesced``). Without ``--events`` dscodec's side is that coalescing processor's response.
 
 Each difference gets a label: a deviation that explains it, or ``events``. A status or a finish that differs is
-never put down to the output's markup. When a chunk of ids ends in half a character (D12), the case is run again
+put down to the output's markup only where a deviation names that very markup (D20: the output ends after an
+invoke's name and the start of a closing tag; a tool search call's tags, D8). When a chunk of ids ends in half a character (D12), the case is run again
 with the same ids cut only between characters (an incomplete last character left out): the label then says
 whether the sides agree that way (``D12 (... the same)``) or what still differs (``cut between characters, still:
 ...``, with that run's first difference).
@@ -396,6 +397,10 @@ def _event_difference_kind(
         if _ends_in_half_a_character(pieces):
             return "D12? (a chunk of ids ends in half a character; a status or a finish differs)"
         text = _output_text(pieces)
+        if _ENDS_AFTER_INVOKE_NAME.search(text) and paths <= {
+            path for path in paths if path.rsplit(".", 1)[-1] in ("finish_reason", "stop_reason")
+        }:
+            return "D20 (the output ends after an invoke's name and the start of a closing tag)"
         if 'name="tool_search"' in text and any(not _strict_json(v) for v in _FALSE_VALUE.findall(text)):
             # The one status that follows the arguments: a tool search call whose arguments are no JSON object.
             return 'D8? (a tool_search_call with a string="false" value that is no JSON: incomplete on the reference)'
@@ -502,6 +507,8 @@ def _strict_json(text: str) -> bool:
 
 #: An output that ends inside a ``string="false"`` value (its raw text, with what of the closing tag came, is no
 #: JSON: dscodec writes it as a JSON string, D8, where the reference copies it).
+#: D20: the output ends right after an invoke's name and "<", "</" or "</｜" (both spellings).
+_ENDS_AFTER_INVOKE_NAME = re.compile(r'invoke name="[^"]*"(?:<|</|</｜)\Z')
 _CUT_IN_VALUE = re.compile(r'string="false">(?:(?!</｜DSML｜)[\s\S])*\Z')
 
 

@@ -473,6 +473,9 @@ def tag(attributes: str, value: str, *, v41: bool = False) -> str:
         ),
         ('<｜DSMarameter name="a" string="true">v</｜DSML｜parameter>\n' + tag('name="b"', "w"), {"b": "w"}),
         ("junk <b>bold</b>\n" + tag('name="b"', "w"), {"b": "w"}),
+        # so is a parameter tag without a name, which gives no parameter
+        (tag('string="true"', "v") + tag('name="b"', "w"), {"b": "w"}),
+        (tag('x="d"', "3") + tag('name="b"', "w"), {"b": "w"}),
         # a parameter tag cut short by a closing tag: that tag is its own, not the call's
         (
             '<｜DSML｜parameter name="a" string="true"v</｜DSML｜parameter>\n' + tag('name="b"', "w"),
@@ -510,6 +513,12 @@ def test_d8_a_tag_the_parser_does_not_know_never_keeps_the_call_open_past_its_cl
     second = inv("g", par("b", "w", v41=v41), v41=v41)
     for body, calls in [
         (inv("f", unknown, v41=v41) + second, [("f", {}), ("g", {"b": "w"})]),
+        # a parameter tag without a name is one the parser does not know (as the reference reads it)
+        (
+            inv("f", f'<｜DSML｜{sp}parameter string="true">v\n', v41=v41) + second,
+            [("f", {}), ("g", {"b": "w"})],
+        ),
+        (inv("f", f"<｜DSML｜{sp}parameter>\n", v41=v41) + second, [("f", {}), ("g", {"b": "w"})]),
         (
             inv("f", f'<｜DSML｜{sp}parameter name="a"', v41=v41) + second,
             [("f", {"a": ""}), ("g", {"b": "w"})],

@@ -100,6 +100,38 @@ def test_finish_reasons() -> None:
         _processor().finish("eos")  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("end", ["", ">", "<", "</", "</｜", "<｜", " <"])
+@pytest.mark.parametrize("ids", [False, True])
+def test_d20_a_call_whose_start_was_sent_counts_however_the_output_ends(end: str, ids: bool) -> None:
+    """D20: an output that ends inside a call's invoke tag, with its start sent, finishes with tool_calls
+    (Messages: tool_use), whatever part of a tag follows the name (the reference gives stop after "<", "</" or
+    "</｜")."""
+    tool = {"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {}}}}
+    text = '<｜DSML｜invoke name="f"' + end
+    for protocol in ("chat_completions", "messages"):
+        if protocol == "chat_completions":
+            request = _request(thinking={"type": "disabled"}, tools=[tool])
+        else:
+            request = dscodec.convert(
+                "messages",
+                {
+                    "model": "DeepSeek-V4-Pro",
+                    "max_tokens": 100,
+                    "messages": [{"role": "user", "content": "Hi"}],
+                    "tools": [{"name": "f", "input_schema": {"type": "object", "properties": {}}}],
+                },
+            )
+        p = dscodec.StreamProcessor(request, response_id="r1", model="M", created=7)
+        events = (p.push_tokens(_ids(text)) if ids else p.push_text(text, 3)) + p.finish("stop")
+        response = dscodec.accumulate(protocol, events)
+        if protocol == "chat_completions":
+            assert response["choices"][0]["message"]["tool_calls"][0]["function"]["name"] == "f"
+            assert response["choices"][0]["finish_reason"] == "tool_calls", end
+        else:
+            assert [block["name"] for block in response["content"] if block["type"] == "tool_use"] == ["f"]
+            assert response["stop_reason"] == "tool_use", end
+
+
 def test_token_ids_and_incomplete_utf8_at_the_end() -> None:
     """D12: a character cut off at the end becomes U+FFFD; the complete text before it is never lost."""
     emoji = _ids("😀")

@@ -763,6 +763,20 @@ def _malformed(v: Version) -> list[Scenario]:
         reads_as=("D8", d.block_of(d.call("f", d.param("b", "w")))),
     )
     s(
+        "param-no-name-invoke-close",
+        d.block_of(d.call("f", p_open + ' string="true">v'), d.call("g", d.param("b", "w"))),
+        "a parameter without a name, then the invoke's closing tag: the call ends there, the next one is read",
+        thinking=False,
+        tools="weather",
+    )
+    s(
+        "param-no-name-bare-invoke-close",
+        d.block_of(d.call("f", p_open + ">"), d.call("g", d.param("b", "w"))),
+        "a parameter tag with no attributes, then the invoke's closing tag",
+        thinking=False,
+        tools="weather",
+    )
+    s(
         "unterminated-param",
         d.open + "\n" + d.invoke_open + ' name="f">\n' + p_open + ' name="a" string="true">v',
         "stream ends inside a parameter value",

@@ -96,7 +96,6 @@ class ArgumentWriter:
         self._index = -1  # the current call's index; -1 outside a call
         self._args: list[str] = []
         self._param_name = ""
-        self._skip = False  # the current parameter has no name: its value is read and dropped
         # current JSON value (D8)
         self._kind = _KIND_STRING
         self._value_mode = _HOLD
@@ -173,7 +172,7 @@ class ArgumentWriter:
         return checker
 
     def _value_units(self, units: str) -> None:
-        if units and not self._skip:
+        if units:
             self._value_raw(self._spell(units))
 
     def _value_raw(self, raw: str) -> None:
@@ -243,9 +242,6 @@ class ArgumentWriter:
             self._unsent = [text[ready:]]
 
     def _end_value(self) -> None:
-        if self._skip:
-            self._skip = False
-            return
         if self.state == _SVALUE:
             self._emit('"', _STRUCT)
             return

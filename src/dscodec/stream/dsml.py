@@ -24,8 +24,9 @@ surrogate escapes, numbers within the double range, at most 127 levels deep, so 
 inside the arguments object):
 
 * a parameter tag is read by its attributes (``name="…"``, ``name=bare``), in any order; unknown attributes
-  (``lang="en"``) are ignored; a tag without ``name`` gives no parameter (its value is dropped; the reference
-  drops it too, but then takes the parameter's closing tag for the invoke's). The reference instead scans for
+  (``lang="en"``) are ignored; a tag without ``name`` gives no parameter: it is read as a tag the parser does
+  not know, as the reference reads it (its value is passed over, the invoke's closing tag still ends the call),
+  except that its own closing tag does not end the call. The reference instead scans for
   the literal text ``parameter name=`` and then for ``true">`` or ``false">``, so other orders, other spacing or
   an attribute after ``string`` lose the parameter or break the arguments;
 * keys are written as JSON strings: the name's text is kept when it is valid JSON string content, as the
@@ -237,7 +238,7 @@ class BlockParser(ArgumentWriter):
         """Fast path: ``text`` (plain text, no sentinels) continues a ``string="true"`` value and cannot start
         its closing tag. Returns the argument delta's fields (a :data:`StringPiece`), or None when the general
         :meth:`feed` is needed."""
-        if self.state is not _SVALUE or self._skip or self._held or self._delta or "<" in text:
+        if self.state is not _SVALUE or self._held or self._delta or "<" in text:
             return None
         escaped = escape_json_string(text)  # the text itself when nothing needs escaping
         self._args.append(escaped)
@@ -500,15 +501,14 @@ class BlockParser(ArgumentWriter):
         """Write the separator and the key of ``parameter`` (from :func:`parameter_of`); start its value (or
         write an empty one).
 
-        A tag without a ``name`` attribute gives no parameter (as with the reference, which never finds its
-        ``parameter name=``): its value is read and dropped.
+        A tag without a ``name`` attribute gives no parameter: as with the reference, which never finds its
+        ``parameter name=``, it is a tag the parser does not know. What follows it is passed over up to the next
+        tag, and the next closing tag ends the call if it is the invoke's or the block's, else closes this tag
+        (see :meth:`_scan_invoke`).
         """
         if parameter is None:
-            self._skip = True
-            self.state = _SVALUE
-            if not has_value:
-                self._end_value()
-                self.state = _INVOKE
+            self.state = _INVOKE
+            self._stray = True
             return
         if self._delta:
             self._flush_delta()
@@ -580,18 +580,15 @@ class BlockParser(ArgumentWriter):
         return end, False
 
     def _string_value(self, s: str, i: int) -> int:
-        """:meth:`_value_text` for a ``string="true"`` value (or a dropped one)."""
+        """:meth:`_value_text` for a ``string="true"`` value."""
         n = len(s)
         end, closed = self._value_end(s, i)
-        if end > i and not self._skip:
+        if end > i:
             self._string_piece(self._spell(s[i:end]))
         if not closed:
             return n
-        if self._skip:
-            self._skip = False
-        else:
-            self._args.append('"')
-            self._out.append(ToolCallDelta(self._index, '"'))
+        self._args.append('"')
+        self._out.append(ToolCallDelta(self._index, '"'))
         self.state = _INVOKE
         return end + 3
 
@@ -627,7 +624,7 @@ class BlockParser(ArgumentWriter):
             self._held = ""
             if state is _NVALUE:
                 self._value_piece(self._spell(held))
-            elif not self._skip:
+            else:
                 self._string_piece(self._spell(held))
             if self._delta:
                 self._flush_delta()
