@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import math
 import socket
 from collections.abc import AsyncIterator, Iterator
@@ -13,7 +14,7 @@ import pytest
 
 import dscodec
 from dscodec.prompt.dialects import V4, V41
-from dscodec.server import BackendRequest, Finish, PromptUsage, TokenChunk
+from dscodec.server import BackendRequest, Finish, KeepAlive, PromptUsage, TokenChunk
 from dscodec.server.backends import (
     EngineBackend,
     EngineBusy,
@@ -119,8 +120,37 @@ def test_a_complete_response_waits_for_the_usage(engine: tuple[str, StandIn, Liv
     name, _, live = engine
     work = job(chat("[script:reasoning] What is 17 × 3?"))
     items = run(make_backend(name, live.url), work)
+    # vLLM's outputs wait for its usage, at the stream's end: meanwhile each chunk read is a KeepAlive.
+    waiting = [item for item in items if isinstance(item, KeepAlive)]
+    assert (len(waiting) > 1) if name == "vllm" else not waiting
+    items = [item for item in items if not isinstance(item, KeepAlive)]
     assert items[0] == PromptUsage(prompt_tokens=len(work.token_ids), cached_tokens=8)
     assert items[-1] == Finish("stop")
+
+
+def test_vllm_complete_outputs_come_with_the_usage_chunk_without_waiting_for_the_end() -> None:
+    from dscodec.server.backends.vllm import _Reader
+
+    reader = _Reader(84, buffered=True, top=0)
+    chunk = {"choices": [{"index": 0, "token_ids": [5, 6], "finish_reason": None}]}
+    assert reader.feed(chunk) == [KeepAlive()]
+    assert reader.feed({"choices": [{"index": 0, "token_ids": [7], "finish_reason": "stop"}]}) == [
+        KeepAlive()
+    ]
+    assert not reader.done
+    usage = {"prompt_tokens": 90, "prompt_tokens_details": {"cached_tokens": 64}}
+    assert reader.feed({"choices": [], "usage": usage}) == [
+        PromptUsage(prompt_tokens=90, cached_tokens=64),
+        TokenChunk([5, 6], None),
+        TokenChunk([7], None),
+        Finish("stop"),
+    ]
+    assert reader.done  # the engine's [DONE] (or its closing the stream) is not waited for
+    # the usage in the finish's own chunk
+    reader = _Reader(84, buffered=True, top=0)
+    both = {"choices": [{"index": 0, "token_ids": [5], "finish_reason": "length"}], "usage": usage}
+    assert reader.feed(both) == [PromptUsage(90, 64), TokenChunk([5], None), Finish("length")]
+    assert reader.done
 
 
 def test_request_fields(engine: tuple[str, StandIn, LiveServer]) -> None:
@@ -615,3 +645,38 @@ def test_vllm_logprobs_of_mismatched_lengths_name_each_field() -> None:
         EngineError, match="0 tokens, 1 token_logprobs and 1 top_logprobs for a chunk of 1 tokens"
     ):
         _logprobs({"token_logprobs": ["x"]}, 1, 0)
+
+
+@pytest.mark.parametrize("kind", ["vllm", "sglang"])
+@pytest.mark.parametrize("stream", [False, True])
+def test_backend_timeout_bounds_each_silence_of_the_engine_not_the_generation(
+    kind: str, stream: bool
+) -> None:
+    """An engine that writes a token every 0.2 s for 1.2 s in all, behind a server that waits 0.5 s for each item:
+    the answer comes whole, streamed or not (vLLM holds a complete response's output for its usage, at the end,
+    and says meanwhile that it is still at work)."""
+    from dscodec.server import create_app
+    from dscodec.testing import Finish as Done
+    from dscodec.testing import Tokens
+    from dscodec.testing.engines import FakeEngine, serve_engine
+
+    ids = list(VOCABULARY.full.encode(" one two three four five six", add_special_tokens=False).ids)
+    engine = FakeEngine(
+        kind,
+        tokenizer=VOCABULARY.full,
+        delay=0.2,
+        responder=lambda body, prompt: [Tokens((i,)) for i in ids] + [Done("stop")],
+    )
+    body = chat("hi", thinking={"type": "disabled"}, stream=stream)
+    with serve_engine(engine) as url:
+        backend = (VLLMBackend if kind == "vllm" else SGLangBackend)(url)
+        app = create_app(backend, tokenizer=VOCABULARY, backend_timeout=0.5)
+        with LiveServer(app) as server:
+            response = httpx.post(server.url + "/v1/chat/completions", json=body, timeout=30)
+    assert response.status_code == 200, response.text
+    if stream:
+        chunks = [json.loads(line[6:]) for line in response.text.splitlines() if line.startswith("data: {")]
+        text = "".join(c["choices"][0]["delta"].get("content") or "" for c in chunks if c["choices"])
+    else:
+        text = response.json()["choices"][0]["message"]["content"]
+    assert text == " one two three four five six"

@@ -27,6 +27,7 @@ from dscodec.server import (
     BackendOutput,
     BackendRequest,
     Finish,
+    KeepAlive,
     PromptUsage,
     TextChunk,
     TokenChunk,
@@ -59,6 +60,17 @@ async def _outputs(case: str) -> AsyncIterator[BackendOutput]:
         raise Weird("not really an error")
     if case == "hang_first":
         await _hang()
+    if case == "keep_alive_hang":  # a KeepAlive restarts the wait; it does not end it
+        yield KeepAlive()
+        await _hang()
+    if case == "keep_alive":  # silences shorter than the timeout, together longer, before and after the usage
+        for _ in range(2):
+            await anyio.sleep(TIMEOUT * 0.6)
+            yield KeepAlive()
+        yield PromptUsage(prompt_tokens=3)
+        for _ in range(2):
+            await anyio.sleep(TIMEOUT * 0.6)
+            yield KeepAlive()
     first: dict[str, Any] = {
         "wrong_first": "garbage",
         "negative_count": TextChunk("x", -1),
@@ -451,6 +463,7 @@ FAIL_FIRST = {
     "model_error_first": (502, "api_error"),
     "weird_status": (500, "api_error"),
     "hang_first": (504, "timeout_error"),
+    "keep_alive_hang": (504, "timeout_error"),
     "raise_on_call": (502, "api_error"),
     "returns_list": (502, "api_error"),
     "returns_coroutine": (502, "api_error"),
@@ -489,6 +502,24 @@ def test_backend_failing_after_output(client: httpx.Client, logs: LogWatch, prot
     streamed = client.post(PATHS[protocol], json=body(protocol, stream=True), headers={"x-case": case})
     assert_stream_error(protocol, streamed, anthropic_type)
     assert "Hello" in streamed.text
+    assert_no_crash(logs)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_keep_alive_items_restart_the_backend_timeout(
+    client: httpx.Client, logs: LogWatch, protocol: str, stream: bool
+) -> None:
+    """A backend silent for longer than backend_timeout in all, but never that long between two items (some of
+    them KeepAlive), answers in full; the KeepAlive items themselves send nothing."""
+    response = client.post(
+        PATHS[protocol], json=body(protocol, stream=stream), headers={"x-case": "keep_alive"}
+    )
+    assert response.status_code == 200, response.text
+    assert "Hello" in response.text
+    if not stream:
+        usage = response.json()["usage"]
+        assert usage.get("prompt_tokens", usage.get("input_tokens")) == 3
     assert_no_crash(logs)
 
 

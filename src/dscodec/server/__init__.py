@@ -31,6 +31,7 @@ __all__ = [
     "BackendTimeout",
     "Finish",
     "FinishReason",
+    "KeepAlive",
     "MemoryResponseStore",
     "PromptUsage",
     "RequestTimeout",

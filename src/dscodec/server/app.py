@@ -75,6 +75,7 @@ from dscodec.server.backend import (
     BackendOutput,
     BackendRequest,
     Finish,
+    KeepAlive,
     PromptUsage,
 )
 from dscodec.server.store import MemoryResponseStore, ResponseStore, Turn, begin_turn, is_retrievable
@@ -577,7 +578,8 @@ class _Server:
     # -- the backend loop ---------------------------------------------------------------------------------------
 
     async def _next(self, outputs: AsyncIterator[BackendOutput]) -> BackendOutput | None:
-        """The backend's next item, or None at its end.
+        """The backend's next item, or None at its end (a :class:`KeepAlive` is passed over: the wait starts
+        again after it).
 
         Each call lets the event loop run first: a backend whose items are ready (buffered output) never waits,
         and neither does sending to a client that is gone, so without it nothing else would run while such a
@@ -586,13 +588,17 @@ class _Server:
         Raises:
             BackendTimeout: nothing came within ``backend_timeout`` seconds (the wait is cancelled).
         """
-        await anyio.lowlevel.checkpoint()
-        with anyio.move_on_after(self.backend_timeout):
-            try:
-                return await outputs.__anext__()
-            except StopAsyncIteration:
-                return None
-        # Only a timeout leaves the block without returning.
+        while True:
+            await anyio.lowlevel.checkpoint()
+            with anyio.move_on_after(self.backend_timeout) as waiting:
+                try:
+                    item = await outputs.__anext__()
+                except StopAsyncIteration:
+                    return None
+            if waiting.cancelled_caught:
+                break
+            if type(item) is not KeepAlive:  # (a KeepAlive only restarts the wait)
+                return item
         raise BackendTimeout(
             f"The model backend produced nothing for {self.backend_timeout:g} s; the request was abandoned."
         )

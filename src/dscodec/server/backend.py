@@ -31,6 +31,7 @@ __all__ = [
     "BackendRequest",
     "Finish",
     "FinishReason",
+    "KeepAlive",
     "PromptUsage",
     "TextChunk",
     "TokenChunk",
@@ -91,8 +92,15 @@ class Finish:
     reason: FinishReason | None = "stop"
 
 
+@dataclass(frozen=True, slots=True)
+class KeepAlive:
+    """Nothing to send yet, but the backend is still at work: a backend that holds its output back (until the
+    usage its engine reports last, say) yields one now and then, so that the server's wait for each item
+    (``backend_timeout``) bounds the engine's silences, not the whole generation. The server passes over it."""
+
+
 #: One item a backend yields.
-BackendOutput = PromptUsage | TextChunk | TokenChunk | Finish
+BackendOutput = PromptUsage | TextChunk | TokenChunk | Finish | KeepAlive
 
 #: A model backend: called once per request, iterated by the server until it needs no more output.
 Backend = Callable[[BackendRequest], AsyncIterator[BackendOutput]]

@@ -24,6 +24,7 @@ from dscodec.server.backend import (
     BackendRequest,
     Finish,
     FinishReason,
+    KeepAlive,
     PromptUsage,
     TokenChunk,
 )
@@ -33,6 +34,7 @@ from dscodec.server.backends._engine import EngineBackend, EngineError, engine_f
 __all__ = ["VLLMBackend"]
 
 _ENGINE = "vLLM"
+_KEEP_ALIVE = KeepAlive()
 
 #: The ``structured_outputs`` field each kind of constraint goes in (``json_object`` with the value true).
 _FIELDS = {"json_schema": "json", "json_object": "json_object", "regex": "regex", "grammar": "grammar"}
@@ -119,7 +121,9 @@ class _Reader:
     vLLM reports usage (cached tokens included) only in the stream's last chunk, after the finish. For a client
     that streams, the prompt usage is given with the first output, from the prompt's length, without cached
     tokens; for a client that waits for the complete response the outputs are held until that last chunk, so
-    its usage is exact.
+    its usage is exact (meanwhile each chunk read gives a :class:`KeepAlive`, so the server's wait for each item
+    bounds vLLM's silences, not the whole generation), and are given once it came, without waiting for the
+    stream's end.
     """
 
     def __init__(self, prompt_tokens: int, *, buffered: bool, top: int) -> None:
@@ -131,6 +135,7 @@ class _Reader:
         self.held: list[BackendOutput] = []
         self.finish: FinishReason | None = None
         self.finished = False
+        self.usage = False  # the usage chunk came
         self.done = False
 
     def feed(self, event: dict[str, Any]) -> list[BackendOutput]:
@@ -162,7 +167,10 @@ class _Reader:
                 self._finish(reason)
         if self.buffered:
             self.held += out
-            return []
+            if self.finished and self.usage:  # all there is: no need to wait for the stream's end
+                self.done = True
+                return self.end()
+            return [_KEEP_ALIVE]
         if out and not self.started:
             self.started = True
             out.insert(0, PromptUsage(prompt_tokens=self.prompt_tokens))
@@ -182,6 +190,7 @@ class _Reader:
 
     def _usage(self, usage: dict[str, Any]) -> None:
         # A count that is no integer (a bool is none to JSON) is passed over: the prompt's own length stands.
+        self.usage = True
         prompt = usage.get("prompt_tokens")
         if type(prompt) is int:
             self.prompt_tokens = prompt
