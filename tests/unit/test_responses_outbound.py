@@ -475,9 +475,19 @@ def test_defaults_without_echo() -> None:
 # -- errors ----------------------------------------------------------------------------------------------------
 
 
+class _Busy(ConversionError):
+    """A backend's error for an engine that refused the request as too busy."""
+
+    status_code = 429
+
+
 @pytest.mark.parametrize(
     ("exc", "code"),
-    [(ModelOutputError("backend died"), "server_error"), (ConversionError("bad"), "invalid_prompt")],
+    [
+        (ModelOutputError("backend died"), "server_error"),
+        (ConversionError("bad"), "invalid_prompt"),
+        (_Busy("the engine is busy"), "rate_limit_exceeded"),
+    ],
 )
 def test_error_ends_with_response_failed(exc: Any, code: str) -> None:
     w = writer()

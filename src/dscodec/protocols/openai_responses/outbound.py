@@ -473,14 +473,15 @@ class ResponsesEventWriter(EventWriter):
         one that carries the whole response, so the failed response is also what accumulating the stream
         gives. The bare ``error`` event ends nothing and has no response, so it is not sent as well: a client
         would see the failure twice. ``error.code`` is one of the SDK's codes: ``server_error`` for a failure of
-        the serving side (status ≥ 500), else ``invalid_prompt``.
+        the serving side (status ≥ 500), ``rate_limit_exceeded`` for a 429, else ``invalid_prompt``.
         """
         if self._ended:
             return []
         self._ended = True
         out: list[WireEvent] = []
         self._close_item(out, "incomplete")
-        code = "server_error" if exc.status_code >= 500 else "invalid_prompt"
+        status = exc.status_code
+        code = "server_error" if status >= 500 else "rate_limit_exceeded" if status == 429 else "invalid_prompt"
         response = self._response("failed", error={"code": code, "message": exc.message})
         out.append(self._lifecycle("response.failed", response))
         return out
