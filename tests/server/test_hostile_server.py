@@ -10,6 +10,7 @@ and 502/504 for a backend failure; never a 500, never an exception out of the ap
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterator
 from typing import Any
 
@@ -283,3 +284,20 @@ def test_backend_failures_streamed_and_not(client: TestClient, protocol: str, ca
 def test_responses_state_fields(client: TestClient, extra: dict[str, Any]) -> None:
     response = client.post("/v1/responses", content=json.dumps(body("responses", **extra)))
     assert_answer("/v1/responses", response)
+
+
+def test_text_from_outside_cannot_forge_a_line_of_the_log(caplog: pytest.LogCaptureFixture) -> None:
+    """An engine's error message is logged with its controls escaped: a newline in it starts no line that would
+    read as the server's own."""
+    from dscodec.errors import ModelOutputError
+    from dscodec.server._outputs import backend_error
+
+    forged = 'engine: x\nINFO:     127.0.0.1 - "POST /v1/admin HTTP/1.1" 200 OK\r\x00\u2028 end'
+    with caplog.at_level(logging.WARNING, logger="dscodec.server"):
+        backend_error(ModelOutputError(forged))
+    (record,) = [r for r in caplog.records if r.name == "dscodec.server"]
+    message = record.getMessage()
+    assert message.endswith(
+        'engine: x\\nINFO:     127.0.0.1 - "POST /v1/admin HTTP/1.1" 200 OK\\r\\x00\\u2028 end'
+    )
+    assert not any(c in message for c in "\n\r\x00\u2028")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hmac
 import logging
+import re
 import secrets
 import zlib
 from collections.abc import AsyncGenerator, Awaitable, Callable, Collection, Mapping
@@ -50,11 +51,21 @@ logger = logging.getLogger("dscodec.server")
 REQUEST_ID: ContextVar[str] = ContextVar("dscodec_request_id", default="-")
 
 
+#: Characters that would let text from outside (an engine's error message, a client's value) start a line of its
+#: own in the log, or hide what follows: C0 and C1 controls, DEL, and the Unicode line and paragraph separators.
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
 class _WithRequestId(logging.Filter):
-    """Give each record of the server's logger the id of the request it was logged for, as ``request_id``."""
+    """Give each record of the server's logger the id of the request it was logged for, as ``request_id``; and
+    write the controls in its message as escapes (``\\n``, ``\\x00``), so that no text logged can forge a line."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         record.request_id = REQUEST_ID.get()
+        message = record.getMessage()
+        if _CONTROLS.search(message) is not None:
+            record.msg = _CONTROLS.sub(lambda found: repr(found.group())[1:-1], message)
+            record.args = None
         return True
 
 
