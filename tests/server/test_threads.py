@@ -19,7 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dscodec.server import BackendOutput, BackendRequest, ScriptedBackend, create_app
-from dscodec.server._threads import ThreadError, Threads, ThreadTurn
+from dscodec.server._threads import ThreadError, ThreadNotFound, Threads, ThreadTurn
 from tests.server.conftest import VOCABULARY, LiveServer, new_id
 from tests.server.scripts import PLAIN, SCRIPTS, WEATHER_CALLS
 
@@ -342,8 +342,33 @@ def test_a_chain_keeps_its_messages_once() -> None:
         assert len(document["messages"]) == 2 * k - 1
         threads.finish(turn, f"msg_{k}", _reply())
     # Four more short turns cost about their own size, not four more copies of the long first message.
-    assert threads._size < one + 4 * 200 + 4 * 64
-    assert len(threads) == 5
+    assert threads._size < one + 4 * 200
+    assert len(threads) == 1  # the newest reply; the ones it continued are remembered as continued only
+    with pytest.raises(ThreadError, match="continued already"):
+        threads.begin(_body(messages=[user("z")], thread=continue_from("msg_2")))
+
+
+def test_a_long_thread_does_not_push_other_threads_out() -> None:
+    """The replies a thread continued take none of the places of kept replies: a thread of many turns leaves
+    the other threads where they are."""
+    threads = Threads(max_entries=3)
+    for name in ("msg_other", "msg_t0"):
+        _, turn = threads.begin(_body(messages=[user(name)], thread={"type": "create"}))
+        assert turn is not None
+        threads.finish(turn, name, _reply())
+    for k in range(1, 20):
+        _, turn = threads.begin(_body(messages=[user("y")], thread=continue_from(f"msg_t{k - 1}")))
+        assert turn is not None
+        threads.finish(turn, f"msg_t{k}", _reply())
+    assert len(threads) == 2
+    _, turn = threads.begin(_body(messages=[user("z")], thread=continue_from("msg_other")))
+    assert turn is not None
+    # the newest continued replies are still known as such; the oldest are forgotten
+    with pytest.raises(ThreadError, match="continued already"):
+        threads.begin(_body(messages=[user("z")], thread=continue_from("msg_t18")))
+    with pytest.raises(ThreadNotFound):
+        threads.begin(_body(messages=[user("z")], thread=continue_from("msg_t0")))
+    assert len(threads._continued) == 3
 
 
 def test_the_store_is_bounded() -> None:
@@ -461,11 +486,11 @@ def test_any_sequence_keeps_the_books(ops: list[tuple[str, int, str]], entries: 
                 code = exc.details["error_code"]
                 entry = threads._entries.get(previous)
                 expected = (
-                    "thread_not_found"
-                    if entry is None
+                    "thread_continue_in_flight"
+                    if entry is not None
                     else "thread_already_continued"
-                    if entry.messages is None
-                    else "thread_continue_in_flight"
+                    if previous in threads._continued
+                    else "thread_not_found"
                 )
                 assert code == expected
             else:
@@ -484,6 +509,7 @@ def test_any_sequence_keeps_the_books(ops: list[tuple[str, int, str]], entries: 
         assert threads._size == sum(entry.size for entry in threads._entries.values())
         assert len(threads) <= entries and threads._size <= size
         assert "msg_cut" not in threads._entries
+        assert len(threads._continued) <= entries and not set(threads._continued) & set(threads._entries)
         holders = [e.holder for e in threads._entries.values() if e.holder is not None]
         assert len(holders) == len(set(map(id, holders)))
         assert set(map(id, holders)) <= {id(t.token) for t in running}

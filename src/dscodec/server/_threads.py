@@ -18,8 +18,9 @@ the SDK picks its error class and recovers (it sends the whole conversation agai
 * ``thread_continue_in_flight`` (400): another request is continuing from that reply right now;
 * ``thread_fingerprint_mismatch`` (400): a continue sent ``system`` or ``tools`` unlike the thread's.
 
-A thread is a chain: once a reply is continued, its conversation moves on to the new reply and only a marker
-stays, so the memory of a thread grows with its messages, not with their square. The threads are kept in
+A thread is a chain: once a reply is continued, its conversation moves on to the new reply and the old reply's
+id is only remembered as continued (apart from the kept replies, so that a long thread does not push other
+threads out), so the memory of a thread grows with its messages, not with their square. The threads are kept in
 memory, bounded by count and by the size of their messages' JSON (the least recently used go first; a process
 that restarts forgets them, and the SDK then replays the conversation). Every method is called from worker
 threads.
@@ -69,11 +70,10 @@ class ThreadNotFound(ThreadError):
 
 @dataclass(eq=False)
 class _Entry:
-    """The conversation kept under one reply's id: its fields, its messages (None once continued), its
-    size."""
+    """The conversation kept under one reply's id: its fields, its messages, its size."""
 
     fields: dict[str, Any]
-    messages: list[Any] | None
+    messages: list[Any]
     size: int
     #: The token of the turn continuing from this reply right now, if any.
     holder: object = None
@@ -115,6 +115,9 @@ class Threads:
         self.max_entries = max_entries
         self.max_bytes = max_bytes
         self._entries: OrderedDict[str, _Entry] = OrderedDict()
+        # The ids of replies continued (their conversation moved on), as many as replies are kept, the oldest
+        # forgotten first: a continue from one of them is told so (thread_already_continued).
+        self._continued: OrderedDict[str, None] = OrderedDict()
         self._size = 0
         # Reentrant: a turn's finaliser takes it, and may run wherever the last reference to the turn goes.
         self._lock = threading.RLock()
@@ -163,17 +166,17 @@ class Threads:
             return document, None
         with self._lock:
             entry = self._entries.get(previous)
+            if entry is None and previous in self._continued:
+                raise ThreadError(
+                    f"thread: the response '{_shown(previous)}' was continued already; continue from "
+                    "the thread's newest response.",
+                    code="thread_already_continued",
+                )
             if entry is None:
                 raise ThreadNotFound(
                     f"thread: no conversation is kept for '{_shown(previous)}'; send the whole conversation "
                     "with thread {'type': 'create'} to start a new thread.",
                     code="thread_not_found",
-                )
-            if entry.messages is None:
-                raise ThreadError(
-                    f"thread: the response '{_shown(previous)}' was continued already; continue from "
-                    "the thread's newest response.",
-                    code="thread_already_continued",
                 )
             if hold and entry.holder is not None:
                 raise ThreadError(
@@ -222,12 +225,15 @@ class Threads:
             if turn.previous is not None:
                 old = self._entries.get(turn.previous)
                 if old is not None and old.holder is turn.token:
-                    # The chain moves on: the continued reply keeps a marker, its messages go to the new one.
-                    size += old.size - _MARKER
-                    self._size -= old.size - _MARKER
-                    old.size = _MARKER
-                    old.messages = None
+                    # The chain moves on: the continued reply's messages go to the new one, and its id is
+                    # remembered as continued.
+                    size += old.size
+                    self._size -= old.size
                     old.holder = None
+                    del self._entries[turn.previous]
+                    self._continued[turn.previous] = None
+                    while len(self._continued) > self.max_entries:
+                        self._continued.popitem(last=False)
                 else:  # forgotten while the turn ran (rare): the whole conversation starts the entry
                     size += _size(turn.fields) + _size(turn.messages) - turn.added
             messages.append(reply)
@@ -254,7 +260,3 @@ class Threads:
         with self._lock:
             if entry.holder is token:
                 entry.holder = None
-
-
-#: The size a continued reply's marker counts for.
-_MARKER = 64
