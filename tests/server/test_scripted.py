@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +67,20 @@ def test_token_chunks_are_the_tokenized_output() -> None:
     ids = [i for item in items if isinstance(item, TokenChunk) for i in item.ids]
     assert ids == VOCABULARY.full.encode("r</think>Hi 😀", add_special_tokens=False).ids
     assert VOCABULARY.special_id("</think>") in ids  # written as the special id, as a model does
+
+
+def test_the_script_is_encoded_off_the_event_loop() -> None:
+    """Encoding a script's text grows with it: it runs in a worker thread, so other requests go on meanwhile."""
+    threads: list[int] = []
+
+    class Watched(ScriptedBackend):
+        def plan(self, script: Any, job: BackendRequest) -> Any:
+            threads.append(threading.get_ident())
+            return super().plan(script, job)
+
+    items = replay(Watched({"s": {"output": "x"}}, tokenizer=VOCABULARY), job())
+    assert items[-1] == Finish("stop")
+    assert threads and threads[0] != threading.get_ident()
 
 
 def test_prompt_usage_defaults_to_the_prompt_length() -> None:

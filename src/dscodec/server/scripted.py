@@ -197,7 +197,9 @@ class ScriptedBackend:
         _, script = self.select(job.headers)
         if script.fail_after == 0:
             raise ScriptedFailure("scripted failure before any output")
-        chunks, finish = self.plan(script, job)
+        # Encoding the script's text takes time that grows with it: a worker thread does it, as the server does
+        # its own such work, so that other requests go on meanwhile.
+        chunks, finish = await asyncio.to_thread(self.plan, script, job)
         prompt_tokens = len(job.token_ids) if script.prompt_tokens is None else script.prompt_tokens
         yield PromptUsage(prompt_tokens=prompt_tokens, cached_tokens=min(script.cached_tokens, prompt_tokens))
         for index, chunk in enumerate(chunks):
