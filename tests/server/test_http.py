@@ -50,7 +50,9 @@ def assert_error_shape(protocol: str, response: httpx.Response, status: int, err
     assert response.status_code == status and response.headers["content-type"] == "application/json"
     data = response.json()
     if protocol == "messages":
-        assert data["type"] == "error" and set(data["error"]) == {"type", "message"}
+        assert data["type"] == "error" and set(data["error"]) - {"details"} == {"type", "message"}
+        # details: the error code by which the anthropic SDK picks its error class, when there is one
+        assert set(data["error"].get("details", {"error_code": ""})) == {"error_code"}
         assert data["error"]["type"] == error_type
         return str(data["error"]["message"])
     assert list(data["error"]) == ["message", "type", "param", "code"]
@@ -286,6 +288,8 @@ def test_a_compressed_body_over_the_limit_once_decoded_is_a_413(odd: httpx.Clien
     assert len(packed) < LIMIT // 4
     response = odd.post(PATHS[protocol], content=packed, headers={"content-encoding": "gzip"})
     assert_error_shape(protocol, response, 413, "invalid_request_error")
+    if protocol == "messages":  # the anthropic SDK raises RequestBodyTooLargeAfterDecodingError by it
+        assert response.json()["error"]["details"] == {"error_code": "request_body_too_large_after_decoding"}
 
 
 @pytest.mark.parametrize("protocol", ["messages", "responses"])

@@ -192,3 +192,22 @@ def test_the_responses_tool_runner_runs_to_the_answer(stream: bool) -> None:
     assert response.output_text == s.AFTER_TOOL
     assert [dict(call) for call in calls] == s.WEATHER_CALLS
     assert len(backend.prompts) == 2 and backend.prompts[0] < backend.prompts[1]
+
+
+def test_the_anthropic_sdk_picks_its_error_class_for_a_body_of_a_bad_coding(
+    anthropic_client: anthropic.Anthropic, model: str
+) -> None:
+    """A body that is not what its Content-Encoding says is refused with Anthropic's error code for it, by which
+    the SDK raises its own class for the case."""
+    with pytest.raises(anthropic.APIStatusError) as info:
+        anthropic_client.messages.create(
+            model=model,
+            max_tokens=16,
+            messages=[{"role": "user", "content": "Hi"}],
+            extra_headers={"content-encoding": "gzip"},  # the SDK sends plain JSON
+        )
+    assert info.value.status_code == 400
+    assert info.value.body["error"]["details"] == {"error_code": "request_body_encoding_invalid"}  # type: ignore[index]
+    specific = getattr(anthropic.types.shared, "RequestBodyEncodingInvalidError", None)  # (anthropic 2.17 on)
+    if specific is not None:
+        assert isinstance(info.value, specific)

@@ -85,12 +85,14 @@ class RequestTimeout(ConversionError):
     """A request body that stopped arriving before it was complete."""
 
     status_code = 408
+    details = {"error_code": "request_body_timeout"}  # (Anthropic's error code for it, in a Messages body)
 
 
 class UnsupportedEncoding(ConversionError):
     """A request body in a content coding the server does not decode."""
 
     status_code = 415
+    details = {"error_code": "request_body_encoding_unsupported"}  # (Anthropic's error code for it)
 
 
 class BackendTimeout(DscodecError):
@@ -191,8 +193,22 @@ def gone() -> Response:
     return Response(status_code=499)
 
 
-def too_large(limit: int) -> RequestTooLarge:
-    return RequestTooLarge(f"The request body is larger than this server accepts ({limit} bytes).")
+def too_large(limit: int, *, decoded: bool = False) -> RequestTooLarge:
+    """The refusal of a body over ``limit`` bytes; ``decoded``: over it once its content codings are undone."""
+    if not decoded:
+        return RequestTooLarge(f"The request body is larger than this server accepts ({limit} bytes).")
+    error = RequestTooLarge(
+        f"The request body, decoded (Content-Encoding), is larger than this server accepts ({limit} bytes)."
+    )
+    error.details = {"error_code": "request_body_too_large_after_decoding"}  # (Anthropic's error code for it)
+    return error
+
+
+def _invalid(message: str) -> ConversionError:
+    """A body that is not valid data of its content coding (with Anthropic's error code for it)."""
+    error = ConversionError(message)
+    error.details = {"error_code": "request_body_encoding_invalid"}
+    return error
 
 
 #: The content codings a request body may come in (``Content-Encoding``): the ``wbits`` each is read with (gzip,
@@ -247,26 +263,26 @@ def _decode(data: bytes, name: str, limit: int) -> bytes:
             part = reader.decompress(rest, limit + 1 - size)
             size += len(part)
             if size > limit:
-                raise too_large(limit)
+                raise too_large(limit, decoded=True)
             parts.append(part)
             part = reader.flush()
             size += len(part)
             if size > limit:
-                raise too_large(limit)
+                raise too_large(limit, decoded=True)
             parts.append(part)
             if not reader.eof:
-                raise ConversionError(
+                raise _invalid(
                     f"The request body is not valid {name} data (Content-Encoding: {name}): it ends early."
                 )
             rest = reader.unused_data
             if not rest or wbits != _CODINGS["gzip"]:
                 break
     except zlib.error:  # (its own words name zlib's internals: a client learns nothing more from them)
-        raise ConversionError(
+        raise _invalid(
             f"The request body is not valid {name} data (Content-Encoding: {name}): it is corrupt."
         ) from None
     if rest:
-        raise ConversionError(f"The request body has bytes after its {name} data (Content-Encoding: {name}).")
+        raise _invalid(f"The request body has bytes after its {name} data (Content-Encoding: {name}).")
     return b"".join(parts)
 
 

@@ -481,7 +481,9 @@ class ResponsesEventWriter(EventWriter):
         out: list[WireEvent] = []
         self._close_item(out, "incomplete")
         status = exc.status_code
-        code = "server_error" if status >= 500 else "rate_limit_exceeded" if status == 429 else "invalid_prompt"
+        code = (
+            "server_error" if status >= 500 else "rate_limit_exceeded" if status == 429 else "invalid_prompt"
+        )
         response = self._response("failed", error={"code": code, "message": exc.message})
         out.append(self._lifecycle("response.failed", response))
         return out
