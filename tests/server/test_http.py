@@ -7,6 +7,7 @@ import json
 import re
 import subprocess
 import sys
+import threading
 import time
 import zlib
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -290,6 +291,43 @@ def test_a_compressed_body_over_the_limit_once_decoded_is_a_413(odd: httpx.Clien
     assert_error_shape(protocol, response, 413, "invalid_request_error")
     if protocol == "messages":  # the anthropic SDK raises RequestBodyTooLargeAfterDecodingError by it
         assert response.json()["error"]["details"] == {"error_code": "request_body_too_large_after_decoding"}
+
+
+def test_compressed_bodies_are_decoded_a_few_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A burst of compressed bodies, each of which may expand to the body limit, holds at most DECODERS
+    expansions at once; every request is still answered."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from dscodec.server import app as app_module
+
+    running = [0, 0]  # now, most
+    lock = threading.Lock()
+    decode = app_module.decoded_body
+
+    def watched(*args: Any) -> bytes:
+        with lock:
+            running[0] += 1
+            running[1] = max(running)
+        time.sleep(0.05)
+        try:
+            return decode(*args)
+        finally:
+            with lock:
+                running[0] -= 1
+
+    monkeypatch.setattr(app_module, "decoded_body", watched)
+    packed = gzip.compress(json.dumps(body("chat_completions")).encode())
+    app = create_app(odd_backend, tokenizer=VOCABULARY, max_body_bytes=LIMIT)
+    with LiveServer(app) as live, httpx.Client(base_url=live.url, timeout=30) as client:
+
+        def post(_: int) -> int:
+            headers = {"content-encoding": "gzip", "content-type": "application/json"}
+            return client.post(PATHS["chat_completions"], content=packed, headers=headers).status_code
+
+        with ThreadPoolExecutor(8) as pool:
+            statuses = list(pool.map(post, range(12)))
+    assert statuses == [200] * 12
+    assert 1 <= running[1] <= app_module.DECODERS
 
 
 @pytest.mark.parametrize("protocol", ["messages", "responses"])

@@ -85,14 +85,22 @@ class RequestTimeout(ConversionError):
     """A request body that stopped arriving before it was complete."""
 
     status_code = 408
-    details = {"error_code": "request_body_timeout"}  # (Anthropic's error code for it, in a Messages body)
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.details = {
+            "error_code": "request_body_timeout"
+        }  # (Anthropic's error code for it, in a Messages body)
 
 
 class UnsupportedEncoding(ConversionError):
     """A request body in a content coding the server does not decode."""
 
     status_code = 415
-    details = {"error_code": "request_body_encoding_unsupported"}  # (Anthropic's error code for it)
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.details = {"error_code": "request_body_encoding_unsupported"}  # (Anthropic's error code for it)
 
 
 class BackendTimeout(DscodecError):

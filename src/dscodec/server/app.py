@@ -110,6 +110,9 @@ DEFAULT_CONTEXT_LIMIT = 131072
 #: _BODY_DEADLINE_FACTOR times this (a client that trickles it, a byte now and then, is cut off too).
 BODY_TIMEOUT = 30.0
 _BODY_DEADLINE_FACTOR = 20
+#: How many compressed bodies one app decodes at a time: each may expand to the body limit, so a burst of small
+#: bodies that expand far holds this many expansions in memory at most, not one per request.
+DECODERS = 2
 
 #: Seconds the backend may take to yield its next item (the first one included: queueing and prompt
 #: processing count); past that the request fails with a 504, or with the error event mid-stream.
@@ -334,6 +337,7 @@ class _Server:
         self.options = options
         self.max_body_bytes = max_body_bytes
         self.body_timeout = body_timeout
+        self._decoders: anyio.CapacityLimiter | None = None  # made on first use, in the event loop (DECODERS)
         self.backend_timeout = backend_timeout
 
     def endpoint(self, protocol: Protocol) -> Callable[[Request], Awaitable[Response]]:
@@ -572,8 +576,10 @@ class _Server:
         codings = http.headers.get("content-encoding", "")
         if not codings:
             return body
-        # In a worker thread, off the event loop: a small body may expand to the limit.
-        return await anyio.to_thread.run_sync(decoded_body, body, codings, limit)
+        # In a worker thread, off the event loop: a small body may expand to the limit (a few at a time).
+        if self._decoders is None:
+            self._decoders = anyio.CapacityLimiter(DECODERS)
+        return await anyio.to_thread.run_sync(decoded_body, body, codings, limit, limiter=self._decoders)
 
     # -- the backend loop ---------------------------------------------------------------------------------------
 
