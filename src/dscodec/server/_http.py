@@ -98,8 +98,8 @@ class UnsupportedEncoding(ConversionError):
 
     status_code = 415
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
+    def __init__(self, message: str, *, param: str | None = None, protocol: str | None = None) -> None:
+        super().__init__(message, param=param, protocol=protocol)
         self.details = {"error_code": "request_body_encoding_unsupported"}  # (Anthropic's error code for it)
 
 
