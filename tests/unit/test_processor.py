@@ -307,6 +307,11 @@ def test_token_ids_are_validated(ids: Any) -> None:
     with pytest.raises(dscodec.ModelOutputError):
         warm.push_tokens(ids)
     assert warm.fail("x")[-1].to_dict()["error"]
+    if isinstance(ids, list) and len(ids) == 1:  # one id with its log probability: the per-token logprob path
+        logprobs = _processor(thinking={"type": "disabled"}, logprobs=True)
+        logprobs.push_tokens(_ids("Hi"), [0.0] * len(_ids("Hi")))
+        with pytest.raises(dscodec.ModelOutputError):
+            logprobs.push_tokens(ids, [0.0])
 
 
 def test_token_ids_may_come_from_any_ordered_iterable() -> None:

@@ -383,10 +383,10 @@ class IncrementalDecoder:
         end), bytes that do not form whole characters, or an incomplete sequence held from before — use
         :meth:`decode` for those.
         """
-        if self._held:
+        if self._held or type(token_id) is not int:  # (not int: a bool, or no number at all, even unhashable)
             return None
         text = self._whole.get(token_id)
-        if text is not None and type(token_id) is int:
+        if text is not None:
             return text
         return self._whole_text(token_id)
 
