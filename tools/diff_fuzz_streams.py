@@ -507,8 +507,9 @@ def _strict_json(text: str) -> bool:
 
 #: An output that ends inside a ``string="false"`` value (its raw text, with what of the closing tag came, is no
 #: JSON: dscodec writes it as a JSON string, D8, where the reference copies it).
-#: D20: the output ends right after an invoke's name and "<", "</" or "</｜" (both spellings).
-_ENDS_AFTER_INVOKE_NAME = re.compile(r'invoke name="[^"]*"(?:<|</|</｜)\Z')
+#: D20: the output ends right after an invoke's name and the start of a closing tag, "<" to "</｜DSML" (both
+#: spellings).
+_ENDS_AFTER_INVOKE_NAME = re.compile(r'invoke name="[^"]*"<(?:/(?:｜(?:D(?:S(?:M(?:L)?)?)?)?)?)?\Z')
 _CUT_IN_VALUE = re.compile(r'string="false">(?:(?!</｜DSML｜)[\s\S])*\Z')
 
 
@@ -519,13 +520,14 @@ def _output_text(pieces: list[Any]) -> str:
 
 
 def _ends_in_half_a_character(pieces: list[Any]) -> bool:
-    """Whether a chunk of ids ends in half a character: the reference then holds the whole chunk back (D12), which
-    moves its text, a stop and log probability entries to a later push (a label for triage: look at the case)."""
+    """Whether a chunk of ids ends in half a character, or in U+FFFD (a byte that is no UTF-8, or the character
+    itself): the reference then holds the whole chunk back (D12), which moves its text, a stop and log
+    probability entries to a later push, or drops them at the end (a label for triage: look at the case)."""
     decoder = IncrementalDecoder(_vocabulary())
     for piece in pieces:
         if isinstance(piece, list):
-            decoder.feed(piece)
-            if decoder.pending_bytes:
+            text = decoder.feed(piece)
+            if decoder.pending_bytes or text.endswith("\ufffd"):
                 return True
     return False
 

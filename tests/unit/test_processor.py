@@ -100,7 +100,7 @@ def test_finish_reasons() -> None:
         _processor().finish("eos")  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("end", ["", ">", "<", "</", "</｜", "<｜", " <"])
+@pytest.mark.parametrize("end", ["", ">", "<", "</", "</｜", "</｜D", "</｜DSML", "<｜", " <"])
 @pytest.mark.parametrize("ids", [False, True])
 def test_d20_a_call_whose_start_was_sent_counts_however_the_output_ends(end: str, ids: bool) -> None:
     """D20: an output that ends inside a call's invoke tag, with its start sent, finishes with tool_calls
@@ -130,6 +130,18 @@ def test_d20_a_call_whose_start_was_sent_counts_however_the_output_ends(end: str
         else:
             assert [block["name"] for block in response["content"] if block["type"] == "tool_use"] == ["f"]
             assert response["stop_reason"] == "tool_use", end
+
+
+@pytest.mark.parametrize("ids", [_ids("a\ufffd"), [*_ids("a"), 225]], ids=["the character", "a lone 0x80"])
+def test_d12_a_chunk_whose_text_ends_in_u_fffd_is_sent_at_once_and_kept(ids: list[int]) -> None:
+    """D12: a chunk of ids whose text ends in U+FFFD, the character itself or a byte that is no UTF-8, is whole: it
+    is sent at once, and kept when the output ends there (the reference holds it as half a character, then drops
+    it)."""
+    p = _processor(thinking={"type": "disabled"})
+    sent = p.push_tokens(ids)
+    assert "".join(d.get("content") or "" for d in _deltas(sent)) == "a\ufffd"
+    events = sent + p.finish("stop")
+    assert dscodec.accumulate("chat_completions", events)["choices"][0]["message"]["content"] == "a\ufffd"
 
 
 def test_token_ids_and_incomplete_utf8_at_the_end() -> None:
