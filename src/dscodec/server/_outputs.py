@@ -107,7 +107,7 @@ def feed(processor: StreamProcessor, item: BackendOutput | None) -> list[WireEve
     if isinstance(item, Finish):
         return processor.finish(item.reason)
     raise ModelOutputError(
-        f"the model backend yielded a {type(item).__name__}; expected PromptUsage, TextChunk, TokenChunk or Finish"
+        f"the model backend yielded a {type(item).__name__}; expected PromptUsage, TextChunk, TokenChunk, Finish or KeepAlive"
     )
 
 
