@@ -34,6 +34,7 @@ __all__ = [
     "RequestTimeout",
     "RequestTooLarge",
     "UnsupportedEncoding",
+    "coded",
     "decoded_body",
     "error_response",
     "from_anthropic_sdk",
@@ -86,21 +87,11 @@ class RequestTimeout(ConversionError):
 
     status_code = 408
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.details = {
-            "error_code": "request_body_timeout"
-        }  # (Anthropic's error code for it, in a Messages body)
-
 
 class UnsupportedEncoding(ConversionError):
     """A request body in a content coding the server does not decode."""
 
     status_code = 415
-
-    def __init__(self, message: str, *, param: str | None = None, protocol: str | None = None) -> None:
-        super().__init__(message, param=param, protocol=protocol)
-        self.details = {"error_code": "request_body_encoding_unsupported"}  # (Anthropic's error code for it)
 
 
 class BackendTimeout(DscodecError):
@@ -201,22 +192,29 @@ def gone() -> Response:
     return Response(status_code=499)
 
 
+_E = TypeVar("_E", bound=DscodecError)
+
+
+def coded(error: _E, code: str) -> _E:
+    """``error`` with Anthropic's error code for its case, ``error.details.error_code`` in a Messages body (the
+    anthropic SDK picks its error class by it)."""
+    error.details = {"error_code": code}
+    return error
+
+
 def too_large(limit: int, *, decoded: bool = False) -> RequestTooLarge:
     """The refusal of a body over ``limit`` bytes; ``decoded``: over it once its content codings are undone."""
     if not decoded:
         return RequestTooLarge(f"The request body is larger than this server accepts ({limit} bytes).")
-    error = RequestTooLarge(
+    message = (
         f"The request body, decoded (Content-Encoding), is larger than this server accepts ({limit} bytes)."
     )
-    error.details = {"error_code": "request_body_too_large_after_decoding"}  # (Anthropic's error code for it)
-    return error
+    return coded(RequestTooLarge(message), "request_body_too_large_after_decoding")
 
 
 def _invalid(message: str) -> ConversionError:
-    """A body that is not valid data of its content coding (with Anthropic's error code for it)."""
-    error = ConversionError(message)
-    error.details = {"error_code": "request_body_encoding_invalid"}
-    return error
+    """A body that is not valid data of its content coding."""
+    return coded(ConversionError(message), "request_body_encoding_invalid")
 
 
 #: The content codings a request body may come in (``Content-Encoding``): the ``wbits`` each is read with (gzip,
@@ -242,9 +240,12 @@ def decoded_body(body: bytes, codings: str, limit: int) -> bytes:
     names = [name for name in names if name and name != "identity"]
     for name in names:
         if name not in _CODINGS:
-            raise UnsupportedEncoding(
-                f"The request body's Content-Encoding {name!r} is not supported: send it uncompressed, or with "
-                "gzip or deflate."
+            raise coded(
+                UnsupportedEncoding(
+                    f"The request body's Content-Encoding {name!r} is not supported: send it uncompressed, or "
+                    "with gzip or deflate."
+                ),
+                "request_body_encoding_unsupported",
             )
     if len(names) > MAX_CODINGS:
         raise ConversionError(

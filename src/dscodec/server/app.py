@@ -47,6 +47,7 @@ from dscodec.server._http import (
     RequestTooLarge,
     RequireApiKey,
     UnsupportedEncoding,
+    coded,
     decoded_body,
     error_response,
     gone,
@@ -556,12 +557,10 @@ class _Server:
                 message = await http.receive()
             if waiting.cancelled_caught:
                 if wait != pause:
-                    raise RequestTimeout(
-                        f"The request body took too long: it did not arrive within {total:g} s."
-                    )
-                raise RequestTimeout(
-                    f"The request body stopped arriving: nothing was received for {pause:g} s."
-                )
+                    why = f"The request body took too long: it did not arrive within {total:g} s."
+                else:
+                    why = f"The request body stopped arriving: nothing was received for {pause:g} s."
+                raise coded(RequestTimeout(why), "request_body_timeout")
             if message["type"] == "http.disconnect":
                 raise Disconnected
             part = message.get("body", b"")
