@@ -59,12 +59,15 @@ class DscodecError(Exception):
         protocol: the protocol whose error shape :attr:`body` uses, or None (the OpenAI envelope).
         status_code: the HTTP status a server should answer with.
         error_type: the OpenAI-style ``type`` string of the error body.
+        error_code: the OpenAI error body's ``code`` where it names the case (``invalid_api_key``), or None: then
+            the body's ``code`` repeats its ``type``, as the reference writes it.
         details: what Anthropic's error body carries as ``error.details`` (an ``error_code`` the client's SDK picks
             its error class by), or None.
     """
 
     status_code: ClassVar[int] = 500
     error_type: ClassVar[str] = "api_error"
+    error_code: ClassVar[str | None] = None
     details: dict[str, Any] | None = None
 
     def __init__(self, message: str, *, param: str | None = None, protocol: str | None = None) -> None:

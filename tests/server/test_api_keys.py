@@ -45,6 +45,8 @@ def test_a_wrong_key_is_the_sdks_authentication_error(guarded: str) -> None:
         with pytest.raises(openai.AuthenticationError) as raised:
             client.chat.completions.create(**CHAT)  # type: ignore[call-overload]
         assert raised.value.status_code == 401 and "Incorrect API key" in raised.value.message
+        assert raised.value.code == "invalid_api_key"  # OpenAI's code for the case (the type stays)
+        assert raised.value.type == "invalid_request_error"
         with pytest.raises(openai.AuthenticationError):
             client.responses.create(model="DeepSeek-V4-Pro", input="Hi")
         with pytest.raises(openai.AuthenticationError):

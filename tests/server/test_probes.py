@@ -52,6 +52,7 @@ def test_models_with_the_openai_sdk(oai: openai.OpenAI) -> None:
     with pytest.raises(openai.NotFoundError) as missing:
         oai.models.retrieve("gpt-4o")
     assert missing.value.body["param"] == "model"  # type: ignore[index]
+    assert missing.value.code == "model_not_found"
 
 
 def test_models_with_the_anthropic_sdk(claude: anthropic.Anthropic) -> None:
@@ -61,6 +62,74 @@ def test_models_with_the_anthropic_sdk(claude: anthropic.Anthropic) -> None:
     assert claude.models.retrieve("DeepSeek-V4-Pro").id == "DeepSeek-V4-Pro"
     with pytest.raises(anthropic.NotFoundError):
         claude.models.retrieve("claude-opus")
+
+
+def test_anthropic_model_objects_are_the_sdks_type_whole(live: LiveServer) -> None:
+    """Every field the SDK's ModelInfo requires is there (``lifecycle`` among them), validated strictly."""
+    headers = {"anthropic-version": "2023-06-01"}
+    listed = httpx.get(live.url + "/v1/models", headers=headers, timeout=10).json()
+    one = httpx.get(live.url + "/v1/models/DeepSeek-V4-Pro", headers=headers, timeout=10).json()
+    for raw in [*listed["data"], one]:
+        model = anthropic.types.ModelInfo.model_validate(raw)
+        assert model.lifecycle == "active"
+        assert model.max_input_tokens == dscodec.server.app.DEFAULT_CONTEXT_LIMIT
+    assert one == listed["data"][0]
+
+
+def _anthropic_page(live: LiveServer, query: str) -> httpx.Response:
+    return httpx.get(f"{live.url}/v1/models?{query}", headers={"anthropic-version": "2023-06-01"}, timeout=10)
+
+
+@pytest.mark.parametrize(
+    ("query", "ids", "has_more"),
+    [
+        ("limit=1", NAMES[:1], True),
+        ("limit=2", NAMES, True),
+        ("limit=3", [*NAMES, "deepseek-v4-pro"], False),
+        ("limit=1&after_id=DeepSeek-V4-Pro", NAMES[1:], True),
+        ("after_id=DeepSeek-V4-Pro", [NAMES[1], "deepseek-v4-pro"], False),
+        ("after_id=deepseek-v4-pro", [], False),
+        ("before_id=deepseek-v4-pro", NAMES, False),
+        ("limit=1&before_id=deepseek-v4-pro", NAMES[1:], True),
+        ("before_id=DeepSeek-V4-Pro", [], False),
+        ("lifecycle[]=active&lifecycle[]=retired", [*NAMES, "deepseek-v4-pro"], False),
+        ("lifecycle[]=retired", [], False),
+    ],
+)
+def test_the_anthropic_model_list_pages_as_anthropic_pages(
+    live: LiveServer, query: str, ids: list[str], has_more: bool
+) -> None:
+    page = _anthropic_page(live, query).json()
+    assert [model["id"] for model in page["data"]] == ids
+    assert page["has_more"] is has_more
+    assert (page["first_id"], page["last_id"]) == ((ids[0], ids[-1]) if ids else (None, None))
+
+
+def test_the_anthropic_sdk_pages_the_model_list_one_at_a_time(claude: anthropic.Anthropic) -> None:
+    assert [model.id for model in claude.models.list(limit=1)] == [*NAMES, "deepseek-v4-pro"]
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "limit=0",
+        "limit=1001",
+        "limit=-1",
+        "limit=x",
+        "limit=" + "9" * 5000,
+        "after_id=nope",
+        "before_id=nope",
+        "after_id=DeepSeek-V4-Pro&before_id=deepseek-v4-pro",
+        "lifecycle[]=gone",
+        "lifecycle[]=retired&after_id=DeepSeek-V4-Pro",
+    ],
+)
+def test_a_bad_anthropic_model_list_query_is_a_400_in_anthropics_shape(live: LiveServer, query: str) -> None:
+    answer = _anthropic_page(live, query)
+    assert answer.status_code == 400
+    body = answer.json()
+    assert body["type"] == "error" and body["error"]["type"] == "invalid_request_error"
+    assert body["error"]["message"] and len(body["error"]["message"]) < 400
 
 
 def test_served_models_can_be_named() -> None:

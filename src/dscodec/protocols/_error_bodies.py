@@ -44,7 +44,9 @@ def openai_error_body(exc: DscodecError) -> dict[str, Any]:
     """The OpenAI error envelope, keys in the reference's order (behavior.md#body-reading-and-limits).
 
     ``param`` is the request path of a malformed field when dscodec knows it (deviation D2: the reference has
-    no body at all for those); for every rule the reference checks it is ``null``, as in the reference.
+    no body at all for those); for every rule the reference checks it is ``null``, as in the reference. ``code``
+    repeats ``type``, as the reference writes it, unless the error names its case (``error_code``: the example
+    server's ``invalid_api_key``, say).
 
     Examples:
         >>> from dscodec.errors import ConversionError
@@ -61,7 +63,7 @@ def openai_error_body(exc: DscodecError) -> dict[str, Any]:
             "message": exc.message,
             "type": kind,
             "param": exc.param,
-            "code": kind,
+            "code": exc.error_code or kind,
         }
     }
 

@@ -117,6 +117,7 @@ class _Unauthorized(DscodecError):
 
     status_code = 401
     error_type = "invalid_request_error"
+    error_code = "invalid_api_key"
 
 
 _T = TypeVar("_T")

@@ -261,7 +261,7 @@ def create_app(
     )
     if served_models is None:
         served_models = list((options.model_versions_by_name if options else DEFAULT_MODEL_NAMES).keys())
-    catalog = Catalog(served_models)
+    catalog = Catalog(served_models, context_limit=context_limit)
     app = FastAPI(
         title="dscodec example server",
         version=dscodec.__version__,
