@@ -55,10 +55,15 @@ def test_a_wrong_key_is_the_sdks_authentication_error(guarded: str) -> None:
         with pytest.raises(anthropic.AuthenticationError) as denied:
             claude.messages.create(max_tokens=64, **CHAT)  # type: ignore[call-overload]
         assert denied.value.status_code == 401
-        assert denied.value.body == {  # type: ignore[comparison-overlap]
-            "type": "error",
-            "error": {"type": "authentication_error", "message": "Incorrect API key provided."},
-        }
+        assert (
+            denied.value.body
+            == {  # type: ignore[comparison-overlap]
+                "type": "error",
+                "error": {"type": "authentication_error", "message": "Incorrect API key provided."},
+                "request_id": denied.value.request_id,  # the id of the request-id header, as Anthropic's API answers
+            }
+        )
+        assert str(denied.value.request_id).startswith("req_")
 
 
 @pytest.mark.parametrize(

@@ -214,6 +214,7 @@ def test_unknown_model(anthropic_client: anthropic.Anthropic, stream: bool) -> N
             "type": "invalid_request_error",
             "message": "The supported API model names are DeepSeek-V4-Pro, DeepSeek-V4.1-Flash, but you passed claude-x.",
         },
+        "request_id": caught.value.request_id,  # the request-id header's, as Anthropic's API answers
     }
     with (
         pytest.raises(anthropic.BadRequestError),

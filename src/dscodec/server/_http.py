@@ -299,10 +299,15 @@ def _decode(data: bytes, name: str, limit: int) -> bytes:
 def error_response(
     protocol: Protocol, exc: DscodecError, headers: Mapping[str, str] | None = None
 ) -> Response:
-    """The error in the protocol's own body shape (deviations D1, D2) with its HTTP status."""
+    """The error in the protocol's own body shape (deviations D1, D2) with its HTTP status; an Anthropic body also
+    names the request's id (``request_id``, as Anthropic's API answers and the SDK's ``ErrorResponse`` reads)."""
     # Rendered for this protocol rather than read from exc.body: an error object a backend re-raises may have
     # been bound to another protocol by an earlier request.
     body = dscodec.error_body(protocol, exc)
+    if protocol == "messages":
+        request_id = REQUEST_ID.get()
+        if request_id != "-":
+            body["request_id"] = request_id
     status = exc.status_code if 400 <= exc.status_code <= 599 else 500  # a backend's error class may say 200
     wait = getattr(exc, "retry_after", None)  # seconds, from an error that says when to retry (backend.md)
     if type(wait) is int and wait >= 0:
