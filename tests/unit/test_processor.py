@@ -508,6 +508,38 @@ def test_minus_infinity_logprob_is_written_as_vllm_writes_it() -> None:
     assert entry["logprob"] == -9999.0 and entry["top_logprobs"][0]["logprob"] == -9999.0
 
 
+def _content_entries(events: list[Any]) -> list[list[tuple[str, float]]]:
+    """The content entries of each chunk that has any, as (token, logprob) pairs."""
+    out = []
+    for ev in events:
+        found = (json.loads(ev.to_json())["choices"][0]["logprobs"] or {}).get("content")
+        if found:
+            out.append([(e["token"], e["logprob"]) for e in found])
+    return out
+
+
+@pytest.mark.parametrize("unknown", [200_000, 129_280, 2**32 - 1])
+def test_an_unknown_id_at_the_end_of_a_push_keeps_its_entry(unknown: int) -> None:
+    """An id the vocabulary does not have decodes to no text; at the end of a push its entry goes with the push's
+    last delta, as entries of dropped text do (it was lost at the end of the output, or moved to the next push's
+    text), also after ids that wait for more of a character; alone in a push, it goes with the next text."""
+    hello = _ids("Hello")
+    assert len(hello) == 1
+    p = _processor(thinking={"type": "disabled"})
+    events = p.push_tokens([*hello, unknown], [-1.0, -2.0]) + p.finish("stop")
+    assert _content_entries(events) == [[("Hello", -1.0), ("", -2.0)]]
+    p = _processor(thinking={"type": "disabled"})
+    events = p.push_tokens([*hello, unknown, unknown], [-1.0, -2.0, -3.0]) + p.push_tokens(hello, [-4.0])
+    assert _content_entries(events) == [[("Hello", -1.0), ("", -2.0), ("", -3.0)], [("Hello", -4.0)]]
+    p = _processor(thinking={"type": "disabled"})
+    events = p.push_tokens([unknown], [-2.0]) + p.push_tokens(hello, [-1.0]) + p.finish("stop")
+    assert _content_entries(events) == [[("", -2.0), ("Hello", -1.0)]]
+    emoji = _ids("\U0001f600")
+    p = _processor(thinking={"type": "disabled"})
+    events = p.push_tokens([*hello, emoji[0]], [-1.0, -2.0]) + p.push_tokens(emoji[1:], [-3.0])
+    assert [[lp for _, lp in chunk] for chunk in _content_entries(events)] == [[-1.0], [-2.0, -3.0]]
+
+
 @pytest.mark.parametrize("count", [-1, 2**63, True, 1.5, "3", None])
 def test_token_counts_are_validated(count: Any) -> None:
     p = _processor(thinking={"type": "disabled"})

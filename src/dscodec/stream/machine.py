@@ -370,6 +370,17 @@ class OutputMachine(FastPaths):
                         size += len(unit)
                     start = base + size - len(unit)
                     entries.append((base + size - 1 if unit else base + size, start, logprobs[k]))
+                if not incomplete and size > len(parts[0]) and not unit:
+                    # Ids with no text at the end of the call (unknown ids) that complete no character: their
+                    # entries go with the call's last text, as entries of dropped text do (anchored after it,
+                    # they would wait for the next call's text, and be lost at the end of the output).
+                    end = base + size
+                    k = len(entries) - 1
+                    for _ in tokens:
+                        if entries[k][0] != end:
+                            break
+                        entries[k] = (end - 1, entries[k][1], entries[k][2])
+                        k -= 1
             # A spelling held from a text chunk is text from before, not of this stretch (see _settle).
             return self._units("".join(parts), carried=len(parts[0]))
         except BaseException as exc:
