@@ -26,6 +26,7 @@ import itertools
 import json
 import random
 import shutil
+import struct
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -303,14 +304,26 @@ def _float(value: float | str) -> float:
 
 
 def fake_logprobs(ids: Sequence[int]) -> list[list[Any]]:
-    """Deterministic fake logprobs, one entry per id: [logprob, [[top_id, top_logprob], …]] with 0–2 tops."""
+    """Deterministic fake logprobs, one entry per id: [logprob, [[top_id, top_logprob], …]] with 0–2 tops.
+
+    Every other entry is a 32-bit float written in full, as a model server computing in 32 bits sends it
+    (``-0.2467402219772339``), or a double with all its digits (every fourth): the reference writes each as the
+    shortest decimal of its 32-bit float, and the fixtures show it. The others have at most six decimals."""
     entries: list[list[Any]] = []
     for i, tid in enumerate(ids):
-        lp = 0.0 if i == 0 else -round(((i * 7919) % 1000) / 997, 6)
+        exact = ((i * 7919) % 1000) / 997
+        lp = 0.0 if i == 0 else -round(exact, 6)
+        if i % 4 == 1:
+            lp = -_F32.unpack(_F32.pack(exact))[0]
+        elif i % 4 == 3:
+            lp = -exact
         alt = (tid * 31 + 7) % 128000
-        tops = [[tid, lp], [alt, round(lp - 1.5, 6)]][: i % 3]
+        tops = [[tid, lp], [alt, round(lp - 1.5, 6) if i % 2 == 0 else lp - 1.5]][: i % 3]
         entries.append([lp, tops])
     return entries
+
+
+_F32 = struct.Struct("<f")
 
 
 # ----------------------------------------------------------------------------------------------------------------

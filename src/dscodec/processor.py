@@ -37,7 +37,7 @@ from dscodec.errors import DscodecError, ModelOutputError, StreamStateError, sho
 from dscodec.protocols._registry import spec
 from dscodec.protocols._wire import BackendFinish, EventWriter, Outcome, PromptUsage, WireEvent
 from dscodec.stream._markers import EOS_HARD, EOS_SOFT, has_surrogate, sanitize_text
-from dscodec.stream.decoder import IncrementalDecoder, TokenText
+from dscodec.stream.decoder import NEG_INF_LOGPROB, IncrementalDecoder, TokenText
 from dscodec.stream.dsml import ToolCallIdFactory
 from dscodec.stream.events import (
     ContentDelta,
@@ -93,10 +93,6 @@ class _SpecialUnits(dict[str, str]):
 def _no_lane(arguments: str, raw: str) -> list[WireEvent]:
     """The writer's part of a lane before one opened (never called: the machine's part is None)."""
     raise AssertionError("no lane is open")
-
-
-#: What a ``-inf`` log probability becomes (the value vLLM's OpenAI-compatible server writes for it).
-NEG_INF_LOGPROB = -9999.0
 
 
 def _failure_text(error: object) -> str:

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-import pytest
+import struct
+from decimal import ROUND_HALF_EVEN, Decimal
 
-from dscodec.stream.decoder import IncrementalDecoder, TokenText, logprob_token_text
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dscodec.stream.decoder import IncrementalDecoder, TokenText, f32_logprob, logprob_token_text
 from dscodec.vocab import Vocabulary
 
 EMOJI_IDS = [28927, 225]  # "😀" split over two ids (behavior.md#token-chunks-and-usage)
@@ -207,3 +212,61 @@ def test_decode_group_gives_what_decode_plain_gives_and_remembers_only_clean_gro
         with pytest.raises(LookupError):
             grouped.decode_group(stranger)  # type: ignore[arg-type]
         assert not grouped.pending_bytes
+
+
+# -- log probabilities as 32-bit floats ------------------------------------------------------------------------------
+
+_F32 = struct.Struct("<f")
+
+
+def _f32(value: float) -> bytes:
+    """The 32-bit float of ``value`` (nothing beyond its range)."""
+    try:
+        return _F32.pack(value)
+    except OverflowError:
+        return b""
+
+
+def _shortest_f32_oracle(value: float) -> float:
+    """The definition, by brute force: among the decimals of the fewest significant digits that read back as the
+    same 32-bit float, the one nearest to it (a tie to the even last digit)."""
+    target = _f32(value)
+    exact = Decimal(_F32.unpack(target)[0])
+    if exact == 0:
+        return float(exact.copy_sign(Decimal(value)))
+    for digits in range(1, 10):
+        step = Decimal(1).scaleb(exact.adjusted() - digits + 1)
+        nearest = exact.quantize(step, ROUND_HALF_EVEN)
+        fits = [c for c in (nearest - step, nearest, nearest + step) if _f32(float(c)) == target]
+        if fits:
+            best = min(fits, key=lambda c: (abs(c - exact), int(c.scaleb(-c.as_tuple().exponent)) % 2))
+            return float(best)
+    raise AssertionError(value)
+
+
+@pytest.mark.parametrize(
+    ("value", "written"),
+    [
+        (-0.31326162815093994, "-0.31326163"),  # a 32-bit float sent in full: its shortest decimal
+        (-0.1, "-0.1"),
+        (-0.25, "-0.25"),
+        (-2325.90625, "-2325.9062"),  # halfway between two 8-digit decimals: the even one
+        (-0.000244140625, "-0.00024414062"),
+        (-1e-50, "-0.0"),  # below the smallest 32-bit float: zero, its sign kept
+        (-1e-45, "-1e-45"),  # the smallest subnormal
+        (-3.4028235e38, "-3.4028235e+38"),
+        (-1e39, "-9999.0"),  # beyond the 32-bit range: as -inf (D21)
+        (1e39, "3.4028235e+38"),
+        (0.0, "0.0"),
+        (-0.0, "-0.0"),
+    ],
+)
+def test_log_probabilities_are_the_shortest_decimal_of_their_32_bit_float(value: float, written: str) -> None:
+    assert repr(f32_logprob(value)) == written
+    assert repr(f32_logprob(value)) == written  # the second time from the memo
+
+
+@settings(max_examples=settings.default.max_examples * 10)  # cheap: many values
+@given(st.floats(width=32, allow_nan=False, allow_infinity=False) | st.floats(-1e30, 1e30))
+def test_f32_logprob_agrees_with_its_definition(value: float) -> None:
+    assert repr(f32_logprob(value)) == repr(_shortest_f32_oracle(value))

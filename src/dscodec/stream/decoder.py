@@ -19,6 +19,7 @@ logprob entries to the delta that carries the end of each token's text.
 from __future__ import annotations
 
 import math
+import struct
 from codecs import utf_8_decode as _utf8_decode
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -27,7 +28,7 @@ from typing import Any
 from dscodec.stream.events import TokenLogprob, TopLogprob
 from dscodec.vocab import Vocabulary
 
-__all__ = ["IncrementalDecoder", "TokenText", "logprob_token_text"]
+__all__ = ["NEG_INF_LOGPROB", "IncrementalDecoder", "TokenText", "f32_logprob", "logprob_token_text"]
 
 
 @dataclass(slots=True)
@@ -71,6 +72,93 @@ _GROUP_LIMIT = 1024
 #: Token ids are below this (the bound the stream processor checks).
 _ID_LIMIT = 1 << 32
 _finite = math.isfinite
+
+#: What a ``-inf`` log probability becomes (the value vLLM's OpenAI-compatible server writes for it); so does a
+#: negative one beyond the 32-bit range (D21).
+NEG_INF_LOGPROB = -9999.0
+#: The largest 32-bit float, by its shortest decimal: what a positive log probability beyond that range becomes.
+_F32_MAX = 3.4028235e38
+_f32_pack = struct.Struct("<f").pack
+_u32_unpack = struct.Struct("<I").unpack
+_POW10 = [10**k for k in range(64)]
+#: :func:`f32_logprob` of the values seen, by value (emptied when full): a stream's entries repeat.
+_F32_MEMO: dict[float, float] = {}
+_F32_MEMO_LIMIT = 1 << 14
+
+
+def f32_logprob(value: float) -> float:
+    """A finite log probability as a 32-bit float, as model servers compute it and the reference writes it: the
+    float of the shortest decimal that reads back as the same 32-bit float, the nearest such one to it (ties to an
+    even last digit): ``-0.31326162815093994`` → ``-0.31326163``, ``-1e-50`` → ``-0.0``. A value beyond the 32-bit
+    range is ``-9999.0`` when negative (as ``-inf`` is) and the largest 32-bit float when positive (D21).
+
+    Examples:
+        >>> f32_logprob(-0.31326162815093994), f32_logprob(-0.25), f32_logprob(-1e-50), f32_logprob(-1e39)
+        (-0.31326163, -0.25, -0.0, -9999.0)
+    """
+    found = _F32_MEMO.get(value)
+    if found is not None and value != 0:  # (0.0 and -0.0 are one key)
+        return found
+    try:
+        shortest = _f32_shortest(value)
+    except OverflowError:
+        return NEG_INF_LOGPROB if value < 0 else _F32_MAX
+    if len(_F32_MEMO) >= _F32_MEMO_LIMIT:
+        _F32_MEMO.clear()
+    _F32_MEMO[value] = shortest
+    return shortest
+
+
+def _f32_shortest(value: float) -> float:
+    """:func:`f32_logprob` of a value within the 32-bit range, in integers: the 32-bit float ``v`` nearest to
+    ``value`` owns the reals between the midpoints to its neighbours (the midpoints too when its last bit is 0),
+    and the answer is the multiple of the largest power of ten in that interval that is nearest to ``v``.
+
+    Raises:
+        OverflowError: ``value`` is beyond the 32-bit range.
+    """
+    bits = _u32_unpack(_f32_pack(value))[0]
+    exponent = (bits >> 23) & 0xFF
+    fraction = bits & 0x7FFFFF
+    # In units of 2**scale: v is 4 * mantissa, its interval lo..hi (narrower below a power of two).
+    if exponent:
+        mantissa = fraction | 0x800000
+        scale = exponent - 152
+        lo = 4 * mantissa - (1 if fraction == 0 and exponent > 1 else 2)
+    elif fraction:  # a subnormal
+        mantissa, scale = fraction, -151
+        lo = 4 * mantissa - 2
+    else:
+        return -0.0 if bits >> 31 else 0.0
+    hi = 4 * mantissa + 2
+    odd = mantissa & 1  # the interval's ends are v's own only when v is even
+    # The largest power 10**k with a multiple in the interval: at most one above the interval's width.
+    power = math.floor(math.log10((hi - lo) * 2.0**scale)) + 1
+    while True:
+        # Reals in units of 2**scale, divided by 10**power: num / den.
+        if scale >= 0:
+            num = (1 << scale) * (_POW10[-power] if power < 0 else 1)
+            den = _POW10[power] if power >= 0 else 1
+        elif power < 0:
+            num, den = _POW10[-power], 1 << -scale
+        else:
+            num, den = 1, _POW10[power] << -scale
+        low, rest = divmod(lo * num, den)
+        if rest or odd:
+            low += 1
+        high, rest = divmod(hi * num, den)
+        if not rest and odd:
+            high -= 1
+        if low <= high:
+            break
+        power -= 1
+    digits = low
+    if low < high:
+        digits, rest = divmod(4 * mantissa * num, den)
+        if 2 * rest > den or (2 * rest == den and digits & 1):
+            digits += 1
+        digits = min(max(digits, low), high)
+    return float(f"{'-' if bits >> 31 else ''}{digits}e{power}")
 
 
 class IncrementalDecoder:
@@ -423,6 +511,7 @@ class IncrementalDecoder:
         not (then nothing was made; the caller checks them one by one and names what is wrong)."""
         known = self._lp_cache.get
         new = tuple.__new__  # the named tuples made directly (their own constructor is a Python function)
+        f32 = _F32_MEMO.get
         tops: list[TopLogprob] = []
         append = tops.append
         try:
@@ -435,11 +524,11 @@ class IncrementalDecoder:
                 ):
                     return None
                 alt_token, alt_data = known(alt_id) or self._lp_fields(alt_id)
-                append(new(TopLogprob, (alt_token, alt_logprob, alt_data)))
+                append(new(TopLogprob, (alt_token, f32(alt_logprob) or f32_logprob(alt_logprob), alt_data)))
         except (TypeError, ValueError):  # a pair that is no pair
             return None
         token, data = known(token_id) or self._lp_fields(token_id)
-        return new(TokenLogprob, (token, logprob, data, tuple(tops)))
+        return new(TokenLogprob, (token, f32(logprob) or f32_logprob(logprob), data, tuple(tops)))
 
     def logprob(
         self, token_id: int, logprob: float, top_logprobs: Sequence[tuple[int, float]] = ()
@@ -448,9 +537,9 @@ class IncrementalDecoder:
         known = self._lp_cache.get
         token, data = known(token_id) or self._lp_fields(token_id)
         if not top_logprobs:
-            return TokenLogprob(token, logprob, data, ())
+            return TokenLogprob(token, f32_logprob(logprob), data, ())
         tops = []
         for alt_id, alt_logprob in top_logprobs:
             alt_token, alt_data = known(alt_id) or self._lp_fields(alt_id)
-            tops.append(TopLogprob(alt_token, alt_logprob, alt_data))
-        return TokenLogprob(token, logprob, data, tuple(tops))
+            tops.append(TopLogprob(alt_token, f32_logprob(alt_logprob), alt_data))
+        return TokenLogprob(token, f32_logprob(logprob), data, tuple(tops))
