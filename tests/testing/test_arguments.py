@@ -100,6 +100,14 @@ def test_lint_reads_bytearray_as_bytes() -> None:
         (lambda s: s.request_bodies(10**5000), "unknown protocol an integer of about 5001 digits"),
         (lambda s: s.dsml_blocks(tool_names=[10**5000]), "tool_names .*an integer"),
         (lambda s: s.answer_text(max_size=-(10**5000)), "max_size .*an integer"),
+        # Arguments that used to draw what the docs promise never to draw.
+        (lambda s: s.request_bodies("chat_completions", model="gpt-4"), "model .*DeepSeek-V4-Pro.*'gpt-4'"),
+        (lambda s: s.request_bodies("messages", model=""), "model"),
+        (lambda s: s.dsml_blocks("v4", ["a"], min_calls=0), "min_calls must be 1 or more"),
+        (lambda s: s.dsml_blocks("v4", ['a"b']), "tool_names .*'a\"b'"),
+        (lambda s: s.dsml_blocks("v4.1", ["get weather"]), "tool_names"),
+        (lambda s: s.dsml_blocks("v4", ["x" * 129]), "tool_names .*128 bytes"),
+        (lambda s: s.model_outputs(tool_names=["a>b"]), "tool_names"),
     ],
 )
 def test_strategies_check_their_arguments_when_built(make: Any, names: str) -> None:
@@ -111,6 +119,100 @@ def test_strategies_check_their_arguments_when_built(make: Any, names: str) -> N
 
     with pytest.raises(InvalidArgument, match=names):
         make(strategies)
+
+
+def test_strategies_take_the_names_the_protocols_accept() -> None:
+    """The checks refuse only what the protocols refuse: every accepted model name and tool name still draws."""
+    from hypothesis import given, settings
+
+    import dscodec
+    from dscodec.testing import strategies
+
+    @settings(max_examples=10, deadline=None)
+    @given(
+        strategies.request_bodies("chat_completions", model="DeepSeek-V4.1-Flash"),
+        strategies.dsml_blocks("v4", ["get-weather_2", "X" * 128]),
+    )
+    def draw(body: dict[str, Any], block: Any) -> None:
+        assert dscodec.convert("chat_completions", body).model_version == "v4.1"
+        assert 1 <= len(block[1]) <= 3
+
+    draw()
+
+
+def test_compare_checks_its_options_before_comparing() -> None:
+    transcript = testing.replay(_TRANSCRIPT).transcript
+    with pytest.raises(ValueError, match="ids is no valid regular expression"):
+        testing.compare(transcript, transcript, ids="(")
+    with pytest.raises(TypeError, match="ids must be True, False, a regular expression"):
+        testing.normalise({}, ids=5)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="ids must be"):
+        testing.compare({}, {}, ids=None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="ids must be"):
+        testing.compare({}, {}, ids=__import__("re").compile(b"x"))  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="fingerprints must be True or False"):
+        testing.normalise({}, fingerprints="no")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="merge_deltas must be True or False"):
+        testing.compare({}, {}, merge_deltas="yes")  # type: ignore[arg-type]
+    # A Transcript holding nothing to normalise still has its options checked.
+    empty = Transcript("messages", {})
+    with pytest.raises(ValueError, match="ids is no valid"):
+        testing.compare(empty, empty, ids="[")
+    assert testing.compare(transcript, transcript, ids=__import__("re").compile("call_.*")) == []
+
+
+def test_format_differences_checks_its_arguments() -> None:
+    differences = testing.compare({"a": 1, "b": 2}, {"a": 2, "b": 3})
+    with pytest.raises(TypeError, match="limit must be an int, not str"):
+        testing.format_differences(differences, limit="3")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="limit must be 0 or more"):
+        testing.format_differences(differences, limit=-1)
+    with pytest.raises(TypeError, match="differences must hold Difference items, not int"):
+        testing.format_differences([1, 2])  # type: ignore[list-item]
+    with pytest.raises(TypeError, match="differences must be an iterable of Difference"):
+        testing.format_differences("response.a")  # type: ignore[arg-type]
+    assert testing.format_differences(differences, limit=0) == "... and 2 more differences"
+    assert testing.format_differences(iter(differences), limit=1).count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("options", "error", "message"),
+    [
+        ({"timeout": 0}, ValueError, "timeout must be a finite number of seconds above 0, not 0"),
+        ({"timeout": -1.5}, ValueError, "timeout"),
+        ({"timeout": float("nan")}, ValueError, "timeout"),
+        ({"timeout": float("inf")}, ValueError, "timeout"),
+        ({"timeout": "10"}, TypeError, "timeout must be a number of seconds, not str"),
+        ({"timeout": True}, TypeError, "timeout"),
+        ({"max_bytes": -5}, ValueError, "max_bytes must be 1 or more, not -5"),
+        ({"max_bytes": 0}, ValueError, "max_bytes"),
+        ({"max_bytes": 1.5}, TypeError, "max_bytes must be an int, not float"),
+    ],
+)
+def test_send_and_record_check_their_bounds_before_sending(
+    options: dict[str, Any], error: type[Exception], message: str
+) -> None:
+    """No server is reached (port 9 is closed): the bounds are refused first, by name."""
+    from dscodec.testing.live import record, send
+
+    url = "http://127.0.0.1:9/v1/chat/completions"
+    with pytest.raises(error, match=message):
+        send(url, _TRANSCRIPT.request, **options)
+    with pytest.raises(error, match=message):
+        record(url, _TRANSCRIPT.request, **options)
+    with pytest.raises(TypeError, match="body must be the request body"):
+        send(url, [("model", "x")])  # type: ignore[arg-type]
+
+
+def test_send_without_httpx_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from dscodec.testing.live import record, send
+
+    monkeypatch.setitem(sys.modules, "httpx", None)  # what an import of a missing module meets
+    for call in (send, record):
+        with pytest.raises(ImportError, match=r"needs httpx .*pip install 'dscodec\[testing\]'"):
+            call("http://127.0.0.1:9/v1/chat/completions", _TRANSCRIPT.request)
 
 
 def test_compare_takes_one_ignore_rule_as_a_str_and_refuses_unknown_sections() -> None:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from dscodec.cli import main
-from dscodec.testing import TranscriptError, lint, verify
+from dscodec.testing import TranscriptError, lint, load_transcript, verify
 from dscodec.testing.live import record, send
 from tests.server.conftest import LiveServer
 
@@ -145,14 +145,14 @@ def test_the_commands_take_the_bounds(
         assert "expected" in capsys.readouterr().err
 
 
-def answering_app(body: bytes, content_type: bytes = b"text/event-stream") -> Any:
-    """An ASGI server answering every POST with ``body``."""
+def answering_app(body: bytes, content_type: bytes = b"text/event-stream", *, status: int = 200) -> Any:
+    """An ASGI server answering every POST with ``body`` (and ``status``)."""
 
     async def app(scope: dict[str, Any], receive: Any, send_: Send) -> None:
         if scope["type"] != "http":
             return
         headers = [(b"content-type", content_type)]
-        await send_({"type": "http.response.start", "status": 200, "headers": headers})
+        await send_({"type": "http.response.start", "status": status, "headers": headers})
         await send_({"type": "http.response.body", "body": body})
 
     return app
@@ -221,6 +221,90 @@ def test_a_body_that_is_no_json_object_is_recorded_as_it_came(
     path = tmp_path / "broken.jsonl"
     path.write_text(dumps_transcript(transcript), encoding="utf-8")
     assert _cli("lint", str(path)) == 1
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_a_page_that_is_no_answer_gets_no_backend_lines_and_fails_its_replay(
+    serve: Callable[[Any], str], tmp_path: Path, stream: bool
+) -> None:
+    """An HTML page answering a streamed request used to be recorded as "a JSON body" with made-up backend lines
+    (no usage, an empty answer, a stop), and its replay kept the page's text, so it passed. Nothing in such a
+    body says what the model wrote: no backend lines, and every replay fails at the response."""
+    url = serve(answering_app(b"<html>oops</html>", b"text/html"))
+    request = tmp_path / "b.json"
+    request.write_text(json.dumps({**BODY, "stream": stream}), encoding="utf-8")
+    path = tmp_path / "html.jsonl"
+    said = io.StringIO()
+    assert main(["record", "--url", url, "--body", str(request), "-o", str(path)], stdout=said) == 0
+    line = said.getvalue()
+    assert "HTTP 200, a body that is neither an event stream nor a JSON object (17 characters" in line
+    assert "JSON body" not in line and "no backend lines derived from it, so its replay fails" in line
+    assert ("not the stream the request asked for" in line) == stream
+    transcript = load_transcript(path)
+    assert transcript.backend == [] and transcript.response_text == "<html>oops</html>"
+    assert [d.path for d in verify(transcript)] == ["response"]
+    assert _cli("replay", str(path)) == 1
+    assert _cli("lint", str(path)) == 1
+
+
+def test_record_says_what_it_recorded(serve: Callable[[Any], str], tmp_path: Path) -> None:
+    """A JSON answer to a streamed request, and a stream no client can read, said as they are."""
+    request = tmp_path / "b.json"
+    request.write_text(json.dumps(BODY), encoding="utf-8")
+    path = tmp_path / "t.jsonl"
+    said = io.StringIO()
+    url = serve(
+        answering_app(b'{"id": "x", "object": "chat.completion", "choices": []}', b"application/json")
+    )
+    assert main(["record", "--url", url, "--body", str(request), "-o", str(path)], stdout=said) == 0
+    assert "HTTP 200, a JSON body, not the stream the request asked for -> " in said.getvalue()
+    events = UNREADABLE["chat_completions"]
+    stream = b"".join(b"data: " + json.dumps(event).encode() + b"\n\n" for event in events)
+    said = io.StringIO()
+    assert (
+        main(
+            ["record", "--url", serve(answering_app(stream)), "--body", str(request), "-o", str(path)],
+            stdout=said,
+        )
+        == 0
+    )
+    assert (
+        "HTTP 200, 2 frames that are no stream of the protocol; no backend lines derived" in said.getvalue()
+    )
+    # A folder is no file to write to: named, exit status 2.
+    assert _cli("record", "--url", url, "--body", str(request), "-o", str(tmp_path)) == 2
+
+
+def test_lint_url_reports_an_answer_that_is_no_success(serve: Callable[[Any], str], tmp_path: Path) -> None:
+    """A 401 in the protocol's error shape lints clean, so ``lint --url`` used to print nothing and exit 0."""
+    refusal = (
+        b'{"error": {"message": "no API key", "type": "invalid_request_error", "param": null, "code": null}}'
+    )
+    url = serve(answering_app(refusal, b"application/json", status=401))
+    request = tmp_path / "b.json"
+    request.write_text(json.dumps(BODY), encoding="utf-8")
+    said = io.StringIO()
+    assert main(["lint", "--url", url, "--body", str(request)], stdout=said) == 1
+    assert (
+        said.getvalue()
+        == f"{url}: HTTP 401: an error answer, not a response to the request (its body is linted)\n"
+    )
+    assert lint("chat_completions", refusal.decode()) == []  # the body itself is well formed
+
+
+def test_the_commands_say_how_to_install_httpx(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "httpx", None)
+    request = tmp_path / "b.json"
+    request.write_text(json.dumps(BODY), encoding="utf-8")
+    url = "http://127.0.0.1:9/v1/chat/completions"
+    assert _cli("record", "--url", url, "--body", str(request), "-o", str(tmp_path / "t.jsonl")) == 2
+    assert capsys.readouterr().err == "dscodec: record needs httpx: pip install 'dscodec[testing]'\n"
+    assert _cli("lint", "--url", url, "--body", str(request)) == 2
+    assert capsys.readouterr().err == "dscodec: lint --url needs httpx: pip install 'dscodec[testing]'\n"
 
 
 def test_a_transcript_that_is_not_utf8_is_refused_by_name_not_skipped(tmp_path: Path) -> None:

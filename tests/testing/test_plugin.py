@@ -107,6 +107,37 @@ def test_live_recordings_are_not_rewritten(pytester: pytest.Pytester) -> None:
     assert path.read_text() == before
 
 
+def test_a_failing_live_recording_is_not_said_to_be_rewritten(pytester: pytest.Pytester) -> None:
+    """Its hint says what to do instead of --dscodec-update, which leaves live transcripts alone."""
+    live = recorded()
+    live.origin = "live"
+    live.backend = [Usage(4), Text("Goodbye!", 2), Finish("stop")]
+    dump_transcript(live, pytester.path / "live.jsonl")
+    dump_transcript(live_page(), pytester.path / "page.jsonl")
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=1, failed=3)
+    out = result.stdout.str()
+    assert "rewrites the transcript" not in out
+    assert out.count("recorded from a live server, so --dscodec-update does not rewrite it") == 2
+
+
+def live_page() -> Transcript:
+    """A streamed request a server answered with an HTML page, as ``record`` saves it."""
+    from dscodec.testing.live import Exchange, transcript_of
+
+    url = "http://127.0.0.1:8000/v1/chat/completions"
+    page = "<html>oops</html>"
+    return transcript_of(Exchange(url, "chat_completions", dict(REQUEST), 200, "text/html", page, None, None))
+
+
+def test_a_page_recorded_for_a_streamed_request_fails_both_tests(pytester: pytest.Pytester) -> None:
+    dump_transcript(live_page(), pytester.path / "html.jsonl")
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=2)
+    out = result.stdout.str()
+    assert 'response: expected "<html>oops</html>", got <missing>' in out and "GEN008" in out
+
+
 def test_a_malformed_transcript_is_reported_by_its_message(pytester: pytest.Pytester) -> None:
     odd = recorded()
     odd.created = -5

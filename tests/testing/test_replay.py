@@ -230,3 +230,48 @@ def test_a_recorded_refusal_replays_to_its_status(protocol: str, stream: bool) -
     assert not verify(again)
     failed = replay(Transcript(protocol, request, backend=[Failure("crashed")])).transcript  # type: ignore[arg-type]
     assert failed.status == 502
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_a_replay_never_keeps_the_recorded_text_of_an_answer(stream: bool) -> None:
+    """A recorded body that is no JSON object (an HTML page) is the server's answer, not dscodec's: a replay of a
+    streamed request used to carry it over, and so matched it."""
+    page = transcript("chat_completions", [Usage(1), Text("Hi", 1), Finish("stop")], stream=stream)
+    page.response_text = "<html>oops</html>"
+    answer = replay(page).transcript
+    assert answer.response_text is None and (answer.frames is not None) == stream
+    assert [d.path for d in verify(page)] == ["response"]
+
+
+def test_the_replay_options_are_checked_before_anything_is_replayed(tmp_path: Any) -> None:
+    """A tokenizer that cannot be loaded is the caller's mistake: raised, not answered as a 500; a chunking that
+    is none is refused even when the request does not convert (and no chunking would be used)."""
+    from dscodec.errors import TokenizerError
+
+    items = [Usage(1), Text("Hello", 1), Finish("stop")]
+    with pytest.raises(TokenizerError, match="nonexistent"):
+        replay(transcript("chat_completions", items), tokenizer=str(tmp_path / "nonexistent"))
+    with pytest.raises(TokenizerError):
+        verify(transcript("chat_completions", items), tokenizer=str(tmp_path / "nonexistent"))
+    with pytest.raises(TypeError, match="tokenizer must be"):
+        replay(transcript("chat_completions", items), tokenizer=5)  # type: ignore[arg-type]
+    unconverted = Transcript("messages", {"model": "DeepSeek-V4-Pro", "messages": []}, items)
+    with pytest.raises(ValueError, match="unknown chunking 'bytes'"):
+        replay(unconverted, chunking="bytes")  # type: ignore[arg-type]
+    vocabulary = Vocabulary.load(None)
+    assert verify(replay(transcript("chat_completions", items)).transcript, tokenizer=vocabulary) == []
+
+
+def test_tokens_with_too_few_log_probabilities_never_reach_a_replay() -> None:
+    """They used to crash the ``chars`` chunking with an IndexError; now they cannot be made or read."""
+    with pytest.raises(ValueError, match="one log probability entry per id"):
+        Transcript(
+            "chat_completions",
+            body("chat_completions", stream=False),
+            [Tokens((1, 2), logprobs=(0.1,)), Finish("stop")],
+        )
+    good = transcript("chat_completions", [Tokens((1, 2), logprobs=(0.1, 0.2)), Finish("stop")])
+    assert split_items(good.backend) == [Tokens((1,), (0.1,)), Tokens((2,), (0.2,)), Finish("stop")]
+    text = dumps_transcript(good).replace("[0.1, 0.2]", "[0.1]")
+    with pytest.raises(TranscriptError, match="2 ids and 1 log probability entries"):
+        loads_transcript(text)

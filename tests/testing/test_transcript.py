@@ -169,3 +169,36 @@ def test_lines_end_at_newlines_only() -> None:
     assert len(text.split("\n")) == 4
     assert loads_transcript(text) == transcript
     assert loads_transcript(text.replace("\n", "\r\n")) == transcript
+
+
+def test_tokens_need_one_log_probability_entry_per_id() -> None:
+    """As the Tokens docstring says; a mismatch would otherwise reach a replay, which cuts the ids one by one."""
+    with pytest.raises(ValueError, match="2 ids and 1 log probability entries"):
+        Tokens((1, 2), logprobs=(0.1,))
+    with pytest.raises(ValueError, match="1 ids and 2 log probability entries"):
+        Tokens((1,), logprobs=(0.1, 0.2))
+    assert Tokens((1, 2)).logprobs is None and Tokens((), ()).ids == ()
+    lines = (
+        HEADER + '}\n{"kind": "request", "body": {}}\n{"kind": "tokens", "ids": [1, 2], "logprobs": [0.1]}'
+    )
+    with pytest.raises(
+        TranscriptError, match=r"<transcript>:3: a tokens item has 2 ids and 1 log probability"
+    ):
+        loads_transcript(lines)
+
+
+def test_writing_to_a_place_that_cannot_be_written_is_a_transcript_error(tmp_path: Path) -> None:
+    """As reading a file that cannot be read is: the path named, no bare OSError."""
+    with pytest.raises(TranscriptError, match="cannot be written"):
+        dump_transcript(full(), tmp_path)  # a directory
+    with pytest.raises(TranscriptError, match="cannot be written"):
+        dump_transcripts([full()], tmp_path / "no" / "such" / "folder.jsonl")
+    with pytest.raises(TypeError, match="path must be a str or os.PathLike"):
+        dump_transcript(full(), 5)  # type: ignore[arg-type]
+    # A transcript that cannot be written leaves the file as it was.
+    path = tmp_path / "kept.jsonl"
+    dump_transcript(full(), path)
+    before = path.read_text(encoding="utf-8")
+    with pytest.raises(TypeError, match="not a backend output item"):
+        dump_transcript(Transcript("messages", {}, [5]), path)  # type: ignore[list-item]
+    assert path.read_text(encoding="utf-8") == before

@@ -1,7 +1,7 @@
 """The ``dscodec lint``, ``record``, ``replay`` and ``compare`` commands (registered in :mod:`dscodec.cli`).
 
-Exit status: 0 clean (or recorded, or every transcript passed, or no difference), 1 findings (or a transcript
-failed, or the answers differ), 2 usage or I/O error.
+Exit status: 0 clean (or recorded, or every transcript passed, or no difference), 1 findings (or a live answer
+whose status is not 2xx, or a transcript failed, or the answers differ), 2 usage or I/O error.
 """
 
 from __future__ import annotations
@@ -73,6 +73,13 @@ def _limits(args: argparse.Namespace) -> dict[str, Any]:
     return {name: value for name, value in limits.items() if value is not None}
 
 
+def _missing(exc: ImportError, command: str) -> ImportError:
+    """What a command says when a module it needs is missing (httpx, for talking to a server)."""
+    if exc.name == "httpx":
+        return ImportError(f"{command} needs httpx: pip install 'dscodec[testing]'")
+    return ImportError(f"{command} cannot run: {exc}")
+
+
 def _fail(exc: Exception) -> int:
     print(f"dscodec: {exc}", file=sys.stderr)
     return 2
@@ -80,6 +87,7 @@ def _fail(exc: Exception) -> int:
 
 def lint_command(args: argparse.Namespace, out: TextIO) -> int:
     """``dscodec lint FILE|- [--protocol P] [--request FILE]`` or ``dscodec lint --url URL --body FILE``."""
+    status = 200  # of a live answer; a saved one has none
     try:
         protocol: Protocol | None = args.protocol
         request: dict[str, Any] | None
@@ -95,6 +103,7 @@ def lint_command(args: argparse.Namespace, out: TextIO) -> int:
             label = exchange.url
             protocol, request = exchange.protocol, body
             answer: Any = exchange.text
+            status = exchange.status
         else:
             if args.file is None:
                 raise _UsageError("give the FILE to lint (- for standard input) or --url")
@@ -125,13 +134,21 @@ def lint_command(args: argparse.Namespace, out: TextIO) -> int:
             if protocol is None:
                 raise _UsageError("give --protocol (chat_completions, responses or messages)")
     except ImportError as exc:
-        return _fail(ImportError(f"lint --url needs httpx (pip install 'dscodec[testing]'): {exc}"))
+        return _fail(_missing(exc, "lint --url"))
     except (_UsageError, TranscriptError) as exc:
         return _fail(exc)
     findings = lint(protocol, answer, request=request, sdk=not args.no_sdk)
+    refused = not 200 <= status <= 299
+    if refused:
+        # An error answer is linted as an error body, which may well be clean: the status says the request was
+        # not answered (an API key missing, a wrong URL), so it counts as found.
+        print(
+            f"{label}: HTTP {status}: an error answer, not a response to the request (its body is linted)",
+            file=out,
+        )
     for finding in findings:
         print(f"{label}: {finding}", file=out)
-    return 1 if findings else 0
+    return 1 if findings or refused else 0
 
 
 def record_command(args: argparse.Namespace, out: TextIO) -> int:
@@ -147,18 +164,37 @@ def record_command(args: argparse.Namespace, out: TextIO) -> int:
         Path(args.output).parent.mkdir(parents=True, exist_ok=True)
         dump_transcript(transcript, args.output)
     except ImportError as exc:
-        return _fail(ImportError(f"record needs httpx (pip install 'dscodec[testing]'): {exc}"))
+        return _fail(_missing(exc, "record"))
     except (_UsageError, TranscriptError) as exc:
         return _fail(exc)
     except OSError as exc:
         return _fail(OSError(f"cannot write {args.output}: {exc.strerror}"))
-    shape = f"{len(transcript.frames)} frames" if transcript.frames is not None else "a JSON body"
     print(
-        f"recorded {transcript.protocol} from {transcript.meta['url']}: HTTP {transcript.status}, {shape} "
-        f"-> {args.output}",
+        f"recorded {transcript.protocol} from {transcript.meta['url']}: HTTP {transcript.status}, "
+        f"{_shape(transcript)} -> {args.output}",
         file=out,
     )
     return 0
+
+
+def _shape(transcript: Transcript) -> str:
+    """What a recorded answer is, as ``record`` reports it: the frames of a stream, a JSON body, or a body that is
+    neither (kept as its text); and when no backend lines could be derived from a successful answer, so that its
+    replay fails."""
+    if transcript.frames is not None:
+        shape = f"{len(transcript.frames)} frames"
+        if transcript.accumulated is None:
+            shape += " that are no stream of the protocol"
+    elif transcript.response is not None:
+        shape = "a JSON body"
+    else:
+        size = len(transcript.response_text or "")
+        shape = f"a body that is neither an event stream nor a JSON object ({size} characters, kept as text)"
+    if transcript.frames is None and transcript.request.get("stream") is True:
+        shape += ", not the stream the request asked for"
+    if not transcript.backend and transcript.status < 400:
+        shape += "; no backend lines derived from it, so its replay fails"
+    return shape
 
 
 def transcript_files(root: str | os.PathLike[str]) -> list[Path]:

@@ -209,8 +209,13 @@ def derive_backend(
     response: Mapping[str, Any] | None,
     status: int,
 ) -> list[BackendItem]:
-    """The backend items that make dscodec give the recorded answer (``[]`` when the request does not convert,
-    or when the events are no stream of the protocol: :func:`dscodec.accumulate` cannot read them)."""
+    """The backend items that make dscodec give the recorded answer.
+
+    ``[]`` when the request does not convert, when the events are no stream of the protocol
+    (:func:`dscodec.accumulate` cannot read them), or when a successful answer is neither an event stream nor a
+    JSON object (an HTML page, a body cut short): nothing in such an answer says what the model wrote, and
+    made-up items would let a replay match it.
+    """
     try:
         request = dscodec.convert(protocol, dict(request_body))
     except DscodecError:
@@ -220,6 +225,8 @@ def derive_backend(
         if 400 <= status <= 499:  # the backend refused the request (the request itself converts)
             return [Failure(message, status)]
         return [Failure(message.removeprefix(_FAILED_PREFIX))]
+    if frames is None and response is None:
+        return []
     parts = _Parts()
     if frames is not None:
         try:

@@ -86,10 +86,13 @@ def normalise(value: Any, *, ids: IdRule = True, fingerprints: bool = True) -> A
         {'id': 'chatcmpl-9', 'call': {'id': '<id-1>'}}
 
     Raises:
-        ValueError: ``value`` nests deeper than Python's recursion allows, or holds itself (no JSON does).
+        ValueError: ``value`` nests deeper than Python's recursion allows, or holds itself (no JSON does), or
+            ``ids`` is no valid regular expression.
+        TypeError: ``ids`` is neither a bool, a str nor a compiled str pattern, or ``fingerprints`` is no bool.
     """
+    normaliser = _Normaliser(ids, fingerprints)
     try:
-        return _Normaliser(ids, fingerprints).walk(value)
+        return normaliser.walk(value)
     except RecursionError:
         raise _too_deep() from None
 
@@ -98,10 +101,34 @@ def _too_deep() -> ValueError:
     return ValueError("the data nests deeper than Python's recursion allows, or holds itself (no JSON does)")
 
 
+def _id_pattern(ids: object, fingerprints: object) -> re.Pattern[str] | None:
+    """The pattern of an :data:`IdRule` (None for True or False), the options checked.
+
+    Raises:
+        TypeError: ``ids`` is neither a bool, a str nor a compiled str pattern, or ``fingerprints`` is no bool.
+        ValueError: ``ids`` is a str that is no valid regular expression.
+    """
+    if type(fingerprints) is not bool:
+        raise TypeError(f"fingerprints must be True or False, not {shown(fingerprints)}")
+    if type(ids) is bool:
+        return None
+    if isinstance(ids, re.Pattern) and isinstance(ids.pattern, str):
+        return ids
+    if not isinstance(ids, str):
+        raise TypeError(
+            "ids must be True, False, a regular expression (str) or a compiled str pattern, "
+            f"not {type(ids).__name__}"
+        )
+    try:
+        return re.compile(ids)
+    except re.error as exc:
+        raise ValueError(f"ids is no valid regular expression: {exc} in {shown(ids, limit=60)}") from None
+
+
 class _Normaliser:
     def __init__(self, ids: IdRule = True, fingerprints: bool = True) -> None:
         self.ids: dict[str, str] = {}
-        self.pattern = None if isinstance(ids, bool) else re.compile(ids)
+        self.pattern = _id_pattern(ids, fingerprints)
         self.all_ids = ids is True
         self.fingerprints = fingerprints
 
@@ -188,8 +215,22 @@ def _show(value: Any, limit: int = 160) -> str:
 
 
 def format_differences(differences: Iterable[Difference], *, limit: int = 20) -> str:
-    """The differences one per line, at most ``limit`` of them (and how many more there are)."""
+    """The differences one per line, at most ``limit`` of them (and how many more there are).
+
+    Raises:
+        TypeError: ``differences`` holds something other than :class:`Difference` items, or ``limit`` is no int.
+        ValueError: ``limit`` is below 0.
+    """
+    if type(limit) is not int:
+        raise TypeError(f"limit must be an int, not {type(limit).__name__}")
+    if limit < 0:
+        raise ValueError(f"limit must be 0 or more, not {shown(limit)}")
+    if isinstance(differences, (str, bytes)) or not isinstance(differences, Iterable):
+        raise TypeError(f"differences must be an iterable of Difference, not {type(differences).__name__}")
     found = list(differences)
+    for item in found:
+        if not isinstance(item, Difference):
+            raise TypeError(f"differences must hold Difference items, not {type(item).__name__}")
     lines = [str(d) for d in found[:limit]]
     if len(found) > limit:
         lines.append(f"... and {len(found) - limit} more differences")
@@ -362,6 +403,8 @@ def answer_sections(
     :func:`merge_deltas` merges them). A list of event dicts counts as frames whose SSE event name is the event's
     ``type``."""
 
+    _id_pattern(ids, fingerprints)
+
     def norm(data: Any) -> Any:
         return normalise(data, ids=ids, fingerprints=fingerprints)
 
@@ -458,10 +501,15 @@ def compare(
         [Difference(path='response.text', expected='Hello', actual='Help')]
 
     Raises:
-        ValueError: a section none of the four (a misspelt section would compare nothing), or an answer that
-            nests deeper than Python's recursion allows or holds itself.
-        TypeError: an answer of another kind, or an ignore rule that is no ``str``.
+        ValueError: a section none of the four (a misspelt section would compare nothing), an ``ids`` pattern that
+            is no valid regular expression, or an answer that nests deeper than Python's recursion allows or
+            holds itself.
+        TypeError: an answer of another kind, an ignore rule that is no ``str``, or ``ids``, ``fingerprints`` or
+            ``merge_deltas`` of another type.
     """
+    _id_pattern(ids, fingerprints)
+    if type(merge_deltas) is not bool:
+        raise TypeError(f"merge_deltas must be True or False, not {shown(merge_deltas)}")
     if isinstance(ignore, str):  # one rule, not its characters
         ignore = (ignore,)
     if isinstance(sections, str):

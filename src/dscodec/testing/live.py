@@ -9,6 +9,7 @@ protocol's path appended.
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import dscodec
 from dscodec.conversation import Protocol
+from dscodec.errors import shown
 from dscodec.testing._derive import derive_backend
 from dscodec.testing._sse import Frame, parse_sse
 from dscodec.testing.transcript import Transcript, TranscriptError
@@ -79,6 +81,18 @@ class Exchange:
     unterminated: str = ""
 
 
+def _check_limits(timeout: object, max_bytes: object) -> None:
+    """Refuse bounds no answer can be read within (a zero timeout fails every exchange, a negative size too)."""
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+        raise TypeError(f"timeout must be a number of seconds, not {type(timeout).__name__}")
+    if not (math.isfinite(timeout) and timeout > 0):
+        raise ValueError(f"timeout must be a finite number of seconds above 0, not {shown(timeout)}")
+    if type(max_bytes) is not int:
+        raise TypeError(f"max_bytes must be an int, not {type(max_bytes).__name__}")
+    if max_bytes < 1:
+        raise ValueError(f"max_bytes must be 1 or more, not {shown(max_bytes)}")
+
+
 def send(
     url: str,
     body: Mapping[str, Any],
@@ -95,11 +109,22 @@ def send(
     rather than hang the test or fill memory.
 
     Raises:
-        ImportError: httpx is not installed.
+        ImportError: httpx is not installed (it comes with ``pip install 'dscodec[testing]'``).
+        TypeError: ``body`` is no mapping, or ``timeout`` or ``max_bytes`` is no number.
+        ValueError: ``timeout`` is not a finite number of seconds above 0, or ``max_bytes`` is below 1.
         TranscriptError: the protocol cannot be told, the server cannot be reached, or its answer takes longer
             than ``timeout`` or is longer than ``max_bytes``.
     """
-    import httpx
+    _check_limits(timeout, max_bytes)
+    if not isinstance(body, Mapping):
+        raise TypeError(f"body must be the request body (a mapping), not {type(body).__name__}")
+    try:
+        import httpx
+    except ImportError as exc:
+        raise ImportError(
+            "dscodec.testing.live needs httpx to talk to a server: pip install 'dscodec[testing]'",
+            name="httpx",
+        ) from exc
 
     target, resolved = endpoint(url, protocol)
     sent = {"content-type": "application/json", **{k.lower(): v for k, v in (headers or {}).items()}}

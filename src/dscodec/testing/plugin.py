@@ -128,9 +128,15 @@ class ReplayItem(_TranscriptItem):
             return
         report = format_differences(differences)
         if not self.config.getoption("dscodec_update"):
+            hint = (
+                "recorded from a live server, so --dscodec-update does not rewrite it: fix the server or dscodec, "
+                "or record it again"
+                if transcript.origin == "live"
+                else "--dscodec-update rewrites the transcript"
+            )
             raise TranscriptFailure(
                 f"{self.path.name}: dscodec's answer differs from the recorded one "
-                f"({len(differences)} differences; --dscodec-update rewrites the transcript):\n{report}"
+                f"({len(differences)} differences; {hint}):\n{report}"
             )
         if transcript.origin == "live":
             raise TranscriptFailure(

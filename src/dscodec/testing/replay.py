@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 import dscodec
 from dscodec.conversation import ConversationRequest, Protocol
-from dscodec.errors import DscodecError, ModelOutputError, StreamStateError
+from dscodec.errors import DscodecError, ModelOutputError, StreamStateError, shown
 from dscodec.options import ConversionOptions
 from dscodec.processor import StreamProcessor
 from dscodec.protocols import error_body
@@ -37,7 +37,7 @@ from dscodec.testing.transcript import (
     TranscriptError,
     Usage,
 )
-from dscodec.vocab import TokenizerLike
+from dscodec.vocab import TokenizerLike, Vocabulary
 
 __all__ = [
     "CHUNKINGS",
@@ -229,15 +229,30 @@ def replay(
         {'role': 'assistant', 'content': 'Hello!'}
 
     Raises:
-        TypeError: ``transcript`` is no :class:`Transcript`.
+        TypeError: ``transcript`` is no :class:`Transcript`, or ``tokenizer`` is of another type.
+        ValueError: ``chunking`` is none of :data:`CHUNKINGS` and no function.
+        TokenizerError: ``tokenizer`` cannot be loaded (no such file, not a tokenizer.json). It is loaded before
+            anything is replayed, so the caller's mistake is raised, never answered as a 500.
         TranscriptError: the transcript's ``response_id``, ``created`` or ``signature`` is one no answer can carry
             (an empty id, a negative time).
     """
     if not isinstance(transcript, Transcript):
         raise TypeError(f"transcript must be a Transcript, not {type(transcript).__name__}")
+    if not callable(chunking) and chunking not in CHUNKINGS:
+        raise ValueError(
+            f"unknown chunking {shown(chunking)}; expected one of {', '.join(CHUNKINGS)} or a function"
+        )
+    if tokenizer is not None:
+        tokenizer = Vocabulary.load(tokenizer)
     protocol: Protocol = transcript.protocol
     answer = dataclasses.replace(
-        transcript, frames=None, response=None, status=200, accumulated=None, backend=list(transcript.backend)
+        transcript,
+        frames=None,
+        response=None,
+        response_text=None,  # the recorded answer's text, never dscodec's: a stream's replay must not keep it
+        status=200,
+        accumulated=None,
+        backend=list(transcript.backend),
     )
     try:
         request = dscodec.convert(protocol, transcript.request, options)

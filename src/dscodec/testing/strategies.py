@@ -32,9 +32,11 @@ from hypothesis.errors import InvalidArgument
 
 import dscodec
 from dscodec.conversation import ConversationRequest
-from dscodec.errors import shown
+from dscodec.errors import ConversionError, shown
+from dscodec.options import DEFAULT_MODEL_NAMES
 from dscodec.prompt.dialects import dialect_for
 from dscodec.protocols._sampling import MAX_STOP_LENGTH
+from dscodec.protocols._tools import validate_tool_names
 from dscodec.testing.transcript import BackendItem, Finish, Text, Tokens, Usage
 from dscodec.vocab import Vocabulary
 
@@ -146,6 +148,28 @@ def _check_names(tool_names: object) -> None:
     for name in tool_names:
         if not isinstance(name, str) or not name:
             raise InvalidArgument(f"tool_names must hold non-empty str names, not {shown(name)}")
+        try:
+            # The names a request may declare (every protocol's rule): anything else, a quote say, breaks the
+            # DSML tag the name is written into.
+            validate_tool_names([name], path="tool_names")
+        except ConversionError:
+            raise InvalidArgument(
+                "tool_names must hold names a request may declare (^[a-zA-Z0-9_-]+$, at most 128 bytes), "
+                f"not {shown(name, limit=40)}"
+            ) from None
+
+
+def _check_model(model: object) -> None:
+    if model is None:
+        return
+    if not isinstance(model, str):
+        raise InvalidArgument(f"model must be a str or None, not {type(model).__name__}")
+    if model in DEFAULT_MODEL_NAMES:
+        return
+    raise InvalidArgument(
+        f"model must be a name dscodec.convert accepts ({', '.join(DEFAULT_MODEL_NAMES)}) or None, "
+        f"not {shown(model, limit=40)}"
+    )
 
 
 def _check_stops(stops: object) -> tuple[str, ...] | None:
@@ -265,15 +289,16 @@ def dsml_blocks(
     Args:
         version: ``"v4"`` (``<｜DSML｜tool_calls>``, ``invoke``, ``parameter``) or ``"v4.1"``
             (``<｜DSML｜ calls>``, `` invoke``, `` parameter``).
-        tool_names: the names to call (random names when None; at least one name otherwise).
-        min_calls, max_calls: how many calls the block holds.
+        tool_names: the names to call (random names when None; at least one name otherwise), each a name a
+            request may declare (``^[a-zA-Z0-9_-]+$``, at most 128 bytes).
+        min_calls, max_calls: how many calls the block holds (at least one: a block calls something).
         opener: False leaves out the opening tag (the prompt holds it when a call is required).
     """
     _check_version(version)
     _check_names(tool_names)
     if tool_names is not None and not tool_names:
         raise InvalidArgument("tool_names must name at least one tool (or be None for random names)")
-    _check_count("min_calls", min_calls, 0)
+    _check_count("min_calls", min_calls, 1)  # a block calls something
     _check_count("max_calls", max_calls, min_calls)
     return _dsml_blocks(version, tool_names, min_calls=min_calls, max_calls=max_calls, opener=opener)
 
@@ -660,13 +685,14 @@ def request_bodies(
     tool choice (a forced one only without thinking: DeepSeek refuses it in thinking mode), stop sequences, a
     token limit, streaming (Chat: with or without usage).
 
-    ``stops`` is what the stop sequences (none to two, Chat and Messages only) are drawn from: None for
-    :data:`STOP_WORDS`; :data:`MARKUP_STOPS` makes them overlap the output's markup and newline rules."""
+    ``model`` is one of the names ``dscodec.convert`` accepts by default (``DeepSeek-V4-Pro``,
+    ``DeepSeek-V4.1-Flash``), drawn when None. ``stops`` is what the stop sequences (none to two, Chat and
+    Messages only) are drawn from: None for :data:`STOP_WORDS`; :data:`MARKUP_STOPS` makes them overlap the
+    output's markup and newline rules."""
     _check_protocol(protocol)
     _check_flag("stream", stream, optional=True)
     _check_flag("tools", tools, optional=True)
-    if model is not None and not isinstance(model, str):
-        raise InvalidArgument(f"model must be a str or None, not {type(model).__name__}")
+    _check_model(model)
     return _request_bodies(protocol, stream=stream, tools=tools, model=model, stop_pool=_check_stops(stops))
 
 

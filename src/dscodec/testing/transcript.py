@@ -77,7 +77,7 @@ _FINISHES = (None, "stop", "length", "content_filter")
 
 
 class TranscriptError(DscodecError):
-    """A transcript that cannot be read: not JSON Lines, an unknown line, a newer format version."""
+    """A transcript that cannot be read (not JSON Lines, an unknown line, a newer format version) or written."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,10 +103,21 @@ LogprobEntry = float | tuple[float, tuple[tuple[int, float], ...]]
 
 @dataclass(frozen=True, slots=True)
 class Tokens:
-    """Generated token ids, with one log probability entry per id when the backend gave them."""
+    """Generated token ids, with one log probability entry per id when the backend gave them.
+
+    Raises:
+        ValueError: ``logprobs`` holds more or fewer entries than there are ids.
+    """
 
     ids: tuple[int, ...]
     logprobs: tuple[LogprobEntry, ...] | None = None
+
+    def __post_init__(self) -> None:
+        if self.logprobs is not None and len(self.logprobs) != len(self.ids):
+            raise ValueError(
+                f"Tokens has {len(self.ids)} ids and {len(self.logprobs)} log probability entries: give one log "
+                "probability entry per id, or logprobs=None"
+            )
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,14 +290,32 @@ def dumps_transcripts(transcripts: Iterable[Transcript]) -> str:
 
 
 def dump_transcript(transcript: Transcript, path: str | os.PathLike[str]) -> None:
-    """Write ``transcript`` to ``path`` (UTF-8 JSON Lines)."""
+    """Write ``transcript`` to ``path`` (UTF-8 JSON Lines).
+
+    Raises:
+        TranscriptError: the file cannot be written (a directory, a folder that does not exist, no permission).
+        TypeError: ``transcript`` is no :class:`Transcript`, or ``path`` no str or path.
+    """
     dump_transcripts([transcript], path)
 
 
 def dump_transcripts(transcripts: Iterable[Transcript], path: str | os.PathLike[str]) -> None:
-    """Write several transcripts to one file at ``path``, in order."""
-    with open(path, "w", encoding="utf-8", newline="\n") as handle:
-        handle.write(dumps_transcripts(transcripts))
+    """Write several transcripts to one file at ``path``, in order.
+
+    Raises:
+        TranscriptError: the file cannot be written (a directory, a folder that does not exist, no permission).
+        TypeError: an item is no :class:`Transcript`, or ``path`` no str or path.
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be a str or os.PathLike, not {type(path).__name__}")
+    text = dumps_transcripts(
+        transcripts
+    )  # first: a transcript that cannot be written leaves the file as it was
+    try:
+        with open(path, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+    except OSError as exc:
+        raise TranscriptError(f"{os.fspath(path)}: cannot be written: {exc.strerror or exc}") from None
 
 
 # -- reading ------------------------------------------------------------------------------------------------
@@ -347,6 +376,11 @@ def _item(line: dict[str, Any], where: str) -> BackendItem:
         logprobs = line.get("logprobs")
         if logprobs is not None and not isinstance(logprobs, list):
             raise TranscriptError(f"{where}: a tokens item's 'logprobs' must be a list or null")
+        if logprobs is not None and len(logprobs) != len(ids):
+            raise TranscriptError(
+                f"{where}: a tokens item has {len(ids)} ids and {len(logprobs)} log probability entries; "
+                "it needs one entry per id, or no 'logprobs'"
+            )
         entries = None if logprobs is None else tuple(_logprob_in(lp, where) for lp in logprobs)
         return Tokens(tuple(_int(i, where) for i in ids), entries)
     if kind == "finish":
