@@ -57,6 +57,7 @@ import json
 import math
 import random
 import re
+import struct
 import sys
 from collections import Counter
 from dataclasses import asdict, dataclass, replace
@@ -231,13 +232,20 @@ def _some_as_text(pieces: list[list[int]], rng: random.Random) -> list[Any]:
 
 def fake_logprobs(ids: list[int], start: int) -> list[tuple[float, list[tuple[int, float]]]]:
     """One made-up entry per id (the id's place in the output is ``start`` + its index): a log probability and
-    zero to two alternatives, the same on both sides."""
+    zero to two alternatives, the same on both sides. Every other value has all its digits (a double, or every
+    fourth a 32-bit float as a model server sends it), so that how each side writes it is compared too."""
     entries = []
     for k, token_id in enumerate(ids, start):
-        logprob = -round(((k * 7919) % 1000) / 997, 6)
-        tops = [(token_id, logprob), ((token_id * 31 + 7) % 128000, round(logprob - 1.5, 6))][: k % 3]
+        exact = ((k * 7919) % 1000) / 997
+        logprob = -(
+            _F32.unpack(_F32.pack(exact))[0] if k % 4 == 1 else exact if k % 4 == 3 else round(exact, 6)
+        )
+        tops = [(token_id, logprob), ((token_id * 31 + 7) % 128000, logprob - 1.5)][: k % 3]
         entries.append((logprob, tops))
     return entries
+
+
+_F32 = struct.Struct("<f")
 
 
 def reference_events(
