@@ -409,6 +409,13 @@ def documented(protocol: str, body: object, problem: str) -> str | None:
         and problem.split(" ")[0] in ("sampling", "inference", "resolution", "outcome:", "error:")
     ):
         return "D4 (max_completion_tokens)"
+    messages = body.get("messages")
+    if (
+        protocol == "chat_completions"
+        and isinstance(messages, list)
+        and any(isinstance(m, dict) and m.get("role") == "assistant" and "reasoning" in m for m in messages)
+    ):
+        return "D17 (an assistant message's reasoning field)"
     return None
 
 
