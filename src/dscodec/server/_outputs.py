@@ -22,6 +22,7 @@ from dscodec.protocols._wire import WireEvent
 from dscodec.server.backend import BackendOutput, Finish, PromptUsage, TextChunk, TokenChunk
 
 __all__ = [
+    "WithinBudget",
     "backend_count",
     "backend_error",
     "close_outputs",
@@ -137,6 +138,65 @@ def complete_response(protocol: Protocol, events: list[WireEvent]) -> tuple[byte
     linear but long)."""
     response = dscodec.accumulate(protocol, events)
     return orjson.dumps(response), response
+
+
+class WithinBudget:
+    """The backend's items, cut at the job's completion budget (``max_tokens``): a backend that sends more tokens
+    than it was asked for (an engine that ignores the budget, or a buggy one that never stops) ends there with a
+    ``length`` finish, as a model server ends at its budget, so the answer and the memory it takes stay bounded.
+
+    The token ids past the budget are dropped (with their log probabilities); a text chunk that crosses it is
+    kept whole (text cannot be cut at a token), and what comes after it is dropped. Closing this iterator closes
+    the backend's, started or not.
+    """
+
+    def __init__(self, outputs: AsyncIterator[BackendOutput], budget: int) -> None:
+        self._outputs = outputs
+        self._room = budget
+        self._due: list[BackendOutput] = []  # the cut chunk's part and the finish, still to give
+        self._ended = False
+
+    def __aiter__(self) -> WithinBudget:
+        return self
+
+    async def __anext__(self) -> BackendOutput:
+        if self._due:
+            return self._due.pop(0)
+        if self._ended:
+            raise StopAsyncIteration
+        item = await self._outputs.__anext__()
+        if isinstance(item, TokenChunk):
+            ids = item.ids
+            if isinstance(ids, Sequence) and not isinstance(
+                ids, (str, bytes, bytearray)
+            ):  # else refused later
+                if len(ids) <= self._room:
+                    self._room -= len(ids)
+                    return item
+                return self._cut(item, ids)
+        elif isinstance(item, TextChunk):
+            if self._room <= 0 and item.text:
+                return self._cut(None, ())
+            count = item.token_count
+            if type(count) is int and count > 0:
+                self._room -= count
+        return item
+
+    def _cut(self, item: TokenChunk | None, ids: Sequence[int]) -> BackendOutput:
+        """The budget ends in ``item`` (or before it): its part within the budget, then a ``length`` finish."""
+        self._ended = True
+        if item is not None and self._room > 0:
+            logprobs = item.logprobs
+            if isinstance(logprobs, Sequence) and len(logprobs) == len(ids):
+                logprobs = logprobs[: self._room]
+            self._due.append(Finish("length"))
+            return TokenChunk(ids[: self._room], logprobs)
+        return Finish("length")
+
+    async def aclose(self) -> None:
+        self._ended = True
+        self._due.clear()
+        await close_outputs(self._outputs)
 
 
 async def close_outputs(outputs: AsyncIterator[BackendOutput]) -> None:

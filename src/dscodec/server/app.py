@@ -58,6 +58,7 @@ from dscodec.server._http import (
     unserved,
 )
 from dscodec.server._outputs import (
+    WithinBudget,
     backend_error,
     close_outputs,
     complete_response,
@@ -436,7 +437,7 @@ class _Server:
             coalesce=not request.stream,  # the events only make the complete response
         )
         try:
-            outputs = iterate_outputs(self.backend(job))
+            outputs = WithinBudget(iterate_outputs(self.backend(job)), job.max_tokens)
         except Exception as exc:  # noqa: BLE001 - whatever the backend raised, the client gets an answer
             return error_response(protocol, backend_error(exc))
         prompt_tokens = len(job.token_ids)
