@@ -16,7 +16,8 @@ import email.utils
 import logging
 import math
 import re
-from collections.abc import AsyncIterator, Mapping
+import zlib
+from collections.abc import AsyncIterator, Iterator, Mapping
 from typing import Any, ClassVar, Protocol
 from urllib.parse import urlsplit
 
@@ -59,6 +60,13 @@ _ERROR_BODY_LIMIT = 64 * 1024
 #: events hold a few tokens each, the first one the prompt's ids as well: far below this.
 EVENT_LIMIT = 64 * 1024 * 1024
 _MESSAGE_LIMIT = 1000
+#: The content codings an engine's answer may come in (the backends ask for none: ``Accept-Encoding: identity``),
+#: each with its zlib window setting, and how many may be stacked.
+_CODINGS = {"gzip": 16 + zlib.MAX_WBITS, "x-gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS}
+_MAX_CODINGS = 4
+#: The most bytes one step of expanding a compressed answer gives: the reading counts them as they come, so a
+#: small answer that expands hugely is refused at the limit, never held whole.
+_INFLATE_STEP = 1 << 20
 
 
 class EngineError(ModelOutputError):
@@ -296,7 +304,12 @@ class EngineBackend:
             raise ValueError(f"extra cannot set {', '.join(fixed)}: dscodec sets it in every request body")
         self.base_url = base_url.rstrip("/")
         self.url = self.base_url + self.path
-        self.headers = {"content-type": "application/json", "accept": "text/event-stream"}
+        # No compressed answers: an engine's events are small, and a compressed body could expand hugely.
+        self.headers = {
+            "content-type": "application/json",
+            "accept": "text/event-stream",
+            "accept-encoding": "identity",
+        }
         if api_key:
             self.headers["authorization"] = f"Bearer {api_key}"
         self.constraints = constraints
@@ -345,15 +358,20 @@ class EngineBackend:
             EngineError: it does not answer, or not with a 200.
         """
         try:
-            response = await self.client.get(self.base_url + "/health", timeout=5.0)
+            async with self.client.stream(
+                "GET", self.base_url + "/health", headers={"accept-encoding": "identity"}, timeout=5.0
+            ) as response:
+                if response.status_code != 200:
+                    raise engine_failure(
+                        self.engine,
+                        response.status_code,
+                        await _read_some(response, self.engine),
+                        response.headers,
+                    )
         except httpx.HTTPError as exc:
             raise EngineError(
                 f"The inference engine ({self.engine}) at {self.base_url} is unreachable: {exc}"
-            )
-        if response.status_code != 200:
-            raise engine_failure(
-                self.engine, response.status_code, response.content[:_ERROR_BODY_LIMIT], response.headers
-            )
+            ) from None
 
     async def __call__(self, job: BackendRequest) -> AsyncIterator[BackendOutput]:
         """Send ``job`` to the engine and yield what it streams back, as dscodec backend outputs."""
@@ -363,7 +381,10 @@ class EngineBackend:
             async with self.client.stream("POST", self.url, content=body, headers=self.headers) as response:
                 if response.status_code != 200:
                     raise engine_failure(
-                        self.engine, response.status_code, await _read_some(response), response.headers
+                        self.engine,
+                        response.status_code,
+                        await _read_some(response, self.engine),
+                        response.headers,
                     )
                 async for event in _events(response, self.engine):
                     for item in reader.feed(event):
@@ -379,11 +400,88 @@ class EngineBackend:
             ) from None
 
 
-async def _read_some(response: httpx.Response) -> bytes:
+async def _body(response: httpx.Response, engine: str) -> AsyncIterator[bytes]:
+    """The answer's body as it arrives, its content codings undone in steps of at most :data:`_INFLATE_STEP`
+    bytes (httpx would expand each received piece whole: a few kilobytes of gzip can hold gigabytes).
+
+    Raises:
+        EngineError: a coding other than gzip and deflate, more than :data:`_MAX_CODINGS` of them, or data that
+            is not valid in its coding.
+    """
+    header = response.headers.get("content-encoding", "")
+    codings = [c for c in (part.strip().lower() for part in header.split(",")) if c and c != "identity"]
+    if not codings:
+        async for chunk in response.aiter_raw():
+            yield chunk
+        return
+    if len(codings) > _MAX_CODINGS or any(c not in _CODINGS for c in codings):
+        raise EngineError(
+            f"The inference engine ({engine}) answered in the content coding {_clip(header)!r}; "
+            "dscodec asks for none (Accept-Encoding: identity) and reads gzip and deflate"
+        )
+    # The last coding applied is undone first.
+    layers = [_Inflater(coding) for coding in reversed(codings)]
+    try:
+        async for chunk in response.aiter_raw():
+            for piece in _inflate(layers, 0, chunk):
+                yield piece
+    except zlib.error as exc:
+        raise EngineError(
+            f"The inference engine ({engine}) sent a body that is not valid {header.strip()} data: {exc}"
+        ) from None
+
+
+class _Inflater:
+    """One content coding being undone: gzip members one after another; deflate as zlib data or, as some
+    servers send it, raw."""
+
+    def __init__(self, coding: str) -> None:
+        self.coding = coding
+        self.started = False
+        self._new()
+
+    def _new(self, wbits: int | None = None) -> None:
+        self.decoder = zlib.decompressobj(_CODINGS[self.coding] if wbits is None else wbits)
+
+    def pieces(self, data: bytes) -> Iterator[bytes]:
+        """The bytes ``data`` expands to, in steps of at most :data:`_INFLATE_STEP`."""
+        while True:
+            try:
+                out = self.decoder.decompress(data, _INFLATE_STEP)
+            except zlib.error:
+                if self.coding != "deflate" or self.started:
+                    raise
+                self._new(-zlib.MAX_WBITS)  # deflate without its zlib wrapper
+                self.started = True
+                continue
+            self.started = True
+            if out:
+                yield out
+            if self.decoder.eof:
+                data = self.decoder.unused_data  # another gzip member, or nothing
+                if not data:
+                    return
+                self._new()
+                continue
+            data = self.decoder.unconsumed_tail
+            if not data and len(out) < _INFLATE_STEP:  # (a full step may leave output still to come)
+                return
+
+
+def _inflate(layers: list[_Inflater], index: int, data: bytes) -> Iterator[bytes]:
+    """``data`` through the codings ``layers[index:]``, in bounded pieces."""
+    for piece in layers[index].pieces(data):
+        if index + 1 < len(layers):
+            yield from _inflate(layers, index + 1, piece)
+        else:
+            yield piece
+
+
+async def _read_some(response: httpx.Response, engine: str) -> bytes:
     """The start of an error body (at most 64 KiB; an engine's error is short)."""
     parts: list[bytes] = []
     size = 0
-    async for part in response.aiter_bytes():
+    async for part in _body(response, engine):
         parts.append(part)
         size += len(part)
         if size >= _ERROR_BODY_LIMIT:
@@ -402,7 +500,7 @@ async def _lines(response: httpx.Response, engine: str) -> AsyncIterator[bytes]:
     parts: list[bytes] = []  # the line read so far
     size = 0  # its length
     after_cr = False  # the last chunk ended with CR: an LF starting the next one belongs to it
-    async for chunk in response.aiter_bytes():
+    async for chunk in _body(response, engine):
         if after_cr:
             after_cr = False
             if chunk.startswith(b"\n"):
