@@ -6,8 +6,9 @@ the ones SGLang documents for ``/generate`` (its ``GenerateReqInput`` and ``Samp
 stream; ``docs/backends.md`` lists them with their sources.
 
 SGLang streams ``output_ids`` (and the log probabilities in ``meta_info``) either cumulatively (its default) or as
-deltas (when started with its incremental streaming option); the reader tells them apart with
-``meta_info.completion_tokens``, the running total of generated tokens.
+deltas (when started with its incremental streaming option); the reader decides which from the first event whose
+``meta_info.completion_tokens`` (the running total of generated tokens) tells them apart, or, while no count does,
+from the ids themselves (see :class:`_Reader`).
 
 What SGLang needs to be started with: nothing special for plain generation; ``--reasoning-parser`` (the one for
 the DeepSeek model) for a constraint to apply only after the reasoning, in thinking mode.
@@ -87,12 +88,26 @@ class SGLangBackend(EngineBackend):
 
 
 class _Reader:
-    """Reads SGLang's ``/generate`` events (cumulative or incremental ``output_ids``)."""
+    """Reads SGLang's ``/generate`` events (cumulative or incremental ``output_ids``).
+
+    The stream's form is decided once, by the first event after output has come (on the first one both forms are
+    the same) that tells it:
+
+    - its ``meta_info.completion_tokens``, the running total, when it equals either the length of the event's ids
+      (cumulative) or the ids so far plus that length (incremental): the count wins, so a delta that happens to
+      begin with the output so far is still a delta;
+    - else (no count, or a count that equals neither) the ids themselves: a list longer than the output so far that
+      begins with all of it is cumulative, any other list a delta.
+
+    Once the stream is cumulative, only each event's new tail is taken, and a list that is shorter than the output
+    so far or whose earlier ids differ from it is an :class:`EngineError` (text would be lost or repeated).
+    """
 
     def __init__(self, *, logprobs: bool, top: int) -> None:
         self.logprobs = logprobs
         self.top = top
-        self.seen = 0
+        self.output: list[int] = []  # the ids so far
+        self.cumulative: bool | None = None  # the stream's form, once known
         self.started = False
         self.done = False
 
@@ -112,21 +127,40 @@ class _Reader:
                     prompt_tokens=_count(meta, "prompt_tokens"), cached_tokens=_count(meta, "cached_tokens")
                 )
             )
-        ids = event.get("output_ids") or []
-        if not isinstance(ids, list):
+        finish = meta.get("finish_reason")
+        # An abort fails the request whatever ids came with it.
+        end = _finish(finish) if finish is not None else None
+        ids = event.get("output_ids")
+        if ids is not None and not isinstance(ids, list):
             raise EngineError(f"SGLang sent output_ids={ids!r}; expected a list of ids")
-        total = meta.get("completion_tokens")
-        cumulative = isinstance(total, int) and len(ids) == total and total >= self.seen
-        start = self.seen if cumulative else 0
-        new = ids[start:]
+        if self.cumulative is None and self.output and ids:
+            self.cumulative = self._form(ids, meta.get("completion_tokens"))
+        start = 0
+        if self.cumulative and ids is not None:
+            start = len(self.output)
+            if len(ids) < start or ids[:start] != self.output:
+                raise EngineError(
+                    f"SGLang sent cumulative output_ids of {len(ids)} ids that do not continue the {start} ids "
+                    "it sent before (the list shrank or its earlier ids changed)"
+                )
+        new = (ids or [])[start:]
         if new:
             out.append(TokenChunk(new, self._logprobs(meta, start, len(new)) if self.logprobs else None))
-        self.seen += len(new)
-        finish = meta.get("finish_reason")
-        if finish is not None:
-            out.append(_finish(finish))
+            self.output += new
+        if end is not None:
+            out.append(end)
             self.done = True
         return out
+
+    def _form(self, ids: list[Any], total: object) -> bool:
+        """Whether the stream is cumulative, from an event with ``ids`` after output has come (see the class)."""
+        seen = len(self.output)
+        if isinstance(total, int) and not isinstance(total, bool):
+            if total == len(ids):
+                return True
+            if total == seen + len(ids):
+                return False
+        return len(ids) > seen and ids[:seen] == self.output
 
     def end(self) -> list[BackendOutput]:
         raise EngineError("SGLang's stream ended before the generation finished")

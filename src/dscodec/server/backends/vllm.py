@@ -13,11 +13,14 @@ apply only after the reasoning, in thinking mode.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from dataclasses import dataclass
+from typing import Any, cast
 
+import anyio
 import orjson
 
+from dscodec.errors import DscodecError
 from dscodec.processor import Logprob
 from dscodec.server.backend import (
     BackendOutput,
@@ -58,6 +61,9 @@ class VLLMBackend(EngineBackend):
 
     engine = _ENGINE
     path = "/v1/completions"
+    #: How long a complete response waits, after the finish, for the usage vLLM sends next (at once, as vLLM writes
+    #: it); when it does not come, the answer is given with the prompt's length as its usage, as a stream's is.
+    usage_wait: float = 1.0
     constraint_fields = _FIELDS
     fixed_fields = frozenset(
         {
@@ -112,7 +118,49 @@ class VLLMBackend(EngineBackend):
         return body
 
     def reader(self, job: BackendRequest) -> _Reader:
-        return _Reader(len(job.token_ids), buffered=not job.request.stream, top=_engine.top_logprobs(job))
+        return _Reader(
+            len(job.token_ids),
+            buffered=not job.request.stream,
+            top=_engine.top_logprobs(job),
+            logprobs=job.request.inference_options.logprobs,
+        )
+
+    async def __call__(self, job: BackendRequest) -> AsyncIterator[BackendOutput]:
+        """Send ``job`` to vLLM and yield what it streams back, as dscodec backend outputs.
+
+        A complete response is held until vLLM's usage, which comes after the finish. Once the finish came, the
+        answer is not lost: when the usage does not follow within :attr:`usage_wait` seconds, or the stream fails
+        after the finish, the answer is given with the prompt's length as its usage (and no cached tokens), as a
+        streamed answer is.
+        """
+        # (an async generator: closed below, so the engine request is closed when this one is)
+        outputs = cast(AsyncGenerator[BackendOutput, None], super().__call__(job))
+        try:
+            async for item in outputs:
+                if not isinstance(item, _Finished):
+                    yield item
+                    continue
+                yield _KEEP_ALIVE  # the finish is progress too
+                rest: Sequence[BackendOutput] = item.outputs
+                with anyio.move_on_after(self.usage_wait):
+                    try:
+                        rest = [output async for output in outputs]
+                    except DscodecError:
+                        pass  # a failure after the finish: a streamed answer has ended before it
+                for output in rest:
+                    yield output
+                return
+        finally:
+            await outputs.aclose()
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class _Finished(KeepAlive):
+    """What the reader of a complete response gives at the finish when vLLM's usage has not come with it: the
+    answer, with the prompt's length as its usage, to give if the usage never comes. :meth:`VLLMBackend.__call__`
+    takes it out of the stream; anywhere else it is a :class:`KeepAlive` (the finish is progress)."""
+
+    outputs: tuple[BackendOutput, ...]
 
 
 class _Reader:
@@ -121,16 +169,23 @@ class _Reader:
     vLLM reports usage (cached tokens included) only in the stream's last chunk, after the finish. For a client
     that streams, the prompt usage is given with the first output, from the prompt's length, without cached
     tokens; for a client that waits for the complete response the outputs are held until that last chunk, so
-    its usage is exact (meanwhile each chunk read gives a :class:`KeepAlive`, so the server's wait for each item
-    bounds vLLM's silences, not the whole generation), and are given once it came, without waiting for the
-    stream's end.
+    its usage is exact (meanwhile each chunk that brings output gives a :class:`KeepAlive`, so the server's wait
+    for each item bounds vLLM's silences, not the whole generation, and a chunk without output does not count as
+    progress), and are given once it came, without waiting for the stream's end. At the finish without the usage
+    the reader gives a :class:`_Finished`, which carries the answer with the prompt's length as usage, for when
+    the usage never comes.
+
+    Output after the finish is no part of the answer, in either mode (a streaming client's answer has ended).
+    Log probabilities are read only when the client asked for them (``logprobs``); otherwise they are ignored,
+    whatever their shape.
     """
 
-    def __init__(self, prompt_tokens: int, *, buffered: bool, top: int) -> None:
+    def __init__(self, prompt_tokens: int, *, buffered: bool, top: int, logprobs: bool = False) -> None:
         self.prompt_tokens = prompt_tokens
         self.cached_tokens = 0
         self.buffered = buffered
         self.top = top
+        self.logprobs = logprobs
         self.started = False
         self.held: list[BackendOutput] = []
         self.finish: FinishReason | None = None
@@ -144,11 +199,16 @@ class _Reader:
         usage = event.get("usage")
         if isinstance(usage, dict):
             self._usage(usage)
+        if self.finished:
+            # Only a complete response reads on after the finish, for the usage; what else comes is not output.
+            return self._release() if self.usage else []
         out: list[BackendOutput] = []
         choices = event.get("choices") or []
         if not isinstance(choices, list):
             raise EngineError(f"vLLM sent choices={choices!r}; expected a list")
         for choice in choices:
+            if self.finished:
+                break
             if not isinstance(choice, dict) or choice.get("index", 0) != 0:
                 continue
             ids = choice.get("token_ids")
@@ -161,16 +221,20 @@ class _Reader:
             if not isinstance(ids, list):
                 raise EngineError(f"vLLM sent token_ids={ids!r}; expected a list of ids")
             if ids:
-                out.append(TokenChunk(ids, _logprobs(choice.get("logprobs"), len(ids), self.top)))
+                logprobs = _logprobs(choice.get("logprobs"), len(ids), self.top) if self.logprobs else None
+                out.append(TokenChunk(ids, logprobs))
             reason = choice.get("finish_reason")
             if reason is not None:
                 self._finish(reason)
         if self.buffered:
             self.held += out
-            if self.finished and self.usage:  # all there is: no need to wait for the stream's end
-                self.done = True
-                return self.end()
-            return [_KEEP_ALIVE]
+            if self.finished:
+                if self.usage:  # all there is: no need to wait for the stream's end
+                    return self._release()
+                return [_Finished(tuple(self._answer()))]
+            # Only a chunk that brought output is progress: an engine that sends empty chunks and never finishes
+            # still meets the server's backend_timeout.
+            return [_KEEP_ALIVE] if out else []
         if out and not self.started:
             self.started = True
             out.insert(0, PromptUsage(prompt_tokens=self.prompt_tokens))
@@ -185,8 +249,16 @@ class _Reader:
             raise EngineError("vLLM's stream ended before the generation finished")
         if not self.buffered:
             return [Finish(self.finish)]
+        return self._release()
+
+    def _answer(self) -> list[BackendOutput]:
+        """The held answer, with the usage known so far (the prompt's length until vLLM's usage came)."""
         usage = PromptUsage(prompt_tokens=self.prompt_tokens, cached_tokens=self.cached_tokens)
         return [usage, *self.held, Finish(self.finish)]
+
+    def _release(self) -> list[BackendOutput]:
+        self.done = True
+        return self._answer()
 
     def _usage(self, usage: dict[str, Any]) -> None:
         # A count that is no integer (a bool is none to JSON) is passed over: the prompt's own length stands.
