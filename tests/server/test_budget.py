@@ -123,3 +123,22 @@ def test_closing_the_wrapper_closes_a_backend_that_never_started() -> None:
     outputs = Outputs()
     anyio.run(WithinBudget(outputs, 5).aclose)
     assert outputs.closed
+
+
+def test_the_complete_response_writes_log_probabilities_in_the_references_notation() -> None:
+    import re
+
+    import dscodec
+    from dscodec.server._outputs import complete_response
+
+    body = {
+        "model": "DeepSeek-V4-Pro",
+        "messages": [{"role": "user", "content": "Hi"}],
+        "thinking": {"type": "disabled"},
+        "logprobs": True,
+    }
+    p = dscodec.StreamProcessor(dscodec.convert("chat_completions", body), response_id="r", model="M")
+    events = p.start(1) + p.push_tokens(HELLO * 2, [-5e-6, -1e13]) + p.finish("stop")
+    content, response = complete_response("chat_completions", events)
+    assert re.findall(r'"logprob":(-?[^,}\]]+)', content.decode()) == ["-0.000005", "-1e+13"]
+    assert [e["logprob"] for e in response["choices"][0]["logprobs"]["content"]] == [-5e-6, -1e13]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from typing import Any
 
 import pytest
@@ -1308,3 +1309,37 @@ def test_a_tokenizer_path_that_names_no_file_is_refused_as_a_tokenizer_error(pat
     )
     with pytest.raises(dscodec.TokenizerError, match="is no file name"):
         processor.push_tokens([1])
+
+
+@pytest.mark.parametrize(
+    ("value", "written"),
+    [
+        (-5e-6, "-0.000005"),  # orjson alone writes -5e-6
+        (-4.6947976e-6, "-0.0000046947976"),
+        (-1e-6, "-0.000001"),
+        (-9.99e-7, "-9.99e-7"),  # below 1e-6: the exponent, as orjson writes it
+        (-1e-5, "-0.00001"),
+        (-123.5, "-123.5"),
+        (-1e12, "-1000000000000.0"),
+        (-1e13, "-1e+13"),  # orjson alone writes -10000000000000.0
+        (-2.777244e14, "-2.777244e+14"),
+        (-1e16, "-1e+16"),
+    ],
+)
+@pytest.mark.parametrize("protocol", ["chat_completions", "responses"])
+def test_log_probabilities_are_written_in_the_references_notation(
+    value: float, written: str, protocol: str
+) -> None:
+    """The reference writes a log probability's 32-bit float plainly from 1e-6 to 1e13 and with an exponent
+    elsewhere (``e+13``, ``e-7``), in every event that carries one."""
+    body: dict[str, Any] = {"model": "DeepSeek-V4-Pro", "stream": True}
+    if protocol == "chat_completions":
+        body.update(
+            messages=[{"role": "user", "content": "Hi"}], thinking={"type": "disabled"}, logprobs=True
+        )
+    else:
+        body.update(input="Hi", reasoning={"effort": "none"}, top_logprobs=1)
+    p = dscodec.StreamProcessor(dscodec.convert(protocol, body), response_id="r1", model="M")
+    events = p.start(1) + p.push_tokens(_ids("Hello"), [(value, [(42, value)])]) + p.finish("stop")
+    found = [text for event in events for text in re.findall(r'"logprob":(-?[^,}\]]+)', event.to_json())]
+    assert found and set(found) == {written}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import abc
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -20,11 +21,47 @@ __all__ = [
     "PromptUsage",
     "WireEvent",
     "dict_event",
+    "dumps_json",
     "json_event",
     "logprob_dict",
+    "logprob_notation",
 ]
 
 BackendFinish = Literal["stop", "length", "content_filter"]
+
+
+#: A log probability orjson writes in another notation than the reference does (both write the shortest digits of
+#: its 32-bit float): from 1e-6 to 1e-5 (orjson ``-5e-6``, the reference ``-0.000005``) and from 1e13 to 1e16 (orjson
+#: ``-10000000000000.0``, the reference ``-1e+13``).
+_ODD_LOGPROB = re.compile(r'"logprob":(-?)(?:(\d)(?:\.(\d+))?e-6\b|(\d{14,16})\.0\b)')
+
+
+def _reference_number(found: re.Match[str]) -> str:
+    sign, first, rest, whole = found.groups()
+    if whole is None:  # d.ddd e-6: 0.00000dddd
+        return f'"logprob":{sign}0.00000{first}{rest or ""}'
+    digits = whole.rstrip("0")
+    mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+    return f'"logprob":{sign}{mantissa}e+{len(whole) - 1}'
+
+
+def logprob_notation(text: str) -> str:
+    """JSON ``text`` with its log probabilities in the reference's notation (see :data:`_ODD_LOGPROB`; every other
+    number orjson writes as the reference does). ``"logprob":`` outside a string is only ever an entry's key.
+
+    Examples:
+        >>> logprob_notation('{"logprob":-5e-6,"top_logprobs":[{"logprob":-2.5e-6},{"logprob":-27772440000000.0}]}')
+        '{"logprob":-0.000005,"top_logprobs":[{"logprob":-0.0000025},{"logprob":-2.777244e+13}]}'
+    """
+    if '"logprob":' not in text:
+        return text
+    return _ODD_LOGPROB.sub(_reference_number, text)
+
+
+def dumps_json(value: Any) -> str:
+    """Compact JSON of ``value`` as dscodec writes it on the wire: orjson's, log probabilities in the reference's
+    notation."""
+    return logprob_notation(orjson.dumps(value).decode())
 
 
 class WireEvent:
@@ -73,7 +110,7 @@ class WireEvent:
     def to_json(self) -> str:
         """Compact JSON, as sent on the wire (non-ASCII kept raw; non-finite numbers become ``null``)."""
         if self._json is None:
-            self._json = orjson.dumps(self._data).decode()
+            self._json = dumps_json(self._data)
         return self._json
 
     def sse(self) -> str:

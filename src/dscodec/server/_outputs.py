@@ -18,7 +18,7 @@ import dscodec
 from dscodec.conversation import Protocol
 from dscodec.errors import DscodecError, ModelOutputError
 from dscodec.processor import StreamProcessor
-from dscodec.protocols._wire import WireEvent
+from dscodec.protocols._wire import WireEvent, logprob_notation
 from dscodec.server.backend import BackendOutput, Finish, PromptUsage, TextChunk, TokenChunk
 
 __all__ = [
@@ -137,7 +137,10 @@ def complete_response(protocol: Protocol, events: list[WireEvent]) -> tuple[byte
     """The complete response the events add up to, as JSON and as the object (in a worker thread: both steps are
     linear but long)."""
     response = dscodec.accumulate(protocol, events)
-    return orjson.dumps(response), response
+    content = orjson.dumps(response)
+    if b'"logprob":' in content:  # log probabilities in the reference's notation
+        content = logprob_notation(content.decode()).encode()
+    return content, response
 
 
 class WithinBudget:
