@@ -539,6 +539,13 @@ def test_an_unknown_id_at_the_end_of_a_push_keeps_its_entry(unknown: int) -> Non
     p = _processor(thinking={"type": "disabled"})
     events = p.push_tokens([*hello, emoji[0]], [-1.0, -2.0]) + p.push_tokens(emoji[1:], [-3.0])
     assert [[lp for _, lp in chunk] for chunk in _content_entries(events)] == [[-1.0], [-2.0, -3.0]]
+    # After </think> (whose own entry is dropped) it waits for the next text, as with the reference.
+    think_end = VOCAB.special_id("</think>")
+    p = _processor()
+    events = (
+        p.push_tokens([think_end, unknown], [-1.0, -2.0]) + p.push_tokens(hello, [-3.0]) + p.finish("stop")
+    )
+    assert _content_entries(events) == [[("", -2.0), ("Hello", -3.0)]]
 
 
 @pytest.mark.parametrize("count", [-1, 2**63, True, 1.5, "3", None])

@@ -358,6 +358,7 @@ class OutputMachine(FastPaths):
             else:
                 size = len(parts[0])
                 base = self._pos
+                after_marker = False  # the last unit so far is a marker's (</think>: its entry is dropped)
                 for k, token in enumerate(tokens):
                     spelling = token.spelling
                     text = token.text
@@ -368,12 +369,14 @@ class OutputMachine(FastPaths):
                     if unit:
                         parts.append(unit)
                         size += len(unit)
+                        after_marker = spelling == THINK_END_SPELLING
                     start = base + size - len(unit)
                     entries.append((base + size - 1 if unit else base + size, start, logprobs[k]))
-                if not incomplete and size > len(parts[0]) and not unit:
+                if not incomplete and size > len(parts[0]) and not unit and not after_marker:
                     # Ids with no text at the end of the call (unknown ids) that complete no character: their
                     # entries go with the call's last text, as entries of dropped text do (anchored after it,
-                    # they would wait for the next call's text, and be lost at the end of the output).
+                    # they would wait for the next call's text, and be lost at the end of the output). After
+                    # </think> they wait for the next text all the same, as with the reference.
                     end = base + size
                     k = len(entries) - 1
                     for _ in tokens:
