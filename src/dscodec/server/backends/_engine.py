@@ -362,16 +362,18 @@ class EngineBackend:
                 "GET", self.base_url + "/health", headers={"accept-encoding": "identity"}, timeout=5.0
             ) as response:
                 if response.status_code != 200:
-                    raise engine_failure(
-                        self.engine,
-                        response.status_code,
-                        await _read_some(response, self.engine),
-                        response.headers,
-                    )
+                    raise await self._failure(response)
         except httpx.HTTPError as exc:
             raise EngineError(
                 f"The inference engine ({self.engine}) at {self.base_url} is unreachable: {exc}"
             ) from None
+
+    async def _failure(self, response: httpx.Response) -> DscodecError:
+        """The error for the engine's answer that is no 200, from its status, the start of its body and its
+        headers."""
+        return engine_failure(
+            self.engine, response.status_code, await _read_some(response, self.engine), response.headers
+        )
 
     async def __call__(self, job: BackendRequest) -> AsyncIterator[BackendOutput]:
         """Send ``job`` to the engine and yield what it streams back, as dscodec backend outputs."""
@@ -380,12 +382,7 @@ class EngineBackend:
         try:
             async with self.client.stream("POST", self.url, content=body, headers=self.headers) as response:
                 if response.status_code != 200:
-                    raise engine_failure(
-                        self.engine,
-                        response.status_code,
-                        await _read_some(response, self.engine),
-                        response.headers,
-                    )
+                    raise await self._failure(response)
                 async for event in _events(response, self.engine):
                     for item in reader.feed(event):
                         yield item
