@@ -56,7 +56,8 @@ class TokenLogprob(NamedTuple):
 
     Attributes:
         token: the token's text, or every byte as ``\\xHH`` when its bytes are not valid UTF-8 on their own.
-        logprob: its log probability.
+        logprob: its log probability, as a 32-bit float (the shortest decimal that reads back as it:
+            :func:`dscodec.stream.decoder.f32_logprob`).
         bytes: its bytes.
         top_logprobs: the alternatives the backend reported, most likely first.
     """
