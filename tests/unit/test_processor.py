@@ -539,6 +539,22 @@ def test_an_unknown_id_at_the_end_of_a_push_keeps_its_entry(unknown: int) -> Non
     p = _processor(thinking={"type": "disabled"})
     events = p.push_tokens([*hello, emoji[0]], [-1.0, -2.0]) + p.push_tokens(emoji[1:], [-3.0])
     assert [[lp for _, lp in chunk] for chunk in _content_entries(events)] == [[-1.0], [-2.0, -3.0]]
+    # Before a marker in the same push it goes with the text before it, not with the marker (whose own entry a
+    # </think> drops) nor with a special token's own delta after it.
+    p = _processor(thinking={"type": "disabled"})
+    think_start = VOCAB.special_id("<think>")
+    events = p.push_tokens([*hello, unknown, think_start], [-1.0, -2.0, -3.0]) + p.finish("stop")
+    assert _content_entries(events) == [[("Hello", -1.0), ("", -2.0)], [("<think>", -3.0)]]
+    p = _processor()
+    events = p.push_tokens([*hello, unknown, VOCAB.special_id("</think>")], [-1.0, -2.0, -3.0])
+    reasoning = [
+        [
+            e["logprob"]
+            for e in (json.loads(ev.to_json())["choices"][0]["logprobs"] or {}).get("reasoning_content") or []
+        ]
+        for ev in events + p.finish("stop")
+    ]
+    assert [-1.0, -2.0] in reasoning
     # After </think> (whose own entry is dropped) it waits for the next text, as with the reference.
     think_end = VOCAB.special_id("</think>")
     p = _processor()

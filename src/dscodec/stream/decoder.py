@@ -40,11 +40,13 @@ class TokenText:
         text: the text this id completed (``""`` while a UTF-8 sequence is still incomplete; it may start with
             characters begun by earlier ids).
         spelling: for an added-vocabulary (special) id, its spelling, which ends ``text``; None otherwise.
+        unknown: the vocabulary has no bytes for the id (its ``text`` is empty, and nothing is held for it).
     """
 
     token_id: int
     text: str
     spelling: str | None = None
+    unknown: bool = False
 
 
 def logprob_token_text(data: bytes) -> str:
@@ -241,7 +243,7 @@ class IncrementalDecoder:
                 continue
             data = rows[token_id] if 0 <= token_id < size else b""
             if not data:
-                out.append(TokenText(token_id, ""))
+                out.append(TokenText(token_id, "", None, True))
                 continue
             if not self._held and data.isascii():
                 out.append(TokenText(token_id, data.decode("ascii")))

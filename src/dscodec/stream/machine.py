@@ -357,8 +357,9 @@ class OutputMachine(FastPaths):
                         parts.append(sanitize_text(text[: len(text) - len(spelling)]) + hard_code(spelling))
             else:
                 size = len(parts[0])
+                carried = size
                 base = self._pos
-                after_marker = False  # the last unit so far is a marker's (</think>: its entry is dropped)
+                after_marker = False  # the last unit so far is </think>'s (whose entry is dropped)
                 for k, token in enumerate(tokens):
                     spelling = token.spelling
                     text = token.text
@@ -370,20 +371,14 @@ class OutputMachine(FastPaths):
                         parts.append(unit)
                         size += len(unit)
                         after_marker = spelling == THINK_END_SPELLING
-                    start = base + size - len(unit)
-                    entries.append((base + size - 1 if unit else base + size, start, logprobs[k]))
-                if not incomplete and size > len(parts[0]) and not unit and not after_marker:
-                    # Ids with no text at the end of the call (unknown ids) that complete no character: their
-                    # entries go with the call's last text, as entries of dropped text do (anchored after it,
-                    # they would wait for the next call's text, and be lost at the end of the output). After
-                    # </think> they wait for the next text all the same, as with the reference.
-                    end = base + size
-                    k = len(entries) - 1
-                    for _ in tokens:
-                        if entries[k][0] != end:
-                            break
-                        entries[k] = (end - 1, entries[k][1], entries[k][2])
-                        k -= 1
+                        entries.append((base + size - 1, base + size - len(unit), logprobs[k]))
+                    elif token.unknown and size > carried and not after_marker:
+                        # An id the vocabulary does not have, after text of this call: its entry goes with that
+                        # text, as with the reference (not with the text after it, nor lost with a marker after
+                        # it; after </think>, or first in the call, it goes with the text that follows).
+                        entries.append((base + size - 1, base + size, logprobs[k]))
+                    else:  # an id that completes no character yet: its entry goes with the text that does
+                        entries.append((base + size, base + size, logprobs[k]))
             # A spelling held from a text chunk is text from before, not of this stretch (see _settle).
             return self._units("".join(parts), carried=len(parts[0]))
         except BaseException as exc:
