@@ -35,6 +35,10 @@ async def _backend(job: BackendRequest) -> AsyncIterator[BackendOutput]:
             for _ in range(10):
                 yield TextChunk("abc", 3)
             yield Finish("stop")
+        elif case == "uncounted":  # text chunks that say they hold no token: bounded by their length
+            for _ in range(20_000):
+                yield TextChunk("w" * 128, 0)
+            yield Finish("stop")
         elif case == "exact":  # exactly the budget, then the model's own finish
             yield TokenChunk(HELLO * 5)
             yield Finish("stop")
@@ -84,6 +88,7 @@ def _chat(live: LiveServer, case: str, *, stream: bool) -> dict[str, Any]:
         ("endless", "Hello" * 5, 5, "length"),
         ("text", "abc" * 2, 6, "length"),
         ("exact", "Hello" * 5, 5, "stop"),
+        ("uncounted", "w" * 128 * 5, 0, "length"),
     ],
 )
 def test_the_budget_holds_whatever_the_backend_sends(

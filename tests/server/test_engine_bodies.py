@@ -118,3 +118,51 @@ def test_the_engine_is_asked_for_no_content_coding() -> None:
     )
     asyncio.run(backend.health())
     assert backend.headers["accept-encoding"] == "identity" and seen == ["identity"]
+
+
+def test_a_compressed_flood_of_short_lines_lets_other_requests_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """2 MiB of newlines (2 million empty lines) in a few kilobytes of gzip: between the steps of expanding it
+    the event loop runs other work, and the whole answer may expand to no more than INFLATE_LIMIT."""
+    monkeypatch.setattr(_engine, "_INFLATE_STEP", 1 << 16)
+    flood = gzip.compress(b"\n" * (2 << 20), compresslevel=9, mtime=0)
+    ticks = 0
+
+    async def tick() -> None:
+        nonlocal ticks
+        while True:
+            ticks += 1
+            await asyncio.sleep(0)
+
+    async def read() -> list[dict[str, Any]]:
+        ticker = asyncio.create_task(tick())
+        try:
+            return [
+                event async for event in _engine._events(_response(flood, "gzip", size=len(flood)), "vLLM")
+            ]
+        finally:
+            ticker.cancel()
+
+    assert asyncio.run(read()) == []
+    assert ticks >= (2 << 20) // _engine._INFLATE_STEP  # a turn for other work at every step at least
+    monkeypatch.setattr(_engine, "INFLATE_LIMIT", 1 << 20)
+    with pytest.raises(EngineError, match="expands to more than 1048576 bytes"):
+        asyncio.run(read())
+
+
+def test_a_complete_vllm_response_ends_at_the_budget_the_engine_ignores() -> None:
+    """vLLM holds a complete response until its finish: one that goes past max_tokens is cut there, at once (not
+    after the engine stops, if it ever does)."""
+    from dscodec.server.backend import Finish, PromptUsage, TokenChunk
+    from dscodec.server.backends.vllm import _Reader
+
+    reader = _Reader(84, buffered=True, top=0, logprobs=True, budget=3)
+    chunk = {"choices": [{"index": 0, "token_ids": [5, 6], "finish_reason": None}]}
+    assert len(reader.feed(chunk)) == 1 and not reader.done
+    more = {"choices": [{"index": 0, "token_ids": [7, 8], "finish_reason": None}]}
+    assert reader.feed(more) == [
+        PromptUsage(84, 0),
+        TokenChunk([5, 6], None),
+        TokenChunk([7], None),
+        Finish("length"),
+    ]
+    assert reader.done

@@ -143,19 +143,26 @@ def complete_response(protocol: Protocol, events: list[WireEvent]) -> tuple[byte
     return content, response
 
 
+#: The most characters one token of the model's vocabularies spells (the longest is 128 bytes).
+TOKEN_CHARACTERS = 128
+
+
 class WithinBudget:
     """The backend's items, cut at the job's completion budget (``max_tokens``): a backend that sends more tokens
     than it was asked for (an engine that ignores the budget, or a buggy one that never stops) ends there with a
     ``length`` finish, as a model server ends at its budget, so the answer and the memory it takes stay bounded.
 
     The token ids past the budget are dropped (with their log probabilities); a text chunk that crosses it is
-    kept whole (text cannot be cut at a token), and what comes after it is dropped. Closing this iterator closes
+    kept whole (text cannot be cut at a token), and what comes after it is dropped. Text is also bounded by its
+    length, whatever token counts it comes with (a chunk may count none): ``budget`` tokens hold no more than
+    :data:`TOKEN_CHARACTERS` characters each. Closing this iterator closes
     the backend's, started or not.
     """
 
     def __init__(self, outputs: AsyncIterator[BackendOutput], budget: int) -> None:
         self._outputs = outputs
         self._room = budget
+        self._characters = budget * TOKEN_CHARACTERS
         self._due: list[BackendOutput] = []  # the cut chunk's part and the finish, still to give
         self._ended = False
 
@@ -177,12 +184,16 @@ class WithinBudget:
                     self._room -= len(ids)
                     return item
                 return self._cut(item, ids)
-        elif isinstance(item, TextChunk):
-            if self._room <= 0 and item.text:
+        elif isinstance(item, TextChunk) and item.text:
+            if self._room <= 0 or self._characters <= 0:
                 return self._cut(None, ())
             count = item.token_count
             if type(count) is int and count > 0:
                 self._room -= count
+            if type(item.text) is str:
+                # Text counted as no token (part of one, or a backend that does not count) is bounded too: no
+                # token is longer than TOKEN_CHARACTERS characters.
+                self._characters -= len(item.text)
         return item
 
     def _cut(self, item: TokenChunk | None, ids: Sequence[int]) -> BackendOutput:

@@ -21,6 +21,7 @@ from collections.abc import AsyncIterator, Iterator, Mapping
 from typing import Any, ClassVar, Protocol
 from urllib.parse import urlsplit
 
+import anyio
 import httpx
 import orjson
 
@@ -65,8 +66,12 @@ _MESSAGE_LIMIT = 1000
 _CODINGS = {"gzip": 16 + zlib.MAX_WBITS, "x-gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS}
 _MAX_CODINGS = 4
 #: The most bytes one step of expanding a compressed answer gives: the reading counts them as they come, so a
-#: small answer that expands hugely is refused at the limit, never held whole.
-_INFLATE_STEP = 1 << 20
+#: small answer that expands hugely is refused at the limit, never held whole; and other requests run between
+#: steps, so one that expands to a flood of short lines holds the event loop for no more than a step's lines.
+_INFLATE_STEP = 1 << 18
+#: The most bytes a compressed answer may expand to in all (an answer of the longest generation is far shorter):
+#: past it the answer fails, so expanding costs at most this, however small the answer.
+INFLATE_LIMIT = 256 * 1024 * 1024
 
 
 class EngineError(ModelOutputError):
@@ -402,8 +407,8 @@ async def _body(response: httpx.Response, engine: str) -> AsyncIterator[bytes]:
     bytes (httpx would expand each received piece whole: a few kilobytes of gzip can hold gigabytes).
 
     Raises:
-        EngineError: a coding other than gzip and deflate, more than :data:`_MAX_CODINGS` of them, or data that
-            is not valid in its coding.
+        EngineError: a coding other than gzip and deflate, more than :data:`_MAX_CODINGS` of them, data that is
+            not valid in its coding, or more than :data:`INFLATE_LIMIT` bytes once expanded.
     """
     header = response.headers.get("content-encoding", "")
     codings = [c for c in (part.strip().lower() for part in header.split(",")) if c and c != "identity"]
@@ -419,9 +424,19 @@ async def _body(response: httpx.Response, engine: str) -> AsyncIterator[bytes]:
     # The last coding applied is undone first.
     layers = [_Inflater(coding) for coding in reversed(codings)]
     try:
+        total = 0
         async for chunk in response.aiter_raw():
             for piece in _inflate(layers, 0, chunk):
+                total += len(piece)
+                if total > INFLATE_LIMIT:
+                    raise EngineError(
+                        f"The inference engine ({engine}) sent a compressed answer that expands to more than "
+                        f"{INFLATE_LIMIT} bytes"
+                    )
                 yield piece
+                # What one received piece expands to is read without any wait for the network: let the event
+                # loop run (other requests, and the server's timeouts, which may cancel this one) between steps.
+                await anyio.lowlevel.checkpoint()
     except zlib.error as exc:
         raise EngineError(
             f"The inference engine ({engine}) sent a body that is not valid {header.strip()} data: {exc}"

@@ -123,6 +123,7 @@ class VLLMBackend(EngineBackend):
             buffered=not job.request.stream,
             top=_engine.top_logprobs(job),
             logprobs=job.request.inference_options.logprobs,
+            budget=job.max_tokens,
         )
 
     async def __call__(self, job: BackendRequest) -> AsyncIterator[BackendOutput]:
@@ -180,8 +181,20 @@ class _Reader:
     whatever their shape.
     """
 
-    def __init__(self, prompt_tokens: int, *, buffered: bool, top: int, logprobs: bool = False) -> None:
+    def __init__(
+        self,
+        prompt_tokens: int,
+        *,
+        buffered: bool,
+        top: int,
+        logprobs: bool = False,
+        budget: int | None = None,
+    ) -> None:
         self.prompt_tokens = prompt_tokens
+        self.budget = (
+            budget  # the job's max_tokens: a complete response holds no more (vLLM should stop there)
+        )
+        self.count = 0  # the ids held
         self.cached_tokens = 0
         self.buffered = buffered
         self.top = top
@@ -228,6 +241,12 @@ class _Reader:
                 self._finish(reason)
         if self.buffered:
             self.held += out
+            if self.budget is not None and not self.finished:
+                self.count += sum(len(chunk.ids) for chunk in out if isinstance(chunk, TokenChunk))
+                if self.count > self.budget:
+                    # vLLM went past the budget it was given: the answer ends at it, as the server cuts a stream.
+                    self._cut(self.budget)
+                    return self._release()
             if self.finished:
                 if self.usage:  # all there is: no need to wait for the stream's end
                     return self._release()
@@ -255,6 +274,22 @@ class _Reader:
         """The held answer, with the usage known so far (the prompt's length until vLLM's usage came)."""
         usage = PromptUsage(prompt_tokens=self.prompt_tokens, cached_tokens=self.cached_tokens)
         return [usage, *self.held, Finish(self.finish)]
+
+    def _cut(self, budget: int) -> None:
+        """Keep the held ids up to ``budget`` (their log probabilities too) and end with a ``length`` finish."""
+        kept: list[BackendOutput] = []
+        room = budget
+        for chunk in self.held:
+            if isinstance(chunk, TokenChunk) and room < len(chunk.ids):
+                if room:
+                    logprobs = chunk.logprobs
+                    kept.append(TokenChunk(chunk.ids[:room], None if logprobs is None else logprobs[:room]))
+                break
+            kept.append(chunk)
+            room -= len(chunk.ids) if isinstance(chunk, TokenChunk) else 0
+        self.held = kept
+        self.finish = "length"
+        self.finished = True
 
     def _release(self) -> list[BackendOutput]:
         self.done = True
