@@ -25,6 +25,7 @@ __all__ = [
     "json_event",
     "logprob_dict",
     "logprob_notation",
+    "odd_notation",
 ]
 
 BackendFinish = Literal["stop", "length", "content_filter"]
@@ -56,6 +57,21 @@ def logprob_notation(text: str) -> str:
     if '"logprob":' not in text:
         return text
     return _ODD_LOGPROB.sub(_reference_number, text)
+
+
+def odd_notation(entries: Sequence[TokenLogprob]) -> bool:
+    """Whether a log probability of ``entries`` (or of their alternatives) is one orjson writes in another notation
+    than the reference (see :data:`_ODD_LOGPROB`): then :func:`logprob_notation` is needed; a writer that checks
+    the values spares itself the search of the text."""
+    for entry in entries:
+        value = abs(entry.logprob)
+        if 1e-6 <= value < 1e-5 or value >= 1e13:
+            return True
+        for top in entry.top_logprobs:
+            value = abs(top.logprob)
+            if 1e-6 <= value < 1e-5 or value >= 1e13:
+                return True
+    return False
 
 
 def dumps_json(value: Any) -> str:

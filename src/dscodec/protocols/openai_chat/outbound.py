@@ -28,6 +28,7 @@ from dscodec.protocols._wire import (
     json_event,
     logprob_dict,
     logprob_notation,
+    odd_notation,
 )
 from dscodec.protocols.openai_chat import ChatWire
 from dscodec.stream.events import ContentDelta, Event, ReasoningDelta, ToolCallDelta, ToolCallStart
@@ -133,7 +134,9 @@ class ChatChunkWriter(EventWriter):
     ) -> WireEvent:
         """The chunk of a text delta with log probabilities as JSON text: ``before`` (the chunk up to the text),
         the escaped text, ``close`` (the rest of the delta and a comma), then the entries under ``field``."""
-        entries = logprob_notation(_dumps({field: [logprob_dict(e) for e in event.logprobs]}))
+        entries = _dumps({field: [logprob_dict(e) for e in event.logprobs]})
+        if odd_notation(event.logprobs):
+            entries = logprob_notation(entries)
         return json_event(
             f'{before}{string_literal(event.text)}{close}"logprobs":{entries}{self._finish_tail}'
         )
