@@ -32,18 +32,21 @@ BackendFinish = Literal["stop", "length", "content_filter"]
 
 
 #: A log probability orjson writes in another notation than the reference does (both write the shortest digits of
-#: its 32-bit float): from 1e-6 to 1e-5 (orjson ``-5e-6``, the reference ``-0.000005``) and from 1e13 to 1e16 (orjson
-#: ``-10000000000000.0``, the reference ``-1e+13``).
-_ODD_LOGPROB = re.compile(r'"logprob":(-?)(?:(\d)(?:\.(\d+))?e-6\b|(\d{14,16})\.0\b)')
+#: its 32-bit float): from 1e-6 to 1e-5 (orjson ``-5e-6``, the reference ``-0.000005``), from 1e13 to 1e16 (orjson
+#: ``-10000000000000.0``, the reference ``-1e+13``), and from 1e16 where an older orjson leaves out the exponent's
+#: ``+`` (``-1e16``).
+_ODD_LOGPROB = re.compile(r'"logprob":(-?)(?:(\d)(?:\.(\d+))?e(-6|\d+)\b|(\d{14,16})\.0\b)')
 
 
 def _reference_number(found: re.Match[str]) -> str:
-    sign, first, rest, whole = found.groups()
-    if whole is None:  # d.ddd e-6: 0.00000dddd
+    sign, first, rest, exponent, whole = found.groups()
+    if whole is not None:  # 14 to 16 digits: d.ddde+N
+        digits = whole.rstrip("0")
+        mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+        return f'"logprob":{sign}{mantissa}e+{len(whole) - 1}'
+    if exponent == "-6":  # d.ddd e-6: 0.00000dddd
         return f'"logprob":{sign}0.00000{first}{rest or ""}'
-    digits = whole.rstrip("0")
-    mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
-    return f'"logprob":{sign}{mantissa}e+{len(whole) - 1}'
+    return f'"logprob":{sign}{first}{"." + rest if rest else ""}e+{exponent}'
 
 
 def logprob_notation(text: str) -> str:
@@ -53,6 +56,8 @@ def logprob_notation(text: str) -> str:
     Examples:
         >>> logprob_notation('{"logprob":-5e-6,"top_logprobs":[{"logprob":-2.5e-6},{"logprob":-27772440000000.0}]}')
         '{"logprob":-0.000005,"top_logprobs":[{"logprob":-0.0000025},{"logprob":-2.777244e+13}]}'
+        >>> logprob_notation('{"logprob":-1.5e16,"top_logprobs":[{"logprob":-1e-7},{"logprob":-1e+20}]}')
+        '{"logprob":-1.5e+16,"top_logprobs":[{"logprob":-1e-7},{"logprob":-1e+20}]}'
     """
     if '"logprob":' not in text:
         return text
