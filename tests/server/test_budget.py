@@ -4,6 +4,7 @@ does not honour it, or one that never stops) is cut there with a ``length`` fini
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -11,8 +12,9 @@ import anyio
 import httpx
 import pytest
 
+import dscodec
 from dscodec.server import BackendOutput, BackendRequest, Finish, TextChunk, TokenChunk, create_app
-from dscodec.server._outputs import WithinBudget
+from dscodec.server._outputs import WithinBudget, complete_response
 from tests.server.conftest import VOCABULARY, LiveServer
 
 HELLO = VOCABULARY.encode_plain(["Hello"])[0]
@@ -131,11 +133,6 @@ def test_closing_the_wrapper_closes_a_backend_that_never_started() -> None:
 
 
 def test_the_complete_response_writes_log_probabilities_in_the_references_notation() -> None:
-    import re
-
-    import dscodec
-    from dscodec.server._outputs import complete_response
-
     body = {
         "model": "DeepSeek-V4-Pro",
         "messages": [{"role": "user", "content": "Hi"}],
