@@ -114,7 +114,8 @@ def test_a_failing_live_recording_is_not_said_to_be_rewritten(pytester: pytest.P
     live.backend = [Usage(4), Text("Goodbye!", 2), Finish("stop")]
     dump_transcript(live, pytester.path / "live.jsonl")
     dump_transcript(live_page(), pytester.path / "page.jsonl")
-    result = pytester.runpytest()
+    # -rN: no short summary, whose lines repeat the message in full on a wide terminal.
+    result = pytester.runpytest("-rN")
     result.assert_outcomes(passed=1, failed=3)
     out = result.stdout.str()
     assert "rewrites the transcript" not in out
