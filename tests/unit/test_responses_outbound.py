@@ -400,7 +400,7 @@ def test_apply_patch_is_a_function_call_unless_declared_custom(tools: list[dict[
 
 def test_logprobs_ride_on_text_deltas() -> None:
     entry = TokenLogprob("Hi", -0.5, (72, 105), (TopLogprob("Ho", -1.0, (72, 111)),))
-    lost = TokenLogprob("x", float("-inf"), (120,))
+    lost = TokenLogprob("x", -9999.0, (120,))  # what the machine makes of -inf (D21)
     events = run([ReasoningDelta("r", (entry,)), ContentDelta("Hi", (entry,)), ContentDelta("x", (lost,))])
     text_deltas = [e for e in events if e["type"] == "response.output_text.delta"]
     want = {
@@ -410,13 +410,11 @@ def test_logprobs_ride_on_text_deltas() -> None:
         "top_logprobs": [{"token": "Ho", "logprob": -1.0, "bytes": [72, 111]}],
     }
     assert text_deltas[0]["logprobs"] == [want]
+    assert text_deltas[1]["logprobs"][0]["logprob"] == -9999.0
     done = next(e for e in events if e["type"] == "response.output_text.done")
     assert done["logprobs"][0] == want and len(done["logprobs"]) == 2
     assert final(events)["output"][1]["content"][0]["logprobs"] == done["logprobs"]
     assert all("logprobs" not in e for e in events if e["type"] == "response.reasoning_text.delta")
-    # Non-finite values cannot be JSON: null on the wire, as in the reference.
-    wire = [json.loads(e) for e in (WireEvent(text_deltas[1]).to_json(),)]
-    assert wire[0]["logprobs"][0]["logprob"] is None
 
 
 # -- echo ------------------------------------------------------------------------------------------------------

@@ -24,8 +24,8 @@ __all__ = [
     "dumps_json",
     "json_event",
     "logprob_dict",
+    "logprob_entries_json",
     "logprob_notation",
-    "odd_notation",
 ]
 
 BackendFinish = Literal["stop", "length", "content_filter"]
@@ -64,19 +64,80 @@ def logprob_notation(text: str) -> str:
     return _ODD_LOGPROB.sub(_reference_number, text)
 
 
-def odd_notation(entries: Sequence[TokenLogprob]) -> bool:
-    """Whether a log probability of ``entries`` (or of their alternatives) is one orjson writes in another notation
-    than the reference (see :data:`_ODD_LOGPROB`): then :func:`logprob_notation` is needed; a writer that checks
-    the values spares itself the search of the text."""
+#: The JSON text of a log probability value in the reference's notation, by value; and of an entry's fields around
+#: its value (``{"token":…,"logprob":`` and ``,"bytes":[…]``), by token text with the bytes they were made for.
+#: Both bounded: started over when full. Zero is not remembered (``-0.0`` is written with its sign).
+_NUMBER_TEXT: dict[float, str] = {}
+_ENTRY_TEXT: dict[str, tuple[tuple[int, ...], str, str]] = {}
+_TEXT_MEMO_LIMIT = 1 << 14
+
+
+def _number_text(value: float) -> str:
+    text = _NUMBER_TEXT.get(value)
+    if text is None:
+        text = logprob_notation(f'"logprob":{orjson.dumps(value).decode()}')[len('"logprob":') :]
+        if not value:  # 0.0 and -0.0 are one key: neither is remembered
+            return text
+        if len(_NUMBER_TEXT) >= _TEXT_MEMO_LIMIT:
+            _NUMBER_TEXT.clear()
+        _NUMBER_TEXT[value] = text
+    return text
+
+
+def _entry_text(token: str, data: tuple[int, ...]) -> tuple[str, str]:
+    found = _ENTRY_TEXT.get(token)
+    if found is not None and (found[0] is data or found[0] == data):
+        return found[1], found[2]
+    head = f'{{"token":{orjson.dumps(token).decode()},"logprob":'
+    tail = f',"bytes":{orjson.dumps(data).decode()}'
+    if len(_ENTRY_TEXT) >= _TEXT_MEMO_LIMIT:
+        _ENTRY_TEXT.clear()
+    _ENTRY_TEXT[token] = (data, head, tail)
+    return head, tail
+
+
+def logprob_entries_json(entries: Sequence[TokenLogprob]) -> str:
+    """The JSON array of ``entries`` in the OpenAI shape, as :func:`dumps_json` writes a list of
+    :func:`logprob_dict` (the reference's notation included), from remembered pieces: the per-token path of the
+    writers that stream log probabilities.
+
+    Examples:
+        >>> from dscodec.stream.events import TopLogprob
+        >>> logprob_entries_json([TokenLogprob("a", -5e-06, (97,), (TopLogprob("b", -1.5, (98,)),))])
+        '[{"token":"a","logprob":-0.000005,"bytes":[97],"top_logprobs":[{"token":"b","logprob":-1.5,"bytes":[98]}]}]'
+    """
+    parts: list[str] = []
+    append = parts.append
+    number = _NUMBER_TEXT.get
+    known = _ENTRY_TEXT.get
     for entry in entries:
-        value = abs(entry.logprob)
-        if 1e-6 <= value < 1e-5 or value >= 1e13:
-            return True
-        for top in entry.top_logprobs:
-            value = abs(top.logprob)
-            if 1e-6 <= value < 1e-5 or value >= 1e13:
-                return True
-    return False
+        found = known(entry.token)
+        if found is not None and found[0] is entry.bytes:
+            head, tail = found[1], found[2]
+        else:
+            head, tail = _entry_text(entry.token, entry.bytes)
+        append("," + head if parts else head)
+        append(number(entry.logprob) or _number_text(entry.logprob))
+        append(tail)
+        tops = entry.top_logprobs
+        if not tops:
+            append(',"top_logprobs":[]}')
+            continue
+        append(',"top_logprobs":[')
+        separator = ""
+        for top in tops:
+            found = known(top.token)
+            if found is not None and found[0] is top.bytes:
+                head, tail = found[1], found[2]
+            else:
+                head, tail = _entry_text(top.token, top.bytes)
+            append(separator + head)
+            separator = ","
+            append(number(top.logprob) or _number_text(top.logprob))
+            append(tail)
+            append("}")
+        append("]}")
+    return "[" + "".join(parts) + "]"
 
 
 def dumps_json(value: Any) -> str:

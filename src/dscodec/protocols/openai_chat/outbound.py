@@ -27,8 +27,7 @@ from dscodec.protocols._wire import (
     dict_event,
     json_event,
     logprob_dict,
-    logprob_notation,
-    odd_notation,
+    logprob_entries_json,
 )
 from dscodec.protocols.openai_chat import ChatWire
 from dscodec.stream.events import ContentDelta, Event, ReasoningDelta, ToolCallDelta, ToolCallStart
@@ -134,11 +133,9 @@ class ChatChunkWriter(EventWriter):
     ) -> WireEvent:
         """The chunk of a text delta with log probabilities as JSON text: ``before`` (the chunk up to the text),
         the escaped text, ``close`` (the rest of the delta and a comma), then the entries under ``field``."""
-        entries = _dumps({field: [logprob_dict(e) for e in event.logprobs]})
-        if odd_notation(event.logprobs):
-            entries = logprob_notation(entries)
+        entries = logprob_entries_json(event.logprobs)
         return json_event(
-            f'{before}{string_literal(event.text)}{close}"logprobs":{entries}{self._finish_tail}'
+            f'{before}{string_literal(event.text)}{close}"logprobs":{{"{field}":{entries}}}{self._finish_tail}'
         )
 
     def text(self, reasoning: bool, text: str) -> list[WireEvent]:

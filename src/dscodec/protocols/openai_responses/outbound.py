@@ -39,6 +39,7 @@ from dscodec.protocols._wire import (
     dict_event,
     json_event,
     logprob_dict,
+    logprob_entries_json,
 )
 from dscodec.protocols.openai_responses import ResponsesWire
 from dscodec.protocols.openai_responses._patch import PatchInput
@@ -46,6 +47,7 @@ from dscodec.stream.events import (
     ContentDelta,
     Event,
     ReasoningDelta,
+    TokenLogprob,
     ToolCallDelta,
     ToolCallEnd,
     ToolCallStart,
@@ -223,6 +225,7 @@ class _Item:
     __slots__ = (
         "call_id",
         "delta_head",
+        "delta_logprobs",
         "delta_tail",
         "delta_type",
         "done",
@@ -246,12 +249,15 @@ class _Item:
         self.delta_type = _DELTA_TYPES.get(kind, "")
         self.delta_head = head
         self.delta_tail = ""
+        self.delta_logprobs = ("", "")  # a message's delta with entries: around them, after the delta string
         if head is not None:
             item = f',"item_id":{orjson.dumps(item_id).decode()}'
+            after = f',"output_index":{index},"sequence_number":'
             logprobs = ',"logprobs":[]' if kind == _MESSAGE else ""
-            self.delta_tail = f'{item}{logprobs},"output_index":{index},"sequence_number":'
+            self.delta_tail = f"{item}{logprobs}{after}"
+            self.delta_logprobs = (f'{item},"logprobs":', after)
         self.parts: list[str] = []  # text, arguments or input fragments
-        self.logprobs: list[dict[str, Any]] = []
+        self.logprobs: list[TokenLogprob] = []  # a message's entries, written at its end
         self.call_id = ""
         self.name = ""
         self.namespace: str | None = None
@@ -515,27 +521,27 @@ class ResponsesEventWriter(EventWriter):
             out.append(self._delta(item, event.text))
             return
         if kind == _MESSAGE:
-            logprobs = [logprob_dict(e) for e in event.logprobs]
-            item.logprobs.extend(logprobs)
-            data: dict[str, Any] = {
-                "type": "response.output_text.delta",
-                "content_index": 0,
-                "delta": event.text,
-                "item_id": item.id,
-                "logprobs": logprobs,
-                "output_index": item.index,
-                "sequence_number": self._next(),
-            }
-        else:
-            # Reasoning deltas have no logprobs field in the Responses shape; their entries are dropped (behavior.md#token-chunks-and-usage).
-            data = {
-                "type": "response.reasoning_text.delta",
-                "content_index": 0,
-                "delta": event.text,
-                "item_id": item.id,
-                "output_index": item.index,
-                "sequence_number": self._next(),
-            }
+            # The delta's JSON text, its entries written from remembered pieces (the per-token path).
+            item.logprobs += event.logprobs
+            before, after = item.delta_logprobs
+            entries = logprob_entries_json(event.logprobs)
+            seq = self._next()
+            out.append(
+                json_event(
+                    f"{item.delta_head}{string_literal(event.text)}{before}{entries}{after}{seq}}}",
+                    item.delta_type,
+                )
+            )
+            return
+        # Reasoning deltas have no logprobs field in the Responses shape; their entries are dropped (behavior.md#token-chunks-and-usage).
+        data = {
+            "type": "response.reasoning_text.delta",
+            "content_index": 0,
+            "delta": event.text,
+            "item_id": item.id,
+            "output_index": item.index,
+            "sequence_number": self._next(),
+        }
         out.append(dict_event(data, event=data["type"]))
 
     def _open_text_item(self, out: list[WireEvent], kind: int) -> _Item:
@@ -672,17 +678,18 @@ class ResponsesEventWriter(EventWriter):
         text = "".join(item.parts)
         if kind == _MESSAGE or kind == _REASONING:
             if kind == _MESSAGE:
+                logprobs = [logprob_dict(e) for e in item.logprobs]
                 part: dict[str, Any] = {
                     "type": "output_text",
                     "annotations": [],
-                    "logprobs": item.logprobs,
+                    "logprobs": logprobs,
                     "text": text,
                 }
                 text_done: dict[str, Any] = {
                     "type": "response.output_text.done",
                     "content_index": 0,
                     "item_id": item.id,
-                    "logprobs": item.logprobs,
+                    "logprobs": logprobs,
                     "output_index": index,
                     "sequence_number": self._next(),
                     "text": text,
