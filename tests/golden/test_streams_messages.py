@@ -22,9 +22,8 @@ Where dscodec deviates on purpose the expectation is adjusted here, each rule na
   before the token), pushed in the same chunks; that recording is the expectation.
 * D13: ``output_tokens`` counts every token pushed, also those after a stop sequence within one token chunk.
 
-One recorded reference quirk is not reproduced and is normalised away: an empty backend text chunk becomes an
-empty ``text_delta``/``thinking_delta`` in the reference; dscodec never sends empty deltas (the concatenated
-text is the same).
+* D22: an empty backend text chunk becomes an empty ``text_delta``/``thinking_delta`` in the reference; dscodec
+  sends no empty deltas (the concatenated text is the same), so the comparison drops them.
 """
 
 from __future__ import annotations

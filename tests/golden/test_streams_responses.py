@@ -23,8 +23,8 @@ dscodec deviates on purpose the expectation is adjusted here, each rule naming i
   before the token), pushed in the same chunks; that recording is the expectation.
 * D13: ``output_tokens`` counts every token pushed.
 
-One reference quirk is not followed and is normalised away in the event comparison: the reference sends an empty
-``output_text.delta`` for each empty backend text chunk; dscodec sends no empty deltas (they carry nothing).
+* D22: the reference sends an empty ``output_text.delta`` for an empty backend text chunk; dscodec sends no
+  empty deltas (they carry nothing), so the event comparison drops them.
 
 Every event dscodec writes, and every complete response, is also validated strictly against the openai SDK's
 types.

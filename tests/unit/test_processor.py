@@ -1246,6 +1246,79 @@ _PROTOCOL_BODIES: dict[str, dict[str, Any]] = {
 }
 
 
+def _text_deltas(protocol: str, events: list[Any]) -> list[str]:
+    """The reasoning and answer deltas of ``events``, in order, in any protocol."""
+    out: list[str] = []
+    for event in events:
+        data = event.to_dict()
+        if protocol == "chat_completions":
+            for choice in data["choices"]:
+                delta = choice["delta"]
+                if "role" not in delta and not choice["finish_reason"]:
+                    out += [
+                        t for t in (delta.get("reasoning_content"), delta.get("content")) if t is not None
+                    ]
+        elif protocol == "responses" and data["type"] in (
+            "response.output_text.delta",
+            "response.reasoning_text.delta",
+        ):
+            out.append(data["delta"])
+        elif protocol == "messages" and data["type"] == "content_block_delta":
+            delta = data["delta"]
+            if delta["type"] in ("text_delta", "thinking_delta"):
+                out.append(delta.get("text", delta.get("thinking")))
+    return out
+
+
+@pytest.mark.parametrize("protocol", list(_PROTOCOL_BODIES))
+@pytest.mark.parametrize("as_thinking", [True, False])
+def test_d22_an_empty_text_chunk_sends_no_delta(protocol: str, as_thinking: bool) -> None:
+    """The reference sends an empty delta for an empty text chunk (at once, later, or never, by where it comes);
+    dscodec sends none: the events are those of the same output without the empty chunks."""
+    body = dict(_PROTOCOL_BODIES[protocol])
+    if protocol == "chat_completions":
+        body["thinking"] = {"type": "enabled" if as_thinking else "disabled"}
+    elif protocol == "responses":
+        body["reasoning"] = {"effort": "high" if as_thinking else "none"}
+    elif as_thinking:
+        body["thinking"] = {"type": "enabled", "budget_tokens": 32}
+    chunks = ["", "r", "", "\n", "", "</think>", "", "a", "", "b", ""]
+
+    def deltas(pushes: list[str]) -> list[str]:
+        p = dscodec.StreamProcessor(dscodec.convert(protocol, body), response_id="r", model="m")
+        events = p.start(1, 0)
+        for text in pushes:
+            events += p.push_text(text, 1)
+        return _text_deltas(protocol, events + p.finish("stop"))
+
+    with_empties = deltas(chunks)
+    assert "" not in with_empties
+    assert with_empties == deltas([c for c in chunks if c])
+    assert with_empties[-2:] == ["a", "b"]
+
+
+@pytest.mark.parametrize("protocol", list(_PROTOCOL_BODIES))
+def test_d23_a_lone_surrogate_in_a_text_chunk_becomes_a_replacement_character(protocol: str) -> None:
+    """The reference cannot take such a chunk (its bindings raise ``UnicodeEncodeError``); dscodec reads each lone
+    surrogate as U+FFFD, as a UTF-8 decoder reads a broken byte, in the answer and in a string argument alike."""
+    body = dict(_PROTOCOL_BODIES[protocol])
+    if protocol == "messages":
+        body["tools"] = [{"name": "f", "input_schema": {"type": "object"}}]
+    elif protocol == "responses":
+        body["tools"] = [{"type": "function", "name": "f", "parameters": {"type": "object"}}]
+    else:
+        body["tools"] = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
+    p = dscodec.StreamProcessor(dscodec.convert(protocol, body), response_id="r", model="m")
+    events = p.start(1, 0) + p.push_text("</think>a\ud800b", 1)
+    events += p.push_text('\n\n<｜DSML｜tool_calls>\n<｜DSML｜invoke name="f">\n', 1)
+    events += p.push_text('<｜DSML｜parameter name="s" string="true">x\udfffy</｜DSML｜parameter>\n', 1)
+    events += p.push_text("</｜DSML｜invoke>\n</｜DSML｜tool_calls>", 1) + p.finish("stop")
+    frames = "".join(event.sse() for event in events)
+    frames.encode("utf-8")  # no lone surrogate left
+    assert "a\ufffdb" in "".join(_text_deltas(protocol, events))
+    assert "x\ufffdy" in frames
+
+
 @pytest.mark.parametrize("protocol", list(_PROTOCOL_BODIES))
 @pytest.mark.parametrize(
     "failure",
