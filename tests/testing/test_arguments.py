@@ -108,6 +108,8 @@ def test_lint_reads_bytearray_as_bytes() -> None:
         (lambda s: s.dsml_blocks("v4.1", ["get weather"]), "tool_names"),
         (lambda s: s.dsml_blocks("v4", ["x" * 129]), "tool_names .*128 bytes"),
         (lambda s: s.model_outputs(tool_names=["a>b"]), "tool_names"),
+        (lambda s: s.dsml_blocks("v4.1", ["gh::"]), "tool_names"),
+        (lambda s: s.dsml_blocks("v4.1", ["gh::a::b"]), "tool_names"),
     ],
 )
 def test_strategies_check_their_arguments_when_built(make: Any, names: str) -> None:
@@ -138,6 +140,41 @@ def test_strategies_take_the_names_the_protocols_accept() -> None:
         assert 1 <= len(block[1]) <= 3
 
     draw()
+
+
+def test_outputs_for_a_request_call_its_namespace_members() -> None:
+    """A V4.1 Responses namespace member is called by its prompt name (``gh::issue``), which the checks take."""
+    from hypothesis import HealthCheck, given, settings
+
+    import dscodec
+    from dscodec.testing import strategies
+
+    request = dscodec.convert(
+        "responses",
+        {
+            "model": "DeepSeek-V4.1-Flash",
+            "input": "Hi",
+            "reasoning": {"effort": "none"},
+            "tool_choice": "required",
+            "tools": [
+                {
+                    "type": "namespace",
+                    "name": "gh",
+                    "tools": [{"type": "function", "name": "issue", "parameters": {"type": "object"}}],
+                }
+            ],
+        },
+    )
+    assert [tool.name for tool in request.conversation.tools] == ["gh::issue"]
+    called: set[str] = set()
+
+    @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(strategies.model_outputs(request))
+    def draw(output: Any) -> None:
+        called.update(name for name, _ in output.calls or ())
+
+    draw()
+    assert called == {"gh::issue"}
 
 
 def test_compare_checks_its_options_before_comparing() -> None:

@@ -149,13 +149,14 @@ def _check_names(tool_names: object) -> None:
         if not isinstance(name, str) or not name:
             raise InvalidArgument(f"tool_names must hold non-empty str names, not {shown(name)}")
         try:
-            # The names a request may declare (every protocol's rule): anything else, a quote say, breaks the
-            # DSML tag the name is written into.
-            validate_tool_names([name], path="tool_names")
+            # The names a request may declare (every protocol's rule), or a V4.1 Responses namespace member's
+            # prompt name (``namespace::name``): anything else, a quote say, breaks the DSML tag the name is
+            # written into.
+            validate_tool_names(name.split("::", 1), path="tool_names")
         except ConversionError:
             raise InvalidArgument(
-                "tool_names must hold names a request may declare (^[a-zA-Z0-9_-]+$, at most 128 bytes), "
-                f"not {shown(name, limit=40)}"
+                "tool_names must hold names a request may declare (^[a-zA-Z0-9_-]+$, at most 128 bytes) or "
+                f"namespace::name, not {shown(name, limit=40)}"
             ) from None
 
 
@@ -290,7 +291,8 @@ def dsml_blocks(
         version: ``"v4"`` (``<｜DSML｜tool_calls>``, ``invoke``, ``parameter``) or ``"v4.1"``
             (``<｜DSML｜ calls>``, `` invoke``, `` parameter``).
         tool_names: the names to call (random names when None; at least one name otherwise), each a name a
-            request may declare (``^[a-zA-Z0-9_-]+$``, at most 128 bytes).
+            request may declare (``^[a-zA-Z0-9_-]+$``, at most 128 bytes), or a namespace member's prompt name
+            (``gh::issue``).
         min_calls, max_calls: how many calls the block holds (at least one: a block calls something).
         opener: False leaves out the opening tag (the prompt holds it when a call is required).
     """
