@@ -27,6 +27,8 @@ from __future__ import annotations
 import math
 import numbers
 import operator
+import os
+import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
@@ -194,6 +196,15 @@ class _Coalescing(EventWriter):
 _REASONING, _CONTENT = object(), object()
 
 
+def _is_tokenizer_like(tokenizer: object) -> bool:
+    """Whether ``tokenizer`` is what :meth:`Vocabulary.load` takes (checked without importing ``tokenizers``: a
+    ``tokenizers.Tokenizer`` can only come from it once it is imported)."""
+    if tokenizer is None or isinstance(tokenizer, (str, os.PathLike, Vocabulary)):
+        return True
+    module = sys.modules.get("tokenizers")
+    return module is not None and isinstance(tokenizer, module.Tokenizer)
+
+
 class StreamProcessor:
     """Turns one model response into the stream events of the request's protocol.
 
@@ -217,8 +228,8 @@ class StreamProcessor:
     Raises:
         StreamStateError: ``request`` is no :class:`~dscodec.ConversationRequest`, ``response_id``, ``model`` or
             ``signature`` is no ``str`` (or holds a lone surrogate), ``created`` is no integer from 0 to
-            2**63 - 1, or ``tool_call_id_factory`` is not callable; found here rather than when the events are
-            written.
+            2**63 - 1, ``tokenizer`` is none of the kinds above, or ``tool_call_id_factory`` is not callable;
+            found here rather than when the events are written.
 
     Examples:
         >>> import dscodec
@@ -256,6 +267,11 @@ class StreamProcessor:
         _check_text(model, "model")
         if signature is not None:
             _check_text(signature, "signature")
+        if not _is_tokenizer_like(tokenizer):
+            raise StreamStateError(
+                "tokenizer must be None, a path, a tokenizers.Tokenizer or a Vocabulary, "
+                f"not {type(tokenizer).__name__}"
+            )
         if created is not None and (
             not isinstance(created, int) or isinstance(created, bool) or not 0 <= created < COUNT_LIMIT
         ):

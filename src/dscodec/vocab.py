@@ -529,6 +529,8 @@ def _read(where: str | os.PathLike[str]) -> Tokenizer:
         document = json.loads(data)
     except ValueError as exc:
         problem = f"is not valid JSON: {exc}"
+    except RecursionError:  # nested past what Python's reader walks (tokenizers refused it first)
+        problem = "is not a tokenizer.json (nested too deeply)"
     else:
         if not isinstance(document, dict) or "model" not in document:
             problem = "is not a tokenizer.json (no 'model' section)"

@@ -441,3 +441,11 @@ def test_coalesce_must_be_a_bool() -> None:
     request = dscodec.convert("messages", _body("messages", False))  # type: ignore[arg-type]
     with pytest.raises(dscodec.StreamStateError, match="coalesce must be a bool"):
         dscodec.StreamProcessor(request, response_id="r", model="M", coalesce="yes")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("tokenizer", [5, b"tokenizer.json", ["t.json"], object()])
+def test_a_tokenizer_of_no_known_kind_is_refused_when_the_processor_is_made(tokenizer: Any) -> None:
+    """Not at the first push of ids, mid-stream (a stream of text chunks would never have found it)."""
+    request = dscodec.convert("messages", _body("messages", False))  # type: ignore[arg-type]
+    with pytest.raises(dscodec.StreamStateError, match="tokenizer must be None, a path"):
+        dscodec.StreamProcessor(request, response_id="r", model="M", tokenizer=tokenizer)

@@ -159,6 +159,9 @@ def test_bad_tokenizer_files(tmp_path: Path) -> None:
     bad.write_text('{"added_tokens": []}', encoding="utf-8")
     with pytest.raises(dscodec.TokenizerError):
         PromptEncoder(bad)
+    bad.write_text("[" * 100_000, encoding="utf-8")  # deeper than Python's reader walks
+    with pytest.raises(dscodec.TokenizerError, match="nested too deeply"):
+        PromptEncoder(bad)
 
 
 def test_gap_cache_gives_the_same_ids_and_stays_bounded() -> None:
