@@ -215,6 +215,17 @@ def test_context_length_exceeded_is_a_400(openai_client: openai.OpenAI, model: s
     body = caught.value.body
     assert isinstance(body, dict) and body["type"] == "invalid_request_error"
     assert "maximum context length is 4096 tokens" in body["message"]
+    # The code and field the API names, which clients check to shorten the conversation.
+    assert (caught.value.code, body["param"]) == ("context_length_exceeded", "messages")
+    assert caught.value.response.headers.get("x-should-retry") is None
+
+
+def test_context_length_exceeded_in_responses_names_the_input(
+    openai_client: openai.OpenAI, model: str
+) -> None:
+    with pytest.raises(openai.BadRequestError) as caught:
+        openai_client.responses.create(model=model, input="Hi", max_output_tokens=5000)
+    assert (caught.value.code, caught.value.param) == ("context_length_exceeded", "input")
 
 
 @pytest.mark.parametrize("stream", [False, True])

@@ -225,9 +225,14 @@ def test_a_compressed_body_is_decoded(
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_a_body_in_an_unknown_coding_is_a_415(odd: httpx.Client, protocol: str) -> None:
+    """Anthropic's API answers 400 with the case's code (the anthropic SDK raises its
+    ``RequestBodyEncodingUnsupportedError``, a ``BadRequestError``, by the two); the OpenAI protocols 415."""
     payload = json.dumps(body(protocol)).encode()
     response = odd.post(PATHS[protocol], content=payload, headers={"content-encoding": "br"})
-    assert "'br'" in assert_error_shape(protocol, response, 415, "invalid_request_error")
+    status = 400 if protocol == "messages" else 415
+    assert "'br'" in assert_error_shape(protocol, response, status, "invalid_request_error")
+    if protocol == "messages":
+        assert response.json()["error"]["details"] == {"error_code": "request_body_encoding_unsupported"}
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
@@ -708,3 +713,13 @@ def test_a_backend_error_class_that_sets_only_a_client_status_gets_its_type(
         for protocol in ("chat_completions", "responses"):
             response = httpx.post(live.url + PATHS[protocol], json=body(protocol), timeout=10)
             assert assert_error_shape(protocol, response, error.status_code, openai_type) == "no"
+
+
+def test_a_request_the_tokenizer_cannot_serve_is_not_retried() -> None:
+    """The bundled V4 file has no <｜System｜>: every V4.1 request fails the same way, so the answer tells the SDKs
+    (which retry a 500) not to try again."""
+    with LiveServer(create_app(_Ready())) as live, httpx.Client(base_url=live.url, timeout=30) as client:
+        request = {**body("chat_completions"), "model": "DeepSeek-V4.1-Flash"}
+        answer = client.post(PATHS["chat_completions"], json=request)
+        assert answer.status_code == 500 and "<｜System｜>" in answer.json()["error"]["message"]
+        assert answer.headers["x-should-retry"] == "false"

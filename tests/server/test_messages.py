@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import anthropic
@@ -200,7 +201,24 @@ def test_context_length_exceeded_is_a_400(anthropic_client: anthropic.Anthropic,
     body = caught.value.body
     assert isinstance(body, dict) and body["type"] == "error"
     assert body["error"]["type"] == "invalid_request_error"
-    assert "maximum context length is 4096 tokens" in body["error"]["message"]
+    # Anthropic's words, which clients match to shorten the conversation.
+    assert re.fullmatch(
+        r"input length and `max_tokens` exceed context limit: \d+ \+ 5000 > 4096, decrease input length or "
+        r"`max_tokens` and try again",
+        body["error"]["message"],
+    )
+
+
+def test_a_prompt_longer_than_the_context_is_said_to_be_too_long(
+    anthropic_client: anthropic.Anthropic, model: str
+) -> None:
+    with pytest.raises(anthropic.BadRequestError) as caught:
+        anthropic_client.messages.create(
+            model=model, max_tokens=10, messages=[{"role": "user", "content": "word " * 5000}]
+        )
+    assert re.fullmatch(
+        r"prompt is too long: \d+ tokens > 4096 maximum", caught.value.body["error"]["message"]
+    )  # type: ignore[index]
 
 
 @pytest.mark.parametrize("stream", [False, True])

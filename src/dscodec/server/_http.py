@@ -22,7 +22,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 import dscodec
 from dscodec.conversation import Protocol
-from dscodec.errors import ConversionError, DscodecError
+from dscodec.errors import ContextLengthExceeded, ConversionError, DscodecError, TokenizerError
 
 __all__ = [
     "REQUEST_ID",
@@ -119,6 +119,35 @@ class _Unauthorized(DscodecError):
     error_type = "invalid_request_error"
     error_code = "invalid_api_key"
 
+
+class ContextTooLong(ContextLengthExceeded):
+    """A prompt, with the completion it asks for, that does not fit the model's context: answered as the APIs
+    answer it (OpenAI's ``code``, Anthropic's words), which clients check to shorten the conversation."""
+
+    error_code = "context_length_exceeded"
+
+
+def context_too_long(
+    protocol: Protocol, exc: ContextLengthExceeded, prompt_tokens: int, requested: int | None, limit: int
+) -> ContextTooLong:
+    """The server's refusal of a request ``exc`` (from ``resolve_max_tokens``) refused: in the OpenAI protocols its
+    message, with ``code`` ``context_length_exceeded`` and the field that is too long as ``param``; in Messages
+    in Anthropic's words (``prompt is too long: …``)."""
+    if protocol == "messages":
+        if requested is None or prompt_tokens > limit:
+            message = f"prompt is too long: {prompt_tokens} tokens > {limit} maximum"
+        else:
+            message = (
+                f"input length and `max_tokens` exceed context limit: {prompt_tokens} + {requested} > {limit}, "
+                "decrease input length or `max_tokens` and try again"
+            )
+        return ContextTooLong(message)
+    return ContextTooLong(exc.message, param="input" if protocol == "responses" else "messages")
+
+
+#: Anthropic's code for a refusal of the request body its API answers with 400 (the anthropic SDK's error class
+#: is picked by the status and the code), where the OpenAI protocols keep the HTTP status of the case.
+_ANTHROPIC_400 = frozenset({"request_body_encoding_unsupported", "request_body_timeout"})
 
 _T = TypeVar("_T")
 
@@ -309,9 +338,19 @@ def error_response(
         if request_id != "-":
             body["request_id"] = request_id
     status = exc.status_code if 400 <= exc.status_code <= 599 else 500  # a backend's error class may say 200
+    if (
+        protocol == "messages"
+        and isinstance(exc.details, Mapping)
+        and exc.details.get("error_code") in _ANTHROPIC_400
+    ):
+        status = 400
     wait = getattr(exc, "retry_after", None)  # seconds, from an error that says when to retry (backend.md)
     if type(wait) is int and wait >= 0:
         headers = {**(headers or {}), "retry-after": str(wait)}
+    elif isinstance(exc, TokenizerError):
+        # The server's configuration (a tokenizer without a token the model needs): the same request fails again,
+        # so the SDKs are told not to retry it.
+        headers = {**(headers or {}), "x-should-retry": "false"}
     return Response(orjson.dumps(body), status_code=status, media_type="application/json", headers=headers)
 
 

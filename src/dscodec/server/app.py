@@ -31,7 +31,7 @@ from starlette.responses import Response
 
 import dscodec
 from dscodec.conversation import Protocol
-from dscodec.errors import DscodecError, ModelOutputError, shown
+from dscodec.errors import ContextLengthExceeded, DscodecError, ModelOutputError, shown
 from dscodec.options import DEFAULT_MODEL_NAMES, ConversionOptions
 from dscodec.processor import StreamProcessor
 from dscodec.protocols._registry import spec
@@ -48,6 +48,7 @@ from dscodec.server._http import (
     RequireApiKey,
     UnsupportedEncoding,
     coded,
+    context_too_long,
     decoded_body,
     error_response,
     gone,
@@ -493,7 +494,11 @@ class _Server:
             echo_storage(request, store=turn is not None, previous_response_id=previous)
         prompt = dscodec.render(request)
         ids = self.encoder.encode_rendered(prompt)
-        max_tokens = request.resolve_max_tokens(len(ids), self.context_limit)
+        try:
+            max_tokens = request.resolve_max_tokens(len(ids), self.context_limit)
+        except ContextLengthExceeded as exc:
+            requested = request.inference_options.max_tokens
+            raise context_too_long(protocol, exc, len(ids), requested, self.context_limit) from None
         return BackendRequest(
             request=request,
             prompt=prompt,

@@ -40,7 +40,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from dscodec.conversation import ConversationRequest
-from dscodec.errors import ConversionError, DscodecError
+from dscodec.errors import ConversionError, DscodecError, shown
 from dscodec.server.backend import (
     BackendOutput,
     BackendRequest,
@@ -165,7 +165,7 @@ class ScriptedBackend:
         if script is None:
             known = ", ".join(self.scripts)
             raise ConversionError(
-                f"Unknown scenario {name!r} in the X-Scenario header; the scripts are: {known}"
+                f"Unknown scenario {shown(name, limit=80)} in the X-Scenario header; the scripts are: {known}"
             )
         return name, script
 
