@@ -3224,6 +3224,51 @@ def _hardening() -> list[Case]:
             {"type": "object", "$ref": "x", "$defs": {"p": {"$ref": "a b"}}},
         ),
         (
+            "schema-absolute-ref-with-dot-segments",
+            "an absolute $ref with dot segments names the resource without them (RFC 3986 5.2.2)",
+            {
+                "type": "object",
+                "$id": "http://e.com/root",
+                "$defs": {"s": {"$id": "http://e.com/sub", "type": "string"}},
+                "properties": {"a": {"$ref": "http://e.com/x/./y/../../sub"}},
+            },
+        ),
+        (
+            "schema-absolute-id-with-dot-segments",
+            "an absolute $id with dot segments names the resource without them",
+            {
+                "type": "object",
+                "$id": "http://e.com/root",
+                "$defs": {"s": {"$id": "http://e.com/x/../sub", "type": "string"}},
+                "properties": {"a": {"$ref": "sub"}},
+            },
+        ),
+        (
+            "invalid-schema-absolute-ref-dot-segments-to-the-folder",
+            "a trailing .. names the folder, which the schema does not hold",
+            obj({"a": {"$ref": "http://e.com/sub/.."}}),
+        ),
+        (
+            "invalid-schema-id-empty-fragment-rootless-base",
+            "an $id with an empty fragment against a base with no authority: named without the #",
+            {"type": "object", "$id": "tag:e.com,2020:r", "$defs": {"s": {"$id": "sub#", "type": "string"}}},
+        ),
+        (
+            "invalid-schema-meta-schema-ref-upper-case",
+            "a meta-schema URI in upper case is fetched under its normal form, and refused",
+            obj({"a": {"$ref": "HTTPS://JSON-SCHEMA.ORG/draft/2020-12/schema"}}),
+        ),
+        (
+            "invalid-schema-meta-schema-ref-default-port",
+            "a meta-schema URI with its default port, under $defs, is fetched without it, and refused",
+            {"type": "object", "$defs": {"a": {"$ref": "http://json-schema.org:80/draft-07/schema#"}}},
+        ),
+        (
+            "schema-meta-schema-ref-dot-segments",
+            "a meta-schema URI with dot segments is one of the meta-schemas: accepted",
+            obj({"a": {"$ref": "https://json-schema.org/draft/2020-12/meta/../schema"}}),
+        ),
+        (
             "invalid-schema-pattern-before-ref",
             "a pattern before a $ref in key order is compiled first",
             {"type": "object", "pattern": "(", "$ref": "#/x"},

@@ -372,6 +372,47 @@ class _Unresolved(Exception):
     """A reference that cannot be resolved against its base: the reference's message."""
 
 
+def _without_dots(uri: str) -> str:
+    """An absolute URI with the dot segments of its path removed, as RFC 3986 (section 5.2.2) resolves a
+    reference that has a scheme (``http://e.com/x/../sub``: ``http://e.com/sub``); only a path that begins with
+    ``/`` has them (a rootless one, ``urn:a/../b``, is left as it is, as the reference leaves it)."""
+    if "." not in uri:
+        return uri
+    scheme, _, rest = uri.partition(":")
+    start = 0
+    if rest.startswith("//"):
+        start = len(rest)
+        for stop in "/?#":
+            k = rest.find(stop, 2)
+            if 0 <= k < start:
+                start = k
+    if not rest.startswith("/", start):
+        return uri
+    end = len(rest)
+    for stop in "?#":
+        k = rest.find(stop, start)
+        if 0 <= k < end:
+            end = k
+    path = rest[start:end]
+    if "/." not in path:
+        return uri
+    kept: list[str] = []
+    segments = path.split("/")[1:]
+    for k, segment in enumerate(segments):
+        last = k == len(segments) - 1
+        if segment == "..":
+            if kept:
+                kept.pop()
+            if last:
+                kept.append("")  # "/a/.." names the folder: "/"
+        elif segment == ".":
+            if last:
+                kept.append("")
+        else:
+            kept.append(segment)
+    return f"{scheme}:{rest[:start]}/{'/'.join(kept)}{rest[end:]}"
+
+
 def _resolve(base: str, ref: str) -> str:
     """The URI (without fragment) that ``ref`` names from a subschema whose base URI is ``base`` (absolute):
     absolute already, else resolved against the base (RFC 3986: dot segments removed).
@@ -381,7 +422,7 @@ def _resolve(base: str, ref: str) -> str:
     """
     target = ref.partition("#")[0]
     if _SCHEME.match(target):
-        return _normal(target)
+        return _normal(_without_dots(target))
     if not target:
         return base
     scheme, _, rest = base.partition(":")
@@ -468,7 +509,9 @@ class _Registry:
         Raises:
             _Unresolved: as :func:`_resolve`.
         """
-        key = _resolve(base, value)
+        # An id's empty fragment is no part of the URI it names (a reference's message names ``sub#``, an id's
+        # ``sub``).
+        key = _resolve(base, value[:-1] if value.endswith("#") and value.count("#") == 1 else value)
         fragment = value.partition("#")[2]
         return f"{key}#{fragment}" if fragment and self.draft.legacy_ids else key
 
@@ -574,7 +617,10 @@ class _Registry:
             return str(exc), False
         if key in self.resources:
             return None, False
-        if key.startswith(_META_PREFIXES):
+        # An absolute reference is left to the meta-schemas by its text as written (observed: an upper-case
+        # scheme or host, a default port or an escaped host are fetched, and fail, under their normal form).
+        target = ref.partition("#")[0]
+        if (target if _SCHEME.match(target) else key).startswith(_META_PREFIXES):
             self.meta_loaded = True
             return None, False
         if key.startswith("json-schema:"):
