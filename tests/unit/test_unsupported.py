@@ -25,7 +25,8 @@ def _body(protocol: str, **extra: Any) -> dict[str, Any]:
         *outer, last = name.split(".")
         place = body
         for key in outer:
-            place = place.setdefault(key, {})
+            # (an object that needs its type, as tool_choice does, gets the one that asks for nothing else)
+            place = place.setdefault(key, {"type": "auto"} if key == "tool_choice" else {})
         place[last] = value
     return body
 
@@ -58,6 +59,11 @@ ASKING: dict[str, Any] = {
     "container": "container_1",
     "context_management": {"edits": []},
     "moderation": {"model": "omni-moderation-latest", "policy": {"input": {"mode": "block"}}},
+    "store": True,
+    "verbosity": "low",
+    "include": ["message.output_text.logprobs"],
+    "tools": [{"type": "file_search", "vector_store_ids": ["vs_1"]}],
+    "tool_choice.disable_parallel_tool_use": True,
 }
 
 #: Values that ask for nothing: accepted under "reject" too.
@@ -76,6 +82,15 @@ NEUTRAL: dict[str, list[Any]] = {
     "function_call": ["none", "auto"],
     "truncation": ["disabled", None],
     "moderation": [None],
+    "store": [False, None],
+    "verbosity": ["medium", None],
+    "include": [[], None],
+    "tools": [
+        [],
+        [{"type": "function", "name": "f", "parameters": {"type": "object"}}],
+        [{"type": "web_search"}],
+    ],
+    "tool_choice.disable_parallel_tool_use": [False, None],
 }
 
 CASES = [(protocol, field.name) for protocol, fields in UNHONOURED.items() for field in fields]

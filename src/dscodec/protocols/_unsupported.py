@@ -65,6 +65,23 @@ def _beyond_text(value: Any) -> bool:
     return isinstance(value, list) and any(item != "text" for item in value)
 
 
+def _not_medium(value: Any) -> bool:
+    # "medium" is the default length of an answer: it asks for nothing.
+    return value is not None and value != "medium"
+
+
+#: The Responses tool types the conversion reads (the others, hosted tools, are dropped: behavior.md).
+_READ_TOOLS = frozenset(
+    {"function", "custom", "namespace", "web_search", "web_search_2025_08_26", "tool_search"}
+)
+
+
+def _hosted_tool(value: Any) -> bool:
+    return isinstance(value, list) and any(
+        isinstance(tool, Mapping) and tool.get("type") not in _READ_TOOLS for tool in value
+    )
+
+
 @dataclass(frozen=True)
 class Unhonoured:
     """A request field dscodec does not honour.
@@ -103,6 +120,8 @@ _OWN: Mapping[str, Mapping[str, tuple[Callable[[Any], bool], str]]] = {
         "web_search_options": (_present, "there is no web search"),
         "functions": (_non_empty, "the legacy functions are not read; send them as tools"),
         "function_call": (_named_function, "the legacy function_call is not read; send tool_choice"),
+        "store": (_true, "chat completions are not stored"),
+        "verbosity": (_not_medium, "the length of the answer is not steered"),
     },
     "responses": {
         "background": (_true, "responses are not run in the background"),
@@ -114,6 +133,14 @@ _OWN: Mapping[str, Mapping[str, tuple[Callable[[Any], bool], str]]] = {
             "the input is not truncated to fit; a prompt too long for the context is a 400",
         ),
         "context_management": (_non_empty, "there is no server-side compaction"),
+        "include": (
+            _non_empty,
+            "no extra output is included (log probabilities come with top_logprobs)",
+        ),
+        "tools": (
+            _hosted_tool,
+            "hosted tools (file search, MCP, code interpreter, …) are not run",
+        ),
     },
     "messages": {
         "output_format": (_present, "structured output is not supported in Messages"),
@@ -125,6 +152,7 @@ _OWN: Mapping[str, Mapping[str, tuple[Callable[[Any], bool], str]]] = {
         "container": (_present, "there are no code-execution containers"),
         "context_management": (_present, "context management is not supported"),
         "compaction": (_present, "there is no server-side compaction: the model answers as usual"),
+        "tool_choice.disable_parallel_tool_use": (_true, "the model may still call several tools at once"),
     },
 }
 _SHARED: Mapping[str, tuple[Unhonoured, ...]] = {
