@@ -64,6 +64,10 @@ ASKING: dict[str, Any] = {
     "include": ["message.output_text.logprobs"],
     "tools": [{"type": "file_search", "vector_store_ids": ["vs_1"]}],
     "tool_choice.disable_parallel_tool_use": True,
+    "input": [
+        {"type": "message", "role": "user", "content": "Hi"},
+        {"type": "item_reference", "id": "msg_1"},
+    ],
 }
 
 #: Values that ask for nothing: accepted under "reject" too.
@@ -91,6 +95,7 @@ NEUTRAL: dict[str, list[Any]] = {
         [{"type": "web_search"}],
     ],
     "tool_choice.disable_parallel_tool_use": [False, None],
+    "input": [[{"type": "message", "role": "user", "content": "Hi"}]],
 }
 
 CASES = [(protocol, field.name) for protocol, fields in UNHONOURED.items() for field in fields]

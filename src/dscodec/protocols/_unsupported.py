@@ -76,6 +76,12 @@ _READ_TOOLS = frozenset(
 )
 
 
+def _item_reference(value: Any) -> bool:
+    return isinstance(value, list) and any(
+        isinstance(item, Mapping) and item.get("type") == "item_reference" for item in value
+    )
+
+
 def _hosted_tool(value: Any) -> bool:
     return isinstance(value, list) and any(
         isinstance(tool, Mapping) and tool.get("type") not in _READ_TOOLS for tool in value
@@ -136,6 +142,10 @@ _OWN: Mapping[str, Mapping[str, tuple[Callable[[Any], bool], str]]] = {
         "include": (
             _non_empty,
             "no extra output is included (log probabilities come with top_logprobs)",
+        ),
+        "input": (
+            _item_reference,
+            "an item_reference names stored state the codec does not have: it is dropped",
         ),
         "tools": (
             _hosted_tool,
