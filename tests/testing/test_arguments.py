@@ -282,3 +282,38 @@ def test_lint_and_compare_name_a_misused_argument() -> None:
         testing.compare({}, {}, ignore=5)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="unknown protocol"):
         testing.lint("grpc", "data: {}\n\n")  # type: ignore[arg-type]
+
+
+def test_outputs_for_a_json_mode_request_with_tools_hold_the_calls_the_codec_reads() -> None:
+    """In JSON mode a tool-call block is read only where the answer begins, so a drawn call comes without the JSON
+    value before it; every call drawn is one the codec reads."""
+    from hypothesis import HealthCheck, given, settings
+
+    import dscodec
+    from dscodec.testing import Finish, Text, Transcript, Usage, lint, replay
+    from dscodec.testing.strategies import model_outputs
+
+    tools = [{"type": "function", "function": {"name": "a", "parameters": {"type": "object"}}}]
+    body = {
+        "model": "DeepSeek-V4-Pro",
+        "thinking": {"type": "disabled"},
+        "messages": [{"role": "user", "content": "Reply in json."}],
+        "response_format": {"type": "json_object"},
+        "tools": tools,
+    }
+    request = dscodec.convert("chat_completions", body)
+    seen: list[int] = []
+
+    @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(model_outputs(request))
+    def draw(output: Any) -> None:
+        answer = replay(
+            Transcript("chat_completions", body, [Usage(10), Text(output.text, 20), Finish("stop")])
+        ).transcript
+        message = answer.response["choices"][0]["message"]
+        assert len(message.get("tool_calls") or []) == len(output.calls or ())
+        assert [f.code for f in lint("chat_completions", answer)] == []
+        seen.append(len(output.calls or ()))
+
+    draw()
+    assert any(seen)  # calls were drawn

@@ -54,6 +54,9 @@ def test_a_replay_verifies_against_itself_in_every_chunking(protocol: str) -> No
         # The frames themselves differ (the deltas are cut elsewhere); the complete response does not.
         other = replay(recorded, chunking=chunking).transcript
         assert compare(recorded, other, sections=["accumulated"]) == []
+        # Its backend items are those it pushed, so it verifies as it is (saved as a golden file, say).
+        assert other.backend == replay(recorded, chunking=chunking).pushed
+        assert verify(other) == []
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
@@ -275,3 +278,29 @@ def test_tokens_with_too_few_log_probabilities_never_reach_a_replay() -> None:
     text = dumps_transcript(good).replace("[0.1, 0.2]", "[0.1]")
     with pytest.raises(TranscriptError, match="2 ids and 1 log probability entries"):
         loads_transcript(text)
+
+
+def test_a_live_messages_error_keeps_the_request_id_the_server_gave() -> None:
+    """An Anthropic error body names the request's id, which the server gave it: a replay of a live recording
+    answers with the same, so a faithful recording verifies; any other recording has no such field to keep."""
+    header = {"kind": "transcript", "format": "dscodec-transcript", "version": 2, "protocol": "messages"}
+    body = {"model": "DeepSeek-V4-Pro", "max_tokens": 64, "messages": [{"role": "user", "content": "Hi"}]}
+    error = {"type": "api_error", "message": "the model server failed: boom"}
+    lines = [
+        json.dumps({**header, "name": "x", "origin": "live"}),
+        json.dumps({"kind": "request", "body": body}),
+        json.dumps({"kind": "failure", "message": "boom"}),
+        json.dumps(
+            {
+                "kind": "response",
+                "status": 502,
+                "body": {"type": "error", "error": error, "request_id": "req_0123"},
+            }
+        ),
+    ]
+    live = loads_transcript("\n".join(lines))
+    assert replay(live).transcript.response["request_id"] == "req_0123"  # type: ignore[index]
+    assert verify(live) == []
+    recorded = dataclasses.replace(live, origin="codec")
+    assert "request_id" not in replay(recorded).transcript.response  # type: ignore[operator]
+    assert [d.path for d in verify(recorded)] == ["response.request_id"]

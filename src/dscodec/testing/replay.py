@@ -74,7 +74,8 @@ class Replay:
     """What a replay produced.
 
     Attributes:
-        transcript: the input transcript with the answer replaced by dscodec's (same header, request, backend).
+        transcript: the input transcript with the answer replaced by dscodec's (same header and request; its
+            backend items as cut by the chunking, so that the transcript verifies as it is).
         request: the converted request (None when the body did not convert).
         events: the processor's events, in order.
         finished: whether the processor ended normally.
@@ -245,6 +246,7 @@ def replay(
     if tokenizer is not None:
         tokenizer = Vocabulary.load(tokenizer)
     protocol: Protocol = transcript.protocol
+    items = _chunked(list(transcript.backend), chunking)
     answer = dataclasses.replace(
         transcript,
         frames=None,
@@ -252,12 +254,12 @@ def replay(
         response_text=None,  # the recorded answer's text, never dscodec's: a stream's replay must not keep it
         status=200,
         accumulated=None,
-        backend=list(transcript.backend),
+        backend=list(items),
     )
     try:
         request = dscodec.convert(protocol, transcript.request, options)
     except DscodecError as exc:
-        answer.status, answer.response = exc.status_code, _error_body(protocol, exc)
+        answer.status, answer.response = exc.status_code, _error_body(protocol, exc, transcript)
         return Replay(answer, None, [], False)
     if transcript.origin == "live":
         _echo_server_storage(request, transcript)
@@ -274,10 +276,10 @@ def replay(
     except StreamStateError as exc:
         raise TranscriptError(f"transcript {transcript.name or '(unnamed)'}: {exc}") from None
     pushed: list[BackendItem] = []
-    events, failure, started = _run(processor, _chunked(list(transcript.backend), chunking), pushed)
+    events, failure, started = _run(processor, items, pushed)
     if failure is not None and not (request.stream and started):
         # Before the status line (or for any answer that is not streamed) a failure is an error answer.
-        answer.status, answer.response = failure.status_code, _error_body(protocol, failure)
+        answer.status, answer.response = failure.status_code, _error_body(protocol, failure, transcript)
         return Replay(answer, request, events, False, pushed)
     if failure is not None:
         events += processor.fail(failure)
@@ -314,10 +316,19 @@ def _echo_server_storage(request: ConversationRequest, transcript: Transcript) -
     )
 
 
-def _error_body(protocol: Protocol, exc: DscodecError) -> dict[str, Any]:
-    if exc.protocol is not None:
-        return exc.body
-    return error_body(protocol, exc)
+def _error_body(protocol: Protocol, exc: DscodecError, transcript: Transcript) -> dict[str, Any]:
+    """The error answer's body; for a live Messages recording with the id the server gave the request, that id too
+    (``request_id``: the server's doing, as Anthropic's API answers it, not the codec's)."""
+    body = exc.body if exc.protocol is not None else error_body(protocol, exc)
+    recorded = transcript.response
+    if (
+        protocol == "messages"
+        and transcript.origin == "live"
+        and isinstance(recorded, dict)
+        and isinstance(recorded.get("request_id"), str)
+    ):
+        body = {**body, "request_id": recorded["request_id"]}
+    return body
 
 
 def verify(

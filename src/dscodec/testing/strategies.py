@@ -391,6 +391,9 @@ def _model_outputs(
             dsml_blocks(version, names, min_calls=1, max_calls=max_calls, opener=not opener_in_prompt)
         )
         calls = tuple(drawn)
+        if json_mode:
+            # In JSON mode a block is read only where the answer begins: after a value it is answer text.
+            content = ""
         if malformed and draw(st.integers(0, 2)) == 0:
             breakage = draw(st.sampled_from(_breakages(version)))
             block, calls = breakage(block, draw(st.integers(0, 10_000))), None
