@@ -109,6 +109,10 @@ def test_lint_reads_bytearray_as_bytes() -> None:
         (lambda s: s.dsml_blocks("v4", ["x" * 129]), "tool_names .*128 bytes"),
         (lambda s: s.model_outputs(tool_names=["a>b"]), "tool_names"),
         (lambda s: s.dsml_blocks("v4.1", ["gh::"]), "tool_names"),
+        (lambda s: s.request_bodies("messages", json_mode=True), "json_mode: Messages has no JSON mode"),
+        (lambda s: s.scenarios("messages", json_mode=True), "json_mode"),
+        (lambda s: s.scenarios(json_mode=1), "json_mode must be True or False"),
+        (lambda s: s.scenarios(tools="yes"), "tools must be"),
         (lambda s: s.dsml_blocks("v4.1", ["gh::a::b"]), "tool_names"),
     ],
 )

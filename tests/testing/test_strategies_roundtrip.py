@@ -51,3 +51,20 @@ def test_several_transcripts_in_one_file_keep_their_order_and_answers(drawn: lis
     for before, after in zip(recorded, again):
         assert after == before
         assert compare(before, replay(after).transcript) == []
+
+
+@given(scenarios(tools=True, json_mode=True))
+def test_json_mode_scenarios_with_tools_give_the_drawn_answer(scenario: Scenario) -> None:
+    """JSON mode and tools drawn together: the answer is the drawn JSON value, or the drawn calls."""
+    assert scenario.request.parsing_options.parse_json_output
+    recorded = _recorded(scenario)
+    assert verify(recorded) == []
+    assert lint(recorded.protocol, recorded) == []
+    answer = recorded.accumulated if recorded.accumulated is not None else recorded.response
+    assert answer is not None
+    if scenario.protocol == "chat_completions":
+        message = answer["choices"][0]["message"]
+        calls = message.get("tool_calls") or []
+    else:
+        calls = [item for item in answer["output"] if item["type"] == "function_call"]
+    assert len(calls) == len(scenario.output.calls or ())

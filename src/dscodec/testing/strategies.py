@@ -623,6 +623,7 @@ def _request_bodies(
     tools: bool | None = None,
     model: str | None = None,
     stop_pool: tuple[str, ...] | None = None,
+    json_mode: bool = False,
 ) -> dict[str, Any]:
     """What :func:`request_bodies` draws (its arguments checked there)."""
     model = model or draw(st.sampled_from(_MODELS))
@@ -630,6 +631,8 @@ def _request_bodies(
     thinking = draw(st.booleans())
     with_tools = draw(st.booleans()) if tools is None else tools
     user = draw(answer_text(max_size=30).filter(bool))
+    if json_mode:
+        user += " Answer in JSON."  # JSON mode needs the word in the prompt
     names = draw(st.lists(_NAMES, min_size=1, max_size=2, unique=True)) if with_tools else []
     stops = draw(st.lists(st.sampled_from(stop_pool or STOP_WORDS), max_size=2, unique=True))
     body: dict[str, Any] = {"model": model, "stream": streamed}
@@ -649,6 +652,8 @@ def _request_bodies(
             )
         if draw(st.booleans()):
             body["max_tokens"] = draw(st.integers(16, 4096))
+        if json_mode:
+            body["response_format"] = {"type": "json_object"}
     elif protocol == "responses":
         body["input"] = user
         body["reasoning"] = {
@@ -661,6 +666,8 @@ def _request_bodies(
             )
         if draw(st.booleans()):
             body["max_output_tokens"] = draw(st.integers(16, 4096))
+        if json_mode:
+            body["text"] = {"format": {"type": "json_object"}}
     else:  # messages (request_bodies checked the protocol)
         body["messages"] = [{"role": "user", "content": user}]
         body["max_tokens"] = draw(st.integers(16, 4096))
@@ -685,6 +692,7 @@ def request_bodies(
     tools: bool | None = None,
     model: str | None = None,
     stops: Sequence[str] | None = None,
+    json_mode: bool = False,
 ) -> st.SearchStrategy[dict[str, Any]]:
     """A valid request body of ``protocol``: model, a short conversation, thinking on or off, maybe tools and a
     tool choice (a forced one only without thinking: DeepSeek refuses it in thinking mode), stop sequences, a
@@ -693,12 +701,22 @@ def request_bodies(
     ``model`` is one of the names ``dscodec.convert`` accepts by default (``DeepSeek-V4-Pro``,
     ``DeepSeek-V4.1-Flash``), drawn when None. ``stops`` is what the stop sequences (none to two, Chat and
     Messages only) are drawn from: None for :data:`STOP_WORDS`; :data:`MARKUP_STOPS` makes them overlap the
-    output's markup and newline rules."""
+    output's markup and newline rules. ``json_mode`` asks for a JSON object answer (Chat ``response_format``,
+    Responses ``text.format``; Messages has no such mode), the word JSON added to the prompt as the mode needs."""
     _check_protocol(protocol)
     _check_flag("stream", stream, optional=True)
     _check_flag("tools", tools, optional=True)
     _check_model(model)
-    return _request_bodies(protocol, stream=stream, tools=tools, model=model, stop_pool=_check_stops(stops))
+    _check_json_mode(json_mode, protocol)
+    return _request_bodies(
+        protocol, stream=stream, tools=tools, model=model, stop_pool=_check_stops(stops), json_mode=json_mode
+    )
+
+
+def _check_json_mode(json_mode: object, protocol: str | None) -> None:
+    _check_flag("json_mode", json_mode)
+    if json_mode and protocol == "messages":
+        raise InvalidArgument("json_mode: Messages has no JSON mode (use chat_completions or responses)")
 
 
 @dataclass(frozen=True)
@@ -720,10 +738,15 @@ def _scenarios(
     malformed: bool = False,
     stream: bool | None = None,
     stops: tuple[str, ...] | None = None,
+    tools: bool | None = None,
+    json_mode: bool = False,
 ) -> Scenario:
     """What :func:`scenarios` draws (its arguments checked there)."""
-    chosen = protocol or draw(st.sampled_from(["chat_completions", "responses", "messages"]))
-    body = draw(_request_bodies(chosen, stream=stream, stop_pool=stops))
+    protocols = (
+        ["chat_completions", "responses"] if json_mode else ["chat_completions", "responses", "messages"]
+    )
+    chosen = protocol or draw(st.sampled_from(protocols))
+    body = draw(_request_bodies(chosen, stream=stream, stop_pool=stops, tools=tools, json_mode=json_mode))
     request = dscodec.convert(chosen, body)  # type: ignore[arg-type]
     output = draw(model_outputs(request, malformed=malformed))
     backend = draw(backend_outputs(output.text))
@@ -736,10 +759,22 @@ def scenarios(
     malformed: bool = False,
     stream: bool | None = None,
     stops: Sequence[str] | None = None,
+    tools: bool | None = None,
+    json_mode: bool = False,
 ) -> st.SearchStrategy[Scenario]:
-    """A whole exchange to replay: :func:`request_bodies` (``stops`` as there), then :func:`model_outputs` for
-    that request, then :func:`backend_outputs` for that output."""
+    """A whole exchange to replay: :func:`request_bodies` (``stops``, ``tools`` and ``json_mode`` as there; with
+    ``json_mode`` and no protocol, Chat or Responses), then :func:`model_outputs` for that request, then
+    :func:`backend_outputs` for that output."""
     _check_protocol(protocol, optional=True)
     _check_flag("malformed", malformed)
     _check_flag("stream", stream, optional=True)
-    return _scenarios(protocol, malformed=malformed, stream=stream, stops=_check_stops(stops))
+    _check_flag("tools", tools, optional=True)
+    _check_json_mode(json_mode, protocol)
+    return _scenarios(
+        protocol,
+        malformed=malformed,
+        stream=stream,
+        stops=_check_stops(stops),
+        tools=tools,
+        json_mode=json_mode,
+    )
