@@ -345,16 +345,22 @@ _DEFAULT_PORTS = {
 }  # fmt: skip
 
 
+def _first_of(text: str, stops: str, start: int) -> int:
+    """The index of the first of the characters ``stops`` in ``text`` from ``start``, else ``len(text)``."""
+    end = len(text)
+    for stop in stops:
+        k = text.find(stop, start, end)
+        if k >= 0:
+            end = k
+    return end
+
+
 def _normal(uri: str) -> str:
     """An absolute URI in the form the reference names it: scheme and host in lower case, escapes of unreserved
     characters decoded (RFC 3986, section 6.2.2), an empty or default port left out (section 6.2.3)."""
     scheme, _, rest = uri.partition(":")
     if rest.startswith("//"):
-        end = len(rest)
-        for stop in "/?#":
-            k = rest.find(stop, 2)
-            if 0 <= k < end:
-                end = k
+        end = _first_of(rest, "/?#", 2)
         user, at, host = rest[2:end].rpartition("@")
         name, colon, port = host.rpartition(":") if ":" in host.rpartition("]")[2] else (host, "", "")
         # ASCII digits compared as text, leading zeros left out: int() takes other digits ("²") and refuses
@@ -379,20 +385,10 @@ def _without_dots(uri: str) -> str:
     if "." not in uri:
         return uri
     scheme, _, rest = uri.partition(":")
-    start = 0
-    if rest.startswith("//"):
-        start = len(rest)
-        for stop in "/?#":
-            k = rest.find(stop, 2)
-            if 0 <= k < start:
-                start = k
+    start = _first_of(rest, "/?#", 2) if rest.startswith("//") else 0
     if not rest.startswith("/", start):
         return uri
-    end = len(rest)
-    for stop in "?#":
-        k = rest.find(stop, start)
-        if 0 <= k < end:
-            end = k
+    end = _first_of(rest, "?#", start)
     path = rest[start:end]
     if "/." not in path:
         return uri
