@@ -23,7 +23,7 @@ from dscodec.server import (
 from dscodec.server._stored import identified, input_item_page
 from dscodec.server.store import begin_turn
 from tests.server.conftest import VOCABULARY, LiveServer, new_id
-from tests.server.scripts import AFTER_TOOL, PLAIN, REASONING_ANSWER, SCRIPTS, WEATHER_CALLS
+from tests.server.scripts import AFTER_TOOL, PLAIN, REASONING, REASONING_ANSWER, SCRIPTS, WEATHER_CALLS
 from tests.server.tools import GetWeather
 
 MODEL = "DeepSeek-V4-Pro"
@@ -142,6 +142,41 @@ def test_an_unknown_id_is_a_404(client: openai.OpenAI) -> None:
         client.responses.create(model=MODEL, input="Hi", previous_response_id="resp_unknown", stream=True)
 
 
+def test_item_references_are_the_stored_items(client: openai.OpenAI, jobs: Jobs) -> None:
+    """An ``item_reference`` input item stands for the stored item of its id: an input item (which got its id
+    when its response was stored) or an output item, without ``previous_response_id``."""
+    first = client.responses.create(model=MODEL, input="Hi", extra_headers=headers("reasoning"))
+    asked = client.responses.input_items.list(first.id).data[0].id
+    answered = [item.id for item in first.output]
+    assert [item.type for item in first.output] == ["reasoning", "message"]
+    key = new_id()
+    references = [{"type": "item_reference", "id": item_id} for item_id in [asked, *answered]]
+    second = client.responses.create(
+        model=MODEL,
+        input=[*references, {"role": "user", "content": "And again?"}],  # type: ignore[list-item]
+        extra_headers=headers("plain", key),
+    )
+    messages = jobs.seen[key].request.conversation.messages
+    assert [type(m) for m in messages] == [UserMessage, AssistantMessage, UserMessage]
+    assert messages[0].content == "Hi" and messages[2].content == "And again?"
+    assert isinstance(messages[1], AssistantMessage) and messages[1].content == REASONING_ANSWER
+    assert messages[1].reasoning == REASONING
+    # The stored turn holds the items themselves, so a follow-up of the second response sees them too.
+    stored = client.responses.input_items.list(second.id, order="asc").data
+    assert [item.type for item in stored] == ["message", "reasoning", "message", "message"]
+    assert [item.id for item in stored][:3] == [asked, *answered]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_an_unknown_item_reference_is_a_404(client: openai.OpenAI, stream: bool) -> None:
+    item = {"type": "item_reference", "id": "rs_unknown"}
+    with pytest.raises(openai.NotFoundError) as missing:
+        client.responses.create(model=MODEL, input=[item], stream=stream)  # type: ignore[list-item]
+    body = missing.value.body
+    assert isinstance(body, dict) and body["param"] == "input" and body["type"] == "invalid_request_error"
+    assert body["message"] == "Item with id 'rs_unknown' not found."
+
+
 def test_store_false_keeps_nothing(client: openai.OpenAI) -> None:
     first = client.responses.create(model=MODEL, input="Hi", store=False)
     with pytest.raises(openai.NotFoundError):
@@ -226,6 +261,10 @@ def test_a_pluggable_store() -> None:
         with pytest.raises(openai.NotFoundError):
             sdk.responses.delete(first.id)
         assert first.id in store.entries
+        # A store that does not find items by id: a reference to an item it holds is still unknown.
+        with pytest.raises(openai.NotFoundError) as unknown:
+            sdk.responses.create(model=MODEL, input=[{"type": "item_reference", "id": f"msg_{first.id}_in0"}])
+        assert isinstance(unknown.value.body, dict) and unknown.value.body["param"] == "input"
 
 
 def test_with_storing_turned_off_the_response_says_it_is_not_stored() -> None:
@@ -427,6 +466,23 @@ def test_memory_store_keeps_response_objects() -> None:
     assert store.get("e") == []  # the size was given back by the deletion
 
 
+def test_memory_store_finds_items_by_id() -> None:
+    store = MemoryResponseStore(max_entries=2)
+    assert store.get_item("m1") is None
+    store.put("a", [{"id": "m1", "n": 1}, {"id": 5}, "text", {"id": "m1", "n": 2}])
+    assert store.get_item("m1") == {"id": "m1", "n": 1}  # the first item of an id
+    store.put("b", [{"id": "m1", "n": 3}, {"id": "m2"}])  # the newest entry that holds an id answers
+    assert store.get_item("m1") == {"id": "m1", "n": 3} and store.get_item("m2") == {"id": "m2"}
+    assert store.delete("b") and store.get_item("m2") is None
+    assert store.get_item("m1") == {"id": "m1", "n": 1}  # still held by "a"
+    store.put("c", [])
+    store.put("d", [])  # "a" is evicted: its items go with it
+    assert store.get_item("m1") is None and store.get("a") is None
+    store.put("c", [{"id": "m3"}])
+    store.put("c", [])  # a new entry for the same response id replaces the items
+    assert store.get_item("m3") is None
+
+
 def test_input_item_page() -> None:
     given = [
         {"role": "user", "content": "Hi"},
@@ -482,6 +538,23 @@ def test_begin_turn() -> None:
     )
     with pytest.raises(ResponseNotFound):
         begin_turn(b'{"input": "x", "previous_response_id": "resp_2"}', store)
+    # References are resolved, after the earlier turn's items are put in front.
+    store.put("resp_3", [{"type": "message", "id": "m", "role": "user", "content": "Ho"}])
+    body, turn, _ = begin_turn(
+        b'{"input": [{"type": "item_reference", "id": "m"}, {"type": "item_reference", "id": 7}],'
+        b' "previous_response_id": "resp_1"}',
+        store,
+    )
+    expected = [
+        {"role": "user", "content": "Hi"},
+        {"type": "message", "id": "m", "role": "user", "content": "Ho"},
+        {"type": "item_reference", "id": 7},  # no string id: left for the converter to report
+    ]
+    assert json.loads(body)["input"] == expected and turn is not None and turn.items == expected
+    unchanged = b'{"input": [{"type": "message", "role": "user", "content": "x"}]}'
+    assert begin_turn(unchanged, store)[0] is unchanged
+    with pytest.raises(ResponseNotFound, match="Item with id 'nope' not found"):
+        begin_turn(b'{"input": [{"type": "item_reference", "id": "nope"}]}', store)
 
 
 @pytest.mark.parametrize(

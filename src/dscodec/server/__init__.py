@@ -17,7 +17,13 @@ from dscodec.server.app import (
 )
 from dscodec.server.backend import *  # the backend contract, whole: the names of its __all__
 from dscodec.server.scripted import SCENARIO_HEADER, Script, ScriptedBackend, ScriptedFailure, ScriptError
-from dscodec.server.store import MemoryResponseStore, ResponseNotFound, ResponseStore, RetrievableStore
+from dscodec.server.store import (
+    ItemStore,
+    MemoryResponseStore,
+    ResponseNotFound,
+    ResponseStore,
+    RetrievableStore,
+)
 
 __all__ = [
     "BACKEND_TIMEOUT",
@@ -31,6 +37,7 @@ __all__ = [
     "BackendTimeout",
     "Finish",
     "FinishReason",
+    "ItemStore",
     "KeepAlive",
     "MemoryResponseStore",
     "PromptUsage",

@@ -9,9 +9,11 @@ are not carried over (as in the OpenAI API, the new request's own apply).
 
 A store is anything with ``get`` and ``put`` (:class:`ResponseStore`). One that also keeps the response objects
 (:class:`RetrievableStore`: ``put`` takes the response too, ``get_response`` and ``delete``) serves the endpoints
-that read stored responses back: ``GET`` and ``DELETE /v1/responses/{id}`` and its input items.
-:class:`MemoryResponseStore`, the default, is one; it keeps the most recently used entries in memory, bounded by
-count and by size. Every method is called from worker threads.
+that read stored responses back: ``GET`` and ``DELETE /v1/responses/{id}`` and its input items. One that finds a
+stored item by its id (:class:`ItemStore`: ``get_item``) resolves the ``item_reference`` input items of a request;
+with another store such an item is an unknown id (a 404). :class:`MemoryResponseStore`, the default, is all three;
+it keeps the most recently used entries in memory, bounded by count and by size. Every method is called from worker
+threads.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from dscodec.errors import ConversionError, shown
 __all__ = [
     "DEFAULT_STORE_BYTES",
     "DEFAULT_STORE_ENTRIES",
+    "ItemStore",
     "MemoryResponseStore",
     "ResponseNotFound",
     "ResponseStore",
@@ -77,6 +80,19 @@ class RetrievableStore(ResponseStore, Protocol):
         ...
 
 
+class ItemStore(ResponseStore, Protocol):
+    """A store that also finds a stored item by its ``id``, for the ``item_reference`` input items."""
+
+    def get_item(self, item_id: str) -> Mapping[str, Any] | None:
+        """The item with ``item_id`` among the items of the stored responses, or None."""
+        ...
+
+
+def finds_items(store: ResponseStore) -> TypeGuard[ItemStore]:
+    """Whether ``store`` finds stored items by id (it has ``get_item``)."""
+    return callable(getattr(store, "get_item", None))
+
+
 def is_retrievable(store: ResponseStore) -> TypeGuard[RetrievableStore]:
     """Whether ``store`` keeps response objects (it has ``get_response`` and ``delete``)."""
     return callable(getattr(store, "get_response", None)) and callable(getattr(store, "delete", None))
@@ -96,9 +112,9 @@ def check_bounds(**bounds: object) -> None:
 
 
 class MemoryResponseStore:
-    """A bounded in-memory store (a :class:`RetrievableStore`): the least recently used entries go first once
-    there are more than ``max_entries`` or their JSON is larger than ``max_bytes`` in total (``max_entries=0``
-    keeps nothing).
+    """A bounded in-memory store (a :class:`RetrievableStore` and an :class:`ItemStore`): the least recently used
+    entries go first once there are more than ``max_entries`` or their JSON is larger than ``max_bytes`` in total
+    (``max_entries=0`` keeps nothing). An item is found by id while some stored entry holds it.
 
     Raises:
         TypeError, ValueError: a bound that is no ``int`` or is negative.
@@ -111,6 +127,9 @@ class MemoryResponseStore:
         (True, [], {'id': 'resp_2', 'output': []})
         >>> store.delete("resp_2"), store.get("resp_2"), store.delete("resp_2")
         (True, None, False)
+        >>> store.put("resp_3", [{"type": "message", "id": "msg_1", "role": "user", "content": "Hi"}])
+        >>> store.get_item("msg_1")
+        {'type': 'message', 'id': 'msg_1', 'role': 'user', 'content': 'Hi'}
     """
 
     def __init__(
@@ -119,8 +138,11 @@ class MemoryResponseStore:
         check_bounds(max_entries=max_entries, max_bytes=max_bytes)
         self.max_entries = max_entries
         self.max_bytes = max_bytes
-        #: Per response id: the items' JSON, and the response object's (empty when it was not given).
-        self._entries: OrderedDict[str, tuple[bytes, bytes]] = OrderedDict()
+        #: Per response id: each item's JSON, the response object's (empty when it was not given), and where each
+        #: item id is among the items.
+        self._entries: OrderedDict[str, tuple[tuple[bytes, ...], bytes, dict[str, int]]] = OrderedDict()
+        #: Per item id: the response ids whose entries hold it, oldest first (a dict as an ordered set).
+        self._owners: dict[str, dict[str, None]] = {}
         self._size = 0
         self._lock = threading.Lock()
 
@@ -131,7 +153,7 @@ class MemoryResponseStore:
         entry = self._read(response_id)
         if entry is None:
             return None
-        items: list[Any] = orjson.loads(entry[0])
+        items: list[Any] = orjson.loads(b"[" + b",".join(entry[0]) + b"]")
         return items
 
     def get_response(self, response_id: str) -> dict[str, Any] | None:
@@ -141,7 +163,18 @@ class MemoryResponseStore:
         response: dict[str, Any] = orjson.loads(entry[1])
         return response
 
-    def _read(self, response_id: str) -> tuple[bytes, bytes] | None:
+    def get_item(self, item_id: str) -> dict[str, Any] | None:
+        with self._lock:
+            owners = self._owners.get(item_id)
+            if not owners:
+                return None
+            response_id = next(reversed(owners))  # the newest entry that holds it
+            parts, _, positions = self._entries[response_id]
+            self._entries.move_to_end(response_id)
+        item: dict[str, Any] = orjson.loads(parts[positions[item_id]])
+        return item
+
+    def _read(self, response_id: str) -> tuple[tuple[bytes, ...], bytes, dict[str, int]] | None:
         with self._lock:
             entry = self._entries.get(response_id)
             if entry is not None:
@@ -149,18 +182,20 @@ class MemoryResponseStore:
             return entry
 
     def put(self, response_id: str, items: Sequence[Any], response: Mapping[str, Any] | None = None) -> None:
-        data = orjson.dumps(list(items))
+        parts = tuple(orjson.dumps(item) for item in items)
         kept = orjson.dumps(dict(response)) if response is not None else b""
-        size = len(data) + len(kept)
+        size = _array_size(parts) + len(kept)
         if self.max_entries <= 0 or size > self.max_bytes:
             return
+        positions = _positions(items)
         with self._lock:
             self._forget(response_id)
-            self._entries[response_id] = (data, kept)
+            self._entries[response_id] = (parts, kept, positions)
+            for item_id in positions:
+                self._owners.setdefault(item_id, {})[response_id] = None
             self._size += size
             while len(self._entries) > self.max_entries or self._size > self.max_bytes:
-                _, (items_json, response_json) = self._entries.popitem(last=False)
-                self._size -= len(items_json) + len(response_json)
+                self._forget(next(iter(self._entries)))
 
     def delete(self, response_id: str) -> bool:
         with self._lock:
@@ -170,8 +205,30 @@ class MemoryResponseStore:
         old = self._entries.pop(response_id, None)
         if old is None:
             return False
-        self._size -= len(old[0]) + len(old[1])
+        parts, response_json, positions = old
+        self._size -= _array_size(parts) + len(response_json)
+        for item_id in positions:
+            owners = self._owners.get(item_id)
+            if owners is not None:
+                owners.pop(response_id, None)
+                if not owners:
+                    del self._owners[item_id]
         return True
+
+
+def _array_size(parts: tuple[bytes, ...]) -> int:
+    """The length of the JSON array of the items whose JSON ``parts`` are."""
+    return sum(map(len, parts)) + max(len(parts) - 1, 0) + 2
+
+
+def _positions(items: Sequence[Any]) -> dict[str, int]:
+    """Where each string ``id`` of ``items`` is first."""
+    positions: dict[str, int] = {}
+    for index, item in enumerate(items):
+        item_id = item.get("id") if isinstance(item, Mapping) else None
+        if isinstance(item_id, str):
+            positions.setdefault(item_id, index)
+    return positions
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,6 +248,35 @@ def _input_items(value: object) -> list[Any] | None:
     return None
 
 
+def _resolve_references(items: list[Any], store: ResponseStore) -> list[Any]:
+    """``items`` with each ``item_reference`` (``{"type": "item_reference", "id": …}``) replaced by the stored item
+    of that id; ``items`` itself when it holds none. A reference whose ``id`` is no string is left for the
+    converter to report.
+
+    Raises:
+        ResponseNotFound: a reference names an item no stored response holds (or the store finds no items).
+    """
+    resolved: list[Any] | None = None
+    for index, item in enumerate(items):
+        if not (isinstance(item, dict) and item.get("type") == "item_reference"):
+            continue
+        item_id = item.get("id")
+        if not isinstance(item_id, str):
+            continue
+        found = store.get_item(item_id) if finds_items(store) else None
+        if found is None or found.get("type") == "item_reference":
+            raise ResponseNotFound(f"Item with id '{_shown_id(item_id)}' not found.", param="input")
+        if resolved is None:
+            resolved = list(items)
+        resolved[index] = dict(found)
+    return items if resolved is None else resolved
+
+
+def _shown_id(item_id: str) -> str:
+    """An id as an error message quotes it: cut short past 100 characters."""
+    return item_id if len(item_id) <= 100 else item_id[:100] + "…"
+
+
 def _keeps_nothing(store: ResponseStore) -> bool:
     """Whether ``store`` is one that storing is turned off in (a :class:`MemoryResponseStore` of no entries)."""
     return isinstance(store, MemoryResponseStore) and store.max_entries <= 0
@@ -198,12 +284,13 @@ def _keeps_nothing(store: ResponseStore) -> bool:
 
 def begin_turn(body: bytes, store: ResponseStore) -> tuple[bytes, Turn | None, str | None]:
     """The body to convert (with the earlier turn's items in front of its input when it names a
-    ``previous_response_id``), the turn to store once answered (None when ``store`` is false, the store keeps
+    ``previous_response_id``, and each ``item_reference`` input item replaced by the stored item it names), the turn to store once answered (None when ``store`` is false, the store keeps
     nothing, or the body is not one the converter will take; it reports that itself), and the
     ``previous_response_id`` it continues.
 
     Raises:
-        ResponseNotFound: ``previous_response_id`` names no stored response.
+        ResponseNotFound: ``previous_response_id`` names no stored response, or an ``item_reference`` no stored
+            item.
         ConversionError: ``previous_response_id`` is not a string, or ``store`` is no boolean (nor null).
     """
     try:
@@ -225,7 +312,7 @@ def begin_turn(body: bytes, store: ResponseStore) -> tuple[bytes, Turn | None, s
         earlier = store.get(previous)
         if earlier is None:
             raise ResponseNotFound(
-                f"Previous response with id '{previous}' not found.", param="previous_response_id"
+                f"Previous response with id '{_shown_id(previous)}' not found.", param="previous_response_id"
             )
         if items is None:
             return body, None, None
@@ -235,6 +322,10 @@ def begin_turn(body: bytes, store: ResponseStore) -> tuple[bytes, Turn | None, s
         body = orjson.dumps(document)
     if items is None:
         return body, None, previous
+    resolved = _resolve_references(items, store)
+    if resolved is not items:
+        items = document["input"] = resolved
+        body = orjson.dumps(document)
     keep = document.get("store", True)
     if keep is not None and not isinstance(keep, bool):
         # The codec passes over the field (as the reference does); here it decides what is kept, so a value that
