@@ -255,7 +255,9 @@ def test_backend_failure_mid_stream(
     assert caught.value.body == {
         "type": "error",
         "error": {"type": "api_error", "message": "the model server failed: scripted failure after 4 chunks"},
+        "request_id": caught.value.request_id,  # the request-id header's, as in every Anthropic error body
     }
+    assert isinstance(caught.value.request_id, str) and caught.value.request_id.startswith("req_")
     assert recorder.wait_closed(key).closed
     with (
         pytest.raises(anthropic.APIStatusError),

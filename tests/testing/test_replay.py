@@ -304,3 +304,28 @@ def test_a_live_messages_error_keeps_the_request_id_the_server_gave() -> None:
     recorded = dataclasses.replace(live, origin="codec")
     assert "request_id" not in replay(recorded).transcript.response  # type: ignore[operator]
     assert [d.path for d in verify(recorded)] == ["response.request_id"]
+
+
+def test_a_live_messages_stream_that_failed_keeps_the_request_id_the_server_gave(live_url: str) -> None:
+    """The example server's error event of a failed Messages stream names the request's id, as the body of an
+    error answer does: a faithful recording of it verifies, and a replay says the same id."""
+    from dscodec.testing import live
+
+    request = {
+        "model": "DeepSeek-V4-Pro",
+        "max_tokens": 100,
+        "stream": True,
+        "messages": [{"role": "user", "content": "Hi"}],
+    }
+    recorded = live.record(live_url + "/v1/messages", request, headers={"X-Scenario": "fail_mid"})
+    assert recorded.accumulated is not None and recorded.frames is not None
+    request_id = recorded.accumulated["request_id"]
+    assert isinstance(request_id, str) and request_id.startswith("req_")
+    assert (
+        recorded.frames[-1].event == "error"
+        and json.loads(recorded.frames[-1].data)["request_id"] == request_id
+    )
+    assert verify(recorded) == []
+    assert replay(recorded).transcript.accumulated == recorded.accumulated
+    other = dataclasses.replace(recorded, origin="codec")  # the frames are compared too, then
+    assert "accumulated.request_id" in [d.path for d in verify(other)]

@@ -122,15 +122,27 @@ def feed_sse(processor: StreamProcessor, item: BackendOutput | None) -> bytes:
     return sse_of(feed(processor, item))
 
 
-def failure_frame(processor: StreamProcessor, error: DscodecError) -> bytes:
-    """The protocol's mid-stream error event(s) for ``error``; empty when nothing more can be said."""
+def failure_frame(processor: StreamProcessor, error: DscodecError, request_id: str | None = None) -> bytes:
+    """The protocol's mid-stream error event(s) for ``error``; empty when nothing more can be said. A Messages
+    ``error`` event names ``request_id`` when given, as Anthropic's error bodies do."""
     try:
-        return "".join(event.sse() for event in processor.fail(error)).encode()
+        events = processor.fail(error)
+        if request_id and processor.request.protocol == "messages":
+            events = [_with_request_id(event, request_id) for event in events]
+        return "".join(event.sse() for event in events).encode()
     except Exception:
         # The events of the failed response cannot be written either (the processor's own state is broken):
         # the stream just ends, and the client sees it cut short.
         logger.exception("writing the error event of a failed stream failed")
         return b""
+
+
+def _with_request_id(event: WireEvent, request_id: str) -> WireEvent:
+    """``event`` with ``request_id`` when it is an ``error`` event."""
+    if event.event != "error":
+        return event
+    data = event.to_dict()
+    return WireEvent({**data, "request_id": request_id}, event=event.event)
 
 
 def complete_response(protocol: Protocol, events: list[WireEvent]) -> tuple[bytes, dict[str, Any]]:

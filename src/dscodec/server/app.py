@@ -723,7 +723,8 @@ class _Server:
                 yield processor.sse_done.encode()
         except Exception as exc:  # noqa: BLE001 - whatever failed, the client is told
             # After the 200 the protocol's error event is the only way left to say the response failed.
-            frame = failure_frame(processor, backend_error(exc))
+            request_id = REQUEST_ID.get()
+            frame = failure_frame(processor, backend_error(exc), None if request_id == "-" else request_id)
             if frame:
                 yield frame
         finally:

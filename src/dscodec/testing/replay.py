@@ -282,7 +282,13 @@ def replay(
         answer.status, answer.response = failure.status_code, _error_body(protocol, failure, transcript)
         return Replay(answer, request, events, False, pushed)
     if failure is not None:
-        events += processor.fail(failure)
+        request_id = _server_request_id(protocol, transcript, transcript.accumulated)
+        events += [
+            WireEvent({**event.to_dict(), "request_id": request_id}, event=event.event)
+            if request_id is not None and event.event == "error"
+            else event
+            for event in processor.fail(failure)
+        ]
     accumulated = dscodec.accumulate(protocol, events)
     if request.stream:
         answer.frames = [Frame(event.to_json(), event.event) for event in events]
@@ -318,17 +324,21 @@ def _echo_server_storage(request: ConversationRequest, transcript: Transcript) -
 
 def _error_body(protocol: Protocol, exc: DscodecError, transcript: Transcript) -> dict[str, Any]:
     """The error answer's body; for a live Messages recording with the id the server gave the request, that id too
-    (``request_id``: the server's doing, as Anthropic's API answers it, not the codec's)."""
+    (``request_id``: the server's doing, as Anthropic's API answers it, not the codec's; a failed stream's error
+    event names it the same way)."""
     body = exc.body if exc.protocol is not None else error_body(protocol, exc)
-    recorded = transcript.response
-    if (
-        protocol == "messages"
-        and transcript.origin == "live"
-        and isinstance(recorded, dict)
-        and isinstance(recorded.get("request_id"), str)
-    ):
-        body = {**body, "request_id": recorded["request_id"]}
-    return body
+    request_id = _server_request_id(protocol, transcript, transcript.response)
+    return body if request_id is None else {**body, "request_id": request_id}
+
+
+def _server_request_id(protocol: Protocol, transcript: Transcript, recorded: object) -> str | None:
+    """The ``request_id`` a live Messages recording's error (``recorded``: its error body, or the error event a
+    failed stream adds up to) names, which the server gave; None for any other."""
+    if protocol == "messages" and transcript.origin == "live" and isinstance(recorded, dict):
+        request_id = recorded.get("request_id")
+        if isinstance(request_id, str):
+            return request_id
+    return None
 
 
 def verify(
