@@ -4,6 +4,7 @@ Needs the ``server`` extra (``pip install 'dscodec[server]'``: FastAPI and uvico
 imports it. See ``docs/server.md``.
 """
 
+from dscodec.server._head import HEAD_TIMEOUT, head_timeout_protocol
 from dscodec.server.app import (
     BACKEND_TIMEOUT,
     BODY_TIMEOUT,
@@ -29,6 +30,7 @@ __all__ = [
     "BACKEND_TIMEOUT",
     "BODY_TIMEOUT",
     "DEFAULT_CONTEXT_LIMIT",
+    "HEAD_TIMEOUT",
     "MAX_BODY_BYTES",
     "SCENARIO_HEADER",
     "Backend",
@@ -54,4 +56,5 @@ __all__ = [
     "TokenChunk",
     "UnsupportedEncoding",
     "create_app",
+    "head_timeout_protocol",
 ]

@@ -19,6 +19,7 @@ import dscodec
 from dscodec.conversation import ModelVersion, Protocol
 from dscodec.errors import DscodecError
 from dscodec.options import ConversionOptions, UnsupportedBehavior
+from dscodec.server._head import HEAD_TIMEOUT, head_timeout_protocol
 from dscodec.server.app import DEFAULT_CONTEXT_LIMIT, create_app
 from dscodec.server.backend import Backend
 from dscodec.server.scripted import ScriptedBackend
@@ -364,4 +365,11 @@ def serve(
         print(f"dscodec: every /v1/ request needs an API key ({count} accepted)", file=out)
     elif host not in ("127.0.0.1", "localhost", "::1"):
         print(f"dscodec: warning: {host} is reachable from other machines and no API key is needed", file=out)
-    uvicorn.run(app, host=host, port=port, log_level="info", log_config=log_config())
+    uvicorn.run(
+        app,
+        host=host,
+        port=port,
+        log_level="info",
+        log_config=log_config(),
+        http=head_timeout_protocol(HEAD_TIMEOUT),
+    )
