@@ -16,6 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
+import dscodec
 from dscodec.errors import ConversionError, DscodecError
 from dscodec.server import (
     BackendOutput,
@@ -27,6 +28,7 @@ from dscodec.server import (
     create_app,
 )
 from dscodec.server._http import MAX_CODINGS, header_dict
+from dscodec.server._outputs import asked_logprobs
 from tests.server.conftest import VOCABULARY, LiveServer, Recorder, new_id, scenario
 
 PATHS = {"chat_completions": "/v1/chat/completions", "responses": "/v1/responses", "messages": "/v1/messages"}
@@ -457,17 +459,49 @@ def test_backend_without_finish_ends_with_stop(odd: httpx.Client) -> None:
     assert data["usage"]["prompt_tokens"] == 7 and data["usage"]["prompt_cache_hit_tokens"] == 2
 
 
-def test_token_logprobs_reach_the_client(odd: httpx.Client) -> None:
+#: The fields by which a request asks for log probabilities with two alternatives (Messages has none).
+ASK_LOGPROBS: dict[str, dict[str, Any]] = {
+    "chat_completions": {"logprobs": True, "top_logprobs": 2},
+    "responses": {"top_logprobs": 2},
+    "messages": {},
+}
+
+
+@pytest.mark.parametrize(("top", "kept"), [(2, [-0.5, -2.0]), (1, [-0.5]), (0, [])])
+def test_token_logprobs_reach_the_client_as_asked(odd: httpx.Client, top: int, kept: list[float]) -> None:
+    """The backend's entries go to the client with at most ``top_logprobs`` alternatives, the most likely."""
     data = odd.post(
         PATHS["chat_completions"],
-        json=body("chat_completions", thinking={"type": "disabled"}),
+        json=body("chat_completions", thinking={"type": "disabled"}, logprobs=True, top_logprobs=top),
         headers={"x-case": "logprobs"},
     ).json()
     choice = data["choices"][0]
     assert choice["message"]["content"] == "Hello world"
     entries = choice["logprobs"]["content"]
     assert "".join(e["token"] for e in entries) == "Hello world" and entries[0]["logprob"] == -0.5
-    assert [t["logprob"] for t in entries[0]["top_logprobs"]] == [-0.5, -2.0]
+    assert [t["logprob"] for t in entries[0]["top_logprobs"]] == kept
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_token_logprobs_nobody_asked_for_are_dropped(odd: httpx.Client, protocol: str, stream: bool) -> None:
+    """A backend that sends log probabilities the request did not ask for (even malformed ones): the answer has
+    none, as if the backend had sent none."""
+    for case in ("logprobs", "bad_logprobs"):
+        response = odd.post(PATHS[protocol], json=body(protocol, stream=stream), headers={"x-case": case})
+        # No entry (``{"token": …, "logprob": …}``) anywhere; the malformed ones would have been a 502.
+        assert response.status_code == 200 and '"logprob":' not in response.text.replace(" ", "")
+
+
+def test_asked_logprobs() -> None:
+    ask = dscodec.convert("chat_completions", body("chat_completions", logprobs=True, top_logprobs=1))
+    pairs = [(5, -3.0), (6, -1.0), (7, -2.0)]
+    assert asked_logprobs(ask, [(-1.0, pairs), -0.5]) == [(-1.0, [(6, -1.0)]), -0.5]
+    entries = [(-1.0, [(6, -1.0)]), -0.5]
+    assert asked_logprobs(ask, entries) is entries  # nothing to cut
+    odd_entries = [(-1.0, [("x", "y"), (1, 2.0)]), (-1.0, 5), "z"]
+    assert asked_logprobs(ask, odd_entries) is odd_entries  # left for the processor to refuse
+    assert asked_logprobs(dscodec.convert("chat_completions", body("chat_completions")), entries) is None
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
@@ -481,12 +515,15 @@ def test_content_filter_finish(odd: httpx.Client, protocol: str) -> None:
         assert data["stop_reason"] == "refusal"
 
 
-@pytest.mark.parametrize("case", ["bad_logprobs", "bad_item"])
-@pytest.mark.parametrize("protocol", PROTOCOLS)
+@pytest.mark.parametrize(
+    ("protocol", "case"),
+    [(p, "bad_item") for p in PROTOCOLS] + [(p, "bad_logprobs") for p in ("chat_completions", "responses")],
+)
 def test_broken_backend_output(odd: httpx.Client, protocol: str, case: str) -> None:
-    response = odd.post(PATHS[protocol], json=body(protocol), headers={"x-case": case})
+    asked = ASK_LOGPROBS[protocol]
+    response = odd.post(PATHS[protocol], json=body(protocol, **asked), headers={"x-case": case})
     assert_error_shape(protocol, response, 502, "api_error")
-    streamed = odd.post(PATHS[protocol], json=body(protocol, stream=True), headers={"x-case": case})
+    streamed = odd.post(PATHS[protocol], json=body(protocol, stream=True, **asked), headers={"x-case": case})
     assert streamed.status_code == 200
     last_name, last = frames(streamed.text)[-1]
     if protocol == "chat_completions":

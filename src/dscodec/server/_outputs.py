@@ -15,7 +15,7 @@ import anyio
 import orjson
 
 import dscodec
-from dscodec.conversation import Protocol
+from dscodec.conversation import ConversationRequest, Protocol
 from dscodec.errors import DscodecError, ModelOutputError
 from dscodec.processor import StreamProcessor
 from dscodec.protocols._wire import WireEvent, logprob_notation
@@ -86,6 +86,41 @@ def backend_count(value: object, what: str) -> int:
     return count
 
 
+def asked_logprobs(request: ConversationRequest, logprobs: object) -> Any:
+    """What the client asked for of a chunk's log probability entries: none when the request did not ask for log
+    probabilities, else each entry with at most ``top_logprobs`` alternatives (the most likely ones). Entries
+    that are not well formed are passed on as they are, for the stream processor to refuse."""
+    options = request.inference_options
+    if logprobs is None or not options.logprobs:
+        return None
+    if not isinstance(logprobs, (list, tuple)):
+        return logprobs
+    top = options.top_logprobs or 0
+    cut: list[Any] | None = None
+    for index, entry in enumerate(logprobs):
+        if not (isinstance(entry, (list, tuple)) and len(entry) == 2 and isinstance(entry[1], (list, tuple))):
+            continue
+        alternatives = entry[1]
+        if len(alternatives) <= top:
+            continue
+        try:
+            kept = sorted(alternatives, key=_likelihood)[:top]
+        except (TypeError, IndexError, KeyError):
+            continue  # not pairs of an id and a number: the processor says so
+        if cut is None:
+            cut = list(logprobs)
+        cut[index] = (entry[0], kept)
+    return logprobs if cut is None else cut
+
+
+def _likelihood(pair: Any) -> float:
+    """The sort key of an alternative ``(id, logprob)``: the most likely first."""
+    value = pair[1]
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(value)
+    return -value
+
+
 def feed(processor: StreamProcessor, item: BackendOutput | None) -> list[WireEvent]:
     """Hand one backend item (None: the end of the backend's output) to the processor."""
     if item is None:
@@ -93,7 +128,7 @@ def feed(processor: StreamProcessor, item: BackendOutput | None) -> list[WireEve
     if isinstance(item, TextChunk):
         return processor.push_text(item.text, backend_count(item.token_count, "TextChunk.token_count"))
     if isinstance(item, TokenChunk):
-        return processor.push_tokens(item.ids, item.logprobs)
+        return processor.push_tokens(item.ids, asked_logprobs(processor.request, item.logprobs))
     if isinstance(item, PromptUsage):
         fingerprint = item.system_fingerprint
         if fingerprint is not None and not isinstance(fingerprint, str):
