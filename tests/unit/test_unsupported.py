@@ -13,6 +13,12 @@ REJECT = dscodec.ConversionOptions(unsupported="reject")
 MODEL = "DeepSeek-V4-Pro"
 
 
+_TYPED: dict[str, dict[str, Any]] = {
+    "tool_choice": {"type": "auto"},
+    "thinking": {"type": "enabled", "budget_tokens": 32},
+}
+
+
 def _body(protocol: str, **extra: Any) -> dict[str, Any]:
     """A small body of ``protocol`` with ``extra`` fields; a dotted name is a path into an object."""
     if protocol == "chat_completions":
@@ -25,8 +31,8 @@ def _body(protocol: str, **extra: Any) -> dict[str, Any]:
         *outer, last = name.split(".")
         place = body
         for key in outer:
-            # (an object that needs its type, as tool_choice does, gets the one that asks for nothing else)
-            place = place.setdefault(key, {"type": "auto"} if key == "tool_choice" else {})
+            # (an object that needs its type, as tool_choice and thinking do, gets one that asks for nothing else)
+            place = place.setdefault(key, dict(_TYPED.get(key, {})))
         place[last] = value
     return body
 
@@ -64,6 +70,7 @@ ASKING: dict[str, Any] = {
     "include": ["message.output_text.logprobs"],
     "tools": [{"type": "file_search", "vector_store_ids": ["vs_1"]}],
     "tool_choice.disable_parallel_tool_use": True,
+    "thinking.display": "omitted",
     "input": [
         {"type": "message", "role": "user", "content": "Hi"},
         {"type": "item_reference", "id": "msg_1"},
@@ -95,6 +102,7 @@ NEUTRAL: dict[str, list[Any]] = {
         [{"type": "web_search"}],
     ],
     "tool_choice.disable_parallel_tool_use": [False, None],
+    "thinking.display": ["summarized", None],
     "input": [[{"type": "message", "role": "user", "content": "Hi"}]],
 }
 

@@ -65,6 +65,10 @@ def _beyond_text(value: Any) -> bool:
     return isinstance(value, list) and any(item != "text" for item in value)
 
 
+def _omitted(value: Any) -> bool:
+    return value == "omitted"
+
+
 def _not_medium(value: Any) -> bool:
     # "medium" is the default length of an answer: it asks for nothing.
     return value is not None and value != "medium"
@@ -163,6 +167,7 @@ _OWN: Mapping[str, Mapping[str, tuple[Callable[[Any], bool], str]]] = {
         "context_management": (_present, "context management is not supported"),
         "compaction": (_present, "there is no server-side compaction: the model answers as usual"),
         "tool_choice.disable_parallel_tool_use": (_true, "the model may still call several tools at once"),
+        "thinking.display": (_omitted, "the thinking is sent in full"),
     },
 }
 _SHARED: Mapping[str, tuple[Unhonoured, ...]] = {
