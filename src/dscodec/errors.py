@@ -131,7 +131,13 @@ class TokenizerError(DscodecError):
 
 
 class SpecialTokenMissing(TokenizerError):
-    """A special token the template needs is not in the tokenizer's added vocabulary."""
+    """A special token the template needs is not in the tokenizer's added vocabulary.
+
+    Attributes:
+        spelling: the missing token's spelling (``<｜System｜>``), or None when not known.
+    """
+
+    spelling: str | None = None
 
 
 class StreamStateError(DscodecError):

@@ -287,10 +287,12 @@ class Vocabulary:
         try:
             return self.added[spelling]
         except KeyError:
-            raise SpecialTokenMissing(
+            missing = SpecialTokenMissing(
                 f"special token {spelling!r} is not in the added vocabulary of tokenizer {self.name}; "
                 "use a tokenizer.json made for this model version"
-            ) from None
+            )
+            missing.spelling = spelling
+            raise missing from None
 
     def pieces(self, text: str, piece: int) -> list[str]:
         """``text`` cut where tokens cannot cross (pieces of at least ``piece`` characters), for batch encoding.

@@ -127,7 +127,7 @@ def test_v41_with_the_v4_tokenizer_names_the_missing_token() -> None:
     with pytest.raises(dscodec.SpecialTokenMissing) as caught:
         ENCODER.encode(conversation, version="v4.1")
     assert "<｜System｜>" in caught.value.message and "tokenizer.json" in caught.value.message
-    assert caught.value.status_code == 500
+    assert caught.value.status_code == 500 and caught.value.spelling == "<｜System｜>"
 
 
 def test_v41_with_a_tokenizer_that_has_the_system_token() -> None:

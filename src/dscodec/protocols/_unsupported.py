@@ -66,7 +66,7 @@ def _beyond_text(value: Any) -> bool:
 
 
 def _omitted(value: Any) -> bool:
-    return value == "omitted"
+    return isinstance(value, str) and value == "omitted"
 
 
 def _not_medium(value: Any) -> bool:

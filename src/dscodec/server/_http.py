@@ -22,7 +22,13 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 import dscodec
 from dscodec.conversation import Protocol
-from dscodec.errors import ContextLengthExceeded, ConversionError, DscodecError, TokenizerError
+from dscodec.errors import (
+    ContextLengthExceeded,
+    ConversionError,
+    DscodecError,
+    SpecialTokenMissing,
+    TokenizerError,
+)
 
 __all__ = [
     "REQUEST_ID",
@@ -330,6 +336,8 @@ def error_response(
 ) -> Response:
     """The error in the protocol's own body shape (deviations D1, D2) with its HTTP status; an Anthropic body also
     names the request's id (``request_id``, as Anthropic's API answers and the SDK's ``ErrorResponse`` reads)."""
+    if isinstance(exc, TokenizerError):
+        exc = _told_to_clients(exc)
     # Rendered for this protocol rather than read from exc.body: an error object a backend re-raises may have
     # been bound to another protocol by an earlier request.
     body = dscodec.error_body(protocol, exc)
@@ -352,6 +360,22 @@ def error_response(
         # so the SDKs are told not to retry it.
         headers = {**(headers or {}), "x-should-retry": "false"}
     return Response(orjson.dumps(body), status_code=status, media_type="application/json", headers=headers)
+
+
+def _told_to_clients(exc: TokenizerError) -> TokenizerError:
+    """The error as a client is told of it: the server's configuration in general terms, without the tokenizer's
+    file (a path on the server); the full message goes to the server's log."""
+    logger.error("the tokenizer cannot encode a request: %s", exc.message)
+    spelling = exc.spelling if isinstance(exc, SpecialTokenMissing) else None
+    told = exc.copy()
+    told.message = (
+        f"The server's tokenizer has no special token {spelling!r}, which the prompt of this model needs; the "
+        "server must be started with a tokenizer.json made for this model version."
+        if spelling is not None
+        else "The server's tokenizer cannot encode this request; the server must be started with a tokenizer.json "
+        "made for this model version."
+    )
+    return told
 
 
 def header_dict(scope: Scope) -> dict[str, str]:
