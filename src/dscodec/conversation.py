@@ -251,13 +251,13 @@ class ConversationRequest(_Model):
             ContextLengthExceeded: the prompt and the requested completion do not fit; bound to the request's
                 protocol, so its ``body`` has that protocol's error shape.
             TypeError: a count that is no ``int``.
-            ValueError: a negative ``prompt_tokens``, a ``context_limit`` below 1, or either from 2**63 on.
+            ValueError: a negative count, or one from 2**63 on.
         """
-        for name, value, least in (("prompt_tokens", prompt_tokens, 0), ("context_limit", context_limit, 1)):
+        for name, value in (("prompt_tokens", prompt_tokens), ("context_limit", context_limit)):
             if type(value) is not int:
                 raise TypeError(f"{name} must be an int, not {type(value).__name__}")
-            if not least <= value < 2**63:
-                raise ValueError(f"{name} must be from {least} to 2**63 - 1, not {shown(value)}")
+            if not 0 <= value < 2**63:
+                raise ValueError(f"{name} must be from 0 to 2**63 - 1, not {shown(value)}")
         requested = self.inference_options.max_tokens
         if requested is not None:
             total = prompt_tokens + requested

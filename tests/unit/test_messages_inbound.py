@@ -1329,7 +1329,7 @@ def test_stop_sequence_length_cap_d16() -> None:
     ("prompt", "limit", "error"),
     [
         (-1, 100, ValueError),
-        (5, 0, ValueError),
+        (5, -1, ValueError),
         ("5", 100, TypeError),
         (5, 100.0, TypeError),
         (True, 9, TypeError),
@@ -1338,6 +1338,16 @@ def test_stop_sequence_length_cap_d16() -> None:
 def test_resolve_max_tokens_names_a_bad_count(prompt: object, limit: object, error: type[Exception]) -> None:
     with pytest.raises(error, match="prompt_tokens|context_limit"):
         convert(body()).resolve_max_tokens(prompt, limit)  # type: ignore[arg-type]
+
+
+def test_resolve_max_tokens_in_a_context_of_none() -> None:
+    """A context limit of 0 is read as the reference reads it: an empty prompt without a requested budget still
+    gets the least budget (1); anything else does not fit."""
+    assert convert(body()).resolve_max_tokens(0, 0) == 1
+    with pytest.raises(ContextLengthExceeded):
+        convert(body()).resolve_max_tokens(5, 0)
+    with pytest.raises(ContextLengthExceeded):
+        convert(body(max_tokens=1)).resolve_max_tokens(0, 0)
 
 
 def test_context_length_error_is_in_anthropics_envelope() -> None:
