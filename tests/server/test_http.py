@@ -114,6 +114,11 @@ async def odd_backend(job: BackendRequest) -> AsyncIterator[BackendOutput]:
     elif case == "bad_item":
         yield TextChunk("Hi", 1)
         yield "not an output"  # type: ignore[misc]
+    elif case == "none_item":  # None is no output (the server's own end of output is the iterator's end)
+        yield TextChunk("Hi", 1)
+        yield None  # type: ignore[misc]
+        yield TextChunk("lost", 1)
+        yield Finish("length")
     elif case == "content_filter":
         yield TextChunk("Hm", 1)
         yield Finish("content_filter")
@@ -263,6 +268,24 @@ def test_a_body_that_is_not_valid_data_of_its_coding_is_a_400(
     packed = gzip.compress(payload) if coding == "gzip" else zlib.compress(payload)
     response = odd.post(PATHS[protocol], content=damage(packed), headers={"content-encoding": coding})
     assert says in assert_error_shape(protocol, response, 400, "invalid_request_error")
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_content_encoding_lines_are_one_list(odd: httpx.Client, protocol: str) -> None:
+    """A coding list split over several header lines is read whole, in order (RFC 9110): the last one applied is
+    undone first, and an unknown coding on any line is refused."""
+    payload = json.dumps(body(protocol)).encode()
+    lines = [
+        ("content-type", "application/json"),
+        ("content-encoding", "gzip"),
+        ("content-encoding", "deflate"),
+    ]
+    response = odd.post(PATHS[protocol], content=zlib.compress(gzip.compress(payload)), headers=lines)
+    assert response.status_code == 200, response.text
+    lines = [("content-encoding", "gzip"), ("content-encoding", "br")]
+    response = odd.post(PATHS[protocol], content=gzip.compress(payload), headers=lines)
+    status = 400 if protocol == "messages" else 415
+    assert "'br'" in assert_error_shape(protocol, response, status, "invalid_request_error")
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
@@ -517,7 +540,8 @@ def test_content_filter_finish(odd: httpx.Client, protocol: str) -> None:
 
 @pytest.mark.parametrize(
     ("protocol", "case"),
-    [(p, "bad_item") for p in PROTOCOLS] + [(p, "bad_logprobs") for p in ("chat_completions", "responses")],
+    [(p, case) for p in PROTOCOLS for case in ("bad_item", "none_item")]
+    + [(p, "bad_logprobs") for p in ("chat_completions", "responses")],
 )
 def test_broken_backend_output(odd: httpx.Client, protocol: str, case: str) -> None:
     asked = ASK_LOGPROBS[protocol]

@@ -578,7 +578,8 @@ class _Server:
             if not message.get("more_body", False):
                 break
         body = b"".join(parts)
-        codings = http.headers.get("content-encoding", "")
+        # Every Content-Encoding line, in order: a coding list may be split over several (RFC 9110, 5.3).
+        codings = ", ".join(http.headers.getlist("content-encoding"))
         if not codings:
             return body
         # In a worker thread, off the event loop: a small body may expand to the limit (a few at a time).
@@ -608,6 +609,10 @@ class _Server:
                     return None
             if waiting.cancelled_caught:
                 break
+            if item is None:  # None is this loop's own end of output: from the backend, it is a wrong item
+                raise ModelOutputError(
+                    "the model backend yielded None; expected PromptUsage, TextChunk, TokenChunk, Finish or KeepAlive"
+                )
             if type(item) is not KeepAlive:  # (a KeepAlive only restarts the wait)
                 return item
         raise BackendTimeout(
