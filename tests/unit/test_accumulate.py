@@ -500,7 +500,7 @@ def test_events_and_their_dicts_accumulate_alike() -> None:
 def test_responses_result_shares_no_object_with_the_events() -> None:
     """Every item is copied, whether a delta changed it or not, however deep its values nest."""
     deep: Any = {"leaf": [1.5, None, True]}
-    for _ in range(100):
+    for _ in range(60):  # 122 levels, inside an item 3 levels down: within the 127 a response may nest
         deep = {"next": [deep]}
     stream: list[dict[str, Any]] = [
         {"type": "response.created", "response": {"id": "r", "status": "in_progress", "meta": {"k": [1]}}},
@@ -671,3 +671,50 @@ def test_the_check_refuses_an_object_that_holds_itself_and_walks_shared_ones_onc
         shared = [shared, shared]
     result = dscodec.accumulate("chat_completions", [_chunk({"content": "hi"}, "stop", usage={"x": shared})])
     assert result["usage"]["x"] is shared
+
+
+def _nested(levels: int) -> Any:
+    """``levels`` arrays, one inside the other."""
+    value: Any = []
+    for _ in range(levels - 1):
+        value = [value]
+    return value
+
+
+def _deep_field_events(protocol: str, levels: int) -> list[dict[str, Any]]:
+    """A stream whose response carries a field nested ``levels`` arrays deep, two levels below the response."""
+    field = _nested(levels)
+    if protocol == "chat_completions":
+        return [_chunk({"content": "hi"}, "stop", usage={"x": field})]
+    if protocol == "responses":
+        response = {"id": "r", "object": "response", "created_at": 1, "status": "in_progress", "model": "m"}
+        return [
+            {
+                "type": "response.created",
+                "sequence_number": 0,
+                "response": {**response, "metadata": {"a": field}},
+            }
+        ]
+    message = {
+        "id": "m",
+        "type": "message",
+        "role": "assistant",
+        "model": "m",
+        "content": [],
+        "stop_reason": None,
+    }
+    start = {**message, "usage": {"input_tokens": 1, "output_tokens": 0}, "metadata": {"a": field}}
+    return [{"type": "message_start", "message": start}, {"type": "message_stop"}]
+
+
+@pytest.mark.parametrize("protocol", ["chat_completions", "responses", "messages"])
+def test_the_check_refuses_nesting_deeper_than_dscodec_reads(protocol: str) -> None:
+    """A complete response holds at most 127 levels of arrays and objects (the response included), as much as
+    dscodec reads: deeper, no JSON writer would take it (orjson stops at 255 levels), so it is refused by name
+    rather than returned; far deeper too, without running out of recursion."""
+    result = dscodec.accumulate(protocol, _deep_field_events(protocol, 125))
+    held = result["usage"]["x"] if protocol == "chat_completions" else result["metadata"]["a"]
+    assert held == _nested(125) and orjson.loads(orjson.dumps(result)) == result
+    for levels in (126, 300, 5000):
+        with pytest.raises(dscodec.ModelOutputError, match="nests deeper than 127 arrays and objects"):
+            dscodec.accumulate(protocol, _deep_field_events(protocol, levels))

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from dscodec._json import MAX_DEPTH
 from dscodec.errors import ModelOutputError
 
 __all__ = ["INT", "INT_OR_NONE", "LOGPROB_ENTRY", "NUMBER", "STR", "STR_OR_NONE", "check_response"]
@@ -49,7 +50,8 @@ def _path(node: Any) -> str:
     while node is not None:
         node, key = node
         parts.append(f"[{key}]" if type(key) is int else f".{key}")
-    return "response" + "".join(reversed(parts))
+    path = "response" + "".join(reversed(parts))
+    return path if len(path) <= 200 else path[:200] + "…"
 
 
 #: Marks, on :func:`check_response`'s stack, the end of a container's children.
@@ -64,10 +66,11 @@ def check_response(value: Any, shape: Any, protocol: str) -> None:
 
     Raises:
         ModelOutputError: a value JSON has none for (a set, NaN, a key that is no string, an object that holds
-            itself), or a field of a type the protocol never gives it.
+            itself), nesting deeper than dscodec reads JSON (:data:`~dscodec._json.MAX_DEPTH`), or a field of a
+            type the protocol never gives it.
     """
     lead = f"the events are not a {protocol} stream:"
-    stack: list[Any] = [(value, shape, None)]
+    stack: list[Any] = [(value, shape, None, 0)]
     inside: set[int] = set()  # the containers on the path to the current one
     walked: set[tuple[int, int]] = set()
     while stack:
@@ -75,7 +78,7 @@ def check_response(value: Any, shape: Any, protocol: str) -> None:
         if entry[0] is _LEAVE:
             inside.discard(entry[1])
             continue
-        item, want, node = entry
+        item, want, node, depth = entry
         # bool is an int to Python, never to JSON readers: a flag where a count or an id belongs is refused.
         if type(want) is tuple and (not isinstance(item, want) or isinstance(item, bool)):
             expected = " or ".join(_NAMES.get(t, t.__name__) for t in want)
@@ -86,6 +89,11 @@ def check_response(value: Any, shape: Any, protocol: str) -> None:
                     raise ModelOutputError(f"{lead} {_path(node)} is an object, not an array")
             elif type(want) is dict:
                 raise ModelOutputError(f"{lead} {_path(node)} is an array, not an object")
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise ModelOutputError(
+                    f"{lead} {_path(node)} nests deeper than {MAX_DEPTH} arrays and objects, which JSON writers refuse"
+                )
             here = id(item)
             if here in inside:
                 raise ModelOutputError(f"{lead} {_path(node)} holds itself, which JSON cannot")
@@ -99,10 +107,10 @@ def check_response(value: Any, shape: Any, protocol: str) -> None:
                 for key, child in item.items():
                     if type(key) is not str:
                         raise ModelOutputError(f"{lead} {_path(node)} has a key that is no string")
-                    stack.append((child, fields.get(key), (node, key)))
+                    stack.append((child, fields.get(key), (node, key), depth))
             else:
                 each = want[0] if type(want) is list else None
-                stack.extend((child, each, (node, k)) for k, child in enumerate(item))
+                stack.extend((child, each, (node, k), depth) for k, child in enumerate(item))
         elif type(want) is dict or type(want) is list:
             if item is not None:
                 expected = "an object" if type(want) is dict else "an array"

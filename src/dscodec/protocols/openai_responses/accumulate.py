@@ -20,6 +20,8 @@ import copy
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from dscodec._json import MAX_DEPTH
+from dscodec.errors import ModelOutputError
 from dscodec.protocols._shape import INT, LOGPROB_ENTRY, NUMBER, STR, STR_OR_NONE
 from dscodec.protocols.openai_responses.outbound import default_settings, response_object
 
@@ -206,13 +208,13 @@ def _output_item(
     return _copied(added[index]) if item is None else item
 
 
-#: How deep :func:`_copied` copies JSON values itself; deeper ones (and values of other types) go to
-#: ``copy.deepcopy``.
-_COPY_DEPTH = 64
-
-
 def _copied(mapping: Mapping[str, Any]) -> dict[str, Any]:
-    """A fresh dict of ``mapping``, every JSON value in it copied (a quicker ``copy.deepcopy(dict(mapping))``)."""
+    """A fresh dict of ``mapping``, every JSON value in it copied (a quicker ``copy.deepcopy(dict(mapping))``).
+
+    Raises:
+        ModelOutputError: an array or object nested deeper than dscodec reads JSON (which no writer it feeds would
+            take either).
+    """
     return {key: _copied_value(value, 1) for key, value in mapping.items()}
 
 
@@ -220,11 +222,15 @@ def _copied_value(value: Any, depth: int) -> Any:
     cls = value.__class__
     if cls is str or cls is int or cls is float or cls is bool or value is None:
         return value
-    if depth < _COPY_DEPTH:
+    if cls is dict or cls is list:
+        if depth >= MAX_DEPTH:
+            raise ModelOutputError(
+                f"the events are not a responses stream: a field nests deeper than {MAX_DEPTH} arrays and objects, "
+                "which JSON writers refuse"
+            )
         if cls is dict:
             return {key: _copied_value(item, depth + 1) for key, item in value.items()}
-        if cls is list:
-            return [_copied_value(item, depth + 1) for item in value]
+        return [_copied_value(item, depth + 1) for item in value]
     return copy.deepcopy(value)
 
 
