@@ -500,7 +500,7 @@ def test_events_and_their_dicts_accumulate_alike() -> None:
 def test_responses_result_shares_no_object_with_the_events() -> None:
     """Every item is copied, whether a delta changed it or not, however deep its values nest."""
     deep: Any = {"leaf": [1.5, None, True]}
-    for _ in range(60):  # 122 levels, inside an item 3 levels down: within the 127 a response may nest
+    for _ in range(100):
         deep = {"next": [deep]}
     stream: list[dict[str, Any]] = [
         {"type": "response.created", "response": {"id": "r", "status": "in_progress", "meta": {"k": [1]}}},
@@ -708,13 +708,13 @@ def _deep_field_events(protocol: str, levels: int) -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize("protocol", ["chat_completions", "responses", "messages"])
-def test_the_check_refuses_nesting_deeper_than_dscodec_reads(protocol: str) -> None:
-    """A complete response holds at most 127 levels of arrays and objects (the response included), as much as
-    dscodec reads: deeper, no JSON writer would take it (orjson stops at 255 levels), so it is refused by name
-    rather than returned; far deeper too, without running out of recursion."""
-    result = dscodec.accumulate(protocol, _deep_field_events(protocol, 125))
+def test_the_check_refuses_nesting_deeper_than_orjson_writes(protocol: str) -> None:
+    """A complete response built from dicts holds at most 254 levels of arrays and objects (the response
+    included), what orjson writes: deeper, it is refused by name rather than returned; far deeper too, without
+    running out of recursion."""
+    result = dscodec.accumulate(protocol, _deep_field_events(protocol, 252))  # 2 levels above it
     held = result["usage"]["x"] if protocol == "chat_completions" else result["metadata"]["a"]
-    assert held == _nested(125) and orjson.loads(orjson.dumps(result)) == result
-    for levels in (126, 300, 5000):
-        with pytest.raises(dscodec.ModelOutputError, match="nests deeper than 127 arrays and objects"):
+    assert held == _nested(252) and orjson.loads(orjson.dumps(result)) == result
+    for levels in (253, 300, 5000):
+        with pytest.raises(dscodec.ModelOutputError, match="nests deeper than 254 arrays and objects"):
             dscodec.accumulate(protocol, _deep_field_events(protocol, levels))

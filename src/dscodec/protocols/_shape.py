@@ -16,10 +16,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from dscodec._json import MAX_DEPTH
 from dscodec.errors import ModelOutputError
 
 __all__ = ["INT", "INT_OR_NONE", "LOGPROB_ENTRY", "NUMBER", "STR", "STR_OR_NONE", "check_response"]
+
+#: The most arrays and objects a complete response may nest (the response included): as deep as orjson writes.
+#: dscodec's own answers stay below it (a Messages tool input nested to the value limit is about 130 levels).
+RESPONSE_DEPTH = 254
 
 _NONE = type(None)
 STR: tuple[type, ...] = (str,)
@@ -66,8 +69,7 @@ def check_response(value: Any, shape: Any, protocol: str) -> None:
 
     Raises:
         ModelOutputError: a value JSON has none for (a set, NaN, a key that is no string, an object that holds
-            itself), nesting deeper than dscodec reads JSON (:data:`~dscodec._json.MAX_DEPTH`), or a field of a
-            type the protocol never gives it.
+            itself), nesting deeper than :data:`RESPONSE_DEPTH`, or a field of a type the protocol never gives it.
     """
     lead = f"the events are not a {protocol} stream:"
     stack: list[Any] = [(value, shape, None, 0)]
@@ -90,9 +92,10 @@ def check_response(value: Any, shape: Any, protocol: str) -> None:
             elif type(want) is dict:
                 raise ModelOutputError(f"{lead} {_path(node)} is an array, not an object")
             depth += 1
-            if depth > MAX_DEPTH:
+            if depth > RESPONSE_DEPTH:
                 raise ModelOutputError(
-                    f"{lead} {_path(node)} nests deeper than {MAX_DEPTH} arrays and objects, which JSON writers refuse"
+                    f"{lead} {_path(node)} nests deeper than {RESPONSE_DEPTH} arrays and objects, which orjson "
+                    "cannot write"
                 )
             here = id(item)
             if here in inside:

@@ -20,9 +20,8 @@ import copy
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from dscodec._json import MAX_DEPTH
 from dscodec.errors import ModelOutputError
-from dscodec.protocols._shape import INT, LOGPROB_ENTRY, NUMBER, STR, STR_OR_NONE
+from dscodec.protocols._shape import INT, LOGPROB_ENTRY, NUMBER, RESPONSE_DEPTH, STR, STR_OR_NONE
 from dscodec.protocols.openai_responses.outbound import default_settings, response_object
 
 __all__ = ["RESPONSE_SHAPE", "accumulate_events"]
@@ -212,8 +211,7 @@ def _copied(mapping: Mapping[str, Any]) -> dict[str, Any]:
     """A fresh dict of ``mapping``, every JSON value in it copied (a quicker ``copy.deepcopy(dict(mapping))``).
 
     Raises:
-        ModelOutputError: an array or object nested deeper than dscodec reads JSON (which no writer it feeds would
-            take either).
+        ModelOutputError: arrays and objects nested deeper than a response may nest (``RESPONSE_DEPTH``).
     """
     return {key: _copied_value(value, 1) for key, value in mapping.items()}
 
@@ -223,10 +221,10 @@ def _copied_value(value: Any, depth: int) -> Any:
     if cls is str or cls is int or cls is float or cls is bool or value is None:
         return value
     if cls is dict or cls is list:
-        if depth >= MAX_DEPTH:
+        if depth >= RESPONSE_DEPTH:
             raise ModelOutputError(
-                f"the events are not a responses stream: a field nests deeper than {MAX_DEPTH} arrays and objects, "
-                "which JSON writers refuse"
+                f"the events are not a responses stream: a field nests deeper than {RESPONSE_DEPTH} arrays and "
+                "objects, which orjson cannot write"
             )
         if cls is dict:
             return {key: _copied_value(item, depth + 1) for key, item in value.items()}
