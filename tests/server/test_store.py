@@ -177,6 +177,23 @@ def test_an_unknown_item_reference_is_a_404(client: openai.OpenAI, stream: bool)
     assert body["message"] == "Item with id 'rs_unknown' not found."
 
 
+def test_an_error_in_a_follow_up_names_the_item_as_the_client_sent_it(client: openai.OpenAI) -> None:
+    """The items converted hold the stored turn's items first; an error's ``param`` counts the client's own."""
+    first = client.responses.create(model=MODEL, input="Hi", extra_headers=headers("plain"))
+    bad = [{"role": "user", "content": [{"type": "bogus_part"}]}]
+    for previous in (None, first.id):
+        extra = {} if previous is None else {"previous_response_id": previous}
+        with pytest.raises(openai.BadRequestError) as refused:
+            client.responses.create(model=MODEL, input=bad, **extra)  # type: ignore[arg-type]
+        assert (
+            isinstance(refused.value.body, dict) and refused.value.body["param"] == "input[0].content[0].type"
+        )
+    # Counting the tokens of the same request too.
+    with pytest.raises(openai.BadRequestError) as refused:
+        client.responses.input_tokens.count(model=MODEL, input=bad, previous_response_id=first.id)  # type: ignore[arg-type]
+    assert isinstance(refused.value.body, dict) and refused.value.body["param"] == "input[0].content[0].type"
+
+
 def test_store_false_keeps_nothing(client: openai.OpenAI) -> None:
     first = client.responses.create(model=MODEL, input="Hi", store=False)
     with pytest.raises(openai.NotFoundError):

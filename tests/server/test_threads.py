@@ -273,6 +273,16 @@ def test_a_failed_continue_leaves_the_reply_free(http: httpx.Client) -> None:
     assert post(http, {"messages": [user("More")], "thread": continue_from(reply_id)}).status_code == 200
 
 
+def test_an_error_in_a_continue_names_the_message_as_the_client_sent_it(http: httpx.Client) -> None:
+    """The conversation converted holds the thread's messages first; an error's path counts the client's own."""
+    reply_id = post(http, {"messages": [user("Hi")], "thread": {"type": "create"}}).json()["id"]
+    stray = {"type": "tool_result", "tool_use_id": "zz", "content": "x"}
+    sent = {"messages": [{"role": "user", "content": [stray]}]}
+    alone = post(http, sent).json()["error"]["message"]
+    continued = post(http, {**sent, "thread": continue_from(reply_id)}).json()["error"]["message"]
+    assert "messages.0.content.0" in alone and continued == alone
+
+
 def test_a_failed_reply_starts_no_thread(http: httpx.Client) -> None:
     response = post(
         http, {"messages": [user("Hi")], "thread": {"type": "create"}, "stream": True}, "fail_mid"

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import re
 import secrets
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -30,8 +31,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 import dscodec
+from dscodec._json import JSONDecodeError, loads
 from dscodec.conversation import Protocol
-from dscodec.errors import ContextLengthExceeded, DscodecError, ModelOutputError, shown
+from dscodec.errors import ContextLengthExceeded, ConversionError, DscodecError, ModelOutputError, shown
 from dscodec.options import DEFAULT_MODEL_NAMES, ConversionOptions
 from dscodec.processor import StreamProcessor
 from dscodec.protocols._registry import spec
@@ -385,7 +387,10 @@ class _Server:
             document, _, _ = begin_turn(body, self.store)
         elif spec(protocol).holds_threads:
             document, _ = self.threads.begin(body, hold=False)  # the thread's conversation, nothing held
-        request = dscodec.convert(protocol, document, self.options)
+        try:
+            request = dscodec.convert(protocol, document, self.options)
+        except ConversionError as exc:
+            raise as_client_sent(exc, protocol, body, document) from None
         return len(self.encoder.encode_rendered(dscodec.render(request)))
 
     async def handle(self, protocol: Protocol, http: Request) -> Response:
@@ -469,16 +474,23 @@ class _Server:
         if spec(protocol).holds_threads:
             document, thread = self.threads.begin(body)
             try:
-                return self._prepared(protocol, document, headers, None, None), None, thread
+                try:
+                    return self._prepared(protocol, document, headers, None, None), None, thread
+                except ConversionError as exc:
+                    raise as_client_sent(exc, protocol, body, document) from None
             except BaseException:
                 if thread is not None:
                     self.threads.release(thread)
                 raise
         turn: Turn | None = None
         previous: str | None = None
+        sent = body
         if spec(protocol).continues_responses:
             body, turn, previous = begin_turn(body, self.store)
-        return self._prepared(protocol, body, headers, turn, previous), turn, None
+        try:
+            return self._prepared(protocol, body, headers, turn, previous), turn, None
+        except ConversionError as exc:
+            raise as_client_sent(exc, protocol, sent, body) from None
 
     def _prepared(
         self,
@@ -736,6 +748,55 @@ class _Server:
             if keep is not None and keep.thread is not None:
                 self.threads.release(keep.thread)  # nothing when the answer was kept
             await close_outputs(outputs)
+
+
+#: Where a request's conversation is, by protocol, and how a path into it is spelled: ``input[4]`` (an error's
+#: ``param``) and ``messages.2`` (in a serde message) or ``messages[2]``.
+_CONVERSATION_PATHS = {
+    "responses": re.compile(r"(?<![\w.])(input)(\[)(\d+)(\])"),
+    "messages": re.compile(r"(?<![\w.])(messages)(\.|\[)(\d+)(\]?)"),
+}
+
+
+def as_client_sent(
+    exc: ConversionError, protocol: Protocol, sent: bytes, converted: object
+) -> ConversionError:
+    """``exc``, raised for a body the server put held items in front of (a stored response's items, a thread's
+    messages), with its paths into the conversation counted as the client sent it: ``input[4]`` is the client's
+    ``input[0]`` after four held items. A path into the held items is left as it is. Only on the error path: both
+    bodies are read again to count."""
+    pattern = _CONVERSATION_PATHS.get(protocol)
+    if pattern is None or converted is sent:
+        return exc
+    field = "input" if protocol == "responses" else "messages"
+    try:
+        merged = converted if isinstance(converted, (Mapping, str, bytes)) else None
+        merged = loads(merged) if isinstance(merged, (str, bytes)) else merged
+        own = loads(sent)
+    except JSONDecodeError:
+        return exc
+    if not (isinstance(merged, Mapping) and isinstance(own, Mapping)):
+        return exc
+    whole, mine = merged.get(field), own.get(field)
+    if isinstance(mine, str):
+        mine = [mine]
+    if not (isinstance(whole, list) and isinstance(mine, list)) or len(whole) <= len(mine):
+        return exc
+    held = len(whole) - len(mine)
+
+    def rebased(match: re.Match[str]) -> str:
+        index = int(match.group(3))
+        if index < held:
+            return match.group(0)
+        return f"{match.group(1)}{match.group(2)}{index - held}{match.group(4)}"
+
+    message = pattern.sub(rebased, exc.message)
+    param = pattern.sub(rebased, exc.param) if exc.param is not None else None
+    if message == exc.message and param == exc.param:
+        return exc
+    told = exc.copy()
+    told.message, told.param = message, param
+    return told
 
 
 def _opening(processor: StreamProcessor, item: BackendOutput | None, prompt_tokens: int) -> list[WireEvent]:
