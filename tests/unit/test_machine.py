@@ -842,6 +842,37 @@ def test_only_special_ids_are_markers_in_token_chunks(vocab: Vocabulary) -> None
     assert merge(token_events(vocab, [[i] for i in enc(vocab, block)]))["calls"] == [["f", '{"a": "v"}']]
 
 
+@pytest.mark.parametrize(
+    "tag",
+    [
+        ' name="a" string=<think>"false">1',
+        ' name="a" <think>string="false">1',
+        ' name="a" string<｜image｜>="false">1',
+        ' name="a" string=<｜User｜>"true">x',
+        ' name="a" string="false"<think>1',
+        ' name="a" string="true"<think>>x',
+        '<think> name="a" string="false">1',
+        ' name="a<think>b" string="true">x<think>y',
+    ],
+)
+def test_a_special_id_inside_a_tool_call_block_reads_as_its_spelling_in_text(
+    vocab: Vocabulary, tag: str
+) -> None:
+    """Another special id than the markers' (``<think>``, ``<｜User｜>``) inside a tool-call block is the text it
+    spells, as in a text chunk: inside a parameter tag its ``>`` ends the tag either way, so text chunks and
+    token ids give the same arguments, however the ids are grouped."""
+    output = (
+        OP
+        + f'<｜DSML｜invoke name="f">\n<｜DSML｜parameter{tag}</｜DSML｜parameter>\n</｜DSML｜invoke>\n'
+        + CL
+    )
+    from_text = merged([output])["calls"]
+    ids = enc(vocab, output)
+    assert any(i in vocab.added.values() and vocab.full.id_to_token(i) not in (OP, CL) for i in ids)
+    assert merge(token_events(vocab, [ids]))["calls"] == from_text
+    assert merge(token_events(vocab, [[i] for i in ids], with_logprobs=False))["calls"] == from_text
+
+
 def test_special_ids_are_barriers_for_stop_sequences(vocab: Vocabulary) -> None:
     ids = enc(vocab, "abc<｜end▁of▁sentence｜>x")
     assert merge(token_events(vocab, [ids], stop=("cx",)))["stop"] is None

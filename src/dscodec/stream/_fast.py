@@ -292,7 +292,9 @@ class FastPaths(JsonValueStage):
         assert block is not None
         self._pos += len(units)
         out: list[Event] = []
-        block.feed(units, out)
+        # Another special id (not a marker) reads as the text it spells, as the same spelling in a text chunk does:
+        # inside a tag its ">" ends the tag, whichever way the output came.
+        block.feed(units.translate(self._other_spellings) if self._other_spellings else units, out)
         if self._sym.held and self._stops is None and not block.done:
             self._read_ahead(block, out)
         self._tool_calls = block.calls

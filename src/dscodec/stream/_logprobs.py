@@ -78,6 +78,9 @@ class LogprobBook:
     def __init__(self) -> None:
         self._spellings: dict[int, str] = {}  # sentinel code point -> the text it stands for
         self._hard_codes: dict[str, str] = {}  # spelling of another special id -> its hard sentinel
+        #: The hard sentinels of other special ids (not the three markers') -> their spellings: inside a tool-call
+        #: block such an id reads as the text it spells, as the same spelling in a text chunk does.
+        self._other_spellings: dict[int, str] = {}
         self._pos = 0  # absolute index of the next unit
         # (unit of the token's last character, unit of its first character, entry), in token order.
         self._entries: deque[tuple[int, int, TokenLogprob]] = deque()

@@ -932,6 +932,7 @@ class OutputMachine(FastPaths):
             code = chr(number)
             self._hard_codes[spelling] = code
             self._spellings[number] = spelling
+            self._other_spellings[number] = spelling
         return code
 
     def _process(self, units: str, *, carried: int = 0) -> list[Event]:
@@ -1002,7 +1003,8 @@ class OutputMachine(FastPaths):
             elif stage == TOOL_CALLS:
                 assert self._block is not None
                 out: list[Event] = []
-                self._block.feed(u[i:] if i else u, out)
+                rest = u[i:] if i else u
+                self._block.feed(rest.translate(self._other_spellings) if self._other_spellings else rest, out)
                 self._tool_calls = self._block.calls
                 self._recs.extend(out)
                 if self._block.done:
