@@ -7,7 +7,7 @@ dscodec serve (--script FILE | --upstream vllm|sglang URL) [--tokenizer T] [--mo
                                                       the example server, scripted or in front of an engine
 dscodec lint FILE|- --protocol P | --url URL --body FILE  check a stream or response against its protocol
 dscodec record --url URL --body FILE -o OUT.jsonl         save a live server's answer as a transcript
-dscodec replay DIR                                        replay transcripts through dscodec, pass/fail table
+dscodec replay DIR|FILE|-                                 replay transcripts through dscodec, pass/fail table
 dscodec compare EXPECTED ACTUAL [--merge-deltas]          the differences between two saved answers
 """
 
@@ -222,11 +222,13 @@ def _add_testing_commands(commands: argparse._SubParsersAction[argparse.Argument
     )
     compare.add_argument("--keep-ids", action="store_true", help="compare ids as written (no placeholders)")
     compare.add_argument(
-        "--limit", type=_int_from(1), default=20, help="print at most this many differences (default: 20)"
+        "--limit", type=_int_from(0), default=20, help="print at most this many differences (default: 20)"
     )
     text = "replay every transcript under a folder through dscodec and print a pass/fail table"
     replay = commands.add_parser("replay", help=text, description=text)
-    replay.add_argument("directory", help="a folder of transcripts (*.jsonl), or one transcript")
+    replay.add_argument(
+        "directory", help="a folder of transcripts (*.jsonl), or a transcript file; - reads standard input"
+    )
     replay.add_argument(
         "--chunking", choices=("recorded", "whole", "chars"), default="recorded", help="how to cut the output"
     )

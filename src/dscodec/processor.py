@@ -224,12 +224,14 @@ class StreamProcessor:
             probabilities excepted). Without stop sequences, the ids of many pushes are also read together (each
             push's ids are still checked when pushed). The complete response is the same, for much less work per
             token.
+        clock: the unix time in seconds, for what is stamped at the end (the Responses ``completed_at``, never
+            before ``created``); ``time.time`` when None. A fixed one makes the events repeatable.
 
     Raises:
         StreamStateError: ``request`` is no :class:`~dscodec.ConversationRequest`, ``response_id``, ``model`` or
             ``signature`` is no ``str`` (or holds a lone surrogate), ``created`` is no integer from 0 to
-            2**63 - 1, ``tokenizer`` is none of the kinds above, or ``tool_call_id_factory`` is not callable;
-            found here rather than when the events are written.
+            2**63 - 1, ``tokenizer`` is none of the kinds above, or ``tool_call_id_factory`` or ``clock`` is not
+            callable; found here rather than when the events are written.
 
     Examples:
         >>> import dscodec
@@ -254,6 +256,7 @@ class StreamProcessor:
         signature: str | None = None,
         tool_call_id_factory: ToolCallIdFactory | None = None,
         coalesce: bool = False,
+        clock: Callable[[], float] | None = None,
     ) -> None:
         if not isinstance(request, ConversationRequest):
             raise StreamStateError(
@@ -283,6 +286,11 @@ class StreamProcessor:
         writer = spec(request.protocol).writer()(request, response_id=response_id, model=model, created=stamp)
         if signature is not None:
             writer.signature = signature
+        if clock is not None:
+            if not callable(clock):
+                raise StreamStateError(f"clock must be a callable or None, not {type(clock).__name__}")
+            if hasattr(writer, "clock"):  # (the one writer that reads a clock: Responses)
+                writer.clock = clock
         if not isinstance(coalesce, bool):
             raise StreamStateError(f"coalesce must be a bool, not {type(coalesce).__name__}")
         if coalesce:

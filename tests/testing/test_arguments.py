@@ -25,7 +25,7 @@ def test_functions_of_a_transcript_refuse_anything_else(value: Any) -> None:
     for call in (testing.replay, testing.verify, testing.dumps_transcript):
         with pytest.raises(TypeError, match="transcript must be a Transcript"):
             call(value)
-    assert testing.verify(_TRANSCRIPT) == testing.verify(testing.replay(_TRANSCRIPT).transcript)
+    assert testing.verify(testing.replay(_TRANSCRIPT).transcript) == []
 
 
 @pytest.mark.parametrize("answer", [5, None, "text", b"bytes", 1.5])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -18,6 +19,8 @@ from dscodec.testing import (
     Usage,
     dump_transcript,
     dump_transcripts,
+    dumps_transcript,
+    dumps_transcripts,
     load_transcript,
     replay,
 )
@@ -166,13 +169,13 @@ def test_replay_reports_a_failing_transcript(tmp_path: Path) -> None:
     odd.created = -5  # no answer carries it: an error row, not a traceback
     dump_transcript(odd, tmp_path / "odd.jsonl")
     status, out = run("replay", str(tmp_path), "--chunking", "chars")
-    assert status == 1
+    assert status == 2  # a transcript that cannot be read or replayed, as lint and compare answer one
     rows = {line.split()[0]: line for line in out.splitlines()[1:-1]}
     assert set(rows) == {"bad.jsonl", "broken.jsonl", "good.jsonl", "odd.jsonl"}
     assert " FAIL " in rows["bad.jsonl"] and "content" in rows["bad.jsonl"]
     assert " ERROR " in rows["broken.jsonl"] and " pass" in rows["good.jsonl"]
     assert " ERROR " in rows["odd.jsonl"] and "created must be" in rows["odd.jsonl"]
-    assert out.splitlines()[-1] == "4 transcripts: 1 passed, 3 failed"
+    assert out.splitlines()[-1] == "4 transcripts: 1 passed, 1 failed, 2 errors"
     assert run("replay", str(tmp_path / "good.jsonl"))[0] == 0
 
 
@@ -238,7 +241,7 @@ def test_compare_two_saved_answers(tmp_path: Path) -> None:
     for actual in ("parted.jsonl", "parted.sse"):
         assert run("compare", str(tmp_path / "whole.jsonl"), str(tmp_path / actual), "--merge-deltas")[0] == 0
     status, out = run("compare", str(tmp_path / "whole.jsonl"), str(tmp_path / "other.jsonl"), "--limit", "1")
-    assert status == 1 and "Hello here" in out and out.splitlines()[-1] == "... and 1 more differences"
+    assert status == 1 and "Hello here" in out and out.splitlines()[-1] == "... and 1 more difference"
     assert (
         run(
             "compare",
@@ -256,3 +259,77 @@ def test_compare_two_saved_answers(tmp_path: Path) -> None:
         == 2
     )
     assert run("compare", str(tmp_path / "body.json"), str(tmp_path / "parted.sse"))[0] == 2
+
+
+def _good() -> Transcript:
+    return replay(
+        Transcript(
+            "chat_completions", body("chat_completions", "plain"), [Usage(1), Text("Hi", 1), Finish("stop")]
+        )
+    ).transcript
+
+
+def test_replay_reports_an_answer_it_cannot_compare_and_goes_on(tmp_path: Path) -> None:
+    """A response nested 500 levels is valid JSON the loader reads, which no comparison can (Python's
+    recursion): ``replay`` used to die with a ValueError traceback and print no table."""
+    dump_transcript(_good(), tmp_path / "a_good.jsonl")
+    deep = "[" * 500 + "]" * 500
+    (tmp_path / "b_deep.jsonl").write_text(
+        '{"kind": "transcript", "format": "dscodec-transcript", "version": 2, "protocol": "chat_completions", '
+        '"name": "deep", "origin": "live"}\n'
+        '{"kind": "request", "body": {"model": "DeepSeek-V4-Pro", "messages": [{"role":"user","content":"x"}]}}\n'
+        '{"kind": "text", "text": "hi", "token_count": 1}\n{"kind": "finish", "reason": "stop"}\n'
+        '{"kind": "response", "status": 200, "body": {"a": ' + deep + "}}\n"
+    )
+    dump_transcript(_good(), tmp_path / "c_good.jsonl")
+    status, out = run("replay", str(tmp_path))
+    rows = {line.split()[0]: line for line in out.splitlines()[1:-1]}
+    assert status == 2  # as compare answers the same file
+    assert " pass" in rows["a_good.jsonl"] and " pass" in rows["c_good.jsonl"]
+    assert " ERROR " in rows["b_deep.jsonl"] and "recursion" in rows["b_deep.jsonl"]
+    assert out.splitlines()[-1] == "3 transcripts: 2 passed, 0 failed, 1 error"
+
+
+def test_replay_and_lint_name_a_bad_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A log probability of 400 digits is valid JSON that no float holds: it used to escape as OverflowError."""
+    lines = dumps_transcript(_good()).splitlines()
+    lines.insert(2, '{"kind": "tokens", "ids": [1], "logprobs": [-' + "9" * 400 + "]}")
+    path = tmp_path / "bad.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    status, out = run("replay", str(path))
+    assert status == 2 and f"{path}:3: a log probability must be a finite number" in out
+    assert out.splitlines()[-1] == "1 transcript: 0 passed, 0 failed, 1 error"
+    assert run("lint", str(path))[0] == 2
+    assert f"{path}:3: a log probability must be a finite number" in capsys.readouterr().err
+
+
+def test_replay_reads_standard_input(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As lint and compare do, ``replay -`` reads the transcripts on standard input."""
+    failing = _good()
+    failing.backend = [Usage(1), Text("Bye", 1), Finish("stop")]
+    data = dumps_transcripts([_good(), failing]).encode()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    status, out = run("replay", "-")
+    assert status == 1 and out.splitlines()[1].startswith("<stdin>[")
+    assert out.splitlines()[-1] == "2 transcripts: 1 passed, 1 failed"
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(dumps_transcript(_good()).encode())))
+    status, out = run("replay", "-")
+    assert status == 0 and out.splitlines()[1].startswith("<stdin> ")
+    assert out.splitlines()[-1] == "1 transcript: 1 passed, 0 failed"
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"not a transcript")))
+    assert run("replay", "-")[0] == 2
+
+
+def test_compare_limit_0_prints_only_the_count(tmp_path: Path) -> None:
+    """The docs say ``--limit`` takes 0 or more, as format_differences does; 0 used to be refused."""
+    other = replay(
+        Transcript(
+            "chat_completions", body("chat_completions", "plain"), [Usage(1), Text("Ho", 1), Finish("stop")]
+        )
+    ).transcript
+    dump_transcript(_good(), tmp_path / "a.jsonl")
+    dump_transcript(other, tmp_path / "b.jsonl")
+    status, out = run("compare", str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl"), "--limit", "0")
+    assert status == 1 and re.fullmatch(r"\.\.\. and [0-9]+ more differences\n", out)

@@ -82,7 +82,7 @@ def test_transcripts_compare_by_section() -> None:
     # A section the expected side lacks is not compared.
     assert compare(Transcript("chat_completions", {}, accumulated={"n": 1}), got) == []
     assert "frames[1]: expected" in format_differences(diffs)
-    assert format_differences(diffs, limit=1).endswith("... and 1 more differences")
+    assert format_differences(diffs, limit=1).endswith("... and 1 more difference")
 
 
 def test_normalising_only_some_ids_and_keeping_fingerprints() -> None:

@@ -320,4 +320,52 @@ def test_a_transcript_that_is_not_utf8_is_refused_by_name_not_skipped(tmp_path: 
     with pytest.raises(TranscriptError, match="not UTF-8 text"):
         load_transcript(path)
     assert _cli("lint", str(path)) == 2
-    assert _cli("replay", str(tmp_path)) == 1
+    assert _cli("replay", str(tmp_path)) == 2
+
+
+#: Bodies a broken server may send: valid JSON that Python reads into values JSON cannot write back (a lone
+#: surrogate escape; numbers past the double range, NaN), and such a stream.
+_CHAT = '{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"DeepSeek-V4-Pro","choices":[{"index":0,'
+BROKEN_ANSWERS = {
+    "surrogate-json": (
+        _CHAT
+        + '"message":{"role":"assistant","content":"bad \\ud800 x"},"finish_reason":"stop","logprobs":null}],'
+        '"usage":{"prompt_tokens":5,"completion_tokens":3,"total_tokens":8}}',
+        b"application/json",
+    ),
+    "bigint": (
+        _CHAT + '"message":{"role":"assistant","content":"hi"},"finish_reason":"stop","logprobs":null}],'
+        '"usage":{"prompt_tokens":99999999999999999999999,"completion_tokens":1e400,"total_tokens":NaN}}',
+        b"application/json",
+    ),
+    "surrogate-sse": (
+        (
+            'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"DeepSeek-V4-Pro","choices":[{'
+            '"index":0,"delta":{"role":"assistant","content":"bad \\udc00"},"finish_reason":"stop"}]}\n\n'
+            "data: [DONE]\n\n"
+        ),
+        b"text/event-stream",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BROKEN_ANSWERS))
+def test_an_answer_python_reads_into_values_json_cannot_hold_is_recorded(
+    serve: Callable[[Any], str], tmp_path: Path, case: str
+) -> None:
+    """``dscodec record`` used to fail with a UnicodeEncodeError traceback and leave an empty file (a surrogate), or
+    a ValueError traceback (``1e400``, ``NaN``). The answer is kept as it came and reads back as recorded."""
+    answer, content_type = BROKEN_ANSWERS[case]
+    url = serve(answering_app(answer.encode(), content_type))
+    request = tmp_path / "b.json"
+    request.write_text(json.dumps({**BODY, "stream": False}), encoding="utf-8")
+    path = tmp_path / f"{case}.jsonl"
+    assert _cli("record", "--url", url, "--body", str(request), "-o", str(path)) == 0
+    transcript = load_transcript(path)
+    if transcript.frames is None:
+        assert json.dumps(transcript.response) == json.dumps(json.loads(answer))
+    else:
+        assert [f.json() for f in transcript.frames if not f.is_done] == [
+            json.loads(answer.split("\n")[0][6:])
+        ]
+    assert _cli("replay", str(path)) == 1  # a broken answer, which dscodec's does not match

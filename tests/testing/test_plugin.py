@@ -230,3 +230,20 @@ def test_the_package_names_stay_the_functions_once_their_modules_load() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_a_transcript_with_no_answer_fails_until_update_writes_it(pytester: pytest.Pytester) -> None:
+    """Only the request and the backend lines: there was nothing to compare, so its replay passed whatever
+    dscodec answered. It fails, saying so, until ``--dscodec-update`` writes dscodec's answer in."""
+    path = pytester.path / "hand.jsonl"
+    dump_transcript(Transcript("chat_completions", REQUEST, [Text("Bonjour 😀", 3), Finish("stop")]), path)
+    result = pytester.runpytest("-k", "replay")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*1 difference;*", "*frames: expected <missing>, got *records no answer*"])
+    result = pytester.runpytest("--dscodec-update")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["*hand.jsonl: 1 difference", "1 transcript rewritten"])
+    again = load_transcript(path)
+    assert again.frames is not None and again.accumulated is not None
+    assert again.accumulated["choices"][0]["message"]["content"] == "Bonjour 😀"
+    pytester.runpytest().assert_outcomes(passed=2)

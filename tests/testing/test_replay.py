@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from dscodec.testing import (
+    MISSING,
     Failure,
     Finish,
     Text,
@@ -329,3 +330,25 @@ def test_a_live_messages_stream_that_failed_keeps_the_request_id_the_server_gave
     assert replay(recorded).transcript.accumulated == recorded.accumulated
     other = dataclasses.replace(recorded, origin="codec")  # the frames are compared too, then
     assert "accumulated.request_id" in [d.path for d in verify(other)]
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_a_transcript_with_no_answer_is_a_difference(stream: bool) -> None:
+    """There is nothing to compare a replay with: verify used to pass it, whatever dscodec answered."""
+    hand = transcript("chat_completions", [Usage(3), Text("Hi", 1), Finish("stop")], stream=stream)
+    differences = verify(hand)
+    assert [(d.path, d.expected) for d in differences] == [("frames" if stream else "response", MISSING)]
+    assert "records no answer" in str(differences[0])
+    assert verify(replay(hand).transcript) == []
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_a_responses_replay_completes_when_it_was_created(stream: bool) -> None:
+    """``completed_at`` used to be the wall clock, so a golden file rewritten by an update changed every time."""
+    items = [Usage(3), Text("Hi", 1), Finish("stop")]
+    dated = dataclasses.replace(transcript("responses", items, stream=stream), created=1_700_000_000)
+    for recorded, stamp in ((dated, 1_700_000_000), (transcript("responses", items, stream=stream), 0)):
+        answer = replay(recorded).transcript
+        complete = answer.accumulated if stream else answer.response
+        assert complete is not None and complete["created_at"] == complete["completed_at"] == stamp
+        assert dumps_transcript(answer) == dumps_transcript(replay(recorded).transcript)

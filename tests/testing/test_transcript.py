@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -202,3 +203,124 @@ def test_writing_to_a_place_that_cannot_be_written_is_a_transcript_error(tmp_pat
     with pytest.raises(TypeError, match="not a backend output item"):
         dump_transcript(Transcript("messages", {}, [5]), path)  # type: ignore[list-item]
     assert path.read_text(encoding="utf-8") == before
+
+
+@pytest.mark.parametrize(
+    ("make", "error", "message"),
+    [
+        (lambda: Finish("done"), ValueError, r"Finish.reason must be .*'done'"),
+        (lambda: Finish(1), TypeError, "Finish.reason must be a str or None, not int"),
+        (lambda: Text(5, 1), TypeError, "Text.text must be a str, not int"),
+        (lambda: Text("a", -1), ValueError, "Text.token_count must be an int from 0"),
+        (lambda: Text("a", 1.0), TypeError, "Text.token_count must be an int, not float"),
+        (lambda: Usage(-1), ValueError, "Usage.prompt_tokens must be an int from 0 to 2\\*\\*63 - 1, not -1"),
+        (lambda: Usage(1, 2**63), ValueError, "Usage.cached_tokens"),
+        (lambda: Usage(True), TypeError, "Usage.prompt_tokens must be an int, not bool"),
+        (lambda: Usage(1, 0, 5), TypeError, "Usage.system_fingerprint"),
+        (lambda: Failure(status=500), ValueError, "Failure.status must be a client error"),
+        (lambda: Failure(status="400"), TypeError, "Failure.status must be an int or None"),
+        (lambda: Failure(None), TypeError, "Failure.message must be a str"),
+        (lambda: Tokens("ab"), TypeError, "Tokens.ids must be a tuple or list"),
+        (lambda: Tokens((1.5,)), TypeError, r"Tokens.ids\[0\] must be an int"),
+        (lambda: Tokens((1, 2**32)), ValueError, r"Tokens.ids\[1\] must be a token id from 0 to 2\*\*32 - 1"),
+        (
+            lambda: Tokens((1,), (math.nan,)),
+            ValueError,
+            r"Tokens.logprobs\[0\] must be a finite number or -inf",
+        ),
+        (
+            lambda: Tokens((1,), (math.inf,)),
+            ValueError,
+            r"Tokens.logprobs\[0\] must be a finite number or -inf",
+        ),
+        (lambda: Tokens((1,), (-(10**400),)), ValueError, r"Tokens.logprobs\[0\] must be a finite number"),
+        (lambda: Tokens((1,), ("x",)), TypeError, r"Tokens.logprobs\[0\]: a log probability entry is"),
+        (
+            lambda: Tokens((1,), ((0.5, ((-1, 0.1),)),)),
+            ValueError,
+            r"Tokens.logprobs\[0\]\[1\]\[0\]: a token id",
+        ),
+        (
+            lambda: Tokens((1,), ((0.5, ((1, math.nan),)),)),
+            ValueError,
+            r"Tokens.logprobs\[0\]\[1\]\[0\]\[1\]",
+        ),
+        (lambda: Tokens((1,), {0: 0.5}), TypeError, "Tokens.logprobs must be a tuple, a list or None"),
+    ],
+)
+def test_backend_items_are_checked_when_made(make: Any, error: type[Exception], message: str) -> None:
+    """As the loader checks a line (and as a stream processor takes them): an item built in Python used to be
+    accepted, answered as a 502 or 500 by a replay, and written to files the loader refuses."""
+    with pytest.raises(error, match=message):
+        make()
+
+
+def test_lists_given_to_tokens_are_kept_as_tuples() -> None:
+    given = Tokens([1, 2], [-0.5, [-math.inf, [[3, -2.0]]]])  # type: ignore[arg-type]
+    assert given == Tokens((1, 2), (-0.5, (-math.inf, ((3, -2.0),))))
+    assert loads_transcript(dumps_transcript(Transcript("messages", {}, [given]))).backend == [given]
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        (
+            '{"kind": "tokens", "ids": [1], "logprobs": [-' + "9" * 400 + "]}",
+            "a log probability must be a finite",
+        ),
+        ('{"kind": "tokens", "ids": [1], "logprobs": [[0.5, [[2, ' + "9" * 400 + "]]]]}", "log probability"),
+        ('{"kind": "tokens", "ids": [1], "logprobs": ["nan"]}', "a log probability must be a finite"),
+        ('{"kind": "tokens", "ids": [1], "logprobs": ["inf"]}', "a log probability must be a finite"),
+        ('{"kind": "tokens", "ids": [1], "logprobs": [NaN]}', "a log probability must be a finite"),
+        ('{"kind": "tokens", "ids": [-1]}', "Tokens.ids"),
+        ('{"kind": "usage", "prompt_tokens": -1}', "Usage.prompt_tokens"),
+        ('{"kind": "text", "text": "a", "token_count": ' + "9" * 30 + "}", "Text.token_count"),
+        ('{"kind": "failure", "message": "x", "status": 500}', "client error"),
+    ],
+)
+def test_the_loader_refuses_what_the_items_refuse_naming_the_line(line: str, message: str) -> None:
+    """A 400-digit log probability is valid JSON that float() cannot take: it used to escape as OverflowError."""
+    text = HEADER + '}\n{"kind": "request", "body": {}}\n' + line
+    with pytest.raises(TranscriptError, match=f"<transcript>:3: .*{message}"):
+        loads_transcript(text)
+
+
+def test_what_a_server_sent_is_written_however_broken(tmp_path: Path) -> None:
+    """A lone surrogate escape (``\\ud800``) read from a server's JSON used to fail the writing with a
+    UnicodeEncodeError (and leave an empty file); a number JSON has no value for (``1e400`` reads as infinity,
+    ``NaN``) with a ValueError. Both are kept: the file is UTF-8, and reads back as written."""
+    response = {"content": "bad \ud800 x", "\udc00key": 1, "big": 10**23, "inf": math.inf, "ninf": -math.inf}
+    transcript = Transcript(
+        "chat_completions",
+        {"model": "m", "messages": []},
+        [Usage(1), Text("bad \ud800", 1)],
+        frames=[Frame('{"c": "\\udc00"}')],
+        response=response | {"nan": math.nan},
+        accumulated={"c": "\udc00"},
+    )
+    path = tmp_path / "broken.jsonl"
+    dump_transcript(transcript, path)
+    data = path.read_bytes()
+    assert data.decode("utf-8") == dumps_transcript(transcript)  # no UnicodeDecodeError: UTF-8 throughout
+    assert b"bad \\ud800 x" in data and b'"inf": Infinity' in data and b'"nan": NaN' in data
+    again = load_transcript(path)
+    assert again.response is not None and math.isnan(again.response.pop("nan"))
+    assert again.response == response
+    assert again.backend == transcript.backend and again.accumulated == transcript.accumulated
+    assert again.frames is not None and again.frames[0].json() == {"c": "\udc00"}
+
+
+def test_a_transcript_that_cannot_be_written_leaves_the_file_as_it_was(tmp_path: Path) -> None:
+    """The writing is a TranscriptError, and the golden file it would have replaced is kept whole."""
+    path = tmp_path / "golden.jsonl"
+    dump_transcript(full(), path)
+    before = path.read_bytes()
+    loop: dict[str, Any] = {}
+    loop["a"] = loop
+    deep: Any = []
+    for _ in range(100_000):
+        deep = [deep]
+    for bad in ({"x": {1, 2}}, loop, {"x": deep}):
+        with pytest.raises(TranscriptError, match="the response line cannot be written as JSON"):
+            dump_transcript(Transcript("messages", {}, response=bad), path)
+        assert path.read_bytes() == before

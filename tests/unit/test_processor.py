@@ -1439,3 +1439,27 @@ def test_log_probabilities_are_written_in_the_references_notation(
     events = p.start(1) + p.push_tokens(_ids("Hello"), [(value, [(42, value)])]) + p.finish("stop")
     found = [text for event in events for text in re.findall(r'"logprob":(-?[^,}\]]+)', event.to_json())]
     assert found and set(found) == {written}
+
+
+@pytest.mark.parametrize("coalesce", [False, True])
+def test_a_clock_stamps_the_end_of_a_responses_answer(coalesce: bool) -> None:
+    """``clock`` is what the Responses ``completed_at`` reads (never before ``created``); the other protocols read
+    no clock, and one that is no callable is refused when the processor is made."""
+    request = dscodec.convert(
+        "responses", {"model": "DeepSeek-V4-Pro", "input": "Hi", "reasoning": {"effort": "none"}}
+    )
+    for now, stamped in ((1234.9, 1234), (3.0, 100)):
+        p = dscodec.StreamProcessor(
+            request,
+            response_id="resp_1",
+            model="M",
+            created=100,
+            clock=lambda now=now: now,
+            coalesce=coalesce,
+        )
+        events = p.start(5) + p.push_text("Hello", 1) + p.finish("stop")
+        assert dscodec.accumulate("responses", events)["completed_at"] == stamped
+    chat = dscodec.StreamProcessor(_request(), response_id="r", model="M", clock=lambda: 0.0)
+    assert chat.start(1) and chat.finish("stop")
+    with pytest.raises(dscodec.StreamStateError, match="clock must be a callable"):
+        dscodec.StreamProcessor(_request(), response_id="r", model="M", clock=5)  # type: ignore[arg-type]

@@ -1004,7 +1004,9 @@ class OutputMachine(FastPaths):
                 assert self._block is not None
                 out: list[Event] = []
                 rest = u[i:] if i else u
-                self._block.feed(rest.translate(self._other_spellings) if self._other_spellings else rest, out)
+                self._block.feed(
+                    rest.translate(self._other_spellings) if self._other_spellings else rest, out
+                )
                 self._tool_calls = self._block.calls
                 self._recs.extend(out)
                 if self._block.done:

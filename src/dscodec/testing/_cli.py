@@ -1,7 +1,8 @@
 """The ``dscodec lint``, ``record``, ``replay`` and ``compare`` commands (registered in :mod:`dscodec.cli`).
 
 Exit status: 0 clean (or recorded, or every transcript passed, or no difference), 1 findings (or a live answer
-whose status is not 2xx, or a transcript failed, or the answers differ), 2 usage or I/O error.
+whose status is not 2xx, or a transcript failed, or the answers differ), 2 usage or I/O error (or a transcript
+that cannot be read or replayed).
 """
 
 from __future__ import annotations
@@ -205,26 +206,43 @@ def transcript_files(root: str | os.PathLike[str]) -> list[Path]:
     return sorted(path for path in base.rglob("*.jsonl") if is_transcript(path))
 
 
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
 def replay_command(args: argparse.Namespace, out: TextIO) -> int:
-    """``dscodec replay DIR``: replay every transcript under DIR and print a pass/fail table."""
-    if not os.path.exists(args.directory):
-        return _fail(_UsageError(f"{args.directory} does not exist"))
-    files = transcript_files(args.directory)
-    if not files:
-        return _fail(_UsageError(f"no transcripts under {args.directory}"))
+    """``dscodec replay DIR|FILE|-``: replay every transcript under DIR (or in FILE, or on standard input) and print
+    a pass/fail table. Exit status 1 when a transcript fails, 2 when one cannot be read or replayed (an ERROR row)
+    or nothing is found."""
+    sources: list[tuple[str, Path | None]]
+    if args.directory == "-":
+        sources = [("<stdin>", None)]
+    else:
+        if not os.path.exists(args.directory):
+            return _fail(_UsageError(f"{args.directory} does not exist"))
+        files = transcript_files(args.directory)
+        if not files:
+            return _fail(_UsageError(f"no transcripts under {args.directory}"))
+        sources = [
+            (str(path.relative_to(args.directory)) if path != Path(args.directory) else path.name, path)
+            for path in files
+        ]
     rows: list[tuple[str, str, str, str]] = []
-    for path in files:
-        name = str(path.relative_to(args.directory)) if path != Path(args.directory) else path.name
+    for name, path in sources:
         try:
-            transcripts: list[Transcript] = load_transcripts(path)
-        except TranscriptError as exc:
+            if path is None:
+                transcripts: list[Transcript] = loads_transcripts(_read_bytes("-"), source=name)
+            else:
+                transcripts = load_transcripts(path)
+        except (TranscriptError, _UsageError) as exc:
             rows.append((name, "?", "ERROR", str(exc)))
             continue
         for transcript in transcripts:  # a file may hold several (format version 2): one row each
             row_name = name if len(transcripts) == 1 else f"{name}[{transcript.name}]"
             try:
                 differences = verify(transcript, chunking=args.chunking)
-            except TranscriptError as exc:
+            except (TranscriptError, ValueError) as exc:
+                # A malformed header, or an answer no comparison can read (nested past Python's recursion).
                 rows.append((row_name, transcript.protocol, "ERROR", str(exc)))
                 continue
             first = format_differences(differences, limit=1).splitlines()[0] if differences else ""
@@ -235,9 +253,13 @@ def replay_command(args: argparse.Namespace, out: TextIO) -> int:
     print(f"{'transcript':<{width}}  {'protocol':<16}  result  first difference", file=out)
     for name, protocol, result, detail in rows:
         print(f"{name:<{width}}  {protocol:<16}  {result:<6}  {detail}".rstrip(), file=out)
-    failed = sum(1 for row in rows if row[2] != "pass")
-    print(f"{len(rows)} transcripts: {len(rows) - failed} passed, {failed} failed", file=out)
-    return 1 if failed else 0
+    failed = sum(1 for row in rows if row[2] == "FAIL")
+    errors = sum(1 for row in rows if row[2] == "ERROR")
+    summary = f"{_plural(len(rows), 'transcript')}: {len(rows) - failed - errors} passed, {failed} failed"
+    if errors:
+        summary += f", {_plural(errors, 'error')}"
+    print(summary, file=out)
+    return 2 if errors else 1 if failed else 0
 
 
 def _answer(path: str) -> Answer:

@@ -18,12 +18,18 @@ from dscodec.conversation import ConversationRequest, Protocol
 from dscodec.errors import DscodecError
 from dscodec.prompt.dialects import dialect_for
 from dscodec.protocols.openai_responses import ResponsesWire
+from dscodec.stream._markers import escape_json_string
 from dscodec.testing._sse import Frame
 from dscodec.testing.transcript import BackendItem, Failure, Finish, Text, Usage
 
 __all__ = ["derive_backend", "dsml_block"]
 
 _FAILED_PREFIX = "the model server failed: "
+
+
+#: A parameter as a DSML block writes it: its name, whether its value is written with ``string="true"``, and the
+#: text between its tags.
+_Param = tuple[str, bool, str]
 
 
 def dsml_block(version: str, calls: Sequence[tuple[str, Mapping[str, Any]]], *, opener: bool = True) -> str:
@@ -43,40 +49,109 @@ def dsml_block(version: str, calls: Sequence[tuple[str, Mapping[str, Any]]], *, 
         </｜DSML｜ invoke>
         </｜DSML｜ calls>
     """
+    return _block(version, [(name, _params_of(arguments)) for name, arguments in calls], opener=opener)
+
+
+def _block(version: str, calls: Sequence[tuple[str, Sequence[_Param]]], *, opener: bool) -> str:
     d = dialect_for("v4.1" if version == "v4.1" else "v4")
     dsml = d.dsml
     lines = [f"<{dsml}{d.tool_calls_tag}>"] if opener else []
-    for name, arguments in calls:
+    for name, params in calls:
         lines.append(f'<{dsml}{d.invoke_tag} name="{name}">')
-        if not arguments and d.empty_invoke_line:
+        if not params and d.empty_invoke_line:
             lines.append("")
-        for key, value in arguments.items():
-            if isinstance(value, str):
-                lines.append(
-                    f'<{dsml}{d.parameter_tag} name="{key}" string="true">{value}</{dsml}{d.parameter_tag}>'
-                )
-            else:
-                raw = json.dumps(value, ensure_ascii=False)
-                lines.append(
-                    f'<{dsml}{d.parameter_tag} name="{key}" string="false">{raw}</{dsml}{d.parameter_tag}>'
-                )
+        for key, is_string, text in params:
+            flag = "true" if is_string else "false"
+            lines.append(
+                f'<{dsml}{d.parameter_tag} name="{key}" string="{flag}">{text}</{dsml}{d.parameter_tag}>'
+            )
         lines.append(f"</{dsml}{d.invoke_tag}>")
     lines.append(f"</{dsml}{d.tool_calls_tag}>")
     return (d.block_separator if opener else "") + "\n".join(lines)
 
 
-def _arguments(text: Any) -> dict[str, Any]:
-    if isinstance(text, Mapping):
-        return dict(text)
+def _params_of(arguments: Mapping[str, Any]) -> list[_Param]:
+    """The parameters of decoded arguments (a Messages ``input``): a string as it is, any other value as JSON."""
+    return [
+        (key, True, value) if isinstance(value, str) else (key, False, json.dumps(value, ensure_ascii=False))
+        for key, value in arguments.items()
+    ]
+
+
+_WHITESPACE = " \t\n\r"
+_DECODER = json.JSONDecoder()
+
+
+def _skip(text: str, at: int) -> int:
+    while at < len(text) and text[at] in _WHITESPACE:
+        at += 1
+    return at
+
+
+def _raw_params(text: str) -> list[_Param] | None:
+    """The parameters that make the codec write ``text`` (a JSON object) again; None when it is no JSON object.
+
+    Each member's value is taken as it is written: a string written exactly as the codec writes a string
+    literal (:func:`~dscodec.stream._markers.escape_json_string`) is a ``string="true"`` value of its decoded
+    text; any other value (a number as ``1e3`` or ``1.50``, a string with escapes the codec would not write, a
+    compact object) is a ``string="false"`` value of its exact text, which the codec writes as it is. A key is
+    named as written (its escapes kept) unless it holds a quote.
+    """
+    at = _skip(text, 0)
+    if text[at : at + 1] != "{":
+        return None
+    at = _skip(text, at + 1)
+    params: list[_Param] = []
+    if text[at : at + 1] == "}":
+        return params if _skip(text, at + 1) == len(text) else None
+    while True:
+        if text[at : at + 1] != '"':
+            return None
+        try:
+            key, end = json.decoder.scanstring(text, at + 1)  # type: ignore[attr-defined]
+            written_key = text[at + 1 : end - 1]
+            at = _skip(text, end)
+            if text[at : at + 1] != ":":
+                return None
+            at = _skip(text, at + 1)
+            value, end = _DECODER.raw_decode(text, at)
+        except (ValueError, RecursionError):
+            return None
+        raw = text[at:end]
+        name = written_key if '"' not in written_key else key
+        if isinstance(value, str) and raw == f'"{escape_json_string(value)}"':
+            params.append((name, True, value))
+        else:
+            params.append((name, False, raw))
+        at = _skip(text, end)
+        if text[at : at + 1] == ",":
+            at = _skip(text, at + 1)
+            continue
+        if text[at : at + 1] == "}":
+            return params if _skip(text, at + 1) == len(text) else None
+        return None
+
+
+def _arguments(value: Any) -> list[_Param]:
+    """The parameters of a call's recorded arguments: a JSON text (Chat, Responses) from its exact text, a
+    decoded object (Messages) from its values; an argument text that is no JSON object gives none."""
+    if isinstance(value, Mapping):
+        return _params_of(value)
+    if not isinstance(value, str):
+        return []
+    raw = _raw_params(value)
+    if raw is not None:
+        return raw
     try:
-        value = json.loads(text) if isinstance(text, str) else None
+        decoded = json.loads(value)
     except (ValueError, RecursionError):
-        return {}
-    return value if isinstance(value, dict) else {}
+        return []
+    return _params_of(decoded) if isinstance(decoded, dict) else []
 
 
 def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+    """A token count as a backend item holds one (0 to 2**63 - 1); anything else counts as absent."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**63 else 0
 
 
 # A live server's answer may hold any JSON where an object, a list or a string belongs: such a value counts as
@@ -97,7 +172,8 @@ class _Parts:
     def __init__(self) -> None:
         self.reasoning = ""
         self.content = ""
-        self.calls: list[tuple[str, dict[str, Any]]] = []
+        self.calls: list[tuple[str, list[_Param]]] = []
+        self.stop = ""  # the stop sequence the answer says it stopped at (Messages)
         self.finish: Finish | None = None
         self.usage = Usage()
         self.completion = 0
@@ -172,6 +248,9 @@ def _messages(response: Mapping[str, Any], parts: _Parts) -> None:
         elif kind == "tool_use":
             parts.calls.append((_text(block.get("name")), _arguments(block.get("input"))))
     reason = response.get("stop_reason")
+    stop = response.get("stop_sequence")
+    if reason == "stop_sequence" and isinstance(stop, str):
+        parts.stop = stop  # the codec drops the stop sequence it matched: the output wrote it
     parts.finish = Finish(
         "length" if reason == "max_tokens" else "content_filter" if reason == "refusal" else "stop"
     )
@@ -229,11 +308,16 @@ def derive_backend(
         return []
     parts = _Parts()
     if frames is not None:
+        events = [f.json() for f in frames if _is_object(f)]
+        parts.failure = _stream_failure(protocol, frames)
+        if parts.failure is not None and protocol != "responses":
+            # A Chat or Messages stream that failed adds up to its error: what it streamed before (the text, the
+            # prompt usage of Messages' message_start) is in the events before the error event, its last.
+            events = events[:-1]
         try:
-            whole = dscodec.accumulate(protocol, [f.json() for f in frames if _is_object(f)])
+            whole = dscodec.accumulate(protocol, events) if events or parts.failure is None else {}
         except DscodecError:
             return []
-        parts.failure = _stream_failure(protocol, frames)
     else:
         whole = dict(response or {})
     if protocol == "chat_completions":
@@ -247,7 +331,8 @@ def derive_backend(
     if options.thinking_initial_stage in ("reasoning_start", "reasoning_continuation"):
         text = parts.reasoning + dialect_for(request.model_version).think_close + text
     if parts.calls and options.parse_tool_calls:
-        text += dsml_block(request.model_version, parts.calls, opener=not options.starts_in_tool_calls)
+        text += _block(request.model_version, parts.calls, opener=not options.starts_in_tool_calls)
+    text += parts.stop
     items: list[BackendItem] = [parts.usage, Text(text, parts.completion)]
     if parts.failure is not None:
         items.append(Failure(parts.failure.removeprefix(_FAILED_PREFIX)))

@@ -233,7 +233,8 @@ def format_differences(differences: Iterable[Difference], *, limit: int = 20) ->
             raise TypeError(f"differences must hold Difference items, not {type(item).__name__}")
     lines = [str(d) for d in found[:limit]]
     if len(found) > limit:
-        lines.append(f"... and {len(found) - limit} more differences")
+        more = len(found) - limit
+        lines.append(f"... and {more} more {'difference' if more == 1 else 'differences'}")
     return "\n".join(lines)
 
 

@@ -263,15 +263,17 @@ def replay(
         return Replay(answer, None, [], False)
     if transcript.origin == "live":
         _echo_server_storage(request, transcript)
+    created = 0 if transcript.created is None else transcript.created
     try:
         processor = StreamProcessor(
             request,
             response_id=transcript.response_id or _DEFAULT_IDS[protocol],
             model=request.model,
-            created=0 if transcript.created is None else transcript.created,
+            created=created,
             tokenizer=tokenizer,
             signature=transcript.signature,
             tool_call_id_factory=call_id,
+            clock=lambda: float(created),  # the Responses completed_at: the same on every run, as created is
         )
     except StreamStateError as exc:
         raise TranscriptError(f"transcript {transcript.name or '(unnamed)'}: {exc}") from None
@@ -355,12 +357,39 @@ def verify(
     the real ones (origin ``codec`` or ``reference``): the frames of a live recording were cut by that server.
     """
     result = replay(transcript, chunking=chunking, tokenizer=tokenizer, options=options)
-    sections = ["status", "response", "accumulated"]
-    if chunking == "recorded" and transcript.origin != "live":
-        sections.append("frames")
-    return unread_stream(transcript) + compare(
-        transcript, result.transcript, ignore=ignore, sections=sections
+    return _replay_differences(
+        transcript, result, ignore=ignore, frames=chunking == "recorded" and transcript.origin != "live"
     )
+
+
+def _replay_differences(
+    transcript: Transcript, result: Replay, *, ignore: Sequence[str] = (), frames: bool = True
+) -> list[Difference]:
+    """Where ``result`` (the replay of ``transcript``) differs from the recorded answer: the status, the response
+    and the accumulated response, and the frames too with ``frames`` (what :func:`verify` and the pytest plugin
+    report). A transcript that records no answer differs from any replay (:func:`_no_answer`)."""
+    sections = ["status", "response", "accumulated"] + (["frames"] if frames else [])
+    return (
+        unread_stream(transcript)
+        + _no_answer(transcript, result)
+        + compare(transcript, result.transcript, ignore=ignore, sections=sections)
+    )
+
+
+def _no_answer(transcript: Transcript, result: Replay) -> list[Difference]:
+    """A transcript with no answer (no frames, no response line) would verify against any replay, as there is
+    nothing to compare: one difference says it records none, at the section dscodec's answer holds, so that its
+    replay fails (and ``pytest --dscodec-update`` writes the answer in)."""
+    if (
+        transcript.frames is not None
+        or transcript.response is not None
+        or transcript.response_text is not None
+    ):
+        return []
+    section = "frames" if result.transcript.frames is not None else "response"
+    return [
+        Difference(section, MISSING, "dscodec's answer: the transcript records no answer to compare it with")
+    ]
 
 
 def unread_stream(transcript: Transcript) -> list[Difference]:

@@ -25,13 +25,15 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 import os
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast, get_args
 
 from dscodec.conversation import Protocol
-from dscodec.errors import DscodecError
+from dscodec.errors import DscodecError, shown
 from dscodec.testing._sse import Frame
 
 __all__ = [
@@ -80,51 +82,189 @@ class TranscriptError(DscodecError):
     """A transcript that cannot be read (not JSON Lines, an unknown line, a newer format version) or written."""
 
 
+#: A token's log probability, or ``(logprob, ((alternative_id, logprob), ...))``.
+LogprobEntry = float | tuple[float, tuple[tuple[int, float], ...]]
+
+#: Token counts are ints from 0 to 2**63 - 1 and token ids ints from 0 to 2**32 - 1, as a stream processor takes
+#: them (``dscodec.processor``): an item out of these bounds is refused when it is made, not answered with a 502.
+_COUNT_LIMIT = 2**63
+_ID_LIMIT = 2**32
+
+
+def _check_count(value: object, field: str) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{field} must be an int, not {type(value).__name__}")
+    if not 0 <= value < _COUNT_LIMIT:
+        raise ValueError(f"{field} must be an int from 0 to 2**63 - 1, not {shown(value)}")
+
+
+def _check_logprob(value: object, field: str) -> None:
+    """A log probability: a real number (not a bool), finite or ``-inf``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(
+            f"{field}: a log probability entry is a number or (number, ((id, number), ...)), not {shown(value)}"
+        )
+    try:
+        number = float(value)
+    except (OverflowError, ValueError, TypeError):  # an integer beyond the float range
+        raise ValueError(f"{field} must be a finite number or -inf, not {shown(value)}") from None
+    if math.isnan(number) or number == math.inf:
+        raise ValueError(f"{field} must be a finite number or -inf, not {number}")
+
+
+def _pairs(value: object) -> tuple[Any, ...] | None:
+    """``value`` as a tuple when it is a tuple or a list, else None."""
+    return tuple(value) if isinstance(value, (tuple, list)) else None
+
+
+def _checked_entry(entry: object, field: str) -> LogprobEntry:
+    """A log probability entry, its lists made tuples; refused by name when it is none."""
+    if not isinstance(entry, (tuple, list)):
+        _check_logprob(entry, field)
+        return entry  # type: ignore[return-value]
+    shape = (
+        f"{field}: a log probability entry is a number or (number, ((id, number), ...)), not {shown(entry)}"
+    )
+    pair = _pairs(entry)
+    top = _pairs(pair[1]) if pair is not None and len(pair) == 2 else None
+    if pair is None or top is None:
+        raise TypeError(shape)
+    _check_logprob(pair[0], f"{field}[0]")
+    alternatives: list[tuple[int, Any]] = []
+    for j, alternative in enumerate(top):
+        alt = _pairs(alternative)
+        if alt is None or len(alt) != 2:
+            raise TypeError(shape)
+        alt_id, alt_logprob = alt
+        if isinstance(alt_id, bool) or not isinstance(alt_id, int):
+            raise TypeError(
+                f"{field}[1][{j}]: a log probability entry's token id must be an int, not {shown(alt_id)}"
+            )
+        if not 0 <= alt_id < _ID_LIMIT:
+            raise ValueError(f"{field}[1][{j}]: a token id must be from 0 to 2**32 - 1, not {shown(alt_id)}")
+        _check_logprob(alt_logprob, f"{field}[1][{j}][1]")
+        alternatives.append((alt_id, alt_logprob))
+    return (pair[0], tuple(alternatives))
+
+
 @dataclass(frozen=True, slots=True)
 class Usage:
-    """The prompt usage a backend reports before its output (``PromptUsage`` of the example server)."""
+    """The prompt usage a backend reports before its output (``PromptUsage`` of the example server).
+
+    Raises:
+        TypeError: a count is no int, or ``system_fingerprint`` neither a str nor None.
+        ValueError: a count is below 0 or not below 2**63.
+    """
 
     prompt_tokens: int = 0
     cached_tokens: int = 0
     system_fingerprint: str | None = None
 
+    def __post_init__(self) -> None:
+        _check_count(self.prompt_tokens, "Usage.prompt_tokens")
+        _check_count(self.cached_tokens, "Usage.cached_tokens")
+        if self.system_fingerprint is not None and not isinstance(self.system_fingerprint, str):
+            raise TypeError(
+                f"Usage.system_fingerprint must be a str or None, not {type(self.system_fingerprint).__name__}"
+            )
+
 
 @dataclass(frozen=True, slots=True)
 class Text:
-    """Generated text, counted as ``token_count`` tokens."""
+    """Generated text, counted as ``token_count`` tokens.
+
+    Raises:
+        TypeError: ``text`` is no str, or ``token_count`` no int.
+        ValueError: ``token_count`` is below 0 or not below 2**63.
+    """
 
     text: str
     token_count: int = 0
 
-
-#: A token's log probability, or ``(logprob, ((alternative_id, logprob), ...))``.
-LogprobEntry = float | tuple[float, tuple[tuple[int, float], ...]]
+    def __post_init__(self) -> None:
+        if not isinstance(self.text, str):
+            raise TypeError(f"Text.text must be a str, not {type(self.text).__name__}")
+        _check_count(self.token_count, "Text.token_count")
 
 
 @dataclass(frozen=True, slots=True)
 class Tokens:
     """Generated token ids, with one log probability entry per id when the backend gave them.
 
+    ``ids`` and ``logprobs`` may be given as lists; they are kept as tuples. Log probabilities are numbers, finite
+    or ``-inf``, as a stream processor takes them.
+
     Raises:
-        ValueError: ``logprobs`` holds more or fewer entries than there are ids.
+        TypeError: ``ids`` or ``logprobs`` is no tuple or list, an id is no int, or a log probability entry is
+            neither a number nor ``(number, ((id, number), ...))``.
+        ValueError: ``logprobs`` holds more or fewer entries than there are ids, an id is below 0 or not below
+            2**32, or a log probability is NaN or ``+inf``.
     """
 
     ids: tuple[int, ...]
     logprobs: tuple[LogprobEntry, ...] | None = None
 
     def __post_init__(self) -> None:
-        if self.logprobs is not None and len(self.logprobs) != len(self.ids):
+        ids = self.ids
+        if type(ids) is not tuple or not all(type(i) is int and 0 <= i < _ID_LIMIT for i in ids):
+            ids = self._checked_ids()
+        logprobs = self.logprobs
+        if logprobs is None:
+            return
+        if type(logprobs) is not tuple:
+            logprobs = _pairs(logprobs)
+            if logprobs is None:
+                raise TypeError(
+                    f"Tokens.logprobs must be a tuple, a list or None, not {type(self.logprobs).__name__}"
+                )
+            object.__setattr__(self, "logprobs", logprobs)
+        if len(logprobs) != len(ids):
             raise ValueError(
-                f"Tokens has {len(self.ids)} ids and {len(self.logprobs)} log probability entries: give one log "
+                f"Tokens has {len(ids)} ids and {len(logprobs)} log probability entries: give one log "
                 "probability entry per id, or logprobs=None"
             )
+        # Floats, finite or -inf, are the common entries: kept as they are, anything else checked in full.
+        if not all(
+            type(entry) is float and not math.isnan(entry) and entry != math.inf for entry in logprobs
+        ):
+            checked = tuple(
+                _checked_entry(entry, f"Tokens.logprobs[{k}]") for k, entry in enumerate(logprobs)
+            )
+            object.__setattr__(self, "logprobs", checked)
+
+    def _checked_ids(self) -> tuple[int, ...]:
+        ids = _pairs(self.ids)
+        if ids is None:
+            raise TypeError(f"Tokens.ids must be a tuple or list of ints, not {type(self.ids).__name__}")
+        for k, token_id in enumerate(ids):
+            if isinstance(token_id, bool) or not isinstance(token_id, int):
+                raise TypeError(f"Tokens.ids[{k}] must be an int, not {shown(token_id)}")
+            if not 0 <= token_id < _ID_LIMIT:
+                raise ValueError(
+                    f"Tokens.ids[{k}] must be a token id from 0 to 2**32 - 1, not {shown(token_id)}"
+                )
+        object.__setattr__(self, "ids", ids)
+        return ids
 
 
 @dataclass(frozen=True, slots=True)
 class Finish:
-    """The end of the output: ``"stop"``, ``"length"``, ``"content_filter"``, or None (no reason given)."""
+    """The end of the output: ``"stop"``, ``"length"``, ``"content_filter"``, or None (no reason given).
+
+    Raises:
+        TypeError: ``reason`` is neither a str nor None.
+        ValueError: ``reason`` is another string.
+    """
 
     reason: Literal["stop", "length", "content_filter"] | None = "stop"
+
+    def __post_init__(self) -> None:
+        if self.reason is not None and not isinstance(self.reason, str):
+            raise TypeError(f"Finish.reason must be a str or None, not {type(self.reason).__name__}")
+        if self.reason not in _FINISHES:
+            raise ValueError(
+                f"Finish.reason must be 'stop', 'length', 'content_filter' or None, not {shown(self.reason)}"
+            )
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,10 +273,28 @@ class Failure:
 
     ``status`` is the client error (4xx) a backend refused the request with, before any output, as a server
     answers it; None for a failure (the server then answers 502, or ends a started stream with the protocol's
-    error event)."""
+    error event).
+
+    Raises:
+        TypeError: ``message`` is no str, or ``status`` neither an int nor None.
+        ValueError: ``status`` is no client error (400 to 499).
+    """
 
     message: str = "the model server failed"
     status: int | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.message, str):
+            raise TypeError(f"Failure.message must be a str, not {type(self.message).__name__}")
+        if self.status is None:
+            return
+        if isinstance(self.status, bool) or not isinstance(self.status, int):
+            raise TypeError(f"Failure.status must be an int or None, not {type(self.status).__name__}")
+        if not 400 <= self.status <= 499:
+            raise ValueError(
+                f"Failure.status must be a client error (400 to 499) or None, not {shown(self.status)}: a "
+                "failure without a status is answered 502"
+            )
 
 
 #: One item of a backend's output.
@@ -196,8 +354,28 @@ class Transcript:
 # -- writing ------------------------------------------------------------------------------------------------
 
 
-def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "), allow_nan=False)
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _dumps(value: Any, kind: str = "") -> str:
+    """One line's JSON text. What a server sent is kept however broken: a lone surrogate (from a ``\\ud800``
+    escape) is written as that escape, so that the file stays UTF-8, and a number JSON has no value for (NaN, or
+    ``1e400``, which reads as infinity) is written as ``NaN`` / ``Infinity`` / ``-Infinity``, which the reader
+    reads back.
+
+    Raises:
+        TranscriptError: the value holds something JSON cannot (a set, an object), holds itself, or nests deeper
+            than Python's recursion allows.
+    """
+    try:
+        text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    except (TypeError, ValueError, RecursionError) as exc:
+        what = f"the {kind} line" if kind else "a line"
+        reason = "it nests too deeply" if isinstance(exc, RecursionError) else str(exc)
+        raise TranscriptError(f"{what} cannot be written as JSON: {reason}") from None
+    if _SURROGATE.search(text):
+        text = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return text
 
 
 def _float_out(value: float) -> float | str:
@@ -280,8 +458,13 @@ def transcript_lines(transcript: Transcript) -> Iterator[dict[str, Any]]:
 
 
 def dumps_transcript(transcript: Transcript) -> str:
-    """``transcript`` as JSON Lines text (ends with a newline)."""
-    return "".join(_dumps(line) + "\n" for line in transcript_lines(transcript))
+    """``transcript`` as JSON Lines text (ends with a newline).
+
+    Raises:
+        TranscriptError: a value JSON cannot hold (a set, an object, a dict holding itself) in a line.
+        TypeError: ``transcript`` is no :class:`Transcript`, or a backend item is none.
+    """
+    return "".join(_dumps(line, line["kind"]) + "\n" for line in transcript_lines(transcript))
 
 
 def dumps_transcripts(transcripts: Iterable[Transcript]) -> str:
@@ -293,7 +476,9 @@ def dump_transcript(transcript: Transcript, path: str | os.PathLike[str]) -> Non
     """Write ``transcript`` to ``path`` (UTF-8 JSON Lines).
 
     Raises:
-        TranscriptError: the file cannot be written (a directory, a folder that does not exist, no permission).
+        TranscriptError: the file cannot be written (a directory, a folder that does not exist, no permission),
+            or the transcript holds a value JSON cannot (see :func:`dumps_transcript`); the file is then left as
+            it was.
         TypeError: ``transcript`` is no :class:`Transcript`, or ``path`` no str or path.
     """
     dump_transcripts([transcript], path)
@@ -303,17 +488,17 @@ def dump_transcripts(transcripts: Iterable[Transcript], path: str | os.PathLike[
     """Write several transcripts to one file at ``path``, in order.
 
     Raises:
-        TranscriptError: the file cannot be written (a directory, a folder that does not exist, no permission).
+        TranscriptError: the file cannot be written (a directory, a folder that does not exist, no permission),
+            or a transcript holds a value JSON cannot; the file is then left as it was.
         TypeError: an item is no :class:`Transcript`, or ``path`` no str or path.
     """
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be a str or os.PathLike, not {type(path).__name__}")
-    text = dumps_transcripts(
-        transcripts
-    )  # first: a transcript that cannot be written leaves the file as it was
+    # Every byte first: a transcript that cannot be written leaves the file as it was.
+    data = dumps_transcripts(transcripts).encode("utf-8")
     try:
-        with open(path, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
+        with open(path, "wb") as handle:
+            handle.write(data)
     except OSError as exc:
         raise TranscriptError(f"{os.fspath(path)}: cannot be written: {exc.strerror or exc}") from None
 
@@ -322,11 +507,22 @@ def dump_transcripts(transcripts: Iterable[Transcript], path: str | os.PathLike[
 
 
 def _float_in(value: Any, where: str) -> float:
-    if isinstance(value, str) and value in ("-inf", "inf", "nan"):
-        return float(value)
+    """A log probability as written: a number, or the string ``"-inf"`` (JSON has no infinities)."""
+    if value == "-inf":
+        return -math.inf
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TranscriptError(f"{where}: a log probability must be a number, not {value!r}")
-    return float(value)
+        raise TranscriptError(
+            f'{where}: a log probability must be a finite number or "-inf", not {shown(value)}'
+        )
+    try:
+        number = float(value)
+    except OverflowError:  # an integer of hundreds of digits: valid JSON, no log probability
+        raise TranscriptError(
+            f'{where}: a log probability must be a finite number or "-inf", not {shown(value)}'
+        ) from None
+    if math.isnan(number) or number == math.inf:  # the reader takes NaN and Infinity, as Python's json does
+        raise TranscriptError(f'{where}: a log probability must be a finite number or "-inf", not {number}')
+    return number
 
 
 def _logprob_in(value: Any, where: str) -> LogprobEntry:
@@ -357,6 +553,14 @@ def _str_or_none(value: Any, where: str) -> str | None:
 
 
 def _item(line: dict[str, Any], where: str) -> BackendItem:
+    """The backend item of a line; a value the item refuses (its constructor's rules) is named with the line."""
+    try:
+        return _item_of(line, where)
+    except (TypeError, ValueError) as exc:
+        raise TranscriptError(f"{where}: {exc}") from None
+
+
+def _item_of(line: dict[str, Any], where: str) -> BackendItem:
     kind = line["kind"]
     if kind == "usage":
         return Usage(
