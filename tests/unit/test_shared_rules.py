@@ -601,6 +601,222 @@ def test_schema_resources_and_bases(schema: dict[str, Any], message: str | None)
     assert _schema.schema_problem(schema) == message
 
 
+_D2020 = "https://json-schema.org/draft/2020-12/schema"
+
+
+def _bad_uri(text: str, index: int, kind: str = "unexpected character") -> str:
+    return f"Invalid URI reference '{text}': {kind} at index {index}"
+
+
+def _unknown(uri: str) -> str:
+    return f"Unknown meta-schema: '{uri}'. Custom meta-schemas must be registered in the registry before use"
+
+
+@pytest.mark.parametrize(
+    ("schema", "message"),
+    [
+        # The crawl reports ids, references and $schema values in document order, a subschema's id first, then its
+        # $ref, then its $schema.
+        (
+            {"$defs": {"A": {"$ref": "//h%zz"}}, "properties": {"p": {"$id": "a%zz"}}},
+            _bad_uri("//h%zz", 3, "invalid percent-encoded octet"),
+        ),
+        (
+            {"$defs": {"A": {"$ref": "//h%zz"}}, "properties": {"p": {"$schema": "a%zz"}}},
+            _bad_uri("//h%zz", 3, "invalid percent-encoded octet"),
+        ),
+        ({"properties": {"p": {"$schema": "a b", "$ref": "c d", "$id": "e f"}}}, _bad_uri("e f", 1)),
+        ({"properties": {"p": {"$schema": "a b", "$ref": "c d"}}}, _bad_uri("c d", 1)),
+        ({"$schema": "a b", "$ref": "c d"}, _bad_uri("c d", 1)),
+        (
+            {"properties": {"a": {"properties": {"b": {"$ref": "//h%zz"}}}, "c": {"$id": "a%zz"}}},
+            _bad_uri("//h%zz", 3, "invalid percent-encoded octet"),
+        ),
+        ({"properties": {"a": {"$ref": "http://x/y"}, "b": {"$id": "a b"}}}, _bad_uri("a b", 1)),
+        ({"$id": "tag:x", "$schema": "y"}, _rootless("y", "tag:x")),
+        ({"$id": "tag:x", "properties": {"a": {"$schema": "y"}}}, _rootless("y", "tag:x")),
+        # An empty query is part of the URI a reference names.
+        ({"$ref": "?"}, _missing("?", "No base URI is available")),
+        ({"properties": {"p": {"$ref": "?#"}}}, _missing("?#", "No base URI is available")),
+        (
+            {"$id": "http://x/y", "properties": {"p": {"$ref": "y?"}}},
+            _missing("http://x/y?", "Retrieval is disabled, cannot fetch http://x/y?"),
+        ),
+        ({"properties": {"p": {"$dynamicRef": "?"}}}, _missing("json-schema:///?", _POPULATED)),
+        ({"$defs": {"A": {"$id": "http://q/z?"}}, "properties": {"p": {"$ref": "http://q/z?"}}}, None),
+        # Escapes of unreserved characters are decoded before dot segments are removed.
+        ({"$defs": {"A": {"$id": "http://q/a/%2e%2e/z"}}, "properties": {"p": {"$ref": "http://q/z"}}}, None),
+        ({"$defs": {"A": {"$id": "a/%2E%2E/z"}}, "properties": {"p": {"$ref": "z"}}}, None),
+        # One trailing "#" of an id is left out before it is read; what remains of a fragment stays in its name.
+        ({"$id": "a b#"}, _bad_uri("a b", 1)),
+        ({"properties": {"a": {"$id": "%zz#"}}}, _bad_uri("%zz", 0, "invalid percent-encoded octet")),
+        ({"$schema": _D4, "properties": {"p": {"id": "sub##"}, "q": {"id": "sub#a#"}}}, None),
+        ({"$schema": _D4, "properties": {"p": {"id": "a b##"}}}, _bad_uri("a b#", 1)),
+        ({"$schema": _D4, "properties": {"p": {"id": "a#"}, "q": {"$ref": "a"}}}, None),
+        (
+            {"$schema": _D4, "properties": {"p": {"id": "a##"}, "q": {"$ref": "a"}}},
+            _missing("a", "No base URI is available"),
+        ),
+        # A reference under the drafts' prefixes (or under a base URI below https://json-schema.org/draft/) is not
+        # read while the registry is filled; compiled, it is.
+        ({"$defs": {"a": {"$ref": "http://json-schema.org/draft-07/schema#a b"}}}, None),
+        ({"$defs": {"a": {"$ref": "https://json-schema.org/draft/2020-12/x y"}}}, None),
+        (
+            {"properties": {"a": {"$ref": "http://json-schema.org/draft-07/schema#a b"}}},
+            _bad_uri("http://json-schema.org/draft-07/schema#a b", 40),
+        ),
+        (
+            {
+                "$ref": "http://json-schema.org/draft-07/schema\u00b2",
+                "properties": {"p": {"$ref": "http://a/b"}},
+            },
+            _missing("http://a/b", "Retrieval is disabled, cannot fetch http://a/b"),
+        ),
+        ({"$id": "https://json-schema.org/draft/x", "$defs": {"a": {"$ref": "a b", "$schema": "c d"}}}, None),
+        (
+            {"$id": "https://json-schema.org/draft/x", "properties": {"a": {"$ref": "http://a/b"}}},
+            _missing("http://a/b", _POPULATED),
+        ),
+        ({"$id": "https://json-schema.org/draft/x", "$schema": "a b"}, _unknown("a b")),
+        # A subschema's $schema that is a fragment alone is not read.
+        (
+            {
+                "properties": {"a": {"$schema": "#a b"}, "b": {"$schema": "##"}},
+                "$defs": {"c": {"$schema": "#%zz"}},
+            },
+            None,
+        ),
+        # The base URI a reference cannot be resolved against is named without its fragment.
+        ({"$schema": _D4, "id": "tag:x#A", "items": {"id": "./x"}}, _rootless("./x", "tag:x")),
+        ({"$schema": _D7, "$id": "tag:x#A", "properties": {"a": {"$ref": "y"}}}, _rootless("y", "tag:x")),
+        # A root $schema that names no draft is looked up, in its normal form resolved against json-schema:///,
+        # among the resources of the document; by a URI under https://json-schema.org/draft/ as written, among the
+        # meta-schema documents.
+        ({"$schema": "."}, None),
+        ({"$schema": "x/.."}, None),
+        ({"$schema": "%2e%2e"}, None),
+        ({"$schema": "///"}, None),
+        ({"$schema": "JSON-SCHEMA:///"}, None),
+        ({"$schema": "?"}, _unknown("?")),
+        ({"$schema": "//"}, _unknown("//")),
+        ({"$id": "http://q/", "$schema": "json-schema:///"}, _unknown("json-schema:///")),
+        ({"$id": "http://q/", "$schema": "x"}, _unknown("x")),
+        ({"$defs": {"A": {"$id": "z"}}, "$schema": "z"}, None),
+        ({"$defs": {"A": {"$id": "HTTP://Q:80/./z"}}, "$schema": "http://q/%7a"}, None),
+        ({"$schema": "https://json-schema.org/draft/2020-12/meta/./core"}, None),
+        (
+            {"$schema": "HTTPS://json-schema.org/draft/2020-12/schema"},
+            _unknown("HTTPS://json-schema.org/draft/2020-12/schema"),
+        ),
+        (
+            {
+                "$schema": "https://json-schema.org/draft/2020-12/./schema",
+                "properties": {"a": {"$ref": "http://json-schema.org/draft-07/schema"}},
+            },
+            None,
+        ),
+        (
+            {"$schema": ".", "properties": {"a": {"$ref": "http://json-schema.org/draft-07/schema"}}},
+            _missing("http://json-schema.org/draft-07/schema", _POPULATED),
+        ),
+        # A subschema with a $schema is read in the dialect it names (2020-12 when it names no draft), and so is
+        # what it holds; a reference's target in its resource's dialect.
+        ({"$schema": _D4, "items": {"$schema": _D2020, "$id": "a b"}}, _bad_uri("a b", 1)),
+        ({"$schema": _D4, "items": {"$schema": _D2020, "id": "a<"}}, None),
+        ({"items": {"$schema": _D4, "id": "a<"}}, _bad_uri("a<", 1)),
+        ({"items": {"$schema": _D4, "$id": "a b"}}, None),
+        (
+            {
+                "items": {
+                    "$schema": "https://json-schema.org/draft-04/schema",
+                    "properties": {"p": {"id": "a<"}},
+                }
+            },
+            _bad_uri("a<", 1),
+        ),
+        ({"$schema": _D4, "items": {"$schema": "unknown:x", "$id": "a b"}}, _bad_uri("a b", 1)),
+        (
+            {"$schema": _D7, "items": {"$schema": _D2020, "$dynamicRef": "#/nope"}},
+            "Pointer '/nope' does not exist",
+        ),
+        ({"properties": {"p": {"$schema": _D7, "properties": {"x": {"$dynamicRef": "#/nope"}}}}}, None),
+        (
+            {
+                "$defs": {"A": {"$schema": _D7, "properties": {"x": {"$dynamicRef": "#/nope"}}}},
+                "properties": {"p": {"$ref": "#/$defs/A"}},
+            },
+            "Pointer '/nope' does not exist",
+        ),
+        (
+            {
+                "$defs": {"A": {"$schema": _D7, "$id": "http://x/a", "$dynamicRef": "#/nope"}},
+                "properties": {"p": {"$ref": "http://x/a"}},
+            },
+            None,
+        ),
+        (
+            {
+                "properties": {
+                    "p": {"$schema": _D7, "$ref": "#/$defs/ok", "properties": {"q": {"$ref": "#/nope"}}}
+                },
+                "$defs": {"ok": {}},
+            },
+            None,
+        ),
+        # ... where no vocabularies are in force (a root of the older drafts), one of 2019-09 or 2020-12 compiles its
+        # references only; a 2020-12 one compiles no unevaluated keyword where those of 2019-09 are.
+        (
+            {
+                "$schema": _D7,
+                "properties": {"p": {"$schema": _D2020, "properties": {"q": {"$ref": "#/nope"}}}},
+            },
+            None,
+        ),
+        (
+            {"$schema": _D7, "properties": {"p": {"$schema": _D2020, "$ref": "#/nope"}}},
+            "Pointer '/nope' does not exist",
+        ),
+        ({"$schema": _D7, "properties": {"p": {"$schema": _D2020, "pattern": "\\p{Nope}"}}}, None),
+        (
+            {
+                "$schema": _D7,
+                "definitions": {
+                    "A": {"$schema": _D2020, "$id": "http://x/a", "properties": {"q": {"$ref": "#/nope"}}}
+                },
+                "properties": {"p": {"$ref": "http://x/a"}},
+            },
+            "Pointer '/nope' does not exist",
+        ),
+        (
+            {
+                "$schema": _D2019,
+                "properties": {"p": {"$schema": _D2020, "unevaluatedProperties": {"$ref": "#/nope"}}},
+            },
+            None,
+        ),
+        (
+            {"$schema": _D2019, "properties": {"p": {"$schema": _D2020, "items": {"$ref": "#/nope"}}}},
+            "Pointer '/nope' does not exist",
+        ),
+        # Draft 7 compiles contentMediaType and contentEncoding as draft 6 does; an $id of 2020-12 keeps its fragment
+        # under a root of the older drafts.
+        (
+            {"$schema": _D6, "properties": {"p": {"$schema": _D7, "contentMediaType": 1}}},
+            '1 is not of type "string"',
+        ),
+        (
+            {
+                "$schema": _D7,
+                "properties": {"a": {"$schema": _D2020, "$id": "http://x/a#f"}, "b": {"$ref": "http://x/a"}},
+            },
+            _missing("http://x/a", "Retrieval is disabled, cannot fetch http://x/a"),
+        ),
+    ],
+)
+def test_schema_uris_as_the_registry_reads_them(schema: dict[str, Any], message: str | None) -> None:
+    assert _schema.schema_problem(schema) == message
+
+
 # -- model, thinking, effort (behavior.md#model-names, behavior.md#thinking-and-effort) ------------------------
 
 

@@ -1625,6 +1625,19 @@ def _response_formats() -> list[Case]:
         ),
     )
     cases += _both(
+        "invalid-response-json-schema-id-trailing-hash",
+        "json_schema whose $id is no URI reference: named without its one trailing #",
+        lambda m: _nothink(
+            m,
+            [user("A word")],
+            response_format={
+                "type": "json_schema",
+                "json_schema": {"name": "w", "schema": {"type": "object", "$id": "a b#"}},
+            },
+        ),
+        only="v4",
+    )
+    cases += _both(
         "response-json-schema-bool",
         "json_schema whose schema is the boolean true",
         lambda m: _nothink(
@@ -3852,6 +3865,168 @@ def _hardening() -> list[Case]:
             "invalid-schema-relative-id-against-urn",
             "a relative $id under a root named by a URN, which has no path to resolve it against",
             {"type": "object", "$id": "urn:example:root", "properties": {"a": {"$id": "b"}}},
+        ),
+        (
+            "invalid-schema-uri-problems-in-document-order",
+            "a $ref that is no URI reference is reported before a later $id that is none (document order)",
+            {"type": "object", "$defs": {"A": {"$ref": "//h%zz"}}, "properties": {"p": {"$id": "a%zz"}}},
+        ),
+        (
+            "invalid-schema-uri-problems-id-ref-schema-order",
+            "in one subschema the $id is read first, then the $ref, then the $schema",
+            {"type": "object", "properties": {"p": {"$schema": "a b", "$ref": "c d", "$id": "e f"}}},
+        ),
+        (
+            "invalid-schema-root-schema-unresolvable",
+            "a root $schema relative to a root named by a URI with no path cannot be resolved",
+            {"type": "object", "$id": "tag:x", "$schema": "y"},
+        ),
+        (
+            "invalid-schema-ref-empty-query",
+            "a reference with an empty query names another resource than the document",
+            {"type": "object", "properties": {"p": {"$ref": "?#"}}},
+        ),
+        (
+            "invalid-schema-ref-empty-query-against-id",
+            "... resolved against an $id, and refused under its own name",
+            {"type": "object", "$id": "http://x/y", "properties": {"p": {"$ref": "y?"}}},
+        ),
+        (
+            "invalid-schema-dynamic-ref-empty-query",
+            "... and a compiled $dynamicRef with an empty query",
+            {"type": "object", "properties": {"p": {"$dynamicRef": "?"}}},
+        ),
+        (
+            "schema-id-escaped-dot-segments",
+            "an $id's escaped dot segments are decoded, then removed: a reference by the plain name finds it",
+            {"type": "object", "$defs": {"A": {"$id": "a/%2E%2E/z"}}, "properties": {"p": {"$ref": "z"}}},
+        ),
+        (
+            "invalid-schema-id-trailing-hash-not-uri",
+            "an $id that is no URI reference is named without its one trailing #",
+            {"type": "object", "properties": {"a": {"$id": "a b#"}}},
+        ),
+        (
+            "schema-draft-04-id-two-trailing-hashes",
+            "draft 4: an id with two trailing # (or a fragment and a trailing #) loses one and is read",
+            {
+                "$schema": "http://json-schema.org/draft-04/schema#",
+                "type": "object",
+                "properties": {"p": {"id": "sub##"}, "q": {"id": "sub#a#"}},
+            },
+        ),
+        (
+            "invalid-schema-draft-04-id-empty-fragment-kept",
+            "draft 4: what remains of a fragment stays in the resource's name, which a plain reference misses",
+            {
+                "$schema": "http://json-schema.org/draft-04/schema#",
+                "type": "object",
+                "properties": {"p": {"id": "a##"}, "q": {"$ref": "a"}},
+            },
+        ),
+        (
+            "schema-meta-schema-prefix-ref-not-uri-in-defs",
+            "a $ref under a draft's prefix that is no URI reference, in $defs that nothing compiles: never read",
+            {"type": "object", "$defs": {"a": {"$ref": "http://json-schema.org/draft-07/schema#a b"}}},
+        ),
+        (
+            "invalid-schema-missing-resource-before-compiled-meta-prefix-ref",
+            "... compiled it is read, after a resource the document lacks",
+            {
+                "type": "object",
+                "$ref": "http://json-schema.org/draft-07/schema\u00b2",
+                "properties": {"p": {"$ref": "http://a/b"}},
+            },
+        ),
+        (
+            "schema-refs-not-read-under-meta-schema-base",
+            "under a base URI below https://json-schema.org/draft/ no $ref or $schema is read while crawling",
+            {"type": "object", "$id": "https://json-schema.org/draft/x", "$defs": {"a": {"$ref": "a b"}}},
+        ),
+        (
+            "schema-nested-schema-fragment-not-read",
+            "a subschema's $schema that is a fragment alone is never read, though no URI reference",
+            {"type": "object", "properties": {"a": {"$schema": "#a b"}}, "$defs": {"b": {"$schema": "##"}}},
+        ),
+        (
+            "invalid-schema-draft-07-unresolvable-names-base-without-fragment",
+            "draft 7: a relative $id under a root $id with a fragment and no path names the base without fragment",
+            {
+                "$schema": "http://json-schema.org/draft-07/schema#",
+                "type": "object",
+                "$id": "tag:x#A",
+                "items": {"$id": "./x"},
+            },
+        ),
+        (
+            "schema-meta-schema-dot-names-document",
+            "a root $schema '.' resolves against json-schema:/// to the document itself",
+            {"type": "object", "$schema": "."},
+        ),
+        (
+            "schema-meta-schema-names-resource-normalised",
+            "a root $schema names a resource of the document once normal (scheme and host case, escapes)",
+            {"type": "object", "$defs": {"A": {"$id": "http://q/z"}}, "$schema": "HTTP://Q/%7a"},
+        ),
+        (
+            "invalid-schema-meta-schema-document-upper-case",
+            "a meta-schema document named with an upper-case scheme is no meta-schema the reference knows",
+            {"type": "object", "$schema": "HTTPS://json-schema.org/draft/2020-12/schema"},
+        ),
+        (
+            "invalid-schema-nested-dialect-2020-id",
+            "a subschema with its own $schema is read in that dialect: a 2020-12 $id under a draft 4 root",
+            {
+                "$schema": "http://json-schema.org/draft-04/schema#",
+                "type": "object",
+                "items": {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "a b"},
+            },
+        ),
+        (
+            "invalid-schema-nested-dialect-draft-04-id",
+            "... and a draft 4 id under a 2020-12 root, in what the subschema holds too",
+            {
+                "type": "object",
+                "items": {
+                    "$schema": "http://json-schema.org/draft-04/schema#",
+                    "properties": {"p": {"id": "a<"}},
+                },
+            },
+        ),
+        (
+            "invalid-schema-nested-dialect-dynamic-ref",
+            "a 2020-12 subschema under a draft 7 root compiles its $dynamicRef",
+            {
+                "$schema": "http://json-schema.org/draft-07/schema#",
+                "type": "object",
+                "items": {"$schema": "https://json-schema.org/draft/2020-12/schema", "$dynamicRef": "#/nope"},
+            },
+        ),
+        (
+            "schema-nested-dialect-without-vocabularies",
+            "... but not what it applies: under a draft 7 root no vocabulary of 2020-12 is in force",
+            {
+                "$schema": "http://json-schema.org/draft-07/schema#",
+                "type": "object",
+                "items": {
+                    "$schema": "https://json-schema.org/draft/2020-12/schema",
+                    "properties": {"q": {"$ref": "#/nope"}},
+                },
+            },
+        ),
+        (
+            "invalid-schema-ref-target-in-resource-dialect",
+            "a reference's target is compiled in its resource's dialect, whatever its own $schema says",
+            {
+                "type": "object",
+                "$defs": {
+                    "A": {
+                        "$schema": "http://json-schema.org/draft-07/schema#",
+                        "properties": {"x": {"$dynamicRef": "#/nope"}},
+                    }
+                },
+                "properties": {"p": {"$ref": "#/$defs/A"}},
+            },
         ),
     ):
         cases += _both(

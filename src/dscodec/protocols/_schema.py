@@ -3,9 +3,11 @@
 Validation (behavior.md#tools-and-tool-choice, behavior.md#output-constraints) restates the JSON Schema 2020-12
 meta-schema and reports the first problem as the reference does (``<instance> <reason>``), in the order it looks
 (docs/behavior.md#json-schemas): the base meta-schema's own keywords, then vocabulary by vocabulary in the
-meta-schema's order (:meth:`_Draft.checking_order`); then the ``$id`` values, the root ``$schema``, the references
-(:class:`_Registry`) and the ``regex`` format. A root ``$schema`` naming draft 4, 6, 7 or 2019-09 chooses that
-dialect's keywords and rules (:class:`_Draft`); pointers into the meta-schema documents are not followed.
+meta-schema's order (:meth:`_Draft.checking_order`); then the ids, references and ``$schema`` values as the
+registry's crawl meets them, the root ``$schema``, the compiled references (:class:`_Registry`) and the ``regex``
+format. A root ``$schema`` naming draft 4, 6, 7 or 2019-09 chooses that dialect's keywords and rules
+(:class:`_Draft`), and a subschema's ``$schema`` the dialect it is crawled and compiled in (:func:`_dialect`);
+pointers into the meta-schema documents are not followed.
 
 The normalisation of strict schemas lives in :mod:`dscodec.protocols._strict_schema`; both are imported from here.
 """
@@ -19,7 +21,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
-from urllib.parse import unquote, urljoin
+from urllib.parse import unquote
 
 from dscodec.protocols._body import json_text
 from dscodec.protocols._regex import ecma_regex_ok, regex_ok
@@ -169,6 +171,8 @@ _DOCUMENTS = frozenset(
     ]
     + ["json-schema:///"]  # the document itself, under the base URI it has when it names none
 )
+#: The meta-schema documents a root ``$schema`` can name (see :func:`_meta_schema_key`).
+_META_DOCUMENTS = _DOCUMENTS - {"json-schema:///"}
 #: The reference's registry fetches nothing; a resource whose URI starts with one of these it leaves to the
 #: meta-schemas it holds (observed: any such URI passes while the registry is filled, and only the 2020-12 documents
 #: can then be compiled).
@@ -187,34 +191,13 @@ _URI_BAD = re.compile(r"[^-A-Za-z0-9._~!$&'()*+,;=:@/?#%]|%(?![0-9A-Fa-f]{2})")
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 
 
-def _meta_schema_uri_problem(
-    uri: str, resources: Mapping[str, Any], document: str
-) -> tuple[str | None, bool]:
-    """The problem of a root ``$schema`` (observed from the reference): a draft named with more than one ``#`` (no
-    "uri"), text that is no URI reference, or a URI that names no meta-schema the reference knows (the drafts,
-    their vocabularies, or a resource of this very document, whose own URI is ``document``: a fragment alone names
-    it only while its root does not name itself); and whether it is the last kind (``Unknown meta-schema``, which
-    the references met while the registry is filled come before)."""
-    unknown = (
-        f"Unknown meta-schema: '{uri}'. Custom meta-schemas must be registered in the registry before use"
-    )
-    if uri.rstrip("#") in _CANONICAL or uri.removesuffix("#") in _BY_TEXT:
-        return None, False
-    if uri.startswith("#"):  # the document itself, unless the fragment is none a URI may have
-        named = document != _DEFAULT_BASE
-        return (None if not named and _uri_problem(uri[1:], allow_hash=False) is None else unknown), True
-    problem = _uri_problem(uri, allow_hash=True)
-    if problem is not None:
-        # Under the drafts' own prefixes the text is looked up among the meta-schemas as it is, never parsed.
-        return (
-            (unknown, True)
-            if uri.startswith(_META_PREFIXES)
-            else (f"Invalid URI reference '{uri}': {problem}", False)
-        )
-    base = uri.partition("#")[0]
-    if not base or base in _DOCUMENTS or base in resources:
-        return None, False
-    return unknown, True
+def _meta_schema_key(uri: str) -> str | None:
+    """The URI a root ``$schema`` that names no draft is looked up by (observed): none when it is no URI reference;
+    else the URI in its normal form, resolved against ``json-schema:///`` (not against the root's own URI),
+    without fragment."""
+    if _uri_problem(uri, allow_hash=True) is not None:
+        return None
+    return _resolve(_DEFAULT_BASE, uri)
 
 
 def _uri_problem(text: str, *, allow_hash: bool) -> str | None:
@@ -357,8 +340,10 @@ def _first_of(text: str, stops: str, start: int) -> int:
 
 def _normal(uri: str) -> str:
     """An absolute URI in the form the reference names it: scheme and host in lower case, escapes of unreserved
-    characters decoded (RFC 3986, section 6.2.2), an empty or default port left out (section 6.2.3)."""
+    characters decoded (RFC 3986, section 6.2.2), an empty or default port left out (section 6.2.3), then the dot
+    segments of a path that begins with ``/`` removed (section 5.2.4, so ``%2e%2e`` is one: observed)."""
     scheme, _, rest = uri.partition(":")
+    start = 0
     if rest.startswith("//"):
         end = _first_of(rest, "/?#", 2)
         user, at, host = rest[2:end].rpartition("@")
@@ -368,9 +353,14 @@ def _normal(uri: str) -> str:
         default = _DEFAULT_PORTS.get(scheme.lower())
         if colon and (not port or (port.isascii() and port.isdigit() and port.lstrip("0") == str(default))):
             host = name  # an empty port, or the scheme's own, is left out
-        rest = "//" + user + at + host.lower() + rest[end:]
+        authority = "//" + user + at + host.lower()
+        rest = authority + rest[end:]
+        start = len(authority)
     if "%" in rest:
         rest = _ESCAPE.sub(_unescape, rest)
+    if rest.startswith("/", start) and "." in rest:
+        end = _first_of(rest, "?#", start)
+        rest = rest[:start] + _without_dots(rest[start:end]) + rest[end:]
     return scheme.lower() + ":" + rest
 
 
@@ -378,20 +368,11 @@ class _Unresolved(Exception):
     """A reference that cannot be resolved against its base: the reference's message."""
 
 
-def _without_dots(uri: str) -> str:
-    """An absolute URI with the dot segments of its path removed, as RFC 3986 (section 5.2.2) resolves a
-    reference that has a scheme (``http://e.com/x/../sub``: ``http://e.com/sub``); only a path that begins with
-    ``/`` has them (a rootless one, ``urn:a/../b``, is left as it is, as the reference leaves it)."""
-    if "." not in uri:
-        return uri
-    scheme, _, rest = uri.partition(":")
-    start = _first_of(rest, "/?#", 2) if rest.startswith("//") else 0
-    if not rest.startswith("/", start):
-        return uri
-    end = _first_of(rest, "?#", start)
-    path = rest[start:end]
+def _without_dots(path: str) -> str:
+    """A path that begins with ``/`` with its dot segments removed, as RFC 3986 (section 5.2.4) does
+    (``/x/../sub``: ``/sub``; ``/a/..``: ``/``)."""
     if "/." not in path:
-        return uri
+        return path
     kept: list[str] = []
     segments = path.split("/")[1:]
     for k, segment in enumerate(segments):
@@ -406,28 +387,50 @@ def _without_dots(uri: str) -> str:
                 kept.append("")
         else:
             kept.append(segment)
-    return f"{scheme}:{rest[:start]}/{'/'.join(kept)}{rest[end:]}"
+    return "/" + "/".join(kept)
+
+
+#: A URI reference without fragment, split as RFC 3986 (appendix B) does: scheme, authority, path, query (a
+#: group that did not take part is None: an empty query, ``?``, is still one).
+_REFERENCE_PARTS = re.compile(r"(?:([^:/?#]+):)?(?://([^/?#]*))?([^?#]*)(?:\?([^#]*))?")
 
 
 def _resolve(base: str, ref: str) -> str:
     """The URI (without fragment) that ``ref`` names from a subschema whose base URI is ``base`` (absolute):
-    absolute already, else resolved against the base (RFC 3986: dot segments removed).
+    absolute already, else resolved against the base (RFC 3986, section 5.2.2: dot segments removed, an empty
+    query kept), in its normal form (:func:`_normal`). A reference without path, query or authority names the base
+    itself, fragment and all (a legacy id keeps its fragment in the base URI below it).
 
     Raises:
-        _Unresolved: a relative reference against a base without authority or root path (``urn:…``).
+        _Unresolved: a relative reference against a base without authority or root path (``urn:…``); the message
+            names the base without its fragment.
     """
     target = ref.partition("#")[0]
     if _SCHEME.match(target):
-        return _normal(_without_dots(target))
+        return _normal(target)
     if not target:
         return base
     scheme, _, rest = base.partition(":")
     if not rest.startswith("/"):
-        raise _Unresolved(f"Failed to resolve '{ref}' against '{base}': {_ROOTLESS}")
-    joined = urljoin(
-        "http:" + rest, target
-    )  # urljoin resolves only the schemes it knows: under http, then back
-    return _normal(scheme + joined[4:])
+        raise _Unresolved(f"Failed to resolve '{ref}' against '{base.partition('#')[0]}': {_ROOTLESS}")
+    parts = _REFERENCE_PARTS.fullmatch(target)
+    assert parts is not None  # every string without "#" matches
+    _, authority, path, query = parts.groups()
+    own = _REFERENCE_PARTS.fullmatch(rest.partition("#")[0])
+    assert own is not None
+    _, base_authority, base_path, base_query = own.groups()
+    # The dot segments of the path are removed by _normal (after its escapes are decoded).
+    if authority is not None:
+        joined = f"//{authority}{path}"
+    else:
+        if not path:
+            path, query = base_path, base_query if query is None else query
+        elif not path.startswith("/"):
+            path = base_path[: base_path.rfind("/") + 1] + path if base_path else "/" + path
+        joined = path if base_authority is None else f"//{base_authority}{path}"
+    if query is not None:
+        joined += "?" + query
+    return _normal(f"{scheme}:{joined}")
 
 
 def _anchor_problem(fragment: str) -> str:
@@ -446,11 +449,13 @@ class _Registry:
     """What references can reach (observed from the reference, which fetches nothing).
 
     The reference first fills a registry by crawling the schema: every subschema but those under
-    ``dependencies`` (a keyword of older drafts it compiles but does not crawl). Each ``$id`` names a resource,
-    resolved against the base URI of the subschema holding it (the document is ``json-schema:///`` unless its
-    root names itself); anchors belong to their resource. Each ``$ref`` met must name a resource of the document
-    or a URI named like a meta-schema (which loads the meta-schemas); any other is refused (``Retrieval is
-    disabled``; ``No base URI is available`` for one under ``json-schema:``). Then, compiling the subschemas the
+    ``dependencies`` (a keyword of older drafts it compiles but does not crawl), each in its dialect. Each ``$id``
+    names a resource, resolved against the base URI of the subschema holding it (the document is
+    ``json-schema:///`` unless its root names itself); anchors belong to their resource. An id, a ``$ref`` or a
+    ``$schema`` that is no URI reference, or cannot be resolved, is reported as the crawl meets it. Each ``$ref``
+    met must name a resource of the document or a URI named like a meta-schema (which loads the meta-schemas); any
+    other is refused (``Retrieval is disabled``; ``No base URI is available`` for one under ``json-schema:``), once
+    the crawl is done. Then, compiling the subschemas the
     root applies, every ``$ref`` and ``$dynamicRef`` is resolved against the base URI of its subschema: its
     pointer or anchor must lead to a schema (a boolean or an object) in its resource, and a resource the registry
     lacks is refused (``Retrieving external resources is not supported once the registry is populated``): only
@@ -460,13 +465,14 @@ class _Registry:
 
     def __init__(self, schema: Mapping[str, Any], draft: _Draft) -> None:
         self.schema = schema
+        #: The root's dialect: which meta-schema documents a compiled reference reaches.
         self.draft = draft
-        self._id = draft.id_keyword
         #: Resource URI → its subschema; anchors (name → subschema) by resource URI.
         self.resources: dict[str, Any] = {}
         self.anchors: dict[str, dict[str, Any]] = {}
-        #: The base URI of each crawled subschema (by ``id()``).
+        #: The base URI of each crawled subschema, and its dialect (by ``id()``).
         self.base: dict[int, str] = {}
+        self.drafts: dict[int, _Draft] = {}
         #: Compiling may find a problem: a reference, a ``$recursiveRef``, an ``$id`` the crawl does not check, a
         #: keyword the dialect checks only once compiled.
         self.needs_compiling = False
@@ -475,85 +481,110 @@ class _Registry:
         #: vocabulary): the reference looked it up among all of them, and a compiled reference then reaches any
         #: (observed), not only its draft's.
         self.every_meta_document = False
-        #: The first ``$id`` met while crawling that is no URI reference or cannot be resolved against its base;
-        #: whether it is the root's own (reported before a root ``$schema`` that is no URI reference, the others
-        #: after it).
-        self.id_problem: str | None = None
-        self.root_id_problem = False
-        root = self._id_of(schema)
+        root = self._id_of(schema, draft)
         # The default base has a root path: resolving against it never fails.
         named = root if isinstance(root, str) and root.partition("#")[0] else None
         self.root_key = _DEFAULT_BASE if named is None else self._resource_key(_DEFAULT_BASE, named)
-        #: The crawled subschemas holding a ``$ref`` in document order, with their base (and, in a later crawl,
-        #: the problem of an ``$id``).
+        #: What the crawl met, in document order (in a subschema: its id, its ``$ref``, its ``$schema``): the
+        #: problem of an id or of a ``$schema``, or None for a ``$ref``, read once the crawl is done; with the base
+        #: URI of the subschema.
         self._crawled: list[tuple[Mapping[str, Any], str, str | None]] = []
-        self._crawl(schema, self.root_key, self._crawled)
+        self._crawl(schema, self.root_key, self._crawled, draft)
 
-    def _id_of(self, node: Mapping[str, Any]) -> Any:
-        """The value of ``node``'s id keyword where it may name a resource (see :attr:`_Draft.legacy_ids`)."""
-        value = node.get(self._id)
-        if self.draft.legacy_ids and (
+    @staticmethod
+    def _id_of(node: Mapping[str, Any], draft: _Draft) -> Any:
+        """The value of ``node``'s id keyword where it may name a resource (see :attr:`_Draft.legacy_ids`), one
+        trailing ``#`` left out (observed: ``a b#`` is reported as ``'a b'``, draft 4's ``sub##`` is ``sub#``)."""
+        value = node.get(draft.id_keyword)
+        if draft.legacy_ids and (
             isinstance(node.get("$ref"), str) or (isinstance(value, str) and value.startswith("#"))
         ):
             return None
-        return value
+        return value.removesuffix("#") if isinstance(value, str) else value
 
-    def _resource_key(self, base: str, value: str) -> str:
-        """The URI the id ``value`` names from ``base``; a legacy id keeps its fragment in it (and in the base URI
-        below it), so only a fragment-only reference from inside the resource finds it.
+    @staticmethod
+    def _resource_key(base: str, value: str) -> str:
+        """The URI the id ``value`` (its one trailing ``#`` already left out) names from ``base``; an id keeps its
+        fragment in it, even an empty one (``sub##``), and in the base URI below it, so only a fragment-only
+        reference from inside the resource finds it (observed: a legacy id, or an ``$id`` of 2019-09 or 2020-12 in
+        a subschema under a root of the older drafts, whose meta-schemas allow one; theirs do not).
 
         Raises:
             _Unresolved: as :func:`_resolve`.
         """
-        # An id's empty fragment is no part of the URI it names (a reference's message names ``sub#``, an id's
-        # ``sub``).
-        key = _resolve(base, value[:-1] if value.endswith("#") and value.count("#") == 1 else value)
-        fragment = value.partition("#")[2]
-        return f"{key}#{fragment}" if fragment and self.draft.legacy_ids else key
+        key = _resolve(base, value)
+        _, hash_, fragment = value.partition("#")
+        return f"{key}#{fragment}" if hash_ else key
 
-    def _crawl(self, top: Any, base: str, found: list[tuple[Mapping[str, Any], str, str | None]]) -> None:
-        stack: list[tuple[Any, str, bool]] = [(top, base, False)]
+    def _crawl(
+        self, top: Any, base: str, found: list[tuple[Mapping[str, Any], str, str | None]], draft: _Draft
+    ) -> None:
+        """Crawl the subschemas from ``top`` (under a parent whose base URI is ``base`` and whose dialect is
+        ``draft``), depth first in document order; a subschema with a ``$schema`` is read in the dialect it names
+        (2020-12 when it names no draft), and so is what it holds (observed)."""
+        stack: list[tuple[Any, str, bool, _Draft]] = [(top, base, False, draft)]
         while stack:
-            node, base, hidden = stack.pop()
+            node, base, hidden, draft = stack.pop()
             if not isinstance(node, Mapping):
                 continue
+            draft = _dialect(node, draft)
             if (
                 "$ref" in node
                 or "$dynamicRef" in node
                 or "$recursiveRef" in node
-                or (hidden and self._id in node)
-                or not self.draft.compiled_strings.isdisjoint(node)
+                or (hidden and draft.id_keyword in node)
+                or not draft.compiled_strings.isdisjoint(node)
             ):
                 self.needs_compiling = True
             if not hidden and id(node) not in self.base:
-                base = self._register(node, base, found)
+                base = self._register(node, base, found, draft)
                 if isinstance(node.get("$ref"), str):
                     found.append((node, base, None))
+                dialect = node.get("$schema")
+                if found is self._crawled and isinstance(dialect, str):
+                    problem = self._dialect_problem(dialect, base)
+                    if problem is not None:
+                        found.append((node, base, problem))
             for key, value in reversed(list(node.items())):
-                inner = hidden or key in self.draft.not_crawled
+                inner = hidden or key in draft.not_crawled
                 if inner and found is not self._crawled:
                     continue  # crawled later, when a reference leads there: each subschema once
-                for sub in reversed(_schemas_of(key, value, node, self.draft, compiled=False)):
-                    stack.append((sub, base, inner))
+                for sub in reversed(_schemas_of(key, value, node, draft, compiled=False)):
+                    stack.append((sub, base, inner, draft))
+
+    @staticmethod
+    def _dialect_problem(uri: str, base: str) -> str | None:
+        """The problem of a ``$schema`` while the registry is filled (observed): one under the drafts' prefixes, a
+        fragment alone, or any under a base URI below ``https://json-schema.org/draft/`` is not read; any other
+        must be a URI reference that resolves against the base URI of its subschema."""
+        if uri.startswith(_META_PREFIXES) or uri.startswith("#") or base.startswith(_META_PREFIXES[1]):
+            return None
+        syntax = _uri_problem(uri, allow_hash=True)
+        if syntax is not None:
+            return f"Invalid URI reference '{uri}': {syntax}"
+        try:
+            _resolve(base, uri)
+        except _Unresolved as exc:
+            return str(exc)
+        return None
 
     def _register(
-        self, node: Mapping[str, Any], base: str, found: list[tuple[Mapping[str, Any], str, str | None]]
+        self,
+        node: Mapping[str, Any],
+        base: str,
+        found: list[tuple[Mapping[str, Any], str, str | None]],
+        draft: _Draft,
     ) -> str:
-        """Register ``node`` (its resource, its anchors); its base URI."""
-        value = self._id_of(node)
-        if found is self._crawled and self.id_problem is None:
-            # An $id, and the $schema of a subschema, must be URI references (a $schema under the drafts' own
-            # prefixes is looked up as it is, never parsed).
-            dialect = node.get("$schema") if node is not self.schema else None
-            if isinstance(dialect, str) and dialect.startswith(_META_PREFIXES):
-                dialect = None
-            for text in (value, dialect):
-                if isinstance(text, str):
-                    syntax = _uri_problem(text, allow_hash=True)
-                    if syntax is not None:
-                        self.id_problem = f"Invalid URI reference '{text}': {syntax}"
-                        self.root_id_problem = node is self.schema
-                        break
+        """Register ``node`` (its resource, its anchors); its base URI. The problem of its id, met while the
+        registry is filled, joins ``found``; in a later crawl only one that cannot be resolved does (the text is
+        checked when the subschema is compiled: :meth:`enter`)."""
+        value = self._id_of(node, draft)
+        crawling = found is self._crawled
+        if crawling and isinstance(value, str):
+            syntax = _uri_problem(value, allow_hash=True)
+            if syntax is not None:
+                found.append((node, base, f"Invalid URI reference '{value}': {syntax}"))
+                value = None  # it names nothing
         if node is self.schema:
             base = self.root_key
             self.resources.setdefault(base, node)
@@ -561,32 +592,30 @@ class _Registry:
             try:
                 base = self._resource_key(base, value)
             except _Unresolved as exc:
-                if found is self._crawled:  # filling the registry: reported with the other $id problems
-                    self.id_problem = self.id_problem or str(exc)
-                else:
-                    found.append((node, base, str(exc)))
+                found.append((node, base, str(exc)))
             else:
                 self.resources.setdefault(base, node)
         self.base[id(node)] = base
-        for name in self.draft.anchor_keywords:
+        self.drafts[id(node)] = draft
+        for name in draft.anchor_keywords:
             anchor = node.get(name)
             if isinstance(anchor, str):
                 self.anchors.setdefault(base, {}).setdefault(anchor, node)
-        if self.draft.legacy_ids:
-            legacy = node.get(self._id)
+        if draft.legacy_ids:
+            legacy = node.get(draft.id_keyword)
             if isinstance(legacy, str) and legacy.startswith("#") and len(legacy) > 1:  # beside a $ref too
                 self.anchors.setdefault(base, {}).setdefault(legacy[1:], node)
         return base
 
     def crawl_problem(self) -> str | None:
-        """The first problem met while the registry is filled: an ``$id`` or a ``$ref`` that cannot be resolved,
-        or a ``$ref`` to a resource the document does not hold."""
+        """The first problem met while the registry is filled: an id, a ``$ref`` or a ``$schema`` that is no URI
+        reference or cannot be resolved, or a ``$ref`` to a resource the document does not hold."""
         return self._first(self._crawled)
 
     def _first(self, found: list[tuple[Mapping[str, Any], str, str | None]]) -> str | None:
-        """The first problem of the crawl: of an ``$id`` or a reference that cannot be read, in crawl order; only
-        then of a resource the document does not hold (the registry looks for those once the crawl is done:
-        observed)."""
+        """The first problem of the crawl: of an id, a reference or a ``$schema`` that cannot be read, in crawl
+        order (document order, observed); only then of a resource the document does not hold (the registry looks
+        for those once the crawl is done: observed)."""
         missing: str | None = None
         for node, base, problem in found:
             if problem is None:
@@ -604,6 +633,12 @@ class _Registry:
             # A reference within its own resource is not read while the registry is filled (observed: one under
             # $defs that nothing compiles may even be no URI reference); compiling it reads it.
             return None, False
+        if ref.startswith(_META_PREFIXES) or base.startswith(_META_PREFIXES[1]):
+            # Left to the meta-schemas, which it loads, as written and unread (observed: one that is no URI
+            # reference passes, until it is compiled), as is any reference under a base URI below
+            # https://json-schema.org/draft/.
+            self.meta_loaded = True
+            return None, False
         syntax = _uri_problem(ref, allow_hash=True)
         if syntax is not None:
             return f"Invalid URI reference '{ref}': {syntax}", False
@@ -613,23 +648,23 @@ class _Registry:
             return str(exc), False
         if key in self.resources:
             return None, False
-        # An absolute reference is left to the meta-schemas by its text as written (observed: an upper-case
-        # scheme or host, a default port or an escaped host are fetched, and fail, under their normal form).
-        target = ref.partition("#")[0]
-        if (target if _SCHEME.match(target) else key).startswith(_META_PREFIXES):
+        # A relative reference that resolves below the drafts' prefixes is left to the meta-schemas too (an
+        # absolute one by its text as written, above: an upper-case scheme or host, a default port or an escaped
+        # host are fetched, and fail, under their normal form).
+        if not _SCHEME.match(ref) and key.startswith(_META_PREFIXES):
             self.meta_loaded = True
             return None, False
         if key.startswith("json-schema:"):
             return _missing(ref, "No base URI is available"), True
         return _missing(key, f"Retrieval is disabled, cannot fetch {key}"), True
 
-    def enter(self, node: Mapping[str, Any], base: str) -> tuple[str | None, str]:
-        """Compiling ``node`` under a parent whose base URI is ``base``: the problem of its ``$id`` (one the crawl
-        did not see, under ``dependencies``, is first checked here), and its base URI."""
+    def enter(self, node: Mapping[str, Any], base: str, draft: _Draft) -> tuple[str | None, str]:
+        """Compiling ``node`` (dialect ``draft``) under a parent whose base URI is ``base``: the problem of its
+        ``$id`` (one the crawl did not see, under ``dependencies``, is first checked here), and its base URI."""
         known = self.base.get(id(node))
         if known is not None:
             return None, known
-        value = self._id_of(node)
+        value = self._id_of(node, draft)
         if isinstance(value, str):
             syntax = _uri_problem(value, allow_hash=True)
             if syntax is not None:
@@ -641,55 +676,63 @@ class _Registry:
                     return str(exc), base
         return None, base
 
-    def steps(self, node: Mapping[str, Any], base: str) -> Iterator[tuple[Any, str | None]]:
-        """What compiling ``node`` (base URI ``base``) leads to, keyword by keyword in its key order: each
-        subschema it applies, and the target of each reference, as ``(subschema, base URI)``; a problem as
-        ``(problem, None)``, after which nothing more is looked at."""
-        draft = self.draft
+    def steps(
+        self, node: Mapping[str, Any], base: str, draft: _Draft, vocabularies: _Draft
+    ) -> Iterator[tuple[Any, str | None, _Draft, _Draft]]:
+        """What compiling ``node`` (base URI ``base``, dialect ``draft``, the vocabularies of ``vocabularies`` in
+        force) leads to, keyword by keyword in its key order: each subschema it applies, and the target of each
+        reference, as ``(subschema, base URI, its dialect, vocabularies)``; a problem as ``(problem, None, draft,
+        vocabularies)``, after which nothing more is looked at."""
         items: Iterable[tuple[str, Any]] = node.items()
-        if not draft.ref_siblings and "$ref" in node:
+        if draft.vocabularies and not vocabularies.vocabularies:
+            items = [(key, value) for key, value in items if key in _CORE_REFERENCES]
+        elif not draft.ref_siblings and "$ref" in node:
             items = [("$ref", node["$ref"])]  # the keywords beside a reference are not compiled
+        elif draft.unevaluated_vocabulary and not vocabularies.unevaluated_vocabulary:
+            items = [(key, value) for key, value in items if key not in _UNEVALUATED]
         for key, value in items:
             if key == "contentEncoding" and "contentMediaType" in node and key in draft.compiled_strings:
                 continue  # compiled with the media type, which ignores an encoding that is no string
             if key in draft.compiled_strings and not isinstance(value, str):
-                yield _type_problem(value, "string"), None
+                yield _type_problem(value, "string"), None, draft, vocabularies
                 return
             if (key == "$ref" or (key == "$dynamicRef" and draft.dynamic_refs)) and isinstance(value, str):
-                problem, target, target_base = self.compiled(value, base, dynamic=key == "$dynamicRef")
+                problem, target, target_base, target_draft = self.compiled(
+                    value, base, dynamic=key == "$dynamicRef"
+                )
                 if problem is not None:
-                    yield problem, None
+                    yield problem, None, draft, vocabularies
                     return
                 if target is not None:
-                    yield target, target_base
+                    yield target, target_base, target_draft, target_draft
             elif key == "pattern" and isinstance(value, str) and not regex_ok(value):
                 # A pattern is compiled where it stands, so a reference after it comes later (observed).
-                yield f'{json_text(value)} is not a "regex"', None
+                yield f'{json_text(value)} is not a "regex"', None, draft, vocabularies
                 return
             elif key == "patternProperties" and isinstance(value, Mapping):
                 # Each name is compiled before its subschema; the message names the subschema (observed).
                 for name, sub in value.items():
                     if not regex_ok(name):
-                        yield f'{json_text(sub)} is not a "regex"', None
+                        yield f'{json_text(sub)} is not a "regex"', None, draft, vocabularies
                         return
-                    yield sub, base
+                    yield sub, base, _dialect(sub, draft), vocabularies
             elif key == "$recursiveRef" and draft.recursive_refs and isinstance(value, str):
                 syntax = _uri_problem(value, allow_hash=True)
                 if syntax is not None:
-                    yield f"Invalid URI reference '{value}': {syntax}", None
+                    yield f"Invalid URI reference '{value}': {syntax}", None, draft, vocabularies
                     return
             elif key in _UNEVALUATED and draft.recursive_refs:
                 # 2019-09 compiles an unevaluated keyword by walking the subschemas its node applies in place,
                 # where it resolves every $dynamicRef (observed), though the dialect has no such keyword.
                 problem = self.unevaluated_problem(node, base)
                 if problem is not None:
-                    yield problem, None
+                    yield problem, None, draft, vocabularies
                     return
                 for sub in _schemas_of(key, value, node, draft, compiled=True):
-                    yield sub, base
+                    yield sub, base, _dialect(sub, draft), vocabularies
             else:
                 for sub in _schemas_of(key, value, node, draft, compiled=True):
-                    yield sub, base
+                    yield sub, base, _dialect(sub, draft), vocabularies
 
     def unevaluated_problem(self, node: Mapping[str, Any], base: str) -> str | None:
         """The first ``$dynamicRef`` that cannot be resolved in ``node`` and the subschemas it applies in place
@@ -706,7 +749,7 @@ class _Registry:
             found: list[tuple[Any, str]] = []
             for key, value in current.items():
                 if key in ("$ref", "$dynamicRef") and isinstance(value, str):
-                    problem, target, target_base = self.compiled(value, at, dynamic=key == "$dynamicRef")
+                    problem, target, target_base, _ = self.compiled(value, at, dynamic=key == "$dynamicRef")
                     if problem is not None:
                         if key == "$dynamicRef":
                             return problem
@@ -721,47 +764,51 @@ class _Registry:
             stack.extend(reversed(found))
         return None
 
-    def compiled(self, ref: str, base: str, *, dynamic: bool) -> tuple[str | None, Any, str]:
+    def compiled(self, ref: str, base: str, *, dynamic: bool) -> tuple[str | None, Any, str, _Draft]:
         """Resolve ``ref`` (a ``$dynamicRef`` with ``dynamic``) from a compiled subschema whose base URI is
         ``base``: (its problem, else None; the subschema it leads to, None when that is outside the document;
-        the target's base URI)."""
+        the target's base URI; the dialect it is compiled in)."""
         syntax = _uri_problem(ref, allow_hash=True)
         if syntax is not None:
-            return f"Invalid URI reference '{ref}': {syntax}", None, base
+            return f"Invalid URI reference '{ref}': {syntax}", None, base, self.draft
         try:
             key = _resolve(base, ref)
         except _Unresolved as exc:
-            return str(exc), None, base
+            return str(exc), None, base, self.draft
         fragment = ref.partition("#")[2]
         resource = self.resources.get(key, _MISSING)
         if resource is _MISSING:
             documents = _EVERY_DOCUMENT if self.every_meta_document else self.draft.documents
             if not dynamic and self.meta_loaded and key in documents:
                 if fragment and not fragment.startswith("/") and fragment != self.draft.document_anchor:
-                    return _anchor_problem(fragment), None, key
-                return None, None, key
+                    return _anchor_problem(fragment), None, key, self.draft
+                return None, None, key, self.draft
             reason = "Retrieving external resources is not supported once the registry is populated"
-            return _missing(key, reason), None, key
+            return _missing(key, reason), None, key, self.draft
+        # The target is compiled in the dialect of the resource it is in, whatever its own $schema says; an
+        # anchor's, or a resource's, in the one it was crawled in (observed).
+        draft = self.drafts.get(id(resource), self.draft)
         if fragment.startswith("/"):
             target = _pointer_target(resource, fragment)
             if target is _MISSING:
-                return f"Pointer '{fragment}' does not exist", None, key
+                return f"Pointer '{fragment}' does not exist", None, key, self.draft
         elif fragment:
             target = self.anchors.get(key, {}).get(fragment, _MISSING)
             if target is _MISSING:
-                return _anchor_problem(fragment), None, key
+                return _anchor_problem(fragment), None, key, self.draft
+            draft = self.drafts.get(id(target), draft)
         else:
             target = resource
         if not isinstance(target, (bool, Mapping)):
-            return _type_problem(target, "boolean", "object"), None, key
+            return _type_problem(target, "boolean", "object"), None, key, self.draft
         if isinstance(target, Mapping) and id(target) not in self.base:
             # A subschema the crawl did not see: crawled now, under the base of the resource it is in.
             found: list[tuple[Mapping[str, Any], str, str | None]] = []
-            self._crawl(target, key, found)
+            self._crawl(target, key, found, draft)
             problem = self._first(found)
             if problem is not None:
-                return problem, None, key
-        return None, target, key
+                return problem, None, key, draft
+        return None, target, key, draft
 
 
 def _schemas_of(key: str, value: Any, node: Mapping[str, Any], draft: _Draft, *, compiled: bool) -> list[Any]:
@@ -802,69 +849,73 @@ def _array_index(token: str) -> int | None:
 
 
 def schema_problem(schema: Any) -> str | None:
-    """The first problem of a JSON Schema: a meta-schema violation, else an ``$id`` or root ``$schema`` that is no
-    URI reference, else a ``$ref`` to a resource the document lacks, else a root ``$schema`` that names no
-    meta-schema the reference knows, else a same-document ``$ref`` that points nowhere (``Pointer '/$defs/x' does not
-    exist``), else a ``pattern`` that is not a regex, else ``None``."""
+    """The first problem of a JSON Schema: a meta-schema violation, else an id, ``$ref`` or ``$schema`` that is no
+    URI reference or cannot be resolved (in document order), else a ``$ref`` to a resource the document lacks, else
+    a root ``$schema`` that names no meta-schema the reference knows, else a same-document ``$ref`` that points
+    nowhere (``Pointer '/$defs/x' does not exist``), else a ``pattern`` that is not a regex, else ``None``."""
     problem = meta_schema_problem(schema)
     if problem is not None:
         return problem
     draft = _draft_of(schema)
     registry = _Registry(schema, draft) if isinstance(schema, Mapping) else None
-    if registry is not None and registry.root_id_problem:
-        return registry.id_problem
     unknown_meta: str | None = None
-    root_ref = schema.get("$ref") if registry is not None else None
-    if isinstance(root_ref, str) and not root_ref.startswith("#"):
-        # The root's own reference is read before its $schema (observed).
-        syntax = _uri_problem(root_ref, allow_hash=True)
-        if syntax is not None:
-            return f"Invalid URI reference '{root_ref}': {syntax}"
-    if registry is not None and isinstance(schema.get("$schema"), str):
-        uri = schema["$schema"]
-        problem, unknown = _meta_schema_uri_problem(uri, registry.resources, registry.root_key)
-        if problem is not None and not unknown:
-            return problem
-        unknown_meta = problem
-        if problem is None and not (uri.rstrip("#") in _CANONICAL or uri.removesuffix("#") in _BY_TEXT):
-            registry.every_meta_document = uri.partition("#")[0] in _DOCUMENTS
-    if registry is not None and registry.id_problem is not None:
-        return registry.id_problem
-    if registry is not None and registry.needs_compiling:
-        # First the references met while the registry is filled (every subschema but those under
-        # `dependencies`, $defs included), before an unknown meta-schema; then, in document order, the
-        # references of the subschemas the root compiles (not $defs, definitions or contentSchema, nor an `if`
-        # without `then` or `else`) and of the ones their references reach.
+    if registry is not None:
+        # First what the registry's crawl meets (every subschema but those under `dependencies`, $defs
+        # included), in document order: an id, a $ref or a $schema that is no URI reference or cannot be
+        # resolved; then a $ref to a resource the document lacks; then an unknown root $schema. Then, in document
+        # order, the references of the subschemas the root compiles (not $defs, definitions or contentSchema, nor
+        # an `if` without `then` or `else`) and of the ones their references reach.
         problem = registry.crawl_problem()
         if problem is not None:
             return problem
+        uri = schema.get("$schema")
+        if isinstance(uri, str) and not (uri.rstrip("#") in _CANONICAL or uri.removesuffix("#") in _BY_TEXT):
+            # A resource of the document, or (by a URI under https://json-schema.org/draft/ as written: an
+            # upper-case scheme or host, or a default port, name none) a meta-schema document the reference holds,
+            # which makes it look among all of them.
+            key = _meta_schema_key(uri)
+            document = key in _META_DOCUMENTS and uri.startswith(_META_PREFIXES[1])
+            if key is None or not (document or key in registry.resources):
+                unknown_meta = (
+                    f"Unknown meta-schema: '{uri}'. Custom meta-schemas must be registered in the registry "
+                    "before use"
+                )
+            registry.every_meta_document = document
     if unknown_meta is not None:
         return unknown_meta
-    seen: set[int] = set()  # the subschemas compiled (by the walk below, or found by _compiled_nodes)
+    # The subschemas the walk below compiles; those whose keywords but references are compiled (by the walk, or
+    # found by _compiled_nodes).
+    seen: set[int] = set()
+    compiled: set[int] = set()
     if registry is not None and registry.needs_compiling:
         # A depth-first walk in key order: a reference's target is compiled where the reference stands.
-        stack: list[Iterator[tuple[Any, str | None]]] = [iter([(schema, registry.root_key)])]
+        # Each subschema is compiled in its own dialect (its $schema's, else its parent's: observed).
+        stack: list[Iterator[tuple[Any, str | None, _Draft, _Draft]]] = [
+            iter([(schema, registry.root_key, draft, draft)])
+        ]
         while stack:
             step = next(stack[-1], None)
             if step is None:
                 stack.pop()
                 continue
-            node, base = step
+            node, base, dialect, vocabularies = step
             if base is None:
                 return str(node)
             if not isinstance(node, Mapping) or id(node) in seen:
                 continue
             seen.add(id(node))
-            problem, base = registry.enter(node, base)
+            if _compiles_keywords(node, dialect, vocabularies):
+                compiled.add(id(node))
+            problem, base = registry.enter(node, base, dialect)
             if problem is not None:
                 return problem
-            stack.append(registry.steps(node, base))
+            stack.append(registry.steps(node, base, dialect, vocabularies))
     else:
-        seen = _compiled_nodes(schema, draft)
+        compiled = _compiled_nodes(schema, draft)
     # The patterns of the subschemas that are compiled are read as the engines read them, last (observed: a bad
     # pattern under $defs that nothing references, or in an `if` without `then` or `else`, is taken; drafts 4, 6
     # and 7 check the regex format of every pattern with the other keywords, in ECMA-262's syntax).
-    token = _COMPILED.set(frozenset(seen))
+    token = _COMPILED.set(frozenset(compiled))
     try:
         return meta_schema_problem(schema, formats=True)
     finally:
@@ -875,18 +926,38 @@ def schema_problem(schema: Any) -> str | None:
 _COMPILED: ContextVar[frozenset[int] | None] = ContextVar("_COMPILED", default=None)
 
 
+#: The keywords a subschema compiled in a dialect whose vocabularies are not in force still compiles.
+_CORE_REFERENCES = frozenset({"$ref", "$dynamicRef", "$recursiveRef"})
+
+
+def _compiles_keywords(node: Mapping[str, Any], draft: _Draft, vocabularies: _Draft) -> bool:
+    """Whether compiling ``node`` (dialect ``draft``, the vocabularies of ``vocabularies`` in force) compiles its
+    keywords but the references (its ``pattern`` among them): not beside a ``$ref`` in the older drafts, nor where
+    no vocabularies are in force (see :attr:`_Draft.vocabularies`)."""
+    if draft.vocabularies and not vocabularies.vocabularies:
+        return False
+    return draft.ref_siblings or "$ref" not in node
+
+
 def _compiled_nodes(schema: Any, draft: _Draft) -> set[int]:
     """The ids of the subschemas the reference compiles in a schema without references: the root and what it
     applies, as :func:`_schemas_of` says, all the way down."""
+    seen: set[int] = set()
     out: set[int] = set()
-    stack = [schema]
+    stack = [(schema, draft)]
     while stack:
-        node = stack.pop()
-        if not isinstance(node, Mapping) or id(node) in out:
+        node, dialect = stack.pop()
+        if not isinstance(node, Mapping) or id(node) in seen:
             continue
+        seen.add(id(node))
+        if not _compiles_keywords(node, dialect, draft):
+            continue  # no references here, so nothing else is compiled
         out.add(id(node))
         for key, value in node.items():
-            stack.extend(_schemas_of(key, value, node, draft, compiled=True))
+            if key in _UNEVALUATED and dialect.unevaluated_vocabulary and not draft.unevaluated_vocabulary:
+                continue
+            subs = _schemas_of(key, value, node, dialect, compiled=True)
+            stack.extend((sub, _dialect(sub, dialect)) for sub in subs)
     return out
 
 
@@ -1014,11 +1085,18 @@ class _Draft:
     #: subschemas there are crawled when a reference leads into them).
     crawled: frozenset[str] = frozenset()
     not_crawled: frozenset[str] = frozenset({"dependencies"})
-    #: Keywords its meta-schema does not describe whose value must still be a string once compiled.
+    #: Keywords whose value must be a string once compiled (in drafts 4 and 6 ones their meta-schemas do not
+    #: describe).
     compiled_strings: frozenset[str] = frozenset()
     #: The meta-schema documents a compiled reference can reach, and their one anchor.
     documents: frozenset[str] = _COMPILED_DOCUMENTS
     document_anchor: str | None = _META_ANCHOR
+    #: Its keywords are compiled by vocabulary (2019-09, 2020-12): those the vocabularies in force name, which
+    #: are the dialect's of the root, or of a reference's target (observed). The older drafts have none, so a
+    #: subschema of these dialects compiled where theirs are in force compiles its references only; 2019-09 has
+    #: no vocabulary of its own for the unevaluated keywords, so a 2020-12 subschema compiles none of them there.
+    vocabularies: bool = True
+    unevaluated_vocabulary: bool = True
 
     @cached_property
     def vocabulary_of(self) -> Mapping[str, int]:
@@ -1099,6 +1177,7 @@ _DRAFTS: dict[str, _Draft] = {
         anchor_keywords=("$anchor",),
         dynamic_refs=False,
         recursive_refs=True,
+        unevaluated_vocabulary=False,
         not_crawled=frozenset(),
         document_anchor=None,
         documents=frozenset(
@@ -1119,8 +1198,13 @@ _DRAFTS: dict[str, _Draft] = {
         ref_siblings=False,
         legacy_ids=True,
         not_crawled=frozenset(),
+        # As draft 6 (observed where a subschema of draft 7 is compiled under a root whose meta-schema does not
+        # describe them; draft 7's own describes both as strings).
+        compiled_strings=frozenset({"contentMediaType", "contentEncoding"}),
         documents=frozenset({f"{_META_OLD}draft-07/schema"}),
         document_anchor=None,
+        vocabularies=False,
+        unevaluated_vocabulary=False,
     ),
     "6": _Draft(
         (_DRAFT6_KEYWORDS,),
@@ -1135,6 +1219,8 @@ _DRAFTS: dict[str, _Draft] = {
         compiled_strings=frozenset({"contentMediaType", "contentEncoding"}),
         documents=frozenset({f"{_META_OLD}draft-06/schema"}),
         document_anchor=None,
+        vocabularies=False,
+        unevaluated_vocabulary=False,
     ),
     "4": _Draft(
         (_DRAFT4_KEYWORDS,),
@@ -1159,6 +1245,8 @@ _DRAFTS: dict[str, _Draft] = {
         compiled_strings=frozenset({"$ref"}),
         documents=frozenset({f"{_META_OLD}draft-04/schema"}),
         document_anchor=None,
+        vocabularies=False,
+        unevaluated_vocabulary=False,
     ),
 }
 _DRAFT_2020 = _DRAFTS["2020"]
@@ -1182,9 +1270,15 @@ _DRAFT_URIS = {
 
 def _draft_of(schema: Any) -> _Draft:
     """The dialect the root's ``$schema`` chooses (2020-12 unless it names draft 4, 6, 7 or 2019-09)."""
-    uri = schema.get("$schema") if isinstance(schema, Mapping) else None
+    return _dialect(schema, _DRAFT_2020)
+
+
+def _dialect(node: Any, inherited: _Draft) -> _Draft:
+    """The dialect of a subschema whose parent's is ``inherited``: the one its ``$schema`` chooses, as the root's
+    does (observed: 2020-12 unless it names draft 4, 6, 7 or 2019-09), else its parent's."""
+    uri = node.get("$schema") if isinstance(node, Mapping) else None
     if not isinstance(uri, str):
-        return _DRAFT_2020
+        return inherited
     name = _DRAFT_URIS.get(uri.rstrip("#"))  # any number of trailing "#" (observed)
     return _DRAFT_2020 if name is None else _DRAFTS[name]
 
@@ -1208,7 +1302,7 @@ def meta_schema_problem(schema: Any, *, draft: _Draft | None = None, formats: bo
     compiled = _COMPILED.get() if formats else None
     # Its own patterns are checked (see schema_problem): it is compiled, and so are they (in the drafts whose
     # references stand alone, the keywords beside a $ref are not).
-    active = compiled is None or (id(schema) in compiled and (draft.ref_siblings or "$ref" not in schema))
+    active = compiled is None or id(schema) in compiled
     for key in draft.checking_order(schema):
         if not active and key == "pattern":
             continue
