@@ -232,6 +232,15 @@ def _add_testing_commands(commands: argparse._SubParsersAction[argparse.Argument
     replay.add_argument(
         "--chunking", choices=("recorded", "whole", "chars"), default="recorded", help="how to cut the output"
     )
+    replay.add_argument(
+        "--url",
+        help="check a live server instead of dscodec: send each transcript's request to this server (its base "
+        "URL) and compare the answer with the recorded one (deltas merged, ids and times normalised)",
+    )
+    replay.add_argument(
+        "--header", action="append", help="an HTTP header 'Name: value' for --url (repeatable)"
+    )
+    _live_limits(replay, "the --url server")
 
 
 def _run_testing_command(args: argparse.Namespace, out: TextIO) -> int:

@@ -155,6 +155,34 @@ def test_record_then_replay(live_url: str, tmp_path: Path) -> None:
     assert lines[-1] == "6 transcripts: 6 passed, 0 failed"
 
 
+def test_replay_url_checks_a_live_server_against_its_recordings(live_url: str, tmp_path: Path) -> None:
+    """``dscodec replay --url`` sends each transcript's request to the server again and compares the answers:
+    a server that answers as recorded passes (its deltas cut elsewhere, its ids new), one that answers otherwise
+    fails, and its headers (the scenario) go with every request."""
+    from dscodec.testing.live import recheck, record
+
+    folder = tmp_path / "goldens"
+    folder.mkdir()
+    cases = [("chat_completions", True), ("responses", False), ("messages", True)]
+    for protocol, stream in cases:
+        golden = record(
+            live_url,
+            body(protocol, "reasoning", stream=stream),
+            protocol=protocol,  # type: ignore[arg-type]
+            headers={"X-Scenario": "reasoning"},
+        )
+        assert recheck(golden, live_url, headers={"X-Scenario": "reasoning"}) == []
+        assert recheck(golden, live_url, headers={"X-Scenario": "plain"}) != []
+        dump_transcript(golden, folder / f"{protocol}.jsonl")
+    status, out = run("replay", str(folder), "--url", live_url, "--header", "X-Scenario: reasoning")
+    assert status == 0 and out.splitlines()[-1] == "3 transcripts: 3 passed, 0 failed", out
+    status, out = run("replay", str(folder), "--url", live_url, "--header", "X-Scenario: plain")
+    assert status == 1 and out.splitlines()[-1] == "3 transcripts: 0 passed, 3 failed", out
+    status, out = run("replay", str(folder), "--url", "http://127.0.0.1:9", "--timeout", "5")
+    assert status == 2 and "ERROR" in out, out
+    assert run("replay", str(folder), "--url", live_url, "--header", "no colon")[0] == 2
+
+
 def test_replay_reports_a_failing_transcript(tmp_path: Path) -> None:
     good = Transcript(
         "chat_completions", body("chat_completions", "plain"), [Usage(1), Text("Hi", 1), Finish("stop")]

@@ -212,8 +212,9 @@ def _plural(count: int, word: str) -> str:
 
 def replay_command(args: argparse.Namespace, out: TextIO) -> int:
     """``dscodec replay DIR|FILE|-``: replay every transcript under DIR (or in FILE, or on standard input) and print
-    a pass/fail table. Exit status 1 when a transcript fails, 2 when one cannot be read or replayed (an ERROR row)
-    or nothing is found."""
+    a pass/fail table; with ``--url``, send each transcript's request to that live server instead and compare its
+    answer (:func:`~dscodec.testing.live.recheck`). Exit status 1 when a transcript fails, 2 when one cannot be
+    read or replayed (an ERROR row) or nothing is found."""
     sources: list[tuple[str, Path | None]]
     if args.directory == "-":
         sources = [("<stdin>", None)]
@@ -227,6 +228,16 @@ def replay_command(args: argparse.Namespace, out: TextIO) -> int:
             (str(path.relative_to(args.directory)) if path != Path(args.directory) else path.name, path)
             for path in files
         ]
+    url: str | None = getattr(args, "url", None)
+    if url is not None:
+        try:
+            from dscodec.testing.live import recheck
+
+            headers = _headers(args.header)
+        except ImportError as exc:
+            return _fail(_missing(exc, "replay --url"))
+        except _UsageError as exc:
+            return _fail(exc)
     rows: list[tuple[str, str, str, str]] = []
     for name, path in sources:
         try:
@@ -240,7 +251,10 @@ def replay_command(args: argparse.Namespace, out: TextIO) -> int:
         for transcript in transcripts:  # a file may hold several (format version 2): one row each
             row_name = name if len(transcripts) == 1 else f"{name}[{transcript.name}]"
             try:
-                differences = verify(transcript, chunking=args.chunking)
+                if url is None:
+                    differences = verify(transcript, chunking=args.chunking)
+                else:
+                    differences = recheck(transcript, url, headers=headers, **_limits(args))
             except (TranscriptError, ValueError) as exc:
                 # A malformed header, or an answer no comparison can read (nested past Python's recursion).
                 rows.append((row_name, transcript.protocol, "ERROR", str(exc)))

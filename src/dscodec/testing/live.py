@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -21,9 +21,10 @@ from dscodec.conversation import Protocol
 from dscodec.errors import shown
 from dscodec.testing._derive import derive_backend
 from dscodec.testing._sse import Frame, parse_sse
+from dscodec.testing.compare import Difference, compare
 from dscodec.testing.transcript import Transcript, TranscriptError
 
-__all__ = ["Exchange", "endpoint", "record", "send"]
+__all__ = ["Exchange", "endpoint", "recheck", "record", "send"]
 
 _PATHS: dict[str, str] = {
     "chat_completions": "/chat/completions",
@@ -180,6 +181,42 @@ def record(
     answer, see :func:`dscodec.testing.replay.verify`); ``timeout`` and ``max_bytes`` as for :func:`send`."""
     exchange = send(url, body, protocol=protocol, headers=headers, timeout=timeout, max_bytes=max_bytes)
     return transcript_of(exchange, name=name)
+
+
+def recheck(
+    transcript: Transcript,
+    url: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    ignore: Iterable[str] = (),
+    timeout: float = 120.0,
+    max_bytes: int = MAX_ANSWER_BYTES,
+) -> list[Difference]:
+    """Send ``transcript``'s request to the live server at ``url`` again and compare its answer with the recorded
+    one; empty when they agree. What :func:`~dscodec.testing.replay.verify` does with dscodec, this does with
+    the server, for golden files of a server whose model side is fixed (a scripted or fake backend).
+
+    ``url`` is the server's base URL (``http://host:8000`` or ``…/v1``; the transcript's protocol picks the
+    path) or the protocol's endpoint. Compared, after :func:`~dscodec.testing.compare.normalise` (ids, times and
+    fingerprints become placeholders): the status, the JSON body or what the stream adds up to, and the stream's
+    events with consecutive deltas of one text or one call merged (a server may cut its deltas elsewhere each
+    time). ``headers`` go with the request (an API key, a scenario name: a transcript keeps none); ``ignore``,
+    ``timeout`` and ``max_bytes`` as for :func:`~dscodec.testing.compare.compare` and :func:`send`.
+
+    Raises:
+        TypeError: ``transcript`` is no :class:`~dscodec.testing.Transcript`.
+        TranscriptError: the URL names another protocol's endpoint, or the answer cannot be read (see
+            :func:`send`).
+    """
+    if not isinstance(transcript, Transcript):
+        raise TypeError(f"transcript must be a Transcript, not {type(transcript).__name__}")
+    target, protocol = endpoint(url, transcript.protocol)
+    exchange = send(
+        target, transcript.request, protocol=protocol, headers=headers, timeout=timeout, max_bytes=max_bytes
+    )
+    return compare(
+        transcript, transcript_of(exchange, name=transcript.name), ignore=ignore, merge_deltas=True
+    )
 
 
 def transcript_of(exchange: Exchange, *, name: str = "") -> Transcript:
