@@ -247,3 +247,18 @@ def test_a_transcript_with_no_answer_fails_until_update_writes_it(pytester: pyte
     assert again.frames is not None and again.accumulated is not None
     assert again.accumulated["choices"][0]["message"]["content"] == "Bonjour 😀"
     pytester.runpytest().assert_outcomes(passed=2)
+
+
+def test_dscodec_url_checks_a_live_server_instead(pytester: pytest.Pytester, live_url: str) -> None:
+    """With --dscodec-url the replay test sends the request to that server and compares its answer; the headers
+    given go with it, and a server that answers otherwise fails with the differences."""
+    from dscodec.testing.live import record
+
+    request = {**REQUEST, "thinking": {"type": "enabled"}}
+    golden = record(live_url, request, protocol="chat_completions", headers={"X-Scenario": "reasoning"})
+    dump_transcript(golden, pytester.path / "golden.jsonl")
+    passing = pytester.runpytest("--dscodec-url", live_url, "--dscodec-header", "X-Scenario: reasoning")
+    passing.assert_outcomes(passed=2)
+    failing = pytester.runpytest("-rN", "--dscodec-url", live_url, "--dscodec-header", "X-Scenario: plain")
+    failing.assert_outcomes(passed=1, failed=1)
+    assert f"golden.jsonl: the server at {live_url} answers otherwise than recorded" in failing.stdout.str()

@@ -6,6 +6,10 @@ tests: ``replay`` (dscodec, given the recorded request and backend output, gives
 the answers differ. A file holding several transcripts (format version 2) gets the two tests for each, named
 ``replay[<name>]`` and ``lint[<name>]``.
 
+``pytest --dscodec-url URL`` (with ``--dscodec-header 'Name: value'`` as needed) makes ``replay`` check that live
+server instead of dscodec: the transcript's request is sent to it again and its answer compared with the recorded
+one (:func:`dscodec.testing.live.recheck`).
+
 ``pytest --dscodec-update`` rewrites every transcript whose replay differs with dscodec's current answer (a
 snapshot update) and lists what changed at the end of the run. Transcripts recorded from a live server are never
 rewritten: their answer is that server's, not dscodec's. Disable the plugin with ``-p no:dscodec``.
@@ -39,6 +43,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         default=False,
         help="rewrite transcripts whose replay differs with dscodec's current answer, and show what changed",
+    )
+    group.addoption(
+        "--dscodec-url",
+        default=None,
+        help="check this live server instead of dscodec: each replay test sends the transcript's request to it "
+        "and compares the answers (dscodec.testing.live.recheck)",
+    )
+    group.addoption(
+        "--dscodec-header",
+        action="append",
+        default=[],
+        help="an HTTP header 'Name: value' sent with --dscodec-url (repeatable)",
     )
 
 
@@ -121,6 +137,10 @@ class ReplayItem(_TranscriptItem):
         from dscodec.testing.replay import _replay_differences, replay
 
         transcript = self.transcript()
+        url = self.config.getoption("dscodec_url")
+        if url:
+            self._recheck(transcript, url)
+            return
         result = replay(transcript)
         try:
             differences = _replay_differences(transcript, result, frames=transcript.origin != "live")
@@ -150,6 +170,27 @@ class ReplayItem(_TranscriptItem):
         _rewrite(self.path, self.index, updated)
         where = f"{self.path}" if self.name == "replay" else f"{self.path} {self.name}"
         self.user_properties.append((_UPDATED, f"{where}: {counted}\n{report}"))
+
+    def _recheck(self, transcript: Any, url: str) -> None:
+        """The live server at ``url`` gives the recorded answer (never rewritten: the answer is the server's)."""
+        from dscodec.testing.compare import format_differences
+        from dscodec.testing.live import recheck
+
+        headers: dict[str, str] = {}
+        for value in self.config.getoption("dscodec_header"):
+            name, sep, content = value.partition(":")
+            if not sep or not name.strip():
+                raise pytest.UsageError(f"--dscodec-header {value!r} is not 'Name: value'")
+            headers[name.strip()] = content.strip()
+        try:
+            differences = recheck(transcript, url, headers=headers)
+        except ValueError as exc:  # an answer no comparison can read (nested past Python's recursion)
+            raise TranscriptFailure(f"{self.path.name}: {exc}") from None
+        if differences:
+            raise TranscriptFailure(
+                f"{self.path.name}: the server at {url} answers otherwise than recorded "
+                f"({_plural(len(differences), 'difference')}):\n{format_differences(differences)}"
+            )
 
 
 class LintItem(_TranscriptItem):
