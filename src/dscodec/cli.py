@@ -238,6 +238,12 @@ def _add_testing_commands(commands: argparse._SubParsersAction[argparse.Argument
         "URL) and compare the answer with the recorded one (deltas merged, ids and times normalised)",
     )
     replay.add_argument(
+        "--ignore",
+        action="append",
+        metavar="RULE",
+        help="leave out a key anywhere (usage) or a path pattern (frames[*].data.usage); repeatable",
+    )
+    replay.add_argument(
         "--header", action="append", help="an HTTP header 'Name: value' for --url (repeatable)"
     )
     _live_limits(replay, "the --url server")

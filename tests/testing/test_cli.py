@@ -207,6 +207,23 @@ def test_replay_reports_a_failing_transcript(tmp_path: Path) -> None:
     assert run("replay", str(tmp_path / "good.jsonl"))[0] == 0
 
 
+def test_replay_ignore_leaves_paths_out(tmp_path: Path) -> None:
+    """``--ignore`` leaves a key or a path out of the comparison, for dscodec's replay and a live server's alike."""
+    good = Transcript(
+        "chat_completions",
+        body("chat_completions", "plain", stream=False),
+        [Usage(1), Text("Hi", 1), Finish("stop")],
+    )
+    answer = replay(good).transcript
+    answer.backend = [Usage(3), Text("Hi", 1), Finish("stop")]  # only the prompt's token count differs now
+    dump_transcript(answer, tmp_path / "usage.jsonl")
+    assert run("replay", str(tmp_path))[0] == 1
+    assert run("replay", str(tmp_path), "--ignore", "usage")[0] == 0
+    rules = ["response.usage.prompt_tokens", "total_tokens", "response.*.prompt_cache_miss_tokens"]
+    assert run("replay", str(tmp_path), *(arg for rule in rules for arg in ("--ignore", rule)))[0] == 0
+    assert run("replay", str(tmp_path), "--ignore", "total_tokens")[0] == 1
+
+
 def test_a_failure_item_round_trips_through_the_cli(tmp_path: Path) -> None:
     transcript = Transcript(
         "responses", body("responses", "plain"), [Usage(1), Text("a", 1), Failure("down")]

@@ -94,6 +94,14 @@ def test_update_rewrites_and_shows_what_changed(pytester: pytest.Pytester) -> No
     pytester.runpytest().assert_outcomes(passed=2)
 
 
+def test_ignored_paths_are_left_out_of_the_replay_tests(pytester: pytest.Pytester) -> None:
+    transcript = recorded()
+    transcript.backend = [Usage(9), Text("Hello!", 2), Finish("stop")]  # only the usage differs
+    dump_transcript(transcript, pytester.path / "usage.jsonl")
+    pytester.runpytest().assert_outcomes(passed=1, failed=1)
+    pytester.runpytest("--dscodec-ignore", "usage").assert_outcomes(passed=2)
+
+
 def test_live_recordings_are_not_rewritten(pytester: pytest.Pytester) -> None:
     transcript = recorded()
     transcript.origin = "live"

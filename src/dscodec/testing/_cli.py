@@ -251,10 +251,11 @@ def replay_command(args: argparse.Namespace, out: TextIO) -> int:
         for transcript in transcripts:  # a file may hold several (format version 2): one row each
             row_name = name if len(transcripts) == 1 else f"{name}[{transcript.name}]"
             try:
+                ignore = args.ignore or ()
                 if url is None:
-                    differences = verify(transcript, chunking=args.chunking)
+                    differences = verify(transcript, chunking=args.chunking, ignore=ignore)
                 else:
-                    differences = recheck(transcript, url, headers=headers, **_limits(args))
+                    differences = recheck(transcript, url, headers=headers, ignore=ignore, **_limits(args))
             except (TranscriptError, ValueError) as exc:
                 # A malformed header, or an answer no comparison can read (nested past Python's recursion).
                 rows.append((row_name, transcript.protocol, "ERROR", str(exc)))

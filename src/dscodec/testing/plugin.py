@@ -51,6 +51,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "and compares the answers (dscodec.testing.live.recheck)",
     )
     group.addoption(
+        "--dscodec-ignore",
+        action="append",
+        default=[],
+        help="a path the replay tests leave out of the comparison (a key name, or a pattern such as "
+        "'accumulated.usage'; repeatable)",
+    )
+    group.addoption(
         "--dscodec-header",
         action="append",
         default=[],
@@ -143,7 +150,12 @@ class ReplayItem(_TranscriptItem):
             return
         result = replay(transcript)
         try:
-            differences = _replay_differences(transcript, result, frames=transcript.origin != "live")
+            differences = _replay_differences(
+                transcript,
+                result,
+                ignore=self.config.getoption("dscodec_ignore"),
+                frames=transcript.origin != "live",
+            )
         except ValueError as exc:  # an answer no comparison can read (nested past Python's recursion)
             raise TranscriptFailure(f"{self.path.name}: {exc}") from None
         if not differences:
@@ -183,7 +195,9 @@ class ReplayItem(_TranscriptItem):
                 raise pytest.UsageError(f"--dscodec-header {value!r} is not 'Name: value'")
             headers[name.strip()] = content.strip()
         try:
-            differences = recheck(transcript, url, headers=headers)
+            differences = recheck(
+                transcript, url, headers=headers, ignore=self.config.getoption("dscodec_ignore")
+            )
         except ValueError as exc:  # an answer no comparison can read (nested past Python's recursion)
             raise TranscriptFailure(f"{self.path.name}: {exc}") from None
         if differences:
