@@ -205,6 +205,24 @@ def _is_tokenizer_like(tokenizer: object) -> bool:
     return module is not None and isinstance(tokenizer, module.Tokenizer)
 
 
+def _checked_clock(clock: Callable[[], float]) -> Callable[[], float]:
+    """``clock``, its readings checked: a unix time in seconds (a finite number from 0 to 2**63 - 1). A clock that
+    fails or gives anything else is a :class:`~dscodec.errors.StreamStateError` where it is read."""
+
+    def read() -> float:
+        try:
+            now = clock()
+        except Exception as exc:
+            raise StreamStateError(f"the clock failed: {exc!r}") from exc
+        if isinstance(now, bool) or not isinstance(now, (int, float)) or not 0 <= now < COUNT_LIMIT:
+            raise StreamStateError(
+                f"the clock must give a unix time in seconds from 0 to 2**63 - 1, not {shown(now)}"
+            )
+        return now
+
+    return read
+
+
 class StreamProcessor:
     """Turns one model response into the stream events of the request's protocol.
 
@@ -225,7 +243,9 @@ class StreamProcessor:
             push's ids are still checked when pushed). The complete response is the same, for much less work per
             token.
         clock: the unix time in seconds, for what is stamped at the end (the Responses ``completed_at``, never
-            before ``created``); ``time.time`` when None. A fixed one makes the events repeatable.
+            before ``created``); ``time.time`` when None. A fixed one makes the events repeatable. A clock that
+            fails, or gives no number from 0 to 2**63 - 1, is a :class:`~dscodec.errors.StreamStateError` where
+            it is read.
 
     Raises:
         StreamStateError: ``request`` is no :class:`~dscodec.ConversationRequest`, ``response_id``, ``model`` or
@@ -290,7 +310,7 @@ class StreamProcessor:
             if not callable(clock):
                 raise StreamStateError(f"clock must be a callable or None, not {type(clock).__name__}")
             if hasattr(writer, "clock"):  # (the one writer that reads a clock: Responses)
-                writer.clock = clock
+                writer.clock = _checked_clock(clock)
         if not isinstance(coalesce, bool):
             raise StreamStateError(f"coalesce must be a bool, not {type(coalesce).__name__}")
         if coalesce:

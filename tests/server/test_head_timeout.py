@@ -5,6 +5,7 @@ from __future__ import annotations
 import socket
 import threading
 import time
+import types
 from collections.abc import Iterator
 
 import pytest
@@ -105,3 +106,34 @@ def test_heads_that_arrive_in_time_are_answered_on_a_kept_connection(port: int) 
 def test_the_timeout_is_checked(value: object, error: type[Exception]) -> None:
     with pytest.raises(error):
         head_timeout_protocol(value)  # type: ignore[arg-type]
+
+
+class _Transport:
+    def __init__(self, protocol: object) -> None:
+        self.protocol = protocol
+        self.written: list[bytes] = []
+        self.closed = False
+
+    def get_protocol(self) -> object:
+        return self.protocol
+
+    def is_closing(self) -> bool:
+        return self.closed
+
+    def write(self, data: bytes) -> None:
+        self.written.append(data)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_an_upgraded_connection_is_left_alone() -> None:
+    """A connection handed to another protocol (a WebSocket after its upgrade) had its head long ago: the deadline
+    writes nothing into it. The same connection still with the HTTP protocol gets the 408."""
+    timed_out = head_timeout_protocol(TIMEOUT)._head_timed_out  # type: ignore[attr-defined]
+    for upgraded in (True, False):
+        connection = types.SimpleNamespace(_head_timer=None, cycle=None, _before=None)
+        connection.transport = _Transport(object() if upgraded else connection)
+        timed_out(connection)
+        assert connection.transport.closed is not upgraded
+        assert bool(connection.transport.written) is not upgraded

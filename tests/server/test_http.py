@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import gzip
 import json
 import re
@@ -525,6 +526,13 @@ def test_asked_logprobs() -> None:
     odd_entries = [(-1.0, [("x", "y"), (1, 2.0)]), (-1.0, 5), "z"]
     assert asked_logprobs(ask, odd_entries) is odd_entries  # left for the processor to refuse
     assert asked_logprobs(dscodec.convert("chat_completions", body("chat_completions")), entries) is None
+    # Any sequence of entries, and of alternatives, is cut.
+    assert asked_logprobs(ask, collections.deque([(-1.0, collections.UserList(pairs))])) == [
+        (-1.0, [(6, -1.0)])
+    ]
+    # NaN among the alternatives: not sorted (it has no place), so passed on for the processor to refuse.
+    with_nan = [(-1.0, [(5, -3.0), (6, float("nan")), (7, -0.1)])]
+    assert asked_logprobs(ask, with_nan) is with_nan
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)

@@ -12,6 +12,7 @@ import pytest
 
 import dscodec
 from dscodec.conversation import AssistantMessage, ToolMessage, UserMessage
+from dscodec.errors import ConversionError
 from dscodec.server import (
     BackendOutput,
     BackendRequest,
@@ -21,7 +22,7 @@ from dscodec.server import (
     create_app,
 )
 from dscodec.server._stored import identified, input_item_page
-from dscodec.server.store import begin_turn
+from dscodec.server.store import ReferencesTooLarge, begin_turn
 from tests.server.conftest import VOCABULARY, LiveServer, new_id
 from tests.server.scripts import AFTER_TOOL, PLAIN, REASONING, REASONING_ANSWER, SCRIPTS, WEATHER_CALLS
 from tests.server.tools import GetWeather
@@ -188,6 +189,12 @@ def test_an_error_in_a_follow_up_names_the_item_as_the_client_sent_it(client: op
         assert (
             isinstance(refused.value.body, dict) and refused.value.body["param"] == "input[0].content[0].type"
         )
+    # A value of the request the message quotes is the client's, and stays as it is: only the path is counted again.
+    odd = [{"role": "user", "content": "x"}, {"type": "input[5]"}]
+    with pytest.raises(openai.BadRequestError) as refused:
+        client.responses.create(model=MODEL, input=odd, previous_response_id=first.id)  # type: ignore[arg-type,list-item]
+    assert isinstance(refused.value.body, dict) and refused.value.body["param"] == "input[1].type"
+    assert "type 'input[5]' at input[1]" in refused.value.body["message"]
     # Counting the tokens of the same request too.
     with pytest.raises(openai.BadRequestError) as refused:
         client.responses.input_tokens.count(model=MODEL, input=bad, previous_response_id=first.id)  # type: ignore[arg-type]
@@ -483,6 +490,25 @@ def test_memory_store_keeps_response_objects() -> None:
     assert store.get("e") == []  # the size was given back by the deletion
 
 
+def test_every_stored_id_names_one_item() -> None:
+    """An item brought in again (a reference to an item the earlier turn's items hold) keeps its id the first time
+    only: the copy gets one of its own, so a page cursor (``after``) never names two items."""
+    message = {"type": "message", "id": "msg_a", "role": "assistant", "content": "Hi"}
+    items = identified(
+        "resp_2",
+        [{"role": "user", "content": "x"}, message, dict(message), {"id": "odd", "x": 1}, {"id": "odd"}],
+    )
+    assert [item.get("id") for item in items] == [
+        "msg_resp_2_in0",
+        "msg_a",
+        "msg_resp_2_in2",
+        "odd",
+        "item_resp_2_in4",
+    ]
+    page = input_item_page("resp_2", items, {"id": "resp_2"}, after="msg_a", limit=100, order="asc")
+    assert [item["id"] for item in page["data"]] == ["msg_resp_2_in2", "odd", "item_resp_2_in4"]
+
+
 def test_memory_store_finds_items_by_id() -> None:
     store = MemoryResponseStore(max_entries=2)
     assert store.get_item("m1") is None
@@ -558,16 +584,29 @@ def test_begin_turn() -> None:
     # References are resolved, after the earlier turn's items are put in front.
     store.put("resp_3", [{"type": "message", "id": "m", "role": "user", "content": "Ho"}])
     body, turn, _ = begin_turn(
-        b'{"input": [{"type": "item_reference", "id": "m"}, {"type": "item_reference", "id": 7}],'
-        b' "previous_response_id": "resp_1"}',
+        b'{"input": [{"type": "item_reference", "id": "m"}, {"id": "m"}], "previous_response_id": "resp_1"}',
         store,
     )
-    expected = [
-        {"role": "user", "content": "Hi"},
-        {"type": "message", "id": "m", "role": "user", "content": "Ho"},
-        {"type": "item_reference", "id": 7},  # no string id: left for the converter to report
-    ]
+    stored = {"type": "message", "id": "m", "role": "user", "content": "Ho"}
+    expected = [{"role": "user", "content": "Hi"}, stored, stored]  # the SDK's shape without a type too
     assert json.loads(body)["input"] == expected and turn is not None and turn.items == expected
+    # A reference without a string id is refused, at the path the client sent it under.
+    for bad in (b'{"type": "item_reference", "id": 7}', b'{"type": "item_reference"}', b'{"id": null}'):
+        with pytest.raises(ConversionError, match=r"input\[1\]\.id") as refused:
+            begin_turn(
+                b'{"input": [{"role": "user", "content": "x"}, '
+                + bad
+                + b'], "previous_response_id": "resp_1"}',
+                store,
+            )
+        assert refused.value.param == "input[1].id" and refused.value.status_code == 400
+    # The stored items references bring in are bounded (each reference counts).
+    many = b'{"input": [' + b", ".join([b'{"type": "item_reference", "id": "m"}'] * 3) + b"]}"
+    size = len(json.dumps(stored, separators=(",", ":")))
+    assert len(json.loads(begin_turn(many, store, limit=3 * size)[0])["input"]) == 3
+    with pytest.raises(ReferencesTooLarge) as too_many:
+        begin_turn(many, store, limit=3 * size - 1)
+    assert too_many.value.status_code == 413 and too_many.value.param == "input"
     unchanged = b'{"input": [{"type": "message", "role": "user", "content": "x"}]}'
     assert begin_turn(unchanged, store)[0] is unchanged
     with pytest.raises(ResponseNotFound, match="Item with id 'nope' not found"):

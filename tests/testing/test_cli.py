@@ -181,6 +181,14 @@ def test_replay_url_checks_a_live_server_against_its_recordings(live_url: str, t
     status, out = run("replay", str(folder), "--url", "http://127.0.0.1:9", "--timeout", "5")
     assert status == 2 and "ERROR" in out, out
     assert run("replay", str(folder), "--url", live_url, "--header", "no colon")[0] == 2
+    # Options for the server without a server, and a chunking a server does not take, are usage errors.
+    assert run("replay", str(folder), "--header", "X-Scenario: plain")[0] == 2
+    assert run("replay", str(folder), "--url", live_url, "--chunking", "chars")[0] == 2
+    # A transcript that records no answer agrees with no server.
+    answerless = Transcript("chat_completions", body("chat_completions", "plain"), [Usage(1), Finish("stop")])
+    assert [d.path for d in recheck(answerless, live_url)] == ["response"]
+    with pytest.raises(TypeError, match="url must be a str"):
+        recheck(answerless, None)  # type: ignore[arg-type]
 
 
 def test_replay_reports_a_failing_transcript(tmp_path: Path) -> None:

@@ -270,3 +270,13 @@ def test_dscodec_url_checks_a_live_server_instead(pytester: pytest.Pytester, liv
     failing = pytester.runpytest("-rN", "--dscodec-url", live_url, "--dscodec-header", "X-Scenario: plain")
     failing.assert_outcomes(passed=1, failed=1)
     assert f"golden.jsonl: the server at {live_url} answers otherwise than recorded" in failing.stdout.str()
+
+
+def test_dscodec_header_mistakes_are_one_usage_error(pytester: pytest.Pytester) -> None:
+    dump_transcript(recorded(), pytester.path / "hello.jsonl")
+    alone = pytester.runpytest("--dscodec-header", "X-Scenario: plain")
+    assert alone.ret == pytest.ExitCode.USAGE_ERROR
+    alone.stderr.fnmatch_lines(["*--dscodec-header is sent with --dscodec-url*"])
+    malformed = pytester.runpytest("--dscodec-url", "http://127.0.0.1:9", "--dscodec-header", "no colon")
+    assert malformed.ret == pytest.ExitCode.USAGE_ERROR
+    malformed.stderr.fnmatch_lines(["*'no colon' is not 'Name: value'*"])

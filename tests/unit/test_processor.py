@@ -1463,3 +1463,30 @@ def test_a_clock_stamps_the_end_of_a_responses_answer(coalesce: bool) -> None:
     assert chat.start(1) and chat.finish("stop")
     with pytest.raises(dscodec.StreamStateError, match="clock must be a callable"):
         dscodec.StreamProcessor(_request(), response_id="r", model="M", clock=5)  # type: ignore[arg-type]
+
+
+def _broken_clock() -> float:
+    raise ZeroDivisionError("tick")
+
+
+@pytest.mark.parametrize(
+    ("clock", "says"),
+    [
+        (lambda: float("nan"), "unix time in seconds"),
+        (lambda: float("inf"), "unix time in seconds"),
+        (lambda: 2**70, "unix time in seconds"),
+        (lambda: -1.0, "unix time in seconds"),
+        (lambda: "now", "unix time in seconds"),
+        (lambda: None, "unix time in seconds"),
+        (_broken_clock, "the clock failed: ZeroDivisionError"),
+    ],
+)
+def test_a_clock_that_gives_no_time_is_a_stream_state_error(clock: Any, says: str) -> None:
+    request = dscodec.convert(
+        "responses", {"model": "DeepSeek-V4-Pro", "input": "Hi", "reasoning": {"effort": "none"}}
+    )
+    p = dscodec.StreamProcessor(request, response_id="resp_1", model="M", created=1, clock=clock)
+    p.start(5)
+    p.push_text("Hello", 1)
+    with pytest.raises(dscodec.StreamStateError, match=says):
+        p.finish("stop")

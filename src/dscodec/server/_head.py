@@ -79,6 +79,9 @@ def head_timeout_protocol(timeout: float = HEAD_TIMEOUT) -> type[asyncio.Protoco
         def _head_timed_out(self) -> None:
             self._head_timer = None
             transport = self.transport
+            # An upgraded connection (a WebSocket) belongs to another protocol now: its head came long ago.
+            if getattr(transport, "get_protocol", lambda: self)() is not self:
+                return
             if self.cycle is self._before and not transport.is_closing():
                 transport.write(_TIMED_OUT)
                 transport.close()

@@ -7,6 +7,7 @@ exception of another kind, so the app can always answer in the protocol's shape.
 from __future__ import annotations
 
 import logging
+import math
 import operator
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
@@ -89,23 +90,25 @@ def backend_count(value: object, what: str) -> int:
 def asked_logprobs(request: ConversationRequest, logprobs: object) -> Any:
     """What the client asked for of a chunk's log probability entries: none when the request did not ask for log
     probabilities, else each entry with at most ``top_logprobs`` alternatives (the most likely ones). Entries
-    that are not well formed are passed on as they are, for the stream processor to refuse."""
+    that are not well formed (an alternative that is no pair of an id and a number, NaN among them) are passed on
+    as they are, for the stream processor to refuse."""
     options = request.inference_options
     if logprobs is None or not options.logprobs:
         return None
-    if not isinstance(logprobs, (list, tuple)):
+    if not isinstance(logprobs, Sequence) or isinstance(logprobs, (str, bytes, bytearray)):
         return logprobs
     top = options.top_logprobs or 0
     cut: list[Any] | None = None
+    entry: Any
     for index, entry in enumerate(logprobs):
-        if not (isinstance(entry, (list, tuple)) and len(entry) == 2 and isinstance(entry[1], (list, tuple))):
+        if not (_is_sequence(entry) and len(entry) == 2 and _is_sequence(entry[1])):
             continue
         alternatives = entry[1]
         if len(alternatives) <= top:
             continue
         try:
             kept = sorted(alternatives, key=_likelihood)[:top]
-        except (TypeError, IndexError, KeyError):
+        except (TypeError, ValueError, IndexError, KeyError):
             continue  # not pairs of an id and a number: the processor says so
         if cut is None:
             cut = list(logprobs)
@@ -113,11 +116,18 @@ def asked_logprobs(request: ConversationRequest, logprobs: object) -> Any:
     return logprobs if cut is None else cut
 
 
+def _is_sequence(value: object) -> bool:
+    """A list-like value (a ``Sequence`` that is no string)."""
+    return isinstance(value, Sequence) and not isinstance(value, (str, bytes, bytearray))
+
+
 def _likelihood(pair: Any) -> float:
-    """The sort key of an alternative ``(id, logprob)``: the most likely first."""
+    """The sort key of an alternative ``(id, logprob)``: the most likely first; NaN sorts nowhere (refused)."""
     value = pair[1]
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError(value)
+    if math.isnan(value):
+        raise ValueError(value)
     return -value
 
 

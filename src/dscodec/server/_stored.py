@@ -207,13 +207,23 @@ def _kind(item: dict[str, Any]) -> Any:
 def identified(response_id: str, items: Sequence[Any]) -> list[Any]:
     """The input items of a response to store, each item of a known type without an ``id`` given one made from
     the response's (the converter reads past ``id``), so that an item keeps its id in the responses that continue
-    this one."""
+    this one. An id met again (an item a reference brought in once more) is the first one's: the later copy gets
+    an id of its own the same way, so that every id names one item (a page's ``after`` cursor needs it)."""
     out = list(items)
+    seen: set[str] = set()
     for k, item in enumerate(out):
-        if isinstance(item, dict) and not isinstance(item.get("id"), str):
-            kind = _kind(item)
-            if isinstance(kind, str) and kind in _PREFIXES:
-                out[k] = {**item, "id": f"{_PREFIXES[kind]}_{response_id}_in{k}"}
+        if not isinstance(item, dict):
+            continue
+        own = item.get("id")
+        if isinstance(own, str) and own not in seen:
+            seen.add(own)
+            continue
+        kind = _kind(item)
+        if isinstance(own, str) or (isinstance(kind, str) and kind in _PREFIXES):
+            prefix = _PREFIXES.get(kind, "item") if isinstance(kind, str) else "item"
+            made = f"{prefix}_{response_id}_in{k}"
+            out[k] = {**item, "id": made}
+            seen.add(made)
     return out
 
 

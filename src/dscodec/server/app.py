@@ -384,7 +384,7 @@ class _Server:
     def _count(self, protocol: Protocol, body: bytes) -> int:
         document: bytes | Mapping[str, Any] = body
         if spec(protocol).continues_responses:
-            document, _, _ = begin_turn(body, self.store)
+            document, _, _ = begin_turn(body, self.store, limit=self.max_body_bytes)
         elif spec(protocol).holds_threads:
             document, _ = self.threads.begin(body, hold=False)  # the thread's conversation, nothing held
         try:
@@ -486,7 +486,7 @@ class _Server:
         previous: str | None = None
         sent = body
         if spec(protocol).continues_responses:
-            body, turn, previous = begin_turn(body, self.store)
+            body, turn, previous = begin_turn(body, self.store, limit=self.max_body_bytes)
         try:
             return self._prepared(protocol, body, headers, turn, previous), turn, None
         except ConversionError as exc:
@@ -750,12 +750,15 @@ class _Server:
             await close_outputs(outputs)
 
 
-#: Where a request's conversation is, by protocol, and how a path into it is spelled: ``input[4]`` (an error's
-#: ``param``) and ``messages.2`` (in a serde message) or ``messages[2]``.
+#: Where a request's conversation is, by protocol, and how a path into it is spelled in an error's ``param``:
+#: ``input[4]``, ``messages[2]`` (or ``messages.2``).
 _CONVERSATION_PATHS = {
-    "responses": re.compile(r"(?<![\w.])(input)(\[)(\d+)(\])"),
-    "messages": re.compile(r"(?<![\w.])(messages)(\.|\[)(\d+)(\]?)"),
+    "responses": re.compile(r"^(input)(\[)(\d+)(\])"),
+    "messages": re.compile(r"^(messages)(\.|\[)(\d+)(\]?)"),
 }
+#: A path into the conversation at the start of a serde message's quoted path (`` `messages.2.content.0: …` ``),
+#: for the errors that name no ``param``.
+_MESSAGE_PATHS = {"messages": re.compile(r"(?<=`)(messages)(\.)(\d+)(?=[.:])()")}
 
 
 def as_client_sent(
@@ -790,8 +793,18 @@ def as_client_sent(
             return match.group(0)
         return f"{match.group(1)}{match.group(2)}{index - held}{match.group(4)}"
 
-    message = pattern.sub(rebased, exc.message)
-    param = pattern.sub(rebased, exc.param) if exc.param is not None else None
+    # Only the error's own path is counted again, never a value of the request a message quotes.
+    param, message = exc.param, exc.message
+    if param is not None:
+        head = pattern.match(param)
+        if head is not None:
+            new_head = rebased(head)
+            param = new_head + param[head.end() :]
+            # The same path in the message, where it is not quoted (a quoted one is the client's value).
+            path = re.compile(rf"(?<![\w'\"`]){re.escape(head.group(0))}(?![\w])")
+            message = path.sub(lambda _: new_head, message)
+    elif protocol in _MESSAGE_PATHS:
+        message = _MESSAGE_PATHS[protocol].sub(rebased, message, count=1)
     if message == exc.message and param == exc.param:
         return exc
     told = exc.copy()

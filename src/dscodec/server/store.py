@@ -138,9 +138,9 @@ class MemoryResponseStore:
         check_bounds(max_entries=max_entries, max_bytes=max_bytes)
         self.max_entries = max_entries
         self.max_bytes = max_bytes
-        #: Per response id: each item's JSON, the response object's (empty when it was not given), and where each
-        #: item id is among the items.
-        self._entries: OrderedDict[str, tuple[tuple[bytes, ...], bytes, dict[str, int]]] = OrderedDict()
+        #: Per response id: the items' JSON (one array), the response object's (empty when it was not given), and
+        #: where the item of each id is in that array (the first of an id).
+        self._entries: OrderedDict[str, tuple[bytes, bytes, dict[str, tuple[int, int]]]] = OrderedDict()
         #: Per item id: the response ids whose entries hold it, oldest first (a dict as an ordered set).
         self._owners: dict[str, dict[str, None]] = {}
         self._size = 0
@@ -153,7 +153,7 @@ class MemoryResponseStore:
         entry = self._read(response_id)
         if entry is None:
             return None
-        items: list[Any] = orjson.loads(b"[" + b",".join(entry[0]) + b"]")
+        items: list[Any] = orjson.loads(entry[0])
         return items
 
     def get_response(self, response_id: str) -> dict[str, Any] | None:
@@ -169,12 +169,13 @@ class MemoryResponseStore:
             if not owners:
                 return None
             response_id = next(reversed(owners))  # the newest entry that holds it
-            parts, _, positions = self._entries[response_id]
+            data, _, positions = self._entries[response_id]
             self._entries.move_to_end(response_id)
-        item: dict[str, Any] = orjson.loads(parts[positions[item_id]])
+        start, end = positions[item_id]
+        item: dict[str, Any] = orjson.loads(data[start:end])
         return item
 
-    def _read(self, response_id: str) -> tuple[tuple[bytes, ...], bytes, dict[str, int]] | None:
+    def _read(self, response_id: str) -> tuple[bytes, bytes, dict[str, tuple[int, int]]] | None:
         with self._lock:
             entry = self._entries.get(response_id)
             if entry is not None:
@@ -182,15 +183,14 @@ class MemoryResponseStore:
             return entry
 
     def put(self, response_id: str, items: Sequence[Any], response: Mapping[str, Any] | None = None) -> None:
-        parts = tuple(orjson.dumps(item) for item in items)
+        data, positions = _indexed(items)
         kept = orjson.dumps(dict(response)) if response is not None else b""
-        size = _array_size(parts) + len(kept)
+        size = _entry_size(data, kept, positions)
         if self.max_entries <= 0 or size > self.max_bytes:
             return
-        positions = _positions(items)
         with self._lock:
             self._forget(response_id)
-            self._entries[response_id] = (parts, kept, positions)
+            self._entries[response_id] = (data, kept, positions)
             for item_id in positions:
                 self._owners.setdefault(item_id, {})[response_id] = None
             self._size += size
@@ -205,8 +205,8 @@ class MemoryResponseStore:
         old = self._entries.pop(response_id, None)
         if old is None:
             return False
-        parts, response_json, positions = old
-        self._size -= _array_size(parts) + len(response_json)
+        data, response_json, positions = old
+        self._size -= _entry_size(data, response_json, positions)
         for item_id in positions:
             owners = self._owners.get(item_id)
             if owners is not None:
@@ -216,19 +216,28 @@ class MemoryResponseStore:
         return True
 
 
-def _array_size(parts: tuple[bytes, ...]) -> int:
-    """The length of the JSON array of the items whose JSON ``parts`` are."""
-    return sum(map(len, parts)) + max(len(parts) - 1, 0) + 2
+#: What the index of one item id costs in memory, about (its entries in two dicts), on top of the id's length.
+_INDEX_COST = 200
 
 
-def _positions(items: Sequence[Any]) -> dict[str, int]:
-    """Where each string ``id`` of ``items`` is first."""
-    positions: dict[str, int] = {}
-    for index, item in enumerate(items):
+def _indexed(items: Sequence[Any]) -> tuple[bytes, dict[str, tuple[int, int]]]:
+    """The items as one JSON array, and where in it the first item of each string ``id`` is (its bytes)."""
+    # Each part copied at once to a bytes object of its own length: orjson's own holds a buffer of some kilobytes,
+    # so a list of them would take far more memory than the JSON, and keep it after they are freed.
+    parts = [bytes(memoryview(orjson.dumps(item))) for item in items]
+    positions: dict[str, tuple[int, int]] = {}
+    at = 1  # after "["
+    for item, part in zip(items, parts):
         item_id = item.get("id") if isinstance(item, Mapping) else None
-        if isinstance(item_id, str):
-            positions.setdefault(item_id, index)
-    return positions
+        if isinstance(item_id, str) and item_id not in positions:
+            positions[item_id] = (at, at + len(part))
+        at += len(part) + 1  # the part and its comma
+    return b"[" + b",".join(parts) + b"]", positions
+
+
+def _entry_size(data: bytes, response: bytes, positions: Mapping[str, tuple[int, int]]) -> int:
+    """The memory an entry is counted for: its JSON, and its part of the item index."""
+    return len(data) + len(response) + sum(len(item_id) + _INDEX_COST for item_id in positions)
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,28 +257,77 @@ def _input_items(value: object) -> list[Any] | None:
     return None
 
 
-def _resolve_references(items: list[Any], store: ResponseStore) -> list[Any]:
-    """``items`` with each ``item_reference`` (``{"type": "item_reference", "id": …}``) replaced by the stored item
-    of that id; ``items`` itself when it holds none. A reference whose ``id`` is no string is left for the
-    converter to report.
+class ReferencesTooLarge(ConversionError):
+    """The items a request's ``item_reference`` items name are more than the server takes in one request: a 413."""
+
+    status_code: ClassVar[int] = 413
+
+
+def _is_reference(item: object) -> bool:
+    """Whether an input item is an item reference: ``{"type": "item_reference", "id": …}``, or the SDK's shape
+    with no type (``{"id": …}``, which no other item has)."""
+    if not isinstance(item, dict):
+        return False
+    kind = item.get("type")
+    if kind == "item_reference":
+        return True
+    return kind is None and "id" in item and item.keys() <= {"id", "type"}
+
+
+def _resolve_references(
+    items: list[Any], store: ResponseStore, *, held: int = 0, limit: int | None = None
+) -> list[Any]:
+    """``items`` with each item reference replaced by the stored item of that id; ``items`` itself when it holds
+    none. ``held`` items come before the client's own (a stored turn's), for the paths errors name; the stored
+    items brought in may hold at most ``limit`` bytes of JSON in all (each reference counts).
 
     Raises:
         ResponseNotFound: a reference names an item no stored response holds (or the store finds no items).
+        ConversionError: a reference whose ``id`` is no string.
+        ReferencesTooLarge: the items referenced are more than ``limit`` bytes.
     """
     resolved: list[Any] | None = None
+    brought = 0
     for index, item in enumerate(items):
-        if not (isinstance(item, dict) and item.get("type") == "item_reference"):
+        if not _is_reference(item):
             continue
         item_id = item.get("id")
         if not isinstance(item_id, str):
-            continue
+            where = f"input[{index - held}].id" if index >= held else f"input[{index}].id"
+            raise ConversionError(
+                f"Invalid type for '{where}': expected a string, but got {_json_kind(item_id)} instead.",
+                param=where,
+            )
         found = store.get_item(item_id) if finds_items(store) else None
-        if found is None or found.get("type") == "item_reference":
+        if found is None or not isinstance(found, Mapping) or _is_reference(found):
             raise ResponseNotFound(f"Item with id '{_shown_id(item_id)}' not found.", param="input")
+        if limit is not None:
+            brought += len(orjson.dumps(found))
+            if brought > limit:
+                raise ReferencesTooLarge(
+                    f"The items this request's item_reference items name hold more than this server takes in one "
+                    f"request ({limit} bytes).",
+                    param="input",
+                )
         if resolved is None:
             resolved = list(items)
         resolved[index] = dict(found)
     return items if resolved is None else resolved
+
+
+def _json_kind(value: object) -> str:
+    """How an error message names the JSON type of ``value``."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, (list, tuple)):
+        return "an array"
+    if isinstance(value, Mapping):
+        return "an object"
+    return "a value"
 
 
 def _shown_id(item_id: str) -> str:
@@ -282,7 +340,9 @@ def _keeps_nothing(store: ResponseStore) -> bool:
     return isinstance(store, MemoryResponseStore) and store.max_entries <= 0
 
 
-def begin_turn(body: bytes, store: ResponseStore) -> tuple[bytes, Turn | None, str | None]:
+def begin_turn(
+    body: bytes, store: ResponseStore, *, limit: int | None = None
+) -> tuple[bytes, Turn | None, str | None]:
     """The body to convert (with the earlier turn's items in front of its input when it names a
     ``previous_response_id``, and each ``item_reference`` input item replaced by the stored item it names), the turn to store once answered (None when ``store`` is false, the store keeps
     nothing, or the body is not one the converter will take; it reports that itself), and the
@@ -291,6 +351,7 @@ def begin_turn(body: bytes, store: ResponseStore) -> tuple[bytes, Turn | None, s
     Raises:
         ResponseNotFound: ``previous_response_id`` names no stored response, or an ``item_reference`` no stored
             item.
+        ReferencesTooLarge: the ``item_reference`` items name more than ``limit`` bytes of stored items.
         ConversionError: ``previous_response_id`` is not a string, or ``store`` is no boolean (nor null).
     """
     try:
@@ -302,6 +363,7 @@ def begin_turn(body: bytes, store: ResponseStore) -> tuple[bytes, Turn | None, s
     if not isinstance(document, dict):
         return body, None, None
     items = _input_items(document.get("input", []))
+    held = 0
     previous = document.get("previous_response_id")
     if previous is not None:
         if not isinstance(previous, str):
@@ -316,13 +378,14 @@ def begin_turn(body: bytes, store: ResponseStore) -> tuple[bytes, Turn | None, s
             )
         if items is None:
             return body, None, None
+        held = len(earlier)
         items = [*earlier, *items]
         document["input"] = items
         del document["previous_response_id"]
         body = orjson.dumps(document)
     if items is None:
         return body, None, previous
-    resolved = _resolve_references(items, store)
+    resolved = _resolve_references(items, store, held=held, limit=limit)
     if resolved is not items:
         items = document["input"] = resolved
         body = orjson.dumps(document)

@@ -229,6 +229,12 @@ def replay_command(args: argparse.Namespace, out: TextIO) -> int:
             for path in files
         ]
     url: str | None = getattr(args, "url", None)
+    if url is None and (args.header or args.timeout is not None or args.max_bytes is not None):
+        return _fail(_UsageError("--header, --timeout and --max-bytes are for --url"))
+    if url is not None and args.chunking != "recorded":
+        return _fail(
+            _UsageError("--chunking cuts dscodec's replay; with --url the server answers as it does")
+        )
     if url is not None:
         try:
             from dscodec.testing.live import recheck

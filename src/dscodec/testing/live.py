@@ -21,7 +21,7 @@ from dscodec.conversation import Protocol
 from dscodec.errors import shown
 from dscodec.testing._derive import derive_backend
 from dscodec.testing._sse import Frame, parse_sse
-from dscodec.testing.compare import Difference, compare
+from dscodec.testing.compare import MISSING, Difference, compare
 from dscodec.testing.transcript import Transcript, TranscriptError
 
 __all__ = ["Exchange", "endpoint", "recheck", "record", "send"]
@@ -203,13 +203,24 @@ def recheck(
     time). ``headers`` go with the request (an API key, a scenario name: a transcript keeps none); ``ignore``,
     ``timeout`` and ``max_bytes`` as for :func:`~dscodec.testing.compare.compare` and :func:`send`.
 
+    A transcript that records no answer differs from any (one difference says so), as in ``verify``.
+
     Raises:
-        TypeError: ``transcript`` is no :class:`~dscodec.testing.Transcript`.
+        TypeError: ``transcript`` is no :class:`~dscodec.testing.Transcript`, or ``url`` no ``str``.
         TranscriptError: the URL names another protocol's endpoint, or the answer cannot be read (see
             :func:`send`).
     """
     if not isinstance(transcript, Transcript):
         raise TypeError(f"transcript must be a Transcript, not {type(transcript).__name__}")
+    if not isinstance(url, str):
+        raise TypeError(f"url must be a str, not {type(url).__name__}")
+    if transcript.frames is None and transcript.response is None and transcript.response_text is None:
+        # Nothing recorded to compare with: any answer would agree.
+        return [
+            Difference(
+                "response", MISSING, "the server's answer: the transcript records no answer to compare"
+            )
+        ]
     target, protocol = endpoint(url, transcript.protocol)
     exchange = send(
         target, transcript.request, protocol=protocol, headers=headers, timeout=timeout, max_bytes=max_bytes

@@ -67,6 +67,25 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(_Updates(), "dscodec-updates")
+    headers = config.getoption("dscodec_header", default=[]) or []
+    if headers and not config.getoption("dscodec_url", default=None):
+        raise pytest.UsageError("--dscodec-header is sent with --dscodec-url: give the server's URL too")
+    _headers(headers)  # a malformed one is one usage error, not a failure of every test
+
+
+def _headers(values: list[str]) -> dict[str, str]:
+    """The ``--dscodec-header`` values by name.
+
+    Raises:
+        pytest.UsageError: one that is not ``Name: value``.
+    """
+    headers: dict[str, str] = {}
+    for value in values:
+        name, sep, content = value.partition(":")
+        if not sep or not name.strip():
+            raise pytest.UsageError(f"--dscodec-header {value!r} is not 'Name: value'")
+        headers[name.strip()] = content.strip()
+    return headers
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> TranscriptFile | None:
@@ -188,12 +207,7 @@ class ReplayItem(_TranscriptItem):
         from dscodec.testing.compare import format_differences
         from dscodec.testing.live import recheck
 
-        headers: dict[str, str] = {}
-        for value in self.config.getoption("dscodec_header"):
-            name, sep, content = value.partition(":")
-            if not sep or not name.strip():
-                raise pytest.UsageError(f"--dscodec-header {value!r} is not 'Name: value'")
-            headers[name.strip()] = content.strip()
+        headers = _headers(self.config.getoption("dscodec_header"))
         try:
             differences = recheck(
                 transcript, url, headers=headers, ignore=self.config.getoption("dscodec_ignore")
