@@ -60,7 +60,9 @@ def call(version: str, value: str) -> str:
 @pytest.mark.parametrize("version", sorted(MODELS))
 @pytest.mark.parametrize("stream", [False, True])
 @pytest.mark.parametrize("protocol", PROTOCOLS)
-@pytest.mark.parametrize("value", ["[1,2]", "1e3", "1.50", '"\\u00e9"', '{"a":1}', "-0", '"a\\/b"', "null"])
+@pytest.mark.parametrize(
+    "value", ["[1,2]", "1e3", "1.50", '"\\u00e9"', '{"a":1}', "-0", '"a\\/b"', "null", "  7  ", " [1] "]
+)
 def test_json_arguments_are_derived_as_they_were_written(
     protocol: str, stream: bool, version: str, value: str
 ) -> None:

@@ -113,17 +113,19 @@ def _raw_params(text: str) -> list[_Param] | None:
             at = _skip(text, end)
             if text[at : at + 1] != ":":
                 return None
-            at = _skip(text, at + 1)
-            value, end = _DECODER.raw_decode(text, at)
+            # The codec writes ": " before a value; what follows is the value as the model wrote it, blanks
+            # around it included (a string="false" value is copied through).
+            start = at + 2 if text[at + 1 : at + 2] == " " else at + 1
+            value, end = _DECODER.raw_decode(text, _skip(text, start))
         except (ValueError, RecursionError):
             return None
-        raw = text[at:end]
+        at = _skip(text, end)
+        raw = text[start:at]
         name = written_key if '"' not in written_key else key
         if isinstance(value, str) and raw == f'"{escape_json_string(value)}"':
             params.append((name, True, value))
         else:
             params.append((name, False, raw))
-        at = _skip(text, end)
         if text[at : at + 1] == ",":
             at = _skip(text, at + 1)
             continue
