@@ -119,3 +119,27 @@ def test_a_stream_that_failed_is_derived_with_what_it_streamed(protocol: str) ->
     # The replay streams what was recorded: the same deltas, the same error event.
     again = replay(transcript).transcript
     assert compare(transcript.frames or [], again.frames or [], merge_deltas=True, ignore=["usage"]) == []
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("finish", [[Finish(None)], [], [Finish("stop")]])
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_a_call_the_backend_gave_no_finish_reason_for(protocol: str, finish: list[Any], stream: bool) -> None:
+    """A call ends the answer with "stop" (Chat) or "end_turn" (Messages), not "tool_calls"/"tool_use", when the
+    backend gave no finish reason: derived back as no reason, not as a "stop" the replay would answer otherwise."""
+    body = request(protocol, stream=stream)
+    transcript = recorded(protocol, body, [Usage(9), Text(call("v4", "1"), 20), *finish])
+    assert verify(transcript) == []
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_an_output_cut_in_its_reasoning_keeps_the_newlines_it_ends_with(protocol: str, stream: bool) -> None:
+    """Reasoning that ends in newlines was never closed (a "</think>" drops them): derived without one."""
+    body = request(protocol, stream=stream, thinking={"type": "enabled"})
+    if protocol == "responses":
+        body["reasoning"] = {"effort": "high"}
+    transcript = recorded(protocol, body, [Usage(9), Text("abc\n\n", 2), Finish("length")])
+    assert verify(transcript) == []
+    text = next(item.text for item in transcript.backend if isinstance(item, Text))
+    assert text == "abc\n\n"

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+import dscodec
 from dscodec._json import loads
 from dscodec.conversation import ParsingOptions
 from dscodec.errors import StreamStateError
@@ -871,6 +872,25 @@ def test_a_special_id_inside_a_tool_call_block_reads_as_its_spelling_in_text(
     assert any(i in vocab.added.values() and vocab.full.id_to_token(i) not in (OP, CL) for i in ids)
     assert merge(token_events(vocab, [ids]))["calls"] == from_text
     assert merge(token_events(vocab, [[i] for i in ids], with_logprobs=False))["calls"] == from_text
+    # Through the processor too, whose per-push lanes take the ids inside a block one push at a time.
+    request = dscodec.convert(
+        "chat_completions",
+        {
+            "model": "DeepSeek-V4-Pro",
+            "messages": [{"role": "user", "content": "Hi"}],
+            "thinking": {"type": "disabled"},
+            "tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}],
+        },
+    )
+    arguments = [call[1] for call in from_text]
+    for size in (1, 2, 3):
+        processor = dscodec.StreamProcessor(request, response_id="r", model="m", created=0, tokenizer=vocab)
+        events = processor.start(1)
+        for k in range(0, len(ids), size):
+            events += processor.push_tokens(ids[k : k + size])
+        events += processor.finish("stop")
+        message = dscodec.accumulate("chat_completions", events)["choices"][0]["message"]
+        assert [c["function"]["arguments"] for c in message.get("tool_calls", [])] == arguments, size
 
 
 def test_special_ids_are_barriers_for_stop_sequences(vocab: Vocabulary) -> None:

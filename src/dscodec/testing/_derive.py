@@ -191,8 +191,16 @@ def _chat(response: Mapping[str, Any], parts: _Parts) -> None:
         function = _obj(call.get("function"))
         parts.calls.append((_text(function.get("name")), _arguments(function.get("arguments"))))
     reason = choice.get("finish_reason")
+    # A call the answer ends with says "tool_calls" only when the backend finished with "stop"; "stop" then means
+    # the backend gave no reason.
     parts.finish = Finish(
-        "length" if reason == "length" else "content_filter" if reason == "content_filter" else "stop"
+        "length"
+        if reason == "length"
+        else "content_filter"
+        if reason == "content_filter"
+        else None
+        if reason == "stop" and parts.calls
+        else "stop"
     )
     usage = _obj(response.get("usage"))
     cached = _obj(usage.get("prompt_tokens_details")).get("cached_tokens")
@@ -253,8 +261,15 @@ def _messages(response: Mapping[str, Any], parts: _Parts) -> None:
     stop = response.get("stop_sequence")
     if reason == "stop_sequence" and isinstance(stop, str):
         parts.stop = stop  # the codec drops the stop sequence it matched: the output wrote it
+    # As for Chat: "end_turn" after a call means the backend gave no reason ("tool_use" is its "stop").
     parts.finish = Finish(
-        "length" if reason == "max_tokens" else "content_filter" if reason == "refusal" else "stop"
+        "length"
+        if reason == "max_tokens"
+        else "content_filter"
+        if reason == "refusal"
+        else None
+        if reason == "end_turn" and parts.calls
+        else "stop"
     )
     usage = _obj(response.get("usage"))
     cached = _int(usage.get("cache_read_input_tokens"))
@@ -331,7 +346,11 @@ def derive_backend(
     options = request.parsing_options
     text = parts.content
     if options.thinking_initial_stage in ("reasoning_start", "reasoning_continuation"):
-        text = parts.reasoning + dialect_for(request.model_version).think_close + text
+        # Newlines the reasoning ends with would have been dropped before a "</think>": with nothing after the
+        # reasoning, the output ended in it (cut short) and wrote none.
+        ended_in_reasoning = parts.reasoning.endswith("\n") and not text and not parts.calls
+        close = "" if ended_in_reasoning else dialect_for(request.model_version).think_close
+        text = parts.reasoning + close + text
     if parts.calls and options.parse_tool_calls:
         text += _block(request.model_version, parts.calls, opener=not options.starts_in_tool_calls)
     text += parts.stop
