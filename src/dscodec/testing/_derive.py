@@ -182,6 +182,18 @@ class _Parts:
         self.failure: str | None = None
 
 
+def _finish(reason: Any, words: tuple[str, str, str], *, calls: bool) -> Finish:
+    """The backend's finish from the answer's reason, whose ``words`` are the protocol's for the length, the
+    content filter and a plain end. A call ends an answer with that plain end ("stop", "end_turn") rather than
+    "tool_calls"/"tool_use" only when the backend gave no reason."""
+    length, refused, plain = words
+    if reason == length:
+        return Finish("length")
+    if reason == refused:
+        return Finish("content_filter")
+    return Finish(None if reason == plain and calls else "stop")
+
+
 def _chat(response: Mapping[str, Any], parts: _Parts) -> None:
     choice = (_objs(response.get("choices")) or [{}])[0]
     message = _obj(choice.get("message"))
@@ -190,17 +202,8 @@ def _chat(response: Mapping[str, Any], parts: _Parts) -> None:
     for call in _objs(message.get("tool_calls")):
         function = _obj(call.get("function"))
         parts.calls.append((_text(function.get("name")), _arguments(function.get("arguments"))))
-    reason = choice.get("finish_reason")
-    # A call the answer ends with says "tool_calls" only when the backend finished with "stop"; "stop" then means
-    # the backend gave no reason.
-    parts.finish = Finish(
-        "length"
-        if reason == "length"
-        else "content_filter"
-        if reason == "content_filter"
-        else None
-        if reason == "stop" and parts.calls
-        else "stop"
+    parts.finish = _finish(
+        choice.get("finish_reason"), ("length", "content_filter", "stop"), calls=bool(parts.calls)
     )
     usage = _obj(response.get("usage"))
     cached = _obj(usage.get("prompt_tokens_details")).get("cached_tokens")
@@ -261,16 +264,7 @@ def _messages(response: Mapping[str, Any], parts: _Parts) -> None:
     stop = response.get("stop_sequence")
     if reason == "stop_sequence" and isinstance(stop, str):
         parts.stop = stop  # the codec drops the stop sequence it matched: the output wrote it
-    # As for Chat: "end_turn" after a call means the backend gave no reason ("tool_use" is its "stop").
-    parts.finish = Finish(
-        "length"
-        if reason == "max_tokens"
-        else "content_filter"
-        if reason == "refusal"
-        else None
-        if reason == "end_turn" and parts.calls
-        else "stop"
-    )
+    parts.finish = _finish(reason, ("max_tokens", "refusal", "end_turn"), calls=bool(parts.calls))
     usage = _obj(response.get("usage"))
     cached = _int(usage.get("cache_read_input_tokens"))
     prompt = _int(usage.get("input_tokens")) + cached + _int(usage.get("cache_creation_input_tokens"))
