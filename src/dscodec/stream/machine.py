@@ -818,9 +818,8 @@ class OutputMachine(FastPaths):
                 return None
             self._pos += len(text)  # _feed_block, inline (this is the per-push path)
             out: list[Event] = []
-            if (
-                self._other_spellings
-            ):  # the units of other special ids read as the text they spell (_feed_block)
+            # The units of other special ids read as the text they spell (as in _feed_block).
+            if self._other_spellings:
                 text = text.translate(self._other_spellings)
             try:
                 block.feed(text, out)
