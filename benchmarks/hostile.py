@@ -483,6 +483,26 @@ def draft07_tuple_schema(n: int) -> Callable[[], object]:
     return _convert("chat_completions", _chat([{"role": "user", "content": "hi"}], tools=[tool]))
 
 
+def unevaluated_chain(n: int) -> Callable[[], object]:
+    # A 2019-09 schema of n definitions, each with an unevaluated keyword and applying the next in place: the
+    # in-place closure of each is walked once in all, not once per definition.
+    defs = {
+        f"d{i}": {
+            "allOf": [{"$ref": f"#/$defs/d{i + 1}"}] if i + 1 < n else [{}],
+            "unevaluatedProperties": {},
+        }
+        for i in range(n)
+    }
+    parameters = {
+        "$schema": "https://json-schema.org/draft/2019-09/schema",
+        "type": "object",
+        "$defs": defs,
+        "allOf": [{"$ref": "#/$defs/d0"}],
+    }
+    tool = {"type": "function", "function": {"name": "f", "parameters": parameters}}
+    return _convert("chat_completions", _chat([{"role": "user", "content": "hi"}], tools=[tool]))
+
+
 def strict_tool_schema_wide(n: int) -> Callable[[], object]:
     properties = {f"p{i}": {"type": "string"} for i in range(n)}
     tool = {
@@ -572,6 +592,7 @@ SHAPES: list[tuple[str, Callable[[int], Callable[[], object]], int]] = [
     ("tool schema 55 deep, n/100 wide", nested_tool_schema, 2_000),
     ("tool schema references, n resources", schema_references, 200),
     ("draft-07 tuple schema, n/20 properties", draft07_tuple_schema, 2_000),
+    ("2019-09 unevaluated chain, n definitions", unevaluated_chain, 500),
     ("strict tool schema, n properties", strict_tool_schema_wide, 5_000),
     ("schema patterns of n characters", long_patterns, 20_000),
     ("chat: many messages with special spellings", many_messages, 2_500),

@@ -481,6 +481,9 @@ class _Registry:
         #: vocabulary): the reference looked it up among all of them, and a compiled reference then reaches any
         #: (observed), not only its draft's.
         self.every_meta_document = False
+        #: The (subschema, base URI) pairs whose in-place closure :meth:`unevaluated_problem` walked and found
+        #: clean: walked once, however many subschemas with an unevaluated keyword apply them.
+        self._clean: set[tuple[int, str]] = set()
         root = self._id_of(schema, draft)
         # The default base has a root path: resolving against it never fails.
         named = root if isinstance(root, str) and root.partition("#")[0] else None
@@ -738,12 +741,15 @@ class _Registry:
         """The first ``$dynamicRef`` that cannot be resolved in ``node`` and the subschemas it applies in place
         (``$ref`` targets, ``allOf``/``anyOf``/``oneOf``, ``if``/``then``/``else``, ``dependentSchemas``)."""
         seen: set[int] = set()
+        walked: list[tuple[int, str]] = []
+        clean = self._clean
         stack: list[tuple[Any, str]] = [(node, base)]
         while stack:
             current, at = stack.pop()
-            if not isinstance(current, Mapping) or id(current) in seen:
+            if not isinstance(current, Mapping) or id(current) in seen or (id(current), at) in clean:
                 continue
             seen.add(id(current))
+            walked.append((id(current), at))
             known = self.base.get(id(current))
             at = known if known is not None else at
             found: list[tuple[Any, str]] = []
@@ -762,6 +768,7 @@ class _Registry:
                 elif key == "dependentSchemas" and isinstance(value, Mapping):
                     found.extend((sub, at) for sub in value.values())
             stack.extend(reversed(found))
+        clean.update(walked)  # (ids stay valid: the schema is alive as long as the registry)
         return None
 
     def compiled(self, ref: str, base: str, *, dynamic: bool) -> tuple[str | None, Any, str, _Draft]:
