@@ -74,18 +74,18 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _headers(values: list[str]) -> dict[str, str]:
-    """The ``--dscodec-header`` values by name.
+    """The ``--dscodec-header`` values by name, read as ``dscodec replay --header`` reads them.
 
     Raises:
         pytest.UsageError: one that is not ``Name: value``.
     """
-    headers: dict[str, str] = {}
-    for value in values:
-        name, sep, content = value.partition(":")
-        if not sep or not name.strip():
-            raise pytest.UsageError(f"--dscodec-header {value!r} is not 'Name: value'")
-        headers[name.strip()] = content.strip()
-    return headers
+    from dscodec.testing._cli import _headers as read_headers
+    from dscodec.testing._cli import _UsageError
+
+    try:
+        return read_headers(values)
+    except _UsageError as exc:
+        raise pytest.UsageError(str(exc).replace("--header", "--dscodec-header", 1)) from None
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> TranscriptFile | None:
