@@ -1339,6 +1339,37 @@ def _tools() -> list[Case]:
         ),
     )
     cases += both(
+        "namespace-underscore-joint",
+        "namespaces and members with an underscore at the joint (V4 joins them without the separator)",
+        lambda m: _nothink(
+            m,
+            ask,
+            tools=[
+                namespace("a_", [fn("b")]),
+                namespace("c", [fn("_d"), fn("e_")]),
+                namespace("f_", [fn("_g")]),
+                namespace("_", [fn("h")]),
+            ],
+        ),
+    )
+    cases += both(
+        "namespace-underscore-joint-collision",
+        "a joint underscore name colliding with a flat tool and with another member",
+        lambda m: _nothink(
+            m, ask, tools=[fn("a__b"), namespace("a_", [fn("_b")]), namespace("a", [fn("__b")])]
+        ),
+    )
+    cases += both(
+        "namespace-underscore-joint-history-and-choice",
+        "a historical call in namespace a_ and a named tool_choice of its joined name",
+        lambda m: _nothink(
+            m,
+            [user("Go"), fcall("c1", "b", {}, namespace="a_"), fout("c1", "ok"), user("Next")],
+            tools=[namespace("a_", [fn("b")])],
+            tool_choice={"type": "function", "name": "a_::b" if m == V41 else "a_b"},
+        ),
+    )
+    cases += both(
         "namespace-defer-inner",
         "defer_loading inside a namespace",
         lambda m: _req(m, ask, tools=[namespace("gh", [fn("x", defer_loading=True), fn("y")])]),

@@ -202,7 +202,17 @@ NAMESPACE_SEPARATORS: Mapping[ModelVersion, str] = {"v4": "__", "v4.1": "::"}
 
 
 def namespaced_name(namespace: str, name: str, version: ModelVersion) -> str:
-    """A namespace member's name joined with its namespace, before any suffix (``gh__x`` on V4)."""
+    """A namespace member's name joined with its namespace, before any suffix (``gh__x`` on V4).
+
+    On V4 an underscore already at the joint (a namespace that ends in ``_``, a name that starts with one) stands
+    for the separator: the two are put side by side (``gh_`` and ``x`` give ``gh_x``).
+
+    Examples:
+        >>> namespaced_name("gh", "x", "v4"), namespaced_name("gh_", "x", "v4"), namespaced_name("gh_", "x", "v4.1")
+        ('gh__x', 'gh_x', 'gh_::x')
+    """
+    if version == "v4" and (namespace.endswith("_") or name.startswith("_")):
+        return namespace + name
     return f"{namespace}{NAMESPACE_SEPARATORS[version]}{name}"
 
 
