@@ -960,6 +960,34 @@ def test_logprobs_after_a_stop_go_with_the_last_delta(vocab: Vocabulary) -> None
     assert view == [("c", "abc ", ["abc", " END", " x"])]
 
 
+def test_logprobs_after_a_stop_keep_an_id_that_completes_no_character(vocab: Vocabulary) -> None:
+    """The last id of the push that matched a stop sequence is half a character: its entry still goes with the
+    last delta (every entry of the call's text after the match does)."""
+    ids = enc(vocab, "abc END x") + [28927]  # the first three bytes of an emoji
+    view = lp_view(token_events(vocab, [ids], stop=("END",)))
+    assert view == [("c", "abc ", ["abc", " END", " x", "\\xf0\\x9f\\x98"])]
+
+
+@pytest.mark.parametrize("special", ["<｜User｜>", "<think>", "<｜Assistant｜>"])
+def test_logprob_of_an_unknown_id_right_after_a_special_id_goes_with_the_text_after_it(
+    vocab: Vocabulary, special: str
+) -> None:
+    """A special id is a stretch of its own: an id the vocabulary lacks right after it has no text before it in
+    its stretch, so its entry goes with the text that follows (observed on the reference), and with nothing when
+    a stop sequence follows instead."""
+    (special_id,) = enc(vocab, special)
+    assert vocab.is_special(special_id) and vocab.token_bytes(200000) == b""
+    ids = enc(vocab, "a") + [special_id, 200000] + enc(vocab, "x")
+    assert lp_view(token_events(vocab, [ids])) == [
+        ("c", "a", ["a"]),
+        ("c", special, [special]),
+        ("c", "x", ["", "x"]),
+    ]
+    ids = enc(vocab, "a") + [special_id, 200000] + enc(vocab, "STOP")
+    entries = [t for _, _, lps in lp_view(token_events(vocab, [ids], stop=("STOP",))) for t in lps]
+    assert entries == ["a", special]
+
+
 def test_logprobs_of_text_before_a_block(vocab: Vocabulary) -> None:
     ids = enc(vocab, "Hi\n\n" + OP + inv("f", par("a", "v")) + CL)
     assert lp_view(token_events(vocab, [ids])) == [("c", "Hi", ["Hi", "\n\n", "<"])]

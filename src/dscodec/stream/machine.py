@@ -359,7 +359,7 @@ class OutputMachine(FastPaths):
                 size = len(parts[0])
                 carried = size
                 base = self._pos
-                after_marker = False  # the last unit so far is </think>'s (whose entry is dropped)
+                after_special = False  # the last unit so far is a special id's (a stretch of its own)
                 for k, token in enumerate(tokens):
                     spelling = token.spelling
                     text = token.text
@@ -370,12 +370,12 @@ class OutputMachine(FastPaths):
                     if unit:
                         parts.append(unit)
                         size += len(unit)
-                        after_marker = spelling == THINK_END_SPELLING
+                        after_special = spelling is not None
                         entries.append((base + size - 1, base + size - len(unit), logprobs[k]))
-                    elif token.unknown and size > carried and not after_marker:
+                    elif token.unknown and size > carried and not after_special:
                         # An id the vocabulary does not have, after text of this call: its entry goes with that
                         # text, as with the reference (not with the text after it, nor lost with a marker after
-                        # it; after </think>, or first in the call, it goes with the text that follows).
+                        # it; right after a special id, or first in the call, it goes with the text that follows).
                         entries.append((base + size - 1, base + size, logprobs[k]))
                     else:  # an id that completes no character yet: its entry goes with the text that does
                         entries.append((base + size, base + size, logprobs[k]))
@@ -1025,5 +1025,7 @@ class OutputMachine(FastPaths):
         elif self._stage == FINISHED:
             # Observed: after a stop sequence the entries of the rest of the call's text, up to the next special
             # id, go with the last content delta of the stretch (see _settle).
+            # Without a special id after the match that is every entry left, those of ids that completed no
+            # character (anchored at the end) included.
             m = _HARD.search(units, self._stop_at - base + 1)
-            self._drop(base + m.start() if m else self._pos, CH_CONTENT)
+            self._drop(base + m.start() if m else self._pos + 1, CH_CONTENT)
