@@ -196,10 +196,18 @@ class _Coalescing(EventWriter):
 _REASONING, _CONTENT = object(), object()
 
 
+#: The prompt usage of a response whose start gave none (frozen: one for every processor).
+_NO_USAGE = PromptUsage()
+
+
 def _is_tokenizer_like(tokenizer: object) -> bool:
     """Whether ``tokenizer`` is what :meth:`Vocabulary.load` takes (checked without importing ``tokenizers``: a
     ``tokenizers.Tokenizer`` can only come from it once it is imported)."""
-    if tokenizer is None or isinstance(tokenizer, (str, os.PathLike, Vocabulary)):
+    if (
+        tokenizer is None
+        or type(tokenizer) is Vocabulary
+        or isinstance(tokenizer, (str, os.PathLike, Vocabulary))
+    ):
         return True
     module = sys.modules.get("tokenizers")
     return module is not None and isinstance(tokenizer, module.Tokenizer)
@@ -348,7 +356,7 @@ class StreamProcessor:
         self._error_sent = False
         self._opened = False  # the writer's opening events were made
         self._undelivered: list[WireEvent] = []  # events made by a call that then raised
-        self._usage = PromptUsage()
+        self._usage = _NO_USAGE
         self._completion_tokens = 0
         self._reasoning: list[str] = []
         # Coalescing with no stop sequence: the text of ordinary ids waits here, up to _GATHER_IDS ids, and is read

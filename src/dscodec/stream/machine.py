@@ -146,6 +146,17 @@ def _checked_ids(factory: ToolCallIdFactory) -> ToolCallIdFactory:
     return make
 
 
+#: The spellings of the markers' sentinels (soft and hard), which every machine's spelling table starts with.
+_MARKER_SPELLINGS = {
+    ord(THINK_SOFT): THINK_END_SPELLING,
+    ord(THINK_HARD): THINK_END_SPELLING,
+    ord(DSML_SOFT): DSML_SPELLING,
+    ord(DSML_HARD): DSML_SPELLING,
+    ord(EOS_SOFT): EOS_SPELLING,
+    ord(EOS_HARD): EOS_SPELLING,
+}
+
+
 class OutputMachine(FastPaths):
     """Turns one model output into events.
 
@@ -176,16 +187,7 @@ class OutputMachine(FastPaths):
         # True until a text chunk or logprob entries come: until then nothing is ever held by the spelling
         # recogniser and no logprob entry waits, so plain_token need not look.
         self._tokens_only = True
-        self._spellings.update(
-            {
-                ord(THINK_SOFT): THINK_END_SPELLING,
-                ord(THINK_HARD): THINK_END_SPELLING,
-                ord(DSML_SOFT): DSML_SPELLING,
-                ord(DSML_HARD): DSML_SPELLING,
-                ord(EOS_SOFT): EOS_SPELLING,
-                ord(EOS_HARD): EOS_SPELLING,
-            }
-        )
+        self._spellings.update(_MARKER_SPELLINGS)
         self._block = None
         # The last string lane made, with the argument list of the call it serves (one lane per call).
         self._string_lane: tuple[list[str], Callable[[str], str | None]] | None = None
