@@ -100,3 +100,18 @@ def test_ecma_reading_is_bounded() -> None:
     assert not ecma_regex_ok("(" * 50_000)
     # Both might take part: refused, in linear time.
     assert not ecma_regex_ok("(?:(?<a>x)|(?<a>y))" * 5_000)
+
+
+def test_counts_in_reverse_order() -> None:
+    # The lenient reading takes a count's bounds in any order, but not in a look-behind (a look-ahead inside one
+    # reads as outside); the strict one never gets there (it stops at the look-around).
+    assert regex_ok("(?=a{3,1})") and regex_ok("(?<=(?=a{3,1}))") and regex_ok("(?<=a)b{3,1}")
+    assert not regex_ok("(?<=a{3,1})") and not regex_ok("(?<!(a|b{2,1}))") and not regex_ok("(?<=(?:a{3,1}))")
+    # Outside extended mode `{ 3,1}` is no count: plain characters.
+    assert regex_ok("(?<=a{ 3,1})") and not regex_ok("(?x)(?<=a{ 3,1})")
+
+
+def test_boundary_counts_in_extended_mode() -> None:
+    # In extended mode spaces may come before the number of a word boundary's count; a name keeps its meaning.
+    assert regex_ok("(?x)\\b{ 2 }") and regex_ok("(?x)\\B{ 2,3 }") and regex_ok("(?x)\\b{ start}")
+    assert not regex_ok("\\b{ 2}") and not regex_ok("(?x)\\b{ x }") and not regex_ok("(?x)\\b{ ,2}")

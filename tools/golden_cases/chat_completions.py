@@ -58,6 +58,10 @@ REGEX_PATTERNS: list[tuple[str, str, bool]] = [
     ("lenient-brace-after-lookahead", r"(?=a)a{,3}", True),
     ("bell-before-lookahead", r"\a(?=a)", True),
     ("extended", "(?x) a # comment", True),
+    ("extended-boundary-count-spaces", r"(?x)\b{ 2 }", True),
+    ("lookbehind-reversed-count", r"(?<=a{3,1})", False),
+    ("lookbehind-lookahead-reversed-count", r"(?<=(?=a{3,1}))", True),
+    ("lookahead-reversed-count", r"(?=a{3,1})", True),
     ("atomic-group", r"(?>a)b", False),
     ("count-without-low", r"a{,5}", False),
     ("open-brace", r"a{", False),
@@ -4026,6 +4030,572 @@ def _hardening() -> list[Case]:
                     }
                 },
                 "properties": {"p": {"$ref": "#/$defs/A"}},
+            },
+        ),
+        (
+            "invalid-schema-duplicate-id-later-sibling-wins",
+            "two subschemas name one resource: the later in document order is the one a reference reaches",
+            {
+                "type": "object",
+                "$ref": "a.json",
+                "$defs": {"x": {"$id": "a.json"}, "y": {"$id": "a.json", "$ref": "#/n"}},
+            },
+        ),
+        (
+            "schema-duplicate-id-later-sibling-wins",
+            "the same, the other way round: the later one has nothing to report",
+            {
+                "type": "object",
+                "$ref": "a.json",
+                "$defs": {"y": {"$id": "a.json", "$ref": "#/n"}, "x": {"$id": "a.json"}},
+            },
+        ),
+        (
+            "invalid-schema-duplicate-id-later-nested-wins",
+            "a resource deeper in a later sibling wins over an earlier one",
+            {
+                "type": "object",
+                "$ref": "https://e.com/a",
+                "properties": {"p": {"$id": "https://e.com/a"}},
+                "$defs": {"z": {"$defs": {"d": {"$id": "https://e.com/a", "$ref": "#/n"}}}},
+            },
+        ),
+        (
+            "invalid-schema-duplicate-id-outer-wins",
+            "a resource that holds another of the same name wins over it",
+            {
+                "type": "object",
+                "$ref": "https://e.com/a",
+                "$defs": {
+                    "x": {
+                        "$id": "https://e.com/a",
+                        "$ref": "#/n1",
+                        "$defs": {"y": {"$id": "https://e.com/a"}},
+                    }
+                },
+            },
+        ),
+        (
+            "invalid-schema-duplicate-anchor-later-wins",
+            "two subschemas name one anchor: the later in document order wins",
+            {
+                "type": "object",
+                "$ref": "#x",
+                "$defs": {"a": {"$dynamicAnchor": "x"}, "b": {"$anchor": "x", "$ref": "#/n"}},
+            },
+        ),
+        (
+            "schema-duplicate-anchor-later-wins",
+            "the same, the other way round",
+            {
+                "type": "object",
+                "$ref": "#x",
+                "$defs": {"a": {"$anchor": "x", "$ref": "#/n"}, "b": {"$anchor": "x"}},
+            },
+        ),
+        (
+            "invalid-schema-duplicate-anchor-inner-wins",
+            "an anchor inside a subschema with the same anchor wins over it (unlike a resource)",
+            {
+                "type": "object",
+                "$ref": "#x",
+                "allOf": [{"$anchor": "x", "properties": {"p": {"$anchor": "x", "$ref": "#/n"}}}],
+            },
+        ),
+        (
+            "invalid-schema-draft-07-duplicate-fragment-id-later-wins",
+            "draft 7: two plain-name ids naming one anchor, the later wins",
+            {
+                "$schema": "http://json-schema.org/draft-07/schema#",
+                "type": "object",
+                "allOf": [{"$ref": "#x"}],
+                "definitions": {"a": {"$id": "#x"}, "b": {"$id": "#x", "items": {"$ref": "#/n"}}},
+            },
+        ),
+        (
+            "invalid-schema-compile-order-if-before-then",
+            "then and else are compiled right after if, wherever they stand",
+            {
+                "type": "object",
+                "else": {"$ref": "#/e"},
+                "then": {"$ref": "#/t"},
+                "$ref": "#/r",
+                "if": {"$ref": "#/i"},
+            },
+        ),
+        (
+            "invalid-schema-compile-order-then-at-if",
+            "a then before if is compiled at the place of if, after what stands between",
+            {"type": "object", "then": {"$ref": "#/t"}, "properties": {"p": {"$ref": "#/p"}}, "if": {}},
+        ),
+        (
+            "invalid-schema-compile-order-additional-properties",
+            "with additionalProperties, patternProperties then properties are compiled at its place, before it",
+            {
+                "type": "object",
+                "additionalProperties": {"$ref": "#/a"},
+                "properties": {"p": {"$ref": "#/p"}},
+                "patternProperties": {"q": {"$ref": "#/pp"}},
+            },
+        ),
+        (
+            "invalid-schema-compile-order-properties-after-ref",
+            "... so a $ref between properties and additionalProperties comes first",
+            {
+                "type": "object",
+                "properties": {"p": {"$ref": "#/p"}},
+                "$ref": "#/r",
+                "additionalProperties": {},
+            },
+        ),
+        (
+            "invalid-schema-compile-order-pattern-name-at-additional-properties",
+            "a patternProperties name that is no regex, compiled at the place of additionalProperties",
+            {
+                "type": "object",
+                "additionalProperties": {},
+                "properties": {"p": {"$ref": "#/p"}},
+                "patternProperties": {"(": {}},
+            },
+        ),
+        (
+            "invalid-schema-draft-04-compile-order-additional-properties",
+            "the same order in draft 4",
+            {
+                "$schema": "http://json-schema.org/draft-04/schema#",
+                "type": "object",
+                "additionalProperties": {"$ref": "#/a"},
+                "properties": {"p": {"$ref": "#/p"}},
+            },
+        ),
+        (
+            "invalid-schema-compile-order-unevaluated-properties",
+            "unevaluatedProperties compiles additionalProperties and patternProperties, then itself, then allOf",
+            {
+                "type": "object",
+                "unevaluatedProperties": {"$ref": "#/u"},
+                "$ref": "#/r",
+                "allOf": [{"$ref": "#/al"}],
+                "patternProperties": {"q": {"$ref": "#/pp"}},
+                "additionalProperties": {"$ref": "#/a"},
+            },
+        ),
+        (
+            "invalid-schema-compile-order-unevaluated-properties-before-allof",
+            "... its own schema before allOf, $ref and dependentSchemas",
+            {
+                "type": "object",
+                "unevaluatedProperties": {"$ref": "#/u"},
+                "dependentSchemas": {"d": {"$ref": "#/d"}},
+                "$ref": "#/r",
+                "allOf": [{"$ref": "#/al"}],
+            },
+        ),
+        (
+            "invalid-schema-compile-order-unevaluated-items",
+            "unevaluatedItems compiles itself, then contains, $ref, if, allOf",
+            {
+                "type": "object",
+                "unevaluatedItems": {},
+                "allOf": [{"$ref": "#/al"}],
+                "if": {"$ref": "#/i"},
+                "then": {},
+                "$ref": "#/r",
+                "contains": {"$ref": "#/c"},
+            },
+        ),
+        (
+            "invalid-schema-2019-compile-order-unevaluated-dynamic-ref",
+            "2019-09: a $dynamicRef beside unevaluatedProperties is resolved at its place among the keywords compiled",
+            {
+                "$schema": "https://json-schema.org/draft/2019-09/schema",
+                "type": "object",
+                "unevaluatedProperties": {"$ref": "#/u"},
+                "$dynamicRef": "#/d",
+            },
+        ),
+        (
+            "invalid-schema-empty-ref-under-fragment-id",
+            "an empty $ref under a draft-04 id with a fragment names the base without it: no resource",
+            {
+                "$schema": "http://json-schema.org/draft-04/schema#",
+                "id": "https://example.com/s#a/b",
+                "type": "object",
+                "properties": {"x": {"$ref": ""}},
+            },
+        ),
+        (
+            "invalid-schema-empty-ref-under-relative-fragment-id",
+            "the same under a relative id, in a subschema nothing compiles (met while the registry is filled)",
+            {
+                "$schema": "http://json-schema.org/draft-04/schema#",
+                "type": "object",
+                "items": {"id": "y#/c", "definitions": {"x": {"$ref": ""}}},
+            },
+        ),
+        (
+            "schema-hash-ref-under-fragment-id",
+            "a $ref of a fragment alone under such an id names the resource itself",
+            {
+                "$schema": "http://json-schema.org/draft-04/schema#",
+                "id": "https://example.com/s#a/b",
+                "type": "object",
+                "properties": {"x": {"$ref": "#"}},
+            },
+        ),
+        (
+            "schema-meta-schema-by-text-hashes",
+            "a root $schema spelled as a known meta-schema URI with several trailing '#' names it (draft 4 here)",
+            {
+                "$schema": "https://json-schema.org/draft-04/schema##",
+                "id": "https://json-schema.org/draft/x",
+                "type": "object",
+            },
+        ),
+        (
+            "schema-meta-schema-latest-hashes",
+            "the same for the latest meta-schema over http",
+            {
+                "$schema": "http://json-schema.org/schema###",
+                "$id": "https://json-schema.org/draft/x",
+                "type": "object",
+            },
+        ),
+        (
+            "schema-meta-schema-respelled-once-loaded",
+            "a 2020-12 meta-schema in another spelling is found by its normal form once a reference loaded them",
+            {
+                "$schema": "HTTPS://json-schema.org/draft/2020-12/schema",
+                "type": "object",
+                "$defs": {"a": {"$ref": "https://json-schema.org/draft/2020-12/schema"}},
+            },
+        ),
+        (
+            "invalid-schema-meta-schema-respelled-once-loaded-compiles",
+            "... and the schema is compiled on: its references are followed",
+            {
+                "$schema": "https://json-schema.org:443/draft/2020-12/schema",
+                "type": "object",
+                "$defs": {"a": {"$ref": "https://json-schema.org/draft/2020-12/schema"}},
+                "properties": {"a": {"$ref": "#/nope"}},
+            },
+        ),
+        (
+            "invalid-schema-meta-schema-respelled-reaches-its-draft",
+            "... a compiled reference then reaches its draft's documents only",
+            {
+                "$schema": "HTTPS://json-schema.org/draft/2020-12/schema",
+                "type": "object",
+                "$defs": {"a": {"$ref": "http://json-schema.org/draft-07/schema"}},
+                "properties": {"a": {"$ref": "http://json-schema.org/draft-04/schema"}},
+            },
+        ),
+        (
+            "schema-meta-schema-respelled-vocabulary-reaches-every-document",
+            "... but a vocabulary named so reaches every document",
+            {
+                "$schema": "https://JSON-schema.org/draft/2020-12/meta/validation",
+                "type": "object",
+                "$defs": {"a": {"$ref": "http://json-schema.org/draft-07/schema"}},
+                "properties": {"a": {"$ref": "http://json-schema.org/draft-04/schema"}},
+            },
+        ),
+        (
+            "invalid-schema-meta-schema-respelled-2019-unknown",
+            "a 2019-09 meta-schema in another spelling stays unknown",
+            {
+                "$schema": "https://json-schema.org:443/draft/2019-09/schema",
+                "type": "object",
+                "$defs": {"a": {"$ref": "https://json-schema.org/draft/2020-12/schema"}},
+            },
+        ),
+        (
+            "schema-ipv6-host-spellings-meet",
+            "an $id and a $ref that spell one IPv6 address differently name one resource",
+            {
+                "type": "object",
+                "properties": {"p": {"$ref": "http://[0:0::1]/a"}},
+                "$defs": {"x": {"$id": "http://[::1]/a"}},
+            },
+        ),
+        (
+            "invalid-schema-ipv6-host-canonical",
+            "a missing resource on an IPv6 host is named by its canonical text",
+            {"type": "object", "properties": {"p": {"$ref": "http://[2001:DB8:0:0:1:0:0:1]:80/a"}}},
+        ),
+        (
+            "invalid-schema-ipv6-host-ipv4-mapped",
+            "an IPv4-mapped address is named with its dotted quad",
+            {"type": "object", "properties": {"p": {"$ref": "http://[::ffff:0102:0304]/a"}}},
+        ),
+        (
+            "invalid-schema-ipv6-host-ipv4-compatible",
+            "... another with hex groups",
+            {"type": "object", "properties": {"q": {"$ref": "http://[::1.2.3.4]/a"}}},
+        ),
+        (
+            "invalid-schema-fragment-id-in-new-dialect-under-draft-07",
+            "a 2020-12 subschema under a draft-07 root with an $id of a fragment alone: its base takes the fragment",
+            {
+                "$schema": "http://json-schema.org/draft-07/schema#",
+                "type": "object",
+                "allOf": [
+                    {
+                        "$schema": "https://json-schema.org/draft/2020-12/schema",
+                        "$id": "#a1",
+                        "$ref": "#/nope",
+                    }
+                ],
+            },
+        ),
+        (
+            "invalid-schema-fragment-id-in-new-dialect-under-named-root",
+            "... which replaces the fragment of the root's id, and names no resource: a $ref of '#' leads nowhere",
+            {
+                "$schema": "http://json-schema.org/draft-07/schema#",
+                "$id": "https://example.com/root.json#x",
+                "type": "object",
+                "allOf": [
+                    {"$schema": "https://json-schema.org/draft/2019-09/schema", "$id": "#a1", "$ref": "#"}
+                ],
+            },
+        ),
+        (
+            "invalid-schema-nested-dialect-ref-not-a-string",
+            "a $ref that is no string in a 2020-12 subschema under a draft-04 root (whose meta-schema has no $ref)",
+            {
+                "$schema": "http://json-schema.org/draft-04/schema#",
+                "type": "object",
+                "items": {"$schema": "https://json-schema.org/draft/2020-12/schema", "$ref": {}},
+            },
+        ),
+        (
+            "invalid-schema-nested-dialect-dynamic-ref-not-a-string",
+            "the same for a $dynamicRef under a draft-06 root",
+            {
+                "$schema": "http://json-schema.org/draft-06/schema#",
+                "type": "object",
+                "items": {"$schema": "https://json-schema.org/draft/2020-12/schema", "$dynamicRef": 1},
+            },
+        ),
+        (
+            "invalid-schema-ref-target-under-unknown-keyword-not-a-string",
+            "a $ref target under a keyword the root's draft does not know is checked when compiled",
+            {
+                "$schema": "http://json-schema.org/draft-06/schema#",
+                "type": "object",
+                "$ref": "#/$defs/a",
+                "$defs": {"a": {"$ref": {}}},
+            },
+        ),
+        (
+            "invalid-schema-nested-dialect-keyword-value",
+            "a draft-07 subschema under a draft-04 root: contains and what it holds are checked when compiled",
+            {
+                "$schema": "http://json-schema.org/draft-04/schema#",
+                "type": "object",
+                "items": {
+                    "$schema": "http://json-schema.org/draft-07/schema#",
+                    "contains": {"minLength": "x"},
+                },
+            },
+        ),
+        (
+            "invalid-schema-unknown-keyword-target-type-unexpected",
+            "a compiled type name the meta-schema did not see",
+            {"type": "object", "allOf": [{"$ref": "#/foo"}], "foo": {"type": "foo"}},
+        ),
+        (
+            "invalid-schema-unknown-keyword-target-type-number",
+            "a compiled type that is neither a string nor an array",
+            {"type": "object", "allOf": [{"$ref": "#/foo"}], "foo": {"type": 5}},
+        ),
+        (
+            "schema-unknown-keyword-target-ignored-values",
+            "values compiling ignores: propertyNames, uniqueItems, minContains, items that is no schema nor array",
+            {
+                "type": "object",
+                "allOf": [{"$ref": "#/foo"}],
+                "foo": {"propertyNames": 5, "uniqueItems": 5, "minContains": "x", "items": 5, "allOf": []},
+            },
+        ),
+        (
+            "invalid-schema-unknown-keyword-target-subschemas",
+            "a compiled allOf item that is no schema",
+            {"type": "object", "allOf": [{"$ref": "#/foo"}], "foo": {"anyOf": [{}], "allOf": [5]}},
+        ),
+        (
+            "schema-dynamic-ref-to-loaded-meta-schema",
+            "a $dynamicRef to a meta-schema document once a $ref loaded them is taken as a $ref would be",
+            {
+                "type": "object",
+                "$dynamicRef": "https://json-schema.org/draft/2020-12/schema#meta",
+                "$ref": "https://json-schema.org/draft/2020-12/schema",
+            },
+        ),
+        (
+            "schema-dynamic-ref-to-meta-schema-named-by-vocabulary",
+            "... or once the root $schema named a vocabulary document",
+            {
+                "type": "object",
+                "$dynamicRef": "https://json-schema.org/draft/2020-12/schema",
+                "$schema": "https://json-schema.org/draft/2020-12/meta/core",
+            },
+        ),
+        (
+            "invalid-schema-dynamic-ref-to-loaded-meta-schema-unknown-anchor",
+            "... its anchor must be the document's",
+            {
+                "type": "object",
+                "$dynamicRef": "https://json-schema.org/draft/2020-12/schema#nope",
+                "$schema": "https://json-schema.org/draft/2020-12/schema#/a",
+            },
+        ),
+        (
+            "invalid-schema-dynamic-ref-to-meta-schema-not-loaded",
+            "a $dynamicRef to a meta-schema document that nothing loaded is refused",
+            {
+                "type": "object",
+                "$dynamicRef": "https://json-schema.org/draft/2020-12/schema#meta",
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
+            },
+        ),
+        (
+            "schema-vocabulary-meta-schema-core-only",
+            "a root $schema naming the core vocabulary's meta-schema: properties and patterns are not compiled",
+            {
+                "$schema": "https://json-schema.org/draft/2020-12/meta/core",
+                "type": "object",
+                "pattern": "(",
+                "properties": {"a": {"$ref": "#/nope"}},
+            },
+        ),
+        (
+            "invalid-schema-vocabulary-meta-schema-core-ref",
+            "... but the root's own $ref is",
+            {
+                "$schema": "https://json-schema.org/draft/2020-12/meta/core",
+                "type": "object",
+                "$ref": "#/nope",
+            },
+        ),
+        (
+            "invalid-schema-vocabulary-meta-schema-applicator",
+            "the applicator vocabulary's meta-schema compiles properties",
+            {
+                "$schema": "https://json-schema.org/draft/2019-09/meta/applicator",
+                "type": "object",
+                "pattern": "(",
+                "properties": {"a": {"$ref": "#/nope"}},
+            },
+        ),
+        (
+            "invalid-schema-vocabulary-meta-schema-validation",
+            "the validation vocabulary's compiles the keywords of a $ref target, not an applicator",
+            {
+                "$schema": "https://json-schema.org/draft/2020-12/meta/validation",
+                "type": "object",
+                "properties": {"a": {"$ref": "#/nope"}},
+                "$ref": "#/$defs/t",
+                "$defs": {"t": {"minLength": "x"}},
+            },
+        ),
+        (
+            "schema-custom-meta-schema-vocabulary-core",
+            "a meta-schema of the document whose $vocabulary names the core only",
+            {
+                "$schema": "m",
+                "type": "object",
+                "properties": {"a": {"$ref": "#/nope"}},
+                "$defs": {
+                    "m": {
+                        "$id": "m",
+                        "$vocabulary": {"https://json-schema.org/draft/2020-12/vocab/core": True},
+                    }
+                },
+            },
+        ),
+        (
+            "invalid-schema-custom-meta-schema-vocabulary-applicator",
+            "... one that names the applicator (required or not, a vocabulary marked false is not in force)",
+            {
+                "$schema": "m",
+                "type": "object",
+                "properties": {"a": {"$ref": "#/nope"}},
+                "$defs": {
+                    "m": {
+                        "$id": "m",
+                        "$vocabulary": {
+                            "https://json-schema.org/draft/2019-09/vocab/applicator": True,
+                            "https://json-schema.org/draft/2020-12/vocab/validation": False,
+                        },
+                    }
+                },
+            },
+        ),
+        (
+            "invalid-schema-custom-meta-schema-unknown-vocabulary",
+            "a meta-schema of the document requiring a vocabulary the reference does not know",
+            {
+                "$schema": "m",
+                "type": "object",
+                "$defs": {
+                    "m": {
+                        "$id": "m",
+                        "$vocabulary": {
+                            "https://example.com/vocab/x": True,
+                            "https://example.com/vocab/y": False,
+                        },
+                    }
+                },
+            },
+        ),
+        (
+            "invalid-schema-2019-recursive-ref-unresolvable",
+            "2019-09: a compiled $recursiveRef is resolved against its base URI (a URN: a relative one cannot be)",
+            {
+                "$schema": "https://json-schema.org/draft/2019-09/schema",
+                "$id": "tag:example.com,2020:r",
+                "type": "object",
+                "properties": {"a": {"$recursiveRef": "a.json"}},
+            },
+        ),
+        (
+            "schema-2019-recursive-ref-not-looked-up",
+            "... but not looked up: one to a resource or pointer nowhere is taken",
+            {
+                "$schema": "https://json-schema.org/draft/2019-09/schema",
+                "$id": "urn:x",
+                "type": "object",
+                "properties": {
+                    "a": {"$recursiveRef": "#/nope"},
+                    "b": {"$recursiveRef": "http://example.com/a"},
+                },
+            },
+        ),
+        (
+            "schema-relative-root-id-ref-climbs-to-document",
+            "a relative root $id ending in '/': what the root holds is below its id resolved once more, so '..' names it",
+            {"$id": "sub/", "$ref": "..#/$defs/r", "$defs": {"r": {}}, "type": "object"},
+        ),
+        (
+            "invalid-schema-relative-root-id-base-resolved-twice",
+            "... a reference compiled below it is resolved against that base (json-schema:///sub/sub/)",
+            {"$id": "sub/", "type": "object", "dependencies": {"d": {"$ref": "x"}}},
+        ),
+        (
+            "invalid-schema-relative-root-id-root-compiled-again",
+            "a subschema's reference to the root by its own URI compiles it again below that URI: '..' climbs further",
+            {"$id": "sub/", "properties": {"a": {"$ref": ".."}}, "type": "object"},
+        ),
+        (
+            "invalid-schema-relative-root-id-root-compiled-again-by-uri",
+            "... the same by its absolute URI: the compiled reference below it names json-schema:///sub/x",
+            {
+                "$id": "sub/",
+                "type": "object",
+                "properties": {"a": {"$ref": "json-schema:///sub/"}},
+                "dependencies": {"d": {"$ref": "x"}},
             },
         ),
     ):

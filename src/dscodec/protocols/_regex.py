@@ -8,7 +8,8 @@ pattern is read twice, and both readings must succeed:
   hyphen are plain characters (:func:`_ecma_classes`). This reading stops for good at the first look-around or
   back-reference, which it does not know; a pattern it reads to the end must not hold the bell escape ``\\a``;
 * a *lenient* reading by an engine that adds look-around, back-references, atomic groups and possessive
-  quantifiers, with fewer rules of its own (a ``{`` that starts no valid count is a plain character).
+  quantifiers, with fewer rules of its own (a ``{`` that starts no valid count is a plain character; a count's
+  bounds may come in reverse order, but in a look-behind).
 
 Then the program the pattern compiles to must stay under a size limit (10 MiB); dscodec estimates that size from
 the pattern's shape (a class outside ASCII by the trie of its UTF-8 sequences; the class escapes as the reading
@@ -409,6 +410,7 @@ class _Reader:
         self.extended = False  # the x flag
         self.insensitive = False  # the i flag (for the size estimate)
         self.behind = 0  # look-behinds around the reader
+        self.in_behind = False  # the innermost look-around around the reader is a look-behind
         self.escapes: set[str] = set()  # the class escapes of the class being read
 
     # -- characters --------------------------------------------------------------------------------------------
@@ -595,6 +597,8 @@ class _Reader:
             bounds = self.lenient_count()
             if bounds is None:
                 return None
+            if self.in_behind and bounds[1] is not None and bounds[0] > bounds[1]:
+                _fail()  # bounds in reverse order: taken but in a look-behind (observed)
             fixed = bounds[0] == bounds[1]
             if self.strict:
                 end, self.pos = self.pos, start
@@ -714,7 +718,11 @@ class _Reader:
             self.captures += 1
         if behind:
             self.behind += 1
+        around = self.in_behind
+        if look:
+            self.in_behind = behind
         inner = self.alternation(depth)
+        self.in_behind = around
         if behind:
             self.behind -= 1
         if self.peek() != ")":
@@ -825,6 +833,12 @@ class _Reader:
             return _Item(self.property())
         if c in "bB" and self.peek() == "{":
             following = self.peek(1)
+            if self.extended:  # spaces may come before the count's number (observed)
+                k = self.pos + 1
+                while k < len(text) and text[k] in _WHITE_SPACE:
+                    k += 1
+                if k > self.pos + 1 and k < len(text) and "0" <= text[k] <= "9":
+                    following = text[k]
             if following is not None and ("0" <= following <= "9" or (following == "," and not self.strict)):
                 return _Item(8, boundary=True)  # a count of the boundary follows
             if c == "B":

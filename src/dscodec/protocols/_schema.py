@@ -18,7 +18,7 @@ import ipaddress
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 from urllib.parse import unquote
@@ -139,9 +139,9 @@ def _pointer_target(root: Any, pointer: str) -> Any:
 
 
 #: The meta-schemas the reference knows by URI (observed). The drafts 4, 6 and 7 and the latest, over http and
-#: https, and 2019-09 and 2020-12 over http, are known by their exact text (one trailing ``#`` allowed); the
-#: canonical URI of each draft (:data:`_CANONICAL`) with any number of trailing ``#``; 2019-09 and 2020-12 over
-#: https, with their vocabulary meta-schemas, are documents it holds, named with any fragment.
+#: https, and 2019-09 and 2020-12 over http, are known by their exact text, as is the canonical URI of each draft
+#: (:data:`_CANONICAL`), with any number of trailing ``#``; 2019-09 and 2020-12 over https, with their vocabulary
+#: meta-schemas, are documents it holds, named with any fragment.
 _BY_TEXT = frozenset(
     [
         f"{scheme}://json-schema.org/{path}"
@@ -182,6 +182,70 @@ _COMPILED_DOCUMENTS = frozenset(
     uri for uri in _DOCUMENTS if uri.startswith("https://json-schema.org/draft/2020-12/")
 )
 _META_ANCHOR = "meta"
+#: The vocabulary each keyword compiled belongs to (2020-12's groups); the others are compiled whatever is in force
+#: (the core's, and ``format``: observed).
+_VOCABULARY_NAMES: Mapping[str, str] = {
+    "dependencies": "applicator",
+    **dict.fromkeys(
+        (
+            "prefixItems", "items", "contains", "additionalProperties", "properties", "patternProperties",
+            "dependentSchemas", "propertyNames", "if", "then", "else", "allOf", "anyOf", "oneOf", "not",
+        ),
+        "applicator",
+    ),
+    "unevaluatedItems": "unevaluated",
+    "unevaluatedProperties": "unevaluated",
+    **dict.fromkeys(
+        (
+            "type", "const", "enum", "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum",
+            "maxLength", "minLength", "pattern", "maxItems", "minItems", "uniqueItems", "maxContains",
+            "minContains", "maxProperties", "minProperties", "required", "dependentRequired",
+        ),
+        "validation",
+    ),
+}  # fmt: skip
+#: The vocabulary meta-schema documents, and the vocabularies (by URI) a ``$vocabulary`` may name: their names.
+_VOCABULARY_DOCUMENTS: Mapping[str, str] = {
+    f"https://json-schema.org/draft/{draft}/meta/{name}": alias
+    for draft, names in (
+        ("2020-12", ("core", "applicator", "unevaluated", "validation", "meta-data", "format-annotation",
+                     "format-assertion", "content")),
+        ("2019-09", ("core", "applicator", "validation", "meta-data", "format", "content")),
+    )
+    for name in names
+    for alias in (name.removeprefix("format-") if name.startswith("format") else name,)
+}  # fmt: skip
+_VOCABULARY_URIS: Mapping[str, str] = {
+    uri.replace("/meta/", "/vocab/"): name for uri, name in _VOCABULARY_DOCUMENTS.items()
+}
+
+
+def _vocabularies_in_force(key: str, resource: Any) -> tuple[frozenset[str] | None, str | None]:
+    """The vocabularies in force under a root ``$schema`` that names ``key`` (a document of the reference's, or
+    ``resource`` of the schema): a vocabulary document's own, or those a resource's ``$vocabulary`` marks
+    ``true`` (None: all of them); and the problem of a vocabulary it requires that the reference does not know."""
+    name = _VOCABULARY_DOCUMENTS.get(key)
+    if name is not None:
+        return frozenset({name}), None
+    vocabulary = resource.get("$vocabulary") if isinstance(resource, Mapping) else None
+    if not isinstance(vocabulary, Mapping):
+        return None, None
+    in_force = set()
+    for uri, required in vocabulary.items():
+        if required is not True:
+            continue
+        known = _VOCABULARY_URIS.get(uri)
+        if known is None:
+            return None, (
+                f"Unknown vocabulary: '{uri}' is required by the meta-schema. Adjust configuration to declare "
+                "support for it"
+            )
+        in_force.add(known)
+    return frozenset(in_force), None
+
+
+#: The 2020-12 meta-schema itself.
+_META_2020 = "https://json-schema.org/draft/2020-12/schema"
 #: Every meta-schema document a compiled ``$ref`` can reach once the root's ``$schema`` made the reference look
 #: among all of them (see ``_Registry.every_meta_document``).
 _EVERY_DOCUMENT = _DOCUMENTS | {f"http://json-schema.org/draft-0{n}/schema" for n in (4, 6, 7)}
@@ -338,10 +402,28 @@ def _first_of(text: str, stops: str, start: int) -> int:
     return end
 
 
+def _ipv6_text(host: str) -> str:
+    """A host in brackets that holds an IPv6 address, in the text the reference names it by (observed; RFC 5952):
+    hex digits in lower case without leading zeros, the longest run of two or more zero groups (the first of equal
+    ones) as ``::``, and an IPv4-mapped address (``::ffff:`` then four bytes) with its dotted quad; any other host
+    as it is."""
+    if not (host.startswith("[") and host.endswith("]")):
+        return host
+    try:
+        address = ipaddress.IPv6Address(host[1:-1])
+    except ValueError:
+        return host  # a future IP literal (``[v1.x]``)
+    mapped = address.ipv4_mapped
+    if mapped is not None:
+        return f"[::ffff:{mapped}]"
+    return f"[{address.compressed}]"
+
+
 def _normal(uri: str) -> str:
     """An absolute URI in the form the reference names it: scheme and host in lower case, escapes of unreserved
     characters decoded (RFC 3986, section 6.2.2), an empty or default port left out (section 6.2.3), then the dot
-    segments of a path that begins with ``/`` removed (section 5.2.4, so ``%2e%2e`` is one: observed)."""
+    segments of a path that begins with ``/`` removed (section 5.2.4, so ``%2e%2e`` is one: observed); an IPv6
+    address in its canonical text (:func:`_ipv6_text`)."""
     scheme, _, rest = uri.partition(":")
     start = 0
     if rest.startswith("//"):
@@ -352,8 +434,8 @@ def _normal(uri: str) -> str:
         # thousands of them.
         default = _DEFAULT_PORTS.get(scheme.lower())
         if colon and (not port or (port.isascii() and port.isdigit() and port.lstrip("0") == str(default))):
-            host = name  # an empty port, or the scheme's own, is left out
-        authority = "//" + user + at + host.lower()
+            colon = port = ""  # an empty port, or the scheme's own, is left out
+        authority = "//" + user + at + _ipv6_text(name).lower() + colon + port
         rest = authority + rest[end:]
         start = len(authority)
     if "%" in rest:
@@ -398,18 +480,20 @@ _REFERENCE_PARTS = re.compile(r"(?:([^:/?#]+):)?(?://([^/?#]*))?([^?#]*)(?:\?([^
 def _resolve(base: str, ref: str) -> str:
     """The URI (without fragment) that ``ref`` names from a subschema whose base URI is ``base`` (absolute):
     absolute already, else resolved against the base (RFC 3986, section 5.2.2: dot segments removed, an empty
-    query kept), in its normal form (:func:`_normal`). A reference without path, query or authority names the base
-    itself, fragment and all (a legacy id keeps its fragment in the base URI below it).
+    query kept), in its normal form (:func:`_normal`). A fragment alone names the base itself, fragment and all (a
+    legacy id keeps its fragment in the base URI below it); an empty reference, the base without its fragment.
 
     Raises:
         _Unresolved: a relative reference against a base without authority or root path (``urn:…``); the message
             names the base without its fragment.
     """
-    target = ref.partition("#")[0]
+    target, hash_, _ = ref.partition("#")
     if _SCHEME.match(target):
         return _normal(target)
     if not target:
-        return base
+        # An empty reference names the base without its fragment (observed: under a legacy id that keeps one,
+        # that is no resource); a fragment alone keeps it.
+        return base if hash_ else base.partition("#")[0]
     scheme, _, rest = base.partition(":")
     if not rest.startswith("/"):
         raise _Unresolved(f"Failed to resolve '{ref}' against '{base.partition('#')[0]}': {_ROOTLESS}")
@@ -431,6 +515,13 @@ def _resolve(base: str, ref: str) -> str:
     if query is not None:
         joined += "?" + query
     return _normal(f"{scheme}:{joined}")
+
+
+def _with_fragment(base: str, value: str) -> str:
+    """The base URI below a subschema whose id is a fragment alone (``#a1``, one the meta-schema of a legacy root
+    allows in a 2019-09 or 2020-12 subschema): its parent's with that fragment, which names no resource, so a
+    reference of a fragment alone from there leads nowhere (observed)."""
+    return base.partition("#")[0] + value
 
 
 def _anchor_problem(fragment: str) -> str:
@@ -488,6 +579,10 @@ class _Registry:
         # The default base has a root path: resolving against it never fails.
         named = root if isinstance(root, str) and root.partition("#")[0] else None
         self.root_key = _DEFAULT_BASE if named is None else self._resource_key(_DEFAULT_BASE, named)
+        #: The base URI of the root's subschemas, and of its own references: its id resolved once more, against
+        #: the URI it names (observed: ``sub/`` names ``json-schema:///sub/``, and what it holds is below
+        #: ``json-schema:///sub/sub/``); the root is registered under both.
+        self.root_base = self.root_key if named is None else self._resource_key(self.root_key, named)
         #: What the crawl met, in document order (in a subschema: its id, its ``$ref``, its ``$schema``): the
         #: problem of an id or of a ``$schema``, or None for a ``$ref``, read once the crawl is done; with the base
         #: URI of the subschema.
@@ -524,28 +619,46 @@ class _Registry:
     ) -> None:
         """Crawl the subschemas from ``top`` (under a parent whose base URI is ``base`` and whose dialect is
         ``draft``), depth first in document order; a subschema with a ``$schema`` is read in the dialect it names
-        (2020-12 when it names no draft), and so is what it holds (observed)."""
-        stack: list[tuple[Any, str, bool, _Draft]] = [(top, base, False, draft)]
+        (2020-12 when it names no draft), and so is what it holds (observed).
+
+        Where two subschemas of one crawl name the same resource, the one that holds the other wins, else the later
+        in document order (the last one in post-order); where two name the same anchor of a resource, the later in
+        document order wins, a subschema inside the other included (the last one in pre-order; observed). What an
+        earlier crawl registered stays.
+        """
+        resources: dict[str, Any] = {}
+        anchors: dict[str, dict[str, Any]] = {}
+        # A draft of None marks where a subschema's own subschemas are all crawled: it is registered as the
+        # resource its base URI names (post-order).
+        stack: list[tuple[Any, str, bool, _Draft | None]] = [(top, base, False, draft)]
         while stack:
-            node, base, hidden, draft = stack.pop()
+            node, base, hidden, dialect = stack.pop()
+            if dialect is None:
+                resources[base] = node
+                continue
             if not isinstance(node, Mapping):
                 continue
-            draft = _dialect(node, draft)
+            draft = _dialect(node, dialect)
             if (
                 "$ref" in node
                 or "$dynamicRef" in node
                 or "$recursiveRef" in node
                 or (hidden and draft.id_keyword in node)
                 or not draft.compiled_strings.isdisjoint(node)
+                or draft is not self.draft
             ):
                 self.needs_compiling = True
             if not hidden and id(node) not in self.base:
-                base = self._register(node, base, found, draft)
+                base, resource = self._register(node, base, found, draft, anchors)
+                if resource:
+                    stack.append((node, base, False, None))
+                    if node is self.schema and base != self.root_key:
+                        stack.append((node, self.root_key, False, None))
                 if isinstance(node.get("$ref"), str):
                     found.append((node, base, None))
-                dialect = node.get("$schema")
-                if found is self._crawled and isinstance(dialect, str):
-                    problem = self._dialect_problem(dialect, base)
+                uri = node.get("$schema")
+                if found is self._crawled and isinstance(uri, str):
+                    problem = self._dialect_problem(uri, base)
                     if problem is not None:
                         found.append((node, base, problem))
             for key, value in reversed(list(node.items())):
@@ -554,6 +667,12 @@ class _Registry:
                     continue  # crawled later, when a reference leads there: each subschema once
                 for sub in reversed(_schemas_of(key, value, node, draft, compiled=False)):
                     stack.append((sub, base, inner, draft))
+        for key, node in resources.items():
+            self.resources.setdefault(key, node)
+        for key, named in anchors.items():
+            known = self.anchors.setdefault(key, {})
+            for name, node in named.items():
+                known.setdefault(name, node)
 
     @staticmethod
     def _dialect_problem(uri: str, base: str) -> str | None:
@@ -577,10 +696,12 @@ class _Registry:
         base: str,
         found: list[tuple[Mapping[str, Any], str, str | None]],
         draft: _Draft,
-    ) -> str:
-        """Register ``node`` (its resource, its anchors); its base URI. The problem of its id, met while the
-        registry is filled, joins ``found``; in a later crawl only one that cannot be resolved does (the text is
-        checked when the subschema is compiled: :meth:`enter`)."""
+        anchors: dict[str, dict[str, Any]],
+    ) -> tuple[str, bool]:
+        """Register ``node`` (its anchors, in ``anchors``); its base URI, and whether it names a resource (the
+        crawl registers it once what it holds is crawled: see :meth:`_crawl`). The problem of its id, met while
+        the registry is filled, joins ``found``; in a later crawl only one that cannot be resolved does (the text
+        is checked when the subschema is compiled: :meth:`enter`)."""
         value = self._id_of(node, draft)
         crawling = found is self._crawled
         if crawling and isinstance(value, str):
@@ -588,27 +709,40 @@ class _Registry:
             if syntax is not None:
                 found.append((node, base, f"Invalid URI reference '{value}': {syntax}"))
                 value = None  # it names nothing
+        resource = False
         if node is self.schema:
-            base = self.root_key
-            self.resources.setdefault(base, node)
+            base = self.root_base
+            resource = True
         elif isinstance(value, str) and value.partition("#")[0]:
             try:
                 base = self._resource_key(base, value)
             except _Unresolved as exc:
                 found.append((node, base, str(exc)))
             else:
-                self.resources.setdefault(base, node)
+                resource = True
+        elif isinstance(value, str) and len(value) > 1:
+            base = _with_fragment(base, value)
         self.base[id(node)] = base
         self.drafts[id(node)] = draft
         for name in draft.anchor_keywords:
             anchor = node.get(name)
             if isinstance(anchor, str):
-                self.anchors.setdefault(base, {}).setdefault(anchor, node)
+                anchors.setdefault(base, {})[anchor] = node
         if draft.legacy_ids:
             legacy = node.get(draft.id_keyword)
             if isinstance(legacy, str) and legacy.startswith("#") and len(legacy) > 1:  # beside a $ref too
-                self.anchors.setdefault(base, {}).setdefault(legacy[1:], node)
-        return base
+                anchors.setdefault(base, {})[legacy[1:]] = node
+        return base, resource
+
+    def restrict(self, in_force: frozenset[str]) -> None:
+        """Compile the root's dialect with only the vocabularies ``in_force`` (see :attr:`_Draft.in_force`): the
+        subschemas crawled in it, and the references' targets there, too."""
+        root = self.draft
+        self.draft = replace(root, in_force=in_force)
+        for key, dialect in self.drafts.items():
+            if dialect is root:
+                self.drafts[key] = self.draft
+        self.needs_compiling = True
 
     def crawl_problem(self) -> str | None:
         """The first problem met while the registry is filled: an id, a ``$ref`` or a ``$schema`` that is no URI
@@ -661,10 +795,13 @@ class _Registry:
             return _missing(ref, "No base URI is available"), True
         return _missing(key, f"Retrieval is disabled, cannot fetch {key}"), True
 
-    def enter(self, node: Mapping[str, Any], base: str, draft: _Draft) -> tuple[str | None, str]:
+    def enter(
+        self, node: Mapping[str, Any], base: str, draft: _Draft, *, rebased: bool = False
+    ) -> tuple[str | None, str]:
         """Compiling ``node`` (dialect ``draft``) under a parent whose base URI is ``base``: the problem of its
-        ``$id`` (one the crawl did not see, under ``dependencies``, is first checked here), and its base URI."""
-        known = self.base.get(id(node))
+        ``$id`` (one the crawl did not see, under ``dependencies``, is first checked here), and its base URI
+        (``rebased``: found from ``base``, not the one the crawl gave it)."""
+        known = None if rebased else self.base.get(id(node))
         if known is not None:
             return None, known
         value = self._id_of(node, draft)
@@ -677,65 +814,117 @@ class _Registry:
                     return None, self._resource_key(base, value)
                 except _Unresolved as exc:
                     return str(exc), base
+            if len(value) > 1:
+                return None, _with_fragment(base, value)
         return None, base
 
     def steps(
         self, node: Mapping[str, Any], base: str, draft: _Draft, vocabularies: _Draft
     ) -> Iterator[tuple[Any, str | None, _Draft, _Draft]]:
         """What compiling ``node`` (base URI ``base``, dialect ``draft``, the vocabularies of ``vocabularies`` in
-        force) leads to, keyword by keyword in its key order: each subschema it applies, and the target of each
-        reference, as ``(subschema, base URI, its dialect, vocabularies)``; a problem as ``(problem, None, draft,
-        vocabularies)``, after which nothing more is looked at."""
-        items: Iterable[tuple[str, Any]] = node.items()
+        force) leads to, keyword by keyword in the order :func:`_compile_order` gives: each subschema it applies,
+        and the target of each reference, as ``(subschema, base URI, its dialect, vocabularies)``; a problem as
+        ``(problem, None, draft, vocabularies)``, after which nothing more is looked at."""
+        items: Mapping[str, Any] = node
         if draft.vocabularies and not vocabularies.vocabularies:
-            items = [(key, value) for key, value in items if key in _CORE_REFERENCES]
+            items = {key: value for key, value in node.items() if key in _CORE_REFERENCES}
+        elif draft.vocabularies and vocabularies.in_force is not None:
+            in_force = vocabularies.in_force
+            items = {
+                key: value
+                for key, value in node.items()
+                if key not in _VOCABULARY_NAMES or _VOCABULARY_NAMES[key] in in_force  # the core is always
+            }
         elif not draft.ref_siblings and "$ref" in node:
-            items = [("$ref", node["$ref"])]  # the keywords beside a reference are not compiled
+            items = {"$ref": node["$ref"]}  # the keywords beside a reference are not compiled
         elif draft.unevaluated_vocabulary and not vocabularies.unevaluated_vocabulary:
-            items = [(key, value) for key, value in items if key not in _UNEVALUATED]
-        for key, value in items:
-            if key == "contentEncoding" and "contentMediaType" in node and key in draft.compiled_strings:
-                continue  # compiled with the media type, which ignores an encoding that is no string
-            if key in draft.compiled_strings and not isinstance(value, str):
-                yield _type_problem(value, "string"), None, draft, vocabularies
+            items = {key: value for key, value in node.items() if key not in _UNEVALUATED}
+        for key in _compile_order(items):
+            for step in self._keyword_steps(key, items[key], node, base, draft, vocabularies):
+                yield step
+                if step[1] is None:
+                    return
+
+    def _keyword_steps(
+        self, key: str, value: Any, node: Mapping[str, Any], base: str, draft: _Draft, vocabularies: _Draft
+    ) -> Iterator[tuple[Any, str | None, _Draft, _Draft]]:
+        """What compiling keyword ``key`` of ``node`` leads to (see :meth:`steps`); a problem ends it."""
+        problem = _compiled_value_problem(key, value, node, draft)
+        if problem is not None:
+            yield problem, None, draft, vocabularies
+            return
+        if key == "contentEncoding" and "contentMediaType" in node and key in draft.compiled_strings:
+            return  # compiled with the media type, which ignores an encoding that is no string
+        if key in draft.compiled_strings and not isinstance(value, str):
+            yield _type_problem(value, "string"), None, draft, vocabularies
+            return
+        if (key == "$ref" or (key == "$dynamicRef" and draft.dynamic_refs)) and isinstance(value, str):
+            problem, target, target_base, target_draft = self.compiled(
+                value, base, dynamic=key == "$dynamicRef"
+            )
+            if problem is not None:
+                yield problem, None, draft, vocabularies
+            elif target is not None:
+                yield target, target_base, target_draft, target_draft
+        elif key == "pattern" and isinstance(value, str) and not regex_ok(value):
+            # A pattern is compiled where it stands, so a reference after it comes later (observed).
+            yield f'{json_text(value)} is not a "regex"', None, draft, vocabularies
+        elif key == "patternProperties" and isinstance(value, Mapping):
+            # Each name is compiled before its subschema; the message names the subschema (observed).
+            for name, sub in value.items():
+                if not regex_ok(name):
+                    yield f'{json_text(sub)} is not a "regex"', None, draft, vocabularies
+                    return
+                yield sub, base, _dialect(sub, draft), vocabularies
+        elif key == "$recursiveRef" and draft.recursive_refs and isinstance(value, str):
+            # Read and resolved against the base URI, not looked up (observed).
+            syntax = _uri_problem(value, allow_hash=True)
+            if syntax is not None:
+                yield f"Invalid URI reference '{value}': {syntax}", None, draft, vocabularies
                 return
-            if (key == "$ref" or (key == "$dynamicRef" and draft.dynamic_refs)) and isinstance(value, str):
-                problem, target, target_base, target_draft = self.compiled(
-                    value, base, dynamic=key == "$dynamicRef"
-                )
+            try:
+                _resolve(base, value)
+            except _Unresolved as exc:
+                yield str(exc), None, draft, vocabularies
+        elif key in _UNEVALUATED and draft.recursive_refs:
+            yield from self._unevaluated_2019_steps(key, value, node, base, draft, vocabularies)
+        else:
+            for sub in _schemas_of(key, value, node, draft, compiled=True):
+                yield sub, base, _dialect(sub, draft), vocabularies
+
+    def _unevaluated_2019_steps(
+        self, key: str, value: Any, node: Mapping[str, Any], base: str, draft: _Draft, vocabularies: _Draft
+    ) -> Iterator[tuple[Any, str | None, _Draft, _Draft]]:
+        """2019-09 compiles an unevaluated keyword with the keywords it needs (:data:`_COMPILED_WITH`, in that
+        order), each applied in place walked once compiled (its own ``$dynamicRef`` resolved where the keyword
+        stands): there it resolves every ``$dynamicRef`` (observed), though the dialect has no such keyword."""
+        for name in _COMPILED_WITH[key]:
+            if name not in node:
+                continue
+            if name == key:
+                for sub in _schemas_of(key, value, node, draft, compiled=True):
+                    yield sub, base, _dialect(sub, draft), vocabularies
+                continue
+            if name == "$dynamicRef":
+                ref = node[name]
+                if not isinstance(ref, str):
+                    continue
+                problem, target, target_base, _ = self.compiled(ref, base, dynamic=True)
+                if problem is None and target is not None:
+                    problem = self.unevaluated_problem(target, target_base)
                 if problem is not None:
                     yield problem, None, draft, vocabularies
                     return
-                if target is not None:
-                    yield target, target_base, target_draft, target_draft
-            elif key == "pattern" and isinstance(value, str) and not regex_ok(value):
-                # A pattern is compiled where it stands, so a reference after it comes later (observed).
-                yield f'{json_text(value)} is not a "regex"', None, draft, vocabularies
-                return
-            elif key == "patternProperties" and isinstance(value, Mapping):
-                # Each name is compiled before its subschema; the message names the subschema (observed).
-                for name, sub in value.items():
-                    if not regex_ok(name):
-                        yield f'{json_text(sub)} is not a "regex"', None, draft, vocabularies
+                continue
+            for step in self._keyword_steps(name, node[name], node, base, draft, vocabularies):
+                yield step
+                if step[1] is None:
+                    return
+                if name in _IN_PLACE:
+                    problem = self.unevaluated_problem(step[0], step[1])
+                    if problem is not None:
+                        yield problem, None, draft, vocabularies
                         return
-                    yield sub, base, _dialect(sub, draft), vocabularies
-            elif key == "$recursiveRef" and draft.recursive_refs and isinstance(value, str):
-                syntax = _uri_problem(value, allow_hash=True)
-                if syntax is not None:
-                    yield f"Invalid URI reference '{value}': {syntax}", None, draft, vocabularies
-                    return
-            elif key in _UNEVALUATED and draft.recursive_refs:
-                # 2019-09 compiles an unevaluated keyword by walking the subschemas its node applies in place,
-                # where it resolves every $dynamicRef (observed), though the dialect has no such keyword.
-                problem = self.unevaluated_problem(node, base)
-                if problem is not None:
-                    yield problem, None, draft, vocabularies
-                    return
-                for sub in _schemas_of(key, value, node, draft, compiled=True):
-                    yield sub, base, _dialect(sub, draft), vocabularies
-            else:
-                for sub in _schemas_of(key, value, node, draft, compiled=True):
-                    yield sub, base, _dialect(sub, draft), vocabularies
 
     def unevaluated_problem(self, node: Mapping[str, Any], base: str) -> str | None:
         """The first ``$dynamicRef`` that cannot be resolved in ``node`` and the subschemas it applies in place
@@ -786,7 +975,9 @@ class _Registry:
         resource = self.resources.get(key, _MISSING)
         if resource is _MISSING:
             documents = _EVERY_DOCUMENT if self.every_meta_document else self.draft.documents
-            if not dynamic and self.meta_loaded and key in documents:
+            # Once loaded (by a reference, or by a root $schema that made the reference look among them all), a
+            # document is reached by a $dynamicRef as by a $ref (observed).
+            if (self.meta_loaded or self.every_meta_document) and key in documents:
                 if fragment and not fragment.startswith("/") and fragment != self.draft.document_anchor:
                     return _anchor_problem(fragment), None, key, self.draft
                 return None, None, key, self.draft
@@ -846,6 +1037,144 @@ def _schemas_of(key: str, value: Any, node: Mapping[str, Any], draft: _Draft, *,
     return []
 
 
+#: What compiling a keyword compiles first, in this order (observed; the keyword itself is among them): ``if``
+#: its ``then`` and ``else``, ``additionalProperties`` the properties it leaves, an unevaluated keyword the
+#: keywords that evaluate what it leaves.
+_COMPILED_WITH: Mapping[str, tuple[str, ...]] = {
+    "if": ("if", "then", "else"),
+    "additionalProperties": ("patternProperties", "properties", "additionalProperties"),
+    "unevaluatedProperties": (
+        "additionalProperties",
+        "patternProperties",
+        "unevaluatedProperties",
+        "allOf",
+        "anyOf",
+        "oneOf",
+        "if",
+        "then",
+        "else",
+        "$ref",
+        "$dynamicRef",
+        "dependentSchemas",
+    ),
+    "unevaluatedItems": (
+        "unevaluatedItems",
+        "contains",
+        "$ref",
+        "$dynamicRef",
+        "if",
+        "then",
+        "else",
+        "allOf",
+        "anyOf",
+        "oneOf",
+    ),
+}
+#: The keywords of :data:`_COMPILED_WITH` that apply their subschemas in place.
+_IN_PLACE = frozenset({"allOf", "anyOf", "oneOf", "if", "then", "else", "$ref", "dependentSchemas"})
+#: Keywords compiled with another one when the node has it (see :data:`_COMPILED_WITH`), not at their own place.
+_DEFERRED = {
+    "then": "if",
+    "else": "if",
+    "properties": "additionalProperties",
+    "patternProperties": "additionalProperties",
+}
+
+
+#: Keywords whose value compiling reads as one schema (when it compiles them at all: see :func:`_schemas_of`).
+_COMPILED_SCHEMAS = frozenset(
+    {
+        "contains",
+        "not",
+        "additionalProperties",
+        "unevaluatedItems",
+        "unevaluatedProperties",
+        "if",
+        "then",
+        "else",
+    }
+)
+_COMPILED_ARRAYS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
+_COMPILED_MAPS = frozenset({"properties", "patternProperties", "dependentSchemas"})
+_COMPILED_COUNTS = frozenset(
+    {"maxLength", "minLength", "maxItems", "minItems", "maxProperties", "minProperties"}
+)
+
+
+def _compiled_value_problem(key: str, value: Any, node: Mapping[str, Any], draft: _Draft) -> str | None:
+    """The problem compiling keyword ``key`` of ``node`` in ``draft`` finds in its value itself (not in the
+    subschemas it holds, compiled on their own), as observed where the root's meta-schema does not look (a
+    subschema in another dialect, or under a keyword the root's dialect does not know): a reference that is no
+    string, a schema that is no boolean or object, a value of the wrong type. Where the meta-schema looked, it
+    already refused all of these. Keywords compiling ignores a value of the wrong type of (``propertyNames``,
+    ``uniqueItems``, ``minContains``, annotations...) are not checked."""
+    if key not in draft.vocabulary_of and key not in _CORE_REFERENCES:
+        return None
+    if key in _CORE_REFERENCES:
+        compiled = (
+            key == "$ref"
+            or (key == "$dynamicRef" and draft.dynamic_refs)
+            or (key == "$recursiveRef" and draft.recursive_refs)
+        )
+        return _type_problem(value, "string") if compiled else None
+    if key in _COMPILED_SCHEMAS:
+        if not _schemas_of(key, value, node, draft, compiled=True):
+            return None  # an `if` without `then` or `else`, and these without `if`: not compiled
+        return _type_problem(value, "boolean", "object")
+    if key == "items":
+        return _first_schema_problem(value) if isinstance(value, list) else None
+    if key in _COMPILED_ARRAYS:
+        problem = _type_problem(value, "array")
+        return problem if problem is not None else _first_schema_problem(value)
+    if key in _COMPILED_MAPS:
+        problem = _type_problem(value, "object")
+        return problem if problem is not None else _first_schema_problem(value.values())
+    if key == "dependencies" and isinstance(value, Mapping):
+        return _first_schema_problem(item for item in value.values() if not isinstance(item, list))
+    if key == "dependentRequired":
+        return _type_problem(value, "object")
+    if key in _COMPILED_COUNTS:
+        problem = _type_problem(value, "integer")
+        if problem is None and value < 0:
+            problem = f"{json_text(value)} is less than the minimum of 0"
+        return problem
+    if key in _NUMBER_KEYWORDS or key == "multipleOf":
+        return None if draft.rules.get(key) == "boolean" else _type_problem(value, "number")
+    if key in ("pattern", "format"):
+        return _type_problem(value, "string")
+    if key == "enum":
+        return _type_problem(value, "array")
+    if key == "required":
+        return _type_problem(value, "array") or next(
+            (p for p in (_type_problem(item, "string") for item in value) if p is not None), None
+        )
+    if key == "type":
+        if isinstance(value, str):
+            return None if value in _SIMPLE_TYPES else "Unexpected type"
+        return None if isinstance(value, list) else f'{json_text(value)} is not of types "string", "array"'
+    return None
+
+
+def _first_schema_problem(values: Iterable[Any]) -> str | None:
+    """The first of ``values`` that is no schema (a boolean or an object), as compiling reports it."""
+    return next((p for p in (_type_problem(v, "boolean", "object") for v in values) if p is not None), None)
+
+
+def _compile_order(node: Mapping[str, Any]) -> Iterator[str]:
+    """The keywords of ``node`` in the order they are compiled (observed): its key order, but for a keyword
+    compiled with another (:data:`_COMPILED_WITH`, :data:`_DEFERRED`); each once. The keywords beside an ``if``
+    without ``then`` or ``else`` are compiled as the ``if`` is: not at all (:func:`_schemas_of`)."""
+    done: set[str] = set()
+    for key in node:
+        leader = _DEFERRED.get(key)
+        if leader is not None and leader in node:
+            continue
+        for name in _COMPILED_WITH.get(key, (key,)):
+            if name in node and name not in done:
+                done.add(name)
+                yield name
+
+
 def _array_index(token: str) -> int | None:
     """A pointer token as an array index: ASCII digits only (``str.isdigit`` also takes ``²``), and no more
     significant digits than any list can have (``int`` refuses very long digit strings)."""
@@ -876,18 +1205,25 @@ def schema_problem(schema: Any) -> str | None:
         if problem is not None:
             return problem
         uri = schema.get("$schema")
-        if isinstance(uri, str) and not (uri.rstrip("#") in _CANONICAL or uri.removesuffix("#") in _BY_TEXT):
+        if isinstance(uri, str) and not (uri.rstrip("#") in _CANONICAL or uri.rstrip("#") in _BY_TEXT):
             # A resource of the document, or (by a URI under https://json-schema.org/draft/ as written: an
             # upper-case scheme or host, or a default port, name none) a meta-schema document the reference holds,
-            # which makes it look among all of them.
+            # which makes it look among all of them. Once a reference loaded the meta-schemas, a 2020-12 document is
+            # found by its normal form too (observed): the vocabularies then look among all of them, the
+            # meta-schema itself is its draft's.
             key = _meta_schema_key(uri)
             document = key in _META_DOCUMENTS and uri.startswith(_META_PREFIXES[1])
-            if key is None or not (document or key in registry.resources):
+            loaded = not document and registry.meta_loaded and key in _COMPILED_DOCUMENTS
+            if key is None or not (document or loaded or key in registry.resources):
                 unknown_meta = (
                     f"Unknown meta-schema: '{uri}'. Custom meta-schemas must be registered in the registry "
                     "before use"
                 )
-            registry.every_meta_document = document
+            registry.every_meta_document = document or (loaded and key != _META_2020)
+            if unknown_meta is None and key is not None:
+                in_force, unknown_meta = _vocabularies_in_force(key, registry.resources.get(key))
+                if in_force is not None:
+                    registry.restrict(in_force)
     if unknown_meta is not None:
         return unknown_meta
     # The subschemas the walk below compiles; those whose keywords but references are compiled (by the walk, or
@@ -897,26 +1233,42 @@ def schema_problem(schema: Any) -> str | None:
     if registry is not None and registry.needs_compiling:
         # A depth-first walk in key order: a reference's target is compiled where the reference stands.
         # Each subschema is compiled in its own dialect (its $schema's, else its parent's: observed).
-        stack: list[Iterator[tuple[Any, str | None, _Draft, _Draft]]] = [
-            iter([(schema, registry.root_key, draft, draft)])
+        # A reference from a subschema to the root as a whole, by a URI that is not the base of what it holds (its
+        # id resolved once: see _Registry.root_base), has the root compiled again below that URI (observed), its
+        # subschemas with it: once, so the walk stays linear.
+        stack: list[tuple[Iterator[tuple[Any, str | None, _Draft, _Draft]], Any, bool]] = [
+            (iter([(schema, registry.root_key, registry.draft, registry.draft)]), None, False)
         ]
+        rebased_seen: set[int] = set()
+        rebased_once = False
         while stack:
-            step = next(stack[-1], None)
+            steps, owner, rebased = stack[-1]
+            step = next(steps, None)
             if step is None:
                 stack.pop()
                 continue
             node, base, dialect, vocabularies = step
             if base is None:
                 return str(node)
-            if not isinstance(node, Mapping) or id(node) in seen:
+            if not isinstance(node, Mapping):
                 continue
-            seen.add(id(node))
-            if _compiles_keywords(node, dialect, vocabularies):
+            if node is schema and owner is not None:
+                if owner is schema or rebased or rebased_once or base == registry.root_base:
+                    continue
+                rebased_once = rebased = True
+                rebased_seen.add(id(node))
+                stack.append((registry.steps(node, base, dialect, vocabularies), node, rebased))
+                continue
+            marks = rebased_seen if rebased else seen
+            if id(node) in marks:
+                continue
+            marks.add(id(node))
+            if not rebased and _compiles_keywords(node, dialect, vocabularies):
                 compiled.add(id(node))
-            problem, base = registry.enter(node, base, dialect)
+            problem, base = registry.enter(node, base, dialect, rebased=rebased)
             if problem is not None:
                 return problem
-            stack.append(registry.steps(node, base, dialect, vocabularies))
+            stack.append((registry.steps(node, base, dialect, vocabularies), node, rebased))
     else:
         compiled = _compiled_nodes(schema, draft)
     # The patterns of the subschemas that are compiled are read as the engines read them, last (observed: a bad
@@ -941,8 +1293,10 @@ def _compiles_keywords(node: Mapping[str, Any], draft: _Draft, vocabularies: _Dr
     """Whether compiling ``node`` (dialect ``draft``, the vocabularies of ``vocabularies`` in force) compiles its
     keywords but the references (its ``pattern`` among them): not beside a ``$ref`` in the older drafts, nor where
     no vocabularies are in force (see :attr:`_Draft.vocabularies`)."""
-    if draft.vocabularies and not vocabularies.vocabularies:
-        return False
+    if draft.vocabularies and (not vocabularies.vocabularies or vocabularies.in_force is not None):
+        return (
+            False  # where only some vocabularies are in force, the walk itself reads the patterns it compiles
+        )
     return draft.ref_siblings or "$ref" not in node
 
 
@@ -1104,6 +1458,9 @@ class _Draft:
     #: no vocabulary of its own for the unevaluated keywords, so a 2020-12 subschema compiles none of them there.
     vocabularies: bool = True
     unevaluated_vocabulary: bool = True
+    #: The vocabularies in force (:data:`_VOCABULARY_NAMES`) where the root's ``$schema`` names a vocabulary
+    #: meta-schema, or a meta-schema of the document with a ``$vocabulary`` (observed); None: all of them.
+    in_force: frozenset[str] | None = None
 
     @cached_property
     def vocabulary_of(self) -> Mapping[str, int]:
@@ -1258,7 +1615,7 @@ _DRAFTS: dict[str, _Draft] = {
 }
 _DRAFT_2020 = _DRAFTS["2020"]
 #: The URI each draft names itself by: one of these followed by any number of ``#`` names a meta-schema the
-#: reference knows (observed; its other spellings allow one ``#``, though they choose their draft with any number).
+#: reference knows (observed; so do the other spellings of :data:`_BY_TEXT`).
 _CANONICAL = frozenset(
     [f"{_META_OLD}draft-0{n}/schema" for n in (4, 6, 7)]
     + [f"{_META_2019}schema", "https://json-schema.org/draft/2020-12/schema"]

@@ -1,0 +1,316 @@
+"""Unit tests of how a non-strict schema's registry is filled and its subschemas compiled
+(``dscodec.protocols._schema``; behavior.md#json-schemas): which of two resources or anchors of one name wins,
+the order keywords are compiled in, the values compiling checks, the vocabularies in force, and the bases of a
+relative root id. The golden cases record single examples; these vary the shapes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from dscodec.protocols import _schema
+
+D7 = "http://json-schema.org/draft-07/schema#"
+D2019 = "https://json-schema.org/draft/2019-09/schema"
+D2020 = "https://json-schema.org/draft/2020-12/schema"
+
+
+def _missing(pointer: str) -> str:
+    return f"Pointer '{pointer}' does not exist"
+
+
+# -- resources and anchors named twice -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("defs", "winner"),
+    [
+        # Siblings: the later wins.
+        ({"a": {"$id": "X", "$ref": "#/n1"}, "b": {"$id": "X", "$ref": "#/n2"}}, "/n2"),
+        ({"b": {"$id": "X", "$ref": "#/n2"}, "a": {"$id": "X", "$ref": "#/n1"}}, "/n1"),
+        # A resource deeper in a later sibling wins over an earlier one, and the other way round.
+        ({"a": {"$id": "X", "$ref": "#/n1"}, "b": {"$defs": {"d": {"$id": "X", "$ref": "#/n2"}}}}, "/n2"),
+        ({"a": {"$defs": {"d": {"$id": "X", "$ref": "#/n2"}}}, "b": {"$id": "X", "$ref": "#/n1"}}, "/n1"),
+        # The resource holding another of its name wins, however deep that one is.
+        (
+            {
+                "a": {
+                    "$id": "X",
+                    "$ref": "#/n1",
+                    "$defs": {"c": {"$defs": {"d": {"$id": "X", "$ref": "#/n2"}}}},
+                }
+            },
+            "/n1",
+        ),
+    ],
+)
+def test_duplicate_resources(defs: dict[str, Any], winner: str) -> None:
+    assert _schema.schema_problem({"type": "object", "$ref": "X", "$defs": defs}) == _missing(winner)
+
+
+@pytest.mark.parametrize(
+    ("schema", "winner"),
+    [
+        ({"allOf": [{"$anchor": "x", "$ref": "#/n1"}, {"$anchor": "x", "$ref": "#/n2"}]}, "/n2"),
+        ({"items": {"$anchor": "x", "$ref": "#/n2"}, "allOf": [{"$anchor": "x", "$ref": "#/n1"}]}, "/n1"),
+        # Unlike a resource, an inner anchor wins over the one holding it.
+        (
+            {
+                "$defs": {
+                    "a": {"$anchor": "x", "$ref": "#/n1", "$defs": {"c": {"$anchor": "x", "$ref": "#/n2"}}}
+                }
+            },
+            "/n2",
+        ),
+        # A later sibling wins over one deeper in an earlier sibling.
+        (
+            {
+                "$defs": {
+                    "a": {"$defs": {"c": {"$anchor": "x", "$ref": "#/n1"}}},
+                    "b": {"$anchor": "x", "$ref": "#/n2"},
+                }
+            },
+            "/n2",
+        ),
+        # $dynamicAnchor and $anchor name the same anchors.
+        (
+            {"$defs": {"a": {"$anchor": "x", "$ref": "#/n1"}, "b": {"$dynamicAnchor": "x", "$ref": "#/n2"}}},
+            "/n2",
+        ),
+    ],
+)
+def test_duplicate_anchors(schema: dict[str, Any], winner: str) -> None:
+    assert _schema.schema_problem({"type": "object", "$ref": "#x", **schema}) == _missing(winner)
+
+
+def test_a_later_crawl_leaves_what_the_first_registered() -> None:
+    # The subschema under `dependencies` is crawled only once a reference leads there; $defs/b keeps X.
+    schema = {
+        "type": "object",
+        "$ref": "#/dependencies/a",
+        "dependencies": {"a": {"$id": "X"}},
+        "allOf": [{"$ref": "X"}],
+        "$defs": {"b": {"$id": "X", "$ref": "#/n2"}},
+    }
+    assert _schema.schema_problem(schema) == _missing("/n2")
+
+
+# -- compile order ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("keys", "order"),
+    [
+        (["then", "type", "if"], ["type", "if", "then"]),
+        (["else", "then", "$ref", "if"], ["$ref", "if", "then", "else"]),
+        (["then", "else"], ["then", "else"]),  # no `if`: each where it stands (neither is compiled)
+        (["properties", "$ref", "additionalProperties"], ["$ref", "properties", "additionalProperties"]),
+        (
+            ["additionalProperties", "properties", "patternProperties"],
+            ["patternProperties", "properties", "additionalProperties"],
+        ),
+        (["properties", "patternProperties"], ["properties", "patternProperties"]),
+        (
+            [
+                "unevaluatedProperties",
+                "$ref",
+                "properties",
+                "allOf",
+                "patternProperties",
+                "additionalProperties",
+            ],
+            [
+                "additionalProperties",
+                "patternProperties",
+                "unevaluatedProperties",
+                "allOf",
+                "$ref",
+                "properties",
+            ],
+        ),
+        (
+            ["unevaluatedItems", "allOf", "if", "then", "$ref", "contains", "items"],
+            ["unevaluatedItems", "contains", "$ref", "if", "then", "allOf", "items"],
+        ),
+    ],
+)
+def test_compile_order(keys: list[str], order: list[str]) -> None:
+    assert list(_schema._compile_order(dict.fromkeys(keys))) == order
+
+
+@pytest.mark.parametrize("draft", [D7, D2019, D2020, "http://json-schema.org/draft-04/schema#"])
+def test_additional_properties_compiles_the_properties_first_in_every_draft(draft: str) -> None:
+    schema = {
+        "$schema": draft,
+        "type": "object",
+        "additionalProperties": {"$ref": "#/a"},
+        "properties": {"p": {"$ref": "#/p"}},
+    }
+    assert _schema.schema_problem(schema) == _missing("/p")
+
+
+def test_2019_unevaluated_resolves_dynamic_refs_after_compiling_what_it_applies() -> None:
+    schema = {
+        "$schema": D2019,
+        "type": "object",
+        "allOf": [{"$dynamicRef": "#/d"}],
+        "unevaluatedProperties": {"$ref": "#/u"},
+    }
+    assert _schema.schema_problem(schema) == _missing("/u")
+    schema["unevaluatedProperties"] = {}
+    assert _schema.schema_problem(schema) == _missing("/d")
+
+
+# -- values compiling checks -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("target", "message"),
+    [
+        ({"$ref": {}}, '{} is not of type "string"'),
+        ({"$dynamicRef": 1}, '1 is not of type "string"'),
+        ({"$recursiveRef": 1}, None),  # no keyword of 2020-12
+        ({"contains": 5}, '5 is not of types "boolean", "object"'),
+        ({"if": 5, "then": {}}, '5 is not of types "boolean", "object"'),
+        ({"if": 5}, None),  # not compiled without `then` or `else`
+        ({"allOf": 5}, '5 is not of type "array"'),
+        ({"allOf": []}, None),
+        ({"prefixItems": [5]}, '5 is not of types "boolean", "object"'),
+        ({"items": [5]}, '5 is not of types "boolean", "object"'),
+        ({"items": 5}, None),
+        ({"properties": {"a": 5}}, '5 is not of types "boolean", "object"'),
+        ({"dependencies": {"a": ["b"], "c": 5}}, '5 is not of types "boolean", "object"'),
+        ({"minLength": -1}, "-1 is less than the minimum of 0"),
+        ({"maxItems": 1.5}, '1.5 is not of type "integer"'),
+        ({"multipleOf": 0}, None),
+        ({"required": [1]}, '1 is not of type "string"'),
+        ({"type": 5}, '5 is not of types "string", "array"'),
+        ({"type": "foo"}, "Unexpected type"),
+        ({"propertyNames": 5, "uniqueItems": 5, "minContains": "x", "$id": 5, "$anchor": 5}, None),
+    ],
+)
+def test_compiled_values_under_a_keyword_the_meta_schema_does_not_know(
+    target: dict[str, Any], message: str | None
+) -> None:
+    schema = {"type": "object", "allOf": [{"$ref": "#/foo"}], "foo": target}
+    assert _schema.schema_problem(schema) == message
+
+
+def test_compiled_values_follow_the_vocabularies_in_force() -> None:
+    # Under a draft-04 root (whose meta-schema knows neither $ref nor contains) a 2020-12 subschema compiles its
+    # references only; a draft-07 one compiles contains too.
+    sub: dict[str, Any] = {"$schema": D2020, "contains": {"minLength": "x"}, "$ref": {}}
+    root = {"$schema": "http://json-schema.org/draft-04/schema#", "type": "object", "items": sub}
+    assert _schema.schema_problem(root) == '{} is not of type "string"'
+    del sub["$ref"]
+    assert _schema.schema_problem(root) is None
+    sub["$schema"] = D7
+    assert _schema.schema_problem(root) == '"x" is not of type "integer"'
+
+
+# -- vocabularies in force -------------------------------------------------------------------------------------
+
+_META = "https://json-schema.org/draft/2020-12/meta/"
+_VOCAB = "https://json-schema.org/draft/2020-12/vocab/"
+
+
+@pytest.mark.parametrize(
+    ("meta", "problem"),
+    [
+        (_META + "core", "$ref"),
+        (_META + "applicator", "properties"),
+        (_META + "validation", "pattern"),
+        (_META + "unevaluated", "$ref"),
+        ("https://json-schema.org/draft/2019-09/meta/applicator", "properties"),
+    ],
+)
+def test_a_vocabulary_meta_schema_compiles_its_vocabulary(meta: str, problem: str) -> None:
+    messages = {"$ref": _missing("/r"), "properties": _missing("/p"), "pattern": '"(" is not a "regex"'}
+    schema = {"$schema": meta, "type": "object", "pattern": "(", "properties": {"a": {"$ref": "#/p"}}}
+    assert _schema.schema_problem(schema) == (messages[problem] if problem != "$ref" else None)
+    assert _schema.schema_problem({"$ref": "#/r", **schema}) == messages["$ref"]
+
+
+@pytest.mark.parametrize(
+    ("vocabulary", "message"),
+    [
+        ({_VOCAB + "core": True}, None),
+        ({_VOCAB + "applicator": True}, _missing("/p")),
+        ({_VOCAB + "applicator": False}, None),
+        ({}, None),
+        ({"https://example.com/v": False}, None),
+        (
+            {"https://example.com/v": True},
+            (
+                "Unknown vocabulary: 'https://example.com/v' is required by the meta-schema. Adjust configuration "
+                "to declare support for it"
+            ),
+        ),
+    ],
+)
+def test_a_meta_schema_of_the_document_puts_its_vocabularies_in_force(
+    vocabulary: dict[str, bool], message: str | None
+) -> None:
+    schema = {
+        "$schema": "m",
+        "type": "object",
+        "properties": {"a": {"$ref": "#/p"}},
+        "$defs": {"m": {"$id": "m", "$vocabulary": vocabulary}},
+    }
+    assert _schema.schema_problem(schema) == message
+    del schema["$defs"]["m"]["$vocabulary"]  # type: ignore[index]
+    assert _schema.schema_problem(schema) == _missing("/p")
+
+
+# -- URIs ------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("host", "canonical"),
+    [
+        ("[0:0::1]", "[::1]"),
+        ("[2001:DB8:0:0:0:0:0:1]", "[2001:db8::1]"),
+        ("[1:0:0:2:0:0:3:4]", "[1::2:0:0:3:4]"),  # the first of two equal runs
+        ("[1:0:2:3:4:5:6:7]", "[1:0:2:3:4:5:6:7]"),  # one zero group stays
+        ("[::ffff:0102:0304]", "[::ffff:1.2.3.4]"),
+        ("[::1.2.3.4]", "[::102:304]"),
+        ("[v1.x]", "[v1.x]"),
+        ("example.com", "example.com"),
+    ],
+)
+def test_ipv6_hosts_in_their_canonical_text(host: str, canonical: str) -> None:
+    assert _schema._ipv6_text(host) == canonical
+    assert _schema._normal(f"http://{host}:80/a") == f"http://{canonical.lower()}/a"
+
+
+def test_an_empty_reference_leaves_the_fragment_of_its_base() -> None:
+    assert _schema._resolve("https://e.com/s#a/b", "") == "https://e.com/s"
+    assert _schema._resolve("https://e.com/s#a/b", "#") == "https://e.com/s#a/b"
+    assert _schema._resolve("https://e.com/s#a/b", "#/x") == "https://e.com/s#a/b"
+
+
+def test_a_relative_root_id_is_resolved_twice() -> None:
+    registry = _schema._Registry({"$id": "sub/", "type": "object"}, _schema._DRAFT_2020)
+    assert (registry.root_key, registry.root_base) == ("json-schema:///sub/", "json-schema:///sub/sub/")
+    assert registry.resources.keys() == {"json-schema:///sub/", "json-schema:///sub/sub/"}
+    absolute = _schema._Registry({"$id": "https://e.com/a/", "type": "object"}, _schema._DRAFT_2020)
+    assert absolute.root_key == absolute.root_base == "https://e.com/a/"
+
+
+def test_the_root_is_compiled_again_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Every property refers to the root by its first URI: the root's subschemas are compiled twice, not once per
+    # reference (the walk stays linear).
+    n = 2_000
+    schema = {"$id": "sub/", "type": "object", "properties": {f"p{i}": {"$ref": "../sub/"} for i in range(n)}}
+    calls = 0
+    steps = _schema._Registry.steps
+
+    def counted(self: Any, *args: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        return steps(self, *args)
+
+    monkeypatch.setattr(_schema._Registry, "steps", counted)
+    assert _schema.schema_problem(schema) is None
+    assert calls <= 2 * (n + 1)
