@@ -726,6 +726,40 @@ def _tool_history() -> list[Case]:
             f"the same history without declaring tools (reasoning dropped in the prompt), {mode}",
             lambda m, mk=maker: mk(m, rounds),
         )
+    no_id = {"type": "function_call_output", "output": "late"}
+    cases += both(
+        "history-output-without-call-id-after-reversed",
+        "two calls answered in reverse order, then an output without call_id (written after them)",
+        lambda m: _req(
+            m,
+            [
+                user("Weather in A and B?"),
+                fcall("c2", "get_weather", {"city": "B"}),
+                fcall("c1", "get_weather", {"city": "A"}),
+                fout("c1", "A: 1"),
+                fout("c2", "B: 2"),
+                no_id,
+            ],
+            tools=[WEATHER],
+        ),
+    )
+    cases += both(
+        "history-output-without-call-id-after-user",
+        "two calls answered in reverse order, a user message, then an output without call_id",
+        lambda m: _req(
+            m,
+            [
+                user("Weather in A and B?"),
+                fcall("c2", "get_weather", {"city": "B"}),
+                fcall("c1", "get_weather", {"city": "A"}),
+                fout("c1", "A: 1"),
+                fout("c2", "B: 2"),
+                user("And?"),
+                no_id,
+            ],
+            tools=[WEATHER],
+        ),
+    )
     cases += both(
         "history-parallel-three-reversed",
         "three parallel calls whose outputs arrive in reverse order",
