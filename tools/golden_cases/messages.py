@@ -1149,6 +1149,30 @@ def _tools() -> list[Case]:
             lambda m, t=tool_type: _req(m, ask, tools=[WEATHER, {"type": t, "name": "web_search"}]),
             options=drop,
         )
+    for order, tools in (
+        (
+            "first",
+            [
+                {"type": "web_search_20250305", "name": "web_search"},
+                tool("web_search", "x", {"type": "object"}),
+            ],
+        ),
+        (
+            "last",
+            [
+                tool("web_search", "x", {"type": "object"}),
+                {"type": "web_search_20250305", "name": "web_search"},
+            ],
+        ),
+    ):
+        cases += both(
+            f"tool-choice-dropped-web-search-shares-name-{order}",
+            f"tool_choice names a dropped web search that a client tool also names (server tool {order}): auto",
+            lambda m, t=tools: _nothink(
+                m, [user("Search.")], tools=t, tool_choice={"type": "tool", "name": "web_search"}
+            ),
+            options=drop,
+        )
     cases += both(
         "tools-web-search-only-drop",
         "the only tool is web_search, dropped",

@@ -169,10 +169,11 @@ class _Converter(_convert.RequestConverter[wire.MessagesRequest]):
             # (behavior.md#tools-and-tool-choice).
             return "auto", tools
         if isinstance(choice, wire.NamedToolChoice):
-            chosen = [t for t in tools if t.name == choice.name]
-            if not chosen and choice.name in self.dropped:
-                # Naming a web search tool that was dropped leaves the choice to the model (observed).
+            if choice.name in self.dropped:
+                # Naming a web search tool that was dropped leaves the choice to the model, even when a client
+                # tool has the same name (observed).
                 return "auto", tools
+            chosen = [t for t in tools if t.name == choice.name]
             if not chosen:
                 raise _tools.unknown_tool_choice(choice.name)
             tools = chosen
