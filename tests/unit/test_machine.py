@@ -968,6 +968,17 @@ def test_logprobs_after_a_stop_keep_an_id_that_completes_no_character(vocab: Voc
     assert view == [("c", "abc ", ["abc", " END", " x", "\\xf0\\x9f\\x98"])]
 
 
+@pytest.mark.parametrize("special", ["<｜User｜>", "<think>", "</think>", "<｜end▁of▁sentence｜>"])
+def test_logprobs_after_a_stop_stop_at_the_next_special_id(vocab: Vocabulary, special: str) -> None:
+    """The entries after a stop sequence's match go with the last delta up to the next special id, that id's own
+    not included (observed on the reference)."""
+    (special_id,) = enc(vocab, special)
+    for text in ("xEND", "xENDz"):
+        ids = enc(vocab, text) + [special_id] + enc(vocab, "y")
+        entries = [t for _, _, lps in lp_view(token_events(vocab, [ids], stop=("END",))) for t in lps]
+        assert entries == [vocab.token_bytes(i).decode() for i in enc(vocab, text)]
+
+
 @pytest.mark.parametrize("special", ["<｜User｜>", "<think>", "<｜Assistant｜>"])
 def test_logprob_of_an_unknown_id_right_after_a_special_id_goes_with_the_text_after_it(
     vocab: Vocabulary, special: str

@@ -56,6 +56,7 @@ class LogprobBook:
     _block: BlockParser | None
     _tool_calls: int
     _stop_at: int  # the unit of the stop match that ended the output
+    _call_end: int  # the unit index right after the units of the current call
     _spaced: bool  # JSON mode: the space for the current stretch of non-JSON text was sent
     _sym: Symbolizer
     # What the current stage looks at (see ``TextStages._configure``).

@@ -197,6 +197,7 @@ class OutputMachine(FastPaths):
         self._block_lanes: tuple[object, BlockLane | None, BlockLane | None] = (None, None, None)
         self._tool_calls = 0
         self._stop_at = 0
+        self._call_end = 0  # the unit index right after the units of the current call (see _process)
         self._lead = False
         stage = opts.thinking_initial_stage
         if opts.starts_in_tool_calls:
@@ -942,6 +943,7 @@ class OutputMachine(FastPaths):
 
     def _process(self, units: str, *, carried: int = 0) -> list[Event]:
         self._recs = []
+        self._call_end = self._pos + len(units)
         held = self._sym.held
         # What the recogniser holds comes right after these units, whatever it becomes (see _hold_length).
         self._ahead, self._ahead_at = held, (self._pos + len(units) if held else -1)
@@ -1027,7 +1029,10 @@ class OutputMachine(FastPaths):
         elif self._stage == FINISHED:
             # Observed: after a stop sequence the entries of the rest of the call's text, up to the next special
             # id, go with the last content delta of the stretch (see _settle).
-            # Without a special id after the match that is every entry left, those of ids that completed no
-            # character (anchored at the end) included.
+            # At the end of the call's units that is every entry left, those of ids that completed no character
+            # (anchored at the end) included; before a special id, not that id's own.
             m = _HARD.search(units, self._stop_at - base + 1)
-            self._drop(base + m.start() if m else self._pos + 1, CH_CONTENT)
+            if m is not None:
+                self._drop(base + m.start(), CH_CONTENT)
+            else:
+                self._drop(self._pos + 1 if self._pos >= self._call_end else self._pos, CH_CONTENT)
