@@ -4598,6 +4598,71 @@ def _hardening() -> list[Case]:
                 "dependencies": {"d": {"$ref": "x"}},
             },
         ),
+        (
+            "invalid-schema-compiled-count-negative-float",
+            "a count written as a negative float, compiled outside the meta-schema: no integer",
+            {"type": "object", "allOf": [{"$ref": "#/foo"}], "foo": {"maxProperties": -5.0}},
+        ),
+        (
+            "schema-compiled-count-float",
+            "a count written as a float, compiled outside the meta-schema: taken",
+            {"type": "object", "allOf": [{"$ref": "#/foo"}], "foo": {"maxProperties": 5.0}},
+        ),
+        (
+            "invalid-schema-compiled-count-float-draft4",
+            "draft 4: a count written as a float, compiled outside the meta-schema: no integer",
+            {
+                "type": "object",
+                "allOf": [{"$ref": "#/foo"}],
+                "foo": {"minLength": 1.0},
+                "$schema": "http://json-schema.org/draft-04/schema#",
+            },
+        ),
+        (
+            "schema-compiled-count-beyond-u64-draft4",
+            "draft 4: a count beyond 2**64, compiled outside the meta-schema: taken",
+            {
+                "type": "object",
+                "allOf": [{"$ref": "#/foo"}],
+                "foo": {"maxItems": 18446744073709551616},
+                "$schema": "http://json-schema.org/draft-04/schema#",
+            },
+        ),
+        (
+            "invalid-schema-compiled-dependencies-not-object",
+            "dependencies that is no object, compiled outside the meta-schema",
+            {
+                "type": "object",
+                "allOf": [{"$ref": "#/foo"}],
+                "foo": {"dependencies": False},
+                "$schema": "http://json-schema.org/draft-07/schema#",
+            },
+        ),
+        (
+            "invalid-schema-compiled-dependencies-array-item",
+            "a dependencies array holding a number, compiled outside the meta-schema",
+            {"type": "object", "allOf": [{"$ref": "#/foo"}], "foo": {"dependencies": {"a": True, "b": [3]}}},
+        ),
+        (
+            "invalid-schema-compiled-type-list-number",
+            "a type list holding a number, compiled outside the meta-schema",
+            {"type": "object", "allOf": [{"$ref": "#/foo"}], "foo": {"type": ["string", 1]}},
+        ),
+        (
+            "invalid-schema-compiled-type-list-unknown",
+            "a type list of two holding an unknown name, compiled outside the meta-schema",
+            {"type": "object", "allOf": [{"$ref": "#/foo"}], "foo": {"type": ["integer", "foo"]}},
+        ),
+        (
+            "invalid-schema-compiled-type-list-of-one-unknown",
+            "a type list of one unknown name, compiled outside the meta-schema",
+            {"type": "object", "allOf": [{"$ref": "#/foo"}], "foo": {"type": ["Integer"]}},
+        ),
+        (
+            "schema-compiled-type-list-repeated",
+            "a type list naming one type twice, compiled outside the meta-schema: taken",
+            {"type": "object", "allOf": [{"$ref": "#/foo"}], "foo": {"type": ["string", "string"]}},
+        ),
     ):
         cases += _both(
             name,

@@ -1129,11 +1129,26 @@ def _compiled_value_problem(key: str, value: Any, node: Mapping[str, Any], draft
     if key in _COMPILED_MAPS:
         problem = _type_problem(value, "object")
         return problem if problem is not None else _first_schema_problem(value.values())
-    if key == "dependencies" and isinstance(value, Mapping):
-        return _first_schema_problem(item for item in value.values() if not isinstance(item, list))
+    if key == "dependencies":
+        problem = _type_problem(value, "object")
+        if problem is not None:
+            return problem
+        for item in value.values():  # each a list of property names or a schema
+            if isinstance(item, list):
+                problem = next(
+                    (p for p in (_type_problem(name, "string") for name in item) if p is not None), None
+                )
+            else:
+                problem = _type_problem(item, "boolean", "object")
+            if problem is not None:
+                return problem
+        return None
     if key == "dependentRequired":
         return _type_problem(value, "object")
     if key in _COMPILED_COUNTS:
+        # A count written as a float is no integer when negative, nor in draft 4 below 2**64 (-0.0 included).
+        if isinstance(value, float) and (value < 0 or (draft.draft4 and value < 2.0**64)):
+            return f'{json_text(value)} is not of type "integer"'
         problem = _type_problem(value, "integer")
         if problem is None and value < 0:
             problem = f"{json_text(value)} is less than the minimum of 0"
@@ -1151,7 +1166,16 @@ def _compiled_value_problem(key: str, value: Any, node: Mapping[str, Any], draft
     if key == "type":
         if isinstance(value, str):
             return None if value in _SIMPLE_TYPES else "Unexpected type"
-        return None if isinstance(value, list) else f'{json_text(value)} is not of types "string", "array"'
+        if not isinstance(value, list):
+            return f'{json_text(value)} is not of types "string", "array"'
+        for item in value:  # a list of one reads as its one name
+            if not isinstance(item, str):
+                return _type_problem(item, "string")
+            if item not in _SIMPLE_TYPES:
+                if len(value) == 1:
+                    return "Unexpected type"
+                return f'{json_text(item)} is not one of "array", "boolean" or 5 other candidates'
+        return None
     return None
 
 
