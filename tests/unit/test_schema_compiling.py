@@ -136,7 +136,19 @@ def test_a_later_crawl_leaves_what_the_first_registered() -> None:
     ],
 )
 def test_compile_order(keys: list[str], order: list[str]) -> None:
-    assert list(_schema._compile_order(dict.fromkeys(keys))) == order
+    assert list(_schema._compile_order(dict.fromkeys(keys), _schema._DRAFT_2020)) == order
+
+
+def test_compile_order_without_unevaluated_keywords_in_the_dialect() -> None:
+    """Drafts 4 to 7 have no unevaluated keywords: what those would compile first keeps its key order."""
+    keys = dict.fromkeys(["unevaluatedItems", "not", "contains", "if", "then"])
+    assert list(_schema._compile_order(keys, _schema._DRAFTS["7"])) == [
+        "unevaluatedItems",
+        "not",
+        "contains",
+        "if",
+        "then",
+    ]
 
 
 @pytest.mark.parametrize("draft", [D7, D2019, D2020, "http://json-schema.org/draft-04/schema#"])

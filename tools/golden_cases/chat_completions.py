@@ -4599,6 +4599,28 @@ def _hardening() -> list[Case]:
             },
         ),
         (
+            "invalid-schema-draft7-unevaluated-key-order",
+            "draft 7 has no unevaluated keywords: the others are compiled in key order beside them",
+            {
+                "$schema": "http://json-schema.org/draft-07/schema#",
+                "type": "object",
+                "unevaluatedItems": {},
+                "not": {"$ref": "#/n1"},
+                "contains": {"$ref": "#/n2"},
+            },
+        ),
+        (
+            "invalid-schema-draft4-unevaluated-key-order",
+            "draft 4 the same, with properties beside unevaluatedProperties",
+            {
+                "$schema": "http://json-schema.org/draft-04/schema#",
+                "type": "object",
+                "unevaluatedProperties": {},
+                "allOf": [{"$ref": "#/n1"}],
+                "patternProperties": {"a": {"$ref": "#/n2"}},
+            },
+        ),
+        (
             "invalid-schema-compiled-count-negative-float",
             "a count written as a negative float, compiled outside the meta-schema: no integer",
             {"type": "object", "allOf": [{"$ref": "#/foo"}], "foo": {"maxProperties": -5.0}},

@@ -839,7 +839,7 @@ class _Registry:
             items = {"$ref": node["$ref"]}  # the keywords beside a reference are not compiled
         elif draft.unevaluated_vocabulary and not vocabularies.unevaluated_vocabulary:
             items = {key: value for key, value in node.items() if key not in _UNEVALUATED}
-        for key in _compile_order(items):
+        for key in _compile_order(items, draft):
             for step in self._keyword_steps(key, items[key], node, base, draft, vocabularies):
                 yield step
                 if step[1] is None:
@@ -1184,16 +1184,22 @@ def _first_schema_problem(values: Iterable[Any]) -> str | None:
     return next((p for p in (_type_problem(v, "boolean", "object") for v in values) if p is not None), None)
 
 
-def _compile_order(node: Mapping[str, Any]) -> Iterator[str]:
+def _compile_order(node: Mapping[str, Any], draft: _Draft) -> Iterator[str]:
     """The keywords of ``node`` in the order they are compiled (observed): its key order, but for a keyword
-    compiled with another (:data:`_COMPILED_WITH`, :data:`_DEFERRED`); each once. The keywords beside an ``if``
-    without ``then`` or ``else`` are compiled as the ``if`` is: not at all (:func:`_schemas_of`)."""
+    compiled with another (:data:`_COMPILED_WITH`, :data:`_DEFERRED`; the unevaluated keywords only in a dialect
+    that has them); each once. The keywords beside an ``if`` without ``then`` or ``else`` are compiled as the
+    ``if`` is: not at all (:func:`_schemas_of`)."""
     done: set[str] = set()
+    known = draft.vocabulary_of
     for key in node:
         leader = _DEFERRED.get(key)
         if leader is not None and leader in node:
             continue
-        for name in _COMPILED_WITH.get(key, (key,)):
+        if key in _UNEVALUATED and key not in known:
+            together: tuple[str, ...] = (key,)
+        else:
+            together = _COMPILED_WITH.get(key, (key,))
+        for name in together:
             if name in node and name not in done:
                 done.add(name)
                 yield name
