@@ -4621,6 +4621,26 @@ def _hardening() -> list[Case]:
             },
         ),
         (
+            "invalid-schema-unevaluated-compiles-lone-if",
+            "an unevaluated keyword compiles an if without then or else (in its own order: before allOf)",
+            {
+                "type": "object",
+                "unevaluatedItems": {},
+                "allOf": [{"$ref": "#/n2"}],
+                "if": {"$ref": "#/n1"},
+            },
+        ),
+        (
+            "invalid-schema-unevaluated-compiles-lone-if-2019",
+            "the same in 2019-09, the if first",
+            {
+                "$schema": "https://json-schema.org/draft/2019-09/schema",
+                "type": "object",
+                "if": {"$ref": "#/n1"},
+                "unevaluatedProperties": {},
+            },
+        ),
+        (
             "invalid-schema-compiled-count-negative-float",
             "a count written as a negative float, compiled outside the meta-schema: no integer",
             {"type": "object", "allOf": [{"$ref": "#/foo"}], "foo": {"maxProperties": -5.0}},

@@ -840,7 +840,8 @@ class _Registry:
         elif draft.unevaluated_vocabulary and not vocabularies.unevaluated_vocabulary:
             items = {key: value for key, value in node.items() if key not in _UNEVALUATED}
         for key in _compile_order(items, draft):
-            for step in self._keyword_steps(key, items[key], node, base, draft, vocabularies):
+            value = items["if"] if key == _LONE_IF else items[key]
+            for step in self._keyword_steps(key, value, node, base, draft, vocabularies):
                 yield step
                 if step[1] is None:
                     return
@@ -849,6 +850,10 @@ class _Registry:
         self, key: str, value: Any, node: Mapping[str, Any], base: str, draft: _Draft, vocabularies: _Draft
     ) -> Iterator[tuple[Any, str | None, _Draft, _Draft]]:
         """What compiling keyword ``key`` of ``node`` leads to (see :meth:`steps`); a problem ends it."""
+        if key == _LONE_IF:
+            if isinstance(value, Mapping):
+                yield value, base, _dialect(value, draft), vocabularies
+            return
         problem = _compiled_value_problem(key, value, node, draft)
         if problem is not None:
             yield problem, None, draft, vocabularies
@@ -898,9 +903,12 @@ class _Registry:
         """2019-09 compiles an unevaluated keyword with the keywords it needs (:data:`_COMPILED_WITH`, in that
         order), each applied in place walked once compiled (its own ``$dynamicRef`` resolved where the keyword
         stands): there it resolves every ``$dynamicRef`` (observed), though the dialect has no such keyword."""
+        lone_if = "then" not in node and "else" not in node
         for name in _COMPILED_WITH[key]:
             if name not in node:
                 continue
+            if name == "if" and lone_if:
+                name = _LONE_IF  # compiled here, though not where it stands
             if name == key:
                 for sub in _schemas_of(key, value, node, draft, compiled=True):
                     yield sub, base, _dialect(sub, draft), vocabularies
@@ -916,11 +924,12 @@ class _Registry:
                     yield problem, None, draft, vocabularies
                     return
                 continue
-            for step in self._keyword_steps(name, node[name], node, base, draft, vocabularies):
+            keyword_value = node["if"] if name == _LONE_IF else node[name]
+            for step in self._keyword_steps(name, keyword_value, node, base, draft, vocabularies):
                 yield step
                 if step[1] is None:
                     return
-                if name in _IN_PLACE:
+                if name in _IN_PLACE or name == _LONE_IF:
                     problem = self.unevaluated_problem(step[0], step[1])
                     if problem is not None:
                         yield problem, None, draft, vocabularies
@@ -1070,6 +1079,9 @@ _COMPILED_WITH: Mapping[str, tuple[str, ...]] = {
         "oneOf",
     ),
 }
+#: What :func:`_compile_order` names an ``if`` without ``then`` or ``else`` by where an unevaluated keyword compiles
+#: it (no keyword can be spelled so).
+_LONE_IF = "\x00if"
 #: The keywords of :data:`_COMPILED_WITH` that apply their subschemas in place.
 _IN_PLACE = frozenset({"allOf", "anyOf", "oneOf", "if", "then", "else", "$ref", "dependentSchemas"})
 #: Keywords compiled with another one when the node has it (see :data:`_COMPILED_WITH`), not at their own place.
@@ -1191,6 +1203,7 @@ def _compile_order(node: Mapping[str, Any], draft: _Draft) -> Iterator[str]:
     ``if`` is: not at all (:func:`_schemas_of`)."""
     done: set[str] = set()
     known = draft.vocabulary_of
+    lone_if = "if" in node and "then" not in node and "else" not in node
     for key in node:
         leader = _DEFERRED.get(key)
         if leader is not None and leader in node:
@@ -1200,6 +1213,13 @@ def _compile_order(node: Mapping[str, Any], draft: _Draft) -> Iterator[str]:
         else:
             together = _COMPILED_WITH.get(key, (key,))
         for name in together:
+            if name == "if" and lone_if and key in _UNEVALUATED:
+                # An unevaluated keyword compiles an ``if`` that has no ``then`` or ``else`` (observed), which
+                # compiles nothing where it stands.
+                if _LONE_IF not in done:
+                    done.add(_LONE_IF)
+                    yield _LONE_IF
+                continue
             if name in node and name not in done:
                 done.add(name)
                 yield name
