@@ -1004,6 +1004,92 @@ def test_logprobs_of_text_before_a_block(vocab: Vocabulary) -> None:
     assert lp_view(token_events(vocab, [ids])) == [("c", "Hi", ["Hi", "\n\n", "<"])]
 
 
+def lp_entries(view: list[tuple[str, str, list[str]]], kind: str = "c") -> list[str]:
+    return [t for k, _, lps in view if k == kind for t in lps]
+
+
+def test_logprobs_of_held_text_a_later_stop_match_swallows_go_with_its_released_part(
+    vocab: Vocabulary,
+) -> None:
+    """A partial stop match held from an earlier push that fails, or that another stop beats, when a stop matches
+    in a later push: the released text of the held token takes its entry, the rest of its text being in the match
+    (observed on the reference: a held push goes out as a delta with its entries)."""
+    x, aa, ab, st, op = (enc(vocab, t) for t in ("x", "aa", "ab", "ST", "OP"))
+    assert lp_view(token_events(vocab, [x, aa, ab], tools=False, stop=("aab",))) == [
+        ("c", "x", ["x"]),
+        ("c", "a", ["aa"]),
+    ]
+    nl2, nl = enc(vocab, "\n\n"), enc(vocab, "\n")
+    view = lp_view(token_events(vocab, [x, nl2, nl, enc(vocab, "q")], tools=False, stop=("\n\nq",)))
+    assert ("".join(text for _, text, _ in view), lp_entries(view)) == ("x\n", ["x", "\n\n"])
+    # Two stops ending at the same character: the first listed wins, inside the text the other one held.
+    view = lp_view(token_events(vocab, [st, op, enc(vocab, ">")], tools=False, stop=("P>", "OP>")))
+    assert view == [("c", "ST", ["ST"]), ("c", "O", ["OP"])]
+    view = lp_view(token_events(vocab, [enc(vocab, "</"), x], tools=False, stop=("/x", "</x")))
+    assert view == [("c", "<", ["</"])]
+    view = lp_view(token_events(vocab, [st, op], tools=False, stop=("TOP", "ST<")))
+    assert view == [("c", "S", ["ST"])]
+    # Only the entries of the stretch whose text is released: those of later held pushes are dropped with them.
+    a, b, c, d = (enc(vocab, t) for t in "abcd")
+    assert lp_view(token_events(vocab, [a, b, c, d], tools=False, stop=("bcd", "abce"))) == [
+        ("c", "a", ["a"])
+    ]
+
+
+def test_logprobs_of_a_held_newline_run_a_later_stop_match_cuts(vocab: Vocabulary) -> None:
+    """With tools a newline run waits (a block may follow); a stop sequence starting inside it that matches in
+    the next push leaves its first newline, which takes the entries of the run's push."""
+    x, q, nl, user = enc(vocab, "x"), enc(vocab, "q"), enc(vocab, "\n"), enc(vocab, "<｜User｜>")
+    view = lp_view(token_events(vocab, [x, enc(vocab, "\n\n"), q], stop=("\nq",)))
+    assert view == [("c", "x", ["x"]), ("c", "\n", ["\n\n"])]
+    view = lp_view(token_events(vocab, [x, enc(vocab, "\n\n"), enc(vocab, "<")], stop=("\n<",)))
+    assert view == [("c", "x", ["x"]), ("c", "\n", ["\n\n"])]
+    view = lp_view(token_events(vocab, [user + nl + nl, q], stop=("\nq",)))
+    assert view == [("c", "<｜User｜>", ["<｜User｜>"]), ("c", "\n", ["\n", "\n"])]
+    view = lp_view(token_events(vocab, [user + nl, nl, q], stop=("\nq",)))
+    assert view == [("c", "<｜User｜>", ["<｜User｜>"]), ("c", "\n", ["\n"])]
+    # An id the vocabulary does not have goes with the text before it, here the run.
+    view = lp_view(token_events(vocab, [user + enc(vocab, "\n\n") + [200000], q], stop=("\nq",)))
+    assert view == [("c", "<｜User｜>", ["<｜User｜>"]), ("c", "\n", ["\n\n", ""])]
+
+
+def test_logprobs_of_a_lt_a_partial_stop_held_before_a_block(vocab: Vocabulary) -> None:
+    """A partial stop match holds text and the ``<`` of a block opener: when the opener wins in a later stretch,
+    the released text takes the entries of its stretch, the opener's ``<`` included."""
+    a, lt, dsml, q = enc(vocab, "a"), enc(vocab, "<"), enc(vocab, "｜DSML｜"), enc(vocab, "q")
+    for groups in ([a + lt + dsml + q], [a + lt, dsml + q]):
+        assert lp_view(token_events(vocab, groups, stop=("a<x",))) == [("c", "a", ["a", "<"])]
+    # The "<" of a later push is not of the released text's stretch: its entry is dropped.
+    assert lp_view(token_events(vocab, [a, lt, dsml + q], stop=("a<x",))) == [("c", "a", ["a"])]
+
+
+def test_logprobs_of_the_newline_kept_after_a_lt_before_a_block_in_the_reasoning(vocab: Vocabulary) -> None:
+    """In the reasoning the newline right after a ``<`` stays before a block (D14): it takes the entries of the
+    run's stretch (the run's and, in that stretch, the opener's ``<``)."""
+    lt, nl2, dsml = enc(vocab, "<"), enc(vocab, "\n\n"), enc(vocab, "｜DSML｜")
+    cases = [
+        ([lt, nl2, lt + dsml], ["<", "\n\n"]),
+        ([lt, nl2 + lt + dsml], ["<", "\n\n", "<"]),
+        ([lt, nl2 + lt, dsml], ["<", "\n\n", "<"]),
+        ([lt, nl2, lt, dsml], ["<", "\n\n"]),
+        ([lt, enc(vocab, "\n") + lt + dsml], ["<", "\n", "<"]),
+    ]
+    for groups, entries in cases:
+        view = lp_view(token_events(vocab, groups, stage="reasoning_start"))
+        assert ("".join(text for _, text, _ in view), lp_entries(view, "r")) == ("<\n", entries)
+
+
+def test_logprobs_of_dropped_leading_newlines_of_the_reasoning_in_json_mode(vocab: Vocabulary) -> None:
+    """JSON mode changes only where the content's entries go (D19): a leading newline of the reasoning is dropped
+    with its entry when no delta of its stretch follows, as without JSON mode."""
+    nl, z, end, think = enc(vocab, "\n"), enc(vocab, "z"), enc(vocab, " end"), enc(vocab, "<think>")
+    for json_mode in (False, True):
+        view = lp_view(token_events(vocab, [nl, z, end], stage="reasoning_start", json_mode=json_mode))
+        assert view == [("r", "z", ["z"]), ("r", " end", [" end"])]
+        view = lp_view(token_events(vocab, [nl + think + z], stage="reasoning_start", json_mode=json_mode))
+        assert view == [("r", "<think>", ["<think>"]), ("r", "z", ["z"])]
+
+
 # --- lifecycle and errors -------------------------------------------------------------------------------------
 
 

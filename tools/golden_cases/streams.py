@@ -1532,6 +1532,65 @@ def _logprobs(v: Version) -> list[Scenario]:
             ),
         ),
     )
+    s(
+        "stop-after-failed-partial-match",
+        "xaaab tail",
+        "a partial stop match held from an earlier push fails and the stop matches one character later (ids x, "
+        "aa, ab): the released 'a' takes the entry of 'aa' (found by the logprob fuzzer, lp5)",
+        thinking=False,
+        stop=("aab",),
+        logprobs=True,
+    )
+    s(
+        "stop-inside-held-newline-run",
+        "x\n\nq tail",
+        "with tools a newline run pushed on its own waits; a stop sequence starting inside it matches in the next "
+        "push: the newline left takes the run's entry (found by the logprob fuzzer, lp4)",
+        thinking=False,
+        tools="weather",
+        stop=("\nq",),
+        logprobs=True,
+    )
+    s(
+        "partial-stop-before-block",
+        "a" + d.block_of(d.call("get_weather", d.param("city", "Paris"))),
+        "a partial stop match holds 'a<' where a block opens in the next push: the released 'a' takes the entries "
+        "of its push, the opener's '<' included (found by the logprob fuzzer, lp6)",
+        thinking=False,
+        tools="weather",
+        stop=("a<x",),
+        logprobs=True,
+        explicit=(
+            ExplicitChunking(
+                "held-lt",
+                (
+                    TokensOf("a<", logprobs=True),
+                    TokensOf(d.block_of(d.call("get_weather", d.param("city", "Paris")))[1:], logprobs=True),
+                ),
+                tokenizer=True,
+            ),
+        ),
+    )
+    s(
+        "reasoning-newline-after-lt-before-block",
+        "<\n\n" + d.block_of(d.call("get_weather", d.param("city", "Paris"))),
+        "in the reasoning a newline run after a lone '<', then a block in a later push: the newline kept before "
+        "the block takes the entries of its push (found by the logprob fuzzer, lp7)",
+        tools="weather",
+        logprobs=True,
+        explicit=(
+            ExplicitChunking(
+                "lt-then-rest",
+                (
+                    TokensOf("<", logprobs=True),
+                    TokensOf(
+                        "\n\n" + d.block_of(d.call("get_weather", d.param("city", "Paris"))), logprobs=True
+                    ),
+                ),
+                tokenizer=True,
+            ),
+        ),
+    )
     return s.items
 
 

@@ -7,6 +7,8 @@ index it came from, so its logprob entries go with it when it is released.
 
 from __future__ import annotations
 
+from collections import deque
+
 from dscodec.stream._logprobs import LogprobBook
 from dscodec.stream._markers import DSML_FIRST, OPENER_START, THINK_END_SPELLING
 from dscodec.stream._stages import (
@@ -53,6 +55,9 @@ class HeldText(LogprobBook):
         #: _newline_run`` proves in O(1) that the held text is newlines only: a long run pushed newline by newline
         #: stays linear).
         self._newline_run = ""
+        #: The starts of the stretches of input after the first that the held text spans (ascending; see
+        #: :meth:`_give_held`).
+        self._held_starts: deque[int] = deque()
 
     def _hold_length(self) -> int:
         pend = self._pend
@@ -107,11 +112,41 @@ class HeldText(LogprobBook):
         if count <= 0:
             return
         pend = self._pend
-        upto = self._pend_pos[count] if count < len(pend) else self._pend_pos[-1] + 1
-        self._emit(pend[:count], upto)
+        if count < len(pend):
+            upto = self._pend_pos[count]
+            self._emit(pend[:count], upto)
+            entries = self._entries
+            if entries and entries[0][1] < upto:
+                # The released text ends inside a token whose rest is still held: its entry goes with the part
+                # released (whatever the rest becomes, as when a stop sequence swallows it).
+                self._give_entries(upto, entries[0][0] + 1)
+        else:
+            self._emit(pend, self._pend_pos[-1] + 1)
         self._pend = pend[count:]
         del self._pend_pos[:count]
         self._nostrip = max(0, self._nostrip - count)
+
+    def _note_stretch(self) -> None:
+        """A stretch of input starts (at ``_stretch``) while text is held: remember where, for :meth:`_give_held`."""
+        starts = self._held_starts
+        first = self._pend_pos[0]
+        while starts and starts[0] <= first:
+            starts.popleft()
+        starts.append(self._stretch)
+
+    def _give_held(self, upto: int) -> None:
+        """A stop sequence or a block opener decided the held text: the part before unit ``upto`` was released
+        and the rest is dropped. When the released text ends in an earlier stretch of input, it also takes the
+        entries of that stretch's tokens whose text is dropped (the held ``<``, newlines, the start of the match),
+        as the reference sends a held stretch as a delta with its entries."""
+        end = self._stretch
+        if upto > end or not self._entries:
+            return  # it ends in this stretch (_settle decides), or no entry waits
+        for start in self._held_starts:
+            if start >= upto:
+                end = min(end, start)
+                break
+        self._give_entries(upto, end)
 
     def _strip_newlines(self, text: str) -> str:
         nostrip = self._nostrip
@@ -206,6 +241,10 @@ class HeldText(LogprobBook):
                     orphans.clear()
             elif orphans and not (
                 channel == current
-                and (self._incomplete or self._json != JSON_OFF or self._marker_hold_start() < self._pos)
+                and (
+                    self._incomplete
+                    or (self._json != JSON_OFF and channel == CH_CONTENT)
+                    or self._marker_hold_start() < self._pos
+                )
             ):
                 orphans.clear()

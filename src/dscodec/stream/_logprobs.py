@@ -14,7 +14,7 @@ from collections import deque
 from typing import TYPE_CHECKING
 
 from dscodec.stream._markers import HARD_FIRST, SENTINEL_LAST
-from dscodec.stream._stages import CH_REASONING, Channel, JsonPhase, Stage
+from dscodec.stream._stages import CH_CONTENT, CH_REASONING, Channel, JsonPhase, Stage
 from dscodec.stream.events import ContentDelta, Event, ReasoningDelta, TokenLogprob
 
 if TYPE_CHECKING:
@@ -163,3 +163,16 @@ class LogprobBook:
         entries = self._entries
         while entries and entries[0][0] < upto:
             entries.popleft()
+
+    def _give_entries(self, upto: int, before: int) -> None:
+        """Entries anchored before unit ``before`` (of tokens whose text ends there, or of ids without text after
+        it) go with the text just released up to unit ``upto`` (a delta of the current stage's channel; in JSON
+        mode outside the value, its next delta)."""
+        entries = self._entries
+        rec = self._recs[-1] if self._recs else None
+        if isinstance(rec, _Text) and rec.upto == upto:
+            target = rec.entries
+        else:
+            target = self._orphans[CH_REASONING if self._stage == Stage.REASONING else CH_CONTENT]
+        while entries and entries[0][0] < before:
+            target.append(entries.popleft()[2])

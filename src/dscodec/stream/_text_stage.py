@@ -335,7 +335,9 @@ class TextStages(HeldText):
         assert self._stops is not None
         stop = self._stops.stops[index]
         keep = max(0, len(self._pend) - len(stop))
-        self._release(keep)
+        if keep:
+            self._release(keep)
+            self._give_held(self._pend_pos[0])
         self._clear()
         self._stop_at = pos
         self._recs.append(StopSequence(stop))
@@ -373,7 +375,9 @@ class TextStages(HeldText):
         keep = self._strip_newlines(body)
         if not keep and body and self._pend_pos[0] == self._sticky_at:
             keep = body[:1]  # the newline right after a "<" stays before a block
-        self._release(len(keep))
+        if keep:
+            self._release(len(keep))
+            self._give_held(self._pend_pos[0])
         self._clear()
         self._drop(pos, CH_REASONING if self._stage == REASONING else CH_CONTENT)
         if self._stage == REASONING:

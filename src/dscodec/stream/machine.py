@@ -994,6 +994,10 @@ class OutputMachine(FastPaths):
         earlier call: text from before, for the logprob entries' sake)."""
         base = self._pos
         self._stretch = base + carried
+        if self._pend:
+            self._note_stretch()
+        elif self._held_starts:
+            self._held_starts.clear()
         n = len(units)
         # D15: the end-of-sentence token ends the output; the units before it are processed as usual.
         end = n
