@@ -203,11 +203,7 @@ _NO_USAGE = PromptUsage()
 def _is_tokenizer_like(tokenizer: object) -> bool:
     """Whether ``tokenizer`` is what :meth:`Vocabulary.load` takes (checked without importing ``tokenizers``: a
     ``tokenizers.Tokenizer`` can only come from it once it is imported)."""
-    if (
-        tokenizer is None
-        or type(tokenizer) is Vocabulary
-        or isinstance(tokenizer, (str, os.PathLike, Vocabulary))
-    ):
+    if tokenizer is None or isinstance(tokenizer, (Vocabulary, str, os.PathLike)):
         return True
     module = sys.modules.get("tokenizers")
     return module is not None and isinstance(tokenizer, module.Tokenizer)

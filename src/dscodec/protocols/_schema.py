@@ -1134,22 +1134,20 @@ def _compiled_value_problem(key: str, value: Any, node: Mapping[str, Any], draft
             return None  # an `if` without `then` or `else`, and these without `if`: not compiled
         return _type_problem(value, "boolean", "object")
     if key == "items":
-        return _first_schema_problem(value) if isinstance(value, list) else None
+        return _first_type_problem(value, "boolean", "object") if isinstance(value, list) else None
     if key in _COMPILED_ARRAYS:
         problem = _type_problem(value, "array")
-        return problem if problem is not None else _first_schema_problem(value)
+        return problem if problem is not None else _first_type_problem(value, "boolean", "object")
     if key in _COMPILED_MAPS:
         problem = _type_problem(value, "object")
-        return problem if problem is not None else _first_schema_problem(value.values())
+        return problem if problem is not None else _first_type_problem(value.values(), "boolean", "object")
     if key == "dependencies":
         problem = _type_problem(value, "object")
         if problem is not None:
             return problem
         for item in value.values():  # each a list of property names or a schema
             if isinstance(item, list):
-                problem = next(
-                    (p for p in (_type_problem(name, "string") for name in item) if p is not None), None
-                )
+                problem = _first_type_problem(item, "string")
             else:
                 problem = _type_problem(item, "boolean", "object")
             if problem is not None:
@@ -1172,9 +1170,7 @@ def _compiled_value_problem(key: str, value: Any, node: Mapping[str, Any], draft
     if key == "enum":
         return _type_problem(value, "array")
     if key == "required":
-        return _type_problem(value, "array") or next(
-            (p for p in (_type_problem(item, "string") for item in value) if p is not None), None
-        )
+        return _type_problem(value, "array") or _first_type_problem(value, "string")
     if key == "type":
         if isinstance(value, str):
             return None if value in _SIMPLE_TYPES else "Unexpected type"
@@ -1191,9 +1187,10 @@ def _compiled_value_problem(key: str, value: Any, node: Mapping[str, Any], draft
     return None
 
 
-def _first_schema_problem(values: Iterable[Any]) -> str | None:
-    """The first of ``values`` that is no schema (a boolean or an object), as compiling reports it."""
-    return next((p for p in (_type_problem(v, "boolean", "object") for v in values) if p is not None), None)
+def _first_type_problem(values: Iterable[Any], *names: str) -> str | None:
+    """The problem of the first of ``values`` of none of the types ``names`` (a schema: a boolean or an object), as
+    compiling reports it."""
+    return next((p for p in (_type_problem(v, *names) for v in values) if p is not None), None)
 
 
 def _compile_order(node: Mapping[str, Any], draft: _Draft) -> Iterator[str]:
