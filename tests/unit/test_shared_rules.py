@@ -80,7 +80,7 @@ def test_read_unit_enum_accepts_single_key_map() -> None:
         _body.read_unit_enum("x", ("function",), None)
 
 
-DEPTH_ERROR = "invalid JSON request: recursion limit exceeded (more than 127 nested arrays or objects)"
+DEPTH_ERROR = "JSON input exceeds the maximum nesting depth of 128"
 
 
 def _nested_body(depth: int) -> dict[str, Any]:
@@ -92,22 +92,26 @@ def _nested_body(depth: int) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("depth", [126, 127, 128, 129, 300, 1000])
-def test_body_nesting_limit_is_the_same_for_text_and_mappings(depth: int) -> None:
+def test_body_nesting_limits_of_text_and_mappings(depth: int) -> None:
+    # JSON text nests 127 levels, a mapping one more (the reference counts a mapping's levels from one).
     value = _nested_body(depth)
     text = '{"zz": ' + "[" * (depth - 1) + "-0" + "]" * (depth - 1) + "}"
-    if depth <= _body.MAX_NESTING_DEPTH:
+    if depth <= 127:
         assert _body.read_body(text, lambda v: v) == value
+    else:
+        # Text gets the reference's message, which points at the bracket that opens the 128th level (column
+        # 7 + 127).
+        for given_body in (text, text.encode()):
+            with pytest.raises(ConversionError) as info:
+                _body.read_body(given_body, lambda v: v)
+            assert info.value.message == "invalid JSON request: recursion limit exceeded at line 1 column 134"
+    if depth <= 128:
         assert _body.read_body(value, lambda v: v) == value
         return
-    # Deeper than orjson's own limit (255) too: the mapping is checked before it is serialised. Text gets the
-    # reference's message, which points at the bracket that opens the 128th level (column 7 + 127).
-    for given_body in (text, text.encode()):
-        with pytest.raises(ConversionError) as info:
-            _body.read_body(given_body, lambda v: v)
-        assert info.value.message == "invalid JSON request: recursion limit exceeded at line 1 column 134"
+    # Deeper than orjson's own limit (255) too: the mapping is checked before it is serialised.
     with pytest.raises(ConversionError) as info:
         _body.read_body(value, lambda v: v)
-    assert info.value.message == DEPTH_ERROR
+    assert info.value.message == DEPTH_ERROR and info.value.status_code == 400
 
 
 def test_a_mapping_that_contains_itself_is_too_deep() -> None:
@@ -116,6 +120,22 @@ def test_a_mapping_that_contains_itself_is_too_deep() -> None:
     with pytest.raises(ConversionError) as info:
         _body.read_body(looped, lambda v: v)
     assert info.value.message == DEPTH_ERROR
+
+
+def test_other_mappings_nest_as_deep_as_dicts() -> None:
+    # Mappings that are not dicts are walked as they are copied (their depth is not seen before): the same limit.
+    from types import MappingProxyType
+
+    for depth, ok in ((128, True), (129, False)):
+        inner: Any = "x"
+        for _ in range(depth - 1):
+            inner = MappingProxyType({"k": inner})
+        if ok:
+            assert _body.read_body({"zz": inner}, lambda v: v)["zz"]["k"]
+        else:
+            with pytest.raises(ConversionError) as info:
+                _body.read_body({"zz": inner}, lambda v: v)
+            assert info.value.message == DEPTH_ERROR
 
 
 class Counted(str):

@@ -20,7 +20,6 @@ import orjson
 from dscodec._json import (
     MAX_DEPTH,
     JSONDecodeError,
-    depth_error,
     dumps_compact,
     float_text,
     loads,
@@ -62,6 +61,11 @@ __all__ = [
 #: reader stops at 128 levels ("recursion limit exceeded"); every recursive walk in dscodec stays far below
 #: Python's own recursion limit with this bound. :func:`dscodec._json.loads` enforces it while parsing.
 MAX_NESTING_DEPTH = MAX_DEPTH
+#: The deepest nesting of arrays and objects a mapping body may hold: one level more than JSON text (the
+#: reference counts the levels of a parsed mapping from one, and those of JSON text from zero).
+MAX_MAPPING_DEPTH = MAX_DEPTH + 1
+#: The message for a mapping body nested deeper (the reference's words).
+MAPPING_DEPTH_ERROR = f"JSON input exceeds the maximum nesting depth of {MAX_MAPPING_DEPTH}"
 
 _T = TypeVar("_T")
 
@@ -286,8 +290,9 @@ def join_path(path: str, key: str) -> str:
 def load_body(body: str | bytes | Mapping[str, Any]) -> Any:
     """Parse a request body given as JSON text or as an already parsed mapping (deviation D2 errors).
 
-    JSON text nested deeper than :data:`MAX_NESTING_DEPTH` is refused by the parser itself. A mapping is checked
-    for the same depth (with the same message), then serialised and read again, so it follows the same number and
+    JSON text nested deeper than :data:`MAX_NESTING_DEPTH` is refused by the parser itself. A mapping may nest one
+    level more (:data:`MAX_MAPPING_DEPTH`, as the reference counts); it is checked for that, then serialised and
+    read again, so it follows the same number and
     string rules as JSON text and values JSON cannot carry (non-string keys, sets, integers beyond 64 bits, …) are
     refused.
     """
@@ -301,8 +306,8 @@ def load_body(body: str | bytes | Mapping[str, Any]) -> Any:
     if isinstance(body, Mapping):
         top = dict(body)
         # Checked before serialising: orjson has a deeper limit of its own, with another message.
-        if nesting_depth_exceeds(top, MAX_NESTING_DEPTH):
-            raise ConversionError(f"invalid JSON request: {depth_error(MAX_NESTING_DEPTH)}")
+        if nesting_depth_exceeds(top, MAX_MAPPING_DEPTH):
+            raise ConversionError(MAPPING_DEPTH_ERROR)
         if not _plain_json(top):
             top = _as_plain_json(top)
         try:
@@ -316,7 +321,7 @@ def load_body(body: str | bytes | Mapping[str, Any]) -> Any:
                 "invalid request body: not a JSON document: NaN and infinite numbers are not JSON"
             )
         try:
-            return loads(text)
+            return loads(text, max_depth=MAX_MAPPING_DEPTH)
         except JSONDecodeError as exc:
             raise ConversionError(f"invalid request body: not a JSON document: {exc}") from None
     raise ConversionError(f"invalid request body: expected JSON text or a mapping, got {type(body).__name__}")
@@ -358,8 +363,8 @@ def _as_plain_json(top: dict[str, Any]) -> dict[str, Any]:
     stack: list[tuple[Any, Any, str, int]] = [(top, root, "", 1)]
     while stack:
         source, target, path, depth = stack.pop()
-        if depth > MAX_NESTING_DEPTH:
-            raise ConversionError(f"invalid JSON request: {depth_error(MAX_NESTING_DEPTH)}")
+        if depth > MAX_MAPPING_DEPTH:
+            raise ConversionError(MAPPING_DEPTH_ERROR)
         if isinstance(target, dict):
             pairs: Any = source.items()
         else:
