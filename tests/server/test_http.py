@@ -475,6 +475,32 @@ def test_backend_that_raises_when_called() -> None:
     assert assert_error_shape("messages", response, 502, "api_error") == "the model server failed: no engine"
 
 
+@pytest.mark.parametrize("after_output", [False, True])
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_a_cancellation_the_backend_raises_itself_is_a_backend_failure(
+    protocol: str, stream: bool, after_output: bool
+) -> None:
+    """A backend that lets out a CancelledError of its own (nothing cancels the request) has failed: a 502, or
+    after the first output the protocol's error event, never a response cut without a word."""
+    import asyncio
+
+    async def cancelled(job: BackendRequest) -> AsyncIterator[BackendOutput]:
+        if after_output:
+            yield TextChunk("Hello", 1)
+        raise asyncio.CancelledError
+
+    with LiveServer(create_app(cancelled, tokenizer=VOCABULARY)) as live:
+        response = httpx.post(live.url + PATHS[protocol], json=body(protocol, stream=stream), timeout=10)
+        again = httpx.post(live.url + PATHS[protocol], json=body(protocol), timeout=10)  # the server goes on
+    message = "the model server failed: it raised CancelledError while the request was not cancelled"
+    for answer in (response, again) if not (stream and after_output) else (again,):
+        assert assert_error_shape(protocol, answer, 502, "api_error") == message
+    if stream and after_output:
+        assert response.status_code == 200 and "Hello" in response.text
+        assert message in response.text and "error" in response.text
+
+
 def test_backend_without_finish_ends_with_stop(odd: httpx.Client) -> None:
     data = odd.post(
         PATHS["chat_completions"], json=body("chat_completions"), headers={"x-case": "no_finish"}

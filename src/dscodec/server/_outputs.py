@@ -6,6 +6,7 @@ exception of another kind, so the app can always answer in the protocol's shape.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import math
 import operator
@@ -33,6 +34,7 @@ __all__ = [
     "feed_sse",
     "is_large",
     "iterate_outputs",
+    "next_output",
     "sse_of",
 ]
 
@@ -61,6 +63,39 @@ def iterate_outputs(outputs: object) -> AsyncIterator[BackendOutput]:
     raise ModelOutputError(
         f"the model backend returned a {type(outputs).__name__}; expected an async iterator of outputs"
     )
+
+
+async def next_output(outputs: AsyncIterator[BackendOutput]) -> BackendOutput:
+    """The backend's next item (``StopAsyncIteration`` at its end).
+
+    A cancellation the backend raises on its own (an ``asyncio.CancelledError`` while nothing cancels the request:
+    a backend that cancels an inner task and lets its error out) is a failure of the backend, a 502 like any other
+    (:class:`~dscodec.ModelOutputError`); the request's own cancellation (its client gone, a timeout) goes on as
+    it is.
+    """
+    try:
+        return await outputs.__anext__()
+    except asyncio.CancelledError as exc:
+        if _being_cancelled():
+            raise
+        # A cancel scope around the request that is cancelled cancels again at the next checkpoint.
+        await anyio.lowlevel.checkpoint_if_cancelled()
+        raise ModelOutputError(
+            "the model server failed: it raised CancelledError while the request was not cancelled"
+        ) from exc
+
+
+def _being_cancelled() -> bool:
+    """Whether the running asyncio task has a cancellation requested (Python 3.11 on; before, cancel scopes are
+    asked by a checkpoint)."""
+    try:
+        task = asyncio.current_task()
+    except (
+        RuntimeError
+    ):  # no asyncio loop: another backend of anyio, whose cancellations a backend cannot raise
+        return True
+    cancelling = getattr(task, "cancelling", None)
+    return task is None or (cancelling is not None and cancelling() > 0)
 
 
 def is_large(item: BackendOutput | None) -> bool:

@@ -70,6 +70,7 @@ from dscodec.server._outputs import (
     feed_sse,
     is_large,
     iterate_outputs,
+    next_output,
     sse_of,
 )
 from dscodec.server._probes import Catalog, count_tokens_response, health_response, input_tokens_response
@@ -616,7 +617,7 @@ class _Server:
             await anyio.lowlevel.checkpoint()
             with anyio.move_on_after(self.backend_timeout) as waiting:
                 try:
-                    item = await outputs.__anext__()
+                    item = await next_output(outputs)
                 except StopAsyncIteration:
                     return None
             if waiting.cancelled_caught:
