@@ -370,6 +370,13 @@ _STATUSES = frozenset({"status", "finish_reason", "stop_reason", "incomplete_det
 _COUNTS = frozenset({"completion_tokens", "total_tokens", "output_tokens"})
 
 
+def _any_tool(body: dict[str, Any]) -> bool:
+    """Whether a Messages body asks for ``tool_choice`` ``any`` (D10: a call is required, the reference reads
+    ``auto``)."""
+    tool_choice = body.get("tool_choice")
+    return isinstance(tool_choice, dict) and tool_choice.get("type") == "any"
+
+
 def _event_difference_kind(
     body: dict[str, Any], ours: list[Any], theirs: list[Any], pieces: list[Any]
 ) -> str:
@@ -378,8 +385,7 @@ def _event_difference_kind(
     merged_ours, merged_theirs = merge_deltas(ours), merge_deltas(theirs)
     if merged_ours == merged_theirs:
         return "where deltas part (D8, D12, D18)"
-    tool_choice = body.get("tool_choice")
-    if isinstance(tool_choice, dict) and tool_choice.get("type") == "any":
+    if _any_tool(body):
         return "D10 (tool_choice any)"
     paths: set[str] = set()
     _paths(merged_ours, merged_theirs, "", paths)
@@ -806,6 +812,9 @@ def fuzz(protocol: str, args: argparse.Namespace) -> int:
                     key = "cut between characters, still: " + _event_difference_kind(
                         body, ours["events"], theirs["events"], pieces
                     )
+        elif _any_tool(body):
+            # The reference reads ``any`` as ``auto``: its output starts outside the block (stop sequences apply).
+            key = f"D10 (tool_choice any): {key}"
         found[key] += 1
         if found[key] <= 3:
             print(f"{protocol}: differs in {key}")
@@ -936,7 +945,7 @@ def sweep_cuts(protocol: str, args: argparse.Namespace) -> int:
         if (
             _EOS_SPELLING in output
             or _json_object_body(body)
-            or (isinstance(body.get("tool_choice"), dict) and body["tool_choice"].get("type") == "any")
+            or _any_tool(body)
             or _malformed_markup(output)
             or _UNKNOWN_TAG.search(output)
             or set(_STRING_ATTRIBUTE.findall(output)) - {"true", "false"}
