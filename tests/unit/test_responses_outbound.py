@@ -721,3 +721,35 @@ def test_tool_search_call_status_follows_its_arguments(
         and e.to_dict()["item"]["type"] == "tool_search_call"
     ]
     assert [(item["status"], item["arguments"]) for item in done] == [(status, arguments)]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "expected"),
+    [
+        ('{"input": "a\\"b"}', 'a"b'),
+        ('{"input":  "abc"}', "abc"),  # a string="false" value written after white space
+        ('{"input": \n\t "x\\u00e9" }', "xé"),
+        ('{"input":   12}', '{"input":   12}'),  # no string: the arguments as they are, white space and all
+        ('{"input": ', '{"input": '),  # cut inside the opening: flushed at the end
+        ('{"input":    ', '{"input":    '),
+        ('{"patch": "x"}', '{"patch": "x"}'),
+    ],
+)
+def test_patch_input_reads_the_same_whatever_the_cut(arguments: str, expected: str) -> None:
+    from dscodec.protocols.openai_responses._patch import PatchInput
+
+    for size in (1, 2, 3, len(arguments)):
+        reader = PatchInput()
+        pieces = [reader.feed(arguments[i : i + size]) for i in range(0, len(arguments), size)]
+        assert "".join(pieces) + reader.flush() == expected, size
+
+
+def test_patch_input_holds_a_long_run_of_white_space_in_linear_time() -> None:
+    from dscodec.protocols.openai_responses._patch import PatchInput
+
+    reader = PatchInput()
+    assert reader.feed('{"input": ') == ""
+    for _ in range(50_000):
+        assert reader.feed(" ") == ""
+    assert reader.feed('"ok"}') == "ok"
+    assert reader.flush() == ""

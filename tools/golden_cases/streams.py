@@ -1657,6 +1657,20 @@ def _responses_tools(v: Version) -> list[Scenario]:
         tools="apply_patch",
     )
     s(
+        "apply-patch-padded-input",
+        d.block_of(d.call("apply_patch", d.param("input", ' \n\t"a \\"b\\"\\u00e9" ', string=False))),
+        "apply_patch with a string=false input whose JSON string has white space around it: the string decoded",
+        thinking=False,
+        tools="apply_patch",
+    )
+    s(
+        "apply-patch-padded-number",
+        d.block_of(d.call("apply_patch", d.param("input", "  12", string=False))),
+        "apply_patch with a string=false input that is a number after white space: the arguments as JSON",
+        thinking=False,
+        tools="apply_patch",
+    )
+    s(
         "apply-patch-no-params",
         d.block_of(d.call("apply_patch")),
         "apply_patch without parameters",

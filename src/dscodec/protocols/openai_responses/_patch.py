@@ -22,17 +22,21 @@ class PatchInput:
     the reference show the first-parameter rule). Working on the arguments text rather than
     :attr:`ToolCallDelta.raw` covers ``string="false"`` JSON strings too. The opening ``{"input": "`` is held
     back until the arguments either complete it or depart from it, so every fragment is sent once and never
-    retracted, whatever the chunking.
+    retracted, whatever the chunking. JSON white space between the key and a ``string="false"`` value's opening
+    quote (``{"input":  "abc"}``) is skipped, as the reference reads the value as JSON.
     """
 
-    __slots__ = ("_held", "_mode", "_pending")
+    __slots__ = ("_held", "_mode", "_pending", "_spaces")
 
-    _PREFIX: Final = '{"input": "'
+    _PREFIX: Final = '{"input": '
     _HOLD, _STRING, _JSON, _AFTER = range(4)
 
     def __init__(self) -> None:
         self._mode = self._HOLD
         self._held = ""
+        # The white space held after the whole prefix (pieces, joined only if the value proves no string); None
+        # while the prefix is not complete.
+        self._spaces: list[str] | None = None
         self._pending = ""  # a cut escape sequence of the string value
 
     def feed(self, text: str) -> str:
@@ -44,20 +48,39 @@ class PatchInput:
             return self._decode(text)
         if mode == self._AFTER:
             return ""
-        held = self._held + text
+        if self._spaces is not None:
+            return self._after_key(text)
+        held = self._held + text  # at most the prefix's length before ``text``
         prefix = self._PREFIX
         if held.startswith(prefix):
-            self._mode, self._held = self._STRING, ""
-            return self._decode(held[len(prefix) :])
+            self._held, self._spaces = prefix, []
+            return self._after_key(held[len(prefix) :])
         if prefix.startswith(held):
             self._held = held
             return ""
         self._mode, self._held = self._JSON, ""
         return held
 
+    def _after_key(self, text: str) -> str:
+        """``text`` after the whole prefix and the white space held so far: more white space (held), the value's
+        opening quote (the string is decoded from there on), or another value (all of it goes out as JSON)."""
+        value = text.lstrip(" \t\n\r")
+        spaces = self._spaces
+        assert spaces is not None
+        if not value:
+            spaces.append(text)
+            return ""
+        if value[0] == '"':
+            self._mode, self._held, self._spaces = self._STRING, "", None
+            return self._decode(value[1:])
+        held = self._held + "".join(spaces) + text
+        self._mode, self._held, self._spaces = self._JSON, "", None
+        return held
+
     def flush(self) -> str:
         """At the end of the call: text still held back (arguments that stopped inside the opening)."""
-        held, self._held = self._held, ""
+        held = self._held + "".join(self._spaces or ())
+        self._held, self._spaces = "", None
         return held if self._mode == self._HOLD else ""
 
     def _decode(self, text: str) -> str:
