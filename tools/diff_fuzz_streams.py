@@ -431,10 +431,12 @@ def _event_difference_kind(
         return "D8? (a parameter tag with an unknown string value)"
     if _malformed_markup(_output_text(pieces)) or _BARE_PARAMETER_TAG.search(_output_text(pieces)):
         return "D8? (malformed tags: dscodec reads them by their attributes)"
-    if _UNKNOWN_TAG.search(_output_text(pieces)):
-        return "D8? (a tag the parser does not know: its closing tag does not end the call)"
+    # A newline after a partial opener also looks like a tag the parser does not know (``<`` then a newline):
+    # the newline is the likelier cause, so it is asked first.
     if any(isinstance(p, str) for p in pieces) and _PARTIAL_OPENER_NEWLINE.search(_output_text(pieces)):
         return "D14? (a newline after a partial opener in text)"
+    if _UNKNOWN_TAG.search(_output_text(pieces)):
+        return "D8? (a tag the parser does not know: its closing tag does not end the call)"
     if _ends_in_half_a_character(pieces):
         return "D12? (a chunk of ids ends in half a character)"
     if _CUT_IN_VALUE.search(_output_text(pieces)):
