@@ -1437,6 +1437,43 @@ def _tools() -> list[Case]:
             m, [user("a"), fcall("c1", "x", "{}", namespace="zz"), fout("c1", "o")], tools=[WEATHER]
         ),
     )
+    # A historical call is named by its (namespace, name) pair: a member's own prompt name, else the joined name
+    # made unique against the flat names, the members' names and the names of earlier such calls.
+    cases += both(
+        "namespace-history-member-after-collision",
+        "a call of member a__b.c, whose joined name a__b__c collides with member a.b__c's: it takes a__b__c_1",
+        lambda m: _req(
+            m,
+            [user("Go"), fcall("c1", "c", {}, namespace="a__b"), fcall("c2", "b__c", {}, namespace="a")]
+            + [fout("c1", "o"), fout("c2", "p")],
+            tools=[namespace("a", [fn("b__c")]), namespace("a__b", [fn("c")])],
+        ),
+    )
+    cases += both(
+        "namespace-history-not-a-member",
+        "calls that name no member but join to a member's name or to each other's: suffixed past them",
+        lambda m: _req(
+            m,
+            [
+                user("Go"),
+                fcall("c1", "_x", {}, namespace="gh_"),
+                fcall("c2", "x", {}, namespace="gh"),
+                fcall("c3", "x", {}, namespace="gh__"),
+                fcall("c4", "x", {}, namespace="gh__"),
+            ]
+            + [fout(f"c{k}", "o") for k in range(1, 5)],
+            tools=[fn("gh__x_1"), namespace("gh", [fn("x")]), namespace("q", [fn("y")])],
+        ),
+    )
+    cases += both(
+        "namespace-history-duplicate-member",
+        "a member declared in two namespaces of the same name, and a call that joins to the second one's name",
+        lambda m: _req(
+            m,
+            [user("Go"), fcall("c1", "a__b_1", {}, namespace="_b"), fout("c1", "o")],
+            tools=[namespace("_b", [fn("a__b")]), namespace("_b", [fn("a__b")])],
+        ),
+    )
     # Custom tools (§3.9): apply_patch is replaced by the built-in definition, user description/format ignored.
     cases += both(
         "custom-apply-patch",

@@ -104,8 +104,11 @@ class _Converter(_convert.RequestConverter[wire.ResponsesRequest]):
     answered: set[str] = field(default_factory=set)
     #: ``_flat_names()``, computed once.
     flat_names: frozenset[str] | None = None
-    #: Joined name of a namespaced call (before suffixing) -> its prompt name; the flat names never change.
-    call_names: dict[str, str] = field(default_factory=dict)
+    #: (namespace, name) of each namespace member -> its prompt name (the first, for a member declared twice); then
+    #: of each history call that names no member, as it is met.
+    call_names: dict[tuple[str, str], str] | None = None
+    #: Hands out the names of history calls that name no member: not a flat name, a member's or another such call's.
+    call_allocator: _tools.NameAllocator | None = None
     #: The first input item of a type dscodec does not convert (index, type): refused at the end (D9).
     unknown_item: tuple[int, str] | None = None
     #: V4.1: the tools each tool search output loaded, with the system message that announces them.
@@ -477,15 +480,28 @@ class _Converter(_convert.RequestConverter[wire.ResponsesRequest]):
             )
         name = item.name
         if item.namespace is not None:
-            # Joined as a namespace member's name is, suffixed ``_1``, ``_2``… while it collides with a flat
-            # tool's name (the other members' names do not count, so ``gh`` + ``x`` is ``gh__x`` even when two
-            # members were named ``gh__x`` and ``gh__x_1``). The flat names are fixed, so each joined name is
-            # resolved once.
-            joined = _tools.namespaced_name(item.namespace, name, self.version)
-            name = self.call_names.get(joined, "")
-            if not name:
-                name = self.call_names[joined] = _tools.first_free(joined, self._flat_names())[0]
+            name = self._namespaced_call_name(item.namespace, name)
         return conv.ToolCall(id=item.call_id, name=name, arguments=item.arguments)
+
+    def _namespaced_call_name(self, namespace: str, name: str) -> str:
+        """The prompt name of a history call in ``namespace``: a namespace member's own prompt name; for a call
+        that names no member, the joined name suffixed ``_1``, ``_2``… while it collides with a flat tool's name,
+        a member's prompt name or the name of an earlier such call (so it never passes for another tool: on V4
+        ``gh_`` + ``_x`` joins to ``gh__x``, the name of member ``gh``.``x``, and is ``gh__x_1``)."""
+        names = self.call_names
+        allocator = self.call_allocator
+        if names is None or allocator is None:
+            members = self._namespace_tool_map()
+            names = self.call_names = {}
+            for prompt_name, pair in members.items():
+                names.setdefault(pair, prompt_name)
+            allocator = self.call_allocator = _tools.NameAllocator(self._flat_names() | members.keys())
+        found = names.get((namespace, name))
+        if found is None:
+            found = names[namespace, name] = allocator.take(
+                _tools.namespaced_name(namespace, name, self.version)
+            )
+        return found
 
     def _check_loaded(self, index: int, tools: Sequence[wire.Tool]) -> None:
         """The checks of the tools a tool search output loads, tool by tool as in the tool list (names, custom
