@@ -406,8 +406,9 @@ def documented(protocol: str, body: object, problem: str) -> str | None:
     if (
         protocol == "chat_completions"
         and "max_completion_tokens" in body
-        and problem.split(" ")[0] in ("sampling", "inference", "resolution", "outcome:", "error:")
+        and problem.split(" ")[0] in ("sampling", "inference", "resolution", "outcome:", "error:", "shape")
     ):
+        # (a shape error too: dscodec reads the field, so a malformed one is its first problem)
         return "D4 (max_completion_tokens)"
     messages = body.get("messages")
     if (
