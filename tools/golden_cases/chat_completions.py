@@ -88,6 +88,12 @@ REGEX_PATTERNS: list[tuple[str, str, bool]] = [
     ("classes-125-nested", "[]" * 125 + "a" + "]" * 125, True),
     ("classes-126-nested", "[]" * 126 + "a" + "]" * 126, False),
     ("classes-nested-in-groups", "(" * 63 + "[]" * 94 + "a" + "]" * 94 + ")" * 63, False),
+    # A count beyond 64 bits: after a look-around or a back-reference its "{" is a plain character; before one
+    # (or without one), no regex. Beyond 32 bits but within 64, no regex either way.
+    ("count-beyond-64-bits-after-a-look-ahead", "(?=a)a{18446744073709551616}", True),
+    ("count-upper-beyond-64-bits-after-a-back-reference", r"(a)\1a{3,18446744073709551616}", True),
+    ("count-beyond-64-bits-before-a-look-ahead", "a{18446744073709551616}(?=a)", False),
+    ("count-beyond-32-bits-after-a-look-ahead", "(?=a)a{18446744073709551615}", False),
     # In extended mode a count may hold spaces (no other white space), and a "*" after a count is no regex.
     ("extended-spaced-count-then-star", "(?x)a{ 2 }*", False),
     ("extended-spaced-count-then-plus", "(?x)a{2 }+", True),

@@ -572,6 +572,11 @@ class _Reader:
         if match is None or not (match.group(1) or match.group(2)):
             return None
         low, comma, high = match.groups()
+        if _beyond_64_bits(low) or _beyond_64_bits(high):
+            # A number the lenient reading cannot parse: it reads a plain "{" (the strict one refuses it).
+            if self.strict:
+                _fail()
+            return None
         for digits in (low, high):
             if len(digits.lstrip("0")) > 10 or (digits and int(digits) > 0xFFFFFFFF):
                 _fail()  # beyond 32 bits: refused by both readings
@@ -1054,6 +1059,12 @@ class _Reader:
 
 #: A class escape the lenient engine reads as Unicode's (a backslash before it: not necessarily an escape).
 _PERL_ESCAPE = re.compile(r"\\[dDsSwW]")
+
+
+def _beyond_64_bits(digits: str) -> bool:
+    """Whether a count's decimal digits are a number above ``2**64 - 1`` (without converting a long one)."""
+    significant = digits.lstrip("0")
+    return len(significant) > 20 or (len(significant) == 20 and significant > "18446744073709551615")
 
 
 def regex_ok(pattern: str) -> bool:
