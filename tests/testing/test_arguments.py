@@ -273,9 +273,12 @@ def test_frames_and_items_of_other_types_are_named() -> None:
         testing.Frame(5)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="a frame's event name is a str or None"):
         testing.Frame("{}", event=5)  # type: ignore[arg-type]
-    broken = Transcript("chat_completions", _TRANSCRIPT.request, [Usage(5), 5])  # type: ignore[list-item]
-    with pytest.raises(TypeError, match="not a backend output item: 5"):
-        testing.dumps_transcript(broken)
+    with pytest.raises(TypeError, match=r"Transcript.backend\[1\] must be a backend item .*, not int"):
+        Transcript("chat_completions", _TRANSCRIPT.request, [Usage(5), 5])  # type: ignore[list-item]
+    broken = Transcript("chat_completions", _TRANSCRIPT.request, [Usage(5)])
+    broken.backend.append(5)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"Transcript.backend\[1\] must be a backend item"):
+        testing.dumps_transcript(broken)  # changed after it was made: checked again when written
     assert testing.loads_transcript(testing.dumps_transcript(_TRANSCRIPT)) == _TRANSCRIPT
 
 
@@ -321,3 +324,76 @@ def test_outputs_for_a_json_mode_request_with_tools_hold_the_calls_the_codec_rea
 
     draw()
     assert any(seen)  # calls were drawn
+
+
+@pytest.mark.parametrize(
+    ("make", "names"),
+    [
+        # Arguments that used to be taken and have no effect.
+        (lambda s: s.request_bodies("responses", stops=["x"]), "stops: a Responses request has no stop"),
+        (lambda s: s.scenarios("responses", stops=["x"]), "stops: a Responses request has no stop"),
+        (lambda s: s.model_outputs(stop_sequences=[""]), "stop_sequences must hold str of 1 to 4096"),
+        (lambda s: s.model_outputs(stop_sequences=["x" * 4097]), "stop_sequences must hold str of 1 to 4096"),
+        (lambda s: s.token_chunkings([2**40]), r"ids must hold token ids \(int, from 0 to 2\*\*32 - 1\)"),
+        (lambda s: s.token_chunkings([2**32]), "ids must hold token ids"),
+        (lambda s: s.model_outputs(_request(), version="v4"), "version: a request decides it"),
+        (lambda s: s.model_outputs(_request(), stop_sequences=["END"]), "stop_sequences: a request decides"),
+        (
+            lambda s: s.model_outputs(_request(), tool_names=[], thinking=True),
+            "thinking, tool_names: a request",
+        ),
+    ],
+)
+def test_strategies_refuse_arguments_that_would_do_nothing(make: Any, names: str) -> None:
+    from hypothesis.errors import InvalidArgument
+
+    from dscodec.testing import strategies
+
+    with pytest.raises(InvalidArgument, match=names):
+        make(strategies)
+
+
+def _request() -> Any:
+    import dscodec
+
+    return dscodec.convert(
+        "chat_completions", {"model": "DeepSeek-V4-Pro", "messages": [{"role": "user", "content": "Hi"}]}
+    )
+
+
+def test_lint_names_what_it_cannot_lint() -> None:
+    """A set is no stream (its items have no order): named as a set, not by its first item; an item of a list
+    that is no frame, event or dict is named by its index; ``sdk`` is a bool."""
+    with pytest.raises(TypeError, match="an answer is .*; not set"):
+        testing.lint("chat_completions", {1, 2})  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="an answer is .*; not frozenset"):
+        testing.lint("chat_completions", frozenset({"x"}))  # type: ignore[arg-type]
+    with pytest.raises(
+        TypeError, match=r"answer\[1\] is a int: a list to lint holds frames, events or dicts"
+    ):
+        testing.lint("chat_completions", [{"object": "chat.completion.chunk"}, 5])  # type: ignore[list-item]
+    for sdk in (5, None, "no"):
+        with pytest.raises(TypeError, match="sdk must be True or False"):
+            testing.lint("chat_completions", "data: [DONE]\n\n", sdk=sdk)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("text", ["[1,2,3]", " [] ", "42", '"text"', "null", "true"])
+def test_json_that_is_no_object_is_a_body_not_a_stream(text: str) -> None:
+    """It used to be read as SSE text: GEN009 (the stream ends inside a frame) and GEN008 (no frames)."""
+    findings = testing.lint("chat_completions", text)
+    assert [f.code for f in findings] == ["GEN001"], findings
+    assert "not an object" in findings[0].message
+
+
+def test_a_transcript_that_records_no_answer_is_a_finding() -> None:
+    """Its answer used to be linted as the empty body ``{}``, which the grammar may well accept: nothing to lint
+    passed as clean."""
+    request = {"model": "DeepSeek-V4-Pro", "messages": [{"role": "user", "content": "Hi"}]}
+    unanswered = Transcript("chat_completions", request, [Usage(3), Text("Hi", 1), Finish("stop")])
+    for sdk in (True, False):
+        (finding,) = testing.lint("chat_completions", unanswered, sdk=sdk)
+        assert finding.code == "GEN008" and "records no answer" in finding.message
+    # An explicit empty body is linted by the grammar, as before.
+    assert testing.lint("chat_completions", {}, sdk=False) == testing.lint(
+        "chat_completions", Transcript("chat_completions", request, response={}), sdk=False
+    )

@@ -146,7 +146,9 @@ def test_record_then_replay(live_url: str, tmp_path: Path) -> None:
             "-o",
             str(out_file),
         )
-        assert status == 0 and out.startswith(f"recorded {protocol} from "), out
+        # An error answer (fail_early: a 502) is saved too, and said to be one: exit status 1.
+        assert status == (1 if script == "fail_early" else 0), out
+        assert out.startswith(f"recorded {protocol} from "), out
         assert load_transcript(out_file).origin == "live"
     status, out = run("replay", str(folder))
     assert status == 0, out
@@ -386,3 +388,94 @@ def test_compare_limit_0_prints_only_the_count(tmp_path: Path) -> None:
     dump_transcript(other, tmp_path / "b.jsonl")
     status, out = run("compare", str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl"), "--limit", "0")
     assert status == 1 and re.fullmatch(r"\.\.\. and [0-9]+ more differences\n", out)
+
+
+def test_an_empty_ignore_rule_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--ignore ""`` used to leave out every path inside a list, so a real difference passed."""
+    changed = _good()
+    assert changed.frames is not None
+    changed.backend = [Usage(1), Text("Bye", 1), Finish("stop")]
+    dump_transcript(changed, tmp_path / "changed.jsonl")
+    assert run("replay", str(tmp_path))[0] == 1
+    expected, actual = tmp_path / "a.json", tmp_path / "b.json"
+    expected.write_text('{"choices": [{"text": "Hello"}]}', encoding="utf-8")
+    actual.write_text('{"choices": [{"text": "Help"}]}', encoding="utf-8")
+    assert run("compare", str(expected), str(actual))[0] == 1
+    for argv in (
+        ["replay", str(tmp_path), "--ignore", ""],
+        ["replay", str(tmp_path), "--ignore", "usage", "--ignore", " "],
+        ["compare", str(expected), str(actual), "--ignore", ""],
+    ):
+        assert run(*argv) == (2, "")
+        err = capsys.readouterr().err
+        assert err.startswith("dscodec: --ignore: an ignore rule must name a key or a path pattern")
+        assert len(err.splitlines()) == 1
+
+
+def test_replay_skips_what_is_no_regular_file_without_opening_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A FIFO named ``*.jsonl`` used to be opened to see whether it is a transcript: ``replay DIR`` hung."""
+    import os
+    import threading
+
+    dump_transcript(_good(), tmp_path / "good.jsonl")
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    (tmp_path / "folder.jsonl").mkdir()
+    ran: list[tuple[int, str]] = []
+    thread = threading.Thread(target=lambda: ran.append(run("replay", str(tmp_path))), daemon=True)
+    thread.start()
+    thread.join(30)
+    if thread.is_alive():  # it opened the FIFO: let it go (a writer that closes at once) and fail
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        pytest.fail("replay opened a FIFO and waited for a writer")
+    ((status, out),) = ran
+    assert status == 0 and out.splitlines()[-1] == "1 transcript: 1 passed, 0 failed"
+    assert capsys.readouterr().err == f"dscodec: skipped {tmp_path / 'pipe.jsonl'}: not a regular file\n"
+
+
+def test_replay_lint_and_compare_agree_on_what_a_transcript_file_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A leading blank line, a byte order mark or a header of more than 64 KiB used to make ``replay DIR`` skip
+    a golden file without a word ("no transcripts under ..."), while ``replay FILE`` read it, and ``lint`` and
+    ``compare`` read it as something else again. A ``*.jsonl`` file that cannot be read is an ERROR row."""
+    good = _good()
+    text = dumps_transcript(good)
+    header, rest = text.split("\n", 1)
+    big = json.loads(header)
+    big["meta"] = {"note": "x" * 100_000}
+    files = {
+        "blank.jsonl": "\n" + text,
+        "bom.jsonl": "\ufeff" + text,
+        "big.jsonl": json.dumps(big) + "\n" + rest,
+    }
+    folder = tmp_path / "goldens"
+    folder.mkdir()
+    for name, content in files.items():
+        (folder / name).write_bytes(content.encode("utf-8"))
+    status, out = run("replay", str(folder))
+    assert status == 0, out
+    assert out.splitlines()[-1] == "3 transcripts: 3 passed, 0 failed"
+    for name in files:
+        path = str(folder / name)
+        assert run("replay", path)[0] == 0
+        assert run("lint", path) == (0, ""), name
+        assert run("compare", path, str(folder / "blank.jsonl")) == (0, "no differences\n"), name
+    (folder / "dangling.jsonl").symlink_to(tmp_path / "gone.jsonl")
+    status, out = run("replay", str(folder))
+    assert status == 2
+    (row,) = [line for line in out.splitlines() if line.startswith("dangling.jsonl")]
+    assert " ERROR " in row and "dangling.jsonl: cannot be read: No such file or directory" in row
+    assert out.splitlines()[-1] == "4 transcripts: 3 passed, 0 failed, 1 error"
+    assert capsys.readouterr().err == ""
+
+
+def test_lint_takes_json_that_is_no_object_as_a_body(tmp_path: Path) -> None:
+    path = tmp_path / "arr.json"
+    path.write_text("[1,2,3]", encoding="utf-8")
+    status, out = run("lint", str(path), "--protocol", "chat_completions")
+    assert (
+        status == 1 and out == f"{path}: GEN001 stream: the body is a JSON array, not an object: '[1,2,3]'\n"
+    )

@@ -213,5 +213,66 @@ def test_merge_deltas_of_odd_events() -> None:
     ] * 2
     odd += [{"type": "response.output_text.delta", "delta": None}] * 2 + [{"no": "type"}, {}]
     assert merge_deltas(odd) == odd  # only plain deltas merge
-    junk: list[Any] = ["text", 3, None, [chunk], chunk, chunk]  # not every item is an event: left as it is
-    assert merge_deltas(junk)[:4] == junk[:4] and len(merge_deltas(junk)) == 5
+    junk: list[Any] = ["text", 3, None, [chunk], chunk, chunk]  # not every item is an event: refused, named
+    with pytest.raises(TypeError, match=r"events\[0\] is a str"):
+        merge_deltas(junk)
+
+
+@pytest.mark.parametrize("rule", ["", "  "])
+def test_an_empty_ignore_rule_is_refused(rule: str) -> None:
+    """An empty rule names no key, yet its pattern used to match every path inside a list (any ``]`` followed by
+    ``.`` or ``[``): a difference there was silently left out."""
+    want = {"choices": [{"text": "Hello"}]}
+    got = {"choices": [{"text": "Help"}]}
+    assert [d.path for d in compare(want, got)] == ["response.choices[0].text"]
+    for ignore in ([rule], rule, ["usage", rule]):
+        with pytest.raises(ValueError, match="an ignore rule must name a key or a path pattern"):
+            compare(want, got, ignore=ignore)
+    from dscodec.testing import Finish, Text, Usage, verify
+
+    transcript = Transcript(
+        "chat_completions",
+        {"model": "DeepSeek-V4-Pro", "messages": [{"role": "user", "content": "Hi"}]},
+        [Usage(3), Text("Hi", 1), Finish("stop")],
+    )
+    with pytest.raises(ValueError, match="an ignore rule must name a key"):
+        verify(transcript, ignore=[rule])
+
+
+def test_merge_deltas_merges_frames_and_refuses_what_is_no_event_list() -> None:
+    """Frames (what ``exchange.frames`` and ``transcript.frames`` hold) merge as their events do; a str, a dict or
+    a list of numbers is refused rather than answered with garbage."""
+
+    def chunk(text: str) -> str:
+        return json.dumps(
+            {"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": text}}]}
+        )
+
+    role = Frame(
+        json.dumps(
+            {"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"role": "assistant"}}]}
+        )
+    )
+    frames = [role, Frame(chunk("Hel")), Frame(chunk("lo")), Frame(chunk("!")), Frame("[DONE]")]
+    merged = merge_deltas(frames)
+    assert all(isinstance(frame, Frame) for frame in merged) and len(merged) == 3
+    assert merged[0] is role and merged[-1] is frames[-1]  # what did not merge comes back as it was
+    assert merged[1].json()["choices"][0]["delta"]["content"] == "Hello!"
+    # Messages frames keep the SSE event name of their run.
+    deltas = [
+        Frame(json.dumps({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": t}}),
+              "content_block_delta")
+        for t in ("a", "b")
+    ]  # fmt: skip
+    (one,) = merge_deltas(deltas)
+    assert one.event == "content_block_delta" and one.json()["delta"]["text"] == "ab"
+    assert merge_deltas([]) == []
+    for bad, message in [
+        ("data: {}", "not str"),
+        ({"object": "chat.completion.chunk"}, "not dict"),
+        ([1, 2, 3], r"events\[0\] is a int"),
+        (5, "not int"),
+        ([frames[1], json.loads(frames[2].data)], r"events\[1\] is a dict, not a Frame"),
+    ]:
+        with pytest.raises(TypeError, match=message):
+            merge_deltas(bad)  # type: ignore[arg-type]

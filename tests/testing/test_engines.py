@@ -491,3 +491,43 @@ def test_a_client_that_reads_the_whole_stream_did_not_disconnect(kind: str) -> N
             time.sleep(0.05)
             call = engine.calls[-1]
             assert call.finished and not call.disconnected
+
+
+@pytest.mark.parametrize(("kind", "key"), [("vllm", "prompt"), ("sglang", "input_ids")])
+def test_a_prompt_id_past_the_id_range_gets_the_engines_400(kind: str, key: str) -> None:
+    """Token ids run from 0 to 2**32 - 1: a prompt id past them used to be answered 200."""
+    engine = FakeEngine(kind, tokenizer=VOCABULARY)  # type: ignore[arg-type]
+    engine.play([Text("x")])
+    path = "/v1/completions" if kind == "vllm" else "/generate"
+    with serve_engine(engine) as url:
+        response = _post(url + path, {key: [1, 2**32]})
+        assert response.status_code == 400 and "from 0 to 2**32 - 1" in response.json()["error"]["message"]
+        assert engine.calls == [] and engine.pending == 1
+        assert _post(url + path, {key: [1, 2**32 - 1]}).status_code == 200
+
+
+def test_serve_engine_checks_its_arguments() -> None:
+    """What was not a FakeEngine, a host that does not resolve, a port out of range or in use used to fail with
+    a raw socket error (or an OverflowError), or not at all until the first request."""
+    import socket
+
+    engine = FakeEngine("vllm", tokenizer=VOCABULARY)
+    cases: list[tuple[Any, dict[str, Any], type[Exception], str]] = [
+        ("vllm", {}, TypeError, "engine must be a FakeEngine, not str"),
+        (None, {}, TypeError, "engine must be a FakeEngine, not NoneType"),
+        (engine, {"port": -1}, ValueError, "port must be from 0 to 65535"),
+        (engine, {"port": 65536}, ValueError, "port must be from 0 to 65535"),
+        (engine, {"port": "80"}, TypeError, "port must be an int, not str"),
+        (engine, {"host": 5}, TypeError, "host must be a str, not int"),
+        (engine, {"host": "no-such-host.invalid"}, ValueError, "host 'no-such-host.invalid' is no address"),
+    ]
+    for what, options, error, message in cases:
+        with pytest.raises(error, match=message), serve_engine(what, **options):
+            pass
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        expected = f"the fake engine cannot listen on 127.0.0.1:{port}: "
+        with pytest.raises(RuntimeError, match=expected), serve_engine(engine, port=port):
+            pass

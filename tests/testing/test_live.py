@@ -201,7 +201,7 @@ def test_an_unreadable_stream_is_recorded_as_it_came(serve: Callable[[Any], str]
     [
         (b'{"id":"x","object":"chat.comp', "GEN001"),
         (b"<html>Oops</html>", "GEN008"),
-        (b"[1, 2, 3]", "GEN008"),
+        (b"[1, 2, 3]", "GEN001"),  # JSON, but no object: a body, not a stream
     ],
 )
 def test_a_body_that_is_no_json_object_is_recorded_as_it_came(
@@ -369,3 +369,81 @@ def test_an_answer_python_reads_into_values_json_cannot_hold_is_recorded(
             json.loads(answer.split("\n")[0][6:])
         ]
     assert _cli("replay", str(path)) == 1  # a broken answer, which dscodec's does not match
+
+
+def test_the_live_functions_check_their_arguments_before_sending() -> None:
+    """An unknown protocol used to be a KeyError, a url that is no str an AttributeError from the URL parser,
+    headers that are no mapping an AttributeError, a header value that is not ASCII a bare UnicodeEncodeError."""
+    from dscodec.testing import Transcript
+    from dscodec.testing.live import endpoint, recheck
+
+    url = "http://127.0.0.1:9/v1/chat/completions"  # nothing listens there: nothing may be sent
+    cases: list[tuple[Callable[[], object], type[Exception], str]] = [
+        (lambda: send(url, BODY, protocol="chat"), ValueError, "unknown protocol 'chat'; expected one of"),  # type: ignore[arg-type]
+        (lambda: record(url, BODY, protocol="grpc"), ValueError, "unknown protocol 'grpc'"),  # type: ignore[arg-type]
+        (lambda: endpoint("http://x", "chat"), ValueError, "chat_completions, responses, messages"),  # type: ignore[arg-type]
+        (lambda: endpoint("http://x", 5), TypeError, "protocol must be a str or None, not int"),  # type: ignore[arg-type]
+        (lambda: endpoint(5), TypeError, "url must be a str, not int"),  # type: ignore[arg-type]
+        (lambda: send(5, BODY), TypeError, "url must be a str, not int"),  # type: ignore[arg-type]
+        (lambda: send(None, BODY), TypeError, "url must be a str, not NoneType"),  # type: ignore[arg-type]
+        (lambda: record(b"http://x", BODY), TypeError, "url must be a str, not bytes"),  # type: ignore[arg-type]
+        (lambda: send(url, BODY, headers=[("a", "b")]), TypeError, "headers must be a mapping"),  # type: ignore[arg-type]
+        (lambda: send(url, BODY, headers={"a": 1}), TypeError, "header 'a': its value must be a str, not int"),  # type: ignore[dict-item]
+        (lambda: send(url, BODY, headers={1: "a"}), TypeError, "a header name must be a str"),  # type: ignore[dict-item]
+        (lambda: send(url, BODY, headers={"x-key": "clé"}), ValueError, "header 'x-key': its value holds 'é'"),
+        (lambda: send(url, BODY, headers={"x-key": "a\r\nb: c"}), ValueError, "no line breaks"),
+        (lambda: record(url, BODY, name=5), TypeError, "name must be a str, not int"),  # type: ignore[arg-type]
+        (
+            lambda: recheck(Transcript("chat_completions", BODY), url, headers={"x": "é"}),
+            ValueError,
+            "its value holds 'é'",
+        ),
+        (lambda: recheck(Transcript("chat_completions", BODY), url, ignore=[""]), ValueError, "an ignore rule"),
+    ]  # fmt: skip
+    for call, error, message in cases:
+        with pytest.raises(error, match=message):
+            call()
+
+
+def test_record_warns_of_an_error_answer_and_lint_reports_it(
+    serve: Callable[[Any], str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A wrong URL's 404 used to be saved with exit status 0, replayed as a pass and linted clean, while
+    ``lint --url`` on the same URL said "HTTP 404: an error answer". It is still saved (it is what the server
+    said), with a warning and exit status 1; a saved transcript's lint reports its status as ``--url`` does."""
+    refusal = b'{"error": {"message": "no such route", "type": "not_found", "param": null, "code": null}}'
+    url = serve(answering_app(refusal, b"application/json", status=404))
+    request = tmp_path / "b.json"
+    request.write_text(json.dumps(BODY), encoding="utf-8")
+    path = tmp_path / "saved.jsonl"
+    said = io.StringIO()
+    assert main(["record", "--url", url, "--body", str(request), "-o", str(path)], stdout=said) == 1
+    assert said.getvalue().startswith(f"recorded chat_completions from {url}: HTTP 404, a JSON body")
+    err = capsys.readouterr().err
+    assert err.startswith("dscodec: warning: the server answered HTTP 404") and len(err.splitlines()) == 1
+    assert load_transcript(path).status == 404  # saved all the same
+    said = io.StringIO()
+    assert main(["lint", str(path)], stdout=said) == 1
+    assert said.getvalue() == (
+        f"{path}: HTTP 404: an error answer, not a response to the request (its body is linted)\n"
+    )
+
+
+def test_record_checks_where_it_writes_before_sending(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An output path that cannot be written used to be found only after the request had been sent (a request
+    that may cost money, or change the server's state)."""
+    request = tmp_path / "b.json"
+    request.write_text(json.dumps(BODY), encoding="utf-8")
+    (tmp_path / "file").write_text("x", encoding="utf-8")
+    url = "http://127.0.0.1:9/v1/chat/completions"  # nothing listens: a request sent would say so instead
+    for output, message in [
+        (tmp_path / "file" / "x.jsonl", "file is not a folder"),
+        (tmp_path / "file" / "deeper" / "x.jsonl", "file is not a folder"),
+        (tmp_path, "it is a folder"),
+    ]:
+        assert _cli("record", "--url", url, "--body", str(request), "-o", str(output)) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"dscodec: cannot write {output}: ") and message in err, err
+        assert len(err.splitlines()) == 1

@@ -280,3 +280,85 @@ def test_dscodec_header_mistakes_are_one_usage_error(pytester: pytest.Pytester) 
     malformed = pytester.runpytest("--dscodec-url", "http://127.0.0.1:9", "--dscodec-header", "no colon")
     assert malformed.ret == pytest.ExitCode.USAGE_ERROR
     malformed.stderr.fnmatch_lines(["*'no colon' is not 'Name: value'*"])
+
+
+def test_transcripts_are_found_by_their_first_line_that_is_not_blank(pytester: pytest.Pytester) -> None:
+    """A leading blank line, a byte order mark or a header line of more than 64 KiB used to make a golden file
+    no test at all, without a word."""
+    transcript = recorded()
+    dump_transcript(transcript, pytester.path / "plain.jsonl")
+    data = (pytester.path / "plain.jsonl").read_text(encoding="utf-8")
+    (pytester.path / "blank.jsonl").write_text("\n\n" + data, encoding="utf-8")
+    (pytester.path / "bom.jsonl").write_text("\ufeff" + data, encoding="utf-8")
+    transcript.meta = {"note": "x" * 70_000}
+    dump_transcript(transcript, pytester.path / "big.jsonl")
+    result = pytester.runpytest("-v")
+    result.assert_outcomes(passed=8)
+    result.stdout.fnmatch_lines(
+        ["*big.jsonl::replay PASSED*", "*blank.jsonl::lint PASSED*", "*bom.jsonl::replay PASSED*"]
+    )
+
+
+def test_a_file_that_cannot_be_read_is_a_collection_error(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A ``*.jsonl`` file that cannot be read may be a transcript: it is reported, not skipped."""
+    import dscodec.testing.transcript as module
+
+    dump_transcript(recorded(), pytester.path / "locked.jsonl")
+
+    def unreadable(path: object) -> str:
+        raise module.TranscriptError(f"{path}: cannot be read: Permission denied")
+
+    def refuse(path: object) -> bytes:
+        raise module.TranscriptError(f"{path}: cannot be read: Permission denied")
+
+    monkeypatch.setattr(module, "file_kind", unreadable)
+    monkeypatch.setattr(module, "_read", refuse)
+    result = pytester.runpytest()
+    result.assert_outcomes(errors=1)
+    assert "locked.jsonl: cannot be read: Permission denied" in result.stdout.str()
+
+
+def test_a_fifo_is_skipped_unread(tmp_path: Path) -> None:
+    """Opening a FIFO that nobody writes to waits forever: it is no transcript file, and is never opened (pytest
+    does not offer one when it walks a folder; the hook refuses it all the same)."""
+    import os
+    import threading
+
+    from dscodec.testing import plugin
+
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    found: list[object] = []
+
+    def collect() -> None:
+        with pytest.warns(pytest.PytestWarning, match="skipped .*pipe.jsonl: not a regular file"):
+            found.append(plugin.pytest_collect_file(fifo, None))  # type: ignore[arg-type]
+
+    thread = threading.Thread(target=collect, daemon=True)
+    thread.start()
+    thread.join(10)
+    if thread.is_alive():  # it opened the FIFO: let it go (a writer that closes at once) and fail
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        pytest.fail("the plugin opened a FIFO and waited for a writer")
+    assert found == [None]
+
+
+def test_an_empty_ignore_rule_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    """``--dscodec-ignore ""`` used to leave out every path inside a list, so a changed answer passed."""
+    transcript = recorded()
+    transcript.backend = [Usage(4), Text("Goodbye!", 2), Finish("stop")]
+    dump_transcript(transcript, pytester.path / "changed.jsonl")
+    result = pytester.runpytest("--dscodec-ignore", "")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--dscodec-ignore: an ignore rule must name a key or a path pattern" in result.stderr.str()
+
+
+def test_a_transcript_that_records_no_answer_fails_its_lint_test(pytester: pytest.Pytester) -> None:
+    """Its answer used to be linted as the empty body ``{}``: the lint test passed with nothing to lint."""
+    unanswered = Transcript("chat_completions", REQUEST, [Usage(4), Text("Hi", 1), Finish("stop")])
+    dump_transcript(unanswered, pytester.path / "unanswered.jsonl")
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=2)
+    assert "GEN008 stream: the transcript records no answer" in result.stdout.str()

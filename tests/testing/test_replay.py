@@ -352,3 +352,19 @@ def test_a_responses_replay_completes_when_it_was_created(stream: bool) -> None:
         complete = answer.accumulated if stream else answer.response
         assert complete is not None and complete["created_at"] == complete["completed_at"] == stamp
         assert dumps_transcript(answer) == dumps_transcript(replay(recorded).transcript)
+
+
+def test_a_chunking_that_returns_no_backend_items_is_named() -> None:
+    """A chunking function that returns something other than backend items used to fail with a bare TypeError
+    from inside the replay (``'int' object is not iterable``)."""
+    items = [Usage(1), Text("Hello", 1), Finish("stop")]
+
+    def broken(items: list[Any]) -> Any:
+        return 5
+
+    with pytest.raises(TypeError, match="chunking broken returned a int, not a list of backend items"):
+        replay(transcript("chat_completions", items), chunking=broken)
+    with pytest.raises(TypeError, match="returned a str at index 1: a chunking returns backend items"):
+        replay(transcript("chat_completions", items), chunking=lambda xs: [xs[0], "Hello"])
+    # A tuple or a generator of items will do.
+    assert replay(transcript("chat_completions", items), chunking=lambda xs: (x for x in xs)).finished

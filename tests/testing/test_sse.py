@@ -25,3 +25,19 @@ def test_format_round_trips() -> None:
     frames = [Frame('{"a":1}', "x"), Frame("line one\nline two"), Frame(DONE)]
     assert parse_sse(format_sse(frames)) == (frames, "")
     assert parse_sse("\ufeffdata: x\n\n")[0] == [Frame("x")]
+
+
+def test_format_refuses_what_would_not_come_back() -> None:
+    """A line break in an event name, or a carriage return in the data, is a line end to an SSE reader: such a
+    frame used to be written and read back as other frames (or other data)."""
+    import pytest
+
+    for frame in (Frame("{}", "a\nb"), Frame("{}", "a\rb"), Frame("{}", "ping\r\n")):
+        with pytest.raises(ValueError, match="an SSE event name cannot hold a line break"):
+            format_sse([frame])
+    for data in ("a\rb", "a\r\nb", "x\r"):
+        with pytest.raises(ValueError, match="cannot hold a carriage return"):
+            Frame(data).sse()
+    # What can be written comes back as it was: empty data, empty lines, a leading space, an empty name.
+    frames = [Frame(""), Frame("\n\n"), Frame(" x", " name"), Frame("a\nb", ""), Frame("ü\u2028")]
+    assert parse_sse(format_sse(frames)) == (frames, "")

@@ -200,8 +200,10 @@ def test_writing_to_a_place_that_cannot_be_written_is_a_transcript_error(tmp_pat
     path = tmp_path / "kept.jsonl"
     dump_transcript(full(), path)
     before = path.read_text(encoding="utf-8")
-    with pytest.raises(TypeError, match="not a backend output item"):
-        dump_transcript(Transcript("messages", {}, [5]), path)  # type: ignore[list-item]
+    broken = Transcript("messages", {})
+    broken.backend.append(5)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="must be a backend item"):
+        dump_transcript(broken, path)
     assert path.read_text(encoding="utf-8") == before
 
 
@@ -324,3 +326,182 @@ def test_a_transcript_that_cannot_be_written_leaves_the_file_as_it_was(tmp_path:
         with pytest.raises(TranscriptError, match="the response line cannot be written as JSON"):
             dump_transcript(Transcript("messages", {}, response=bad), path)
         assert path.read_bytes() == before
+
+
+def test_a_transcript_file_is_found_by_its_first_line_that_is_not_blank(tmp_path: Path) -> None:
+    """A leading blank line, a byte order mark or a header longer than any fixed cap no longer make a golden file
+    something else (skipped without a word); the reader takes them too."""
+    text = dumps_transcript(full())
+    header, rest = text.split("\n", 1)
+    big = json.loads(header)
+    big["meta"] = {"note": "x" * 200_000}  # a header line of more than 64 KiB
+    cases = {
+        "blank.jsonl": "\n  \n" + text,
+        "bom.jsonl": "\ufeff" + text,
+        "crlf.jsonl": text.replace("\n", "\r\n"),
+        "big.jsonl": json.dumps(big) + "\n" + rest,
+    }
+    for name, content in cases.items():
+        path = tmp_path / name
+        path.write_bytes(content.encode("utf-8"))
+        assert is_transcript(path), name
+        assert loads_transcript(content).frames == full().frames, name
+        assert load_transcript(path).request == REQUEST, name
+    (tmp_path / "log.jsonl").write_text('\n{"some": "log line"}\n', encoding="utf-8")
+    assert not is_transcript(tmp_path / "log.jsonl")
+    (tmp_path / "empty.jsonl").write_text("\n\n", encoding="utf-8")
+    assert not is_transcript(tmp_path / "empty.jsonl")
+    # A header too broken to read still names the format: a transcript, which its reader refuses by name.
+    (tmp_path / "broken.jsonl").write_text("\n" + HEADER + "\n", encoding="utf-8")
+    assert is_transcript(tmp_path / "broken.jsonl")
+
+
+def test_what_is_no_regular_file_is_never_opened_and_what_cannot_be_read_is_said(tmp_path: Path) -> None:
+    import os
+
+    from dscodec.testing.transcript import file_kind
+
+    fifo = tmp_path / "fifo.jsonl"
+    os.mkfifo(fifo)  # nobody writes to it: opening it for reading the usual way waits forever
+    assert file_kind(fifo) == "special" and not is_transcript(fifo)
+    (tmp_path / "folder.jsonl").mkdir()
+    assert file_kind(tmp_path / "folder.jsonl") == "special"
+    assert file_kind(tmp_path / "missing.jsonl") == "missing"
+    dangling = tmp_path / "dangling.jsonl"
+    dangling.symlink_to(tmp_path / "gone.jsonl")
+    with pytest.raises(TranscriptError, match="dangling.jsonl: cannot be read"):
+        is_transcript(dangling)
+
+
+def test_a_transcript_is_checked_when_made_and_when_written() -> None:
+    """A transcript the reader would refuse can be neither made nor written: each field is named."""
+    cases: list[tuple[dict[str, Any], type[Exception], str]] = [
+        ({"protocol": "chat"}, ValueError, "Transcript.protocol must be one of chat_completions"),
+        ({"protocol": 5}, TypeError, "Transcript.protocol must be a str, not int"),
+        (
+            {"request": None},
+            TypeError,
+            r"Transcript.request must be a dict \(the request body\), not NoneType",
+        ),
+        ({"backend": [Usage(1), "x"]}, TypeError, r"Transcript.backend\[1\] must be a backend item"),
+        ({"backend": "x"}, TypeError, "Transcript.backend must be a list"),
+        ({"frames": ["x"]}, TypeError, r"Transcript.frames\[0\] must be a Frame, not str"),
+        ({"response": [1]}, TypeError, "Transcript.response must be a dict"),
+        ({"response_text": 5}, TypeError, "Transcript.response_text must be a str or None"),
+        ({"response": {}, "response_text": "x"}, ValueError, "a response body and a response_text"),
+        ({"status": 99}, ValueError, "Transcript.status must be an HTTP status from 100 to 599, not 99"),
+        ({"status": "200"}, TypeError, "Transcript.status must be an int, not str"),
+        ({"status": True}, TypeError, "Transcript.status must be an int, not bool"),
+        ({"accumulated": "x"}, TypeError, "Transcript.accumulated must be a dict"),
+        ({"name": 5}, TypeError, "Transcript.name must be a str, not int"),
+        ({"origin": "x"}, ValueError, "Transcript.origin must be one of codec, live, reference, not 'x'"),
+        ({"response_id": 1}, TypeError, "Transcript.response_id must be a str or None"),
+        ({"created": "x"}, TypeError, "Transcript.created must be an int or None, not str"),
+        ({"signature": b"x"}, TypeError, "Transcript.signature must be a str or None"),
+        ({"meta": [1]}, TypeError, "Transcript.meta must be a dict, not list"),
+    ]
+    for change, error, message in cases:
+        fields: dict[str, Any] = {"protocol": "messages", "request": {}, **change}
+        with pytest.raises(error, match=message):
+            Transcript(**fields)
+        made = Transcript("messages", {})
+        for key, value in change.items():
+            setattr(made, key, value)  # changed after it was made: the writer checks it again
+        with pytest.raises(error, match=message):
+            dumps_transcript(made)
+    # The fields after the backend items are keyword-only: a value given by position would land in another.
+    with pytest.raises(TypeError):
+        Transcript("messages", {}, [], None)  # type: ignore[misc]
+    assert Transcript("messages", {}, (Usage(1),)).backend == [Usage(1)]
+
+
+def test_an_empty_list_of_transcripts_is_not_written(tmp_path: Path) -> None:
+    """A file of no transcript is one the reader refuses ("empty transcript"): it is not written."""
+    path = tmp_path / "none.jsonl"
+    with pytest.raises(ValueError, match="transcripts is empty"):
+        dump_transcripts([], path)
+    assert not path.exists()
+    with pytest.raises(ValueError, match="transcripts is empty"):
+        dumps_transcripts(iter([]))
+    with pytest.raises(TypeError, match="an iterable of Transcript"):
+        dumps_transcripts(full())  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("lines", "message"),
+    [
+        (['{"kind": "request", "body": {}}', '{"kind": "request", "body": {}}'], ":3: a second request line"),
+        (
+            ['{"kind": "request", "body": {}}', '{"kind": "frame", "data": {}}', '{"kind": "request", "body": {}}'],
+            ":4: a second request line",
+        ),
+        (['{"kind": "frame", "data": {}}', '{"kind": "request", "body": {}}'], ":3: a request line out of order"),
+        (
+            ['{"kind": "request", "body": {}}', '{"kind": "response", "status": 99, "body": {}}'],
+            ":3: the response's status must be an HTTP status from 100 to 599, not 99",
+        ),
+        (
+            ['{"kind": "request", "body": {}}', '{"kind": "response", "status": 200, "body": {}, "raw": "x"}'],
+            ":3: a response line holds a 'body' or a 'raw' text, not both",
+        ),
+        (
+            ['{"kind": "request", "body": {}}', '{"kind": "response", "body": {}}', '{"kind": "frame", "data": {}}'],
+            ":4: a frame line out of order",
+        ),
+        (
+            ['{"kind": "request", "body": {}}', '{"kind": "response", "body": {}}', '{"kind": "response", "body": {}}'],
+            ":4: a second response line",
+        ),
+        (
+            ['{"kind": "request", "body": {}}', '{"kind": "frame", "data": {}}', '{"kind": "text", "text": "x"}'],
+            ":4: a text line out of order",
+        ),
+        (
+            ['{"kind": "request", "body": {}}', '{"kind": "accumulated", "body": {}}', '{"kind": "frame", "data": {}}'],
+            ":4: a frame line out of order",
+        ),
+    ],
+)  # fmt: skip
+def test_the_order_of_the_lines_is_checked(lines: list[str], message: str) -> None:
+    """The lines follow in one order, each of request, response and accumulated at most once: a line out of
+    place is refused by its number rather than overwriting or dropping what came before."""
+    with pytest.raises(TranscriptError, match=message):
+        loads_transcript("\n".join([HEADER + "}", *lines]))
+
+
+def test_a_stream_with_its_complete_response_reads() -> None:
+    """Frames then a response line (a non-streamed answer that keeps its events, as dscodec's own reference
+    fixtures do) stay readable."""
+    text = "\n".join([
+        HEADER + "}",
+        '{"kind": "request", "body": {}}',
+        '{"kind": "frame", "event": "ping", "data": {"type": "ping"}}',
+        '{"kind": "response", "status": 200, "body": {"type": "message"}}',
+        '{"kind": "accumulated", "body": {}}',
+    ])  # fmt: skip
+    transcript = loads_transcript(text)
+    assert transcript.frames == [Frame('{"type":"ping"}', "ping")] and transcript.response == {
+        "type": "message"
+    }
+    assert loads_transcript(dumps_transcript(transcript)) == transcript
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ('{"kind": "usage", "prompt_tokens": 84.0}', ":3: prompt_tokens must be an integer, not 84.0"),
+        ('{"kind": "usage", "cached_tokens": "1"}', ":3: cached_tokens must be an integer, not '1'"),
+        (
+            '{"kind": "text", "text": "x", "token_count": null}',
+            ":3: token_count must be an integer, not None",
+        ),
+        ('{"kind": "tokens", "ids": [1, 2.0]}', r":3: ids\[1\] must be an integer, not 2.0"),
+        ('{"kind": "response", "status": "200", "body": {}}', ":3: the response's status must be an integer"),
+        ('{"kind": "frame", "event": 5, "data": {}}', ":3: a frame's event must be a string or null, not 5"),
+    ],
+)
+def test_a_bad_value_is_named_by_its_field(line: str, message: str) -> None:
+    with pytest.raises(TranscriptError, match=message):
+        loads_transcript("\n".join([HEADER + "}", '{"kind": "request", "body": {}}', line]))
+    with pytest.raises(TranscriptError, match=":1: created must be an integer, not 1.5"):
+        loads_transcript(HEADER + ', "created": 1.5}\n{"kind": "request", "body": {}}')

@@ -94,3 +94,32 @@ def test_a_terminal_without_the_prompts_characters_gets_escapes_not_a_traceback(
     refused = _run(["render", str(body)], encoding)
     assert refused.returncode == 1 and b"Traceback" not in refused.stderr
     assert json.loads(refused.stderr.decode(encoding).splitlines()[-1])["error"]["message"]
+
+
+def test_serve_on_an_address_it_cannot_listen_on_says_so_in_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A port in use or a host that does not resolve used to be found by uvicorn, after the slow tokenizer load:
+    exit status 3 and uvicorn's log. Now: one ``dscodec:`` line, exit status 2, nothing loaded."""
+    import socket
+
+    pytest.importorskip("uvicorn")
+    import dscodec.server.serve as serving
+
+    def never(*args: object, **kwargs: object) -> None:
+        raise AssertionError("nothing may be loaded or served")
+
+    monkeypatch.setattr(serving, "_load", never)
+    monkeypatch.setattr("uvicorn.run", never)
+    script = str(EXAMPLES / "scripts.json")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["serve", "--script", script, "--port", str(port)]) == 2
+        err = capsys.readouterr().err
+        assert err == f"dscodec: cannot listen on 127.0.0.1:{port}: Address already in use\n"
+    assert main(["serve", "--script", script, "--host", "no-such-host.invalid"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("dscodec: --host no-such-host.invalid: no address to listen on (")
+    assert len(err.splitlines()) == 1

@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import functools
 import os
+import socket
 import sys
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Literal, TextIO
@@ -28,6 +29,7 @@ from dscodec.vocab import Vocabulary, bundled_tokenizer_path, with_added_tokens
 __all__ = [
     "UPSTREAMS",
     "ServeError",
+    "check_address",
     "demo_vocabulary",
     "log_config",
     "parse_alias",
@@ -298,6 +300,25 @@ def _app(
     return create_app(backend, tokenizer=vocabulary, context_limit=limit, options=options, api_keys=api_keys)
 
 
+def check_address(host: str, port: int) -> None:
+    """Make sure the server can listen on ``host``:``port`` (bound as uvicorn binds it, then let go), so that a
+    port in use or a host that is not this machine's is one message, not uvicorn's log after the slow start.
+
+    Raises:
+        ServeError: the address cannot be listened on.
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn sets it
+            probe.bind((host, port))
+    except socket.gaierror as exc:
+        raise ServeError(f"--host {host}: no address to listen on ({exc.strerror or exc})") from None
+    except (OSError, OverflowError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ServeError(f"cannot listen on {host}:{port}: {reason}") from None
+
+
 def serve(
     script: str | os.PathLike[str] | None = None,
     *,
@@ -317,7 +338,9 @@ def serve(
     ``upstream`` (``("vllm" | "sglang", url)``); with ``api_keys``, every ``/v1/`` request needs one of them.
 
     Raises:
-        ServeError: neither or both of ``script`` and ``upstream``; a bad served name.
+        ServeError: neither or both of ``script`` and ``upstream``; a bad served name; an address that cannot be
+            listened on (a host that does not resolve or is not this machine's, a port in use), found before the
+            tokenizer is loaded.
         ScriptError: the script file cannot be loaded.
         TokenizerError: the tokenizer cannot be loaded.
     """
@@ -329,6 +352,7 @@ def serve(
     options = serving_options(aliases, served_models).replace(unsupported=unsupported)
     if script is not None:
         ScriptedBackend.from_file(script)  # a bad file fails before the slow tokenizer load
+    check_address(host, port)  # and so does an address uvicorn could not listen on
     vocabulary = _load(tokenizer, options)
     if upstream is not None:
         engine, url = upstream

@@ -1,8 +1,11 @@
 """The ``dscodec lint``, ``record``, ``replay`` and ``compare`` commands (registered in :mod:`dscodec.cli`).
 
-Exit status: 0 clean (or recorded, or every transcript passed, or no difference), 1 findings (or a live answer
-whose status is not 2xx, or a transcript failed, or the answers differ), 2 usage or I/O error (or a transcript
-that cannot be read or replayed).
+Exit status: 0 clean (or recorded, or every transcript passed, or no difference), 1 findings (or an answer, live or
+saved, whose status is not 2xx, or a transcript failed, or the answers differ), 2 usage or I/O error (or a
+transcript that cannot be read or replayed).
+
+A file is read as transcripts when its first line that is not blank is a transcript header
+(:func:`~dscodec.testing.transcript.starts_as_transcript`), by every command alike.
 """
 
 from __future__ import annotations
@@ -15,17 +18,18 @@ from typing import Any, TextIO
 
 from dscodec.conversation import Protocol
 from dscodec.testing._sse import parse_sse
-from dscodec.testing.compare import Answer, compare, format_differences
+from dscodec.testing.compare import Answer, compare, format_differences, ignore_rules
 from dscodec.testing.lint import lint
 from dscodec.testing.replay import verify
 from dscodec.testing.transcript import (
     Transcript,
     TranscriptError,
     dump_transcript,
-    is_transcript,
+    file_kind,
     json_object,
     load_transcripts,
     loads_transcripts,
+    starts_as_transcript,
 )
 
 __all__ = ["compare_command", "lint_command", "record_command", "replay_command"]
@@ -114,11 +118,11 @@ def lint_command(args: argparse.Namespace, out: TextIO) -> int:
             data = _read_bytes(args.file)
             text = data.decode("utf-8", errors="replace")  # a server's answer as a client reads it
             request = _read_json(args.request) if args.request is not None else None
-            if '"dscodec-transcript"' in text.split("\n", 1)[0]:
+            if starts_as_transcript(data):
                 # A file may hold several transcripts (format version 2): each answer is linted. A transcript
                 # is read as it is (one that is not UTF-8 is refused by name).
                 transcripts = loads_transcripts(data, source=label)
-                findings: list[Any] = []
+                found_any = False
                 for index, transcript in enumerate(transcripts):
                     where = label if len(transcripts) == 1 else f"{label}[{transcript.name or index}]"
                     found = lint(
@@ -127,10 +131,13 @@ def lint_command(args: argparse.Namespace, out: TextIO) -> int:
                         request=request,
                         sdk=not args.no_sdk,
                     )
-                    findings += found
+                    if transcript.answered and not 200 <= transcript.status <= 299:
+                        print(f"{where}: {_refused(transcript.status)}", file=out)
+                        found_any = True
+                    found_any = found_any or bool(found)
                     for finding in found:
                         print(f"{where}: {finding}", file=out)
-                return 1 if findings else 0
+                return 1 if found_any else 0
             answer = text
             if protocol is None:
                 raise _UsageError("give --protocol (chat_completions, responses or messages)")
@@ -143,20 +150,43 @@ def lint_command(args: argparse.Namespace, out: TextIO) -> int:
     if refused:
         # An error answer is linted as an error body, which may well be clean: the status says the request was
         # not answered (an API key missing, a wrong URL), so it counts as found.
-        print(
-            f"{label}: HTTP {status}: an error answer, not a response to the request (its body is linted)",
-            file=out,
-        )
+        print(f"{label}: {_refused(status)}", file=out)
     for finding in findings:
         print(f"{label}: {finding}", file=out)
     return 1 if findings or refused else 0
 
 
+def _refused(status: int) -> str:
+    """What ``dscodec lint`` says of an answer whose status is not 2xx (saved or live)."""
+    return f"HTTP {status}: an error answer, not a response to the request (its body is linted)"
+
+
+def _check_writable(path: str) -> None:
+    """Refuse an output path that cannot be written, before anything is sent: a folder, a path through a file,
+    a folder without write permission. Nothing is created."""
+    target = Path(path)
+    if target.is_dir():
+        raise _UsageError(f"cannot write {path}: it is a folder")
+    if target.exists():
+        if not os.access(target, os.W_OK):
+            raise _UsageError(f"cannot write {path}: permission denied")
+        return
+    ancestor = target.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise _UsageError(f"cannot write {path}: {ancestor} is not a folder")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise _UsageError(f"cannot write {path}: permission denied in {ancestor}")
+
+
 def record_command(args: argparse.Namespace, out: TextIO) -> int:
-    """``dscodec record --url URL --body FILE -o OUT``: save the exchange as a transcript."""
+    """``dscodec record --url URL --body FILE -o OUT``: save the exchange as a transcript. An answer whose status
+    is not 2xx is saved too, with a warning on standard error and exit status 1."""
     try:
         from dscodec.testing.live import record
 
+        _check_writable(args.output)
         body = _read_json(args.body)
         name = args.name or Path(args.output).name.removesuffix(".jsonl")
         transcript = record(
@@ -175,6 +205,13 @@ def record_command(args: argparse.Namespace, out: TextIO) -> int:
         f"{_shape(transcript)} -> {args.output}",
         file=out,
     )
+    if not 200 <= transcript.status <= 299:
+        print(
+            f"dscodec: warning: the server answered HTTP {transcript.status}, an error answer, not a response to "
+            f"the request (a wrong URL, a missing API key?); saved to {args.output} all the same",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 
@@ -198,12 +235,28 @@ def _shape(transcript: Transcript) -> str:
     return shape
 
 
-def transcript_files(root: str | os.PathLike[str]) -> list[Path]:
-    """The transcript files under ``root`` (``*.jsonl`` files that start with a transcript header), sorted."""
+def transcript_files(root: str | os.PathLike[str]) -> tuple[list[tuple[Path, str | None]], list[Path]]:
+    """The transcript files under ``root``, sorted: ``*.jsonl`` files whose first line that is not blank is a
+    transcript header (:func:`~dscodec.testing.transcript.file_kind`), each with why it cannot be read (None when
+    it can: a ``*.jsonl`` file that cannot be read at all, a symbolic link to nothing, is listed, as it may be a
+    transcript); and the ``*.jsonl`` entries that are no regular files (a FIFO, a device), skipped unread. A
+    ``root`` that is no folder is read as it is, whatever its name."""
     base = Path(root)
-    if base.is_file():
-        return [base]
-    return sorted(path for path in base.rglob("*.jsonl") if is_transcript(path))
+    if not base.is_dir():
+        return [(base, None)], []
+    found: list[tuple[Path, str | None]] = []
+    special: list[Path] = []
+    for path in sorted(base.rglob("*.jsonl")):
+        try:
+            kind = file_kind(path)
+        except TranscriptError as exc:
+            found.append((path, str(exc)))
+            continue
+        if kind == "transcript":
+            found.append((path, None))
+        elif kind == "special" and not path.is_dir():
+            special.append(path)
+    return found, special
 
 
 def _plural(count: int, word: str) -> str:
@@ -215,18 +268,28 @@ def replay_command(args: argparse.Namespace, out: TextIO) -> int:
     a pass/fail table; with ``--url``, send each transcript's request to that live server instead and compare its
     answer (:func:`~dscodec.testing.live.recheck`). Exit status 1 when a transcript fails, 2 when one cannot be
     read or replayed (an ERROR row) or nothing is found."""
-    sources: list[tuple[str, Path | None]]
+    try:
+        ignore = ignore_rules(args.ignore or ())
+    except ValueError as exc:
+        return _fail(_UsageError(f"--ignore: {exc}"))
+    sources: list[tuple[str, Path | None, str | None]]
     if args.directory == "-":
-        sources = [("<stdin>", None)]
+        sources = [("<stdin>", None, None)]
     else:
-        if not os.path.exists(args.directory):
+        if not os.path.lexists(args.directory):
             return _fail(_UsageError(f"{args.directory} does not exist"))
-        files = transcript_files(args.directory)
+        files, special = transcript_files(args.directory)
+        for skipped in special:
+            print(f"dscodec: skipped {skipped}: not a regular file", file=sys.stderr)
         if not files:
             return _fail(_UsageError(f"no transcripts under {args.directory}"))
         sources = [
-            (str(path.relative_to(args.directory)) if path != Path(args.directory) else path.name, path)
-            for path in files
+            (
+                str(path.relative_to(args.directory)) if path != Path(args.directory) else path.name,
+                path,
+                problem,
+            )
+            for path, problem in files
         ]
     url: str | None = getattr(args, "url", None)
     if url is None and (args.header or args.timeout is not None or args.max_bytes is not None):
@@ -245,7 +308,10 @@ def replay_command(args: argparse.Namespace, out: TextIO) -> int:
         except _UsageError as exc:
             return _fail(exc)
     rows: list[tuple[str, str, str, str]] = []
-    for name, path in sources:
+    for name, path, problem in sources:
+        if problem is not None:
+            rows.append((name, "?", "ERROR", problem))
+            continue
         try:
             if path is None:
                 transcripts: list[Transcript] = loads_transcripts(_read_bytes("-"), source=name)
@@ -257,7 +323,6 @@ def replay_command(args: argparse.Namespace, out: TextIO) -> int:
         for transcript in transcripts:  # a file may hold several (format version 2): one row each
             row_name = name if len(transcripts) == 1 else f"{name}[{transcript.name}]"
             try:
-                ignore = args.ignore or ()
                 if url is None:
                     differences = verify(transcript, chunking=args.chunking, ignore=ignore)
                 else:
@@ -285,15 +350,18 @@ def replay_command(args: argparse.Namespace, out: TextIO) -> int:
 
 def _answer(path: str) -> Answer:
     """An answer saved in ``path``: a file of one transcript, a JSON response body, or an SSE stream."""
-    text = _read_text(path)
-    if '"dscodec-transcript"' in text.split("\n", 1)[0]:
-        transcripts = loads_transcripts(text, source=path)
+    data = _read_bytes(path)
+    text = data.decode("utf-8", errors="replace")
+    if starts_as_transcript(data):
+        transcripts = loads_transcripts(data, source=path)  # read as it is: one that is not UTF-8 is refused
         if len(transcripts) != 1:
             raise _UsageError(f"{path} holds {len(transcripts)} transcripts; compare takes files of one")
         return transcripts[0]
     stripped = text.strip()
     if stripped.startswith("{"):
-        return _read_json(path)
+        return json_object(
+            text, _UsageError, not_json=f"{path} is not JSON", not_object=f"{path} must hold a JSON object"
+        )
     frames, rest = parse_sse(text)
     if rest.strip():  # a stream cut inside its last frame: compared as far as it goes
         frames += parse_sse(rest + "\n\n")[0]
@@ -316,6 +384,10 @@ def compare_command(args: argparse.Namespace, out: TextIO) -> int:
     ``--sections``, the sections both kinds of file can hold are compared (an SSE stream against a transcript:
     the frames)."""
     try:
+        try:
+            ignore = ignore_rules(args.ignore or ())
+        except ValueError as exc:
+            raise _UsageError(f"--ignore: {exc}") from None
         expected, actual = _answer(args.expected), _answer(args.actual)
         if args.sections:
             sections = args.sections.split(",")
@@ -331,7 +403,7 @@ def compare_command(args: argparse.Namespace, out: TextIO) -> int:
         differences = compare(
             expected,
             actual,
-            ignore=args.ignore or (),
+            ignore=ignore,
             sections=sections,
             ids=not args.keep_ids,
             merge_deltas=args.merge_deltas,

@@ -61,7 +61,20 @@ class Frame:
             raise ValueError("the data is nested too deeply to read") from None
 
     def sse(self) -> str:
-        """The frame as SSE text, blank line included (multi-line data gets one ``data:`` line per line)."""
+        """The frame as SSE text, blank line included (multi-line data gets one ``data:`` line per line), which
+        :func:`parse_sse` reads back as this very frame.
+
+        Raises:
+            ValueError: the event name holds a line break (CR or LF), or the data a carriage return: an SSE
+                reader takes either as a line end, so no event stream can carry them.
+        """
+        if self.event is not None and ("\n" in self.event or "\r" in self.event):
+            raise ValueError(f"an SSE event name cannot hold a line break (CR or LF): {self.event!r:.60}")
+        if "\r" in self.data:
+            raise ValueError(
+                "a frame's data cannot hold a carriage return in an event stream (an SSE reader takes it as a "
+                f"line end, and the data would come back otherwise): at character {self.data.index(chr(13))}"
+            )
         head = f"event: {self.event}\n" if self.event is not None else ""
         body = "".join(f"data: {line}\n" for line in self.data.split("\n"))
         return head + body + "\n"
@@ -110,10 +123,11 @@ def parse_sse(text: str | bytes) -> tuple[list[Frame], str]:
 
 
 def format_sse(frames: Iterable[Frame]) -> str:
-    """The SSE text of ``frames``.
+    """The SSE text of ``frames``, which :func:`parse_sse` reads back as the same frames.
 
     Raises:
         TypeError: an item is no :class:`Frame`.
+        ValueError: a frame no event stream can carry (see :meth:`Frame.sse`).
     """
     out = []
     for frame in frames:

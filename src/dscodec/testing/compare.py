@@ -22,7 +22,7 @@ import json
 import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from dscodec.errors import shown
 from dscodec.testing._sse import Frame
@@ -39,6 +39,7 @@ __all__ = [
     "answer_sections",
     "compare",
     "format_differences",
+    "ignore_rules",
     "merge_deltas",
     "normalise",
 ]
@@ -333,9 +334,14 @@ def _joined(first: Any, second: Any) -> Any:
     return first + second
 
 
-def merge_deltas(events: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def merge_deltas(events: Sequence[Mapping[str, Any]] | Sequence[Frame]) -> list[Any]:
     """``events`` (one stream's JSON events, any protocol) with consecutive deltas of one text or one call's
     arguments merged into one, and the Responses ``sequence_number`` values renumbered to stay consecutive.
+
+    ``events`` may also be the stream's :class:`~dscodec.testing.Frame` objects (an exchange's or a transcript's
+    ``frames``): their data merge as those events do, and a list of frames comes back. Merged frames come back as
+    new frames (the merged event as compact JSON, under the SSE event name of the first frame merged), and so do
+    frames whose ``sequence_number`` moved; the other frames, ``[DONE]`` among them, come back as they were.
 
     Two servers that stream the same answer may part its deltas in other places (how the backend chunked the
     output, what each holds back); merged, their events compare. Text and arguments are concatenated, and so are
@@ -348,12 +354,62 @@ def merge_deltas(events: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         ['Hello!']
 
     Raises:
+        TypeError: ``events`` is no sequence of event dicts or of frames (a str, a dict, a list of numbers, a
+            list mixing frames and dicts).
         ValueError: an event nests deeper than Python's recursion allows, or holds itself.
     """
+    if isinstance(events, (str, bytes, bytearray, Mapping)) or not isinstance(events, Iterable):
+        raise TypeError(f"merge_deltas takes a list of event dicts or of frames, not {type(events).__name__}")
+    items: list[Any] = list(events)
+    frames = bool(items) and isinstance(items[0], Frame)
+    for index, item in enumerate(items):
+        if not isinstance(item, Frame if frames else Mapping):
+            expected = "a Frame, as the first item is" if frames else "an event dict (or every item a Frame)"
+            raise TypeError(f"events[{index}] is a {type(item).__name__}, not {expected}")
     try:
-        return _merged(events)
+        return _merged_frame_list(items) if frames else _merged(items)
     except RecursionError:
         raise _too_deep() from None
+
+
+def _merged_frame_list(frames: list[Frame]) -> list[Frame]:
+    """Frames with the deltas among their data merged (:func:`merge_deltas`); a frame whose data is no JSON
+    object (Chat's ``[DONE]``) parts runs."""
+    data: list[dict[str, Any] | None] = []
+    for frame in frames:
+        try:
+            value = json.loads(frame.data)
+        except (ValueError, RecursionError):
+            value = None
+        data.append(value if isinstance(value, dict) else None)
+    out: list[Frame] = []
+    start = 0
+    while start < len(frames):
+        if data[start] is None:
+            out.append(frames[start])
+            start += 1
+            continue
+        end = start
+        while end < len(frames) and data[end] is not None:
+            end += 1
+        run = cast("list[dict[str, Any]]", data[start:end])
+        merged = _merged(run)
+        if len(merged) == len(run):  # nothing merged: the frames as they came
+            out.extend(frames[start:end])
+        else:
+            keys = [_delta_key(event) for event in run]
+            kept = [k for k in range(len(run)) if k == 0 or keys[k] is None or keys[k] != keys[k - 1]]
+            starts = set(kept)
+            for k, event in zip(kept, merged):
+                # A frame that merged with none and kept its data (no sequence number moved) comes back as it was.
+                alone = k + 1 == len(run) or k + 1 in starts
+                if alone and event == run[k]:
+                    out.append(frames[start + k])
+                else:
+                    text = json.dumps(event, ensure_ascii=False, separators=(",", ":"))
+                    out.append(Frame(text, frames[start + k].event))
+        start = end
+    return out
 
 
 def _merged(events: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -465,6 +521,31 @@ def _merged_frames(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def ignore_rules(ignore: Iterable[str] | str) -> list[str]:
+    """The ignore rules of :func:`compare`, checked (a single rule may be given as a str).
+
+    Raises:
+        TypeError: ``ignore`` is neither a str nor an iterable of str.
+        ValueError: a rule is empty or blank (it would name no key, yet match paths throughout the answer).
+    """
+    if isinstance(ignore, str):  # one rule, not its characters
+        ignore = (ignore,)
+    if isinstance(ignore, (bytes, bytearray, Mapping)) or not isinstance(ignore, Iterable):
+        raise TypeError(f"ignore must be a str or an iterable of str, not {type(ignore).__name__}")
+    rules = list(ignore)
+    for rule in rules:
+        if not isinstance(rule, str):
+            raise TypeError(
+                f"ignore rules must be str (a key name or a path pattern), not {type(rule).__name__}"
+            )
+        if not rule.strip():
+            raise ValueError(
+                f"an ignore rule must name a key or a path pattern, not {shown(rule, limit=40)} (an empty rule "
+                "would leave out paths all through the answer)"
+            )
+    return rules
+
+
 def _pattern(rule: str) -> re.Pattern[str]:
     if not any(c in rule for c in ".[*"):
         # A bare key name: that key anywhere.
@@ -502,8 +583,8 @@ def compare(
         [Difference(path='response.text', expected='Hello', actual='Help')]
 
     Raises:
-        ValueError: a section none of the four (a misspelt section would compare nothing), an ``ids`` pattern that
-            is no valid regular expression, or an answer that nests deeper than Python's recursion allows or
+        ValueError: a section none of the four (a misspelt section would compare nothing), an empty ignore rule,
+            an ``ids`` pattern that is no valid regular expression, or an answer that nests deeper than Python's recursion allows or
             holds itself.
         TypeError: an answer of another kind, an ignore rule that is no ``str``, or ``ids``, ``fingerprints`` or
             ``merge_deltas`` of another type.
@@ -511,22 +592,16 @@ def compare(
     _id_pattern(ids, fingerprints)
     if type(merge_deltas) is not bool:
         raise TypeError(f"merge_deltas must be True or False, not {shown(merge_deltas)}")
-    if isinstance(ignore, str):  # one rule, not its characters
-        ignore = (ignore,)
+    rules_given = ignore_rules(ignore)
     if isinstance(sections, str):
         sections = (sections,)
     if sections is not None:
         unknown = [section for section in sections if section not in SECTIONS]
         if unknown:
             raise ValueError(f"unknown section {unknown[0]!r:.100}; expected some of {', '.join(SECTIONS)}")
-    if not isinstance(ignore, Iterable):
-        raise TypeError(f"ignore must be a str or an iterable of str, not {type(ignore).__name__}")
-    ignore = list(ignore)
-    if not all(isinstance(rule, str) for rule in ignore):
-        raise TypeError("ignore rules must be str (a key name or a path pattern)")
     want = answer_sections(expected, ids=ids, fingerprints=fingerprints, merge=merge_deltas)
     got = answer_sections(actual, ids=ids, fingerprints=fingerprints, merge=merge_deltas)
-    rules = [_pattern(rule) for rule in ignore]
+    rules = [_pattern(rule) for rule in rules_given]
     out: list[Difference] = []
     try:
         for section in SECTIONS:

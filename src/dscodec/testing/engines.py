@@ -57,6 +57,9 @@ __all__ = ["EngineCall", "EngineKind", "FakeEngine", "serve_engine"]
 EngineKind = Literal["vllm", "sglang"]
 
 _ENDPOINTS: dict[str, str] = {"vllm": "/v1/completions", "sglang": "/generate"}
+#: Token ids run from 0 to 2**32 - 1 (a prompt id past them is refused, as an engine refuses one it has no token
+#: for).
+_ID_LIMIT = 2**32
 #: The token budget each engine applies when the request names none.
 _DEFAULT_BUDGET: dict[str, int] = {"vllm": 16, "sglang": 128}
 #: What vLLM writes for a log probability of minus infinity (JSON has no infinity).
@@ -315,8 +318,8 @@ class FakeEngine:
             return "the request body must be a JSON object"
         key = "prompt" if self.kind == "vllm" else "input_ids"
         prompt = body.get(key)
-        if not isinstance(prompt, list) or not all(type(i) is int and i >= 0 for i in prompt):
-            return f"{key} must be a list of token ids (this fake engine takes no text prompts)"
+        if not isinstance(prompt, list) or not all(type(i) is int and 0 <= i < _ID_LIMIT for i in prompt):
+            return f"{key} must be a list of token ids from 0 to 2**32 - 1 (this fake engine takes no text prompts)"
         if self.kind == "sglang" and not isinstance(body.get("sampling_params", {}), (dict, type(None))):
             return "sampling_params must be an object"
         budget = self._budget_field(body)
@@ -748,18 +751,39 @@ async def _lifespan(receive: _Receive, send: _Send) -> None:
 def serve_engine(engine: FakeEngine, *, host: str = "127.0.0.1", port: int = 0) -> Iterator[str]:
     """Serve ``engine`` with uvicorn in a background thread for the ``with`` block; yields its base URL.
 
-    ``port=0`` takes a free port. Needs uvicorn (``pip install 'dscodec[testing]'``).
+    ``port=0`` takes a free port. Needs uvicorn (``pip install 'dscodec[testing]'``). The arguments are checked,
+    and the address bound, when the ``with`` block is entered.
 
     Raises:
+        TypeError: ``engine`` is no :class:`FakeEngine`, ``host`` no str, or ``port`` no int.
+        ValueError: ``port`` is not from 0 to 65535, or ``host`` is no address this machine has (a name that
+            does not resolve).
         ImportError: uvicorn is not installed.
-        RuntimeError: the server did not start within 10 seconds.
+        RuntimeError: the address cannot be listened on (the port is taken, the address is not this machine's),
+            or the server did not start within 10 seconds.
     """
+    if not isinstance(engine, FakeEngine):
+        raise TypeError(f"engine must be a FakeEngine, not {type(engine).__name__}")
+    if not isinstance(host, str):
+        raise TypeError(f"host must be a str, not {type(host).__name__}")
+    if isinstance(port, bool) or not isinstance(port, int):
+        raise TypeError(f"port must be an int, not {type(port).__name__}")
+    if not 0 <= port <= 65535:
+        raise ValueError(f"port must be from 0 to 65535 (0: a free one), not {port}")
     try:
         import uvicorn  # optional: only serving needs it
     except ImportError as exc:  # pragma: no cover - the test extra has it
         raise ImportError("serve_engine needs uvicorn: pip install 'dscodec[testing]'") from exc
     listener = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
-    listener.bind((host, port))
+    try:
+        listener.bind((host, port))
+    except socket.gaierror as exc:
+        listener.close()
+        raise ValueError(f"host {host!r:.100} is no address to listen on: {exc.strerror or exc}") from None
+    except (OSError, OverflowError) as exc:
+        listener.close()
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise RuntimeError(f"the fake engine cannot listen on {host}:{port}: {reason}") from None
     bound = listener.getsockname()[1]
     server = uvicorn.Server(uvicorn.Config(engine, log_level="warning", lifespan="off"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)

@@ -21,7 +21,7 @@ from dscodec.conversation import Protocol
 from dscodec.errors import shown
 from dscodec.testing._derive import derive_backend
 from dscodec.testing._sse import Frame, parse_sse
-from dscodec.testing.compare import MISSING, Difference, compare
+from dscodec.testing.compare import MISSING, Difference, compare, ignore_rules
 from dscodec.testing.transcript import Transcript, TranscriptError
 
 __all__ = ["Exchange", "endpoint", "recheck", "record", "send"]
@@ -42,6 +42,8 @@ def endpoint(url: str, protocol: Protocol | None = None) -> tuple[str, Protocol]
     """The full endpoint URL and its protocol.
 
     Raises:
+        TypeError: ``url`` is no str, or ``protocol`` neither a str nor None.
+        ValueError: ``protocol`` is none of ``chat_completions``, ``responses`` and ``messages``.
         TranscriptError: the URL names no endpoint and no protocol was given, or they disagree.
 
     Examples:
@@ -50,6 +52,9 @@ def endpoint(url: str, protocol: Protocol | None = None) -> tuple[str, Protocol]
         >>> endpoint("http://127.0.0.1:8000", "responses")
         ('http://127.0.0.1:8000/v1/responses', 'responses')
     """
+    if not isinstance(url, str):
+        raise TypeError(f"url must be a str, not {type(url).__name__}")
+    _check_protocol(protocol)
     parts = urlsplit(url)
     path = parts.path.rstrip("/")
     named = next((name for name, suffix in _PATHS.items() if path.endswith(suffix)), None)
@@ -65,6 +70,50 @@ def endpoint(url: str, protocol: Protocol | None = None) -> tuple[str, Protocol]
     if not path.endswith("/v1"):
         path += "/v1"
     return urlunsplit(parts._replace(path=path + _PATHS[protocol])), protocol
+
+
+def _check_protocol(protocol: object) -> None:
+    if protocol is None:
+        return
+    if not isinstance(protocol, str):
+        raise TypeError(f"protocol must be a str or None, not {type(protocol).__name__}")
+    if protocol not in _PATHS:
+        raise ValueError(f"unknown protocol {shown(protocol, limit=60)}; expected one of {', '.join(_PATHS)}")
+
+
+def _checked_headers(headers: object) -> dict[str, str]:
+    """The headers to send, by lowercase name; refused by name when no HTTP client could send them.
+
+    Raises:
+        TypeError: ``headers`` is no mapping, or a name or value is no str.
+        ValueError: a name is empty, or a name or value holds a character HTTP headers cannot carry (a line
+            break, or one that is not ASCII).
+    """
+    if headers is None:
+        return {}
+    if not isinstance(headers, Mapping):
+        raise TypeError(
+            f"headers must be a mapping of names to values, or None; not {type(headers).__name__}"
+        )
+    out: dict[str, str] = {}
+    for name, value in headers.items():
+        if not isinstance(name, str):
+            raise TypeError(f"a header name must be a str, not {type(name).__name__}")
+        if not isinstance(value, str):
+            raise TypeError(
+                f"header {shown(name, limit=60)}: its value must be a str, not {type(value).__name__}"
+            )
+        if not name.strip():
+            raise ValueError("a header name must not be empty")
+        for what, text in (("name", name), ("value", value)):
+            bad = next((ch for ch in text if ch in "\r\n\0" or not ch.isascii()), None)
+            if bad is not None:
+                raise ValueError(
+                    f"header {shown(name, limit=60)}: its {what} holds {bad!r} at character {text.index(bad)}, "
+                    "which an HTTP header cannot carry (ASCII only, no line breaks)"
+                )
+        out[name.lower()] = value
+    return out
 
 
 @dataclass
@@ -109,16 +158,24 @@ def send(
     fails too), and hold at most ``max_bytes`` bytes: a server that never ends its stream fails the exchange
     rather than hang the test or fill memory.
 
+    Every argument is checked before anything is sent.
+
     Raises:
         ImportError: httpx is not installed (it comes with ``pip install 'dscodec[testing]'``).
-        TypeError: ``body`` is no mapping, or ``timeout`` or ``max_bytes`` is no number.
-        ValueError: ``timeout`` is not a finite number of seconds above 0, or ``max_bytes`` is below 1.
+        TypeError: ``url`` is no str, ``body`` no mapping, ``protocol`` neither a str nor None, ``headers`` no
+            mapping of str to str, or ``timeout`` or ``max_bytes`` no number.
+        ValueError: an unknown ``protocol``, a header that HTTP cannot carry (not ASCII, a line break),
+            ``timeout`` not a finite number of seconds above 0, or ``max_bytes`` below 1.
         TranscriptError: the protocol cannot be told, the server cannot be reached, or its answer takes longer
             than ``timeout`` or is longer than ``max_bytes``.
     """
     _check_limits(timeout, max_bytes)
+    if not isinstance(url, str):
+        raise TypeError(f"url must be a str, not {type(url).__name__}")
     if not isinstance(body, Mapping):
         raise TypeError(f"body must be the request body (a mapping), not {type(body).__name__}")
+    _check_protocol(protocol)
+    given = _checked_headers(headers)
     try:
         import httpx
     except ImportError as exc:
@@ -128,7 +185,7 @@ def send(
         ) from exc
 
     target, resolved = endpoint(url, protocol)
-    sent = {"content-type": "application/json", **{k.lower(): v for k, v in (headers or {}).items()}}
+    sent = {"content-type": "application/json", **given}
     if resolved == "messages":
         sent.setdefault("anthropic-version", ANTHROPIC_VERSION)
     deadline = time.monotonic() + timeout
@@ -178,7 +235,14 @@ def record(
     max_bytes: int = MAX_ANSWER_BYTES,
 ) -> Transcript:
     """Send ``body`` and save the exchange as a transcript of origin ``live`` (backend items derived from the
-    answer, see :func:`dscodec.testing.replay.verify`); ``timeout`` and ``max_bytes`` as for :func:`send`."""
+    answer, see :func:`dscodec.testing.replay.verify`); the other arguments as for :func:`send`, and checked as
+    it checks them.
+
+    Raises:
+        TypeError: ``name`` is no str; the rest as for :func:`send`.
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str, not {type(name).__name__}")
     exchange = send(url, body, protocol=protocol, headers=headers, timeout=timeout, max_bytes=max_bytes)
     return transcript_of(exchange, name=name)
 
@@ -206,7 +270,9 @@ def recheck(
     A transcript that records no answer differs from any (one difference says so), as in ``verify``.
 
     Raises:
-        TypeError: ``transcript`` is no :class:`~dscodec.testing.Transcript`, or ``url`` no ``str``.
+        TypeError: ``transcript`` is no :class:`~dscodec.testing.Transcript`, ``url`` no ``str``, an ``ignore``
+            rule no ``str``, or another argument of a type :func:`send` refuses.
+        ValueError: an empty ``ignore`` rule, or a value :func:`send` refuses.
         TranscriptError: the URL names another protocol's endpoint, or the answer cannot be read (see
             :func:`send`).
     """
@@ -214,6 +280,10 @@ def recheck(
         raise TypeError(f"transcript must be a Transcript, not {type(transcript).__name__}")
     if not isinstance(url, str):
         raise TypeError(f"url must be a str, not {type(url).__name__}")
+    # The caller's mistakes are refused before anything is sent, whether or not anything will be.
+    ignore_rules(ignore)
+    _checked_headers(headers)
+    _check_limits(timeout, max_bytes)
     if transcript.frames is None and transcript.response is None and transcript.response_text is None:
         # Nothing recorded to compare with: any answer would agree.
         return [

@@ -1,7 +1,7 @@
 """The pytest plugin (entry point ``pytest11``, name ``dscodec``): transcripts become test cases.
 
-Every ``*.jsonl`` file pytest collects whose first line is a transcript header becomes a test module with two
-tests: ``replay`` (dscodec, given the recorded request and backend output, gives the recorded answer; see
+Every ``*.jsonl`` file pytest collects whose first line that is not blank is a transcript header becomes a test
+module with two tests: ``replay`` (dscodec, given the recorded request and backend output, gives the recorded answer; see
 :func:`dscodec.testing.verify`) and ``lint`` (the recorded answer lints clean). A failing ``replay`` prints where
 the answers differ. A file holding several transcripts (format version 2) gets the two tests for each, named
 ``replay[<name>]`` and ``lint[<name>]``.
@@ -71,6 +71,14 @@ def pytest_configure(config: pytest.Config) -> None:
     if headers and not config.getoption("dscodec_url", default=None):
         raise pytest.UsageError("--dscodec-header is sent with --dscodec-url: give the server's URL too")
     _headers(headers)  # a malformed one is one usage error, not a failure of every test
+    ignore = config.getoption("dscodec_ignore", default=[]) or []
+    if ignore:
+        from dscodec.testing.compare import ignore_rules
+
+        try:
+            ignore_rules(ignore)
+        except ValueError as exc:
+            raise pytest.UsageError(f"--dscodec-ignore: {exc}") from None
 
 
 def _headers(values: list[str]) -> dict[str, str]:
@@ -89,11 +97,22 @@ def _headers(values: list[str]) -> dict[str, str]:
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> TranscriptFile | None:
+    """A ``*.jsonl`` file whose first line that is not blank is a transcript header becomes a
+    :class:`TranscriptFile`; so does one that cannot be read at all (it may be a transcript: its collection
+    fails, naming it). One that is no regular file (a FIFO) is skipped unread, with a warning."""
     if file_path.suffix != ".jsonl":
         return None
-    from dscodec.testing.transcript import is_transcript
+    from dscodec.testing.transcript import TranscriptError, file_kind
 
-    if not is_transcript(file_path):
+    try:
+        kind = file_kind(file_path)
+    except TranscriptError:
+        kind = "transcript"  # its collection reads it, and reports why it cannot be read
+    if kind == "special" and not file_path.is_dir():
+        import warnings
+
+        warnings.warn(pytest.PytestWarning(f"dscodec: skipped {file_path}: not a regular file"), stacklevel=1)
+    if kind != "transcript":
         return None
     file: TranscriptFile = TranscriptFile.from_parent(parent, path=file_path)
     return file

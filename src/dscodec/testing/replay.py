@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -26,7 +26,7 @@ from dscodec.protocols._wire import WireEvent
 from dscodec.protocols.openai_responses import echo_storage
 from dscodec.stream._markers import has_surrogate
 from dscodec.testing._sse import Frame
-from dscodec.testing.compare import MISSING, Difference, compare
+from dscodec.testing.compare import MISSING, Difference, compare, ignore_rules
 from dscodec.testing.transcript import (
     BackendItem,
     Failure,
@@ -138,7 +138,20 @@ def split_items(items: Sequence[BackendItem]) -> list[BackendItem]:
 
 def _chunked(items: list[BackendItem], chunking: Chunking) -> list[BackendItem]:
     if callable(chunking):
-        return list(chunking(list(items)))
+        result = chunking(list(items))
+        name = getattr(chunking, "__name__", "the chunking function")
+        if isinstance(result, (str, bytes, Mapping)) or not isinstance(result, Iterable):
+            raise TypeError(
+                f"chunking {name} returned a {type(result).__name__}, not a list of backend items"
+            )
+        chunks = list(result)
+        for k, item in enumerate(chunks):
+            if not isinstance(item, (Usage, Text, Tokens, Finish, Failure)):
+                raise TypeError(
+                    f"chunking {name} returned a {type(item).__name__} at index {k}: a chunking returns backend "
+                    "items (Usage, Text, Tokens, Finish, Failure)"
+                )
+        return chunks
     if chunking == "recorded":
         return items
     if chunking == "whole":
@@ -230,7 +243,8 @@ def replay(
         {'role': 'assistant', 'content': 'Hello!'}
 
     Raises:
-        TypeError: ``transcript`` is no :class:`Transcript`, or ``tokenizer`` is of another type.
+        TypeError: ``transcript`` is no :class:`Transcript`, ``tokenizer`` is of another type, or a ``chunking``
+            function returned something other than backend items.
         ValueError: ``chunking`` is none of :data:`CHUNKINGS` and no function.
         TokenizerError: ``tokenizer`` cannot be loaded (no such file, not a tokenizer.json). It is loaded before
             anything is replayed, so the caller's mistake is raised, never answered as a 500.
@@ -355,7 +369,12 @@ def verify(
 
     The frames are compared only when the output is pushed as recorded and the transcript's backend items are
     the real ones (origin ``codec`` or ``reference``): the frames of a live recording were cut by that server.
+    ``ignore`` as for :func:`~dscodec.testing.compare.compare` (checked before anything is replayed).
+
+    Raises:
+        As :func:`replay`; and TypeError or ValueError for an ``ignore`` rule that is no str or is empty.
     """
+    ignore_rules(ignore)
     result = replay(transcript, chunking=chunking, tokenizer=tokenizer, options=options)
     return _replay_differences(
         transcript, result, ignore=ignore, frames=chunking == "recorded" and transcript.origin != "live"

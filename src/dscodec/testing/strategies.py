@@ -114,6 +114,8 @@ _NAMES = st.from_regex(r"[a-z][a-z_]{0,11}", fullmatch=True)
 # -- argument checks: made when a strategy is built, as Hypothesis's own strategies do -------------------------
 
 _PROTOCOLS = ("chat_completions", "responses", "messages")
+#: Token ids run from 0 to 2**32 - 1, as a stream processor and a transcript take them.
+_ID_LIMIT = 2**32
 
 
 def _check_count(name: str, value: object, least: int) -> int:
@@ -422,10 +424,28 @@ def model_outputs(
     tools (only when they are parsed), a required call (the block opener is already in the prompt), JSON mode
     and the stop sequences. ``malformed`` lets about a third of the blocks be broken (their ``calls`` is None).
     Without a request, ``tool_names`` are the tools to call (random names when None; none, so no calls, when
-    empty).
+    empty), and ``stop_sequences`` the stop strings the output may write (each a non-empty str, as a request's
+    are). With a request, giving ``version``, ``thinking``, ``tool_names`` or ``stop_sequences`` too is refused:
+    they would have no effect.
     """
     if request is not None and not isinstance(request, ConversationRequest):
         raise InvalidArgument(f"request must be a ConversationRequest or None, not {type(request).__name__}")
+    if request is not None:
+        given = [
+            name
+            for name, value in (
+                ("version", version),
+                ("thinking", thinking),
+                ("tool_names", tool_names),
+                ("stop_sequences", stop_sequences or None),
+            )
+            if value is not None
+        ]
+        if given:
+            raise InvalidArgument(
+                f"{', '.join(given)}: a request decides {'it' if len(given) == 1 else 'them'} "
+                "(give either a request or the settings)"
+            )
     _check_version(version, optional=True)
     _check_names(tool_names)
     _check_flag("thinking", thinking, optional=True)
@@ -436,6 +456,12 @@ def model_outputs(
         or not all(isinstance(stop, str) for stop in stop_sequences)
     ):
         raise InvalidArgument("stop_sequences must be a sequence of str")
+    for stop in stop_sequences:
+        if not stop or len(stop) > MAX_STOP_LENGTH:
+            raise InvalidArgument(
+                f"stop_sequences must hold str of 1 to {MAX_STOP_LENGTH} characters (as a request's stop "
+                f"sequences), not {shown(stop, limit=40)}"
+            )
     _check_count("max_calls", max_calls, 1)
     return _model_outputs(
         request,
@@ -528,8 +554,8 @@ def token_chunkings(
     UTF-8 bytes (with ``vocabulary``, to know where those are)."""
     if isinstance(ids, (str, bytes)) or not isinstance(ids, Sequence):
         raise InvalidArgument(f"ids must be a sequence of token ids, not {type(ids).__name__}")
-    if not all(type(token_id) is int and token_id >= 0 for token_id in ids):
-        raise InvalidArgument("ids must hold token ids (int, 0 or more)")
+    if not all(type(token_id) is int and 0 <= token_id < _ID_LIMIT for token_id in ids):
+        raise InvalidArgument("ids must hold token ids (int, from 0 to 2**32 - 1)")
     if vocabulary is not None and not isinstance(vocabulary, Vocabulary):
         raise InvalidArgument(f"vocabulary must be a Vocabulary or None, not {type(vocabulary).__name__}")
     _check_count("max_groups", max_groups, 1)
@@ -708,9 +734,17 @@ def request_bodies(
     _check_flag("tools", tools, optional=True)
     _check_model(model)
     _check_json_mode(json_mode, protocol)
+    _check_stops_protocol(stops, protocol)
     return _request_bodies(
         protocol, stream=stream, tools=tools, model=model, stop_pool=_check_stops(stops), json_mode=json_mode
     )
+
+
+def _check_stops_protocol(stops: object, protocol: str | None) -> None:
+    if stops is not None and protocol == "responses":
+        raise InvalidArgument(
+            "stops: a Responses request has no stop sequences (use chat_completions or messages)"
+        )
 
 
 def _check_json_mode(json_mode: object, protocol: str | None) -> None:
@@ -770,6 +804,7 @@ def scenarios(
     _check_flag("stream", stream, optional=True)
     _check_flag("tools", tools, optional=True)
     _check_json_mode(json_mode, protocol)
+    _check_stops_protocol(stops, protocol)
     return _scenarios(
         protocol,
         malformed=malformed,

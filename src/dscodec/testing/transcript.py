@@ -28,8 +28,9 @@ import math
 import numbers
 import os
 import re
+import stat
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, Literal, cast, get_args
 
 from dscodec.conversation import Protocol
@@ -41,6 +42,7 @@ __all__ = [
     "VERSION",
     "BackendItem",
     "Failure",
+    "FileKind",
     "Finish",
     "LogprobEntry",
     "Origin",
@@ -49,16 +51,20 @@ __all__ = [
     "Transcript",
     "TranscriptError",
     "Usage",
+    "check_transcript",
     "dump_transcript",
     "dump_transcripts",
     "dumps_transcript",
     "dumps_transcripts",
+    "file_kind",
+    "is_header_line",
     "is_transcript",
     "load_transcript",
     "load_transcripts",
     "loads_transcript",
     "loads_transcripts",
     "parse_lines",
+    "starts_as_transcript",
     "transcript_lines",
 ]
 
@@ -305,6 +311,11 @@ BackendItem = Usage | Text | Tokens | Finish | Failure
 class Transcript:
     """One exchange: request, backend output, answer.
 
+    ``protocol``, ``request`` and ``backend`` may be given by position; the other fields are keyword-only. Every
+    field is checked when the transcript is made, and again when it is written (a field may be changed in
+    between), by the rules the reader checks its lines by: a transcript that can be made can be written, and
+    the file it is written to reads back.
+
     Attributes:
         protocol: ``"chat_completions"``, ``"responses"`` or ``"messages"``.
         request: the request body as the client sent it.
@@ -313,18 +324,25 @@ class Transcript:
         response: the JSON body of a non-streamed answer, or of an error answer (None for a stream).
         response_text: the body of a non-streamed answer that is no JSON object (cut short, an HTML error page),
             kept as it came (None otherwise).
-        status: the HTTP status of the answer.
+        status: the HTTP status of the answer (100 to 599).
         accumulated: the complete response a stream adds up to (optional, for reading).
         name: a short name (the file name without ``.jsonl`` when empty).
         origin: where the answer came from (:data:`Origin`).
         response_id, created, signature: what a replay gives the stream processor, so its output is the
             recorded one before any normalisation (None: a replay picks fixed values).
         meta: free-form notes kept with the header (``description``, ``url``, ...).
+
+    Raises:
+        TypeError: a field of the wrong type (``request`` that is no dict, a backend item that is none, a frame
+            that is no :class:`Frame`, ...), named in the message.
+        ValueError: an unknown ``protocol`` or ``origin``, a ``status`` outside 100 to 599, or both a
+            ``response`` and a ``response_text`` (the text is kept only for a body that is no JSON object).
     """
 
     protocol: Protocol
     request: dict[str, Any]
     backend: list[BackendItem] = field(default_factory=list)
+    _: KW_ONLY
     frames: list[Frame] | None = None
     response: dict[str, Any] | None = None
     response_text: str | None = None
@@ -337,18 +355,98 @@ class Transcript:
     signature: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        if isinstance(self.backend, tuple):
+            self.backend = list(self.backend)
+        if isinstance(self.frames, tuple):
+            self.frames = list(self.frames)
+        check_transcript(self)
+
     @property
     def streamed(self) -> bool:
         """Whether the answer is an event stream."""
         return self.frames is not None
 
+    @property
+    def answered(self) -> bool:
+        """Whether an answer is recorded: frames, a response body, or a response's text."""
+        return self.frames is not None or self.response is not None or self.response_text is not None
+
     def answer(self) -> list[Frame] | dict[str, Any] | str:
-        """The answer as the linter takes it: the frames of a stream, else the JSON body, else the body's text."""
+        """The answer as the linter takes it: the frames of a stream, else the JSON body, else the body's text
+        (``{}`` when no answer is recorded: see :attr:`answered`)."""
         if self.frames is not None:
             return self.frames
         if self.response is None and self.response_text is not None:
             return self.response_text
         return self.response if self.response is not None else {}
+
+
+def _kind_name(value: object) -> str:
+    return type(value).__name__
+
+
+def _check_optional(value: object, kind: type, field_name: str, what: str) -> None:
+    if value is not None and not isinstance(value, kind):
+        raise TypeError(f"Transcript.{field_name} must be {what} or None, not {_kind_name(value)}")
+
+
+def check_transcript(transcript: Transcript) -> None:
+    """Check every field of ``transcript`` by the reader's rules (see :class:`Transcript`).
+
+    Raises:
+        TypeError: a field of the wrong type, named.
+        ValueError: a field of the right type that no transcript file can hold, named.
+    """
+    t = transcript
+    if not isinstance(t.protocol, str):
+        raise TypeError(f"Transcript.protocol must be a str, not {_kind_name(t.protocol)}")
+    if t.protocol not in _PROTOCOLS:
+        raise ValueError(
+            f"Transcript.protocol must be one of {', '.join(_PROTOCOLS)}, not {shown(t.protocol, limit=60)}"
+        )
+    if not isinstance(t.request, dict):
+        raise TypeError(f"Transcript.request must be a dict (the request body), not {_kind_name(t.request)}")
+    if not isinstance(t.backend, (list, tuple)):
+        raise TypeError(f"Transcript.backend must be a list of backend items, not {_kind_name(t.backend)}")
+    for k, item in enumerate(t.backend):
+        if not isinstance(item, (Usage, Text, Tokens, Finish, Failure)):
+            raise TypeError(
+                f"Transcript.backend[{k}] must be a backend item (Usage, Text, Tokens, Finish or Failure), "
+                f"not {_kind_name(item)}"
+            )
+    if t.frames is not None:
+        if not isinstance(t.frames, (list, tuple)):
+            raise TypeError(f"Transcript.frames must be a list of Frame or None, not {_kind_name(t.frames)}")
+        for k, frame in enumerate(t.frames):
+            if not isinstance(frame, Frame):
+                raise TypeError(f"Transcript.frames[{k}] must be a Frame, not {_kind_name(frame)}")
+    _check_optional(t.response, dict, "response", "a dict (a JSON body)")
+    _check_optional(t.response_text, str, "response_text", "a str")
+    _check_optional(t.accumulated, dict, "accumulated", "a dict (a JSON body)")
+    if isinstance(t.status, bool) or not isinstance(t.status, int):
+        raise TypeError(f"Transcript.status must be an int, not {_kind_name(t.status)}")
+    if not 100 <= t.status <= 599:
+        raise ValueError(f"Transcript.status must be an HTTP status from 100 to 599, not {shown(t.status)}")
+    if t.response is not None and t.response_text is not None:
+        raise ValueError(
+            "Transcript has a response body and a response_text: response_text is kept only for a body that "
+            "is no JSON object"
+        )
+    if not isinstance(t.name, str):
+        raise TypeError(f"Transcript.name must be a str, not {_kind_name(t.name)}")
+    if not isinstance(t.origin, str):
+        raise TypeError(f"Transcript.origin must be a str, not {_kind_name(t.origin)}")
+    if t.origin not in _ORIGINS:
+        raise ValueError(
+            f"Transcript.origin must be one of {', '.join(_ORIGINS)}, not {shown(t.origin, limit=60)}"
+        )
+    _check_optional(t.response_id, str, "response_id", "a str")
+    _check_optional(t.signature, str, "signature", "a str")
+    if t.created is not None and (isinstance(t.created, bool) or not isinstance(t.created, int)):
+        raise TypeError(f"Transcript.created must be an int or None, not {_kind_name(t.created)}")
+    if not isinstance(t.meta, dict):
+        raise TypeError(f"Transcript.meta must be a dict, not {_kind_name(t.meta)}")
 
 
 # -- writing ------------------------------------------------------------------------------------------------
@@ -428,6 +526,7 @@ def transcript_lines(transcript: Transcript) -> Iterator[dict[str, Any]]:
     """The JSON objects of ``transcript``, one per line, header first."""
     if not isinstance(transcript, Transcript):
         raise TypeError(f"transcript must be a Transcript, not {type(transcript).__name__}")
+    check_transcript(transcript)  # a field may have been changed since the transcript was made
     header: dict[str, Any] = {
         "kind": "transcript",
         "format": FORMAT,
@@ -462,14 +561,27 @@ def dumps_transcript(transcript: Transcript) -> str:
 
     Raises:
         TranscriptError: a value JSON cannot hold (a set, an object, a dict holding itself) in a line.
-        TypeError: ``transcript`` is no :class:`Transcript`, or a backend item is none.
+        TypeError: ``transcript`` is no :class:`Transcript`, or one of its fields is of the wrong type (named).
+        ValueError: a field holds a value no transcript file can (named; see :class:`Transcript`).
     """
     return "".join(_dumps(line, line["kind"]) + "\n" for line in transcript_lines(transcript))
 
 
 def dumps_transcripts(transcripts: Iterable[Transcript]) -> str:
-    """Several transcripts as the JSON Lines text of one file, one after the other (format version 2)."""
-    return "".join(dumps_transcript(transcript) for transcript in transcripts)
+    """Several transcripts as the JSON Lines text of one file, one after the other (format version 2).
+
+    Raises:
+        ValueError: ``transcripts`` is empty (a file of no transcript is no transcript file: the reader refuses
+            it).
+        TypeError: ``transcripts`` is no iterable of :class:`Transcript`.
+        TranscriptError: as for :func:`dumps_transcript`.
+    """
+    if isinstance(transcripts, (Transcript, str, bytes)) or not isinstance(transcripts, Iterable):
+        raise TypeError(f"transcripts must be an iterable of Transcript, not {type(transcripts).__name__}")
+    parts = [dumps_transcript(transcript) for transcript in transcripts]
+    if not parts:
+        raise ValueError("transcripts is empty: a transcript file holds at least one transcript")
+    return "".join(parts)
 
 
 def dump_transcript(transcript: Transcript, path: str | os.PathLike[str]) -> None:
@@ -491,6 +603,8 @@ def dump_transcripts(transcripts: Iterable[Transcript], path: str | os.PathLike[
         TranscriptError: the file cannot be written (a directory, a folder that does not exist, no permission),
             or a transcript holds a value JSON cannot; the file is then left as it was.
         TypeError: an item is no :class:`Transcript`, or ``path`` no str or path.
+        ValueError: ``transcripts`` is empty, or a transcript holds a value no file can (see
+            :func:`dumps_transcript`).
     """
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be a str or os.PathLike, not {type(path).__name__}")
@@ -535,20 +649,24 @@ def _logprob_in(value: Any, where: str) -> LogprobEntry:
             raise TranscriptError(
                 f"{where}: a log probability entry is a number or [logprob, [[id, logprob]...]]"
             )
-        top = tuple((_int(pair[0], where), _float_in(pair[1], where)) for pair in value[1])
+        top = tuple(
+            (_int(pair[0], where, "a log probability entry's token id"), _float_in(pair[1], where))
+            for pair in value[1]
+        )
         return (_float_in(value[0], where), top)
     return _float_in(value, where)
 
 
-def _int(value: Any, where: str) -> int:
+def _int(value: Any, where: str, name: str) -> int:
+    """``value``, the integer field ``name`` of a line (named in the message when it is none)."""
     if isinstance(value, bool) or not isinstance(value, int):
-        raise TranscriptError(f"{where}: expected an integer, not {value!r}")
+        raise TranscriptError(f"{where}: {name} must be an integer, not {shown(value, limit=60)}")
     return value
 
 
-def _str_or_none(value: Any, where: str) -> str | None:
+def _str_or_none(value: Any, where: str, name: str) -> str | None:
     if value is not None and not isinstance(value, str):
-        raise TranscriptError(f"{where}: expected a string or null, not {value!r}")
+        raise TranscriptError(f"{where}: {name} must be a string or null, not {shown(value, limit=60)}")
     return value
 
 
@@ -564,15 +682,15 @@ def _item_of(line: dict[str, Any], where: str) -> BackendItem:
     kind = line["kind"]
     if kind == "usage":
         return Usage(
-            _int(line.get("prompt_tokens", 0), where),
-            _int(line.get("cached_tokens", 0), where),
-            _str_or_none(line.get("system_fingerprint"), where),
+            _int(line.get("prompt_tokens", 0), where, "prompt_tokens"),
+            _int(line.get("cached_tokens", 0), where, "cached_tokens"),
+            _str_or_none(line.get("system_fingerprint"), where, "system_fingerprint"),
         )
     if kind == "text":
         text = line.get("text")
         if not isinstance(text, str):
             raise TranscriptError(f"{where}: a text item needs a string 'text'")
-        return Text(text, _int(line.get("token_count", 0), where))
+        return Text(text, _int(line.get("token_count", 0), where, "token_count"))
     if kind == "tokens":
         ids = line.get("ids")
         if not isinstance(ids, list):
@@ -586,7 +704,7 @@ def _item_of(line: dict[str, Any], where: str) -> BackendItem:
                 "it needs one entry per id, or no 'logprobs'"
             )
         entries = None if logprobs is None else tuple(_logprob_in(lp, where) for lp in logprobs)
-        return Tokens(tuple(_int(i, where) for i in ids), entries)
+        return Tokens(tuple(_int(i, where, f"ids[{k}]") for k, i in enumerate(ids)), entries)
     if kind == "finish":
         reason = line.get("reason")
         if reason not in _FINISHES:
@@ -600,7 +718,7 @@ def _item_of(line: dict[str, Any], where: str) -> BackendItem:
 
 
 def _frame(line: dict[str, Any], where: str) -> Frame:
-    event = _str_or_none(line.get("event"), where)
+    event = _str_or_none(line.get("event"), where, "a frame's event")
     if "raw" in line:
         raw = line["raw"]
         if not isinstance(raw, str):
@@ -639,25 +757,33 @@ def parse_lines(
     except StopIteration:
         raise TranscriptError(f"{source}: empty transcript") from None
     header = _header(first, f"{source}:{first_line}")
+    at = f"{source}:{first_line}"
     meta = header.get("meta") or {}
     if not isinstance(meta, dict):
-        raise TranscriptError(f"{source}:{first_line}: the header's 'meta' must be a JSON object")
+        raise TranscriptError(f"{at}: the header's 'meta' must be a JSON object")
     request: dict[str, Any] | None = None
     transcript = Transcript(
         protocol=cast(Protocol, header["protocol"]),
         request={},
-        name=_str_or_none(header.get("name"), f"{source}:{first_line}") or "",
+        name=_str_or_none(header.get("name"), at, "name") or "",
         origin=cast(Origin, header.get("origin", "codec")),
-        response_id=_str_or_none(header.get("response_id"), f"{source}:{first_line}"),
-        created=None if header.get("created") is None else _int(header["created"], f"{source}:{first_line}"),
-        signature=_str_or_none(header.get("signature"), f"{source}:{first_line}"),
+        response_id=_str_or_none(header.get("response_id"), at, "response_id"),
+        created=None if header.get("created") is None else _int(header["created"], at, "created"),
+        signature=_str_or_none(header.get("signature"), at, "signature"),
         meta=dict(meta),
     )
+    phase = 0  # how far the lines have come: _PHASES
     for number, line in iterator:
         where = f"{source}:{number}"
         kind = line.get("kind")
         if not isinstance(kind, str):
-            raise TranscriptError(f"{where}: a line needs a string 'kind', not {kind!r}")
+            raise TranscriptError(f"{where}: a line needs a string 'kind', not {shown(kind, limit=60)}")
+        line_phase = _PHASES.get("item" if kind in _ITEM_KINDS else kind)
+        if line_phase is None:
+            raise TranscriptError(f"{where}: unknown line kind {shown(kind, limit=60)}")
+        if line_phase < phase or (line_phase == phase and kind in _ONCE):
+            raise TranscriptError(f"{where}: {_misplaced(kind, transcript, request is not None)}")
+        phase = line_phase
         if kind == "request":
             body = line.get("body")
             if not isinstance(body, dict):
@@ -670,27 +796,54 @@ def parse_lines(
                 transcript.frames = []
             transcript.frames.append(_frame(line, where))
         elif kind == "response":
-            body, raw = line.get("body"), line.get("raw")
-            if "raw" in line and "body" not in line:
+            if "raw" in line and "body" in line:
+                raise TranscriptError(f"{where}: a response line holds a 'body' or a 'raw' text, not both")
+            if "raw" in line:
+                raw = line["raw"]
                 if not isinstance(raw, str):
                     raise TranscriptError(f"{where}: a response's raw text must be a string")
                 transcript.response_text = raw
-            elif not isinstance(body, dict):
-                raise TranscriptError(f"{where}: a response body must be a JSON object")
             else:
+                body = line.get("body")
+                if not isinstance(body, dict):
+                    raise TranscriptError(f"{where}: a response body must be a JSON object")
                 transcript.response = body
-            transcript.status = _int(line.get("status", 200), where)
-        elif kind == "accumulated":
+            status = _int(line.get("status", 200), where, "the response's status")
+            if not 100 <= status <= 599:
+                raise TranscriptError(
+                    f"{where}: the response's status must be an HTTP status from 100 to 599, not {status}"
+                )
+            transcript.status = status
+        else:  # accumulated
             body = line.get("body")
             if not isinstance(body, dict):
                 raise TranscriptError(f"{where}: an accumulated response must be a JSON object")
             transcript.accumulated = body
-        else:
-            raise TranscriptError(f"{where}: unknown line kind {kind!r}")
     if request is None:
         raise TranscriptError(f"{source}: the transcript has no request line")
     transcript.request = request
     return transcript
+
+
+#: The order of a transcript's lines after the header: the request, the backend items, the frames, the response
+#: line, the accumulated response (a non-streamed answer may keep the events it was made of as frames too).
+_PHASES = {"request": 1, "item": 2, "frame": 3, "response": 4, "accumulated": 5}
+#: The line kinds a transcript holds at most one of.
+_ONCE = frozenset({"request", "response", "accumulated"})
+
+
+def _misplaced(kind: str, transcript: Transcript, requested: bool) -> str:
+    """Why a line of ``kind`` cannot come where it does (the lines so far made ``transcript``)."""
+    if kind in _ONCE and (
+        (kind == "request" and requested)
+        or (kind == "response" and (transcript.response is not None or transcript.response_text is not None))
+        or (kind == "accumulated" and transcript.accumulated is not None)
+    ):
+        return f"a second {kind} line: a transcript holds one"
+    return (
+        f"a {kind} line out of order: the lines after the header are the request, the backend lines, the "
+        "frames, the response line, then the accumulated line"
+    )
 
 
 def json_object(
@@ -721,6 +874,7 @@ def _decode(text: str | bytes, source: str) -> list[tuple[int, dict[str, Any]]]:
             raise TranscriptError(f"{source}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     elif not isinstance(text, str):
         raise TypeError(f"a transcript is read from str or bytes, not {type(text).__name__}")
+    text = text.removeprefix(_BOM)  # an editor's byte order mark is no part of the first line
     decoded: list[tuple[int, dict[str, Any]]] = []
     # Lines end at "\n" only: a JSON string may hold U+2028, U+0085 and other characters str.splitlines() splits at.
     for number, line in enumerate(text.split("\n"), start=1):
@@ -818,16 +972,104 @@ def load_transcripts(path: str | os.PathLike[str]) -> list[Transcript]:
     return found
 
 
-def is_transcript(path: str | os.PathLike[str]) -> bool:
-    """Whether the file at ``path`` starts with a transcript header (only the first line is read: a file whose
-    later lines are broken is still a transcript, which its reading then refuses by name)."""
+_BOM = "\ufeff"
+#: What every transcript header holds, and what tells a header too broken to read from any other line.
+_MARK = f'"{FORMAT}"'
+
+
+def is_header_line(line: str) -> bool:
+    """Whether ``line`` (the first line of a file that is not blank) opens a transcript: a JSON object whose
+    ``format`` is :data:`FORMAT`, or a line that does not read as JSON but names the format (a header too broken
+    to read, which the reader then refuses by name rather than the file being taken for something else)."""
+    line = line.removeprefix(_BOM).strip()
     try:
-        with open(path, "rb") as handle:
-            first = handle.readline(65536).decode("utf-8")
-    except (OSError, UnicodeDecodeError):
-        return False
-    try:
-        header = json.loads(first)
+        header = json.loads(line)
     except (ValueError, RecursionError):
-        return False
+        return _MARK in line
     return isinstance(header, dict) and header.get("format") == FORMAT
+
+
+def _first_line(text: str) -> str:
+    """The first line of ``text`` that is not blank (lines end at ``"\n"``, as the reader splits them)."""
+    start = 0
+    text = text.removeprefix(_BOM)
+    while start <= len(text):
+        end = text.find("\n", start)
+        if end < 0:
+            end = len(text)
+        line = text[start:end]
+        if line.strip():
+            return line
+        start = end + 1
+    return ""
+
+
+def starts_as_transcript(text: str | bytes) -> bool:
+    """Whether ``text`` (a whole file's) is a transcript file: its first line that is not blank is a header
+    (:func:`is_header_line`). Text that is not UTF-8 is judged by what it reads as with the bad bytes replaced:
+    a transcript's reader then refuses it by name."""
+    if isinstance(text, (bytes, bytearray)):
+        text = bytes(text).decode("utf-8", errors="replace")
+    return is_header_line(_first_line(text))
+
+
+#: What :func:`file_kind` tells: a transcript file, a regular file that is none, a file that is not a regular
+#: file (a folder, a FIFO, a device: never opened), or nothing at the path.
+FileKind = Literal["transcript", "other", "special", "missing"]
+
+
+def file_kind(path: str | os.PathLike[str]) -> FileKind:
+    """What is at ``path``: ``"transcript"`` when it is a regular file whose first line that is not blank is a
+    transcript header (the whole line is read, however long), ``"other"`` for another regular file,
+    ``"special"`` for anything that is not a regular file (it is never read: a FIFO would block), ``"missing"``
+    when nothing is there.
+
+    Raises:
+        TranscriptError: something is there that cannot be read (no permission, a symbolic link to nothing).
+    """
+    where = os.fspath(path)
+    if not os.path.lexists(path):
+        return "missing"
+    try:
+        # Opened without blocking (a FIFO without a writer would wait forever), then checked: only a regular
+        # file is read.
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except OSError as exc:
+        if os.path.isdir(path):  # a folder that cannot be opened (Windows opens none)
+            return "special"
+        raise TranscriptError(f"{where}: cannot be read: {exc.strerror or exc}") from None
+    try:
+        regular = stat.S_ISREG(os.fstat(descriptor).st_mode)
+    except OSError:  # pragma: no cover - fstat of an open descriptor
+        regular = False
+    if not regular:
+        os.close(descriptor)
+        return "special"
+    with open(descriptor, "rb", closefd=True) as handle:
+        try:
+            first = 0
+            while True:
+                line = handle.readline()
+                if not line:
+                    return "other"
+                text = line.decode("utf-8", errors="replace")
+                if first == 0:
+                    text = text.removeprefix(_BOM)
+                first += 1
+                if text.strip():
+                    return "transcript" if is_header_line(text) else "other"
+        except OSError as exc:
+            raise TranscriptError(f"{where}: cannot be read: {exc.strerror or exc}") from None
+
+
+def is_transcript(path: str | os.PathLike[str]) -> bool:
+    """Whether the file at ``path`` is a transcript file: a regular file whose first line that is not blank (after
+    a byte order mark, if any) is a transcript header. Only that line is read, however long: a file whose later
+    lines are broken is still a transcript, which its reading then refuses by name. Nothing that is not a
+    regular file is opened for reading (a FIFO would block): it is no transcript file, nor is a path where
+    nothing is.
+
+    Raises:
+        TranscriptError: the file exists but cannot be read (no permission, a symbolic link to nothing).
+    """
+    return file_kind(path) == "transcript"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from dscodec.conversation import Protocol
@@ -62,11 +63,12 @@ def lint(
 
     Args:
         protocol: ``"chat_completions"``, ``"responses"`` or ``"messages"``.
-        answer: see :data:`Answer`. Text that is one JSON object is a complete body; other text is an SSE
-            stream. Frames and SSE text are checked as sent (event names, Chat's ``[DONE]``); a list of events
+        answer: see :data:`Answer`. Text that is one JSON object is a complete body; text that is other JSON
+            (an array, a number) is a body that is no object (GEN001); other text is an SSE stream. A transcript
+            that records no answer is GEN008. Frames and SSE text are checked as sent (event names, Chat's ``[DONE]``); a list of events
             has no transport, so those two checks are skipped.
         request: the request body, for the rules that depend on it (Chat: ``stream_options.include_usage``).
-        sdk: validate against the official SDK types when they are installed.
+        sdk: validate against the official SDK types when they are installed (True or False).
 
     Examples:
         >>> stream = 'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m",' \\
@@ -76,14 +78,25 @@ def lint(
 
     Raises:
         ValueError: an unknown ``protocol``.
-        TypeError: an ``answer`` of another kind, or a ``request`` that is no dict.
+        TypeError: an ``answer`` of another kind (an item of it named by its index), a ``request`` that is no
+            dict, or an ``sdk`` that is no bool.
     """
     if not isinstance(protocol, str) or protocol not in _STREAMS:
         raise ValueError(
             f"unknown protocol {protocol!r:.100}; expected chat_completions, responses or messages"
         )
+    if type(sdk) is not bool:
+        raise TypeError(f"sdk must be True or False, not {shown(sdk, 60)}")
     if isinstance(answer, Transcript):
         request = request if request is not None else answer.request
+        if not answer.answered:
+            if request is not None and not isinstance(request, Mapping):
+                raise TypeError(
+                    f"request must be the request body (a dict) or None, not {type(request).__name__}"
+                )
+            report = Report()
+            report.add("GEN008", "the transcript records no answer: no frame and no response line")
+            return report.findings
         answer = answer.answer()
     if request is not None and not isinstance(request, Mapping):
         raise TypeError(f"request must be the request body (a dict) or None, not {type(request).__name__}")
@@ -96,6 +109,10 @@ def lint(
             return report.findings
         if text.lstrip().startswith("{"):  # a body, not a stream (no SSE line starts with a brace)
             report.add("GEN001", f"the body is not a JSON object: {text.strip()[:60]!r}")
+            return report.findings
+        other = _json_value(text)
+        if other is not None:  # JSON, but no object: a body (an array, a number), not an SSE stream
+            report.add("GEN001", f"the body is a JSON {other}, not an object: {text.strip()[:60]!r}")
             return report.findings
         frames, rest = parse_sse(text)
         if rest:
@@ -113,14 +130,14 @@ def lint(
             return report.findings
         _BODIES[protocol](report, answer, written, sdk=sdk)
         return report.findings
-    if not isinstance(answer, Iterable):
+    if isinstance(answer, AbstractSet) or not isinstance(answer, Iterable):  # a set has no order: no stream
         raise TypeError(
             "an answer is a Transcript, SSE or JSON text, a list of frames or of event dicts, or a response "
             f"body; not {type(answer).__name__}"
         )
     items = list(answer)
     transport = all(isinstance(item, Frame) for item in items)
-    frames = [_as_frame(item) for item in items]
+    frames = [_as_frame(item, index) for index, item in enumerate(items)]
     _stream(protocol, frames, report, request=request, transport=transport, sdk=sdk)
     return report.findings
 
@@ -131,6 +148,26 @@ def _json_text(value: Any, **options: Any) -> str | None:
         return json.dumps(value, ensure_ascii=False, **options)
     except (TypeError, ValueError, RecursionError):  # a set, an object, an integer Python cannot write out
         return None
+
+
+def _json_value(text: str) -> str | None:
+    """What JSON value ``text`` holds when it is JSON but no object (``"array"``, ``"number"``, ...), else None."""
+    stripped = text.strip()
+    if not stripped or stripped[0] not in '[-0123456789"tfnNI':  # cheap: SSE text starts with a field name
+        return None
+    try:
+        value = json.loads(stripped)
+    except (ValueError, RecursionError):
+        return None
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, str):
+        return "string"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    return "number"
 
 
 def _json_object(text: str) -> dict[str, Any] | None:
@@ -144,7 +181,7 @@ def _json_object(text: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def _as_frame(item: Any) -> Frame:
+def _as_frame(item: Any, index: int) -> Frame:
     if isinstance(item, Frame):
         return item
     if isinstance(item, WireEvent):
@@ -154,7 +191,9 @@ def _as_frame(item: Any) -> Frame:
         # data is no JSON, which the frame checks report (GEN001).
         text = _json_text(item, separators=(",", ":"))
         return Frame(text if text is not None else shown(item, 60))
-    raise TypeError(f"cannot lint a {type(item).__name__}; expected frames, events or dicts")
+    raise TypeError(
+        f"answer[{index}] is a {type(item).__name__}: a list to lint holds frames, events or dicts"
+    )
 
 
 def _stream(
