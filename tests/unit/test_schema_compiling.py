@@ -108,8 +108,9 @@ def test_a_later_crawl_leaves_what_the_first_registered() -> None:
         (["properties", "$ref", "additionalProperties"], ["$ref", "properties", "additionalProperties"]),
         (
             ["additionalProperties", "properties", "patternProperties"],
-            ["patternProperties", "properties", "additionalProperties"],
+            ["patternProperties", "additionalProperties", "properties"],
         ),
+        (["additionalProperties", "properties"], ["properties", "additionalProperties"]),
         (["properties", "patternProperties"], ["properties", "patternProperties"]),
         (
             [
@@ -136,7 +137,46 @@ def test_a_later_crawl_leaves_what_the_first_registered() -> None:
     ],
 )
 def test_compile_order(keys: list[str], order: list[str]) -> None:
-    assert list(_schema._compile_order(dict.fromkeys(keys), _schema._DRAFT_2020)) == order
+    assert list(_schema._compile_order({key: {} for key in keys}, _schema._DRAFT_2020)) == order
+
+
+@pytest.mark.parametrize(
+    ("node", "order"),
+    [
+        # `additionalProperties: false` compiles no schema: the patterns, then the properties.
+        (
+            {"additionalProperties": False, "not": {}, "properties": {}, "patternProperties": {}},
+            ["patternProperties", "properties", "additionalProperties", "not"],
+        ),
+        # `additionalProperties: true` compiles no schema, leaves `properties` where it stands, and compiles the
+        # patterns at the first of its own place and theirs.
+        ({"additionalProperties": True, "not": {}, "properties": {}}, ["not", "properties"]),
+        (
+            {"additionalProperties": True, "not": {}, "patternProperties": {}},
+            ["patternProperties", "not"],
+        ),
+        (
+            {"patternProperties": {}, "not": {}, "additionalProperties": True},
+            ["patternProperties", "not"],
+        ),
+        # An unevaluated keyword set to `true` compiles nothing, so nothing moves forward (a lone `if` compiles
+        # nothing where it stands).
+        ({"unevaluatedProperties": True, "not": {}, "$ref": "#", "if": {}}, ["not", "$ref", "if"]),
+        ({"unevaluatedItems": True, "propertyNames": {}, "$ref": "#"}, ["propertyNames", "$ref"]),
+        # Beside a boolean `if`, an unevaluated keyword leaves `if`, `then` and `else` where `if` stands.
+        (
+            {"unevaluatedProperties": False, "not": {}, "then": {}, "if": False, "allOf": []},
+            ["unevaluatedProperties", "allOf", "not", "if", "then"],
+        ),
+        (
+            {"unevaluatedItems": {}, "not": {}, "else": {}, "if": True},
+            ["unevaluatedItems", "not", "if", "else"],
+        ),
+        ({"unevaluatedItems": {}, "not": {}, "if": {}}, ["unevaluatedItems", _schema._LONE_IF, "not", "if"]),
+    ],
+)
+def test_compile_order_by_value(node: dict[str, object], order: list[str]) -> None:
+    assert list(_schema._compile_order(node, _schema._DRAFT_2020)) == order
 
 
 def test_compile_order_without_unevaluated_keywords_in_the_dialect() -> None:
@@ -326,3 +366,22 @@ def test_the_root_is_compiled_again_once(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setattr(_schema._Registry, "steps", counted)
     assert _schema.schema_problem(schema) is None
     assert calls <= 2 * (n + 1)
+
+
+def test_each_pattern_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A schema without references whose patterns are not all regexes is walked to find the one compiled first;
+    no pattern is read twice for that."""
+    read: list[str] = []
+
+    def regex_ok(pattern: str) -> bool:
+        read.append(pattern)
+        return not pattern.startswith("(")
+
+    monkeypatch.setattr(_schema, "regex_ok", regex_ok)
+    schema = {
+        "type": "object",
+        "pattern": "(a",
+        "properties": {"b": {"pattern": "b"}, "c": {"pattern": "(c"}},
+    }
+    assert _schema.schema_problem(schema) == '"(a" is not a "regex"'
+    assert sorted(read) == ["(a", "(c", "b"]

@@ -4711,6 +4711,104 @@ def _hardening() -> list[Case]:
             "a type list naming one type twice, compiled outside the meta-schema: taken",
             {"type": "object", "allOf": [{"$ref": "#/foo"}], "foo": {"type": ["string", "string"]}},
         ),
+        (
+            "invalid-schema-additional-properties-after-patterns",
+            "an additionalProperties schema beside patternProperties: the patterns, then the schema, then properties",
+            {
+                "type": "object",
+                "properties": {"p": {"$ref": "#/p"}},
+                "patternProperties": {},
+                "additionalProperties": {"$ref": "#/a"},
+            },
+        ),
+        (
+            "invalid-schema-additional-properties-true-leaves-properties",
+            "additionalProperties true compiles no schema: properties are compiled where they stand",
+            {
+                "type": "object",
+                "additionalProperties": True,
+                "not": {"$ref": "#/n"},
+                "properties": {"p": {"$ref": "#/p"}},
+            },
+        ),
+        (
+            "invalid-schema-additional-properties-true-compiles-patterns",
+            "additionalProperties true still compiles the patternProperties beside it, where it stands",
+            {
+                "type": "object",
+                "additionalProperties": True,
+                "not": {"$ref": "#/n"},
+                "patternProperties": {"q": {"$ref": "#/q"}},
+            },
+        ),
+        (
+            "invalid-schema-additional-properties-true-patterns-first",
+            "... or where patternProperties stands, when that comes first",
+            {
+                "type": "object",
+                "patternProperties": {"q": {"$ref": "#/q"}},
+                "not": {"$ref": "#/n"},
+                "additionalProperties": True,
+            },
+        ),
+        (
+            "schema-unevaluated-properties-true-lone-if",
+            "unevaluatedProperties true compiles nothing, an if without then or else included: taken",
+            {"type": "object", "if": {"$ref": "#/i"}, "unevaluatedProperties": True},
+        ),
+        (
+            "schema-unevaluated-items-true-lone-if-2019",
+            "the same with unevaluatedItems true in 2019-09",
+            {
+                "$schema": "https://json-schema.org/draft/2019-09/schema",
+                "type": "object",
+                "unevaluatedItems": True,
+                "if": {"$ref": "#/i"},
+            },
+        ),
+        (
+            "invalid-schema-unevaluated-items-true-key-order",
+            "unevaluatedItems true pulls nothing forward: the keywords are compiled in key order",
+            {"type": "object", "unevaluatedItems": True, "propertyNames": {"$ref": "#/p"}, "$ref": "#/r"},
+        ),
+        (
+            "invalid-schema-unevaluated-false-compiles-lone-if-pattern",
+            "unevaluatedProperties false compiles an if without then or else, and the pattern in it",
+            {"type": "object", "unevaluatedProperties": False, "if": {"pattern": "("}},
+        ),
+        (
+            "invalid-schema-unevaluated-boolean-if-key-order",
+            "beside a boolean if, an unevaluated keyword leaves then and else where the if stands",
+            {
+                "type": "object",
+                "unevaluatedProperties": False,
+                "not": {"$ref": "#/i"},
+                "then": {"$ref": "#/t"},
+                "if": False,
+            },
+        ),
+        (
+            "invalid-schema-unevaluated-boolean-if-key-order-2019",
+            "the same with unevaluatedItems in 2019-09",
+            {
+                "$schema": "https://json-schema.org/draft/2019-09/schema",
+                "type": "object",
+                "unevaluatedItems": {},
+                "not": {"$ref": "#/i"},
+                "else": {"$ref": "#/e"},
+                "if": True,
+            },
+        ),
+        (
+            "invalid-schema-pattern-compile-order",
+            "of two patterns that are no regex, the one compiled first is reported",
+            {"type": "object", "pattern": "(a", "properties": {"a": {"pattern": "(p"}}},
+        ),
+        (
+            "invalid-schema-unevaluated-pattern-compile-order",
+            "... an unevaluated keyword's schema before the keywords after it",
+            {"type": "object", "unevaluatedProperties": {"pattern": "(u"}, "not": {"pattern": "(n"}},
+        ),
     ):
         cases += _both(
             name,

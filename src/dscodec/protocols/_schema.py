@@ -871,13 +871,13 @@ class _Registry:
                 yield problem, None, draft, vocabularies
             elif target is not None:
                 yield target, target_base, target_draft, target_draft
-        elif key == "pattern" and isinstance(value, str) and not regex_ok(value):
+        elif key == "pattern" and isinstance(value, str) and not _regex_ok(value):
             # A pattern is compiled where it stands, so a reference after it comes later (observed).
             yield f'{json_text(value)} is not a "regex"', None, draft, vocabularies
         elif key == "patternProperties" and isinstance(value, Mapping):
             # Each name is compiled before its subschema; the message names the subschema (observed).
             for name, sub in value.items():
-                if not regex_ok(name):
+                if not _regex_ok(name):
                     yield f'{json_text(sub)} is not a "regex"', None, draft, vocabularies
                     return
                 yield sub, base, _dialect(sub, draft), vocabularies
@@ -904,7 +904,7 @@ class _Registry:
         order), each applied in place walked once compiled (its own ``$dynamicRef`` resolved where the keyword
         stands): there it resolves every ``$dynamicRef`` (observed), though the dialect has no such keyword."""
         lone_if = "then" not in node and "else" not in node
-        for name in _COMPILED_WITH[key]:
+        for name in _compiled_together(key, node, draft.vocabulary_of):
             if name not in node:
                 continue
             if name == "if" and lone_if:
@@ -1048,7 +1048,8 @@ def _schemas_of(key: str, value: Any, node: Mapping[str, Any], draft: _Draft, *,
 
 #: What compiling a keyword compiles first, in this order (observed; the keyword itself is among them): ``if``
 #: its ``then`` and ``else``, ``additionalProperties`` the properties it leaves, an unevaluated keyword the
-#: keywords that evaluate what it leaves.
+#: keywords that evaluate what it leaves. Some of these depend on the keyword's value: see
+#: :func:`_compiled_together`.
 _COMPILED_WITH: Mapping[str, tuple[str, ...]] = {
     "if": ("if", "then", "else"),
     "additionalProperties": ("patternProperties", "properties", "additionalProperties"),
@@ -1079,18 +1080,58 @@ _COMPILED_WITH: Mapping[str, tuple[str, ...]] = {
         "oneOf",
     ),
 }
+#: An ``additionalProperties`` schema beside ``patternProperties``: the patterns come first, then the schema
+#: itself, then ``properties`` (observed; without patterns, ``properties`` comes first).
+_ADDITIONAL_AFTER_PATTERNS = ("patternProperties", "additionalProperties", "properties")
+#: ``additionalProperties: true`` compiles no schema and leaves ``properties`` where it stands; it still compiles
+#: the patterns beside it (observed), which ``patternProperties`` compiles again where it stands.
+_ADDITIONAL_TRUE = ("patternProperties",)
+#: The keywords an unevaluated keyword compiles along with a conditional: not when ``if`` is a boolean (observed).
+_CONDITIONAL = frozenset({"if", "then", "else"})
 #: What :func:`_compile_order` names an ``if`` without ``then`` or ``else`` by where an unevaluated keyword compiles
 #: it (no keyword can be spelled so).
 _LONE_IF = "\x00if"
 #: The keywords of :data:`_COMPILED_WITH` that apply their subschemas in place.
 _IN_PLACE = frozenset({"allOf", "anyOf", "oneOf", "if", "then", "else", "$ref", "dependentSchemas"})
-#: Keywords compiled with another one when the node has it (see :data:`_COMPILED_WITH`), not at their own place.
+#: Keywords compiled with another one when the node has it (see :data:`_COMPILED_WITH`), not at their own place;
+#: ``properties`` and ``patternProperties`` stay there beside ``additionalProperties: true``.
 _DEFERRED = {
     "then": "if",
     "else": "if",
     "properties": "additionalProperties",
     "patternProperties": "additionalProperties",
 }
+
+
+def _compiled_together(key: str, node: Mapping[str, Any], known: Mapping[str, Any]) -> tuple[str, ...]:
+    """What compiling keyword ``key`` of ``node`` compiles, in order (``known``: the keywords of the dialect), by
+    :data:`_COMPILED_WITH` and the value of ``key``: an unevaluated keyword set to ``true`` compiles nothing at all
+    (nor what it would pull forward: observed), and beside a boolean ``if`` leaves ``if``, ``then`` and ``else``
+    where they stand; ``additionalProperties`` depends on its value and on ``patternProperties`` (observed)."""
+    value = node[key]
+    if key in _UNEVALUATED:
+        if key not in known:
+            return (key,)
+        if value is True:
+            return ()
+        together = _COMPILED_WITH[key]
+        if isinstance(node.get("if"), bool):
+            together = tuple(name for name in together if name not in _CONDITIONAL)
+        return together
+    if key == "additionalProperties":
+        if value is True:
+            return _ADDITIONAL_TRUE
+        if value is not False and "patternProperties" in node:
+            return _ADDITIONAL_AFTER_PATTERNS
+    return _COMPILED_WITH.get(key, (key,))
+
+
+def _deferred(key: str, node: Mapping[str, Any]) -> bool:
+    """Whether keyword ``key`` of ``node`` is compiled with another one, not where it stands (:data:`_DEFERRED`)."""
+    leader = _DEFERRED.get(key)
+    if leader is None or leader not in node:
+        return False
+    return leader != "additionalProperties" or node[leader] is not True
 
 
 #: Keywords whose value compiling reads as one schema (when it compiles them at all: see :func:`_schemas_of`).
@@ -1195,21 +1236,17 @@ def _first_type_problem(values: Iterable[Any], *names: str) -> str | None:
 
 def _compile_order(node: Mapping[str, Any], draft: _Draft) -> Iterator[str]:
     """The keywords of ``node`` in the order they are compiled (observed): its key order, but for a keyword
-    compiled with another (:data:`_COMPILED_WITH`, :data:`_DEFERRED`; the unevaluated keywords only in a dialect
-    that has them); each once. The keywords beside an ``if`` without ``then`` or ``else`` are compiled as the
-    ``if`` is: not at all (:func:`_schemas_of`)."""
+    compiled with another (:func:`_compiled_together`, :func:`_deferred`; the unevaluated keywords only in a
+    dialect that has them); each once. A keyword that compiles no schema where it stands (``additionalProperties``
+    or an unevaluated keyword set to ``true``) is left out. The keywords beside an ``if`` without ``then`` or
+    ``else`` are compiled as the ``if`` is: not at all (:func:`_schemas_of`)."""
     done: set[str] = set()
     known = draft.vocabulary_of
     lone_if = "if" in node and "then" not in node and "else" not in node
     for key in node:
-        leader = _DEFERRED.get(key)
-        if leader is not None and leader in node:
+        if _deferred(key, node):
             continue
-        if key in _UNEVALUATED and key not in known:
-            together: tuple[str, ...] = (key,)
-        else:
-            together = _COMPILED_WITH.get(key, (key,))
-        for name in together:
+        for name in _compiled_together(key, node, known):
             if name == "if" and lone_if and key in _UNEVALUATED:
                 # An unevaluated keyword compiles an ``if`` that has no ``then`` or ``else`` (observed), which
                 # compiles nothing where it stands.
@@ -1273,11 +1310,31 @@ def schema_problem(schema: Any) -> str | None:
                     registry.restrict(in_force)
     if unknown_meta is not None:
         return unknown_meta
+    # A pattern may be read twice (see _compiled_problem): each is read once.
+    token = _REGEX_VERDICTS.set({})
+    try:
+        return _compiled_problem(schema, draft, registry)
+    finally:
+        _REGEX_VERDICTS.reset(token)
+
+
+def _compiled_problem(schema: Any, draft: _Draft, registry: _Registry | None) -> str | None:
+    """The first problem :func:`schema_problem` finds compiling ``schema`` (root dialect ``draft``), once its
+    registry is filled without one: a reference that leads nowhere, an id, a value of the wrong type where the
+    meta-schema did not look, a pattern that is no regex."""
     # The subschemas the walk below compiles; those whose keywords but references are compiled (by the walk, or
     # found by _compiled_nodes).
     seen: set[int] = set()
     compiled: set[int] = set()
-    if registry is not None and registry.needs_compiling:
+    walk = registry is not None and registry.needs_compiling
+    if registry is not None and not walk and registry.draft.ref_siblings:
+        # Nothing but a pattern can be wrong here. 2019-09 and 2020-12 read each pattern where it is compiled
+        # (observed), so of several bad ones the first compiled is reported: the walk below finds it, and is only
+        # taken when there is one (the set of subschemas compiled is found much faster).
+        if _pattern_problem(schema, _compiled_nodes(schema, draft)) is None:
+            return None
+        walk = True
+    if registry is not None and walk:
         # A depth-first walk in key order: a reference's target is compiled where the reference stands.
         # Each subschema is compiled in its own dialect (its $schema's, else its parent's: observed).
         # A reference from a subschema to the root as a whole, by a URI that is not the base of what it holds (its
@@ -1318,14 +1375,35 @@ def schema_problem(schema: Any) -> str | None:
             stack.append((registry.steps(node, base, dialect, vocabularies), node, rebased))
     else:
         compiled = _compiled_nodes(schema, draft)
-    # The patterns of the subschemas that are compiled are read as the engines read them, last (observed: a bad
-    # pattern under $defs that nothing references, or in an `if` without `then` or `else`, is taken; drafts 4, 6
-    # and 7 check the regex format of every pattern with the other keywords, in ECMA-262's syntax).
+    return _pattern_problem(schema, compiled)
+
+
+def _pattern_problem(schema: Any, compiled: set[int]) -> str | None:
+    """The first pattern that is no regex among the subschemas ``compiled`` (their ids) of ``schema``.
+
+    The patterns of the subschemas that are compiled are read as the engines read them, last (observed: a bad
+    pattern under $defs that nothing references, or in an `if` without `then` or `else`, is taken; drafts 4, 6
+    and 7 check the regex format of every pattern with the other keywords, in ECMA-262's syntax)."""
     token = _COMPILED.set(frozenset(compiled))
     try:
         return meta_schema_problem(schema, formats=True)
     finally:
         _COMPILED.reset(token)
+
+
+#: The verdicts of :func:`regex_ok` by pattern while :func:`schema_problem` checks a schema (None: none kept).
+_REGEX_VERDICTS: ContextVar[dict[str, bool] | None] = ContextVar("_REGEX_VERDICTS", default=None)
+
+
+def _regex_ok(pattern: str) -> bool:
+    """:func:`regex_ok`, read once per pattern while a schema is checked (see :data:`_REGEX_VERDICTS`)."""
+    verdicts = _REGEX_VERDICTS.get()
+    if verdicts is None:
+        return regex_ok(pattern)
+    ok = verdicts.get(pattern)
+    if ok is None:
+        ok = verdicts[pattern] = regex_ok(pattern)
+    return ok
 
 
 #: The ids of the subschemas compiled, while the format pass of :func:`schema_problem` runs (None: every one).
@@ -1365,6 +1443,8 @@ def _compiled_nodes(schema: Any, draft: _Draft) -> set[int]:
             if key in _UNEVALUATED and dialect.unevaluated_vocabulary and not draft.unevaluated_vocabulary:
                 continue
             subs = _schemas_of(key, value, node, dialect, compiled=True)
+            if key in _UNEVALUATED and subs and _LONE_IF in _compile_order(node, dialect):
+                subs = [*subs, node["if"]]  # an `if` without `then` or `else`, which only this compiles
             stack.extend((sub, _dialect(sub, dialect)) for sub in subs)
     return out
 
@@ -1793,7 +1873,7 @@ def _keyword_problem(key: str, value: Any, draft: _Draft, formats: bool, *, name
         # Drafts 4, 6 and 7 check the regex format with the other keywords (in ECMA-262's syntax); compiling a
         # subschema reads its pattern as the engines do, reported last (the format pass).
         if formats:
-            ok = not isinstance(value, str) or regex_ok(value)
+            ok = not isinstance(value, str) or _regex_ok(value)
         else:
             problem = _type_problem(value, "string")
             if problem is not None or not draft.inline_patterns:
@@ -1894,7 +1974,7 @@ def _schema_map_problem(
             return None
         if key == "patternProperties" and names:
             # Compiled: the reference names the subschema of the name that is no regex, not the name.
-            bad = next((name for name in value if not regex_ok(name)), None)
+            bad = next((name for name in value if not _regex_ok(name)), None)
             if bad is not None:
                 return f'{json_text(value[bad])} is not a "regex"'
     else:
