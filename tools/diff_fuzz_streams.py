@@ -456,7 +456,19 @@ def _waits_on_the_end_of_sentence(body: dict[str, Any], text: str) -> bool:
     stops = body.get("stop") or body.get("stop_sequences") or []
     stops = [stops] if isinstance(stops, str) else stops
     starts = [_EOS_SPELLING[:k] for k in range(1, len(_EOS_SPELLING))]
-    return _EOS_SPELLING in text or any(stop.endswith(start) for stop in stops for start in starts)
+    if _EOS_SPELLING in text or any(stop.endswith(start) for stop in stops for start in starts):
+        return True
+    # ... or the output, where a stop matches, ends in the start of the spelling (``ab<`` then the stop ``｜``).
+    for stop in stops:
+        if not isinstance(stop, str) or not stop:
+            continue
+        at = text.find(stop)
+        while at >= 0:
+            before = text[: at + len(stop)]
+            if any(before.endswith(start) for start in starts):
+                return True
+            at = text.find(stop, at + 1)
+    return False
 
 
 def _reasoning_capped(events: Any) -> bool:
