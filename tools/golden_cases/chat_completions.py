@@ -2592,6 +2592,32 @@ def _invalid_semantic() -> list[Case]:
                 body=_nothink(V41, [system("s"), user([text("x"), part])]),
             )
         )
+    # A link longer than 8192 UTF-8 bytes is refused, every link of a message before anything else about its
+    # images; one of exactly 8192 bytes is taken, and V4 (no images) takes any.
+    long_link = "http://x/" + "\u00e9" * 4092  # 8193 bytes
+    for name, description, body in (
+        (
+            "v41-image-link-8192-bytes",
+            "an image link of exactly 8192 bytes is taken",
+            _nothink(V41, [user([img("http://x/" + "a" * 8183)])]),
+        ),
+        (
+            "v41-invalid-image-link-too-long",
+            "an image link of 8193 UTF-8 bytes, after a bad image of the same message: the length is checked first",
+            _nothink(V41, [user([text("x"), img("ftp://x/y.png"), img(long_link)])]),
+        ),
+        (
+            "v41-invalid-image-link-too-long-in-assistant-message",
+            "a link too long in an assistant message: the length before the assistant image rule",
+            _nothink(V41, [user("a"), {"role": "assistant", "content": [img(long_link)]}]),
+        ),
+        (
+            "v4-image-link-too-long",
+            "V4 has no images: a long link is only a placeholder",
+            _nothink(V4, [user([img(long_link)])]),
+        ),
+    ):
+        cases.append(Case(name=name, description=description, body=body))
     cases.append(
         Case(
             name="v41-invalid-image-in-tool-message",

@@ -1833,6 +1833,39 @@ def _invalid_semantic() -> list[Case]:
             ),
         )
     )
+    # An image link longer than 8192 UTF-8 bytes (blocks are checked in order: a bad block before it wins).
+    long_link = "http://x/" + "a" * 8184
+    for name, description, body in (
+        (
+            "v41-image-link-8192-bytes",
+            "an image link of exactly 8192 bytes is taken",
+            _nothink(V41, [user([text("x"), image_url("http://x/" + "a" * 8183)])]),
+        ),
+        (
+            "v41-invalid-image-link-too-long",
+            "an image link of 8193 bytes",
+            _nothink(V41, [user([text("x"), image_url(long_link)])]),
+        ),
+        (
+            "v41-invalid-image-link-too-long-after-bad-base64",
+            "a bad base64 image before a link too long: the first block's error",
+            _nothink(V41, [user([image_b64(data="!!"), image_url(long_link)])]),
+        ),
+        (
+            "v41-invalid-image-link-too-long-in-tool-result",
+            "an image link too long inside a tool result",
+            _nothink(
+                V41,
+                [
+                    user("a"),
+                    assistant([tool_use("toolu_1", "calc", {})]),
+                    user([tool_result("toolu_1", [text("r"), image_url(long_link)])]),
+                ],
+                tools=tools,
+            ),
+        ),
+    ):
+        cases.append(Case(name=name, description=description, body=body))
     cases.append(
         Case(
             name="v41-invalid-image-ftp-in-tool-result",

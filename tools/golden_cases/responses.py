@@ -2088,6 +2088,28 @@ def _invalid_semantic() -> list[Case]:
         cases.extend(both(f"invalid-{slug}", description, make, **kw))
 
     inv("model-unknown", "unknown model name", lambda m: _req("deepseek-chat", q))
+    # An image link longer than 8192 UTF-8 bytes, checked for every image of the parts before anything else.
+    long_link = "http://x/" + "a" * 8184
+    inv(
+        "image-link-too-long",
+        "an image link of 8193 bytes after an ftp image in the same message: the length first",
+        lambda m: _nothink(m, [user([itext("x"), iimage("ftp://x/y.png"), iimage(long_link)])]),
+        only="v41",
+    )
+    inv(
+        "image-link-too-long-in-function-output",
+        "an image link too long inside a function output",
+        lambda m: _nothink(
+            m, [user("a"), fcall("c1", "now", "{}"), fout("c1", [iimage(long_link)])], tools=[NOARGS]
+        ),
+        only="v41",
+    )
+    inv(
+        "image-link-too-long-in-assistant-message",
+        "an image link too long in an assistant message: the length before the assistant image rule",
+        lambda m: _nothink(m, [user("a"), assistant([iimage(long_link)])]),
+        only="v41",
+    )
     inv("model-case", "model names are case-sensitive", lambda m: _req(m.lower(), q))
     inv(
         "model-alias-listed",

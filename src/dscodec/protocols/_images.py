@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import binascii
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -206,6 +206,39 @@ def checked_image_source(url: str, *, detail: ImageDetail, path: str) -> ImageSo
     if check.source is None:
         raise ConversionError(f"{path}: {check.error}")
     return check.source
+
+
+#: The longest link (an ``http…`` image URL) the V4.1 template takes, in UTF-8 bytes (observed).
+MAX_LINK_BYTES = 8192
+
+
+def link_length_problem(url: str) -> str | None:
+    """Why an image link is refused for its length (more than :data:`MAX_LINK_BYTES` UTF-8 bytes), or None: a URL
+    that is no link (a data URL) never is."""
+    if len(url) * 4 <= MAX_LINK_BYTES or url[:4].lower() != "http":
+        return None
+    size = len(url.encode("utf-8", "surrogatepass"))
+    if size <= MAX_LINK_BYTES:
+        return None
+    return (
+        f"external link length {size} too long, max link length {MAX_LINK_BYTES}. Consider passing file data "
+        "directly with base64 data url instead."
+    )
+
+
+def check_link_lengths(refs: Sequence[ImageRef | None], where: Callable[[int], str]) -> None:
+    """Refuse the first image of ``refs`` whose link is too long (:func:`link_length_problem`); checked for all the
+    images of a message before any of them is checked otherwise (observed). ``where(k)`` is the message's prefix
+    for the part at index ``k``.
+
+    Raises:
+        ConversionError: a link too long.
+    """
+    for k, ref in enumerate(refs):
+        if ref is not None:
+            problem = link_length_problem(ref[0])
+            if problem is not None:
+                raise ConversionError(f"{where(k)}{problem}")
 
 
 def checked_image_sources(refs: Sequence[ImageRef | None], *, path: str) -> list[ImageSource | None]:

@@ -446,6 +446,9 @@ class _Converter(_convert.RequestConverter[wire.MessagesRequest]):
             if source.url[:4].lower() != "http":
                 # The URL is quoted the way Rust's ``{:?}`` writes strings (the reference's message).
                 raise ConversionError(f"{error_path}: invalid url: {_body.debug_str(source.url)}")
+            too_long = _images.link_length_problem(source.url)
+            if too_long is not None:
+                raise ConversionError(f"{error_path}: {too_long}")
             return conv.ImageSource(kind="url", url=source.url, path=source_path)
         data = _images.canonical_base64(source.data)
         if data is None:

@@ -244,7 +244,7 @@ class _Converter(_convert.RequestConverter[wire.ChatCompletionRequest]):
         if isinstance(content, str):
             return content
         if self.version != "v4" and any(not isinstance(part, wire.TextPart) for part in content):
-            self._image_refs(content, index)
+            _check_link_lengths(self._image_refs(content, index), index)
             raise ConversionError("Image in assistant message is not supported")
         return _convert.PART_SEPARATOR.join(map(_plain_text, content))
 
@@ -255,7 +255,9 @@ class _Converter(_convert.RequestConverter[wire.ChatCompletionRequest]):
         """
         if self.version == "v4":
             return [None] * len(parts)
-        return _images.checked_image_sources(self._image_refs(parts, index), path=f".messages[{index}]")
+        refs = self._image_refs(parts, index)
+        _check_link_lengths(refs, index)
+        return _images.checked_image_sources(refs, path=f".messages[{index}]")
 
     def _image_refs(self, parts: Sequence[wire.ContentPart], index: int) -> list[_images.ImageRef | None]:
         """The image of every image or file part (``None`` for text); checks the file parts (behavior.md#chat-content-parts)."""
@@ -321,3 +323,8 @@ def _initial_stage(messages: Sequence[conv.Message]) -> conv.ThinkingStage:
         if final.reasoning:
             return "reasoning_continuation"
     return "reasoning_start"
+
+
+def _check_link_lengths(refs: Sequence[_images.ImageRef | None], index: int) -> None:
+    """The length of every image link of message ``index``, before anything else about its images."""
+    _images.check_link_lengths(refs, lambda k: f".messages[{index}].image_url.url[{k}]: image_url.url ")

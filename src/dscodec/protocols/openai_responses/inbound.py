@@ -570,7 +570,9 @@ class _Converter(_convert.RequestConverter[wire.ResponsesRequest]):
         if isinstance(content, str):
             return content
         if self.version != "v4":
-            self._image_refs(content, f"input[{index}].content")
+            _check_link_lengths(
+                self._image_refs(content, f"input[{index}].content"), f"input[{index}].content"
+            )
             if any(isinstance(part, wire.ImagePart) for part in content):
                 raise ConversionError(f"input[{index}]: Image in assistant message is unsupported")
         return _convert.PART_SEPARATOR.join(_plain_text(part) for part in content)
@@ -582,7 +584,9 @@ class _Converter(_convert.RequestConverter[wire.ResponsesRequest]):
         images). All image parts are checked for a usable reference before any URL is looked at."""
         if self.version == "v4":
             return [None] * len(parts)
-        return _images.checked_image_sources(self._image_refs(parts, parts_path), path=f"input[{index}]")
+        refs = self._image_refs(parts, parts_path)
+        _check_link_lengths(refs, parts_path)
+        return _images.checked_image_sources(refs, path=f"input[{index}]")
 
     @staticmethod
     def _image_refs(parts: Sequence[wire.ContentPart], parts_path: str) -> list[_images.ImageRef | None]:
@@ -743,3 +747,8 @@ def _echo_format(fmt: wire.TextFormat) -> dict[str, Any]:
 def _fields(value: object, *names: str) -> dict[str, Any]:
     """The named attributes of ``value``, in that order, as the response echoes them."""
     return {name: getattr(value, name) for name in names}
+
+
+def _check_link_lengths(refs: Sequence[_images.ImageRef | None], parts_path: str) -> None:
+    """The length of every image link among the parts at ``parts_path``, before anything else about the images."""
+    _images.check_link_lengths(refs, lambda k: f"{parts_path}[{k}]: image_url ")
