@@ -170,11 +170,9 @@ def send(
             than ``timeout`` or is longer than ``max_bytes``.
     """
     _check_limits(timeout, max_bytes)
-    if not isinstance(url, str):
-        raise TypeError(f"url must be a str, not {type(url).__name__}")
+    target, resolved = endpoint(url, protocol)  # checks both
     if not isinstance(body, Mapping):
         raise TypeError(f"body must be the request body (a mapping), not {type(body).__name__}")
-    _check_protocol(protocol)
     given = _checked_headers(headers)
     try:
         import httpx
@@ -184,7 +182,6 @@ def send(
             name="httpx",
         ) from exc
 
-    target, resolved = endpoint(url, protocol)
     sent = {"content-type": "application/json", **given}
     if resolved == "messages":
         sent.setdefault("anthropic-version", ANTHROPIC_VERSION)

@@ -990,18 +990,9 @@ def is_header_line(line: str) -> bool:
 
 
 def _first_line(text: str) -> str:
-    """The first line of ``text`` that is not blank (lines end at ``"\n"``, as the reader splits them)."""
-    start = 0
-    text = text.removeprefix(_BOM)
-    while start <= len(text):
-        end = text.find("\n", start)
-        if end < 0:
-            end = len(text)
-        line = text[start:end]
-        if line.strip():
-            return line
-        start = end + 1
-    return ""
+    """The first line of ``text`` that is not blank (lines end at ``"\n"``, as the reader splits them), without
+    its leading white space (which :func:`is_header_line` strips anyway)."""
+    return text.removeprefix(_BOM).lstrip().split("\n", 1)[0]
 
 
 def starts_as_transcript(text: str | bytes) -> bool:
