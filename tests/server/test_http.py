@@ -5,7 +5,9 @@ from __future__ import annotations
 import collections
 import gzip
 import json
+import logging
 import re
+import socket
 import subprocess
 import sys
 import threading
@@ -426,6 +428,59 @@ def test_a_disconnect_stops_a_backend_whose_output_never_waits(stream: bool) -> 
             run = ready.runs[key]
             assert run["closed"] and run["yielded"] < _Ready.ITEMS
             assert client.get("/health").status_code == 200
+
+
+class _Flood:
+    """A backend whose output is long text, all there at once (``chunks`` pieces of 10 KB); it records how far it
+    got and whether it was closed."""
+
+    def __init__(self, chunks: int) -> None:
+        self.chunks = chunks
+        self.runs: dict[str, dict[str, Any]] = {}
+
+    async def __call__(self, job: BackendRequest) -> AsyncIterator[BackendOutput]:
+        run = self.runs[job.headers["x-test-id"]] = {"yielded": 0, "closed": False}
+        try:
+            for _ in range(self.chunks):
+                yield TextChunk("word " * 2000, 100)
+                run["yielded"] += 1
+            yield Finish("stop")
+        finally:
+            run["closed"] = True
+
+
+def test_a_stream_the_client_stops_reading_is_given_up_after_the_send_timeout(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The client keeps its connection open, with a small receive buffer, and reads only the status line: the
+    server's writes wait for it to drain; after the send timeout the stream is abandoned and its backend closed.
+    (A complete response goes out in one write, which never waits: the connection holds it.)"""
+    flood = _Flood(chunks=3_000)  # 30 MB of text: far more than the socket buffers hold
+    app = create_app(flood, tokenizer=VOCABULARY, context_limit=10_000_000, send_timeout=0.3)
+    payload = json.dumps(body("chat_completions", stream=True, max_tokens=393_216)).encode()
+    key = new_id()
+    with LiveServer(app) as live, caplog.at_level(logging.WARNING, logger="dscodec.server"):
+        client = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            client.settimeout(10)
+            client.connect(("127.0.0.1", live.port))
+            client.sendall(
+                b"POST /v1/chat/completions HTTP/1.1\r\nhost: test\r\ncontent-type: application/json\r\n"
+                + f"x-test-id: {key}\r\ncontent-length: {len(payload)}\r\n\r\n".encode()
+                + payload
+            )
+            assert client.recv(12).startswith(b"HTTP/1.1 200")
+            deadline = time.monotonic() + 20
+            while not flood.runs.get(key, {}).get("closed") and time.monotonic() < deadline:
+                time.sleep(0.02)
+            run = flood.runs[key]
+            assert run["closed"] and run["yielded"] < flood.chunks
+            assert "the client read nothing for 0.3 s; the answer to POST /v1/chat/completions" in caplog.text
+            with httpx.Client(base_url=live.url, timeout=5) as other:  # the server goes on serving
+                assert other.get("/health").status_code == 200
+        finally:
+            client.close()
 
 
 # -- unusual backends ---------------------------------------------------------------------------------------------

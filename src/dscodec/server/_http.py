@@ -535,6 +535,51 @@ class LastResort:
                 pass  # the client is gone too
 
 
+class ClientStalled(OSError):
+    """The client read nothing of the answer for the send deadline: the server stops writing to it."""
+
+
+class SendDeadline:
+    """Bound every write of an answer: a client that stops reading (its connection open, its window full) makes
+    the server's ``send`` wait for the socket to drain, and without a deadline that wait never ends, holding the
+    request and its backend (an engine's slot) for as long as the client keeps the connection. A write that waits
+    ``seconds`` gives up: the answer is abandoned (a stream closes its backend, as after a disconnect), the stall
+    is logged, and the connection is closed unfinished. The deadline counts from the start of each write, so a
+    client that reads slowly but steadily is never cut off."""
+
+    def __init__(self, app: ASGIApp, seconds: float) -> None:
+        self.app = app
+        self.seconds = seconds
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        seconds = self.seconds
+        stalled = False
+
+        async def bounded(message: Message) -> None:
+            nonlocal stalled
+            if stalled:  # nothing more goes to a client that stopped reading
+                raise ClientStalled("the client stopped reading")
+            with anyio.move_on_after(seconds) as waiting:
+                await send(message)
+            if waiting.cancelled_caught:
+                stalled = True
+                logger.warning(
+                    "the client read nothing for %g s; the answer to %s %s was abandoned",
+                    seconds,
+                    scope.get("method"),
+                    scope.get("path"),
+                )
+                raise ClientStalled("the client stopped reading")
+
+        try:
+            await self.app(scope, receive, bounded)
+        except ClientStalled:
+            pass  # logged when it stalled; the server closes the unfinished connection
+
+
 class RequireApiKey:
     """Every request to a ``/v1/`` path must carry one of ``keys``, as ``Authorization: Bearer <key>`` (what the
     OpenAI SDK sends) or ``x-api-key: <key>`` (the Anthropic SDK's); otherwise it gets a 401 in the path's

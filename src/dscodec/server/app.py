@@ -48,6 +48,7 @@ from dscodec.server._http import (
     RequestTimeout,
     RequestTooLarge,
     RequireApiKey,
+    SendDeadline,
     UnsupportedEncoding,
     coded,
     context_too_long,
@@ -95,6 +96,7 @@ __all__ = [
     "BODY_TIMEOUT",
     "DEFAULT_CONTEXT_LIMIT",
     "MAX_BODY_BYTES",
+    "SEND_TIMEOUT",
     "BackendTimeout",
     "RequestTimeout",
     "RequestTooLarge",
@@ -124,6 +126,10 @@ DECODERS = 2
 #: processing count); past that the request fails with a 504, or with the error event mid-stream.
 BACKEND_TIMEOUT = 300.0
 
+#: Seconds one write of an answer may wait for a client that stopped reading (its connection open, nothing read):
+#: past that the answer is abandoned and its backend closed, as after a disconnect.
+SEND_TIMEOUT = 60.0
+
 #: Path and response id prefix of each protocol (the prefixes the official APIs use).
 _ROUTES: dict[Protocol, tuple[str, str]] = {
     "chat_completions": ("/v1/chat/completions", "chatcmpl-"),
@@ -139,6 +145,7 @@ def _check_arguments(
     max_body_bytes: object,
     body_timeout: object,
     backend_timeout: object,
+    send_timeout: object,
     served_models: object,
     response_store: object,
     api_keys: object,
@@ -153,7 +160,12 @@ def _check_arguments(
             raise TypeError(f"{name} must be an int, not {type(value).__name__}")
         if value < 1:
             raise ValueError(f"{name} must be 1 or more, not {shown(value)}")
-    for name, value in (("body_timeout", body_timeout), ("backend_timeout", backend_timeout)):
+    timeouts = (
+        ("body_timeout", body_timeout),
+        ("backend_timeout", backend_timeout),
+        ("send_timeout", send_timeout),
+    )
+    for name, value in timeouts:
         if value is None:
             continue
         if not isinstance(value, (int, float)) or isinstance(value, bool):
@@ -200,6 +212,7 @@ def create_app(
     max_body_bytes: int = MAX_BODY_BYTES,
     body_timeout: float | None = BODY_TIMEOUT,
     backend_timeout: float | None = BACKEND_TIMEOUT,
+    send_timeout: float | None = SEND_TIMEOUT,
     served_models: Sequence[str] | None = None,
     response_store: ResponseStore | None = None,
     api_keys: Collection[str] | None = None,
@@ -221,6 +234,9 @@ def create_app(
             time the whole body may take; None waits forever.
         backend_timeout: seconds the backend may take for each item it yields (504 before the response starts,
             the protocol's error event after); None waits forever.
+        send_timeout: seconds one write of the answer may wait for a client that reads nothing (its connection
+            open): past that the answer is abandoned, its backend closed and the connection closed; None waits
+            forever.
         served_models: the names ``GET /v1/models`` lists (None: every name ``options`` accepts).
         response_store: where Responses turns are kept for ``previous_response_id``, and the response objects
             when it is a :class:`~dscodec.server.RetrievableStore` (None: a
@@ -249,6 +265,7 @@ def create_app(
         max_body_bytes,
         body_timeout,
         backend_timeout,
+        send_timeout,
         served_models,
         response_store,
         api_keys,
@@ -304,6 +321,8 @@ def create_app(
     app.add_exception_handler(HTTPException, http_error)
     if api_keys is not None:
         app.add_middleware(RequireApiKey, keys=list(api_keys))
+    if send_timeout is not None:
+        app.add_middleware(SendDeadline, seconds=float(send_timeout))
     app.add_middleware(LastResort)
     app.add_middleware(RequestIds)  # added last: the outermost, so that every answer (a 500 too) has an id
     return app
