@@ -115,3 +115,53 @@ def test_boundary_counts_in_extended_mode() -> None:
     # In extended mode spaces may come before the number of a word boundary's count; a name keeps its meaning.
     assert regex_ok("(?x)\\b{ 2 }") and regex_ok("(?x)\\B{ 2,3 }") and regex_ok("(?x)\\b{ start}")
     assert not regex_ok("\\b{ 2}") and not regex_ok("(?x)\\b{ x }") and not regex_ok("(?x)\\b{ ,2}")
+
+
+def test_hard_parts_leave_only_their_easy_runs_to_compile() -> None:
+    # The lenient engine runs look-arounds, back-references and the groups they name (named or numbered, before or
+    # after the group), atomic and possessive parts and word boundaries itself: a repetition it runs is no program.
+    for taken in [
+        r"\1(a){1000000}",
+        r"\1(a{1000000})",
+        r"(a{1000000})\1",
+        r"(a{1000000})*\1",
+        r"(?=x)(?<n>a{1000000})\k<n>",
+        r"\1(a|b{1000000})",
+        r"\1(a{1,3}b{1000000}c*)",
+        r"\2(a(b{1000000}))",
+        r"\1a{1000000}(a)",
+        r"(a){1000000}|\1",
+        r"\ba{1000000}\b",
+        r"(?=x)a{1000000}(?!y)",
+        r"x*+a{1000000}y*+z",
+        "(a)\\1" + "b" * 330_000,  # plain characters are no program
+    ]:
+        assert regex_ok(taken), taken
+    # The easy runs around them are compiled each on its own, each under the limit.
+    for refused in [
+        r"\1(ab{1000000})",  # the group's inside is a run of a fixed length
+        r"\1(a{1,3}b{1000000})",  # in a hard part, a fixed-length run that ends it
+        r"\1(a(b{1000000}))",  # the inner group is easy
+        r"\1(a)a{1000000}",  # the run after the last hard part
+        r"(?=(a{1000000}))\1",  # a look-around's inside is compiled whole
+        r"(a{1000000})|\1",  # so is that of a referenced group standing alone in an easy context
+        r"\1(a{1000000}+)",  # and that of a possessive repetition
+        r"(?=x)a{1000000}(?=y)",  # a look-ahead ending the pattern is a plain part after the rest
+        r"\1(a)(?:b{200000}c{200000})?",
+        "(a)\\1" + "b" * 330_000 + "c?",
+    ]:
+        assert not regex_ok(refused), refused
+    assert regex_ok(r"\1(a)(?:b{200000}\1c{200000})?")  # two programs, each under the limit
+
+
+def test_each_program_has_the_whole_limit() -> None:
+    assert regex_ok(r"\1(a)b{327673}") and not regex_ok(r"\1(a)b{327674}")
+    assert regex_ok(r"b{327672}c\1(a)") and not regex_ok(r"b{327673}c\1(a)")
+    # A look-behind of varying length is compiled per branch; one of a fixed length whole.
+    assert regex_ok(r"(?<=a{200000}|bb{200000})c") and not regex_ok(r"(?<=a{200000}|b{200000})c")
+
+
+def test_many_back_references_are_costed_in_linear_time() -> None:
+    pattern = "".join(f"(a{{1000000}})\\{i}" for i in range(1, 3001))
+    assert regex_ok(pattern)
+    assert not regex_ok(pattern + "b{1000000}")

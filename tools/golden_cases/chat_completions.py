@@ -136,6 +136,35 @@ REGEX_PATTERNS: list[tuple[str, str, bool]] = [
     ("han-class-23800", r"[一-龥]{23800}", True),
     ("kana-classes-32000", r"[ぁ-んァ-ン]{32000}", False),
     ("kana-classes-30500", r"[ぁ-んァ-ン]{30500}", True),
+    # Hard parts (look-arounds, back-references and the groups they name, atomic and possessive parts, word
+    # boundaries) are run by the lenient engine itself: only the easy runs around them are compiled, each a program
+    # of its own under the limit, and a repetition the engine runs is no program.
+    ("backreference-names-repeated-group", r"\1(a){1000000}", True),
+    ("backreference-names-group-of-repetition", r"\1(a{1000000})", True),
+    ("backreference-after-group-of-repetition", r"(a{1000000})\1", True),
+    ("named-backreference-names-group-of-repetition", r"(?=x)(?<n>a{1000000})\k<n>", True),
+    ("backreference-names-group-of-alternation", r"\1(a|b{1000000})", True),
+    ("backreference-names-group-of-concatenation", r"\1(ab{1000000})", False),
+    ("backreference-names-group-ending-in-fixed-run", r"\1(a{1,3}b{1000000})", False),
+    ("backreference-names-group-ending-in-varying-run", r"\1(a{1,3}b{1000000}c*)", True),
+    ("backreference-names-outer-group", r"\1(a(b{1000000}))", False),
+    ("backreference-names-inner-group", r"\2(a(b{1000000}))", True),
+    ("repetition-between-backreference-and-group", r"\1a{1000000}(a)", True),
+    ("repetition-after-the-last-hard-part", r"\1(a)a{1000000}", False),
+    ("backreferenced-group-in-a-lookahead", r"(?=(a{1000000}))\1", False),
+    ("backreferenced-group-as-a-branch", r"(a{1000000})|\1", False),
+    ("backreferenced-group-repeated-as-a-branch", r"(a){1000000}|\1", True),
+    ("backreferenced-group-of-possessive-repetition", r"\1(a{1000000}+)", False),
+    ("backreference-then-run-327673", r"\1(a)b{327673}", True),
+    ("backreference-then-run-327674", r"\1(a)b{327674}", False),
+    ("backreference-between-runs", r"\1(a)(?:b{200000}\1c{200000})?", True),
+    ("backreference-before-runs", r"\1(a)(?:b{200000}c{200000})?", False),
+    ("word-boundaries-around-repetition", r"\ba{1000000}\b", True),
+    ("lookarounds-around-repetition", r"(?=x)a{1000000}(?!y)", True),
+    ("lookahead-ending-the-pattern-after-repetition", r"(?=x)a{1000000}(?=y)", False),
+    ("possessives-around-repetition", r"x*+a{1000000}y*+z", True),
+    ("lookbehind-branches-of-varying-length", r"(?<=a{200000}|bb{200000})c", True),
+    ("lookbehind-branches-of-one-length", r"(?<=a{200000}|b{200000})c", False),
 ]
 
 

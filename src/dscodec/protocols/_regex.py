@@ -11,10 +11,16 @@ pattern is read twice, and both readings must succeed:
   quantifiers, with fewer rules of its own (a ``{`` that starts no valid count is a plain character; a count's
   bounds may come in reverse order, but in a look-behind).
 
-Then the program the pattern compiles to must stay under a size limit (10 MiB); dscodec estimates that size from
-the pattern's shape (a class outside ASCII by the trie of its UTF-8 sequences; the class escapes as the reading
-whose program counts reads them), so a pattern within a few copies of the limit may be judged differently. Unicode property
-names are checked against the tables the reference knows (Unicode 16).
+Then each program the pattern compiles to must stay under a size limit (10 MiB). A pattern without hard parts
+(look-arounds, back-references and the groups they name, atomic groups, possessive repetitions, word boundaries)
+is one program; in a pattern with some, the lenient engine runs the hard parts itself and compiles only easy runs
+around them, each on its own (:class:`_Item` says which). A repetition the engine runs (one of a hard part, one
+between hard parts, one alone in a group a back-reference names) is no program: ``\\1(a){1000000}``,
+``\\1(a{1000000})`` and ``\\ba{1000000}\\b`` are taken, while in ``\\1(ab{1000000})`` the group's inside, a run
+of a fixed length, is one program, too large. dscodec estimates each program's size from the pattern's shape (a
+class outside ASCII by the trie of its UTF-8 sequences; the class escapes as the reading whose program counts
+reads them), so a pattern within a few copies of the limit may be judged differently. Unicode property names are
+checked against the tables the reference knows (Unicode 16).
 
 Every step is linear in the pattern's length; groups nest at most 63 deep (deeper is refused, as by the
 reference), so the recursion is bounded.
@@ -24,7 +30,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import NoReturn
 
 __all__ = ["ecma_regex_ok", "regex_ok"]
@@ -35,6 +41,8 @@ _SIZE_LIMIT = 10 * 1024 * 1024 - 224
 #: concatenations and alternations of two items or more, at most :data:`_NEST_LIMIT` deep.
 _GROUP_LIMIT = 63
 _NEST_LIMIT = 250
+#: The shortest match of a repetition is counted up to this (its only use is to tell fixed lengths apart).
+_LEAST_CAP = 1 << 64
 
 _START, _AFTER_ATOM, _RANGE_END = 0, 1, 2
 
@@ -378,30 +386,173 @@ def _with_costs(base: int, costs: list[int]) -> int:
 
 
 class _Item:
-    """What a piece of the pattern is, for the repetition rules and the size estimate."""
+    """What a piece of the pattern is: for the repetition rules, the nesting limit and the size estimate.
 
-    __slots__ = ("boundary", "cost", "nest", "repeatable")
+    The size estimate follows how the lenient engine builds its programs (observed). A piece is *hard* when that
+    engine must run it itself: a look-around, a back-reference and any group one names, an atomic group or a
+    possessive repetition, a word boundary, ``\\G``, ``\\K``, ``\\Z``, ``\\R``, and whatever holds one. Where it runs a
+    piece (a *hard context*: between the hard items of a concatenation, in a repetition of a hard piece but an
+    optional one, and all within), a repetition, an alternation or a group costs nothing by itself; the inside of a
+    look-around or an atomic group is back in an easy context. The easy pieces it hands on are compiled, each
+    to a program of its own that must stay under the limit: the run of easy items of a fixed length that starts a
+    concatenation, the run of easy items after its last hard one (in a hard context only one of a fixed length),
+    and any easy piece met in an easy context (a look-behind's inside of varying length per branch). A run of plain
+    characters becomes no program. ``easy`` and ``tough`` are the largest program a piece yields in an easy and
+    in a hard context.
+    """
 
-    def __init__(self, cost: int, *, repeatable: bool = True, nest: int = 0, boundary: bool = False) -> None:
-        self.cost = cost
+    __slots__ = (
+        "boundary",
+        "cost",
+        "easy",
+        "fixed",
+        "hard",
+        "kind",
+        "least",
+        "literal",
+        "nest",
+        "parts",
+        "repeatable",
+        "tough",
+    )
+
+    def __init__(
+        self,
+        cost: int,
+        *,
+        repeatable: bool = True,
+        nest: int = 0,
+        boundary: bool = False,
+        hard: bool = False,
+        fixed: bool = True,
+        least: int = 1,
+        literal: bool = False,
+        easy: int | None = None,
+        tough: int | None = None,
+        kind: str = "",
+        parts: Sequence[_Item] = (),
+    ) -> None:
+        self.cost = cost  # the estimated size as (a part of) one program
         self.repeatable = repeatable
         self.nest = nest
         self.boundary = boundary  # holds a word-boundary assertion
+        self.hard = hard  # the lenient engine runs it itself (it needs backtracking)
+        self.fixed = fixed  # it always matches the same number of characters (``least``)
+        self.least = least
+        self.literal = literal  # plain characters only
+        # The largest program it yields in an easy context (a whole easy piece is one program) and in a hard one.
+        own = 0 if literal or hard else cost
+        self.easy = own if easy is None else easy
+        self.tough = own if tough is None else tough
+        self.kind = kind  # "alternation", "concatenation", "ahead" (a positive look-ahead), or ""
+        self.parts = parts  # the branches, the items, or the look-ahead's inside
+
+
+def _program(items: Sequence[_Item]) -> int:
+    """The size of the one program a run of easy items is compiled to (none for plain characters)."""
+    if all(item.literal for item in items):
+        return 0
+    return sum(item.cost for item in items)
+
+
+def _split(items: Sequence[_Item], *, hard: bool) -> int:
+    """The largest program of a concatenation of ``items`` (some hard) compiled in a hard or an easy context: the
+    easy items of a fixed length at the start make one program, so do the easy items at the end (in a hard context
+    only those of a fixed length), and each item between is compiled in a hard context."""
+    n = len(items)
+    start = 0
+    while start < n and items[start].fixed and not items[start].hard:
+        start += 1
+    end = n
+    while end > start and not items[end - 1].hard and (items[end - 1].fixed or not hard):
+        end -= 1
+    return max(_program(items[:start]), _program(items[end:]), *(item.tough for item in items[start:end]))
+
+
+def _sequence(items: Sequence[_Item], *, nest: int, boundary: bool) -> _Item:
+    """A concatenation of ``items`` (one item stands for itself; none is the empty pattern)."""
+    if not items:
+        return _Item(0, repeatable=False, nest=nest, least=0, literal=True)
+    if len(items) == 1:
+        return _renested(items[0], nest, repeatable=True, boundary=boundary)
+    cost = sum(item.cost for item in items)
+    hard = any(item.hard for item in items)
+    return _Item(
+        cost,
+        nest=nest,
+        boundary=boundary,
+        hard=hard,
+        fixed=all(item.fixed for item in items),
+        least=sum(item.least for item in items),
+        literal=all(item.literal for item in items),
+        easy=_split(items, hard=False) if hard else None,
+        tough=_split(items, hard=True),
+        kind="concatenation",
+        parts=items,
+    )
+
+
+def _renested(item: _Item, nest: int, *, repeatable: bool, boundary: bool) -> _Item:
+    """``item`` at another nesting level (a group that captures nothing, or a concatenation of one item)."""
+    return _Item(
+        item.cost,
+        repeatable=repeatable,
+        nest=nest,
+        boundary=boundary,
+        hard=item.hard,
+        fixed=item.fixed,
+        least=item.least,
+        literal=item.literal,
+        easy=item.easy,
+        tough=item.tough,
+        kind=item.kind,
+        parts=item.parts,
+    )
+
+
+def _behind(inner: _Item) -> int:
+    """The largest program of a look-behind's inside: when its length varies, each branch of an alternation is a
+    look-behind of its own."""
+    if inner.kind == "alternation" and not inner.fixed:
+        return max(_behind_branch(branch) for branch in inner.parts)
+    return _behind_branch(inner)
+
+
+def _behind_branch(inner: _Item) -> int:
+    if inner.fixed:
+        return inner.easy
+    if not inner.hard:
+        return inner.cost  # compiled whole, to be matched backwards
+    if inner.kind != "concatenation":
+        return inner.easy
+    # Each run of easy items between the hard ones is compiled whole, the hard ones in an easy context.
+    worst = run = 0
+    for item in inner.parts:
+        if item.hard:
+            worst = max(worst, run, item.easy)
+            run = 0
+        else:
+            run += item.cost
+    return max(worst, run)
 
 
 #: What :meth:`_Reader.atom` gives for a comment group ``(?#…)``.
 _COMMENT = _Item(0)
+#: A word boundary (``\\b{start}``, ``\\<``, ...).
+_BOUNDARY = _Item(8, boundary=True, hard=True, least=0)
 
 
 class _Reader:
     """Both readings of one pattern in a single pass: each construct is checked against the rules of the readings
     still going (the strict one until the first look-around or back-reference), raising :class:`_Invalid`."""
 
-    def __init__(self, text: str, *, unicode: bool = False) -> None:
+    def __init__(self, text: str, *, unicode: bool = False, referenced: frozenset[int] = frozenset()) -> None:
         self.text = text
         self.pos = 0
         # The class escapes cost what the lenient engine's Unicode classes cost (see regex_ok).
         self.perl_costs = _UNICODE_PERL_COSTS if unicode else _PERL_COSTS
+        # The groups back-references name (found by an earlier reading: a reference may come after its group).
+        self.referenced = referenced
         self.strict = True  # the strict reading goes on (no look-around or back-reference met yet)
         self.bell = False
         self.captures = 0
@@ -436,7 +587,8 @@ class _Reader:
     # -- the whole pattern -------------------------------------------------------------------------------------
 
     def read(self) -> int:
-        """Read the whole pattern (:class:`_Invalid` when a rule says no); the estimated size of its program."""
+        """Read the whole pattern (:class:`_Invalid` when a rule says no); the estimated size of its largest
+        program."""
         item = self.alternation(0)
         if self.pos < len(self.text):  # a ")" that closes nothing
             _fail()
@@ -445,7 +597,22 @@ class _Reader:
         for number in self.numbers:
             if number > self.captures:
                 _fail()
-        return item.cost
+        # A positive look-ahead that ends the pattern is matched as a plain part after a group holding the rest.
+        if item.kind == "ahead":
+            item = _sequence([_Item(64, least=0), item.parts[0]], nest=0, boundary=False)
+        elif item.kind == "concatenation" and item.parts[-1].kind == "ahead":
+            rest = _sequence(item.parts[:-1], nest=0, boundary=False)
+            group = _Item(
+                rest.cost + 64,
+                hard=rest.hard,
+                fixed=rest.fixed,
+                least=rest.least,
+                easy=rest.easy if rest.hard else None,
+                tough=rest.tough,
+            )
+            item = _sequence([group, item.parts[-1].parts[0]], nest=0, boundary=False)
+        # An easy pattern is one program; a hard one is run by the lenient engine, with its easy parts compiled.
+        return item.easy if item.hard else item.cost
 
     def alternation(self, depth: int) -> _Item:
         branches = [self.concatenation(depth)]
@@ -457,16 +624,25 @@ class _Reader:
         nest = max(b.nest for b in branches) + 1  # an alternation is a level of its own in the strict reading
         if self.strict and nest > _NEST_LIMIT:
             _fail()
+        hard = any(b.hard for b in branches)
+        least = min(b.least for b in branches)
         return _Item(
             sum(b.cost for b in branches) + 8 * len(branches),
             nest=nest,
             boundary=any(b.boundary for b in branches),
+            hard=hard,
+            fixed=all(b.fixed and b.least == least for b in branches),
+            least=least,
+            easy=max(b.easy for b in branches) if hard else None,
+            tough=max(b.tough for b in branches),
+            kind="alternation",
+            parts=branches,
         )
 
     def concatenation(self, depth: int) -> _Item:
-        cost = nest = items = 0
+        nest = 0
         boundary = False
-        last: _Item | None = None  # the last item, which a quantifier after a comment repeats
+        items: list[_Item] = []  # the last one is what a quantifier after a comment repeats
         while True:
             self.skip_space()
             c = self.peek()
@@ -478,17 +654,15 @@ class _Reader:
                 if self.strict:
                     _fail()  # nothing to repeat
                 self.pos += 1
-                item = _Item(32)
+                item = _Item(32, literal=True)
             else:
                 found = self.atom(depth)
                 if (
                     found is _COMMENT
                 ):  # the lenient reading: invisible, a quantifier after it repeats the last item
                     self.skip_space()
-                    if last is not None and self.quantifier_follows():
-                        repeated = self.repetitions(last)
-                        cost += repeated.cost - last.cost
-                        last = repeated
+                    if items and self.quantifier_follows():
+                        items[-1] = self.repetitions(items[-1])
                     elif self.peek() in ("*", "+", "?"):
                         _fail()  # nothing to repeat (a "{" there is a plain character)
                     continue
@@ -501,16 +675,14 @@ class _Reader:
             item = self.repetitions(item)
             if self.strict and item.nest > _NEST_LIMIT:
                 _fail()
-            cost += item.cost
             nest = max(nest, item.nest)
             boundary = boundary or item.boundary
-            items += 1
-            last = item
-        if items > 1:  # so is a concatenation of two items or more
+            items.append(item)
+        if len(items) > 1:  # so is a concatenation of two items or more
             nest += 1
             if self.strict and nest > _NEST_LIMIT:
                 _fail()
-        return _Item(cost, repeatable=last is not None, nest=nest, boundary=boundary)
+        return _sequence(items, nest=nest, boundary=boundary)
 
     def quantifier_follows(self) -> bool:
         """Whether a quantifier is at the reader (a ``{`` only when it starts a count the reading takes)."""
@@ -598,6 +770,7 @@ class _Reader:
             self.pos += 1
             cost = item.cost + 40
             fixed = False
+            low, optional = (1 if c == "+" else 0), c == "?"
         elif c == "{":
             bounds = self.lenient_count()
             if bounds is None:
@@ -611,6 +784,7 @@ class _Reader:
                 if self.pos != end:  # pragma: no cover - both readings read a count without spaces alike
                     _fail()
             cost = self.repeated(item.cost, *bounds)
+            low, optional = bounds[0], bounds == (0, 1)
         else:
             return None
         if not item.repeatable or (self.behind and item.boundary and not fixed):
@@ -621,9 +795,31 @@ class _Reader:
         if self.peek() == "?":
             self.pos += 1
             self.skip_space()
-        if self.peek() == "+":
+        # The lenient engine runs a repetition of a hard item itself (it costs nothing by itself); an optional
+        # item stays in the context it is in, any other goes into a hard one.
+        repeated = _Item(
+            cost,
+            nest=item.nest + 1,
+            boundary=item.boundary,
+            hard=item.hard,
+            fixed=fixed and item.fixed,
+            least=min(item.least * low, _LEAST_CAP),
+            easy=(item.easy if optional else item.tough) if item.hard else None,
+            tough=item.tough,
+        )
+        if self.peek() == "+":  # possessive: an atomic group, hard, whose inside is in an easy context
             self.pos += 1
-        return _Item(cost, nest=item.nest + 1, boundary=item.boundary)
+            return _Item(
+                cost,
+                nest=item.nest + 1,
+                boundary=item.boundary,
+                hard=True,
+                fixed=repeated.fixed,
+                least=repeated.least,
+                easy=repeated.easy,
+                tough=repeated.easy,
+            )
+        return repeated
 
     def repetitions(self, item: _Item) -> _Item:
         repeated = self.quantifier(item)
@@ -639,10 +835,13 @@ class _Reader:
                 break
             start = self.pos
             self.count()
-            item = _Item(item.cost + 32 * (self.pos - start), nest=item.nest + 1)
-            brace = self.quantifier(_Item(0))
+            nest = item.nest + 1
+            parts = [item, _Item(32 * (self.pos - start), least=self.pos - start, literal=True)]
+            brace = self.quantifier(_Item(0, literal=True))
             if brace is not None:
-                item = _Item(item.cost + brace.cost, nest=item.nest + 1)
+                parts.append(brace)
+                nest += 1
+            item = _sequence(parts, nest=nest, boundary=False)
         if item.nest > _NEST_LIMIT:
             _fail()
         return item
@@ -668,10 +867,10 @@ class _Reader:
         if c == ".":
             return _Item(1000)
         if c in "^$":
-            return _Item(8)
-        if self.insensitive and c.lower() != c.upper():  # every case of the letter
-            return _Item(236 if c in "kKsS" else 80 if c.isascii() else 167)
-        return _Item(32 * len(c.encode("utf-8", "surrogatepass")))
+            return _Item(8, least=0)
+        if self.insensitive and c.lower() != c.upper():  # every case of the letter (still a plain character)
+            return _Item(236 if c in "kKsS" else 80 if c.isascii() else 167, literal=True)
+        return _Item(32 * len(c.encode("utf-8", "surrogatepass")), literal=True)
 
     def group(self, depth: int) -> _Item | None:
         depth += 1
@@ -681,7 +880,7 @@ class _Reader:
         self.skip_space()
         saved = self.extended, self.insensitive
         capture = True
-        look = behind = False
+        look = behind = atomic = positive_ahead = False
         if self.peek() == "?":
             self.pos += 1
             c = self.peek()
@@ -692,6 +891,7 @@ class _Reader:
             elif c in ("=", "!") or rest[:2] in ("<=", "<!"):
                 self.strict = False
                 behind = c == "<"
+                positive_ahead = c == "="
                 self.pos += 2 if behind else 1
                 capture, look = False, True
             elif c == "<" or rest[:2] == "P<":
@@ -706,7 +906,7 @@ class _Reader:
                 if self.strict:
                     _fail()
                 self.pos += 1
-                capture = False
+                capture, atomic = False, True
             elif c == "#":
                 if self.strict:
                     _fail()
@@ -721,6 +921,7 @@ class _Reader:
                 capture = False
         else:
             self.captures += 1
+        number = self.captures  # the group's number, when it captures
         if behind:
             self.behind += 1
         around = self.in_behind
@@ -734,11 +935,47 @@ class _Reader:
             _fail()
         self.pos += 1
         self.extended, self.insensitive = saved
-        if look:
-            return _Item(inner.cost + 16, repeatable=False, nest=inner.nest + 1, boundary=inner.boundary)
+        nest = inner.nest + 1
+        if look:  # its inside is in an easy context
+            worst = _behind(inner) if behind else inner.easy
+            return _Item(
+                inner.cost + 16,
+                repeatable=False,
+                nest=nest,
+                boundary=inner.boundary,
+                hard=True,
+                least=0,
+                easy=worst,
+                tough=worst,
+                kind="ahead" if positive_ahead else "",
+                parts=(inner,),
+            )
         if capture:
-            return _Item(inner.cost + 64, nest=inner.nest + 1, boundary=inner.boundary)
-        return _Item(inner.cost, repeatable=inner.repeatable, nest=inner.nest + 1, boundary=inner.boundary)
+            # A group a back-reference names is hard: the lenient engine runs it itself.
+            hard = inner.hard or number in self.referenced
+            return _Item(
+                inner.cost + 64,
+                nest=nest,
+                boundary=inner.boundary,
+                hard=hard,
+                fixed=inner.fixed,
+                least=inner.least,
+                easy=inner.easy if hard else None,
+                tough=inner.tough,
+            )
+        if atomic:  # hard, its inside in an easy context
+            return _Item(
+                inner.cost,
+                repeatable=inner.repeatable,
+                nest=nest,
+                boundary=inner.boundary,
+                hard=True,
+                fixed=inner.fixed,
+                least=inner.least,
+                easy=inner.easy,
+                tough=inner.easy,
+            )
+        return _renested(inner, nest, repeatable=inner.repeatable, boundary=inner.boundary)
 
     def capture_name(self, close: str) -> None:
         end = self.text.find(close, self.pos)
@@ -808,7 +1045,7 @@ class _Reader:
             while self.peek() is not None and "0" <= self.text[self.pos] <= "9":
                 self.pos += 1
             self.reference(int(text[start : self.pos][-12:]) if self.pos - start <= 12 else 1 << 40)
-            return _Item(64)
+            return _Item(64, hard=True, fixed=False, least=0)
         if c in "kg" and not self.strict and self.peek() in ("<", "'"):
             close = ">" if self.peek() == "<" else "'"
             if c == "g" and close != ">":
@@ -824,16 +1061,16 @@ class _Reader:
                 self.reference(self.names[name])
             else:
                 _fail()
-            return _Item(64)
+            return _Item(64, hard=True, fixed=False, least=0)
         if c == "c":
             letter = self.peek()
             if not self.strict or letter is None or not ("a" <= letter.lower() <= "z"):
                 _fail()
             self.pos += 1
-            return _Item(32)
+            return _Item(32, literal=True)
         if c in "xuU":
             self.hex_value(c)
-            return _Item(32)
+            return _Item(32, literal=True)
         if c in "pP":
             return _Item(self.property())
         if c in "bB" and self.peek() == "{":
@@ -845,7 +1082,7 @@ class _Reader:
                 if k > self.pos + 1 and k < len(text) and "0" <= text[k] <= "9":
                     following = text[k]
             if following is not None and ("0" <= following <= "9" or (following == "," and not self.strict)):
-                return _Item(8, boundary=True)  # a count of the boundary follows
+                return _BOUNDARY  # a count of the boundary follows
             if c == "B":
                 _fail()
             end = text.find("}", self.pos)
@@ -855,7 +1092,7 @@ class _Reader:
             if name not in _WORD_BOUNDARIES:
                 _fail()
             self.pos = end + 1
-            return _Item(8, boundary=True)
+            return _BOUNDARY
         if c.isascii() and c.isalpha():
             if self.strict:
                 if c == "a":
@@ -864,10 +1101,15 @@ class _Reader:
                     _fail()
             elif c not in _LENIENT_LETTERS:
                 _fail()
-            return _Item(self.perl_costs.get(c, 32), boundary=c in "bB")
+            cost = self.perl_costs.get(c, 32)
+            if c in "bBGKRZ":  # word boundaries, \G, \K, the end before a final newline, a line break: hard
+                return _Item(cost, boundary=c in "bB", hard=True, fixed=c != "R", least=int(c == "R"))
+            if c in "Az":
+                return _Item(cost, least=0)
+            return _Item(cost, literal=c in "aefnrtv")
         if self.strict and (not c.isascii() or c.isalnum()):
             _fail()
-        return _Item(8, boundary=True) if c in "<>" else _Item(32)
+        return _BOUNDARY if c in "<>" else _Item(32, literal=True)
 
     def reference(self, number: int) -> None:
         if number == 0:
@@ -1073,11 +1315,13 @@ def regex_ok(pattern: str) -> bool:
     try:
         reader = _Reader(text)
         size = reader.read()
-        if not reader.strict and _PERL_ESCAPE.search(text):
-            # Only the lenient reading reached the end: its program is the one whose size counts, and there
-            # the class escapes are Unicode's. Read again with their costs (the same rules: only the size
-            # differs).
-            size = _Reader(text, unicode=True).read()
+        unicode = not reader.strict and _PERL_ESCAPE.search(text) is not None
+        if unicode or (reader.numbers and size > _SIZE_LIMIT):
+            # Read again (the same rules: only the size differs) when only the lenient reading reached the end
+            # (its programs are the ones whose size counts, and there the class escapes are Unicode's), or when
+            # the groups back-references name matter: a reference may follow its group, so only a second reading
+            # knows them when it costs the group (a group it knows as hard never makes a program larger).
+            size = _Reader(text, unicode=unicode, referenced=frozenset(reader.numbers)).read()
     except _Invalid:
         return False
     return size <= _SIZE_LIMIT
