@@ -1012,6 +1012,28 @@ def _tool_history() -> list[Case]:
             lambda m, mk=maker: mk(m, rounds[:5], tools=[WEATHER, SEARCH]),
         )
     cases += _both(
+        "history-empty-call-id-out-of-order",
+        "an empty tool call id among three calls, results shuffled: the empty id is a call's id like any other",
+        lambda m: _nothink(
+            m,
+            [
+                user("Go"),
+                assistant(
+                    None,
+                    calls=[
+                        call("a", "get_weather", {"city": "A"}),
+                        call("", "get_weather", {"city": "B"}),
+                        call("b", "get_weather", {"city": "C"}),
+                    ],
+                ),
+                tool("", "R-empty"),
+                tool("b", "R-b"),
+                tool("a", "R-a"),
+            ],
+            tools=[WEATHER],
+        ),
+    )
+    cases += _both(
         "history-args-every-kind",
         "arguments object holding every JSON value kind",
         lambda m: _req(

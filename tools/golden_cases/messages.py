@@ -949,6 +949,19 @@ def _tool_results() -> list[Case]:
         ),
     )
     cases += both(
+        "tool-result-empty-id-out-of-order",
+        "an empty tool_use id first of two calls, results reversed: the empty id is a call's id like any other",
+        lambda m: _nothink(
+            m,
+            [
+                user("Compute."),
+                assistant([tool_use("", "calc", {"expr": "1"}), tool_use("a", "calc", {"expr": "2"})]),
+                user([tool_result("a", "R-a"), tool_result("", "R-empty")]),
+            ],
+            tools=tools,
+        ),
+    )
+    cases += both(
         "tool-result-reference-only",
         "a tool_result made of a tool_reference (V4.1 inserts a system message with the tool)",
         lambda m: _req(m, round_with(tool_result("toolu_1", [tool_reference("lookup")])), tools=tools),

@@ -57,8 +57,9 @@ def _id_window_key(item: Item) -> tuple[int, str]:
 
 def sort_results_by_call_position(items: list[Item]) -> list[Item]:
     """V4.1 result order (observed): inside each run of user and tool items (one user turn), the tool results
-    are stably sorted by the position of their id among the latest assistant turn's tool calls (an unknown id
-    counts as position 0, a result without id comes after them all); the other items keep their places.
+    are stably sorted by the position of their id among the latest assistant turn's tool calls (an empty id is an
+    id like any other, an unknown one counts as position 0, a result without id comes after them all); the other
+    items keep their places.
     """
     positions: dict[str, int] = {}
     index = 0
@@ -83,7 +84,7 @@ def sort_results_by_call_position(items: list[Item]) -> list[Item]:
             results = sorted(
                 (items[i] for i in slots),
                 key=lambda m: (
-                    (table.get(m.tool_call_id, 0) if m.tool_call_id else len(table))
+                    (table.get(m.tool_call_id, 0) if m.tool_call_id is not None else len(table))
                     if isinstance(m, ToolMessage)
                     else 0
                 ),
