@@ -2643,8 +2643,9 @@ def _invalid_semantic() -> list[Case]:
                 body=_nothink(V41, [system("s"), user([text("x"), part])]),
             )
         )
-    # A link longer than 8192 UTF-8 bytes is refused, every link of a message before anything else about its
-    # images; one of exactly 8192 bytes is taken, and V4 (no images) takes any.
+    # A link longer than 8192 UTF-8 bytes is refused: the parts of a message are checked in order (file parts, link
+    # lengths) before any URL is looked at otherwise; one of exactly 8192 bytes is taken, and V4 (no images) takes
+    # any.
     long_link = "http://x/" + "\u00e9" * 4092  # 8193 bytes
     for name, description, body in (
         (
@@ -2661,6 +2662,29 @@ def _invalid_semantic() -> list[Case]:
             "v41-invalid-image-link-too-long-in-assistant-message",
             "a link too long in an assistant message: the length before the assistant image rule",
             _nothink(V41, [user("a"), {"role": "assistant", "content": [img(long_link)]}]),
+        ),
+        (
+            "v41-invalid-image-link-too-long-before-file-id",
+            "a link too long, then a file part by file_id: the parts are checked in order, the length first",
+            _nothink(V41, [user([img(long_link), {"type": "file", "file_id": "file-1"}])]),
+        ),
+        (
+            "v41-invalid-file-id-before-image-link-too-long",
+            "a file part by file_id, then a link too long: the parts are checked in order, the file first",
+            _nothink(V41, [user([{"type": "file", "file_id": "file-1"}, img(long_link)])]),
+        ),
+        (
+            "v41-invalid-image-link-too-long-before-empty-file-in-tool-message",
+            "a link too long, then a file part with nothing, in a tool message: the length first",
+            _nothink(
+                V41,
+                [
+                    user("a"),
+                    assistant(None, calls=[call("c1", "f", "{}")]),
+                    tool("c1", [img(long_link), {"type": "file"}]),
+                ],
+                tools=[fn("f")],
+            ),
         ),
         (
             "v4-image-link-too-long",

@@ -2088,12 +2088,35 @@ def _invalid_semantic() -> list[Case]:
         cases.extend(both(f"invalid-{slug}", description, make, **kw))
 
     inv("model-unknown", "unknown model name", lambda m: _req("deepseek-chat", q))
-    # An image link longer than 8192 UTF-8 bytes, checked for every image of the parts before anything else.
+    # An image link longer than 8192 UTF-8 bytes: each image of the parts is checked in order (its reference, then
+    # its length) before any URL is looked at otherwise.
     long_link = "http://x/" + "a" * 8184
     inv(
         "image-link-too-long",
         "an image link of 8193 bytes after an ftp image in the same message: the length first",
         lambda m: _nothink(m, [user([itext("x"), iimage("ftp://x/y.png"), iimage(long_link)])]),
+        only="v41",
+    )
+    inv(
+        "image-link-too-long-before-file-id-image",
+        "an image link too long, then an image by file_id: the parts are checked in order, the length first",
+        lambda m: _nothink(m, [user([iimage(long_link), iimage(file_id="file-1")])]),
+        only="v41",
+    )
+    inv(
+        "file-id-image-before-image-link-too-long",
+        "an image by file_id, then an image link too long: the parts are checked in order, the file id first",
+        lambda m: _nothink(m, [user([iimage(file_id="file-1"), iimage(long_link)])]),
+        only="v41",
+    )
+    inv(
+        "image-link-too-long-before-empty-image-in-function-output",
+        "an image link too long, then an image with nothing, in a function output: the length first",
+        lambda m: _nothink(
+            m,
+            [user("a"), fcall("c1", "now", "{}"), fout("c1", [iimage(long_link), iimage()])],
+            tools=[NOARGS],
+        ),
         only="v41",
     )
     inv(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import binascii
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -224,21 +224,6 @@ def link_length_problem(url: str) -> str | None:
         f"external link length {size} too long, max link length {MAX_LINK_BYTES}. Consider passing file data "
         "directly with base64 data url instead."
     )
-
-
-def check_link_lengths(refs: Sequence[ImageRef | None], where: Callable[[int], str]) -> None:
-    """Refuse the first image of ``refs`` whose link is too long (:func:`link_length_problem`); checked for all the
-    images of a message before any of them is checked otherwise (observed). ``where(k)`` is the message's prefix
-    for the part at index ``k``.
-
-    Raises:
-        ConversionError: a link too long.
-    """
-    for k, ref in enumerate(refs):
-        if ref is not None:
-            problem = link_length_problem(ref[0])
-            if problem is not None:
-                raise ConversionError(f"{where(k)}{problem}")
 
 
 def checked_image_sources(refs: Sequence[ImageRef | None], *, path: str) -> list[ImageSource | None]:

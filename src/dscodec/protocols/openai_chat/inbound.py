@@ -244,29 +244,33 @@ class _Converter(_convert.RequestConverter[wire.ChatCompletionRequest]):
         if isinstance(content, str):
             return content
         if self.version != "v4" and any(not isinstance(part, wire.TextPart) for part in content):
-            _check_link_lengths(self._image_refs(content, index), index)
+            self._image_refs(content, index)
             raise ConversionError("Image in assistant message is not supported")
         return _convert.PART_SEPARATOR.join(map(_plain_text, content))
 
     def _image_sources(self, parts: Sequence[wire.ContentPart], index: int) -> list[conv.ImageSource | None]:
         """The image source of every part (``None`` for text, and for every part on V4, which has no images).
 
-        As in the reference, all ``file`` parts of a message are checked before its image URLs.
+        As in the reference, the ``file`` parts and the link lengths of a message are checked, part by part, before
+        its image URLs are.
         """
         if self.version == "v4":
             return [None] * len(parts)
         refs = self._image_refs(parts, index)
-        _check_link_lengths(refs, index)
         return _images.checked_image_sources(refs, path=f".messages[{index}]")
 
     def _image_refs(self, parts: Sequence[wire.ContentPart], index: int) -> list[_images.ImageRef | None]:
-        """The image of every image or file part (``None`` for text); checks the file parts (behavior.md#chat-content-parts)."""
+        """The image of every image or file part (``None`` for text); checks, in the parts' order, the file parts
+        (behavior.md#chat-content-parts) and the length of each image link."""
         path = f".messages[{index}]"
         urls: list[_images.ImageRef | None] = []
-        for part in parts:
+        for k, part in enumerate(parts):
             if isinstance(part, wire.TextPart):
                 urls.append(None)
             elif isinstance(part, wire.ImageUrlPart):
+                problem = _images.link_length_problem(part.url)
+                if problem is not None:
+                    raise ConversionError(f"{path}.image_url.url[{k}]: image_url.url {problem}")
                 urls.append((part.url, part.detail))
             else:
                 file_data = _images.reference_or_refuse(
@@ -323,8 +327,3 @@ def _initial_stage(messages: Sequence[conv.Message]) -> conv.ThinkingStage:
         if final.reasoning:
             return "reasoning_continuation"
     return "reasoning_start"
-
-
-def _check_link_lengths(refs: Sequence[_images.ImageRef | None], index: int) -> None:
-    """The length of every image link of message ``index``, before anything else about its images."""
-    _images.check_link_lengths(refs, lambda k: f".messages[{index}].image_url.url[{k}]: image_url.url ")

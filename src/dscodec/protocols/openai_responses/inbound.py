@@ -570,9 +570,7 @@ class _Converter(_convert.RequestConverter[wire.ResponsesRequest]):
         if isinstance(content, str):
             return content
         if self.version != "v4":
-            _check_link_lengths(
-                self._image_refs(content, f"input[{index}].content"), f"input[{index}].content"
-            )
+            self._image_refs(content, f"input[{index}].content")
             if any(isinstance(part, wire.ImagePart) for part in content):
                 raise ConversionError(f"input[{index}]: Image in assistant message is unsupported")
         return _convert.PART_SEPARATOR.join(_plain_text(part) for part in content)
@@ -581,17 +579,17 @@ class _Converter(_convert.RequestConverter[wire.ResponsesRequest]):
         self, parts: Sequence[wire.ContentPart], index: int, parts_path: str
     ) -> list[conv.ImageSource | None]:
         """The image source of every part (``None`` for other parts, and for every part on V4, which has no
-        images). All image parts are checked for a usable reference before any URL is looked at."""
+        images). All image parts are checked for a usable reference and a link of a length the reference takes,
+        part by part, before any URL is looked at otherwise."""
         if self.version == "v4":
             return [None] * len(parts)
         refs = self._image_refs(parts, parts_path)
-        _check_link_lengths(refs, parts_path)
         return _images.checked_image_sources(refs, path=f"input[{index}]")
 
     @staticmethod
     def _image_refs(parts: Sequence[wire.ContentPart], parts_path: str) -> list[_images.ImageRef | None]:
-        """The image of every image part (``None`` for other parts); refuses images given by file id or by nothing
-        (an empty ``image_url`` is nothing)."""
+        """The image of every image part (``None`` for other parts); refuses, in the parts' order, images given by
+        file id or by nothing (an empty ``image_url`` is nothing) and links too long."""
         urls: list[_images.ImageRef | None] = []
         for position, part in enumerate(parts):
             if not isinstance(part, wire.ImagePart):
@@ -602,6 +600,9 @@ class _Converter(_convert.RequestConverter[wire.ResponsesRequest]):
             url = _images.reference_or_refuse(
                 where, "input_image", part.image_url or None, part.file_id, _IMAGE_FIELDS
             )
+            problem = _images.link_length_problem(url)
+            if problem is not None:
+                raise ConversionError(f"{where}: image_url {problem}")
             urls.append((url, part.detail))
         return urls
 
@@ -747,8 +748,3 @@ def _echo_format(fmt: wire.TextFormat) -> dict[str, Any]:
 def _fields(value: object, *names: str) -> dict[str, Any]:
     """The named attributes of ``value``, in that order, as the response echoes them."""
     return {name: getattr(value, name) for name in names}
-
-
-def _check_link_lengths(refs: Sequence[_images.ImageRef | None], parts_path: str) -> None:
-    """The length of every image link among the parts at ``parts_path``, before anything else about the images."""
-    _images.check_link_lengths(refs, lambda k: f"{parts_path}[{k}]: image_url ")
