@@ -165,3 +165,128 @@ def test_many_back_references_are_costed_in_linear_time() -> None:
     pattern = "".join(f"(a{{1000000}})\\{i}" for i in range(1, 3001))
     assert regex_ok(pattern)
     assert not regex_ok(pattern + "b{1000000}")
+
+
+def test_what_a_quantifier_may_follow() -> None:
+    # No quantifier may follow \K, \G, a look-around or nothing, not even {0} or {1}; a group that captures nothing
+    # (flags and all) is seen through, and comments, flag groups and extended-mode spaces in it are no items. A
+    # capturing or an atomic group may always be repeated, and so may the other assertions.
+    for refused in [
+        r"(?=c)a\K*",
+        r"(?=c)\G+",
+        r"(?=c)a\K?",
+        r"(?=c)a\K{0}",
+        r"(?=c)a\K{1,2}",
+        r"(?=c)\K{,2}",
+        r"(?=c)\K{2,1}",
+        r"(?=c)a\K*?",
+        r"(?=c)a\K*+",
+        r"(?=c)(?:\G)?",
+        r"(?=c)(?i:\K)*",
+        r"(?=c)\K(?#c)*",
+        r"(?=c)(?:(?i)\K)*",
+        "(?=c)(?x)\\K #c\n*",
+        r"(?:(?=a))*",
+        r"(?:(?<=a)){2}",
+        r"(?i:(?=a))*",
+        r"(?:(?:(?=a)))*",
+        r"(?:(?=a)(?#c))*",
+        r"(?x:(?=a) )*",
+        r"(?:(?=a))*+",
+        r"(?=c)(?:(?=a)){0}",
+    ]:
+        assert not regex_ok(refused), refused
+    for taken in [
+        r"(?=c)(\K)*",
+        r"(?=c)(?>\K)*",
+        r"(?=c)(?>)*",
+        r"(?=c)((?=a))*",
+        r"(?=c)(?:\Ka)*",
+        r"(?=c)(?:(?=a)(?=b))*",
+        r"(?=c)(?:(?=a)|)*",
+        r"(?=c)\b*",
+        r"(?=c)\Z{2}",
+        r"(?=c)\K{",  # a "{" that starts no count is a plain character
+    ]:
+        assert regex_ok(taken), taken
+
+
+def test_comments_are_skipped_like_white_space() -> None:
+    # After a look-around or a back-reference, a comment is skipped wherever white space is in extended mode: a
+    # quantifier after one repeats the item before it, and a "?" or "+" after one marks the repetition before it.
+    # A backslash in a comment escapes the next character.
+    for taken in [
+        r"(?=c)a(?#c)(?#d)*",
+        r"(?=c)a*(?#c)?",
+        r"(?=c)a*(?#c)+",
+        r"(?=c)a(?#\)b)",
+        r"(?=c)((?#c)?:a)",
+        r"(?=c)[(?#c]",  # in a class, plain characters
+        r"(?=c)a*?+",
+    ]:
+        assert regex_ok(taken), taken
+    for refused in [
+        r"(?=c)a*(?#c)*",  # a repetition repeated
+        r"(?=c)a*?(?#c)?",
+        r"(?=c)a{2}?(?#c)*",
+        r"(?=c)a(?#c)*(?#d)*",
+        r"(?=c)a*?(?#c)+",  # a "+" marks the repetition possessive only right after its "?"
+        r"(?=c)(?x)a*? +",
+        r"(?=c)a(?#\)",  # the comment never closes
+        r"(?#c)a(?=c)",  # the strict reading takes no comment
+    ]:
+        assert not regex_ok(refused), refused
+
+
+def test_look_behinds_of_varying_length() -> None:
+    # A look-behind of varying length is taken per branch of its alternation: a branch of a fixed length, an easy
+    # one, or a concatenation whose hard items each have a fixed length. A back-reference has the length of its
+    # group when that one is closed and of a fixed length; a group a back-reference names (before or after) is hard.
+    for taken in [
+        r"(?<=a+\b)",
+        r"(?<=(?:a+\b))",
+        r"(?<=a|b+\b)",
+        r"(?<=(a)\1)",
+        r"(?<=x+(a)\1{2})",
+        r"(a|b)(?<=x+\1)",
+        r"(?<=x+(a+))",
+        r"(?<=c+(?:a\b){2})",
+        r"(?<=a+(?>b|c))",
+        r"(?<=c+(?=a++))",  # a look-ahead has no length
+        r"(?=c)(?<=(?=\b?))",
+        r"(?<=a+(?<=b+))",
+    ]:
+        assert regex_ok(taken), taken
+    for refused in [
+        r"(?<=a+b?+)",
+        r"(?<=(a+\b))",
+        r"(?<=a++)",
+        r"(?<=(?>a|bb))",
+        r"(?<=\R)",
+        r"(?<=a\R{0})",
+        r"(?<=(?:a+\b)c)",  # an item is not looked into
+        r"(?<=a|(?:b|c+\b))",  # nor is a branch's alternation
+        r"(?<=c+(?:\Z|b))",
+        r"(?<=(a+)\1)",
+        r"(?<=x+(a)\1{1,2})",
+        r"(a+)(?<=x+\1)",
+        r"(?<=x+(a+))\1",
+        r"\1(?<=x+(a+))",
+        r"(?=c)((?<=\1))",  # the group is still open
+        r"(?<=c+(?<=a++))",
+    ]:
+        assert not regex_ok(refused), refused
+
+
+def test_a_part_repeated_zero_times_is_never_compiled() -> None:
+    # What the lenient engine refuses only when it compiles a look-behind goes unseen under {0}; what it refuses
+    # when it reads the pattern does not.
+    for taken in [
+        r"(?=c)(?:x(?<=a+b?+)){0}",
+        r"(?=c)(x(?<=\R)){0,0}",
+        r"(?=c)(?:x(?<=a{2,1})){0}",
+        r"(?=c)(?:x(?<=(a+))){0}\1",
+    ]:
+        assert regex_ok(taken), taken
+    for refused in [r"(?=c)(?:x(?<=a+b?+)){0,1}", r"(?=c)(?:x\K{2}){0}", r"(?=c)(?:\5){0}"]:
+        assert not regex_ok(refused), refused

@@ -165,6 +165,40 @@ REGEX_PATTERNS: list[tuple[str, str, bool]] = [
     ("possessives-around-repetition", r"x*+a{1000000}y*+z", True),
     ("lookbehind-branches-of-varying-length", r"(?<=a{200000}|bb{200000})c", True),
     ("lookbehind-branches-of-one-length", r"(?<=a{200000}|b{200000})c", False),
+    # No quantifier follows \K, \G or a look-around, even through a group that captures nothing; a capturing or an
+    # atomic group may always be repeated.
+    ("keep-out-repeated", r"(?=c)a\K*", False),
+    ("keep-out-counted-once", r"(?=c)a\K{1}", False),
+    ("previous-match-end-optional", r"(?=c)\G?", False),
+    ("keep-out-in-flag-group-repeated", r"(?=c)(?i:\K)*", False),
+    ("keep-out-repeated-after-comment", r"(?=c)\K(?#c)*", False),
+    ("keep-out-in-capture-group-repeated", r"(?=c)(\K)*", True),
+    ("keep-out-in-atomic-group-repeated", r"(?=c)(?>\K)*", True),
+    ("empty-atomic-group-repeated", r"(?=c)(?>)*", True),
+    ("lookahead-in-group-repeated", r"(?:(?=a))*", False),
+    ("lookbehind-in-group-counted", r"(?:(?<=a)){2}", False),
+    ("lookahead-and-comment-in-group-repeated", r"(?:(?=a)(?#c))*", False),
+    ("lookahead-in-capture-group-repeated", r"(?=c)((?=a))*", True),
+    ("two-lookaheads-in-group-repeated", r"(?=c)(?:(?=a)(?=b))*", True),
+    # After a look-around a comment is skipped like white space in extended mode.
+    ("repetition-comment-star", r"(?=c)a*(?#c)*", False),
+    ("repetition-comment-lazy", r"(?=c)a*(?#c)?", True),
+    ("lazy-repetition-comment-plus", r"(?=c)a*?(?#c)+", False),
+    ("comment-with-escaped-parenthesis", r"(?=c)a(?#\)b)", True),
+    ("comment-before-group-kind", r"(?=c)((?#c)?:a)", True),
+    # A look-behind of varying length: per branch, a fixed length, an easy one, or hard items of fixed lengths.
+    ("lookbehind-possessive-of-varying-length", r"(?<=a+b?+)", False),
+    ("lookbehind-group-with-boundary-of-varying-length", r"(?<=(a+\b))", False),
+    ("lookbehind-boundary-after-varying-run", r"(?<=a+\b)", True),
+    ("lookbehind-line-break", r"(?<=\R)", False),
+    ("lookbehind-nested-alternation-with-boundary", r"(?<=a|(?:b|c+\b))", False),
+    ("lookbehind-backreference-to-fixed-group", r"(?<=x+(a)\1)", True),
+    ("lookbehind-backreference-to-varying-group", r"(a+)(?<=x+\1)", False),
+    ("lookbehind-group-referenced-after", r"(?<=x+(a+))\1", False),
+    ("lookbehind-in-lookahead-with-boundary-optional", r"(?=c)(?<=(?=\b?))", True),
+    ("lookbehind-unmatchable-repeated-zero-times", r"(?=c)(?:x(?<=a+b?+)){0}", True),
+    ("lookbehind-reversed-count-repeated-zero-times", r"(?=c)(?:x(?<=a{2,1})){0}", True),
+    ("lookbehind-unmatchable-optional", r"(?=c)(?:x(?<=a+b?+)){0,1}", False),
 ]
 
 

@@ -9,7 +9,12 @@ pattern is read twice, and both readings must succeed:
   back-reference, which it does not know; a pattern it reads to the end must not hold the bell escape ``\\a``;
 * a *lenient* reading by an engine that adds look-around, back-references, atomic groups and possessive
   quantifiers, with fewer rules of its own (a ``{`` that starts no valid count is a plain character; a count's
-  bounds may come in reverse order, but in a look-behind).
+  bounds may come in reverse order, but in a look-behind; a comment ``(?#…)`` is skipped wherever white space is
+  in extended mode). It takes no quantifier after ``\\K``, ``\\G``, a look-around or nothing, nor after a group
+  that captures nothing holding only one of those. A look-behind of varying length must be one it can match
+  backwards: per branch of its alternation, one of a fixed length, an easy one, or a concatenation whose hard
+  items (below) each have a fixed length (:func:`_behind_matchable`). It checks that, and a look-behind's count in
+  reverse order, only when it compiles the part, so neither matters under a repetition ``{0}``.
 
 Then each program the pattern compiles to must stay under a size limit (10 MiB). A pattern without hard parts
 (look-arounds, back-references and the groups they name, atomic groups, possessive repetitions, word boundaries)
@@ -19,8 +24,10 @@ between hard parts, one alone in a group a back-reference names) is no program: 
 ``\\1(a{1000000})`` and ``\\ba{1000000}\\b`` are taken, while in ``\\1(ab{1000000})`` the group's inside, a run
 of a fixed length, is one program, too large. dscodec estimates each program's size from the pattern's shape (a
 class outside ASCII by the trie of its UTF-8 sequences; the class escapes as the reading whose program counts
-reads them), so a pattern within a few copies of the limit may be judged differently. Unicode property names are
-checked against the tables the reference knows (Unicode 16).
+reads them), so a pattern within a few copies of the limit may be judged differently. An easy part of a
+look-behind of varying length has a far smaller limit of its own in the reference (near 77,600 automaton states:
+``(?<=a+b{77651})`` is taken, ``(?<=a+b{77652})`` is not); dscodec does not model it and takes those parts up to
+the general limit. Unicode property names are checked against the tables the reference knows (Unicode 16).
 
 Every step is linear in the pattern's length; groups nest at most 63 deep (deeper is refused, as by the
 reference), so the recursion is bounded.
@@ -386,7 +393,8 @@ def _with_costs(base: int, costs: list[int]) -> int:
 
 
 class _Item:
-    """What a piece of the pattern is: for the repetition rules, the nesting limit and the size estimate.
+    """What a piece of the pattern is: for the repetition and look-behind rules, the nesting limit and the size
+    estimate.
 
     The size estimate follows how the lenient engine builds its programs (observed). A piece is *hard* when that
     engine must run it itself: a look-around, a back-reference and any group one names, an atomic group or a
@@ -402,10 +410,10 @@ class _Item:
     """
 
     __slots__ = (
-        "boundary",
         "cost",
         "easy",
         "fixed",
+        "flawed",
         "hard",
         "kind",
         "least",
@@ -422,7 +430,6 @@ class _Item:
         *,
         repeatable: bool = True,
         nest: int = 0,
-        boundary: bool = False,
         hard: bool = False,
         fixed: bool = True,
         least: int = 1,
@@ -431,11 +438,13 @@ class _Item:
         tough: int | None = None,
         kind: str = "",
         parts: Sequence[_Item] = (),
+        flawed: bool = False,
     ) -> None:
         self.cost = cost  # the estimated size as (a part of) one program
+        # Whether a quantifier may follow it: not a look-around, \G, \K or nothing, nor a group that captures
+        # nothing holding only one of those (a capturing or an atomic group always may).
         self.repeatable = repeatable
         self.nest = nest
-        self.boundary = boundary  # holds a word-boundary assertion
         self.hard = hard  # the lenient engine runs it itself (it needs backtracking)
         self.fixed = fixed  # it always matches the same number of characters (``least``)
         self.least = least
@@ -446,6 +455,9 @@ class _Item:
         self.tough = own if tough is None else tough
         self.kind = kind  # "alternation", "concatenation", "ahead" (a positive look-ahead), or ""
         self.parts = parts  # the branches, the items, or the look-ahead's inside
+        # It holds a part the lenient engine refuses only when it compiles it (a look-behind it cannot match): the
+        # pattern is refused unless a repetition {0} around drops the part uncompiled.
+        self.flawed = flawed
 
 
 def _program(items: Sequence[_Item]) -> int:
@@ -469,18 +481,17 @@ def _split(items: Sequence[_Item], *, hard: bool) -> int:
     return max(_program(items[:start]), _program(items[end:]), *(item.tough for item in items[start:end]))
 
 
-def _sequence(items: Sequence[_Item], *, nest: int, boundary: bool) -> _Item:
+def _sequence(items: Sequence[_Item], *, nest: int) -> _Item:
     """A concatenation of ``items`` (one item stands for itself; none is the empty pattern)."""
     if not items:
         return _Item(0, repeatable=False, nest=nest, least=0, literal=True)
     if len(items) == 1:
-        return _renested(items[0], nest, repeatable=True, boundary=boundary)
+        return _renested(items[0], nest)
     cost = sum(item.cost for item in items)
     hard = any(item.hard for item in items)
     return _Item(
         cost,
         nest=nest,
-        boundary=boundary,
         hard=hard,
         fixed=all(item.fixed for item in items),
         least=sum(item.least for item in items),
@@ -489,16 +500,17 @@ def _sequence(items: Sequence[_Item], *, nest: int, boundary: bool) -> _Item:
         tough=_split(items, hard=True),
         kind="concatenation",
         parts=items,
+        flawed=any(item.flawed for item in items),
     )
 
 
-def _renested(item: _Item, nest: int, *, repeatable: bool, boundary: bool) -> _Item:
-    """``item`` at another nesting level (a group that captures nothing, or a concatenation of one item)."""
+def _renested(item: _Item, nest: int) -> _Item:
+    """``item`` at another nesting level (a group that captures nothing, or a concatenation of one item): the
+    lenient reading sees through both, so what it may repeat is what ``item`` is."""
     return _Item(
         item.cost,
-        repeatable=repeatable,
+        repeatable=item.repeatable,
         nest=nest,
-        boundary=boundary,
         hard=item.hard,
         fixed=item.fixed,
         least=item.least,
@@ -507,6 +519,7 @@ def _renested(item: _Item, nest: int, *, repeatable: bool, boundary: bool) -> _I
         tough=item.tough,
         kind=item.kind,
         parts=item.parts,
+        flawed=item.flawed,
     )
 
 
@@ -516,6 +529,22 @@ def _behind(inner: _Item) -> int:
     if inner.kind == "alternation" and not inner.fixed:
         return max(_behind_branch(branch) for branch in inner.parts)
     return _behind_branch(inner)
+
+
+def _behind_matchable(inner: _Item) -> bool:
+    """Whether the lenient engine can match a look-behind's inside: one of a fixed length always; else, each branch
+    of an alternation on its own, a branch of a fixed length, an easy one (compiled whole, matched backwards), or a
+    concatenation whose hard items each have a fixed length. It looks no deeper: a hard item of varying length is
+    refused even when its own parts would do, as in ``(?<=(?:a+\\b)c)`` or ``(?<=x|(?:y|z+\\b))``."""
+    if inner.fixed:
+        return True
+    branches = inner.parts if inner.kind == "alternation" else (inner,)
+    return all(
+        branch.fixed
+        or not branch.hard
+        or (branch.kind == "concatenation" and all(item.fixed for item in branch.parts if item.hard))
+        for branch in branches
+    )
 
 
 def _behind_branch(inner: _Item) -> int:
@@ -536,10 +565,8 @@ def _behind_branch(inner: _Item) -> int:
     return max(worst, run)
 
 
-#: What :meth:`_Reader.atom` gives for a comment group ``(?#…)``.
-_COMMENT = _Item(0)
 #: A word boundary (``\\b{start}``, ``\\<``, ...).
-_BOUNDARY = _Item(8, boundary=True, hard=True, least=0)
+_BOUNDARY = _Item(8, hard=True, least=0)
 
 
 class _Reader:
@@ -558,6 +585,7 @@ class _Reader:
         self.captures = 0
         self.names: dict[str, int] = {}
         self.numbers: list[int] = []  # the groups back-references name, checked once every group is known
+        self.lengths: dict[int, int] = {}  # the length of each closed capture group of a fixed length
         self.extended = False  # the x flag
         self.insensitive = False  # the i flag (for the size estimate)
         self.behind = 0  # look-behinds around the reader
@@ -570,17 +598,28 @@ class _Reader:
         k = self.pos + offset
         return self.text[k] if k < len(self.text) else None
 
-    def skip_space(self) -> None:
-        if not self.extended:
+    def skip_space(self, *, comments: bool = True) -> None:
+        """Skip what lies between the parts of a pattern: white space and ``#`` comments in extended mode and, for
+        the lenient reading alone (the strict one refuses them), comment groups ``(?#…)`` outside classes, in
+        which a backslash escapes the next character (``(?#\\))`` is one comment)."""
+        comments = comments and not self.strict
+        if not (self.extended or comments):
             return
         text, n = self.text, len(self.text)
         while self.pos < n:
             c = text[self.pos]
-            if c in _WHITE_SPACE:
+            if self.extended and c in _WHITE_SPACE:
                 self.pos += 1
-            elif c == "#":
+            elif self.extended and c == "#":
                 end = text.find("\n", self.pos)
                 self.pos = n if end < 0 else end + 1
+            elif comments and text.startswith("(?#", self.pos):
+                k = self.pos + 3
+                while k < n and text[k] != ")":
+                    k += 2 if text[k] == "\\" else 1
+                if k >= n:
+                    _fail()  # the comment never closes
+                self.pos = k + 1
             else:
                 return
 
@@ -590,7 +629,8 @@ class _Reader:
         """Read the whole pattern (:class:`_Invalid` when a rule says no); the estimated size of its largest
         program."""
         item = self.alternation(0)
-        if self.pos < len(self.text):  # a ")" that closes nothing
+        # A ")" that closes nothing, or a part the lenient engine refuses when it compiles the pattern.
+        if self.pos < len(self.text) or item.flawed:
             _fail()
         if self.strict and self.bell:
             _fail()
@@ -599,9 +639,9 @@ class _Reader:
                 _fail()
         # A positive look-ahead that ends the pattern is matched as a plain part after a group holding the rest.
         if item.kind == "ahead":
-            item = _sequence([_Item(64, least=0), item.parts[0]], nest=0, boundary=False)
+            item = _sequence([_Item(64, least=0), item.parts[0]], nest=0)
         elif item.kind == "concatenation" and item.parts[-1].kind == "ahead":
-            rest = _sequence(item.parts[:-1], nest=0, boundary=False)
+            rest = _sequence(item.parts[:-1], nest=0)
             group = _Item(
                 rest.cost + 64,
                 hard=rest.hard,
@@ -610,7 +650,7 @@ class _Reader:
                 easy=rest.easy if rest.hard else None,
                 tough=rest.tough,
             )
-            item = _sequence([group, item.parts[-1].parts[0]], nest=0, boundary=False)
+            item = _sequence([group, item.parts[-1].parts[0]], nest=0)
         # An easy pattern is one program; a hard one is run by the lenient engine, with its easy parts compiled.
         return item.easy if item.hard else item.cost
 
@@ -629,7 +669,6 @@ class _Reader:
         return _Item(
             sum(b.cost for b in branches) + 8 * len(branches),
             nest=nest,
-            boundary=any(b.boundary for b in branches),
             hard=hard,
             fixed=all(b.fixed and b.least == least for b in branches),
             least=least,
@@ -637,12 +676,12 @@ class _Reader:
             tough=max(b.tough for b in branches),
             kind="alternation",
             parts=branches,
+            flawed=any(b.flawed for b in branches),
         )
 
     def concatenation(self, depth: int) -> _Item:
         nest = 0
-        boundary = False
-        items: list[_Item] = []  # the last one is what a quantifier after a comment repeats
+        items: list[_Item] = []
         while True:
             self.skip_space()
             c = self.peek()
@@ -657,15 +696,6 @@ class _Reader:
                 item = _Item(32, literal=True)
             else:
                 found = self.atom(depth)
-                if (
-                    found is _COMMENT
-                ):  # the lenient reading: invisible, a quantifier after it repeats the last item
-                    self.skip_space()
-                    if items and self.quantifier_follows():
-                        items[-1] = self.repetitions(items[-1])
-                    elif self.peek() in ("*", "+", "?"):
-                        _fail()  # nothing to repeat (a "{" there is a plain character)
-                    continue
                 if found is None:  # a flag group: nothing a quantifier may repeat
                     self.skip_space()
                     if self.quantifier_follows():
@@ -676,13 +706,12 @@ class _Reader:
             if self.strict and item.nest > _NEST_LIMIT:
                 _fail()
             nest = max(nest, item.nest)
-            boundary = boundary or item.boundary
             items.append(item)
         if len(items) > 1:  # so is a concatenation of two items or more
             nest += 1
             if self.strict and nest > _NEST_LIMIT:
                 _fail()
-        return _sequence(items, nest=nest, boundary=boundary)
+        return _sequence(items, nest=nest)
 
     def quantifier_follows(self) -> bool:
         """Whether a quantifier is at the reader (a ``{`` only when it starts a count the reading takes)."""
@@ -766,6 +795,7 @@ class _Reader:
         if c is None:
             return None
         start = self.pos
+        flawed = item.flawed
         if c in "*+?":
             self.pos += 1
             cost = item.cost + 40
@@ -775,8 +805,10 @@ class _Reader:
             bounds = self.lenient_count()
             if bounds is None:
                 return None
-            if self.in_behind and bounds[1] is not None and bounds[0] > bounds[1]:
-                _fail()  # bounds in reverse order: taken but in a look-behind (observed)
+            if bounds[1] == 0:
+                flawed = False  # the item is dropped, never compiled
+            elif self.in_behind and bounds[1] is not None and bounds[0] > bounds[1]:
+                flawed = True  # bounds in reverse order: taken but in a look-behind (observed)
             fixed = bounds[0] == bounds[1]
             if self.strict:
                 end, self.pos = self.pos, start
@@ -787,37 +819,34 @@ class _Reader:
             low, optional = bounds[0], bounds == (0, 1)
         else:
             return None
-        if not item.repeatable or (self.behind and item.boundary and not fixed):
-            # (a look-behind takes no repetition of varying length of a word boundary)
-            self.pos = start
+        if not item.repeatable:
             _fail()
         self.skip_space()
-        if self.peek() == "?":
+        if self.peek() == "?":  # lazy (a "+" right after it makes the repetition possessive too)
             self.pos += 1
-            self.skip_space()
         # The lenient engine runs a repetition of a hard item itself (it costs nothing by itself); an optional
         # item stays in the context it is in, any other goes into a hard one.
         repeated = _Item(
             cost,
             nest=item.nest + 1,
-            boundary=item.boundary,
             hard=item.hard,
             fixed=fixed and item.fixed,
             least=min(item.least * low, _LEAST_CAP),
             easy=(item.easy if optional else item.tough) if item.hard else None,
             tough=item.tough,
+            flawed=flawed,
         )
         if self.peek() == "+":  # possessive: an atomic group, hard, whose inside is in an easy context
             self.pos += 1
             return _Item(
                 cost,
                 nest=item.nest + 1,
-                boundary=item.boundary,
                 hard=True,
                 fixed=repeated.fixed,
                 least=repeated.least,
                 easy=repeated.easy,
                 tough=repeated.easy,
+                flawed=flawed,
             )
         return repeated
 
@@ -841,7 +870,7 @@ class _Reader:
             if brace is not None:
                 parts.append(brace)
                 nest += 1
-            item = _sequence(parts, nest=nest, boundary=False)
+            item = _sequence(parts, nest=nest)
         if item.nest > _NEST_LIMIT:
             _fail()
         return item
@@ -855,7 +884,7 @@ class _Reader:
     # -- atoms -------------------------------------------------------------------------------------------------
 
     def atom(self, depth: int) -> _Item | None:
-        """The item at the reader; None for a flag group, :data:`_COMMENT` for a comment."""
+        """The item at the reader; None for a flag group."""
         c = self.text[self.pos]
         if c == "(":
             return self.group(depth)
@@ -908,13 +937,7 @@ class _Reader:
                 self.pos += 1
                 capture, atomic = False, True
             elif c == "#":
-                if self.strict:
-                    _fail()
-                end = self.text.find(")", self.pos)
-                if end < 0:
-                    _fail()
-                self.pos = end + 1
-                return _COMMENT
+                _fail()  # a comment in the strict reading (the lenient one skips comments as white space)
             else:
                 if self.flags():
                     return None  # (?flags): no group, the flags hold to the end of the enclosing one
@@ -942,40 +965,41 @@ class _Reader:
                 inner.cost + 16,
                 repeatable=False,
                 nest=nest,
-                boundary=inner.boundary,
                 hard=True,
                 least=0,
                 easy=worst,
                 tough=worst,
                 kind="ahead" if positive_ahead else "",
                 parts=(inner,),
+                flawed=inner.flawed or (behind and not _behind_matchable(inner)),
             )
         if capture:
+            if inner.fixed:
+                self.lengths[number] = inner.least
             # A group a back-reference names is hard: the lenient engine runs it itself.
             hard = inner.hard or number in self.referenced
             return _Item(
                 inner.cost + 64,
                 nest=nest,
-                boundary=inner.boundary,
                 hard=hard,
                 fixed=inner.fixed,
                 least=inner.least,
                 easy=inner.easy if hard else None,
                 tough=inner.tough,
+                flawed=inner.flawed,
             )
-        if atomic:  # hard, its inside in an easy context
+        if atomic:  # hard, its inside in an easy context (and repeatable, even when empty)
             return _Item(
                 inner.cost,
-                repeatable=inner.repeatable,
                 nest=nest,
-                boundary=inner.boundary,
                 hard=True,
                 fixed=inner.fixed,
                 least=inner.least,
                 easy=inner.easy,
                 tough=inner.easy,
+                flawed=inner.flawed,
             )
-        return _renested(inner, nest, repeatable=inner.repeatable, boundary=inner.boundary)
+        return _renested(inner, nest)
 
     def capture_name(self, close: str) -> None:
         end = self.text.find(close, self.pos)
@@ -1044,8 +1068,7 @@ class _Reader:
             start = self.pos - 1
             while self.peek() is not None and "0" <= self.text[self.pos] <= "9":
                 self.pos += 1
-            self.reference(int(text[start : self.pos][-12:]) if self.pos - start <= 12 else 1 << 40)
-            return _Item(64, hard=True, fixed=False, least=0)
+            return self.reference(int(text[start : self.pos][-12:]) if self.pos - start <= 12 else 1 << 40)
         if c in "kg" and not self.strict and self.peek() in ("<", "'"):
             close = ">" if self.peek() == "<" else "'"
             if c == "g" and close != ">":
@@ -1056,12 +1079,10 @@ class _Reader:
             name = text[self.pos + 1 : end]
             self.pos = end + 1
             if name.isdigit() and name.isascii():
-                self.reference(int(name[-12:]) if len(name) <= 12 else 1 << 40)
-            elif name in self.names:
-                self.reference(self.names[name])
-            else:
-                _fail()
-            return _Item(64, hard=True, fixed=False, least=0)
+                return self.reference(int(name[-12:]) if len(name) <= 12 else 1 << 40)
+            if name in self.names:
+                return self.reference(self.names[name])
+            _fail()
         if c == "c":
             letter = self.peek()
             if not self.strict or letter is None or not ("a" <= letter.lower() <= "z"):
@@ -1103,7 +1124,13 @@ class _Reader:
                 _fail()
             cost = self.perl_costs.get(c, 32)
             if c in "bBGKRZ":  # word boundaries, \G, \K, the end before a final newline, a line break: hard
-                return _Item(cost, boundary=c in "bB", hard=True, fixed=c != "R", least=int(c == "R"))
+                return _Item(
+                    cost,
+                    repeatable=c not in "GK",  # \G and \K take no quantifier, not even {1}
+                    hard=True,
+                    fixed=c != "R",
+                    least=int(c == "R"),
+                )
             if c in "Az":
                 return _Item(cost, least=0)
             return _Item(cost, literal=c in "aefnrtv")
@@ -1111,12 +1138,16 @@ class _Reader:
             _fail()
         return _BOUNDARY if c in "<>" else _Item(32, literal=True)
 
-    def reference(self, number: int) -> None:
+    def reference(self, number: int) -> _Item:
+        """A back-reference to group ``number``: it always matches as many characters as the group when that one
+        is closed and of a fixed length."""
         if number == 0:
             _fail()
         if self.behind and number > self.captures:
             _fail()
         self.numbers.append(number)
+        length = self.lengths.get(number)
+        return _Item(64, hard=True, fixed=length is not None, least=length or 0)
 
     def hex_value(self, kind: str) -> int:
         text = self.text
@@ -1225,7 +1256,7 @@ class _Reader:
                 stack.append(([], [], negated, set()))
                 deepest = max(deepest, len(stack))
             spans, costs, negated, escapes = stack[-1]
-            self.skip_space()
+            self.skip_space(comments=False)
             c = self.peek()
             if c is None:
                 _fail()
@@ -1251,7 +1282,7 @@ class _Reader:
             start = self.class_item(spans, costs)
             if self.peek() == "-" and self.peek(1) not in (None, "]"):
                 self.pos += 1
-                self.skip_space()
+                self.skip_space(comments=False)
                 if self.peek() is None:
                     _fail()
                 end = self.class_item([], [])
@@ -1316,11 +1347,11 @@ def regex_ok(pattern: str) -> bool:
         reader = _Reader(text)
         size = reader.read()
         unicode = not reader.strict and _PERL_ESCAPE.search(text) is not None
-        if unicode or (reader.numbers and size > _SIZE_LIMIT):
-            # Read again (the same rules: only the size differs) when only the lenient reading reached the end
-            # (its programs are the ones whose size counts, and there the class escapes are Unicode's), or when
-            # the groups back-references name matter: a reference may follow its group, so only a second reading
-            # knows them when it costs the group (a group it knows as hard never makes a program larger).
+        if unicode or reader.numbers:
+            # Read again when only the lenient reading reached the end (its programs are the ones whose size
+            # counts, and there the class escapes are Unicode's), or when back-references name groups: a reference
+            # may follow its group, so only a second reading knows the group is hard when it reads it (which never
+            # makes a program larger, but may leave a look-behind of varying length unmatchable).
             size = _Reader(text, unicode=unicode, referenced=frozenset(reader.numbers)).read()
     except _Invalid:
         return False
