@@ -16,6 +16,9 @@ D2019 = "https://json-schema.org/draft/2019-09/schema"
 D2020 = "https://json-schema.org/draft/2020-12/schema"
 
 
+_LOOKED_UP = _schema._LOOKED_UP
+
+
 def _missing(pointer: str) -> str:
     return f"Pointer '{pointer}' does not exist"
 
@@ -126,13 +129,24 @@ def test_a_later_crawl_leaves_what_the_first_registered() -> None:
                 "patternProperties",
                 "unevaluatedProperties",
                 "allOf",
-                "$ref",
+                _LOOKED_UP + "unevaluatedProperties\x00$ref",
+                "$ref",  # looked up by unevaluatedProperties, compiled where it stands
                 "properties",
             ],
         ),
         (
             ["unevaluatedItems", "allOf", "if", "then", "$ref", "contains", "items"],
-            ["unevaluatedItems", "contains", "$ref", "if", "then", "allOf", "items"],
+            [
+                "unevaluatedItems",
+                "contains",
+                _LOOKED_UP + "unevaluatedItems\x00$ref",
+                "if",
+                _LOOKED_UP + "unevaluatedItems\x00then",
+                "allOf",
+                "then",  # at the place of `if`
+                "$ref",
+                "items",
+            ],
         ),
     ],
 )
@@ -212,6 +226,129 @@ def test_2019_unevaluated_resolves_dynamic_refs_after_compiling_what_it_applies(
     assert _schema.schema_problem(schema) == _missing("/u")
     schema["unevaluatedProperties"] = {}
     assert _schema.schema_problem(schema) == _missing("/d")
+
+
+@pytest.mark.parametrize(
+    ("schema", "problem"),
+    [
+        # A fragment alone is looked up as written: no URI syntax check.
+        ({"unevaluatedItems": {}, "$ref": "#/{"}, _missing("/{")),
+        ({"unevaluatedItems": False, "$ref": "#/a b"}, _missing("/a b")),
+        ({"unevaluatedProperties": {}, "$dynamicRef": "#é"}, "Anchor 'é' does not exist"),
+        ({"unevaluatedProperties": {}, "$ref": "#%zz"}, "Anchor '%zz' does not exist"),
+        ({"unevaluatedProperties": {}, "$ref": "##"}, "Anchor '#' does not exist"),
+        ({"unevaluatedProperties": {}, "$dynamicRef": "#a#b"}, "Anchor 'a#b' does not exist"),
+        ({"$schema": D2020, "unevaluatedProperties": {}, "$ref": "#/%zz"}, _missing("/%zz")),
+        # Otherwise cut at the last `#`: only the part before it is read as a URI reference.
+        (
+            {"unevaluatedProperties": {}, "$dynamicRef": "a b#x"},
+            "Invalid URI reference 'a b': unexpected character at index 1",
+        ),
+        (
+            {"unevaluatedProperties": {}, "$dynamicRef": "x#a#b"},
+            (
+                "Resource 'json-schema:///x#a' is not present in a registry and retrieving it failed: Retrieving "
+                "external resources is not supported once the registry is populated"
+            ),
+        ),
+        (
+            {"unevaluatedProperties": {}, "$dynamicRef": "sub#a b", "$defs": {"x": {"$id": "sub"}}},
+            "Anchor 'a b' does not exist",
+        ),
+        # Any keyword before it, and both unevaluated keywords (one set to `true` looks nothing up).
+        ({"type": "object", "not": {}, "unevaluatedProperties": {}, "$ref": "#/{"}, _missing("/{")),
+        ({"unevaluatedProperties": True, "unevaluatedItems": {}, "$ref": "#/{"}, _missing("/{")),
+        # The subschema a reference leads to, or one of dependentSchemas, is looked at the same way, ...
+        ({"unevaluatedItems": {}, "$ref": "#/$defs/x", "$defs": {"x": {"$ref": "#/{"}}}, _missing("/{")),
+        ({"unevaluatedProperties": {}, "dependentSchemas": {"a": {"$ref": "#/{"}}}, _missing("/{")),
+        ({"properties": {"p": {"unevaluatedItems": {}, "$ref": "#/{"}}}, _missing("/{")),
+        # ... with the keywords that apply a schema there compiled, the reference's own last.
+        (
+            {
+                "unevaluatedProperties": {},
+                "$ref": "#/$defs/x",
+                "$defs": {"x": {"$ref": "#/n", "allOf": [{"$ref": "#/{"}]}},
+            },
+            "Invalid URI reference '#/{': unexpected character at index 2",
+        ),
+        # What it reaches is not compiled there: a `not` waits for the reference's own compilation.
+        (
+            {
+                "unevaluatedProperties": {},
+                "not": {"$ref": "#/n"},
+                "$ref": "#/$defs/x",
+                "$defs": {"x": {"not": {"$ref": "#/m"}}},
+            },
+            _missing("/n"),
+        ),
+        # `then` and `else` beside an `if` are walked the same way, and compiled at the place of the `if`.
+        ({"unevaluatedProperties": {}, "if": {}, "then": {"$ref": "#/{"}}, _missing("/{")),
+        ({"unevaluatedItems": {}, "if": {}, "else": {"$ref": "#/{"}}, _missing("/{")),
+        (
+            {"unevaluatedProperties": {}, "then": {"not": {"$ref": "#/m"}}, "not": {"$ref": "#/n"}, "if": {}},
+            _missing("/n"),
+        ),
+        (
+            {"unevaluatedProperties": {}, "if": {}, "not": {"$ref": "#/n"}, "then": {"not": {"$ref": "#/m"}}},
+            _missing("/m"),
+        ),
+        (
+            {"unevaluatedProperties": {}, "then": {"$ref": "#/{"}},
+            None,
+        ),  # no `if`: neither walked nor compiled
+        # `if` itself is compiled by the unevaluated keyword.
+        (
+            {
+                "unevaluatedProperties": {},
+                "if": {"$ref": "#/$defs/a b"},
+                "then": {"$ref": "#/n"},
+                "$defs": {"a b": {}},
+            },
+            "Invalid URI reference '#/$defs/a b': unexpected character at index 9",
+        ),
+        # A reference looked up fine is read in full where it stands, after what comes before it.
+        (
+            {
+                "unevaluatedProperties": {},
+                "not": {"$ref": "#/n"},
+                "$ref": "#/$defs/a b",
+                "$defs": {"a b": {}},
+            },
+            _missing("/n"),
+        ),
+        (
+            {"unevaluatedProperties": {}, "$ref": "#/$defs/a b", "$defs": {"a b": {}}},
+            "Invalid URI reference '#/$defs/a b': unexpected character at index 9",
+        ),
+        # A reference first, or inside allOf, is compiled before any look-up.
+        (
+            {"$ref": "#/{", "unevaluatedItems": {}},
+            "Invalid URI reference '#/{': unexpected character at index 2",
+        ),
+        (
+            {"unevaluatedItems": {}, "allOf": [{"$ref": "#/{"}]},
+            "Invalid URI reference '#/{': unexpected character at index 2",
+        ),
+        (
+            {"unevaluatedItems": True, "$ref": "#/{"},
+            "Invalid URI reference '#/{': unexpected character at index 2",
+        ),
+    ],
+)
+def test_an_unevaluated_keyword_looks_references_up_without_reading_them(
+    schema: dict[str, Any], problem: str | None
+) -> None:
+    assert _schema.schema_problem(schema) == problem
+
+
+def test_a_reference_cycle_under_an_unevaluated_keyword_is_walked_once() -> None:
+    schema = {
+        "type": "object",
+        "unevaluatedProperties": {},
+        "$ref": "#/$defs/x",
+        "$defs": {"x": {"dependentSchemas": {"a": {"$ref": "#/$defs/x"}}, "$ref": "#"}},
+    }
+    assert _schema.schema_problem(schema) is None
 
 
 # -- values compiling checks -----------------------------------------------------------------------------------

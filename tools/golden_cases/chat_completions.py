@@ -4356,6 +4356,73 @@ def _hardening() -> list[Case]:
             },
         ),
         (
+            "invalid-schema-unevaluated-items-looks-up-ref-unread",
+            "an unevaluated keyword looks a fragment $ref up as written: no URI syntax check",
+            {"type": "object", "unevaluatedItems": {}, "$ref": "#/{"},
+        ),
+        (
+            "invalid-schema-unevaluated-properties-looks-up-dynamic-ref-unread",
+            "... a $dynamicRef's anchor too",
+            {"type": "object", "unevaluatedProperties": {}, "$dynamicRef": "#\u00e9"},
+        ),
+        (
+            "invalid-schema-unevaluated-dynamic-ref-cut-at-last-hash",
+            "... otherwise only the part before the last # is read as a URI reference",
+            {"type": "object", "unevaluatedProperties": {}, "$dynamicRef": "x#a#b"},
+        ),
+        (
+            "invalid-schema-unevaluated-looks-up-ref-of-ref-target",
+            "... and the $ref of the subschema the reference leads to",
+            {
+                "type": "object",
+                "unevaluatedItems": {},
+                "$ref": "#/$defs/x",
+                "$defs": {"x": {"$ref": "#/a b"}},
+            },
+        ),
+        (
+            "invalid-schema-unevaluated-looks-up-dependent-schemas-ref",
+            "... and those of dependentSchemas",
+            {"type": "object", "unevaluatedProperties": {}, "dependentSchemas": {"a": {"$ref": "#%zz"}}},
+        ),
+        (
+            "invalid-schema-unevaluated-ref-read-where-it-stands",
+            "a reference looked up fine is read in full at its own place: what stands before it comes first",
+            {
+                "type": "object",
+                "unevaluatedProperties": {},
+                "not": {"$ref": "#/n"},
+                "$ref": "#/$defs/a b",
+                "$defs": {"a b": {"not": {"$ref": "#/m"}}},
+            },
+        ),
+        (
+            "invalid-schema-unevaluated-ref-read-after-lookup",
+            "... and then refused as no URI reference",
+            {"type": "object", "unevaluatedProperties": {}, "$ref": "#/$defs/a b", "$defs": {"a b": {}}},
+        ),
+        (
+            "invalid-schema-unevaluated-looks-up-then-ref",
+            "an unevaluated keyword walks the then and else of an if as it walks a reference's target",
+            {"type": "object", "unevaluatedProperties": {}, "if": {}, "then": {"$ref": "#/{"}},
+        ),
+        (
+            "invalid-schema-unevaluated-then-compiled-at-if",
+            "... and leaves them to be compiled at the place of the if",
+            {
+                "type": "object",
+                "unevaluatedItems": {},
+                "else": {"not": {"$ref": "#/m"}},
+                "not": {"$ref": "#/n"},
+                "if": {},
+            },
+        ),
+        (
+            "invalid-schema-unevaluated-true-reads-ref",
+            "an unevaluated keyword set to true looks nothing up",
+            {"type": "object", "unevaluatedItems": True, "$ref": "#/{"},
+        ),
+        (
             "invalid-schema-empty-ref-under-fragment-id",
             "an empty $ref under a draft-04 id with a fragment names the base without it: no resource",
             {

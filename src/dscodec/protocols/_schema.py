@@ -575,6 +575,8 @@ class _Registry:
         #: The (subschema, base URI) pairs whose in-place closure :meth:`unevaluated_problem` walked and found
         #: clean: walked once, however many subschemas with an unevaluated keyword apply them.
         self._clean: set[tuple[int, str]] = set()
+        #: The (subschema, unevaluated keyword) pairs :meth:`_filter_steps` walked, or is walking.
+        self._filtered: set[tuple[int, str]] = set()
         root = self._id_of(schema, draft)
         # The default base has a root path: resolving against it never fails.
         named = root if isinstance(root, str) and root.partition("#")[0] else None
@@ -840,8 +842,76 @@ class _Registry:
         elif draft.unevaluated_vocabulary and not vocabularies.unevaluated_vocabulary:
             items = {key: value for key, value in node.items() if key not in _UNEVALUATED}
         for key in _compile_order(items, draft):
-            value = items["if"] if key == _LONE_IF else items[key]
-            for step in self._keyword_steps(key, value, node, base, draft, vocabularies):
+            if key.startswith(_LOOKED_UP):
+                kind, _, name = key.removeprefix(_LOOKED_UP).partition("\x00")
+                found = self._filter_keyword_steps(kind, name, node, base, draft)
+            else:
+                value = items["if"] if key == _LONE_IF else items[key]
+                found = self._keyword_steps(key, value, node, base, draft, vocabularies)
+            for step in found:
+                yield step
+                if step[1] is None:
+                    return
+
+    def _filter_keyword_steps(
+        self, kind: str, name: str, node: Mapping[str, Any], base: str, draft: _Draft
+    ) -> Iterator[tuple[Any, str | None, _Draft, _Draft]]:
+        """What unevaluated keyword ``kind`` (2020-12) does with keyword ``name`` of ``node`` (one of
+        :data:`_FILTERED`; see :data:`_LOOKED_UP`): a reference is looked up (:meth:`looked_up`, not read as a URI
+        reference) and the subschema it leads to walked by :meth:`_filter_steps`, as is each subschema of
+        ``dependentSchemas``, and a ``then`` or ``else`` beside an ``if``. None of them is compiled here: the
+        keyword itself is compiled where it stands (``then`` and ``else`` at the ``if``), reading the reference in
+        full then (observed)."""
+        value = node[name]
+        if name in _CONDITIONAL or name == "dependentSchemas":
+            if name in _CONDITIONAL:
+                subs = [value] if "if" in node else []  # a `then` or `else` without `if` is not reached
+            else:
+                subs = list(value.values()) if isinstance(value, Mapping) else []
+            for sub in subs:
+                if isinstance(sub, Mapping):
+                    for step in self._filter_steps(
+                        kind, sub, self.base.get(id(sub), base), _dialect(sub, draft)
+                    ):
+                        yield step
+                        if step[1] is None:
+                            return
+            return
+        if not isinstance(value, str) or (name == "$dynamicRef" and not draft.dynamic_refs):
+            return
+        problem, target, target_base, target_draft = self.looked_up(value, base)
+        if problem is not None:
+            yield problem, None, draft, draft
+        elif isinstance(target, Mapping):
+            yield from self._filter_steps(kind, target, self.base.get(id(target), target_base), target_draft)
+
+    def _filter_steps(
+        self, kind: str, node: Mapping[str, Any], base: str, draft: _Draft
+    ) -> Iterator[tuple[Any, str | None, _Draft, _Draft]]:
+        """What unevaluated keyword ``kind`` (2020-12) does with a subschema it reaches by a reference or by
+        ``dependentSchemas`` (see :meth:`_filter_keyword_steps`), whatever the subschema's own unevaluated
+        keywords say: it takes the keywords of :data:`_COMPILED_WITH` in that order, compiling those that apply a
+        schema (an ``if`` without ``then`` or ``else`` too) and treating the others as at the root. Nothing else
+        of the subschema is compiled here (observed: a ``not`` or ``properties`` there waits for the reference's
+        own compilation). Each subschema is walked once per unevaluated keyword: a second walk finds nothing new."""
+        mark = (id(node), kind)
+        if mark in self._filtered:
+            return
+        self._filtered.add(mark)
+        together = _COMPILED_WITH[kind]
+        if isinstance(node.get("if"), bool):
+            together = tuple(name for name in together if name not in _CONDITIONAL)
+        lone_if = "then" not in node and "else" not in node
+        for name in together:
+            if name not in node:
+                continue
+            if name in _FILTERED:
+                found = self._filter_keyword_steps(kind, name, node, base, draft)
+            elif name == "if" and lone_if:
+                found = self._keyword_steps(_LONE_IF, node["if"], node, base, draft, draft)
+            else:
+                found = self._keyword_steps(name, node[name], node, base, draft, draft)
+            for step in found:
                 yield step
                 if step[1] is None:
                     return
@@ -980,7 +1050,33 @@ class _Registry:
             key = _resolve(base, ref)
         except _Unresolved as exc:
             return str(exc), None, base, self.draft
-        fragment = ref.partition("#")[2]
+        return self._target(key, ref.partition("#")[2])
+
+    def looked_up(self, ref: str, base: str) -> tuple[str | None, Any, str, _Draft]:
+        """Resolve ``ref`` as an unevaluated keyword looks up the ``$ref`` or ``$dynamicRef`` beside it (see
+        :meth:`_filter_keyword_steps`), with what :meth:`compiled` gives. The text is not read as one URI reference
+        (observed): a fragment alone is taken as written, whatever characters it holds; otherwise the text is cut
+        at its last ``#``, and only the part before it must be a URI reference (a ``#`` in that part stays in the
+        URI it names)."""
+        if ref.startswith("#"):
+            uri, fragment = "#", ref[1:]
+        else:
+            uri, hash_, fragment = ref.rpartition("#")
+            if not hash_:
+                uri, fragment = ref, ""
+            syntax = _uri_problem(uri, allow_hash=True)
+            if syntax is not None:
+                return f"Invalid URI reference '{uri}': {syntax}", None, base, self.draft
+        try:
+            key = _resolve(base, uri)
+        except _Unresolved as exc:
+            return str(exc), None, base, self.draft
+        if uri != "#" and "#" in uri:
+            key = f"{key}#{uri.partition('#')[2]}"
+        return self._target(key, fragment)
+
+    def _target(self, key: str, fragment: str) -> tuple[str | None, Any, str, _Draft]:
+        """What :meth:`compiled` gives for the resource URI ``key`` and the reference's ``fragment``."""
         resource = self.resources.get(key, _MISSING)
         if resource is _MISSING:
             documents = _EVERY_DOCUMENT if self.every_meta_document else self.draft.documents
@@ -1091,6 +1187,13 @@ _CONDITIONAL = frozenset({"if", "then", "else"})
 #: What :func:`_compile_order` names an ``if`` without ``then`` or ``else`` by where an unevaluated keyword compiles
 #: it (no keyword can be spelled so).
 _LONE_IF = "\x00if"
+#: What :func:`_compile_order` names a keyword of :data:`_FILTERED` by where a 2020-12 unevaluated keyword
+#: (``\x00`` and the keyword's name follow) looks it up rather than compiles it (no keyword can be spelled so).
+_LOOKED_UP = "\x00looked up "
+#: The keywords a 2020-12 unevaluated keyword reaches the subschemas of without compiling them (observed): the
+#: references, looked up as :meth:`_Registry.looked_up` says, ``dependentSchemas``, and the ``then`` and ``else``
+#: of an ``if`` (which it compiles: they are compiled at the place of the ``if``).
+_FILTERED = frozenset({"$ref", "$dynamicRef", "dependentSchemas", "then", "else"})
 #: The keywords of :data:`_COMPILED_WITH` that apply their subschemas in place.
 _IN_PLACE = frozenset({"allOf", "anyOf", "oneOf", "if", "then", "else", "$ref", "dependentSchemas"})
 #: Keywords compiled with another one when the node has it (see :data:`_COMPILED_WITH`), not at their own place;
@@ -1239,7 +1342,10 @@ def _compile_order(node: Mapping[str, Any], draft: _Draft) -> Iterator[str]:
     compiled with another (:func:`_compiled_together`, :func:`_deferred`; the unevaluated keywords only in a
     dialect that has them); each once. A keyword that compiles no schema where it stands (``additionalProperties``
     or an unevaluated keyword set to ``true``) is left out. The keywords beside an ``if`` without ``then`` or
-    ``else`` are compiled as the ``if`` is: not at all (:func:`_schemas_of`)."""
+    ``else`` are compiled as the ``if`` is: not at all (:func:`_schemas_of`). In 2020-12 an unevaluated keyword
+    looks up ``$ref`` and ``$dynamicRef`` and walks ``dependentSchemas``, ``then`` and ``else`` (:data:`_FILTERED`)
+    at their place in its group, named there by :data:`_LOOKED_UP`, and leaves each to be compiled where it stands
+    (``then`` and ``else`` at the ``if``)."""
     done: set[str] = set()
     known = draft.vocabulary_of
     lone_if = "if" in node and "then" not in node and "else" not in node
@@ -1253,6 +1359,11 @@ def _compile_order(node: Mapping[str, Any], draft: _Draft) -> Iterator[str]:
                 if _LONE_IF not in done:
                     done.add(_LONE_IF)
                     yield _LONE_IF
+                continue
+            if name in _FILTERED and key in _UNEVALUATED and key in known and not draft.recursive_refs:
+                # Looked up, not compiled, by the unevaluated keyword (2020-12): compiled where it stands too.
+                if name in node:
+                    yield f"{_LOOKED_UP}{key}\x00{name}"
                 continue
             if name in node and name not in done:
                 done.add(name)
