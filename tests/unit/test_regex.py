@@ -9,7 +9,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dscodec.protocols._regex import _ecma_classes, ecma_regex_ok, regex_ok
+from dscodec.protocols._regex import _ecma_classes, _fold_orbits, _folded, ecma_regex_ok, regex_ok
 
 PIECES = st.sampled_from(
     ["a", "é", ".", "^", "$", "|", "(", ")", "(?:", "(?=", "(?<=", "(?<n>", "(?i)", "(?x)", "*", "+", "?", "{2}",
@@ -290,3 +290,67 @@ def test_a_part_repeated_zero_times_is_never_compiled() -> None:
         assert regex_ok(taken), taken
     for refused in [r"(?=c)(?:x(?<=a+b?+)){0,1}", r"(?=c)(?:x\K{2}){0}", r"(?=c)(?:\5){0}"]:
         assert not regex_ok(refused), refused
+
+
+def test_a_flag_group_goes_on_past_a_capturing_group_in_the_lenient_reading() -> None:
+    # The strict reading ends a bare (?x) with the group around it; the lenient one only with a group that
+    # captures nothing. Past a capturing group, a look-around or an atomic group, " #(" is a comment to it.
+    for taken in [
+        "(?=(?x)a) #(",
+        "(?<!(?x)a) #(",
+        r"(a)\1((?x)b) #(",
+        "(?=a)(?>(?x)b) #(",
+        "(?=b)(a(?x)|b) #(",
+        "(?=b)(?<n>(?x)a) #(",
+        "((?x)a)(?=b) #(",  # the strict reading stops at the look-ahead: what follows is the lenient one's
+        "((?x)a(?=b)) #(",
+        "((?x)a) #(?=b) (",  # to the lenient reading all of " #(?=b) (" is a comment
+        "((?x)a) #\\cA(?=b)",
+    ]:
+        assert regex_ok(taken), taken
+    for refused in [
+        "((?x)a) #(",  # the strict reading reads to the end, without the flag
+        "(?=a)(?:(?x)b) #(",
+        "(?=b)(?i:a(?x)) #(",
+        "(?x)(?=(?-x)a) #(",
+        "(?x)(?=b)((?-xi)a) #(",
+        "((?x)a)| *",  # to the lenient reading the second branch is a bare "*"
+        "(?=b)((?x)a)|(b #)",
+        "((?x)a) #\\q(?=b)",
+    ]:
+        assert not regex_ok(refused), refused
+
+
+def test_white_space_in_a_class_in_extended_mode() -> None:
+    # The strict reading skips it (around a range's hyphen too), the lenient one takes it as a character.
+    assert regex_ok("(?=a)(?x)[ #]") and not regex_ok("(?x)[ #]")
+    assert regex_ok("(?=a)(?x)[z - a]") and not regex_ok("(?x)[z - a]")
+    assert not regex_ok("(?x)[a- z]") and not regex_ok("(?=a)(?x)[a- z]")
+    assert regex_ok("(?x)[a - z]") and regex_ok("(?x)[a#]\n]")
+
+
+def test_simple_case_folding_data() -> None:
+    # Static Unicode 16 data, whatever the Unicode version of the running Python.
+    orbits = _fold_orbits()
+    assert orbits[ord("k")] == (ord("K"), ord("k"), 0x212A)
+    assert set(orbits[0x3B9]) == {0x345, 0x399, 0x3B9, 0x1FBE}
+    assert orbits[0x1E9E] == (0xDF, 0x1E9E)  # the capital sharp s folds to the small one (S status)
+    assert orbits[0x10D50] == (0x10D50, 0x10D70)  # Garay, new in Unicode 16
+    assert orbits[0xA7CB] == (0x264, 0xA7CB)
+    assert 0x130 not in orbits and 0x131 not in orbits  # the dotted and dotless i: no simple folding
+    assert all(c in orbits[other] for c, orbit in orbits.items() for other in orbit)
+    assert _folded([(0x61, 0x7A)]) == [(0x41, 0x5A), (0x61, 0x7A), (0x17F, 0x17F), (0x212A, 0x212A)]
+    assert _folded([(0x30, 0x39)]) == [(0x30, 0x39)]
+
+
+def test_case_insensitive_classes_hold_every_case() -> None:
+    # Under the i flag a class grows by the other cases of its characters before it is compiled (and before a
+    # negation takes effect): \w gains the Kelvin sign and the long s, whose UTF-8 sequences cost far more.
+    assert regex_ok(r"\w{100000}") and not regex_ok(r"(?i)\w{28500}") and regex_ok(r"(?i)\w{27300}")
+    assert not regex_ok(r"(?i)[\w]{28500}") and not regex_ok(r"(?i)[^\W]{28500}")
+    assert not regex_ok(r"(?i)\W{6600}") and regex_ok(r"(?i)\W{6350}") and not regex_ok(r"(?i)[^\w]{6600}")
+    assert not regex_ok(r"(?i)[α-ω]{14300}") and regex_ok(r"(?i)[α-ω]{13600}") and regex_ok(r"[α-ω]{50000}")
+    assert regex_ok(r"(?i)[a-j]{130000}") and not regex_ok(r"(?i)[a-z]{35000}")
+    assert regex_ok(r"(?i)s{50000}") and not regex_ok(r"(?i)k{45000}")
+    assert regex_ok(r"(?i)\p{Lu}{960}") and not regex_ok(r"(?i)\p{Lu}{1010}") and not regex_ok(r"\p{Lu}{400}")
+    assert regex_ok(r"(?i)\x{3b1}{60000}") and not regex_ok(r"(?i)\x{3b9}{60000}")  # ι has four cases

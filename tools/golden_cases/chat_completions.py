@@ -199,6 +199,36 @@ REGEX_PATTERNS: list[tuple[str, str, bool]] = [
     ("lookbehind-unmatchable-repeated-zero-times", r"(?=c)(?:x(?<=a+b?+)){0}", True),
     ("lookbehind-reversed-count-repeated-zero-times", r"(?=c)(?:x(?<=a{2,1})){0}", True),
     ("lookbehind-unmatchable-optional", r"(?=c)(?:x(?<=a+b?+)){0,1}", False),
+    # A flag group alone ends with the group around it in the strict reading; in the lenient one only with a group
+    # that captures nothing, and goes on past a capturing group, a look-around or an atomic group.
+    ("flag-in-lookahead-goes-on", "(?=(?x)a) #(", True),
+    ("flag-in-lookbehind-goes-on", "(?<!(?x)a) #(", True),
+    ("flag-in-group-after-backreference-goes-on", r"(a)\1((?x)b) #(", True),
+    ("flag-in-atomic-group-goes-on", "(?=a)(?>(?x)b) #(", True),
+    ("flag-off-in-lookahead-goes-on", "(?x)(?=(?-x)a) #(", False),
+    ("flag-in-group-ends-with-it", "((?x)a) #(", False),
+    ("flag-in-non-capturing-group-after-lookahead-ends-with-it", "(?=a)(?:(?x)b) #(", False),
+    ("flag-in-group-goes-on-past-the-strict-reading", "((?x)a)(?=b) #(", True),
+    ("flag-in-group-goes-on-in-the-lenient-reading", "((?x)a)| *", False),
+    ("flag-in-group-makes-a-comment-of-a-lookahead", "((?x)a) #(?=b) (", True),
+    ("flag-in-group-goes-on-into-the-next-branch", "(?=b)((?x)a)|(b #)", False),
+    # In extended mode the strict reading skips white space and comments in a class, the lenient one does not.
+    ("extended-class-space-and-hash-after-lookahead", "(?=a)(?x)[ #]", True),
+    ("extended-class-spaced-range", "(?x)[z - a]", False),
+    ("extended-class-spaced-range-after-lookahead", "(?=a)(?x)[z - a]", True),
+    ("extended-class-range-to-space", "(?x)[a- z]", False),
+    # Under the i flag a class holds every case of its characters (simple case folding): \w gains the Kelvin sign
+    # and the long s, a Greek range its capitals, a property of one case the other one.
+    ("insensitive-word-class-28500", r"(?i)\w{28500}", False),
+    ("insensitive-word-class-27300", r"(?i)\w{27300}", True),
+    ("insensitive-non-word-class-6600", r"(?i)\W{6600}", False),
+    ("insensitive-non-word-class-6350", r"(?i)\W{6350}", True),
+    ("insensitive-word-in-class-28500", r"(?i)[\w]{28500}", False),
+    ("insensitive-greek-class-14300", r"(?i)[α-ω]{14300}", False),
+    ("insensitive-greek-class-13600", r"(?i)[α-ω]{13600}", True),
+    ("insensitive-long-s-50000", r"(?i)s{50000}", True),
+    ("insensitive-uppercase-property-1010", r"(?i)\p{Lu}{1010}", False),
+    ("insensitive-uppercase-property-960", r"(?i)\p{Lu}{960}", True),
 ]
 
 

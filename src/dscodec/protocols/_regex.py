@@ -16,6 +16,12 @@ pattern is read twice, and both readings must succeed:
   items (below) each have a fixed length (:func:`_behind_matchable`). It checks that, and a look-behind's count in
   reverse order, only when it compiles the part, so neither matters under a repetition ``{0}``.
 
+The readings scope flags differently. A flag group alone (``(?x)``, ``(?i-x)``) holds to the end of the group around
+it in the strict reading; in the lenient one only when that group captures nothing (``(?:…)``, ``(?i:…)``): out of a
+capturing group, a look-around or an atomic group it goes on, so ``(?=(?x)a) #(`` ends in a comment. When the two
+readings' flags part while both go on, the lenient reading is done again on its own (:func:`regex_ok`). In extended
+mode the strict reading skips white space and comments in a class, the lenient one takes them as characters.
+
 Then each program the pattern compiles to must stay under a size limit (10 MiB). A pattern without hard parts
 (look-arounds, back-references and the groups they name, atomic groups, possessive repetitions, word boundaries)
 is one program; in a pattern with some, the lenient engine runs the hard parts itself and compiles only easy runs
@@ -24,20 +30,27 @@ between hard parts, one alone in a group a back-reference names) is no program: 
 ``\\1(a{1000000})`` and ``\\ba{1000000}\\b`` are taken, while in ``\\1(ab{1000000})`` the group's inside, a run
 of a fixed length, is one program, too large. dscodec estimates each program's size from the pattern's shape (a
 class outside ASCII by the trie of its UTF-8 sequences; the class escapes as the reading whose program counts
-reads them), so a pattern within a few copies of the limit may be judged differently. An easy part of a
-look-behind of varying length has a far smaller limit of its own in the reference (near 77,600 automaton states:
-``(?<=a+b{77651})`` is taken, ``(?<=a+b{77652})`` is not); dscodec does not model it and takes those parts up to
-the general limit. Unicode property names are checked against the tables the reference knows (Unicode 16).
+reads them), so a pattern within a few copies of the limit may be judged differently. Under the i flag a class (and
+a letter) holds every case of its characters, by simple case folding from a table of the module's own (Unicode 16,
+whatever the running Python's version): ``(?i)\\w`` gains the Kelvin sign and the long s and costs four times
+``\\w``; a property's class under the i flag has measured costs for the ones of one case (``\\p{Lu}``), else
+those without the flag. An easy part of a look-behind of varying length has a far smaller limit of its own in the
+reference (near 77,600 automaton states: ``(?<=a+b{77651})`` is taken, ``(?<=a+b{77652})`` is not); dscodec does
+not model it and takes those parts up to the general limit. Unicode property names are checked against the
+tables the reference knows (Unicode 16).
 
-Every step is linear in the pattern's length; groups nest at most 63 deep (deeper is refused, as by the
-reference), so the recursion is bounded.
+Every step is linear in the pattern's length (folding a class's cases takes a bounded amount of work, a few
+thousand code points at most); groups nest at most 63 deep (deeper is refused, as by the reference), so the
+recursion is bounded.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
+from functools import lru_cache
 from typing import NoReturn
 
 __all__ = ["ecma_regex_ok", "regex_ok"]
@@ -134,6 +147,10 @@ class _Invalid(Exception):
     """The pattern is refused."""
 
 
+class _Parted(Exception):
+    """The strict reading stopped after the two readings' flags parted: the rest is for a second reading."""
+
+
 def _fail() -> NoReturn:
     raise _Invalid
 
@@ -227,6 +244,12 @@ _PROPERTY_COSTS = {
         ("l letter", 42973),
         ("lu uppercaseletter", 26545),
         ("ll lowercaseletter", 27666),
+        ("lt titlecaseletter", 552),
+        ("lm modifierletter", 4991),
+        ("lc casedletter", 9585),
+        ("cased", 10392),
+        ("upper uppercase", 27025),
+        ("lower lowercase", 28187),
         ("alpha alphabetic", 47232),
         ("c other", 43150),
         ("n number", 9763),
@@ -250,6 +273,19 @@ _PROPERTY_COSTS = {
     )
     for name in names.split()
 }
+#: The same under the i flag, where it differs much (measured): a class of one case gains the other one, and the
+#: whole costs less than either half.
+_INSENSITIVE_PROPERTY_COSTS = _PROPERTY_COSTS | {
+    name: cost
+    for names, cost in (
+        ("lu uppercaseletter", 10667),
+        ("ll lowercaseletter lc casedletter", 9620),
+        ("lt titlecaseletter", 517),
+        ("upper uppercase", 11131),
+        ("lower lowercase", 10063),
+    )
+    for name in names.split()
+}
 
 
 def _normal(name: str) -> tuple[str, bool]:
@@ -262,9 +298,10 @@ def _normal(name: str) -> tuple[str, bool]:
     return normal, prefixed
 
 
-def _property_cost(body: str) -> int:
+def _property_cost(body: str, *, insensitive: bool = False) -> int:
     """Whether ``body`` (what ``\\p{…}`` holds) names a property the reference knows (else :class:`_Invalid`);
-    the estimated cost of its class."""
+    the estimated cost of its class (under the i flag when ``insensitive``)."""
+    costs = _INSENSITIVE_PROPERTY_COSTS if insensitive else _PROPERTY_COSTS
     body = body.removeprefix("^")
     for separator in ("!=", "=", ":"):
         key, found, value = body.partition(separator)
@@ -272,14 +309,14 @@ def _property_cost(body: str) -> int:
             values = _VALUES.get(_normal(key)[0])
             if values is None or _normal(value)[0] not in values:
                 _fail()
-            return _PROPERTY_COSTS.get(_normal(value)[0], 2246 if values is _SCRIPTS else 10000)
+            return costs.get(_normal(value)[0], 2246 if values is _SCRIPTS else 10000)
     normal, prefixed = _normal(body)
     if normal == "cs":  # the surrogates, known only by this name
         if prefixed:
             _fail()
     elif normal not in _GENERAL and normal not in _SCRIPTS and normal not in _BINARY:
         _fail()
-    return _PROPERTY_COSTS.get(normal, 2246 if normal in _SCRIPTS else 10000)
+    return costs.get(normal, 2246 if normal in _SCRIPTS else 10000)
 
 
 _HEX = frozenset("0123456789abcdefABCDEF")
@@ -315,6 +352,88 @@ _CLASS_SPANS = {
         (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000), (0xFEFF, 0xFEFF),
     ),
 }  # fmt: skip
+
+
+#: Simple case folding (Unicode 16: the C and S mappings), as runs ``first[-last][/2]±delta``: each code point of
+#: the run (every other one with ``/2``) folds to itself plus ``delta`` (hexadecimal). Static data, so that the
+#: estimate does not follow the Unicode version of the Python that runs it.
+_FOLDING = """
+    41-5a+20 b5+307 c0-d6+20 d8-de+20 100-12e/2+1 132-136/2+1 139-147/2+1 14a-176/2+1 178-79 179-17d/2+1 17f-10c
+    181+d2 182-184/2+1 186+ce 187+1 189-18a+cd 18b+1 18e+4f 18f+ca 190+cb 191+1 193+cd 194+cf 196+d3 197+d1 198+1
+    19c+d3 19d+d5 19f+d6 1a0-1a4/2+1 1a6+da 1a7+1 1a9+da 1ac+1 1ae+da 1af+1 1b1-1b2+d9 1b3-1b5/2+1 1b7+db 1b8+1
+    1bc+1 1c4+2 1c5+1 1c7+2 1c8+1 1ca+2 1cb-1db/2+1 1de-1ee/2+1 1f1+2 1f2-1f4/2+1 1f6-61 1f7-38 1f8-21e/2+1 220-82
+    222-232/2+1 23a+2a2b 23b+1 23d-a3 23e+2a28 241+1 243-c3 244+45 245+47 246-24e/2+1 345+74 370-372/2+1 376+1
+    37f+74 386+26 388-38a+25 38c+40 38e-38f+3f 391-3a1+20 3a3-3ab+20 3c2+1 3cf+8 3d0-1e 3d1-19 3d5-f 3d6-16
+    3d8-3ee/2+1 3f0-36 3f1-30 3f4-3c 3f5-40 3f7+1 3f9-7 3fa+1 3fd-3ff-82 400-40f+50 410-42f+20 460-480/2+1
+    48a-4be/2+1 4c0+f 4c1-4cd/2+1 4d0-52e/2+1 531-556+30 10a0-10c5+1c60 10c7+1c60 10cd+1c60 13f8-13fd-8 1c80-184e
+    1c81-184d 1c82-1844 1c83-1c84-1842 1c85-1843 1c86-183c 1c87-1824 1c88+89c3 1c89+1 1c90-1cba-bc0 1cbd-1cbf-bc0
+    1e00-1e94/2+1 1e9b-3a 1e9e-1dbf 1ea0-1efe/2+1 1f08-1f0f-8 1f18-1f1d-8 1f28-1f2f-8 1f38-1f3f-8 1f48-1f4d-8
+    1f59-1f5f/2-8 1f68-1f6f-8 1f88-1f8f-8 1f98-1f9f-8 1fa8-1faf-8 1fb8-1fb9-8 1fba-1fbb-4a 1fbc-9 1fbe-1c05
+    1fc8-1fcb-56 1fcc-9 1fd3-1c43 1fd8-1fd9-8 1fda-1fdb-64 1fe3-1c33 1fe8-1fe9-8 1fea-1feb-70 1fec-7 1ff8-1ff9-80
+    1ffa-1ffb-7e 1ffc-9 2126-1d5d 212a-20bf 212b-2046 2132+1c 2160-216f+10 2183+1 24b6-24cf+1a 2c00-2c2f+30 2c60+1
+    2c62-29f7 2c63-ee6 2c64-29e7 2c67-2c6b/2+1 2c6d-2a1c 2c6e-29fd 2c6f-2a1f 2c70-2a1e 2c72+1 2c75+1 2c7e-2c7f-2a3f
+    2c80-2ce2/2+1 2ceb-2ced/2+1 2cf2+1 a640-a66c/2+1 a680-a69a/2+1 a722-a72e/2+1 a732-a76e/2+1 a779-a77b/2+1
+    a77d-8a04 a77e-a786/2+1 a78b+1 a78d-a528 a790-a792/2+1 a796-a7a8/2+1 a7aa-a544 a7ab-a54f a7ac-a54b a7ad-a541
+    a7ae-a544 a7b0-a512 a7b1-a52a a7b2-a515 a7b3+3a0 a7b4-a7c2/2+1 a7c4-30 a7c5-a543 a7c6-8a38 a7c7-a7c9/2+1
+    a7cb-a567 a7cc+1 a7d0+1 a7d6-a7da/2+1 a7dc-a641 a7f5+1 ab70-abbf-97d0 fb05+1 ff21-ff3a+20 10400-10427+28
+    104b0-104d3+28 10570-1057a+27 1057c-1058a+27 1058c-10592+27 10594-10595+27 10c80-10cb2+40 10d50-10d65+20
+    118a0-118bf+20 16e40-16e5f+20 1e900-1e921+22
+"""
+_FOLD_RUN = re.compile(r"([0-9a-f]+)(?:-([0-9a-f]+))?(/2)?([+-][0-9a-f]+)")
+
+
+def _fold_orbits() -> dict[int, tuple[int, ...]]:
+    """Each code point that has another case: every code point simple case folding makes it equal to."""
+    parent: dict[int, int] = {}
+
+    def root(c: int) -> int:
+        while parent.get(c, c) != c:
+            c = parent[c]
+        return c
+
+    for match in _FOLD_RUN.finditer(_FOLDING):
+        first = int(match.group(1), 16)
+        last = int(match.group(2), 16) if match.group(2) else first
+        delta = int(match.group(4), 16)
+        for c in range(first, last + 1, 2 if match.group(3) else 1):
+            a, b = root(c), root(c + delta)
+            parent.setdefault(a, a)
+            parent.setdefault(b, b)
+            parent[max(a, b)] = min(a, b)
+    members: dict[int, list[int]] = {}
+    for c in parent:
+        members.setdefault(root(c), []).append(c)
+    return {c: tuple(sorted(orbit)) for orbit in members.values() for c in orbit}
+
+
+@lru_cache(maxsize=1)
+def _fold_tables() -> tuple[dict[int, tuple[int, ...]], list[int]]:
+    """The orbits of :func:`_fold_orbits` and their code points in order: built on the first use of the i flag
+    (most patterns never need them, and building them takes milliseconds)."""
+    orbits = _fold_orbits()
+    return orbits, sorted(orbits)
+
+
+def _folded(found: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The code points ``found`` (merged spans) and all their other cases, as merged spans: the class the
+    case-insensitive flag makes (a bounded amount of work, a few thousand code points at most)."""
+    return list(_folded_spans(tuple(found)))
+
+
+@lru_cache(maxsize=256)
+def _folded_spans(found: tuple[tuple[int, int], ...]) -> tuple[tuple[int, int], ...]:
+    orbits, cased = _fold_tables()
+    starts = [low for low, _ in found]
+    extra: list[tuple[int, int]] = []
+    for low, high in found:
+        for c in cased[bisect_left(cased, low) : bisect_right(cased, high)]:
+            for other in orbits[c]:
+                if low <= other <= high:
+                    continue
+                k = bisect_right(starts, other) - 1
+                if k < 0 or found[k][1] < other:  # not in the class yet
+                    extra.append((other, other))
+    return tuple(_merged([*found, *extra])) if extra else found
 
 
 def _merged(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -381,6 +500,33 @@ def _trie_cost(found: list[tuple[int, int]]) -> int:
                     edges.add(prefix)
                     inner += k < len(sequence)
     return 68 + 36 * len(edges) - 4 * (inner + 1)
+
+
+def _set_cost(found: list[tuple[int, int]]) -> int:
+    """The estimated program size of a class that is the code points ``found`` (merged spans)."""
+    if not found:
+        return 64
+    single = len(found) == 1 and found[0][0] == found[0][1]
+    if found[-1][1] <= 0x7F:  # ASCII
+        return 32 if single else 64 + 8 * len(found)
+    if single:  # one character: its bytes
+        return 32 * len(chr(found[0][0]).encode("utf-8"))
+    return _trie_cost(found)
+
+
+@lru_cache(maxsize=4096)
+def _orbit_cost(code: int) -> int | None:
+    """What a character costs under the i flag: the class of all its cases; None when it has no other case."""
+    orbit = _fold_tables()[0].get(code)
+    return None if orbit is None else _set_cost(_merged((other, other) for other in orbit))
+
+
+@lru_cache(maxsize=2)
+def _insensitive_word_cost(letter: str) -> int:
+    """What the ``\\w`` (``letter`` ``w``) or ``\\W`` (``W``) of the strict reading costs per copy under the i flag:
+    ``\\w`` gains the Kelvin sign and the long s (other cases of ``k`` and ``s``), which ``\\W`` loses."""
+    word = _folded(_merged(_CLASS_SPANS["w"]))
+    return _set_cost(word if letter == "w" else _complement(word))
 
 
 def _with_costs(base: int, costs: list[int]) -> int:
@@ -573,7 +719,14 @@ class _Reader:
     """Both readings of one pattern in a single pass: each construct is checked against the rules of the readings
     still going (the strict one until the first look-around or back-reference), raising :class:`_Invalid`."""
 
-    def __init__(self, text: str, *, unicode: bool = False, referenced: frozenset[int] = frozenset()) -> None:
+    def __init__(
+        self,
+        text: str,
+        *,
+        unicode: bool = False,
+        referenced: frozenset[int] = frozenset(),
+        lenient_flags: bool = False,
+    ) -> None:
         self.text = text
         self.pos = 0
         # The class escapes cost what the lenient engine's Unicode classes cost (see regex_ok).
@@ -586,11 +739,30 @@ class _Reader:
         self.names: dict[str, int] = {}
         self.numbers: list[int] = []  # the groups back-references name, checked once every group is known
         self.lengths: dict[int, int] = {}  # the length of each closed capture group of a fixed length
-        self.extended = False  # the x flag
-        self.insensitive = False  # the i flag (for the size estimate)
+        # The flags of the reading in charge (the strict one while it goes on): x, and i (for the size estimate).
+        self.extended = False
+        self.insensitive = False
+        # The lenient reading's own flags. A flag group alone, ``(?x)``, holds to the end of the group around it
+        # in the strict reading, but in the lenient one only when that group is a non-capturing one (``(?:…)``,
+        # ``(?i:…)``): out of a capturing group, a look-around or an atomic group it goes on to the pattern's end
+        # (observed). ``lenient_flags``: the lenient reading's flags rule from the start (a second reading, when
+        # the two readings' flags parted while both went on, see regex_ok).
+        self.lenient_extended = False
+        self.lenient_insensitive = False
+        self.lenient_flags = lenient_flags
+        self.parted = False  # the two readings' flags differed while both went on
         self.behind = 0  # look-behinds around the reader
         self.in_behind = False  # the innermost look-around around the reader is a look-behind
         self.escapes: set[str] = set()  # the class escapes of the class being read
+
+    def end_strict(self) -> None:
+        """The strict reading stops (at a look-around or a back-reference): the lenient one's flags rule. When
+        they parted from the strict one's, this reading may have read the lenient reading's text otherwise so far
+        (:class:`_Parted`: a second reading takes over)."""
+        if self.parted and not self.lenient_flags:
+            raise _Parted
+        self.strict = False
+        self.extended, self.insensitive = self.lenient_extended, self.lenient_insensitive
 
     # -- characters --------------------------------------------------------------------------------------------
 
@@ -897,9 +1069,14 @@ class _Reader:
             return _Item(1000)
         if c in "^$":
             return _Item(8, least=0)
-        if self.insensitive and c.lower() != c.upper():  # every case of the letter (still a plain character)
-            return _Item(236 if c in "kKsS" else 80 if c.isascii() else 167, literal=True)
-        return _Item(32 * len(c.encode("utf-8", "surrogatepass")), literal=True)
+        return self.character(ord(c))
+
+    def character(self, code: int) -> _Item:
+        """A plain character; under the i flag, a class of all its cases when it has others (still plain)."""
+        cost = _orbit_cost(code) if self.insensitive else None
+        if cost is not None:
+            return _Item(cost, literal=True)
+        return _Item(32 * len(chr(code).encode("utf-8", "surrogatepass")), literal=True)
 
     def group(self, depth: int) -> _Item | None:
         depth += 1
@@ -908,6 +1085,7 @@ class _Reader:
         self.pos += 1
         self.skip_space()
         saved = self.extended, self.insensitive
+        saved_lenient = self.lenient_extended, self.lenient_insensitive
         capture = True
         look = behind = atomic = positive_ahead = False
         if self.peek() == "?":
@@ -918,7 +1096,7 @@ class _Reader:
                 self.pos += 1
                 capture = False
             elif c in ("=", "!") or rest[:2] in ("<=", "<!"):
-                self.strict = False
+                self.end_strict()
                 behind = c == "<"
                 positive_ahead = c == "="
                 self.pos += 2 if behind else 1
@@ -957,7 +1135,14 @@ class _Reader:
         if self.peek() != ")":
             _fail()
         self.pos += 1
-        self.extended, self.insensitive = saved
+        if not (capture or look or atomic):
+            self.lenient_extended, self.lenient_insensitive = saved_lenient
+        lenient = self.lenient_extended, self.lenient_insensitive
+        if self.strict and not self.lenient_flags:
+            self.extended, self.insensitive = saved
+            self.parted = self.parted or saved != lenient
+        else:
+            self.extended, self.insensitive = lenient
         nest = inner.nest + 1
         if look:  # its inside is in an easy context
             worst = _behind(inner) if behind else inner.easy
@@ -1042,9 +1227,9 @@ class _Reader:
                     _fail()
                 seen.add(c)
                 if c == "x":
-                    self.extended = not negated
+                    self.extended = self.lenient_extended = not negated
                 elif c == "i":
-                    self.insensitive = not negated
+                    self.insensitive = self.lenient_insensitive = not negated
             else:
                 _fail()
             last = c
@@ -1064,7 +1249,7 @@ class _Reader:
             _fail()
         self.pos += 1
         if "0" <= c <= "9":
-            self.strict = False
+            self.end_strict()
             start = self.pos - 1
             while self.peek() is not None and "0" <= self.text[self.pos] <= "9":
                 self.pos += 1
@@ -1090,8 +1275,7 @@ class _Reader:
             self.pos += 1
             return _Item(32, literal=True)
         if c in "xuU":
-            self.hex_value(c)
-            return _Item(32, literal=True)
+            return self.character(self.hex_value(c))
         if c in "pP":
             return _Item(self.property())
         if c in "bB" and self.peek() == "{":
@@ -1123,6 +1307,8 @@ class _Reader:
             elif c not in _LENIENT_LETTERS:
                 _fail()
             cost = self.perl_costs.get(c, 32)
+            if self.insensitive and self.perl_costs is _PERL_COSTS and c in "wW":
+                cost = _insensitive_word_cost(c)
             if c in "bBGKRZ":  # word boundaries, \G, \K, the end before a final newline, a line break: hard
                 return _Item(
                     cost,
@@ -1185,11 +1371,11 @@ class _Reader:
             self.pos = end + 1
             if not body.strip():
                 _fail()
-            return _property_cost(body)
+            return _property_cost(body, insensitive=self.insensitive)
         self.pos += 1
         if c not in "CLMNPSZclmnpsz":
             _fail()
-        return _PROPERTY_COSTS.get(c.lower(), 10000)
+        return (_INSENSITIVE_PROPERTY_COSTS if self.insensitive else _PROPERTY_COSTS).get(c.lower(), 10000)
 
     # -- classes -----------------------------------------------------------------------------------------------
 
@@ -1241,8 +1427,21 @@ class _Reader:
         return ord(e)
 
     def char_class(self) -> _Item:
-        """A class, with the classes nested in it (left unescaped after an ECMA empty class ``[]``) read on a stack
-        of their own rather than by recursion: they may nest 250 deep."""
+        """A class. In extended mode the strict reading skips white space and comments in it (around a range's
+        hyphen too), while the lenient one takes them as characters (observed: ``(?=a)(?x)[z - a]`` is taken,
+        ``(?x)[z - a]`` and ``(?x)[a- z]`` are not); while both go on, both must take it."""
+        # (A second reading with the lenient reading's flags is that reading's alone.)
+        if not (self.extended and self.strict) or self.lenient_flags:
+            return self.class_read(skip=False)
+        start = self.pos
+        self.class_read(skip=False)
+        self.pos = start
+        return self.class_read(skip=True)
+
+    def class_read(self, *, skip: bool) -> _Item:
+        """A class read with or without skipping white space and comments, with the classes nested in it (left
+        unescaped after an ECMA empty class ``[]``) read on a stack of their own rather than by recursion: they may
+        nest 250 deep."""
         # Each open class: its spans, its costs, whether negated, the class escapes met in it.
         stack: list[tuple[list[tuple[int, int]], list[int], bool, set[str]]] = []
         deepest = 0
@@ -1256,7 +1455,8 @@ class _Reader:
                 stack.append(([], [], negated, set()))
                 deepest = max(deepest, len(stack))
             spans, costs, negated, escapes = stack[-1]
-            self.skip_space(comments=False)
+            if skip:
+                self.skip_space(comments=False)
             c = self.peek()
             if c is None:
                 _fail()
@@ -1280,9 +1480,12 @@ class _Reader:
                 continue  # a hyphen after either is a plain one: the next item
             self.escapes = escapes
             start = self.class_item(spans, costs)
+            if skip:
+                self.skip_space(comments=False)
             if self.peek() == "-" and self.peek(1) not in (None, "]"):
                 self.pos += 1
-                self.skip_space(comments=False)
+                if skip:
+                    self.skip_space(comments=False)
                 if self.peek() is None:
                     _fail()
                 end = self.class_item([], [])
@@ -1304,30 +1507,21 @@ class _Reader:
         else:
             # The ECMA class escapes \\D, \\S, \\W: what their small sets leave.
             for e in escapes & {"D", "S", "W"}:
-                spans = spans + _complement(_merged(_CLASS_SPANS[e.lower()]))
-        found = _merged(spans)
+                spans = spans + _complement(self.folded(_merged(_CLASS_SPANS[e.lower()])))
+        # Under the i flag the class holds every case of its characters (before a negation takes effect).
+        found = self.folded(_merged(spans))
         if costs:  # properties, nested classes, Unicode's class escapes: rough
             if not found:
                 base = 0
             elif negated:
                 base = 1000 + 36 * (len(found) - 1)
             else:
-                base = self.set_cost(found)
+                base = _set_cost(found)
             return _with_costs(base, costs)
-        return self.set_cost(_complement(found) if negated else found)
+        return _set_cost(_complement(found) if negated else found)
 
-    def set_cost(self, found: list[tuple[int, int]]) -> int:
-        """The estimated program size of a class that is the code points ``found`` (merged spans)."""
-        if not found:
-            return 64
-        single = len(found) == 1 and found[0][0] == found[0][1]
-        if found[-1][1] <= 0x7F:  # ASCII
-            if self.insensitive and any(low <= 0x7A and high >= 0x41 for low, high in found):
-                return 304  # the letters' other cases join the class
-            return 32 if single else 64 + 8 * len(found)
-        if single:  # one character: its bytes
-            return 32 * len(chr(found[0][0]).encode("utf-8"))
-        return _trie_cost(found)
+    def folded(self, found: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        return _folded(found) if self.insensitive else found
 
 
 #: A class escape the lenient engine reads as Unicode's (a backslash before it: not necessarily an escape).
@@ -1344,18 +1538,39 @@ def regex_ok(pattern: str) -> bool:
     """Whether the reference accepts ``pattern`` as a regular expression."""
     text = _ecma_classes(pattern)
     try:
-        reader = _Reader(text)
-        size = reader.read()
-        unicode = not reader.strict and _PERL_ESCAPE.search(text) is not None
-        if unicode or reader.numbers:
-            # Read again when only the lenient reading reached the end (its programs are the ones whose size
-            # counts, and there the class escapes are Unicode's), or when back-references name groups: a reference
-            # may follow its group, so only a second reading knows the group is hard when it reads it (which never
-            # makes a program larger, but may leave a look-behind of varying length unmatchable).
-            size = _Reader(text, unicode=unicode, referenced=frozenset(reader.numbers)).read()
+        try:
+            reader, size = _read(text, lenient_flags=False)
+            parted, easy = reader.parted, reader.strict
+        except _Parted:
+            parted, easy, size = True, False, 0
+        if parted:
+            # A flag group alone left a capturing group while the strict reading went on: the lenient reading's
+            # flags differ from there on, so it reads part of the text otherwise. A reading with its flags from the
+            # start must succeed too; when the lenient engine runs the pattern, its programs are the ones counted.
+            again, again_size = _read(text, lenient_flags=True)
+            if not (easy and again.strict):
+                size = again_size
     except _Invalid:
         return False
     return size <= _SIZE_LIMIT
+
+
+def _read(text: str, *, lenient_flags: bool) -> tuple[_Reader, int]:
+    """A reading of ``text`` (:class:`_Invalid` when a rule says no): the reader, the estimated size of the largest
+    program."""
+    reader = _Reader(text, lenient_flags=lenient_flags)
+    size = reader.read()
+    unicode = not reader.strict and _PERL_ESCAPE.search(text) is not None
+    if unicode or reader.numbers:
+        # Read again when only the lenient reading reached the end (its programs are the ones whose size counts,
+        # and there the class escapes are Unicode's), or when back-references name groups: a reference may follow
+        # its group, so only a second reading knows the group is hard when it reads it (which never makes a
+        # program larger, but may leave a look-behind of varying length unmatchable).
+        again = _Reader(
+            text, unicode=unicode, referenced=frozenset(reader.numbers), lenient_flags=lenient_flags
+        )
+        size = again.read()
+    return reader, size
 
 
 # -- the ECMA-262 reading of drafts 4, 6 and 7 -------------------------------------------------------------------
