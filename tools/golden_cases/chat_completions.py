@@ -229,6 +229,23 @@ REGEX_PATTERNS: list[tuple[str, str, bool]] = [
     ("insensitive-long-s-50000", r"(?i)s{50000}", True),
     ("insensitive-uppercase-property-1010", r"(?i)\p{Lu}{1010}", False),
     ("insensitive-uppercase-property-960", r"(?i)\p{Lu}{960}", True),
+    # The size of repetitions at the limit: an optional copy costs more than a copy in an unbounded tail, {n,}
+    # costs n copies and the tail, and bounds in reverse order the lower bound's copies and one more.
+    ("size-optional-copies-at-limit", r"(?:a?){100822}", True),
+    ("size-optional-copies-past-limit", r"(?:a?){100823}", False),
+    ("size-optional-big-group-at-limit", r"(?:a{327671})?", True),
+    ("size-optional-big-group-past-limit", r"(?:a{327672})?", False),
+    ("size-bounded-optional-copies-past-limit", r"(?:a{0,2}){50412}", False),
+    ("size-open-count-at-limit", r"a{327672,}", True),
+    ("size-open-count-past-limit", r"a{327673,}", False),
+    ("size-open-count-of-group-at-limit", r"(?:a{163836}){2,}", True),
+    ("size-plus-of-big-group-at-limit", r"(?:a{327672})+", True),
+    ("size-star-of-big-group-at-limit", r"(?:a{327672})*", True),
+    ("size-reverse-count-at-limit", r"(?=x)a{327672,0}", True),
+    ("size-reverse-count-past-limit", r"(?=x)a{327673,0}", False),
+    ("size-reverse-count-of-group-past-limit", r"(?=x)(?:(?:ab){2,1}){65535}", False),
+    ("size-reverse-count-of-group-at-limit", r"(?=x)(?:(?:ab){2,1}){65534}", True),
+    ("reverse-count-to-zero-in-look-behind", r"(?<=a{3,0})", False),
 ]
 
 

@@ -56,7 +56,7 @@ from typing import NoReturn
 __all__ = ["ecma_regex_ok", "regex_ok"]
 
 #: The size limit of a compiled pattern, less what every program holds.
-_SIZE_LIMIT = 10 * 1024 * 1024 - 224
+_SIZE_LIMIT = 10 * 1024 * 1024 - 216
 #: Groups nest at most this deep; for the strict reading groups, repetitions, classes (two levels each), and
 #: concatenations and alternations of two items or more, at most :data:`_NEST_LIMIT` deep.
 _GROUP_LIMIT = 63
@@ -970,24 +970,27 @@ class _Reader:
         flawed = item.flawed
         if c in "*+?":
             self.pos += 1
-            cost = item.cost + 40
+            cost = item.cost + (72 if c == "?" else 40)  # as {0,1}; as {0,} and {1,}
             fixed = False
             low, optional = (1 if c == "+" else 0), c == "?"
         elif c == "{":
             bounds = self.lenient_count()
             if bounds is None:
                 return None
-            if bounds[1] == 0:
-                flawed = False  # the item is dropped, never compiled
-            elif self.in_behind and bounds[1] is not None and bounds[0] > bounds[1]:
+            reverse = bounds[1] is not None and bounds[0] > bounds[1]
+            if reverse and self.in_behind:
                 flawed = True  # bounds in reverse order: taken but in a look-behind (observed)
+            elif bounds[1] == 0:
+                flawed = False  # the item is dropped, never compiled
             fixed = bounds[0] == bounds[1]
             if self.strict:
                 end, self.pos = self.pos, start
                 self.count()
                 if self.pos != end:  # pragma: no cover - both readings read a count without spaces alike
                     _fail()
-            cost = self.repeated(item.cost, *bounds)
+            # Bounds in reverse order cost the lower bound's copies and a little more (observed: ``a{5,2}`` costs
+            # five copies of ``a`` and one more, ``(?:ab){2,1}`` two copies of ``ab`` and one of ``a``).
+            cost = item.cost * bounds[0] + 32 if reverse else self.repeated(item.cost, *bounds)
             low, optional = bounds[0], bounds == (0, 1)
         else:
             return None
@@ -1049,9 +1052,13 @@ class _Reader:
 
     @staticmethod
     def repeated(cost: int, low: int, high: int | None) -> int:
+        """The estimated size of ``low`` to ``high`` (None: no bound) copies of an item of size ``cost``: each
+        copy it must match costs the item, each optional one the item and a split (72, observed: ``(?:a?){N}``
+        is taken up to N = 100,822), and an unbounded tail one split and a jump (40: ``(?:a+){N}`` up to
+        145,632), after at least one copy (``{0,}`` is ``*``, one copy and the tail)."""
         if high is None:
-            return cost * low + cost + 40
-        return cost * low + (cost + 40) * (high - low)
+            return cost * max(low, 1) + 40
+        return cost * low + (cost + 72) * (high - low)
 
     # -- atoms -------------------------------------------------------------------------------------------------
 
