@@ -3464,6 +3464,29 @@ def _hardening() -> list[Case]:
             obj({"a": {"$ref": "HTTPS://JSON-SCHEMA.ORG/draft/2020-12/schema"}}),
         ),
         (
+            "invalid-schema-relative-ref-under-draft-07-base",
+            "a relative $ref to a draft-07 URI from a base below it is fetched, and refused, in the crawl",
+            {
+                "$id": "http://json-schema.org/draft-07/x",
+                "type": "object",
+                "properties": {"a": {"$ref": "schema"}},
+            },
+        ),
+        (
+            "invalid-schema-relative-ref-into-2020-12-from-above",
+            "a relative $ref into the 2020-12 folder from a base above it is fetched, and refused, in the crawl",
+            {
+                "$id": "https://json-schema.org/x",
+                "type": "object",
+                "properties": {"a": {"$ref": "draft/2020-12/x"}},
+            },
+        ),
+        (
+            "invalid-schema-network-path-ref-to-draft-07",
+            "a network-path $ref to the draft-07 meta-schema is fetched, and refused, while the registry is filled",
+            obj({"a": {"$ref": "//json-schema.org/draft-07/schema"}}),
+        ),
+        (
             "invalid-schema-meta-schema-ref-default-port",
             "a meta-schema URI with its default port, under $defs, is fetched without it, and refused",
             {"type": "object", "$defs": {"a": {"$ref": "http://json-schema.org:80/draft-07/schema#"}}},

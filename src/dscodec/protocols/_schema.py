@@ -787,12 +787,6 @@ class _Registry:
             return str(exc), False
         if key in self.resources:
             return None, False
-        # A relative reference that resolves below the drafts' prefixes is left to the meta-schemas too (an
-        # absolute one by its text as written, above: an upper-case scheme or host, a default port or an escaped
-        # host are fetched, and fail, under their normal form).
-        if not _SCHEME.match(ref) and key.startswith(_META_PREFIXES):
-            self.meta_loaded = True
-            return None, False
         if key.startswith("json-schema:"):
             return _missing(ref, "No base URI is available"), True
         return _missing(key, f"Retrieval is disabled, cannot fetch {key}"), True
