@@ -970,7 +970,7 @@ class _Reader:
         flawed = item.flawed
         if c in "*+?":
             self.pos += 1
-            cost = item.cost + (72 if c == "?" else 40)  # as {0,1}; as {0,} and {1,}
+            cost = item.cost + 40
             fixed = False
             low, optional = (1 if c == "+" else 0), c == "?"
         elif c == "{":
@@ -1053,12 +1053,12 @@ class _Reader:
     @staticmethod
     def repeated(cost: int, low: int, high: int | None) -> int:
         """The estimated size of ``low`` to ``high`` (None: no bound) copies of an item of size ``cost``: each
-        copy it must match costs the item, each optional one the item and a split (72, observed: ``(?:a?){N}``
-        is taken up to N = 100,822), and an unbounded tail one split and a jump (40: ``(?:a+){N}`` up to
-        145,632), after at least one copy (``{0,}`` is ``*``, one copy and the tail)."""
+        copy it must match costs the item, each optional one the item and 40 (observed: ``a{0,N}`` is taken up
+        to N = 145,631), and an unbounded tail 40 after at least one copy (``(?:a{2,}){N}`` up to N = 100,822;
+        ``{0,}`` is ``*``, one copy and the tail)."""
         if high is None:
             return cost * max(low, 1) + 40
-        return cost * low + (cost + 72) * (high - low)
+        return cost * low + (cost + 40) * (high - low)
 
     # -- atoms -------------------------------------------------------------------------------------------------
 
