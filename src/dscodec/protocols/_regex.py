@@ -51,7 +51,7 @@ from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
-from typing import NoReturn
+from typing import Any, NoReturn
 
 __all__ = ["ecma_regex_ok", "regex_ok"]
 
@@ -605,6 +605,13 @@ class _Item:
         # pattern is refused unless a repetition {0} around drops the part uncompiled.
         self.flawed = flawed
 
+    def but(self, **changes: Any) -> _Item:
+        """A copy of this item with the fields ``changes`` names set as given (the others as they are)."""
+        copy = object.__new__(_Item)
+        for name in _Item.__slots__:
+            setattr(copy, name, changes[name] if name in changes else getattr(self, name))
+        return copy
+
 
 def _program(items: Sequence[_Item]) -> int:
     """The size of the one program a run of easy items is compiled to (none for plain characters)."""
@@ -632,7 +639,7 @@ def _sequence(items: Sequence[_Item], *, nest: int) -> _Item:
     if not items:
         return _Item(0, repeatable=False, nest=nest, least=0, literal=True)
     if len(items) == 1:
-        return _renested(items[0], nest)
+        return items[0].but(nest=nest)  # the lenient reading sees through it: repeatable as its item is
     cost = sum(item.cost for item in items)
     hard = any(item.hard for item in items)
     return _Item(
@@ -647,25 +654,6 @@ def _sequence(items: Sequence[_Item], *, nest: int) -> _Item:
         kind="concatenation",
         parts=items,
         flawed=any(item.flawed for item in items),
-    )
-
-
-def _renested(item: _Item, nest: int) -> _Item:
-    """``item`` at another nesting level (a group that captures nothing, or a concatenation of one item): the
-    lenient reading sees through both, so what it may repeat is what ``item`` is."""
-    return _Item(
-        item.cost,
-        repeatable=item.repeatable,
-        nest=nest,
-        hard=item.hard,
-        fixed=item.fixed,
-        least=item.least,
-        literal=item.literal,
-        easy=item.easy,
-        tough=item.tough,
-        kind=item.kind,
-        parts=item.parts,
-        flawed=item.flawed,
     )
 
 
@@ -1013,16 +1001,7 @@ class _Reader:
         )
         if self.peek() == "+":  # possessive: an atomic group, hard, whose inside is in an easy context
             self.pos += 1
-            return _Item(
-                cost,
-                nest=item.nest + 1,
-                hard=True,
-                fixed=repeated.fixed,
-                least=repeated.least,
-                easy=repeated.easy,
-                tough=repeated.easy,
-                flawed=flawed,
-            )
+            return repeated.but(hard=True, tough=repeated.easy)
         return repeated
 
     def repetitions(self, item: _Item) -> _Item:
@@ -1181,17 +1160,11 @@ class _Reader:
                 flawed=inner.flawed,
             )
         if atomic:  # hard, its inside in an easy context (and repeatable, even when empty)
-            return _Item(
-                inner.cost,
-                nest=nest,
-                hard=True,
-                fixed=inner.fixed,
-                least=inner.least,
-                easy=inner.easy,
-                tough=inner.easy,
-                flawed=inner.flawed,
+            return inner.but(
+                nest=nest, repeatable=True, hard=True, literal=False, tough=inner.easy, kind="", parts=()
             )
-        return _renested(inner, nest)
+        # A group that captures nothing: the lenient reading sees through it, so it repeats as its item does.
+        return inner.but(nest=nest)
 
     def capture_name(self, close: str) -> None:
         end = self.text.find(close, self.pos)

@@ -1037,13 +1037,9 @@ class _Registry:
         """Resolve ``ref`` (a ``$dynamicRef`` with ``dynamic``) from a compiled subschema whose base URI is
         ``base``: (its problem, else None; the subschema it leads to, None when that is outside the document;
         the target's base URI; the dialect it is compiled in)."""
-        syntax = _uri_problem(ref, allow_hash=True)
-        if syntax is not None:
-            return f"Invalid URI reference '{ref}': {syntax}", None, base, self.draft
-        try:
-            key = _resolve(base, ref)
-        except _Unresolved as exc:
-            return str(exc), None, base, self.draft
+        problem, key = self._key(ref, base)
+        if problem is not None:
+            return problem, None, base, self.draft
         return self._target(key, ref.partition("#")[2])
 
     def looked_up(self, ref: str, base: str) -> tuple[str | None, Any, str, _Draft]:
@@ -1058,16 +1054,24 @@ class _Registry:
             uri, hash_, fragment = ref.rpartition("#")
             if not hash_:
                 uri, fragment = ref, ""
-            syntax = _uri_problem(uri, allow_hash=True)
-            if syntax is not None:
-                return f"Invalid URI reference '{uri}': {syntax}", None, base, self.draft
-        try:
-            key = _resolve(base, uri)
-        except _Unresolved as exc:
-            return str(exc), None, base, self.draft
+        problem, key = self._key(uri, base, checked=uri != "#")
+        if problem is not None:
+            return problem, None, base, self.draft
         if uri != "#" and "#" in uri:
             key = f"{key}#{uri.partition('#')[2]}"
         return self._target(key, fragment)
+
+    @staticmethod
+    def _key(uri: str, base: str, *, checked: bool = True) -> tuple[str | None, str]:
+        """``uri`` resolved against ``base``: (its problem, else None; the resolved URI). ``checked``: the text must
+        be a URI reference first."""
+        syntax = _uri_problem(uri, allow_hash=True) if checked else None
+        if syntax is not None:
+            return f"Invalid URI reference '{uri}': {syntax}", ""
+        try:
+            return None, _resolve(base, uri)
+        except _Unresolved as exc:
+            return str(exc), ""
 
     def _target(self, key: str, fragment: str) -> tuple[str | None, Any, str, _Draft]:
         """What :meth:`compiled` gives for the resource URI ``key`` and the reference's ``fragment``."""
