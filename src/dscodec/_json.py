@@ -25,6 +25,7 @@ import json.encoder
 import math
 import re
 from collections.abc import Callable
+from itertools import accumulate
 from typing import Any, NoReturn
 
 import orjson
@@ -104,18 +105,19 @@ def nesting_depth_exceeds(value: Any, limit: int) -> bool:
     return False
 
 
-def _parsed_shape(value: Any, limit: int) -> tuple[bool, bool]:
-    """Whether a value orjson parsed nests arrays and objects more than ``limit`` deep, and whether it holds the
-    integer 0 (which may stand for ``-0`` in the text: the text only needs a look when it does). Level by level;
-    each container is tested for a zero in C, and ``False`` and ``0.0`` (which also equal 0) cost a second look at
-    that container."""
+def _parsed_shape(value: Any, limit: int) -> tuple[bool, bool, int]:
+    """Whether a value orjson parsed nests arrays and objects more than ``limit`` deep, whether it holds the
+    integer 0 (which may stand for ``-0`` in the text: the text only needs a look when it does), and how many
+    arrays and objects it holds. Level by level; each container is tested for a zero in C, and ``False`` and
+    ``0.0`` (which also equal 0) cost a second look at that container."""
     zero = type(value) is int and value == 0
     level = [value] if value.__class__ in _CONTAINERS else []
-    depth = 0
+    depth = containers = 0
     while level:
         depth += 1
         if depth > limit:
-            return True, zero
+            return True, zero, containers
+        containers += len(level)
         inner: list[Any] = []
         for item in level:
             children = item.values() if item.__class__ is dict else item
@@ -123,7 +125,7 @@ def _parsed_shape(value: Any, limit: int) -> tuple[bool, bool]:
                 zero = any(type(child) is int and child == 0 for child in children)
             inner += [child for child in children if child.__class__ in _CONTAINERS]
         level = inner
-    return False, zero
+    return False, zero, containers
 
 
 _CONTAINERS = (dict, list)
@@ -140,6 +142,49 @@ def _opening_brackets(data: str | bytes) -> int:
     if isinstance(data, (bytes, bytearray)):
         return data.count(b"[") + data.count(b"{")
     return len(data)
+
+
+def _replaced_brackets(data: str | bytes, value: Any, containers: int) -> bool:
+    """Whether the text holds a ``[`` or ``{`` that is in no part of its parsed ``value`` (which holds
+    ``containers`` arrays and objects): a value a later duplicate key replaced held it. Every bracket of the
+    value is in the text, either as it is or as an escape (``\\u005b``); so the two counts match exactly when
+    nothing was replaced that held one, and the text holds no such escape. Counted in C."""
+    if not isinstance(data, (str, bytes, bytearray)):
+        data = bytes(data)
+    text = _opening_brackets(data)
+    if text == containers:
+        return False
+    written = orjson.dumps(value)  # its strings' brackets as they are, one per array and object
+    held = written.count(b"[") + written.count(b"{")
+    if held < text:  # (an escape only adds to the value's count)
+        return True
+    if isinstance(data, str):
+        escaped = len(_BRACKET_ESCAPE.findall(data)) if held > text or "\\u00" in data else 0
+    else:
+        escaped = len(_BRACKET_ESCAPE_BYTES.findall(data)) if held > text or b"\\u00" in data else 0
+    return held != text + escaped
+
+
+#: The escapes of ``[`` and ``{`` in JSON text (and what only looks like one, after an escaped backslash: a count
+#: that is one too many only sends the document to the slower exact reading).
+_BRACKET_ESCAPE = re.compile(r"\\u00[57][bB]")
+_BRACKET_ESCAPE_BYTES = re.compile(rb"\\u00[57][bB]")
+_STRING_LITERAL = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_STRING_LITERAL_BYTES = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NESTING = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
+def _text_depth_exceeds(data: str | bytes, limit: int) -> bool:
+    """Whether valid JSON text nests arrays and objects more than ``limit`` deep, read from the text itself (so a
+    value a later duplicate key replaced counts too): its strings taken out, then the running depth of its
+    brackets. Linear; only for the documents :func:`_replaced_brackets` sends here."""
+    if isinstance(data, str):
+        brackets = re.findall(r"[\[\]{}]", _STRING_LITERAL.sub("", data))
+    else:
+        brackets = re.findall(
+            r"[\[\]{}]", _STRING_LITERAL_BYTES.sub(b"", bytes(data)).decode("ascii", "replace")
+        )
+    return max(accumulate(map(_NESTING.__getitem__, brackets)), default=0) > limit
 
 
 def _holds_negative_zero(data: str | bytes) -> bool:
@@ -187,7 +232,10 @@ def loads(data: str | bytes, *, max_depth: int = MAX_DEPTH) -> Any:
         # to the count): such a document cannot be too deep.
         reread = _holds_negative_zero(data)
     else:
-        too_deep, zero = _parsed_shape(value, max_depth)
+        too_deep, zero, containers = _parsed_shape(value, max_depth)
+        if not too_deep and _replaced_brackets(data, value, containers):
+            # The reference's reader refuses too deep a value a duplicate key replaces as well.
+            too_deep = _text_depth_exceeds(data, max_depth)
         if too_deep:
             raise JSONDecodeError(depth_error(max_depth))
         reread = zero and _holds_negative_zero(data)

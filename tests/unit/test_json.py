@@ -214,6 +214,73 @@ def test_loads_refuses_nesting_past_the_limit_however_long_the_text(
         loads(document(limit), max_depth=limit)
 
 
+def _text_depth(text: str) -> int:
+    """The deepest nesting of arrays and objects in valid JSON text, read character by character (the test's own
+    reading: strings skipped, escapes and all)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
+_STRING_PIECES = st.sampled_from(
+    ["[", "{", "]", "}", "a", "\\u005b", "\\u007B", "\\\\u005b", "\\\\", '\\"', " "]
+)
+
+
+@st.composite
+def _documents_with_duplicates(draw: st.DrawFn) -> str:
+    """JSON text of nested arrays and objects whose objects may repeat a key, the first value of a repeated key
+    often nested deeper than the rest; strings hold brackets, bracket escapes and text that only looks like one."""
+
+    def string() -> str:
+        return '"' + "".join(draw(st.lists(_STRING_PIECES, max_size=6))) + '"'
+
+    def value(budget: int) -> str:
+        kind = draw(st.integers(0, 3)) if budget > 0 else 0
+        if kind == 0:
+            return draw(st.sampled_from(["1", "null", string()]))
+        if kind == 1:
+            return "[" + ", ".join(value(budget - 1) for _ in range(draw(st.integers(0, 2)))) + "]"
+        members = [f"{string()}: {value(budget - 1)}" for _ in range(draw(st.integers(0, 2)))]
+        if draw(st.booleans()):  # a repeated key: its first value nested deeper
+            members.append('"k": ' + value(budget + draw(st.integers(0, 4))) + ', "k": 0')
+        return "{" + ", ".join(members) + "}"
+
+    return value(draw(st.integers(0, 6)))
+
+
+@pytest.mark.parametrize("kind", [str, bytes])
+@given(text=_documents_with_duplicates(), limit=st.integers(1, 8), pad=st.booleans())
+def test_loads_depth_counts_values_a_duplicate_key_replaced(
+    kind: Any, text: str, limit: int, pad: bool
+) -> None:
+    """The depth rule reads the text: a value a later duplicate key replaced is refused when too deep, and
+    brackets inside strings (plain, escaped, or after an escaped backslash) never count."""
+    json.loads(text)  # the generator writes valid JSON
+    document = ('["' + "p" * 70_000 + '", ' + text + "]") if pad else "[" + text + "]"
+    data = document if kind is str else document.encode()
+    if _text_depth(document) > limit:
+        with pytest.raises(JSONDecodeError, match="recursion limit"):
+            loads(data, max_depth=limit)
+    else:
+        assert loads(data, max_depth=limit) == json.loads(document)
+
+
 def _scalars(value: Any) -> list[Any]:
     if isinstance(value, dict):
         return [s for v in value.values() for s in _scalars(v)]

@@ -3158,6 +3158,13 @@ def deep_field(body: Any, depth: int) -> Raw:
     return Raw(data=(data[:-1] + ', "zz": ' + deep_json(depth - 1, "negzero-array") + "}").encode("utf-8"))
 
 
+def _raw_with(body: Any, fields: str) -> Raw:
+    """``body`` as JSON text with ``fields`` (raw JSON members, duplicate keys and all) added at its end."""
+    data = json.dumps(body, ensure_ascii=False)
+    assert data.endswith("}")
+    return Raw(data=(data[:-1] + ", " + fields + "}").encode("utf-8"))
+
+
 def nested_items_schema(levels: int, innermost: JSON) -> JSON:
     """An array schema whose ``items`` nest ``levels`` deep (each level one JSON object) around ``innermost``."""
     schema = innermost
@@ -3211,6 +3218,48 @@ def _hardening() -> list[Case]:
             f"an unknown field holding -0 at body depth {depth}: beyond the reader's limit",
             lambda m, d=depth: deep_field(_req(m, [user("Hi")]), d),
         )
+    # A duplicate key replaces a value too deep to read: still refused (the reader sees every value).
+    for slug, description, make_raw in (
+        (
+            "invalid-parse-body-duplicate-hides-depth-128",
+            "an unknown field nested 128 deep, then the same field again as null",
+            lambda m: _raw_with(_req(m, [user("Hi")]), '"zz": ' + deep_json(128, "array") + ', "zz": null'),
+        ),
+        (
+            "invalid-parse-body-duplicate-hides-depth-deep-kept",
+            "an unknown field 120 deep whose last object repeats a key: the first value nests 8 more levels",
+            lambda m: _raw_with(
+                _req(m, [user("Hi")]),
+                '"zz": ' + "[" * 119 + '{"k": ' + deep_json(8, "array") + ', "k": 1}' + "]" * 119,
+            ),
+        ),
+        (
+            "body-duplicate-depth-127",
+            "an unknown field nested 126 deep (body depth 127), then the same field again as null",
+            lambda m: _raw_with(_req(m, [user("Hi")]), '"zz": ' + deep_json(126, "array") + ', "zz": null'),
+        ),
+        (
+            "body-escaped-brackets-many",
+            "strings holding escaped and plain brackets, 300 of each, and a duplicate key of a flat value",
+            lambda m: _raw_with(
+                _req(m, [user("Hi")]),
+                '"zz": "' + "\\u005b[\\\\u007B{" * 150 + '", "zy": 1, "zy": [[1]]',
+            ),
+        ),
+    ):
+        cases += _both(slug, description, make_raw)
+    cases += _both(
+        "deep-arguments-duplicate-hides-depth",
+        "history function.arguments whose first value of a repeated key nests 128 deep: not valid JSON",
+        lambda m: _req(
+            m,
+            [
+                user("Go"),
+                assistant(calls=[call("c1", "probe", '{"a": ' + deep_json(128, "array") + ', "a": 1}')]),
+                tool("c1", "done"),
+            ],
+        ),
+    )
     # -0 where it reaches the prompt: a tool schema's default at body depth 127 (one level more is refused).
     # body 1, tools 2, tool 3, function 4, parameters 5, properties 6, "a" 7: 120 nested items reach 127.
     cases += _both(
