@@ -17,6 +17,7 @@ D2020 = "https://json-schema.org/draft/2020-12/schema"
 
 
 _LOOKED_UP = _schema._LOOKED_UP
+_WALKED = _schema._WALKED
 
 
 def _missing(pointer: str) -> str:
@@ -128,9 +129,10 @@ def test_a_later_crawl_leaves_what_the_first_registered() -> None:
                 "additionalProperties",
                 "patternProperties",
                 "unevaluatedProperties",
-                "allOf",
+                _WALKED + "unevaluatedProperties\x00allOf",  # compiled, then each item walked
                 _LOOKED_UP + "unevaluatedProperties\x00$ref",
                 "$ref",  # looked up by unevaluatedProperties, compiled where it stands
+                "allOf",  # compiled already (but a value the walk passed over)
                 "properties",
             ],
         ),
@@ -140,9 +142,11 @@ def test_a_later_crawl_leaves_what_the_first_registered() -> None:
                 "unevaluatedItems",
                 "contains",
                 _LOOKED_UP + "unevaluatedItems\x00$ref",
-                "if",
+                _WALKED + "unevaluatedItems\x00if",
                 _LOOKED_UP + "unevaluatedItems\x00then",
+                _WALKED + "unevaluatedItems\x00allOf",
                 "allOf",
+                "if",
                 "then",  # at the place of `if`
                 "$ref",
                 "items",
@@ -180,13 +184,24 @@ def test_compile_order(keys: list[str], order: list[str]) -> None:
         # Beside a boolean `if`, an unevaluated keyword leaves `if`, `then` and `else` where `if` stands.
         (
             {"unevaluatedProperties": False, "not": {}, "then": {}, "if": False, "allOf": []},
-            ["unevaluatedProperties", "allOf", "not", "if", "then"],
+            [
+                "unevaluatedProperties",
+                _WALKED + "unevaluatedProperties\x00allOf",
+                "not",
+                "if",
+                "then",
+                "allOf",
+            ],
         ),
         (
             {"unevaluatedItems": {}, "not": {}, "else": {}, "if": True},
             ["unevaluatedItems", "not", "if", "else"],
         ),
-        ({"unevaluatedItems": {}, "not": {}, "if": {}}, ["unevaluatedItems", _schema._LONE_IF, "not", "if"]),
+        # A lone `if` compiles nothing where it stands: only the unevaluated keyword compiles (and walks) it.
+        (
+            {"unevaluatedItems": {}, "not": {}, "if": {}},
+            ["unevaluatedItems", _WALKED + "unevaluatedItems\x00if", "not", "if"],
+        ),
     ],
 )
 def test_compile_order_by_value(node: dict[str, object], order: list[str]) -> None:
@@ -338,6 +353,65 @@ def test_2019_unevaluated_resolves_dynamic_refs_after_compiling_what_it_applies(
 def test_an_unevaluated_keyword_looks_references_up_without_reading_them(
     schema: dict[str, Any], problem: str | None
 ) -> None:
+    assert _schema.schema_problem(schema) == problem
+
+
+@pytest.mark.parametrize("dialect", [D2019, D2020])
+@pytest.mark.parametrize(
+    ("schema", "problem"),
+    [
+        # 2019-09 looks references up as 2020-12 does, a $dynamicRef (no keyword of its own) included.
+        ({"unevaluatedProperties": {}, "$ref": "#/{"}, _missing("/{")),
+        ({"unevaluatedItems": False, "$ref": "#a b"}, "Anchor 'a b' does not exist"),
+        ({"unevaluatedProperties": {}, "$dynamicRef": "#/{"}, _missing("/{")),
+        (
+            {"unevaluatedProperties": {}, "$ref": "#/$defs/a", "$defs": {"a": {"$ref": "#/%zz"}}},
+            _missing("/%zz"),
+        ),
+        ({"unevaluatedItems": {}, "if": {}, "then": {"$ref": "#/{"}}, _missing("/{")),
+        ({"unevaluatedProperties": {}, "dependentSchemas": {"a": {"$ref": "#/{"}}}, _missing("/{")),
+        # Looked up in its group, compiled where it stands.
+        (
+            {
+                "unevaluatedProperties": {},
+                "not": {"$ref": "#/n"},
+                "$ref": "#/$defs/a b",
+                "$defs": {"a b": {}},
+            },
+            _missing("/n"),
+        ),
+        # What an in-place applicator holds is compiled, then walked: a lone `if` there is compiled.
+        ({"unevaluatedProperties": {}, "allOf": [{"if": {"$ref": "#/a"}}]}, _missing("/a")),
+        ({"unevaluatedItems": {}, "anyOf": [{"allOf": [{"if": {"pattern": "("}}]}]}, '"(" is not a "regex"'),
+        ({"unevaluatedProperties": {}, "if": {"if": {"$ref": "#/a"}}, "then": {}}, _missing("/a")),
+        (
+            {"unevaluatedProperties": {}, "dependentSchemas": {"x": {"if": {"pattern": "("}}}},
+            '"(" is not a "regex"',
+        ),
+        # ... each item before the next is compiled.
+        ({"unevaluatedProperties": {}, "allOf": [{"if": {"$ref": "#/a"}}, {"$ref": "#/b"}]}, _missing("/a")),
+        # unevaluatedItems walks no dependentSchemas, nor `true` anything.
+        ({"unevaluatedItems": {}, "dependentSchemas": {"x": {"if": {"pattern": "("}}}}, None),
+        ({"unevaluatedProperties": True, "allOf": [{"if": {"$ref": "#/a"}}]}, None),
+        # A compiled item's own references are read in full first.
+        (
+            {"unevaluatedProperties": {}, "allOf": [{"$ref": "#/{"}]},
+            "Invalid URI reference '#/{': unexpected character at index 2",
+        ),
+    ],
+)
+def test_unevaluated_keywords_walk_alike_in_2019_and_2020(
+    dialect: str, schema: dict[str, Any], problem: str | None
+) -> None:
+    assert _schema.schema_problem({"$schema": dialect, "type": "object", **schema}) == problem
+
+
+@pytest.mark.parametrize(
+    ("dialect", "problem"),
+    [(D2019, _missing("/{")), (D2020, "Invalid URI reference '#/{': unexpected character at index 2")],
+)
+def test_a_2019_walk_looks_up_the_dynamic_refs_it_does_not_compile(dialect: str, problem: str) -> None:
+    schema = {"$schema": dialect, "type": "object", "unevaluatedItems": {}, "allOf": [{"$dynamicRef": "#/{"}]}
     assert _schema.schema_problem(schema) == problem
 
 
@@ -522,3 +596,73 @@ def test_each_pattern_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
     }
     assert _schema.schema_problem(schema) == '"(a" is not a "regex"'
     assert sorted(read) == ["(a", "(c", "b"]
+
+
+# -- pointers into meta-schema documents, array indexes ----------------------------------------------------------
+
+META_2020 = "https://json-schema.org/draft/2020-12/schema"
+
+
+@pytest.mark.parametrize(
+    ("schema", "problem"),
+    [
+        ({"$ref": f"{META_2020}#/$defs/x"}, _missing("/$defs/x")),
+        ({"$ref": f"{META_2020}#/properties/definitions"}, None),
+        (
+            {"$ref": f"{META_2020}#/title"},
+            '"Core and Validation specifications meta-schema" is not of types "boolean", "object"',
+        ),
+        ({"$ref": f"{META_2020}#/allOf/7"}, _missing("/allOf/7")),
+        ({"$ref": f"{META_2020}#meta"}, None),
+        (
+            {"$ref": "https://json-schema.org/draft/2020-12/meta/applicator#/properties"},
+            '{"$ref":"#/$defs/schemaArray"} is not of type "array"',
+        ),
+        ({"$ref": "https://json-schema.org/draft/2020-12/meta/validation#/%24defs/stringArray"}, None),
+        ({"unevaluatedItems": {}, "$ref": f"{META_2020}#/{{"}, _missing("/{")),
+        (
+            {"$schema": D2019, "$ref": "https://json-schema.org/draft/2019-09/meta/applicator#/properties"},
+            '"object" is not of types "boolean", "object"',
+        ),
+        (
+            {
+                "$schema": D7,
+                "properties": {"a": {"$ref": "http://json-schema.org/draft-07/schema#/properties/writeOnly"}},
+            },
+            None,
+        ),
+        (
+            {
+                "$schema": "http://json-schema.org/draft-04/schema#",
+                "properties": {
+                    "a": {"$ref": "http://json-schema.org/draft-04/schema#/properties/enum/minItems"}
+                },
+            },
+            _missing("/properties/enum/minItems"),
+        ),
+    ],
+)
+def test_a_pointer_into_a_meta_schema_document_leads_where_it_does_there(
+    schema: dict[str, Any], problem: str | None
+) -> None:
+    assert _schema.schema_problem({"type": "object", **schema}) == problem
+
+
+@pytest.mark.parametrize(
+    ("token", "problem"),
+    [
+        ("0", None),
+        ("+0", None),
+        ("01", _missing("/allOf/01")),
+        ("-1", "Failed to parse array index '-1' in pointer '/allOf/-1'"),
+        ("", "Failed to parse array index '' in pointer '/allOf/'"),
+        ("%7E1", "Failed to parse array index '~1' in pointer '/allOf/%7E1'"),
+        ("~01", "Failed to parse array index '~01' in pointer '/allOf/~01'"),
+        ("x/y", "Failed to parse array index 'x' in pointer '/allOf/x/y'"),
+        (str(2**64 - 1), _missing(f"/allOf/{2**64 - 1}")),
+        (str(2**64), f"Failed to parse array index '{2**64}' in pointer '/allOf/{2**64}'"),
+        ("9" * 5000, f"Failed to parse array index '{'9' * 5000}' in pointer '/allOf/{'9' * 5000}'"),
+    ],
+)
+def test_a_pointer_token_in_an_array_must_be_an_index(token: str, problem: str | None) -> None:
+    assert _schema.schema_problem({"type": "object", "$ref": f"#/allOf/{token}", "allOf": [{}]}) == problem

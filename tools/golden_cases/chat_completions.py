@@ -27,6 +27,7 @@ VERSIONS: tuple[tuple[str, str], ...] = (("v4", V4), ("v41", V41))
 _ABSENT: Any = object()
 
 JSON = dict[str, Any]
+D2019 = "https://json-schema.org/draft/2019-09/schema"
 
 # ----------------------------------------------------------------------------------------------------------------
 # Body builders. They only add a key when it is given, so each case shows exactly the fields it sends.
@@ -5125,6 +5126,244 @@ def _hardening() -> list[Case]:
             "invalid-schema-unevaluated-pattern-compile-order",
             "... an unevaluated keyword's schema before the keywords after it",
             {"type": "object", "unevaluatedProperties": {"pattern": "(u"}, "not": {"pattern": "(n"}},
+        ),
+        (
+            "invalid-schema-2019-unevaluated-looks-up-ref-unread",
+            "2019-09: an unevaluated keyword looks a fragment $ref up as written too (no URI syntax check)",
+            {"$schema": D2019, "type": "object", "unevaluatedProperties": {}, "$ref": "#/{"},
+        ),
+        (
+            "invalid-schema-2019-unevaluated-items-looks-up-anchor-unread",
+            "... with unevaluatedItems false, an anchor that is no URI fragment",
+            {"$schema": D2019, "type": "object", "unevaluatedItems": False, "$ref": "#a b"},
+        ),
+        (
+            "invalid-schema-2019-unevaluated-looks-up-dynamic-ref",
+            "... and a $dynamicRef, no keyword of 2019-09",
+            {"$schema": D2019, "type": "object", "unevaluatedProperties": {}, "$dynamicRef": "#/{"},
+        ),
+        (
+            "invalid-schema-2019-unevaluated-looks-up-ref-in-then",
+            "... and the $ref of a then it walks",
+            {"$schema": D2019, "type": "object", "unevaluatedItems": {}, "if": {}, "then": {"$ref": "#/%zz"}},
+        ),
+        (
+            "invalid-schema-2019-unevaluated-ref-read-where-it-stands",
+            "... and reads it in full where it stands: what stands before it comes first",
+            {
+                "$schema": D2019,
+                "type": "object",
+                "unevaluatedProperties": {},
+                "not": {"$ref": "#/n"},
+                "$ref": "#/$defs/a b",
+                "$defs": {"a b": {}},
+            },
+        ),
+        (
+            "invalid-schema-2019-unevaluated-walks-all-of-dynamic-ref",
+            "2019-09: what allOf holds is compiled, then walked: a $dynamicRef there is looked up",
+            {"$schema": D2019, "type": "object", "unevaluatedItems": {}, "allOf": [{"$dynamicRef": "#/{"}]},
+        ),
+        (
+            "invalid-schema-unevaluated-walks-all-of-lone-if",
+            "what allOf holds is compiled, then walked: an if without then or else there is compiled",
+            {"type": "object", "unevaluatedProperties": {}, "allOf": [{"if": {"$ref": "#/a"}}]},
+        ),
+        (
+            "invalid-schema-unevaluated-walks-if-lone-if-pattern",
+            "... and so is the if's own, with the pattern it holds",
+            {"type": "object", "unevaluatedItems": {}, "if": {"if": {"pattern": "("}}, "then": {}},
+        ),
+        (
+            "invalid-schema-2019-unevaluated-walks-dependent-schemas-lone-if",
+            "2019-09: ... and in dependentSchemas",
+            {
+                "$schema": D2019,
+                "type": "object",
+                "unevaluatedProperties": {},
+                "dependentSchemas": {"x": {"if": {"$ref": "#/a"}}},
+            },
+        ),
+        (
+            "schema-unevaluated-items-walks-no-dependent-schemas",
+            "unevaluatedItems walks no dependentSchemas: the if without then or else there is not compiled",
+            {"type": "object", "unevaluatedItems": {}, "dependentSchemas": {"x": {"if": {"pattern": "("}}}},
+        ),
+        (
+            "invalid-schema-unevaluated-walks-any-of-in-turn",
+            "each item is walked before the next one is compiled",
+            {
+                "type": "object",
+                "unevaluatedProperties": {},
+                "anyOf": [{"if": {"$ref": "#/a"}}, {"$ref": "#/b"}],
+            },
+        ),
+        (
+            "invalid-schema-unevaluated-passes-over-all-of-no-array",
+            "an unevaluated keyword passes over an allOf that is no array: refused where it stands",
+            {
+                "$schema": D2019,
+                "type": "object",
+                "$ref": "#/x",
+                "x": {"unevaluatedItems": {}, "not": {"$ref": "#/n"}, "allOf": {}},
+            },
+        ),
+        (
+            "invalid-schema-unevaluated-passes-over-no-schema-item",
+            "... and an item that is no schema: the others are compiled",
+            {
+                "type": "object",
+                "$ref": "#/x",
+                "x": {"unevaluatedItems": {}, "not": {"$ref": "#/n"}, "allOf": [5, {"$ref": "#/a"}]},
+            },
+        ),
+        (
+            "invalid-schema-compiled-array-items-in-turn",
+            "the schemas of an array are compiled in turn, each refused when it comes",
+            {"type": "object", "$ref": "#/x", "x": {"anyOf": [{"$ref": "#/a"}, 5]}},
+        ),
+        (
+            "invalid-schema-compiled-map-values-in-turn",
+            "... and those of a map",
+            {"type": "object", "$ref": "#/x", "x": {"properties": {"a": {"$ref": "#/a"}, "b": 5}}},
+        ),
+        (
+            "invalid-schema-ref-meta-schema-pointer-missing",
+            "a pointer into the 2020-12 meta-schema leads where it does there: nowhere",
+            {"type": "object", "$ref": "https://json-schema.org/draft/2020-12/schema#/$defs/x"},
+        ),
+        (
+            "schema-ref-meta-schema-pointer",
+            "... or to a schema, compiled",
+            {
+                "type": "object",
+                "$ref": "https://json-schema.org/draft/2020-12/schema#/properties/dependencies",
+            },
+        ),
+        (
+            "invalid-schema-ref-meta-schema-pointer-no-schema",
+            "... or to no schema",
+            {"type": "object", "$ref": "https://json-schema.org/draft/2020-12/schema#/allOf"},
+        ),
+        (
+            "invalid-schema-ref-meta-schema-pointer-compiled",
+            "... or to an object compiled as a schema, which may be wrong as one",
+            {"type": "object", "$ref": "https://json-schema.org/draft/2020-12/meta/applicator#/properties"},
+        ),
+        (
+            "invalid-schema-ref-vocabulary-pointer-missing",
+            "a pointer into a vocabulary meta-schema",
+            {"type": "object", "$ref": "https://json-schema.org/draft/2020-12/meta/validation#/$defs/x"},
+        ),
+        (
+            "schema-ref-vocabulary-pointer-escaped",
+            "... percent-encoded",
+            {
+                "type": "object",
+                "$ref": "https://json-schema.org/draft/2020-12/meta/validation#/%24defs/stringArray",
+            },
+        ),
+        (
+            "invalid-schema-unevaluated-looks-up-meta-schema-pointer",
+            "an unevaluated keyword looks a pointer into the meta-schema up",
+            {
+                "type": "object",
+                "unevaluatedItems": {},
+                "$ref": "https://json-schema.org/draft/2020-12/schema#/{",
+            },
+        ),
+        (
+            "invalid-schema-2019-ref-meta-schema-pointer-missing",
+            "2019-09: a pointer into its meta-schema",
+            {
+                "$schema": D2019,
+                "type": "object",
+                "$ref": "https://json-schema.org/draft/2019-09/schema#/$defs/x",
+            },
+        ),
+        (
+            "invalid-schema-2019-ref-meta-schema-pointer-compiled",
+            "2019-09: ... to an object compiled as a 2019-09 schema",
+            {
+                "$schema": D2019,
+                "type": "object",
+                "$ref": "https://json-schema.org/draft/2019-09/meta/applicator#/properties",
+            },
+        ),
+        (
+            "invalid-schema-draft-07-ref-meta-schema-pointer-missing",
+            "draft 7: a pointer into its meta-schema",
+            {
+                "$schema": "http://json-schema.org/draft-07/schema#",
+                "type": "object",
+                "properties": {"a": {"$ref": "http://json-schema.org/draft-07/schema#/definitions/x"}},
+            },
+        ),
+        (
+            "schema-draft-07-ref-meta-schema-pointer-write-only",
+            "draft 7: its meta-schema describes writeOnly",
+            {
+                "$schema": "http://json-schema.org/draft-07/schema#",
+                "type": "object",
+                "properties": {"a": {"$ref": "http://json-schema.org/draft-07/schema#/properties/writeOnly"}},
+            },
+        ),
+        (
+            "invalid-schema-draft-04-ref-meta-schema-pointer-enum",
+            "draft 4: its meta-schema's enum is an array of any items",
+            {
+                "$schema": "http://json-schema.org/draft-04/schema#",
+                "type": "object",
+                "properties": {
+                    "a": {"$ref": "http://json-schema.org/draft-04/schema#/properties/enum/minItems"}
+                },
+            },
+        ),
+        (
+            "invalid-schema-draft-04-ref-meta-schema-pointer-compiled",
+            "draft 4: ... an object there compiled as a draft 4 schema",
+            {
+                "$schema": "http://json-schema.org/draft-04/schema#",
+                "type": "object",
+                "properties": {"a": {"$ref": "http://json-schema.org/draft-04/schema#/properties"}},
+            },
+        ),
+        (
+            "invalid-schema-vocabulary-root-ref-draft-06-pointer",
+            "a root $schema naming a vocabulary makes every meta-schema reachable: a pointer into draft 6's",
+            {
+                "$schema": "https://json-schema.org/draft/2020-12/meta/core",
+                "type": "object",
+                "$ref": "http://json-schema.org/draft-06/schema#/properties",
+            },
+        ),
+        (
+            "invalid-schema-pointer-array-index-negative",
+            "a pointer's token in an array that is no index: refused as such",
+            {"type": "object", "$ref": "#/allOf/-1", "allOf": [{}]},
+        ),
+        (
+            "invalid-schema-pointer-array-index-escaped",
+            "... named with its escapes decoded but its ~ sequences kept",
+            {"type": "object", "$ref": "#/allOf/%7E1", "allOf": [{}]},
+        ),
+        (
+            "schema-pointer-array-index-plus",
+            "... a + before the digits is taken",
+            {"type": "object", "$ref": "#/allOf/+0", "allOf": [{}]},
+        ),
+        (
+            "invalid-schema-pointer-array-index-too-large",
+            "... an index past 2**64 - 1 is none",
+            {
+                "type": "object",
+                "$ref": "https://json-schema.org/draft/2020-12/schema#/allOf/18446744073709551616",
+            },
+        ),
+        (
+            "invalid-schema-pointer-array-index-largest",
+            "... 2**64 - 1 is one, out of range",
+            {"type": "object", "$ref": "#/allOf/18446744073709551615", "allOf": [{}]},
         ),
     ):
         cases += _both(

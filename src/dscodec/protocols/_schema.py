@@ -7,7 +7,7 @@ meta-schema's order (:meth:`_Draft.checking_order`); then the ids, references an
 registry's crawl meets them, the root ``$schema``, the compiled references (:class:`_Registry`) and the ``regex``
 format. A root ``$schema`` naming draft 4, 6, 7 or 2019-09 chooses that dialect's keywords and rules
 (:class:`_Draft`), and a subschema's ``$schema`` the dialect it is crawled and compiled in (:func:`_dialect`);
-pointers into the meta-schema documents are not followed.
+a pointer into a meta-schema document leads into its text (:mod:`dscodec.protocols._meta_documents`).
 
 The normalisation of strict schemas lives in :mod:`dscodec.protocols._strict_schema`; both are imported from here.
 """
@@ -15,15 +15,17 @@ The normalisation of strict schemas lives in :mod:`dscodec.protocols._strict_sch
 from __future__ import annotations
 
 import ipaddress
+import json
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
-from functools import cached_property
+from functools import cache, cached_property
 from typing import Any
 from urllib.parse import unquote
 
 from dscodec.protocols._body import json_text
+from dscodec.protocols._meta_documents import META_DOCUMENTS
 from dscodec.protocols._regex import ecma_regex_ok, regex_ok
 from dscodec.protocols._strict_schema import normalize_strict_schema
 
@@ -116,22 +118,39 @@ def _unique(items: Sequence[str]) -> bool:
     return len(set(items)) == len(items)
 
 
-_ARRAY_INDEX = re.compile(r"[0-9]+")
+#: An array index in a pointer: ASCII digits, after an optional ``+`` (observed).
+_ARRAY_INDEX = re.compile(r"\+?([0-9]+)")
+#: The largest array index a pointer may hold (observed: one more is no index at all).
+_MAX_INDEX = 2**64 - 1
 
 
 #: What :func:`_pointer_target` gives for a pointer that leads nowhere (``None`` is a JSON value it may lead to).
 _MISSING = object()
 
 
+class _BadIndex(Exception):
+    """A pointer's token met in an array that is no array index: the reference's message."""
+
+
 def _pointer_target(root: Any, pointer: str) -> Any:
     """The value a JSON pointer (``/a/0``, percent-encoded as in a URI fragment) leads to in ``root``, or
-    :data:`_MISSING`."""
+    :data:`_MISSING`.
+
+    Raises:
+        _BadIndex: a token met in an array is no array index (:func:`_array_index`); the message names it with
+            its escapes decoded, but not its ``~`` sequences, and the pointer as written (observed).
+    """
     node = root
     for raw in unquote(pointer[1:]).split("/"):
         token = raw.replace("~1", "/").replace("~0", "~")
         if isinstance(node, Mapping) and token in node:
             node = node[token]
-        elif isinstance(node, list) and (index := _array_index(token)) is not None and index < len(node):
+        elif isinstance(node, list):
+            index = _array_index(token)
+            if index is None:
+                raise _BadIndex(f"Failed to parse array index '{raw}' in pointer '{pointer}'")
+            if index >= len(node):
+                return _MISSING
             node = node[index]
         else:
             return _MISSING
@@ -253,6 +272,22 @@ _EVERY_DOCUMENT = _DOCUMENTS | {f"http://json-schema.org/draft-0{n}/schema" for 
 #: ``:@/?#`` and ``%``, or a ``%`` without two hex digits (a second ``#`` is found apart).
 _URI_BAD = re.compile(r"[^-A-Za-z0-9._~!$&'()*+,;=:@/?#%]|%(?![0-9A-Fa-f]{2})")
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
+
+
+#: The dialect each meta-schema document is written in (a key of :data:`_DRAFTS`).
+_DOCUMENT_DIALECTS: Mapping[str, str] = {
+    uri: next(name for part, name in (("/2020-12/", "2020"), ("/2019-09/", "2019"), ("-07/", "7"), ("-06/", "6"),
+                                      ("-04/", "4")) if part in uri)
+    for uri in META_DOCUMENTS
+}  # fmt: skip
+
+
+@cache
+def _meta_document(uri: str) -> Any:
+    """The meta-schema document ``uri`` names (read once, and never changed), or None for one whose text dscodec
+    does not hold."""
+    text = META_DOCUMENTS.get(uri)
+    return None if text is None else json.loads(text)
 
 
 def _meta_schema_key(uri: str) -> str | None:
@@ -536,6 +571,16 @@ def _missing(key: str, reason: str) -> str:
     return f"Resource '{key}' is not present in a registry and retrieving it failed: {reason}"
 
 
+@dataclass(frozen=True)
+class _Walk:
+    """A subschema an unevaluated keyword ``kind`` walks next (see :meth:`_Registry._walked`)."""
+
+    kind: str
+    node: Mapping[str, Any]
+    base: str
+    draft: _Draft
+
+
 class _Registry:
     """What references can reach (observed from the reference, which fetches nothing).
 
@@ -572,9 +617,6 @@ class _Registry:
         #: vocabulary): the reference looked it up among all of them, and a compiled reference then reaches any
         #: (observed), not only its draft's.
         self.every_meta_document = False
-        #: The (subschema, base URI) pairs whose in-place closure :meth:`unevaluated_problem` walked and found
-        #: clean: walked once, however many subschemas with an unevaluated keyword apply them.
-        self._clean: set[tuple[int, str]] = set()
         #: The (subschema, unevaluated keyword) pairs :meth:`_filter_steps` walked, or is walking.
         self._filtered: set[tuple[int, str]] = set()
         root = self._id_of(schema, draft)
@@ -838,7 +880,10 @@ class _Registry:
         for key in _compile_order(items, draft):
             if key.startswith(_LOOKED_UP):
                 kind, _, name = key.removeprefix(_LOOKED_UP).partition("\x00")
-                found = self._filter_keyword_steps(kind, name, node, base, draft)
+                found = self._walked(self._filter_keyword_steps(kind, name, node, base, draft))
+            elif key.startswith(_WALKED):
+                kind, _, name = key.removeprefix(_WALKED).partition("\x00")
+                found = self._walked(self._walked_keyword_steps(kind, name, node, base, draft, vocabularies))
             else:
                 value = items["if"] if key == _LONE_IF else items[key]
                 found = self._keyword_steps(key, value, node, base, draft, vocabularies)
@@ -847,15 +892,33 @@ class _Registry:
                 if step[1] is None:
                     return
 
+    def _walked(
+        self, steps: Iterator[tuple[Any, str | None, _Draft, _Draft] | _Walk]
+    ) -> Iterator[tuple[Any, str | None, _Draft, _Draft]]:
+        """The steps of an unevaluated keyword's walk (see :meth:`_filter_steps`), each :class:`_Walk` met on the
+        way replaced by the walk of that subschema, depth first, on a stack of its own (a chain of references as
+        long as the document allows is walked without recursion)."""
+        stack = [steps]
+        while stack:
+            step = next(stack[-1], None)
+            if step is None:
+                stack.pop()
+            elif isinstance(step, _Walk):
+                stack.append(self._filter_steps(step.kind, step.node, step.base, step.draft))
+            else:
+                yield step
+                if step[1] is None:
+                    return
+
     def _filter_keyword_steps(
         self, kind: str, name: str, node: Mapping[str, Any], base: str, draft: _Draft
-    ) -> Iterator[tuple[Any, str | None, _Draft, _Draft]]:
-        """What unevaluated keyword ``kind`` (2020-12) does with keyword ``name`` of ``node`` (one of
+    ) -> Iterator[tuple[Any, str | None, _Draft, _Draft] | _Walk]:
+        """What unevaluated keyword ``kind`` does with keyword ``name`` of ``node`` (one of
         :data:`_FILTERED`; see :data:`_LOOKED_UP`): a reference is looked up (:meth:`looked_up`, not read as a URI
         reference) and the subschema it leads to walked by :meth:`_filter_steps`, as is each subschema of
         ``dependentSchemas``, and a ``then`` or ``else`` beside an ``if``. None of them is compiled here: the
         keyword itself is compiled where it stands (``then`` and ``else`` at the ``if``), reading the reference in
-        full then (observed)."""
+        full then (observed). Each walk is asked for by a :class:`_Walk` (see :meth:`_walked`)."""
         value = node[name]
         if name in _CONDITIONAL or name == "dependentSchemas":
             if name in _CONDITIONAL:
@@ -864,30 +927,27 @@ class _Registry:
                 subs = list(value.values()) if isinstance(value, Mapping) else []
             for sub in subs:
                 if isinstance(sub, Mapping):
-                    for step in self._filter_steps(
-                        kind, sub, self.base.get(id(sub), base), _dialect(sub, draft)
-                    ):
-                        yield step
-                        if step[1] is None:
-                            return
+                    yield _Walk(kind, sub, self.base.get(id(sub), base), _dialect(sub, draft))
             return
-        if not isinstance(value, str) or (name == "$dynamicRef" and not draft.dynamic_refs):
-            return
+        if not isinstance(value, str):
+            return  # a $dynamicRef is looked up in every dialect, though only 2020-12 compiles one (observed)
         problem, target, target_base, target_draft = self.looked_up(value, base)
         if problem is not None:
             yield problem, None, draft, draft
         elif isinstance(target, Mapping):
-            yield from self._filter_steps(kind, target, self.base.get(id(target), target_base), target_draft)
+            yield _Walk(kind, target, self.base.get(id(target), target_base), target_draft)
 
     def _filter_steps(
         self, kind: str, node: Mapping[str, Any], base: str, draft: _Draft
-    ) -> Iterator[tuple[Any, str | None, _Draft, _Draft]]:
-        """What unevaluated keyword ``kind`` (2020-12) does with a subschema it reaches by a reference or by
-        ``dependentSchemas`` (see :meth:`_filter_keyword_steps`), whatever the subschema's own unevaluated
+    ) -> Iterator[tuple[Any, str | None, _Draft, _Draft] | _Walk]:
+        """What unevaluated keyword ``kind`` does with a subschema it reaches by a reference, by
+        ``dependentSchemas``, by ``then`` or ``else``, or by an in-place applicator it compiles (see
+        :meth:`_filter_keyword_steps`, :meth:`_walked_keyword_steps`), whatever the subschema's own unevaluated
         keywords say: it takes the keywords of :data:`_COMPILED_WITH` in that order, compiling those that apply a
-        schema (an ``if`` without ``then`` or ``else`` too) and treating the others as at the root. Nothing else
-        of the subschema is compiled here (observed: a ``not`` or ``properties`` there waits for the reference's
-        own compilation). Each subschema is walked once per unevaluated keyword: a second walk finds nothing new."""
+        schema (an ``if`` without ``then`` or ``else`` too; each subschema of ``allOf``, ``anyOf``, ``oneOf`` and
+        ``if`` walked in turn once compiled) and treating the others as at the root. Nothing else of the subschema
+        is compiled here (observed: a ``not`` or ``properties`` there waits for the reference's own compilation).
+        Each subschema is walked once per unevaluated keyword: a second walk finds nothing new."""
         mark = (id(node), kind)
         if mark in self._filtered:
             return
@@ -895,20 +955,33 @@ class _Registry:
         together = _COMPILED_WITH[kind]
         if isinstance(node.get("if"), bool):
             together = tuple(name for name in together if name not in _CONDITIONAL)
-        lone_if = "then" not in node and "else" not in node
         for name in together:
             if name not in node:
                 continue
             if name in _FILTERED:
-                found = self._filter_keyword_steps(kind, name, node, base, draft)
-            elif name == "if" and lone_if:
-                found = self._keyword_steps(_LONE_IF, node["if"], node, base, draft, draft)
+                yield from self._filter_keyword_steps(kind, name, node, base, draft)
+            elif name == "patternProperties" and not isinstance(node[name], Mapping):
+                continue
+            elif name in _WALKED_AFTER:
+                yield from self._walked_keyword_steps(kind, name, node, base, draft, draft)
             else:
-                found = self._keyword_steps(name, node[name], node, base, draft, draft)
-            for step in found:
-                yield step
-                if step[1] is None:
-                    return
+                yield from self._keyword_steps(name, node[name], node, base, draft, draft)
+
+    def _walked_keyword_steps(
+        self, kind: str, name: str, node: Mapping[str, Any], base: str, draft: _Draft, vocabularies: _Draft
+    ) -> Iterator[tuple[Any, str | None, _Draft, _Draft] | _Walk]:
+        """What unevaluated keyword ``kind`` does with keyword ``name`` of ``node``, one of :data:`_WALKED_AFTER`:
+        each subschema it applies is compiled (an ``if`` without ``then`` or ``else`` too: see :data:`_LONE_IF`),
+        then walked by :meth:`_filter_steps` before the next one is compiled (observed). A value of the wrong type,
+        or an item that is no schema, is passed over here (observed), and refused where the keyword stands; a
+        subschema compiled before, there, is only walked."""
+        value = node[name]
+        subs = [value] if name == "if" else value if isinstance(value, list) else []
+        for sub in subs:
+            if not isinstance(sub, Mapping):
+                continue  # nothing to compile, or no schema: passed over (refused where the keyword stands)
+            yield sub, base, _dialect(sub, draft), vocabularies
+            yield _Walk(kind, sub, self.base.get(id(sub), base), _dialect(sub, draft))
 
     def _keyword_steps(
         self, key: str, value: Any, node: Mapping[str, Any], base: str, draft: _Draft, vocabularies: _Draft
@@ -944,6 +1017,9 @@ class _Registry:
                 if not _regex_ok(name):
                     yield f'{json_text(sub)} is not a "regex"', None, draft, vocabularies
                     return
+                if not isinstance(sub, (bool, Mapping)):
+                    yield _type_problem(sub, "boolean", "object"), None, draft, vocabularies
+                    return
                 yield sub, base, _dialect(sub, draft), vocabularies
         elif key == "$recursiveRef" and draft.recursive_refs and isinstance(value, str):
             # Read and resolved against the base URI, not looked up (observed).
@@ -955,83 +1031,18 @@ class _Registry:
                 _resolve(base, value)
             except _Unresolved as exc:
                 yield str(exc), None, draft, vocabularies
-        elif key in _UNEVALUATED and draft.recursive_refs:
-            yield from self._unevaluated_2019_steps(key, value, node, base, draft, vocabularies)
         else:
+            # The schemas of an array or a map are compiled in turn, each checked when it comes (observed).
+            several = (
+                key in _COMPILED_ARRAYS
+                or key in _COMPILED_MAPS
+                or (key == "items" and isinstance(value, list))
+            )
             for sub in _schemas_of(key, value, node, draft, compiled=True):
+                if several and not isinstance(sub, (bool, Mapping)):
+                    yield _type_problem(sub, "boolean", "object"), None, draft, vocabularies
+                    return
                 yield sub, base, _dialect(sub, draft), vocabularies
-
-    def _unevaluated_2019_steps(
-        self, key: str, value: Any, node: Mapping[str, Any], base: str, draft: _Draft, vocabularies: _Draft
-    ) -> Iterator[tuple[Any, str | None, _Draft, _Draft]]:
-        """2019-09 compiles an unevaluated keyword with the keywords it needs (:data:`_COMPILED_WITH`, in that
-        order), each applied in place walked once compiled (its own ``$dynamicRef`` resolved where the keyword
-        stands): there it resolves every ``$dynamicRef`` (observed), though the dialect has no such keyword."""
-        lone_if = "then" not in node and "else" not in node
-        for name in _compiled_together(key, node, draft.vocabulary_of):
-            if name not in node:
-                continue
-            if name == "if" and lone_if:
-                name = _LONE_IF  # compiled here, though not where it stands
-            if name == key:
-                for sub in _schemas_of(key, value, node, draft, compiled=True):
-                    yield sub, base, _dialect(sub, draft), vocabularies
-                continue
-            if name == "$dynamicRef":
-                ref = node[name]
-                if not isinstance(ref, str):
-                    continue
-                problem, target, target_base, _ = self.compiled(ref, base, dynamic=True)
-                if problem is None and target is not None:
-                    problem = self.unevaluated_problem(target, target_base)
-                if problem is not None:
-                    yield problem, None, draft, vocabularies
-                    return
-                continue
-            keyword_value = node["if"] if name == _LONE_IF else node[name]
-            for step in self._keyword_steps(name, keyword_value, node, base, draft, vocabularies):
-                yield step
-                if step[1] is None:
-                    return
-                if name in _IN_PLACE or name == _LONE_IF:
-                    problem = self.unevaluated_problem(step[0], step[1])
-                    if problem is not None:
-                        yield problem, None, draft, vocabularies
-                        return
-
-    def unevaluated_problem(self, node: Mapping[str, Any], base: str) -> str | None:
-        """The first ``$dynamicRef`` that cannot be resolved in ``node`` and the subschemas it applies in place
-        (``$ref`` targets, ``allOf``/``anyOf``/``oneOf``, ``if``/``then``/``else``, ``dependentSchemas``)."""
-        seen: set[int] = set()
-        walked: list[tuple[int, str]] = []
-        clean = self._clean
-        stack: list[tuple[Any, str]] = [(node, base)]
-        while stack:
-            current, at = stack.pop()
-            if not isinstance(current, Mapping) or id(current) in seen or (id(current), at) in clean:
-                continue
-            seen.add(id(current))
-            walked.append((id(current), at))
-            known = self.base.get(id(current))
-            at = known if known is not None else at
-            found: list[tuple[Any, str]] = []
-            for key, value in current.items():
-                if key in ("$ref", "$dynamicRef") and isinstance(value, str):
-                    problem, target, target_base, _ = self.compiled(value, at, dynamic=key == "$dynamicRef")
-                    if problem is not None:
-                        if key == "$dynamicRef":
-                            return problem
-                        continue  # reported where the reference is compiled
-                    found.append((target, target_base))
-                elif key in ("allOf", "anyOf", "oneOf") and isinstance(value, list):
-                    found.extend((sub, at) for sub in value)
-                elif key in ("if", "then", "else"):
-                    found.append((value, at))
-                elif key == "dependentSchemas" and isinstance(value, Mapping):
-                    found.extend((sub, at) for sub in value.values())
-            stack.extend(reversed(found))
-        clean.update(walked)  # (ids stay valid: the schema is alive as long as the registry)
-        return None
 
     def compiled(self, ref: str, base: str, *, dynamic: bool) -> tuple[str | None, Any, str, _Draft]:
         """Resolve ``ref`` (a ``$dynamicRef`` with ``dynamic``) from a compiled subschema whose base URI is
@@ -1083,14 +1094,25 @@ class _Registry:
             if (self.meta_loaded or self.every_meta_document) and key in documents:
                 if fragment and not fragment.startswith("/") and fragment != self.draft.document_anchor:
                     return _anchor_problem(fragment), None, key, self.draft
-                return None, None, key, self.draft
-            reason = "Retrieving external resources is not supported once the registry is populated"
-            return _missing(key, reason), None, key, self.draft
-        # The target is compiled in the dialect of the resource it is in, whatever its own $schema says; an
-        # anchor's, or a resource's, in the one it was crawled in (observed).
-        draft = self.drafts.get(id(resource), self.draft)
+                document = _meta_document(key) if fragment.startswith("/") else None
+                if document is None:  # the document as a whole, or its anchor: a valid schema
+                    return None, None, key, self.draft
+                # A pointer into the document leads where it does there, compiled in the document's dialect
+                # (observed: one that leads nowhere, or to no schema, is refused as in the schema itself).
+                resource = document
+                draft = _DRAFTS[_DOCUMENT_DIALECTS[key]]
+            else:
+                reason = "Retrieving external resources is not supported once the registry is populated"
+                return _missing(key, reason), None, key, self.draft
+        else:
+            # The target is compiled in the dialect of the resource it is in, whatever its own $schema says; an
+            # anchor's, or a resource's, in the one it was crawled in (observed).
+            draft = self.drafts.get(id(resource), self.draft)
         if fragment.startswith("/"):
-            target = _pointer_target(resource, fragment)
+            try:
+                target = _pointer_target(resource, fragment)
+            except _BadIndex as exc:
+                return str(exc), None, key, self.draft
             if target is _MISSING:
                 return f"Pointer '{fragment}' does not exist", None, key, self.draft
         elif fragment:
@@ -1119,8 +1141,8 @@ def _schemas_of(key: str, value: Any, node: Mapping[str, Any], draft: _Draft, *,
     extra ones)."""
     if key not in draft.vocabulary_of and (compiled or key not in draft.crawled):
         return []
-    if key == "items" and isinstance(value, list) and draft.rules.get("items") == "items":
-        return value
+    if key == "items" and isinstance(value, list) and (compiled or draft.rules.get("items") == "items"):
+        return value  # compiled as an array of items in every dialect (observed)
     if key == "additionalItems":  # a keyword of the older drafts: compiled beside an array of items only
         return [] if compiled and not isinstance(node.get("items"), list) else [value]
     if key in _SCHEMA_KEYWORDS:
@@ -1185,15 +1207,21 @@ _CONDITIONAL = frozenset({"if", "then", "else"})
 #: What :func:`_compile_order` names an ``if`` without ``then`` or ``else`` by where an unevaluated keyword compiles
 #: it (no keyword can be spelled so).
 _LONE_IF = "\x00if"
-#: What :func:`_compile_order` names a keyword of :data:`_FILTERED` by where a 2020-12 unevaluated keyword
-#: (``\x00`` and the keyword's name follow) looks it up rather than compiles it (no keyword can be spelled so).
+#: What :func:`_compile_order` names a keyword of :data:`_FILTERED` by where an unevaluated keyword (``\x00``
+#: and the keyword's name follow) looks it up rather than compiles it (no keyword can be spelled so).
 _LOOKED_UP = "\x00looked up "
-#: The keywords a 2020-12 unevaluated keyword reaches the subschemas of without compiling them (observed): the
-#: references, looked up as :meth:`_Registry.looked_up` says, ``dependentSchemas``, and the ``then`` and ``else``
-#: of an ``if`` (which it compiles: they are compiled at the place of the ``if``).
+#: The keywords an unevaluated keyword (2019-09 and 2020-12 alike) reaches the subschemas of without compiling
+#: them (observed): the references, looked up as :meth:`_Registry.looked_up` says (a ``$dynamicRef`` in 2019-09
+#: too), ``dependentSchemas``, and the ``then`` and ``else`` of an ``if`` (which it compiles: they are compiled
+#: at the place of the ``if``).
 _FILTERED = frozenset({"$ref", "$dynamicRef", "dependentSchemas", "then", "else"})
-#: The keywords of :data:`_COMPILED_WITH` that apply their subschemas in place.
-_IN_PLACE = frozenset({"allOf", "anyOf", "oneOf", "if", "then", "else", "$ref", "dependentSchemas"})
+#: What :func:`_compile_order` names a keyword of :data:`_WALKED_AFTER` by where an unevaluated keyword (``\x00``
+#: and the keyword's name follow) compiles its subschemas and walks each (no keyword can be spelled so).
+_WALKED = "\x00walked "
+#: The keywords an unevaluated keyword compiles the subschemas of, walking each once compiled as it walks a
+#: reference's target (:meth:`_Registry._walked_keyword_steps`; observed: a ``$dynamicRef`` 2019-09 does not
+#: compile, or an ``if`` without ``then`` or ``else``, in an ``allOf`` item is looked up or compiled then).
+_WALKED_AFTER = frozenset({"allOf", "anyOf", "oneOf", "if"})
 #: Keywords compiled with another one when the node has it (see :data:`_COMPILED_WITH`), not at their own place;
 #: ``properties`` and ``patternProperties`` stay there beside ``additionalProperties: true``.
 _DEFERRED = {
@@ -1276,13 +1304,11 @@ def _compiled_value_problem(key: str, value: Any, node: Mapping[str, Any], draft
             return None  # an `if` without `then` or `else`, and these without `if`: not compiled
         return _type_problem(value, "boolean", "object")
     if key == "items":
-        return _first_type_problem(value, "boolean", "object") if isinstance(value, list) else None
+        return None  # an array of items: each is checked when compiled, in turn (see _keyword_steps)
     if key in _COMPILED_ARRAYS:
-        problem = _type_problem(value, "array")
-        return problem if problem is not None else _first_type_problem(value, "boolean", "object")
+        return _type_problem(value, "array")
     if key in _COMPILED_MAPS:
-        problem = _type_problem(value, "object")
-        return problem if problem is not None else _first_type_problem(value.values(), "boolean", "object")
+        return _type_problem(value, "object")
     if key == "dependencies":
         problem = _type_problem(value, "object")
         if problem is not None:
@@ -1340,41 +1366,42 @@ def _compile_order(node: Mapping[str, Any], draft: _Draft) -> Iterator[str]:
     compiled with another (:func:`_compiled_together`, :func:`_deferred`; the unevaluated keywords only in a
     dialect that has them); each once. A keyword that compiles no schema where it stands (``additionalProperties``
     or an unevaluated keyword set to ``true``) is left out. The keywords beside an ``if`` without ``then`` or
-    ``else`` are compiled as the ``if`` is: not at all (:func:`_schemas_of`). In 2020-12 an unevaluated keyword
-    looks up ``$ref`` and ``$dynamicRef`` and walks ``dependentSchemas``, ``then`` and ``else`` (:data:`_FILTERED`)
-    at their place in its group, named there by :data:`_LOOKED_UP`, and leaves each to be compiled where it stands
-    (``then`` and ``else`` at the ``if``)."""
+    ``else`` are compiled as the ``if`` is: not at all (:func:`_schemas_of`). An unevaluated keyword looks up
+    ``$ref`` and ``$dynamicRef`` and walks ``dependentSchemas``, ``then`` and ``else`` (:data:`_FILTERED`) at their
+    place in its group, named there by :data:`_LOOKED_UP`, and leaves each to be compiled where it stands (``then``
+    and ``else`` at the ``if``); it compiles ``allOf``, ``anyOf``, ``oneOf`` and ``if`` (one without ``then`` or
+    ``else`` too, which compiles nothing where it stands) and walks what they hold (:data:`_WALKED_AFTER`), named
+    there by :data:`_WALKED`, once for each unevaluated keyword."""
     done: set[str] = set()
     known = draft.vocabulary_of
-    lone_if = "if" in node and "then" not in node and "else" not in node
     for key in node:
         if _deferred(key, node):
             continue
         for name in _compiled_together(key, node, known):
-            if name == "if" and lone_if and key in _UNEVALUATED:
-                # An unevaluated keyword compiles an ``if`` that has no ``then`` or ``else`` (observed), which
-                # compiles nothing where it stands.
-                if _LONE_IF not in done:
-                    done.add(_LONE_IF)
-                    yield _LONE_IF
-                continue
-            if name in _FILTERED and key in _UNEVALUATED and key in known and not draft.recursive_refs:
-                # Looked up, not compiled, by the unevaluated keyword (2020-12): compiled where it stands too.
-                if name in node:
-                    yield f"{_LOOKED_UP}{key}\x00{name}"
-                continue
+            if key in _UNEVALUATED and name != key:
+                if name in _FILTERED or name in _WALKED_AFTER:
+                    if name in node:
+                        yield f"{_LOOKED_UP if name in _FILTERED else _WALKED}{key}\x00{name}"
+                    continue
+                if name == "patternProperties" and not isinstance(node.get(name), Mapping):
+                    continue  # passed over here: refused where it stands (observed)
             if name in node and name not in done:
                 done.add(name)
                 yield name
 
 
 def _array_index(token: str) -> int | None:
-    """A pointer token as an array index: ASCII digits only (``str.isdigit`` also takes ``²``), and no more
-    significant digits than any list can have (``int`` refuses very long digit strings)."""
-    if _ARRAY_INDEX.fullmatch(token) is None:
+    """A pointer token as an array index, or None for one that is none: ASCII digits only (``str.isdigit`` also
+    takes ``²``) after an optional ``+``, up to :data:`_MAX_INDEX` (observed; leading zeros are taken: ``007`` is
+    7). Very long digit strings are measured before ``int`` reads them (it refuses too many digits)."""
+    match = _ARRAY_INDEX.fullmatch(token)
+    if match is None:
         return None
-    digits = token.lstrip("0") or "0"
-    return int(digits) if len(digits) <= 18 else None
+    digits = match.group(1).lstrip("0") or "0"
+    if len(digits) > 20:
+        return None
+    index = int(digits)
+    return index if index <= _MAX_INDEX else None
 
 
 def schema_problem(schema: Any) -> str | None:
@@ -1539,6 +1566,7 @@ def _compiled_nodes(schema: Any, draft: _Draft) -> set[int]:
     applies, as :func:`_schemas_of` says, all the way down."""
     seen: set[int] = set()
     out: set[int] = set()
+    walked: set[tuple[int, str]] = set()
     stack = [(schema, draft)]
     while stack:
         node, dialect = stack.pop()
@@ -1552,10 +1580,47 @@ def _compiled_nodes(schema: Any, draft: _Draft) -> set[int]:
             if key in _UNEVALUATED and dialect.unevaluated_vocabulary and not draft.unevaluated_vocabulary:
                 continue
             subs = _schemas_of(key, value, node, dialect, compiled=True)
-            if key in _UNEVALUATED and subs and _LONE_IF in _compile_order(node, dialect):
-                subs = [*subs, node["if"]]  # an `if` without `then` or `else`, which only this compiles
+            if key in _UNEVALUATED and subs and value is not True:
+                # The `if`s without `then` or `else` the keyword's walk compiles (here and in what it applies in
+                # place), which only it compiles.
+                subs = [*subs, *_walked_lone_ifs(key, node, dialect, walked)]
             stack.extend((sub, _dialect(sub, dialect)) for sub in subs)
     return out
+
+
+def _walked_lone_ifs(
+    kind: str, node: Mapping[str, Any], draft: _Draft, walked: set[tuple[int, str]]
+) -> list[Any]:
+    """The ``if`` without ``then`` or ``else`` of each subschema unevaluated keyword ``kind`` of ``node`` walks in a
+    schema without references (see :meth:`_Registry._filter_steps`): ``node`` itself and what it applies in place
+    by the keywords of :data:`_COMPILED_WITH`, all the way down. Each subschema is walked once per unevaluated
+    keyword (``walked``: the pairs walked so far)."""
+    found: list[Any] = []
+    stack: list[tuple[Any, _Draft]] = [(node, draft)]
+    while stack:
+        current, dialect = stack.pop()
+        if not isinstance(current, Mapping) or (id(current), kind) in walked:
+            continue
+        walked.add((id(current), kind))
+        conditional = not isinstance(current.get("if"), bool)
+        for name in _COMPILED_WITH[kind]:
+            value = current.get(name)
+            if value is None:
+                continue
+            subs: list[Any] = []
+            if name in _CONDITIONAL:
+                if conditional and name == "if":
+                    subs = [value]
+                    if "then" not in current and "else" not in current:
+                        found.append(value)
+                elif conditional and "if" in current:
+                    subs = [value]
+            elif name in _WALKED_AFTER and isinstance(value, list):
+                subs = value
+            elif name == "dependentSchemas" and isinstance(value, Mapping):
+                subs = list(value.values())
+            stack.extend((sub, _dialect(sub, dialect)) for sub in subs)
+    return found
 
 
 #: The order keywords are checked in (observed): first the deprecated keywords the base 2020-12 meta-schema still
