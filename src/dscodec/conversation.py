@@ -261,9 +261,10 @@ class ConversationRequest(_Model):
         requested = self.inference_options.max_tokens
         if requested is not None:
             total = prompt_tokens + requested
-            if context_limit <= _U32_MAX < total:
+            if context_limit <= _U32_MAX < total and prompt_tokens <= _U32_MAX:
                 # The reference counts in 32 bits, adding with saturation: a sum past 2**32 - 1 is 2**32 - 1, and
-                # the completion is then what the context leaves (behavior.md#sampling).
+                # the completion is then what the context leaves (behavior.md#sampling). A prompt count beyond 32
+                # bits (which the reference cannot take) is counted as it is: such a prompt never fits.
                 total = _U32_MAX
             if total > context_limit:
                 error = _context_error(prompt_tokens, requested, context_limit, total)

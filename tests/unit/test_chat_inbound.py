@@ -1272,3 +1272,25 @@ def test_context_length_error_is_in_the_openai_envelope() -> None:
     assert exc.protocol == "chat_completions"
     assert exc.body == error_body("chat_completions", exc)
     assert list(exc.body["error"]) == ["message", "type", "param", "code"]
+
+
+@pytest.mark.parametrize(
+    ("prompt", "limit", "expected"),
+    [
+        (2**32 - 2, 2**32 - 1, 1),  # 32-bit counts: the sum saturates at 2**32 - 1, as the reference's does
+        (2**40, 2**32 - 1, None),  # a prompt count past 32 bits never fits a 32-bit context
+        (2**33, 131072, None),
+        (2**40, 2**41, 5),  # nor is a large context cut to 32 bits
+    ],
+)
+def test_resolve_max_tokens_past_32_bits(prompt: int, limit: int, expected: int | None) -> None:
+    request = convert(body(max_tokens=5))
+    if expected is not None:
+        assert request.resolve_max_tokens(prompt, limit) == expected
+        return
+    with pytest.raises(ContextLengthExceeded) as info:
+        request.resolve_max_tokens(prompt, limit)
+    assert (
+        f"However, you requested {prompt + 5} tokens ({prompt} in the messages, 5 in the completion)"
+        in str(info.value)
+    )
