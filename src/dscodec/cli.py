@@ -167,7 +167,7 @@ def _parser() -> argparse.ArgumentParser:
         action="append",
         default=None,
         metavar="KEY",
-        help="require this key on every /v1/ request (Authorization: Bearer KEY or x-api-key: KEY); repeatable. "
+        help="require this key on every request but /health (Authorization: Bearer KEY or x-api-key: KEY); repeatable. "
         f"Without it, the key in ${_API_KEY_VARIABLE} if set (other users of the machine can read a key given "
         "on the command line)",
     )

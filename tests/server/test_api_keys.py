@@ -97,6 +97,23 @@ def test_health_stays_open_and_other_paths_are_guarded(guarded: str) -> None:
     assert counted.status_code == 401 and counted.json()["error"]["type"] == "authentication_error"
 
 
+@pytest.mark.parametrize(
+    "path", ["/openapi.json", "/docs", "/redoc", "/docs/oauth2-redirect", "/", "/nothing"]
+)
+def test_the_schema_and_doc_pages_need_a_key_too(guarded: str, path: str) -> None:
+    """FastAPI's own pages list every route of the server: with keys they are guarded like the API (a 401 in
+    OpenAI's shape), and a key holder still reads them."""
+    answer = httpx.get(guarded + path, timeout=10)
+    assert answer.status_code == 401, path
+    assert "No API key" in answer.json()["error"]["message"]
+    assert answer.headers["x-request-id"].startswith("req_")
+    wrong = httpx.get(guarded + path, headers={"authorization": "Bearer sk-wrong"}, timeout=10)
+    assert wrong.status_code == 401 and "Incorrect API key" in wrong.json()["error"]["message"]
+    allowed = httpx.get(guarded + path, headers={"x-api-key": KEYS[0]}, timeout=10)
+    assert allowed.status_code == (404 if path in ("/", "/nothing") else 200)
+    assert httpx.head(guarded + "/health", timeout=10).status_code == 200
+
+
 def test_the_body_is_not_read_without_a_key(guarded: str) -> None:
     """A 401 comes before the body: a client without a key cannot make the server read a large one."""
     big = b'{"model": "DeepSeek-V4-Pro", "messages": [' + b" " * (40 * 2**20) + b"]}"

@@ -56,7 +56,7 @@ def test_good_arguments_of_every_kind() -> None:
         backend_timeout=0.5,
         send_timeout=None,
         options=dscodec.ConversionOptions(),
-        served_models=("a", "b"),
+        served_models=("DeepSeek-V4-Pro",),
         response_store=MemoryResponseStore(),
     )
     assert any(getattr(route, "path", None) == "/v1/responses" for route in app.routes)

@@ -134,7 +134,10 @@ def test_a_bad_anthropic_model_list_query_is_a_400_in_anthropics_shape(live: Liv
 
 def test_served_models_can_be_named() -> None:
     app = create_app(
-        ScriptedBackend(SCRIPTS, tokenizer=VOCABULARY), tokenizer=VOCABULARY, served_models=["one"]
+        ScriptedBackend(SCRIPTS, tokenizer=VOCABULARY),
+        tokenizer=VOCABULARY,
+        options=dscodec.ConversionOptions().with_model_alias("one", "v4"),
+        served_models=["one"],
     )
     with LiveServer(app) as server:
         data = httpx.get(server.url + "/v1/models", timeout=10).json()
@@ -144,6 +147,22 @@ def test_served_models_can_be_named() -> None:
             {"id": "one", "object": "model", "created": data["data"][0]["created"], "owned_by": "dscodec"}
         ],
     }
+    with LiveServer(app) as server:
+        body = {"model": "one", "messages": [{"role": "user", "content": "Hi"}]}
+        assert httpx.post(server.url + "/v1/chat/completions", json=body, timeout=10).status_code == 200
+
+
+@pytest.mark.parametrize("options", [None, dscodec.ConversionOptions().with_model_alias("two", "v4")])
+def test_a_served_name_the_server_would_refuse_is_refused_when_the_app_is_made(options: Any) -> None:
+    """Listing a name that every request naming it gets a 400 for would trap every client that picks from
+    GET /v1/models."""
+    with pytest.raises(ValueError, match="served_models: 'one' is no model name the server accepts"):
+        create_app(
+            ScriptedBackend(SCRIPTS, tokenizer=VOCABULARY),
+            tokenizer=VOCABULARY,
+            options=options,
+            served_models=["DeepSeek-V4-Pro", "one"],
+        )
 
 
 def test_a_model_name_with_a_slash_is_retrieved_by_both_sdks() -> None:

@@ -258,3 +258,25 @@ def test_serve_command(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_serve_command_with_a_bad_script(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["serve", "--script", str(tmp_path / "missing.json")]) == 2
     assert "missing.json could not be read" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("path", [True, None, 1.5, "descriptor"])
+def test_from_file_refuses_what_is_no_path_before_opening_anything(path: object, tmp_path: Path) -> None:
+    """An int is no path: ``open`` would read that file descriptor and close it."""
+    import os
+
+    descriptor = os.open(tmp_path / "scripts.json", os.O_RDWR | os.O_CREAT)
+    try:
+        with pytest.raises(TypeError, match="path must be a str or os.PathLike"):
+            ScriptedBackend.from_file(descriptor if path == "descriptor" else path)  # type: ignore[arg-type]
+        os.fstat(descriptor)  # still open
+    finally:
+        os.close(descriptor)
+
+
+@pytest.mark.parametrize("tokenizer", [5, b"tokenizer.json", ["a"], object()])
+def test_a_tokenizer_of_the_wrong_kind_is_refused_when_the_backend_is_made(tokenizer: object) -> None:
+    """It is loaded on first use: found then, every request would be a 502."""
+    with pytest.raises(TypeError, match="tokenizer must be None, a path or a tokenizers.Tokenizer"):
+        ScriptedBackend({"a": {"output": "hi"}}, tokenizer=tokenizer)  # type: ignore[arg-type]
+    assert ScriptedBackend({"a": {"output": "hi"}}, tokenizer=VOCABULARY.full).vocabulary.full

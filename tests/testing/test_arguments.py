@@ -397,3 +397,45 @@ def test_a_transcript_that_records_no_answer_is_a_finding() -> None:
     assert testing.lint("chat_completions", {}, sdk=False) == testing.lint(
         "chat_completions", Transcript("chat_completions", request, response={}), sdk=False
     )
+
+
+@pytest.mark.parametrize("path", [True, None, 1.5, b"transcript.jsonl", "descriptor"])
+def test_paths_are_refused_before_any_file_is_touched(path: Any, tmp_path: Any) -> None:
+    """An int is no path: ``open`` would take it as a file descriptor, read (or write) it and close it."""
+    import os
+
+    from dscodec.testing.transcript import file_kind, is_transcript
+
+    descriptor = os.open(tmp_path / "file", os.O_RDWR | os.O_CREAT)
+    if path == "descriptor":
+        path = descriptor
+    try:
+        for call in (testing.load_transcript, testing.load_transcripts, file_kind, is_transcript):
+            with pytest.raises(TypeError, match="path must be a str or os.PathLike"):
+                call(path)
+        with pytest.raises(TypeError, match="path must be a str or os.PathLike"):
+            testing.dump_transcript(_TRANSCRIPT, path)
+        os.fstat(descriptor)  # still open: nothing read it, wrote it or closed it
+    finally:
+        os.close(descriptor)
+
+
+@pytest.mark.parametrize("frames", [None, 5, 1.5, object()])
+def test_format_sse_names_what_is_no_list_of_frames(frames: Any) -> None:
+    with pytest.raises(TypeError, match="format_sse takes an iterable of frames, not"):
+        testing.format_sse(frames)
+    assert testing.format_sse(iter([testing.Frame("{}")])) == "data: {}\n\n"
+
+
+@pytest.mark.parametrize("sections", [5, 1.5, object(), True, b"frames"])
+def test_compare_names_sections_of_the_wrong_type(sections: Any) -> None:
+    with pytest.raises(TypeError, match="sections must be a section name or a collection of them"):
+        testing.compare({"a": 1}, {"a": 1}, sections=sections)
+
+
+@pytest.mark.parametrize("kind", [None, 5, ["vllm"], {"vllm": 1}])
+def test_fake_engine_names_a_kind_of_the_wrong_type(kind: Any) -> None:
+    from dscodec.testing.engines import FakeEngine
+
+    with pytest.raises(TypeError, match="kind must be 'vllm' or 'sglang'"):
+        FakeEngine(kind)

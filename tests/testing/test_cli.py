@@ -479,3 +479,74 @@ def test_lint_takes_json_that_is_no_object_as_a_body(tmp_path: Path) -> None:
     assert (
         status == 1 and out == f"{path}: GEN001 stream: the body is a JSON array, not an object: '[1,2,3]'\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("url", "said"),
+    [
+        ("http://[::1/v1/chat/completions", "is no valid URL: Invalid IPv6 URL"),
+        ("http://h:port/v1/chat/completions", "is no valid URL"),
+        ("notaurl", "must be an http:// or https:// address"),
+        ("ftp://x/v1/chat/completions", "must be an http:// or https:// address"),
+        ("http:///v1/chat/completions", "must be an http:// or https:// address"),
+    ],
+)
+def test_a_url_that_is_no_http_address_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], url: str, said: str
+) -> None:
+    """Said once, with exit status 2 and nothing sent: not a traceback, nor an ERROR row per transcript."""
+    request = tmp_path / "request.json"
+    request.write_text(json.dumps(body("chat_completions", "plain")), encoding="utf-8")
+    dump_transcript(
+        Transcript("chat_completions", body("chat_completions", "plain"), []), tmp_path / "t.jsonl"
+    )
+    for argv in (
+        ["record", "--url", url, "--body", str(request), "-o", str(tmp_path / "out.jsonl")],
+        ["lint", "--url", url, "--body", str(request), "--protocol", "chat_completions"],
+        ["replay", str(tmp_path / "t.jsonl"), "--url", url],
+    ):
+        status, printed = run(*argv)
+        assert status == 2 and printed == "", argv
+        err = capsys.readouterr().err
+        assert err.startswith("dscodec: --url: url ") and said in err and repr(url) in err, err
+    assert not (tmp_path / "out.jsonl").exists()
+
+
+def test_a_header_http_cannot_carry_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    request = tmp_path / "request.json"
+    request.write_text(json.dumps(body("chat_completions", "plain")), encoding="utf-8")
+    dump_transcript(
+        Transcript("chat_completions", body("chat_completions", "plain"), []), tmp_path / "t.jsonl"
+    )
+    url = "http://127.0.0.1:9/v1/chat/completions"
+    for header in ("X-Name: é", "X-Name: a\x00b"):
+        for argv in (
+            [
+                "record",
+                "--url",
+                url,
+                "--body",
+                str(request),
+                "-o",
+                str(tmp_path / "out.jsonl"),
+                "--header",
+                header,
+            ],
+            ["lint", "--url", url, "--body", str(request), "--header", header],
+            ["replay", str(tmp_path / "t.jsonl"), "--url", url, "--header", header],
+        ):
+            status, _ = run(*argv)
+            assert status == 2, argv
+            assert "an HTTP header cannot carry" in capsys.readouterr().err
+
+
+def test_an_empty_output_path_is_named_as_such(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``-o ""`` used to be refused as "a folder" (the current folder an empty path stands for)."""
+    request = tmp_path / "request.json"
+    request.write_text(json.dumps(body("chat_completions", "plain")), encoding="utf-8")
+    url = "http://127.0.0.1:9/v1/chat/completions"
+    status, _ = run("record", "--url", url, "--body", str(request), "-o", "")
+    assert status == 2
+    assert "-o/--output needs the path of the transcript file to write" in capsys.readouterr().err

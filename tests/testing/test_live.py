@@ -447,3 +447,29 @@ def test_record_checks_where_it_writes_before_sending(
         err = capsys.readouterr().err
         assert err.startswith(f"dscodec: cannot write {output}: ") and message in err, err
         assert len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "notaurl/v1/messages",
+        "ftp://x/v1/messages",
+        "http:///v1/messages",
+        "http://[::1/v1/messages",
+        "http://h:x/v1/messages",
+    ],
+)
+def test_a_url_that_is_no_http_address_is_refused_before_sending(url: str) -> None:
+    from dscodec.testing import Transcript
+    from dscodec.testing.live import endpoint, recheck, record, send
+
+    with pytest.raises(ValueError, match="url"):
+        endpoint(url)
+    with pytest.raises(ValueError, match="url"):
+        send(url, {"model": "DeepSeek-V4-Pro"})
+    with pytest.raises(ValueError, match="url"):
+        record(url, {"model": "DeepSeek-V4-Pro"})
+    with pytest.raises(
+        ValueError, match="url"
+    ):  # nothing recorded to compare with: the url is checked all the same
+        recheck(Transcript("messages", {"model": "DeepSeek-V4-Pro"}, []), url)

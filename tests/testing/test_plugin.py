@@ -362,3 +362,26 @@ def test_a_transcript_that_records_no_answer_fails_its_lint_test(pytester: pytes
     result = pytester.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(failed=2)
     assert "GEN008 stream: the transcript records no answer" in result.stdout.str()
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "said"),
+    [
+        ("--dscodec-url", "http://[::1", "*--dscodec-url: url 'http://[::1' is no valid URL*"),
+        ("--dscodec-url", "notaurl", "*--dscodec-url: url must be an http:// or https:// address*"),
+        ("--dscodec-header", "X-Name: é", "*--dscodec-header 'X-Name: é': *cannot carry*"),
+    ],
+)
+def test_a_url_or_header_no_request_can_carry_is_one_usage_error(
+    pytester: pytest.Pytester, option: str, value: str, said: str
+) -> None:
+    """Not a failure (or an internal error) of every replay test: one usage error before any test runs."""
+    dump_transcript(recorded(), pytester.path / "hello.jsonl")
+    given = (
+        [option, value]
+        if option == "--dscodec-url"
+        else ["--dscodec-url", "http://127.0.0.1:9", option, value]
+    )
+    result = pytester.runpytest(*given)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([said])

@@ -498,6 +498,12 @@ def test_a_stream_with_its_complete_response_reads() -> None:
         ('{"kind": "tokens", "ids": [1, 2.0]}', r":3: ids\[1\] must be an integer, not 2.0"),
         ('{"kind": "response", "status": "200", "body": {}}', ":3: the response's status must be an integer"),
         ('{"kind": "frame", "event": 5, "data": {}}', ":3: a frame's event must be a string or null, not 5"),
+        ('{"kind": "failure", "message": 5}', ":3: a failure's message must be a string, not 5"),
+        ('{"kind": "failure", "message": null}', ":3: a failure's message must be a string, not None"),
+        (
+            '{"kind": "frame", "data": {}, "raw": "x"}',
+            ":3: a frame line holds a 'data' or a 'raw' text, not both",
+        ),
     ],
 )
 def test_a_bad_value_is_named_by_its_field(line: str, message: str) -> None:

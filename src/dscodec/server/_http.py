@@ -580,10 +580,15 @@ class SendDeadline:
             pass  # logged when it stalled; the server closes the unfinished connection
 
 
+#: The paths a server made with API keys answers without one: the health probe.
+OPEN_PATHS = frozenset({"/health"})
+
+
 class RequireApiKey:
-    """Every request to a ``/v1/`` path must carry one of ``keys``, as ``Authorization: Bearer <key>`` (what the
-    OpenAI SDK sends) or ``x-api-key: <key>`` (the Anthropic SDK's); otherwise it gets a 401 in the path's
-    protocol shape before its body is read. Other paths (``GET /health``, for probes) stay open. Keys are compared
+    """Every request but the health probe (``/health``) must carry one of ``keys``, as ``Authorization: Bearer
+    <key>`` (what the OpenAI SDK sends) or ``x-api-key: <key>`` (the Anthropic SDK's); otherwise it gets a 401 in
+    the path's protocol shape (OpenAI's outside ``/v1/``) before its body is read. That includes FastAPI's own
+    pages (``/openapi.json``, ``/docs``, ``/redoc``), which list every route, and unknown paths. Keys are compared
     in constant time."""
 
     def __init__(self, app: ASGIApp, keys: Collection[str]) -> None:
@@ -591,10 +596,10 @@ class RequireApiKey:
         self.keys = [key.encode() for key in keys]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        protocol = _protocol_of(scope) if scope["type"] == "http" else None
-        if protocol is None:
+        if scope["type"] != "http" or _route_path(scope) in OPEN_PATHS:
             await self.app(scope, receive, send)
             return
+        protocol = _protocol_of(scope) or "chat_completions"
         given: list[bytes] = []
         for name, value in scope.get("headers", ()):
             if name == b"x-api-key":

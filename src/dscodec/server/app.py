@@ -184,6 +184,18 @@ def _check_arguments(
         or not all(isinstance(name, str) for name in served_models)
     ):
         raise TypeError("served_models must be a list or tuple of model names (str) or None")
+    if served_models is not None:
+        # A listed name the server would answer with a 400 ("The supported API model names are ...") is a trap
+        # for every client that picks a model from GET /v1/models.
+        accepted = (
+            options.model_versions_by_name if isinstance(options, ConversionOptions) else DEFAULT_MODEL_NAMES
+        )
+        unknown = [name for name in served_models if name not in accepted]
+        if unknown:
+            raise ValueError(
+                f"served_models: {shown(unknown[0])} is no model name the server accepts ({', '.join(accepted)}); "
+                f"accept it first: options=ConversionOptions().with_model_alias({unknown[0]!r}, 'v4')"
+            )
     if response_store is not None and not (
         callable(getattr(response_store, "get", None)) and callable(getattr(response_store, "put", None))
     ):
@@ -237,13 +249,14 @@ def create_app(
         send_timeout: seconds one write of the answer may wait for a client that reads nothing (its connection
             open): past that the answer is abandoned, its backend closed and the connection closed; None waits
             forever.
-        served_models: the names ``GET /v1/models`` lists (None: every name ``options`` accepts).
+        served_models: the names ``GET /v1/models`` lists (None: every name ``options`` accepts); each must be a
+            name ``options`` accepts (a ``ValueError`` otherwise: clients pick their model from the list).
         response_store: where Responses turns are kept for ``previous_response_id``, and the response objects
             when it is a :class:`~dscodec.server.RetrievableStore` (None: a
             :class:`~dscodec.server.MemoryResponseStore` of the default size).
-        api_keys: when given, every ``/v1/`` request must carry one of these keys (``Authorization: Bearer`` or
-            ``x-api-key``), or it gets a 401 in its protocol's error shape; ``GET /health`` stays open. None:
-            no key is needed.
+        api_keys: when given, every request must carry one of these keys (``Authorization: Bearer`` or
+            ``x-api-key``), or it gets a 401 in its protocol's error shape; only ``/health`` stays open (the
+            ``/openapi.json``, ``/docs`` and ``/redoc`` pages need a key too). None: no key is needed.
 
     Raises:
         TokenizerError: the tokenizer cannot be loaded.

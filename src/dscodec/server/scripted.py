@@ -39,6 +39,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from dscodec._words import tokenizers_module
 from dscodec.conversation import ConversationRequest
 from dscodec.errors import ConversionError, DscodecError, shown
 from dscodec.server.backend import (
@@ -115,6 +116,8 @@ class ScriptedBackend:
 
     Raises:
         ScriptError: no scripts, or a script with a bad field.
+        TypeError: ``tokenizer`` is none of the kinds a tokenizer is given as (found here: it is loaded on first
+            use, and every request would fail).
     """
 
     def __init__(
@@ -126,6 +129,13 @@ class ScriptedBackend:
             raise ScriptError("a script file needs at least one script")
         self.scripts: dict[str, Script] = {name: _script(name, value) for name, value in scripts.items()}
         self.default = next(iter(self.scripts))
+        if not (
+            tokenizer is None
+            or isinstance(tokenizer, (str, os.PathLike, Vocabulary, tokenizers_module().Tokenizer))
+        ):
+            raise TypeError(
+                f"tokenizer must be None, a path or a tokenizers.Tokenizer, not {type(tokenizer).__name__}"
+            )
         self._tokenizer = tokenizer
         self._vocabulary: Vocabulary | None = None
 
@@ -135,7 +145,10 @@ class ScriptedBackend:
 
         Raises:
             ScriptError: the file cannot be read, is not a JSON object, or holds a bad script.
+            TypeError: ``path`` is no str or path (an int is not taken as a file descriptor).
         """
+        if not isinstance(path, (str, os.PathLike)):
+            raise TypeError(f"path must be a str or os.PathLike, not {type(path).__name__}")
         try:
             with open(path, encoding="utf-8") as handle:
                 document = json.load(handle)

@@ -335,7 +335,7 @@ def serve(
     log: TextIO | None = None,
 ) -> None:
     """Load everything, then serve until interrupted (uvicorn): the scripts of ``script``, or the engine
-    ``upstream`` (``("vllm" | "sglang", url)``); with ``api_keys``, every ``/v1/`` request needs one of them.
+    ``upstream`` (``("vllm" | "sglang", url)``); with ``api_keys``, every request but ``/health`` needs one of them.
 
     Raises:
         ServeError: neither or both of ``script`` and ``upstream``; a bad served name; an address that cannot be
@@ -386,7 +386,7 @@ def serve(
     )
     if api_keys:
         count = len(api_keys)
-        print(f"dscodec: every /v1/ request needs an API key ({count} accepted)", file=out)
+        print(f"dscodec: every request but /health needs an API key ({count} accepted)", file=out)
     elif host not in ("127.0.0.1", "localhost", "::1"):
         print(f"dscodec: warning: {host} is reachable from other machines and no API key is needed", file=out)
     uvicorn.run(

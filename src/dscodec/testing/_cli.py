@@ -63,13 +63,32 @@ def _read_json(path: str) -> dict[str, Any]:
 
 
 def _headers(values: list[str] | None) -> dict[str, str]:
+    """The ``--header`` values by name; one that is not ``Name: value``, or that HTTP cannot carry (not ASCII, a
+    line break), is a usage error."""
+    from dscodec.testing.live import _checked_headers
+
     headers: dict[str, str] = {}
     for value in values or []:
         name, sep, content = value.partition(":")
         if not sep or not name.strip():
             raise _UsageError(f"--header {value!r} is not 'Name: value'")
+        try:
+            _checked_headers({name.strip(): content.strip()})
+        except ValueError as exc:
+            raise _UsageError(f"--header {value!r}: {exc}") from None
         headers[name.strip()] = content.strip()
     return headers
+
+
+def _url(url: str) -> str:
+    """A ``--url`` that is an ``http://`` or ``https://`` address, else a usage error (before anything is sent)."""
+    from dscodec.testing.live import _split_url
+
+    try:
+        _split_url(url)
+    except ValueError as exc:
+        raise _UsageError(f"--url: {exc}") from None
+    return url
 
 
 def _limits(args: argparse.Namespace) -> dict[str, Any]:
@@ -104,7 +123,9 @@ def lint_command(args: argparse.Namespace, out: TextIO) -> int:
             from dscodec.testing.live import send
 
             body = _read_json(args.body)
-            exchange = send(args.url, body, protocol=protocol, headers=_headers(args.header), **_limits(args))
+            exchange = send(
+                _url(args.url), body, protocol=protocol, headers=_headers(args.header), **_limits(args)
+            )
             label = exchange.url
             protocol, request = exchange.protocol, body
             answer: Any = exchange.text
@@ -164,6 +185,8 @@ def _refused(status: int) -> str:
 def _check_writable(path: str) -> None:
     """Refuse an output path that cannot be written, before anything is sent: a folder, a path through a file,
     a folder without write permission. Nothing is created."""
+    if not path:
+        raise _UsageError("-o/--output needs the path of the transcript file to write, not an empty one")
     target = Path(path)
     if target.is_dir():
         raise _UsageError(f"cannot write {path}: it is a folder")
@@ -187,6 +210,7 @@ def record_command(args: argparse.Namespace, out: TextIO) -> int:
         from dscodec.testing.live import record
 
         _check_writable(args.output)
+        _url(args.url)
         body = _read_json(args.body)
         name = args.name or Path(args.output).name.removesuffix(".jsonl")
         transcript = record(
@@ -303,6 +327,7 @@ def replay_command(args: argparse.Namespace, out: TextIO) -> int:
             from dscodec.testing.live import recheck
 
             headers = _headers(args.header)
+            _url(url)
         except ImportError as exc:
             return _fail(_missing(exc, "replay --url"))
         except _UsageError as exc:

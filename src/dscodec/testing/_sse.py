@@ -126,9 +126,11 @@ def format_sse(frames: Iterable[Frame]) -> str:
     """The SSE text of ``frames``, which :func:`parse_sse` reads back as the same frames.
 
     Raises:
-        TypeError: an item is no :class:`Frame`.
+        TypeError: ``frames`` is no iterable (a single frame, a string), or an item is no :class:`Frame`.
         ValueError: a frame no event stream can carry (see :meth:`Frame.sse`).
     """
+    if isinstance(frames, (Frame, str, bytes)) or not isinstance(frames, Iterable):
+        raise TypeError(f"format_sse takes an iterable of frames, not {type(frames).__name__}")
     out = []
     for frame in frames:
         if not isinstance(frame, Frame):

@@ -586,8 +586,8 @@ def compare(
         ValueError: a section none of the four (a misspelt section would compare nothing), an empty ignore rule,
             an ``ids`` pattern that is no valid regular expression, or an answer that nests deeper than Python's recursion allows or
             holds itself.
-        TypeError: an answer of another kind, an ignore rule that is no ``str``, or ``ids``, ``fingerprints`` or
-            ``merge_deltas`` of another type.
+        TypeError: an answer of another kind, an ignore rule that is no ``str``, ``sections`` that is no
+            collection of names, or ``ids``, ``fingerprints`` or ``merge_deltas`` of another type.
     """
     _id_pattern(ids, fingerprints)
     if type(merge_deltas) is not bool:
@@ -595,6 +595,10 @@ def compare(
     rules_given = ignore_rules(ignore)
     if isinstance(sections, str):
         sections = (sections,)
+    if sections is not None and (isinstance(sections, bytes) or not isinstance(sections, Iterable)):
+        raise TypeError(
+            f"sections must be a section name or a collection of them, not {type(sections).__name__}"
+        )
     if sections is not None:
         unknown = [section for section in sections if section not in SECTIONS]
         if unknown:

@@ -156,6 +156,8 @@ class FakeEngine:
         delay: float = 0.0,
         responder: Callable[[dict[str, Any], list[int]], Iterable[BackendItem]] | None = None,
     ) -> None:
+        if not isinstance(kind, str):
+            raise TypeError(f"kind must be 'vllm' or 'sglang', not {type(kind).__name__}")
         if kind not in _ENDPOINTS:
             raise ValueError(f"kind must be 'vllm' or 'sglang', not {kind!r}")
         if incremental and kind != "sglang":

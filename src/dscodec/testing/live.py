@@ -14,7 +14,7 @@ import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import SplitResult, urlsplit, urlunsplit
 
 import dscodec
 from dscodec.conversation import Protocol
@@ -43,7 +43,8 @@ def endpoint(url: str, protocol: Protocol | None = None) -> tuple[str, Protocol]
 
     Raises:
         TypeError: ``url`` is no str, or ``protocol`` neither a str nor None.
-        ValueError: ``protocol`` is none of ``chat_completions``, ``responses`` and ``messages``.
+        ValueError: ``url`` is no ``http://`` or ``https://`` address with a host (``notaurl``, ``ftp://x``,
+            ``http://[::1``), or ``protocol`` is none of ``chat_completions``, ``responses`` and ``messages``.
         TranscriptError: the URL names no endpoint and no protocol was given, or they disagree.
 
     Examples:
@@ -55,7 +56,7 @@ def endpoint(url: str, protocol: Protocol | None = None) -> tuple[str, Protocol]
     if not isinstance(url, str):
         raise TypeError(f"url must be a str, not {type(url).__name__}")
     _check_protocol(protocol)
-    parts = urlsplit(url)
+    parts = _split_url(url)
     path = parts.path.rstrip("/")
     named = next((name for name, suffix in _PATHS.items() if path.endswith(suffix)), None)
     if named is not None:
@@ -70,6 +71,20 @@ def endpoint(url: str, protocol: Protocol | None = None) -> tuple[str, Protocol]
     if not path.endswith("/v1"):
         path += "/v1"
     return urlunsplit(parts._replace(path=path + _PATHS[protocol])), protocol
+
+
+def _split_url(url: str) -> SplitResult:
+    """The parts of ``url``, an ``http://`` or ``https://`` address with a host (``ValueError`` otherwise)."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - a port that is no number (or out of range) is a ValueError here
+    except ValueError as exc:
+        raise ValueError(f"url {shown(url, limit=200)} is no valid URL: {exc}") from None
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        raise ValueError(
+            f"url must be an http:// or https:// address with a host, not {shown(url, limit=200)}"
+        )
+    return parts
 
 
 def _check_protocol(protocol: object) -> None:
@@ -164,7 +179,8 @@ def send(
         ImportError: httpx is not installed (it comes with ``pip install 'dscodec[testing]'``).
         TypeError: ``url`` is no str, ``body`` no mapping, ``protocol`` neither a str nor None, ``headers`` no
             mapping of str to str, or ``timeout`` or ``max_bytes`` no number.
-        ValueError: an unknown ``protocol``, a header that HTTP cannot carry (not ASCII, a line break),
+        ValueError: a ``url`` that is no ``http://`` or ``https://`` address, an unknown ``protocol``, a header
+            that HTTP cannot carry (not ASCII, a line break),
             ``timeout`` not a finite number of seconds above 0, or ``max_bytes`` below 1.
         TranscriptError: the protocol cannot be told, the server cannot be reached, or its answer takes longer
             than ``timeout`` or is longer than ``max_bytes``.
@@ -278,6 +294,7 @@ def recheck(
     if not isinstance(url, str):
         raise TypeError(f"url must be a str, not {type(url).__name__}")
     # The caller's mistakes are refused before anything is sent, whether or not anything will be.
+    _split_url(url)
     ignore_rules(ignore)
     _checked_headers(headers)
     _check_limits(timeout, max_bytes)

@@ -71,6 +71,14 @@ def pytest_configure(config: pytest.Config) -> None:
     if headers and not config.getoption("dscodec_url", default=None):
         raise pytest.UsageError("--dscodec-header is sent with --dscodec-url: give the server's URL too")
     _headers(headers)  # a malformed one is one usage error, not a failure of every test
+    url = config.getoption("dscodec_url", default=None)
+    if url is not None:
+        from dscodec.testing._cli import _url, _UsageError
+
+        try:
+            _url(url)
+        except _UsageError as exc:
+            raise pytest.UsageError(str(exc).replace("--url", "--dscodec-url", 1)) from None
     ignore = config.getoption("dscodec_ignore", default=[]) or []
     if ignore:
         from dscodec.testing.compare import ignore_rules

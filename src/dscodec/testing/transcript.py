@@ -606,8 +606,7 @@ def dump_transcripts(transcripts: Iterable[Transcript], path: str | os.PathLike[
         ValueError: ``transcripts`` is empty, or a transcript holds a value no file can (see
             :func:`dumps_transcript`).
     """
-    if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"path must be a str or os.PathLike, not {type(path).__name__}")
+    _check_path(path)
     # Every byte first: a transcript that cannot be written leaves the file as it was.
     data = dumps_transcripts(transcripts).encode("utf-8")
     try:
@@ -711,14 +710,20 @@ def _item_of(line: dict[str, Any], where: str) -> BackendItem:
             raise TranscriptError(f"{where}: finish reason must be stop, length, content_filter or null")
         return Finish(reason)
     message = line.get("message", "")
+    if not isinstance(message, str):
+        raise TranscriptError(
+            f"{where}: a failure's message must be a string, not {shown(message, limit=60)}"
+        )
     status = line.get("status")
     if status is not None and not (type(status) is int and 400 <= status <= 499):
         raise TranscriptError(f"{where}: a failure's status must be a client error (400 to 499) or absent")
-    return Failure(message if isinstance(message, str) else str(message), status)
+    return Failure(message, status)
 
 
 def _frame(line: dict[str, Any], where: str) -> Frame:
     event = _str_or_none(line.get("event"), where, "a frame's event")
+    if "raw" in line and "data" in line:
+        raise TranscriptError(f"{where}: a frame line holds a 'data' or a 'raw' text, not both")
     if "raw" in line:
         raw = line["raw"]
         if not isinstance(raw, str):
@@ -933,8 +938,16 @@ def loads_transcript(text: str | bytes, *, source: str = "<transcript>") -> Tran
     return found[0]
 
 
+def _check_path(path: object) -> None:
+    """A path is a ``str`` or an ``os.PathLike``: anything else (an int, which ``open`` would take as a file
+    descriptor to read or write and then close, None, bytes) is a ``TypeError`` before any file is touched."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be a str or os.PathLike, not {type(path).__name__}")
+
+
 def _read(path: str | os.PathLike[str]) -> bytes:
     """The file's bytes (decoded by the reader, which names a file that is not UTF-8)."""
+    _check_path(path)
     try:
         with open(path, "rb") as handle:
             return handle.read()
@@ -951,6 +964,7 @@ def load_transcript(path: str | os.PathLike[str]) -> Transcript:
 
     Raises:
         TranscriptError: the file cannot be read, is not a transcript, or holds several.
+        TypeError: ``path`` is no str or path (an int is not taken as a file descriptor).
     """
     transcript = loads_transcript(_read(path), source=os.fspath(path))
     if not transcript.name:
@@ -964,6 +978,7 @@ def load_transcripts(path: str | os.PathLike[str]) -> list[Transcript]:
 
     Raises:
         TranscriptError: the file cannot be read or a transcript in it is malformed.
+        TypeError: ``path`` is no str or path (an int is not taken as a file descriptor).
     """
     found = loads_transcripts(_read(path), source=os.fspath(path))
     for index, transcript in enumerate(found):
@@ -1017,7 +1032,9 @@ def file_kind(path: str | os.PathLike[str]) -> FileKind:
 
     Raises:
         TranscriptError: something is there that cannot be read (no permission, a symbolic link to nothing).
+        TypeError: ``path`` is no str or path (an int is not taken as a file descriptor).
     """
+    _check_path(path)
     where = os.fspath(path)
     if not os.path.lexists(path):
         return "missing"
@@ -1062,5 +1079,6 @@ def is_transcript(path: str | os.PathLike[str]) -> bool:
 
     Raises:
         TranscriptError: the file exists but cannot be read (no permission, a symbolic link to nothing).
+        TypeError: ``path`` is no str or path.
     """
     return file_kind(path) == "transcript"
