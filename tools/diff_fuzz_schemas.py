@@ -54,6 +54,11 @@ DIALECTS = (
     "https://json-schema.org/draft-07/schema", "https://json-schema.org/draft/2019-09/schema",
     "http://json-schema.org/draft/2019-09/schema#", "https://json-schema.org/draft/2020-12/schema",
     "http://json-schema.org/schema#",
+    # The vocabulary meta-schemas (a root or a subschema may name one as its dialect).
+    "https://json-schema.org/draft/2020-12/meta/core", "https://json-schema.org/draft/2020-12/meta/applicator",
+    "https://json-schema.org/draft/2020-12/meta/validation", "https://json-schema.org/draft/2020-12/meta/meta-data",
+    "https://json-schema.org/draft/2020-12/meta/unevaluated", "https://json-schema.org/draft/2019-09/meta/core",
+    "https://json-schema.org/draft/2019-09/meta/applicator", "https://json-schema.org/draft/2019-09/meta/validation",
 )  # fmt: skip
 #: Endings a dialect's URI is given with now and then (``--drafts``): hashes, fragments, characters no URI has.
 DIALECT_ENDINGS: tuple[str, ...] = ("", "#", "##", "###", "#a", "#a#", "#/a", "<x>", "#<", "%zz", "?q", " ")
@@ -87,6 +92,13 @@ REF_VALUES: tuple[str, ...] = (
     "#/~2", "#/a~1b", "x", "x#/a b", "x y", "a.json#a", "../x", "//host/x", "http://[::1]/x", "urn:x#a",
     "https://example.com/s", "https://example.com/s#a/b", "https://json-schema.org/draft/2020-12/schema#/$defs/x",
     "https://json-schema.org/draft/2020-12/schema#meta", "http://json-schema.org/draft-07/schema#a/b", "",
+    # Pointers into the meta-schema documents: to schemas, to what is no schema, to nothing, array indexes.
+    "https://json-schema.org/draft/2020-12/meta/applicator#/$defs/schemaArray",
+    "https://json-schema.org/draft/2020-12/meta/validation#/$defs/stringArray",
+    "https://json-schema.org/draft/2020-12/meta/applicator#/properties", "https://json-schema.org/draft/2020-12/schema#/allOf/1",
+    "https://json-schema.org/draft/2020-12/schema#/allOf/x", "https://json-schema.org/draft/2019-09/schema#/title",
+    "http://json-schema.org/draft-07/schema#/definitions/schemaArray", "http://json-schema.org/draft-04/schema#/properties/enum",
+    "http://json-schema.org/draft-07/schema#/definitions/nope",
 )  # fmt: skip
 SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 SCHEMA_ONES = ("items", "not", "if", "then", "else", "additionalProperties", "propertyNames", "contains")
