@@ -3618,6 +3618,71 @@ def _hardening() -> list[Case]:
             obj({"a": {"$ref": "http://a@b@c/x"}}),
         ),
         (
+            "invalid-schema-ref-authority-several-colons",
+            "an authority with no @ and three colons: reported at the last colon, before the bad port",
+            obj({"a": {"$ref": "//::80:-1"}}),
+        ),
+        (
+            "invalid-schema-ref-authority-two-colons-in-scheme-uri",
+            "a host, a port and two more colons: reported at the last colon",
+            obj({"a": {"$ref": "//http:80::"}}),
+        ),
+        (
+            "invalid-schema-ref-authority-bad-escape-before-colons",
+            "a bad escape in the authority is reported before its extra colons",
+            obj({"a": {"$ref": "//:80127.0.0.1%::"}}),
+        ),
+        (
+            "invalid-schema-ref-authority-bad-escape-after-second-at",
+            "a bad escape after a second @ is reported before the @",
+            obj({"a": {"$ref": "http://a@b@c%zz/x"}}),
+        ),
+        (
+            "invalid-schema-ref-authority-bad-escape-after-ip-literal",
+            "a bad escape after an IP literal and a letter is reported before the letter",
+            obj({"a": {"$ref": "http://[::1]a%/x"}}),
+        ),
+        (
+            "invalid-schema-ref-ip-literal-escape-cut-short",
+            "an IP literal cut short by an escape: no IPv6 address",
+            obj({"a": {"$ref": "http://[2%2"}}),
+        ),
+        (
+            "invalid-schema-ref-ipv6-group-then-bad-character",
+            "an IPv6 address whose last group is not hex: no IPv6 address",
+            obj({"a": {"$ref": "http://[1::2:g]/"}}),
+        ),
+        (
+            "invalid-schema-ref-ip-literal-dotted-quad",
+            "a dotted quad alone in brackets: its first character is unexpected",
+            obj({"a": {"$ref": "http://[1.2.3.4]/x"}}),
+        ),
+        (
+            "invalid-schema-ref-ipv6-four-digits-then-dot",
+            "four hex digits then a dot make a group, not a dotted quad: the dot is unexpected",
+            obj({"a": {"$ref": "http://[::1234.2.3.4]/"}}),
+        ),
+        (
+            "invalid-schema-ref-ipv6-short-last-group-at-end",
+            "eight groups, the last one short, at the end of the URI: no IPv6 address",
+            obj({"a": {"$ref": "//[1:2:3:4:5:6:7:8"}}),
+        ),
+        (
+            "invalid-schema-ref-ipv6-ninth-group",
+            "a ninth group: the colon before it is unexpected",
+            obj({"a": {"$ref": "http://[1:2:3:4:5:6:7:8:9]/"}}),
+        ),
+        (
+            "invalid-schema-ref-ipv6-dotted-quad-leading-zero",
+            "a dotted quad byte with a leading zero ends at the zero",
+            obj({"a": {"$ref": "http://[::1.2.3.04]/"}}),
+        ),
+        (
+            "invalid-schema-id-authority-several-colons",
+            "an $id whose authority has no @ and several colons: reported at the last colon",
+            obj({"a": {"$id": "http://:-1.:", "type": "string"}}),
+        ),
+        (
             "schema-uncompiled-patterns-not-checked",
             "patterns where nothing compiles them ($defs nothing references, an if alone, contentSchema): unread",
             {

@@ -305,9 +305,9 @@ def _uri_problem(text: str, *, allow_hash: bool) -> str | None:
     scanned = text
     authority = _AUTHORITY.match(text)
     if authority is not None:
-        problem, literal = _authority(text, authority.start(1), authority.end(1))
-        if problem is not None:
-            problems.append(problem)
+        problem, literal = _authority(text, authority.start(1))
+        if problem is not None:  # the scheme before it is sound, and what follows it is not read
+            return f"{problem[1]} at index {problem[0]}"
         if literal is not None:  # its brackets and what they hold are no characters a URI has elsewhere
             scanned = text[: literal[0]] + "0" * (literal[1] - literal[0]) + text[literal[1] :]
     if authority is None:
@@ -345,59 +345,173 @@ _SEGMENT_END = re.compile(r"[/?#]|\Z")
 #: A URI reference with an authority (``scheme://`` or ``//``); group 1 is the authority.
 _AUTHORITY = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.\-]*:)?//([^/?#]*)")
 _HEX = frozenset("0123456789abcdefABCDEF")
-_IP_CHARS = _HEX | frozenset(":.")
 
 
-def _authority(text: str, start: int, end: int) -> tuple[tuple[int, str] | None, tuple[int, int] | None]:
-    """The first problem of the authority ``text[start:end]`` as (index, kind), or None; and the span of its IP
-    literal's brackets (up to the problem, if there is one in it), or None. A user part ends at the first ``@``;
-    a host is an IP literal in brackets (an IPv6 address, or ``v``, hex digits, ``.`` and more) or a name; a
-    port holds digits only."""
-    at = text.find("@", start, end)
+def _authority(text: str, start: int) -> tuple[tuple[int, str] | None, tuple[int, int] | None]:
+    """The first problem of the authority that begins at ``text[start]`` as (index, kind), or None; and the span
+    of its IP literal's brackets, or None.
+
+    The authority is read from the left: first the run of characters a user part, host name or port may hold
+    (``:`` and ``@`` among them), every escape in it checked. If the run holds an ``@``, the host follows the
+    first one: an IP literal in brackets (if the run ends right there) or a name; then an optional ``:`` and
+    port. Else the run itself is the host and port: it may hold one ``:`` (a second one is reported at the last
+    ``:`` of the run), with digits only after it; an empty run may be followed by an IP literal and its port
+    instead. After an IP literal a run is read (and its escapes checked) the same way before its port. After the
+    authority comes ``/``, ``?``, ``#`` or the end."""
+    n = len(text)
+    end, at, colons, last_colon = _authority_run(text, start)
+    if end < 0:
+        return (-end - 1, "invalid percent-encoded octet"), None
     host = at + 1 if at >= 0 else start
     literal: tuple[int, int] | None = None
-    k = host
-    if k < end and text[k] == "[":
-        k += 1
-        if k < end and text[k] in "vV":
-            k += 1
-            digits = k
-            while k < end and text[k] in _HEX:
-                k += 1
-            if k == digits or k >= end or text[k] != ".":
-                return (k, "unexpected character"), (host, k)
-            k += 1
-            rest = k
-            while k < end and text[k] in _FUTURE_CHARS:
-                k += 1
-            if k == rest:
-                return (k, "unexpected character"), (host, k)
-        else:
-            address = k
-            while k < end and text[k] in _IP_CHARS:
-                k += 1
-            if k == address or k >= end or text[k] != "]":
-                return (k, "unexpected character"), (host, k)
-            try:
-                ipaddress.IPv6Address(text[address:k])
-            except ValueError:
-                return (address, "invalid IPv6 address"), (host, k)
-        if k >= end or text[k] != "]":
-            return (k, "unexpected character"), (host, k)
-        k += 1
+    if host == end and end < n and text[end] == "[":
+        problem, k = _ip_literal(text, host)
+        if problem is not None:
+            return problem, None
         literal = (host, k)
-        if k < end and text[k] != ":":
-            return (k, "unexpected character"), literal
+        end = _authority_run(text, k)[0]
+        if end < 0:
+            return (-end - 1, "invalid percent-encoded octet"), literal
+    elif at < 0 and colons > 1:
+        return (last_colon, "unexpected character"), None
     else:
+        k = host
         while k < end and text[k] not in ":@":
             k += 1
-        if k < end and text[k] == "@":
-            return (k, "unexpected character"), None
-    if k < end:  # the port, after ":"
-        for j in range(k + 1, end):
-            if not "0" <= text[j] <= "9":
-                return (j, "unexpected character"), literal
+    if k < end and text[k] == ":":  # the port
+        k += 1
+        while k < end and "0" <= text[k] <= "9":
+            k += 1
+    if k < n and text[k] not in "/?#":
+        return (k, "unexpected character"), literal
     return None, literal
+
+
+def _authority_run(text: str, start: int) -> tuple[int, int, int, int]:
+    """Where the run of the characters an authority holds outside IP literals (escapes, ``:`` and ``@``
+    included) from ``start`` ends (``-1 - i`` if the escape at ``i`` is bad), where its first ``@`` stands (-1 if
+    none), and how many ``:`` it holds before that ``@`` and where the last of them stands (-1 if none)."""
+    n = len(text)
+    k = start
+    at = -1
+    colons = 0
+    last_colon = -1
+    while k < n:
+        char = text[k]
+        if char == "%":
+            if _ESCAPE.match(text, k) is None:
+                return -1 - k, at, colons, last_colon
+            k += 3
+        elif char in _NAME_CHARS:
+            k += 1
+        elif char == ":":
+            if at < 0:
+                colons += 1
+                last_colon = k
+            k += 1
+        elif char == "@":
+            if at < 0:
+                at = k
+            k += 1
+        else:
+            break
+    return k, at, colons, last_colon
+
+
+def _ip_literal(text: str, start: int) -> tuple[tuple[int, str] | None, int]:
+    """The problem of the IP literal whose ``[`` is at ``text[start]`` as (index, kind), or None; and the index
+    after its ``]``."""
+    n = len(text)
+    k = start + 1
+    if k < n and text[k] in "vV":
+        k += 1
+        digits = k
+        while k < n and text[k] in _HEX:
+            k += 1
+        if k == digits or k >= n or text[k] != ".":
+            return (k, "unexpected character"), k
+        k += 1
+        rest = k
+        while k < n and text[k] in _FUTURE_CHARS:
+            k += 1
+        if k == rest:
+            return (k, "unexpected character"), k
+    else:
+        ok, end = _ipv6_end(text, k)
+        if not ok:
+            # Nothing read at all: no IPv6 address begins here (and no ``v``), so the first character is wrong.
+            return (k, "unexpected character" if end == k else "invalid IPv6 address"), k
+        k = end
+    if k >= n or text[k] != "]":
+        return (k, "unexpected character"), k
+    return None, k + 1
+
+
+def _ipv6_end(text: str, start: int) -> tuple[bool, int]:
+    """Read an IPv6 address from ``text[start]``: whether it is one, and the index reading stopped at.
+
+    Groups of one to four hex digits, each after a ``:`` but the first one and the one right after ``::``, at
+    most one ``::``, and last perhaps a dotted quad in place of two groups; reading stops at anything else or
+    after eight groups. Eight groups are needed without ``::``, fewer than eight with it. A group of fewer than
+    four digits at the very end of the text is read but not counted, and a dotted quad is not taken as the
+    first group (observed)."""
+    n = len(text)
+    k = start
+    count = 0
+    ellipsis = -1
+    while count < 8:
+        colon = k < n and text[k] == ":"
+        if colon:
+            k += 1
+        digits = k
+        while k < n and k - digits < 4 and text[k] in _HEX:
+            k += 1
+        width = k - digits
+        if width == 0:
+            if not colon:
+                break
+            if k < n and text[k] == ":" and ellipsis < 0:
+                k += 1
+                ellipsis = count
+                continue
+            return False, k
+        if width < 4 and k == n:
+            break
+        if width < 4 and text[k] == ".":
+            k = digits
+            if count > 6 or colon == (count == ellipsis):
+                return False, k
+            end = _ipv4_end(text, k)
+            if end < 0:
+                return False, k
+            k = end
+            count += 2
+            break
+        if colon == (count in (0, ellipsis)):
+            return False, k
+        count += 1
+    return (count == 8 if ellipsis < 0 else count < 8), k
+
+
+def _ipv4_end(text: str, start: int) -> int:
+    """The index after the dotted quad at ``text[start]`` (bytes in decimal without leading zeros, at most three
+    digits each), or -1."""
+    n = len(text)
+    k = start
+    for part in range(4):
+        if part:
+            if k >= n or text[k] != ".":
+                return -1
+            k += 1
+        if k < n and text[k] == "0":
+            k += 1
+            continue
+        digits = k
+        while k < n and k - digits < 3 and "0" <= text[k] <= "9":
+            k += 1
+        if k == digits or int(text[digits:k]) > 255:
+            return -1
+    return k
 
 
 #: The URI of a document that names none (the reference's default base).
@@ -410,6 +524,8 @@ _ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 #: What an IP literal of a future version may hold after its ``v``, hex digits and ``.``.
 _FUTURE_CHARS = _UNRESERVED | frozenset("!$&'()*+,;=:")
+#: What a user part or a host name holds besides escapes (and ``:``, in a user part).
+_NAME_CHARS = _UNRESERVED | frozenset("!$&'()*+,;=")
 
 
 def _unescape(m: re.Match[str]) -> str:
