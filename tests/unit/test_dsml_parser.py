@@ -91,8 +91,36 @@ def _forget() -> None:
 
 
 D = DSML_SPELLING
-NAMES = st.sampled_from(["command", "x", "a b", 'a"b', "k\\n", "é", "", "a>b", "a/b"])
-FLAGS = st.sampled_from(['string="true"', 'string="false"', "", 'string="maybe"', "string=false", 'lang="x"'])
+NAMES = st.sampled_from(
+    [
+        "command",
+        "x",
+        "a b",
+        'a"b',
+        "k\\n",
+        "é",
+        "",
+        "a>b",
+        "a/b",
+        f"c{D}y",
+        f"c</{D}y",
+        f"c<{D}",
+        f"a>b</{D}y",
+    ]
+)
+FLAGS = st.sampled_from(
+    [
+        'string="true"',
+        'string="false"',
+        "",
+        'string="maybe"',
+        "string=false",
+        'lang="x"',
+        f'string{D}="true"',
+        f'{D}string="false"',
+        f'string="true" {D}',
+    ]
+)
 VALUES = st.sampled_from(
     [
         "ls -la",
@@ -579,3 +607,67 @@ def test_output_cut_inside_a_value(flag: str, value: str, arguments: str) -> Non
     for parser in (BlockParser, _Stepwise, _NoHeldPiece):
         assert _arguments(_run(parser, [text])) == [arguments], parser
         assert _arguments(_run(parser, list(text))) == [arguments], parser
+
+
+_DSML_IN_TAGS = [
+    # A Dsml token that does not follow "<" or "</" is text of the tag: of a value, or (between attributes and
+    # around "=") a separator, as white space.
+    (f' name="ci{D}ty" string="true">Paris', f'{{"ci{D}ty": "Paris"}}'),
+    (f' name="{D}" string="true">Paris', f'{{"{D}": "Paris"}}'),
+    (f' name="city" string{D}="true">Paris', '{"city": "Paris"}'),
+    (f' name="city" {D}string="true">Paris', '{"city": "Paris"}'),
+    (f' name="days" string{D}="false">3', '{"days": 3}'),
+    (f' name="city" {D} string="true">Paris', '{"city": "Paris"}'),
+    (f' name="n" string{D}="true">12', '{"n": "12"}'),
+    (f' name="n" {D}string="true">12', '{"n": "12"}'),
+    (f' name={D}"city"{D}string="true">Paris', '{"city\\"' + D + 'string=\\"true": "Paris"}'),
+    (f' name="city" string="tr{D}ue">Paris', '{"city": "Paris"}'),
+    (f' name=ci{D}ty string="true">Paris', f'{{"ci{D}ty": "Paris"}}'),
+    # "<" or "</" and the token inside a quoted value, no ">" after its opening quote: text of the value.
+    (f' name="c<{D}ity" string="true">Paris', f'{{"c<{D}ity": "Paris"}}'),
+    (f' name="c</{D}ity" string="true">Paris', f'{{"c</{D}ity": "Paris"}}'),
+    (f' name="a</{D}parameter>" string="true">v', f'{{"a</{D}parameter>": "v"}}'),
+    # A new tag outside a quoted value, right after a quote, or in a value that is not a name's cuts the tag
+    # short: no value (the tag's own closing tag does not end the call).
+    (' name="a" string="tr', '{"a": ""}'),
+    (f' name="a" string="tr</{D}parameter>\n<{D}parameter name="b" string="true">w', '{"a": "", "b": "w"}'),
+    (f' name="city" <{D}string="true">Paris', '{"city": ""}'),
+    # ... and inside one after a ">" (a stray or missing quote): the tag ends at that ">".
+    (f' name="a" string="true>v{D}x', f'{{"a": "v{D}x"}}'),
+    (f' name="a" string="true>v<{D}x', f'{{"a": "v<{D}x"}}'),
+]
+
+
+@pytest.mark.parametrize(("tag", "arguments"), _DSML_IN_TAGS)
+@pytest.mark.parametrize("hard", [True, False])
+def test_a_dsml_token_inside_a_parameter_tag(tag: str, arguments: str, hard: bool) -> None:
+    """A Dsml token inside a parameter tag begins a new tag only right after "<" or "</", outside a quoted value
+    or in one where a ">" came after its opening quote; anywhere else it is text of the tag (as the reference
+    reads it), so the parameter keeps its value. The parameter after it is kept too. The same for every cut and
+    with or without the shortcuts."""
+    text = (
+        f'<{D}tool_calls>\n<{D}invoke name="f">\n<{D}parameter{tag}</{D}parameter>\n'
+        f'<{D}parameter name="n" string="false">3</{D}parameter>\n</{D}invoke>\n</{D}tool_calls>'
+    )
+    expected = arguments[:-1] + ', "n": 3}'
+    units = _units(text, hard)
+    for pieces in ([units], list(units), _split(units, list(range(0, len(units), 3)))):
+        for parser in (BlockParser, _Stepwise):
+            assert _arguments(_run(parser, pieces)) == [expected], (pieces, parser)
+    assert loads(expected)
+
+
+def test_a_dsml_token_in_a_long_parameter_tag_is_read_in_linear_time() -> None:
+    """Many Dsml tokens (some after "<" or "</") inside one quoted name, fed a few units at a time: each piece of
+    the tag is read once (read again for each token, this would take minutes)."""
+    name = f"a</{D}b<{D}c{D}" * 20000
+    text = (
+        f'<{D}tool_calls>\n<{D}invoke name="f">\n<{D}parameter name="{name}" string="true">v</{D}parameter>\n'
+        f"</{D}invoke>"
+    )
+    units = _units(text)
+    parser = BlockParser(spell=_spell, id_factory=lambda i: f"id{i}")
+    out: list[Event] = []
+    for k in range(0, len(units), 3):
+        parser.feed(units[k : k + 3], out)
+    assert [json.loads(e.arguments) for e in out if isinstance(e, ToolCallEnd)] == [{name: "v"}]

@@ -487,10 +487,16 @@ def tag(attributes: str, value: str, *, v41: bool = False) -> str:
             + tag('name="b"', "w"),
             {"a": "", "b": "w"},
         ),
+        # a Dsml token without "<" is text of the tag: here of the name, whose quote no separator follows
         (
             '<｜DSML｜parameter name="a"｜DSML｜ string="true">v</｜DSML｜parameter>\n'
             + tag('name="b"', "w"),
-            {"a": "", "b": "w"},
+            {'a"｜DSML｜ string="true': "v", "b": "w"},
+        ),
+        (
+            '<｜DSML｜parameter name="a" ｜DSML｜string="true">v</｜DSML｜parameter>\n'
+            + tag('name="b"', "w"),
+            {"a": "v", "b": "w"},
         ),
     ],
 )

@@ -887,6 +887,34 @@ def _malformed(v: Version) -> list[Scenario]:
         tools="weather",
         reads_as=("D8", d.block_of(d.call("f", d.param("a", "v"), d.param("b", "w")))),
     )
+    s(
+        "dsml-in-param-name",
+        d.block_of(
+            d.call(
+                "f",
+                p_open + f' name="ci{DSML}ty" string="true">Paris' + d.param_close,
+                p_open + f' name="c</{DSML}ity" string="true">x' + d.param_close,
+                d.param("days", "3", string=False),
+            )
+        ),
+        "the Dsml token inside a parameter's name, alone and after '</': text of the name",
+        thinking=False,
+        tools="weather",
+    )
+    s(
+        "dsml-in-param-attrs",
+        d.block_of(
+            d.call(
+                "f",
+                p_open + f' name="a" string{DSML}="true">v' + d.param_close,
+                p_open + f' name="b" {DSML}string="false">3' + d.param_close,
+                p_open + f' name="c" {DSML} string="true">w' + d.param_close,
+            )
+        ),
+        "the Dsml token between a parameter tag's attributes: text of the tag, the values are kept",
+        thinking=False,
+        tools="weather",
+    )
     misspelled = p_open.replace("parameter", "paramter")
     s(
         "misspelled-param-tag",

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import enum
 import re
+from typing import NamedTuple
 
 from dscodec._json import loads
-from dscodec.stream._markers import DSML_HARD, DSML_SOFT, escape_json_string
+from dscodec.stream._markers import DSML_FIRST, DSML_HARD, DSML_SOFT, DSML_SPELLING, escape_json_string
 
 __all__ = [
     "BARE_PARAMETER",
@@ -30,9 +31,11 @@ __all__ = [
     "WHOLE_TAG",
     "BlockState",
     "Quote",
+    "QuoteScan",
     "ValueKind",
     "json_key",
     "parameter_of",
+    "quote_scan",
     "scan_short",
     "tag_attributes",
     "tag_step",
@@ -148,29 +151,43 @@ def json_key(body: str) -> str:
     return candidate
 
 
+def _gap(text: str, k: int) -> int:
+    """The length of the separator at ``text[k]`` outside a quoted value: 1 for white space, the spelling's
+    length for the Dsml token, 0 for anything else."""
+    ch = text[k]
+    if ch in TAG_WS:
+        return 1
+    if ch == DSML_FIRST and text.startswith(DSML_SPELLING, k):
+        return len(DSML_SPELLING)
+    return 0
+
+
 def tag_attributes(text: str) -> dict[str, str]:
-    """The attributes of a parameter tag (the text between ``parameter`` and ``>``); the first of each name
-    wins. Values are double-quoted (the closing quote is one followed by white space, ``/`` or the end) or bare
-    (up to white space); words without ``=`` and stray characters are skipped."""
+    """The attributes of a parameter tag (the text between ``parameter`` and ``>``, spelled); the first of each
+    name wins. Values are double-quoted (the closing quote is one followed by white space, ``/`` or the end) or
+    bare (up to white space); words without ``=`` and stray characters are skipped. Between attributes, and
+    around their ``=``, the Dsml token separates as white space does (``string｜DSML｜="true"``); in a value it is
+    text."""
     attrs: dict[str, str] = {}
     i, n = 0, len(text)
     while i < n:
-        if text[i] in TAG_WS or text[i] in '"=/':
-            i += 1
+        gap = _gap(text, i)
+        if gap or text[i] in '"=/':
+            i += gap or 1
             continue
         j = i
-        while j < n and text[j] not in TAG_WS and text[j] not in '="':
+        while j < n and not _gap(text, j) and text[j] not in '="':
             j += 1
         name = text[i:j]
         k = j
-        while k < n and text[k] in TAG_WS:
-            k += 1
+        while k < n and (gap := _gap(text, k)):
+            k += gap
         if k >= n or text[k] != "=":
             i = max(j, i + 1)
             continue
         k += 1
-        while k < n and text[k] in TAG_WS:
-            k += 1
+        while k < n and (gap := _gap(text, k)):
+            k += gap
         if k < n and text[k] == '"':
             end = k + 1
             while True:
@@ -217,6 +234,63 @@ def unclosed_quote_end(text: str) -> int:
     return -1 if opened < 0 else text.find(">", opened)
 
 
+#: What comes before the opening quote of a ``name`` attribute's value (outside quoted values, since the last one;
+#: the Dsml token separates as white space does).
+_GAP = f"[{TAG_WS}{DSML_SOFT}{DSML_HARD}]"
+_NAME_OPENS = re.compile(f"(?:^|{_GAP})name{_GAP}*={_GAP}*\\Z")
+#: How much of the text outside quoted values is kept for :data:`_NAME_OPENS`.
+_OUTSIDE_KEPT = 64
+
+
+class QuoteScan(NamedTuple):
+    """Where :func:`quote_scan` is in a parameter tag's text."""
+
+    quote: Quote = Quote.OUT
+    #: The quoted value still open holds a quote or a ``>``.
+    inner: bool = False
+    #: The quoted value still open is a ``name`` attribute's.
+    of_name: bool = False
+    #: The text outside quoted values since the last one.
+    outside: str = ""
+
+
+def quote_scan(scan: QuoteScan, text: str) -> QuoteScan:
+    """Read ``text`` inside a parameter tag (none of its ``>`` ends the tag) from ``scan``: where the reading is
+    after it. Quotes open and close as :func:`tag_step` reads them.
+
+    Examples:
+        >>> quote_scan(QuoteScan(), 'name="c<x')
+        QuoteScan(quote=<Quote.IN: 1>, inner=False, of_name=True, outside='')
+        >>> quote_scan(QuoteScan(), 'name="a" string="true"<')
+        QuoteScan(quote=<Quote.IN: 1>, inner=True, of_name=False, outside='')
+        >>> quote_scan(QuoteScan(), 'name="a>b" x="c')
+        QuoteScan(quote=<Quote.IN: 1>, inner=False, of_name=False, outside='')
+    """
+    quote, inner, of_name, outside = scan
+    start = 0
+    for k, ch in enumerate(text):
+        if quote is Quote.IN_AFTER_QUOTE:
+            if ch in TAG_WS or ch == ">" or ch == "/":
+                quote = Quote.OUT
+                start = k
+            else:
+                quote = Quote.IN
+                inner = True
+        if quote is Quote.OUT:
+            if ch == '"':
+                quote = Quote.IN
+                inner = False
+                of_name = _NAME_OPENS.search((outside + text[start:k])[-_OUTSIDE_KEPT:]) is not None
+                outside = ""
+        elif ch == '"':
+            quote = Quote.IN_AFTER_QUOTE
+        elif ch == ">":
+            inner = True
+    if quote is Quote.OUT:
+        outside = (outside + text[start:])[-_OUTSIDE_KEPT:]
+    return QuoteScan(quote, inner, of_name, outside)
+
+
 #: Pieces up to this long have their outcome remembered: in a tag (by quote state) and in the block and invoke
 #: scans. Model output comes a token or a few at a time, and the same pieces come again and again.
 SHORT = 32
@@ -229,8 +303,9 @@ SCANS: dict[BlockState, dict[str, tuple[int, int]]] = {BlockState.BLOCK: {}, Blo
 
 def tag_step(quote: Quote, text: str) -> tuple[Quote, int] | None:
     """Read ``text`` inside a parameter tag from quote state ``quote``: the state after it and -1, or the state
-    and the index of the ``>`` that ends the tag. None when a Dsml token comes before the tag's end or ``text`` is
-    longer than :data:`SHORT` (the parameter parser reads those itself)."""
+    and the index of the ``>`` that ends the tag. None when a Dsml token comes before the tag's end (whether it
+    is text of the tag or begins a new tag depends on what came before it) or ``text`` is longer than
+    :data:`SHORT` (the parameter parser reads those itself)."""
     steps = TAG_STEPS[quote]
     try:
         return steps[text]

@@ -13,8 +13,9 @@ name           ``"``                                                 the call st
 invoke         ``<D parameter`` (V4.1 with a space after ``D``),     parameter tag / ``}`` → block
                ``parameter name=`` alone (as the reference), or
                a closing tag ``</D``
-parameter tag  ``>`` outside a quoted attribute value (a ``D``       separator, key and ``: ``; → value
-               inside the tag ends it without a value)
+parameter tag  ``>`` outside a quoted attribute value (``<D`` or     separator, key and ``: ``; → value
+               ``</D`` outside the quoted name ends it without
+               a value, see _tag_starts; a ``D`` alone is text)
 value          ``</D``                                               the parameter ends → invoke
 =============  ====================================================  =========================================
 
@@ -79,9 +80,11 @@ from dscodec.stream._dsml_tags import (
     WHOLE_TAG,
     BlockState,
     Quote,
+    QuoteScan,
     ValueKind,
     json_key,
     parameter_of,
+    quote_scan,
     scan_short,
     tag_step,
     unclosed_quote_end,
@@ -151,6 +154,7 @@ _UNKNOWN = ("", "", ValueKind.AUTO)
 #: whitespace after it.
 _CUT_TAG = re.compile(f' ?name=(?:"((?:[^"]+|"(?=[^{TAG_WS}>/]))*)(?:(")([{TAG_WS}])?)?)?')
 _KIND_STRING, _KIND_AUTO = ValueKind.STRING, ValueKind.AUTO
+_FRESH_SCAN = QuoteScan()
 
 
 def _fill_id_pool() -> None:
@@ -223,6 +227,9 @@ class BlockParser(ArgumentWriter):
         # came after the call's last parameter: the next closing tag closes it, unless it is the call's or the
         # block's own. (In a call's well-formed text, "<" only ever begins a tag the parser reads.)
         self._stray = False
+        #: How far :meth:`_tag_starts` has read the tag's pieces: the pieces (list), how many, where that reading
+        #: is, the last two units.
+        self._tag_scan: tuple[list[str], int, QuoteScan, str] = ([], 0, _FRESH_SCAN, "")
 
     @property
     def pending_units(self) -> str:
@@ -435,10 +442,11 @@ class BlockParser(ArgumentWriter):
         self.state = _INVOKE
 
     def _tag_text(self, s: str, i: int) -> tuple[int, str]:
-        """Read the parameter tag up to its ``>`` (outside a quoted value), or up to a Dsml token: then a new tag
-        begins inside this one. If a quoted value was still open and a ``>`` came after its opening quote, the
-        tag ended there (a stray or missing quote took its end): the text after that ``>`` is the parameter's
-        value. Otherwise the parameter has no value. Either way what follows the tag is scanned again (returned
+        """Read the parameter tag up to its ``>`` (outside a quoted value), or up to a Dsml token that begins a
+        new tag inside this one (see :meth:`_tag_starts`; any other Dsml token is text of the tag). If a quoted
+        value was still open and a ``>`` came after its opening quote, the tag ended there (a stray or missing
+        quote took its end): the text after that ``>`` is the parameter's value. Otherwise the parameter has no
+        value. Either way what follows the tag is scanned again (returned
         with the index it ends at)."""
         quote = self._quote
         tag_stops = self._tag_stops
@@ -453,26 +461,28 @@ class BlockParser(ArgumentWriter):
                 j = m.start()
             ch = s[j]
             if ch == DSML_SOFT or ch == DSML_HARD:
-                self._tag.append(s[i:j])
-                tag = "".join(self._tag)
-                cut = len(tag)
-                if tag.endswith("</"):
-                    cut -= 2
-                elif tag.endswith("<"):
-                    cut -= 1
-                self._quote = _OUT
-                end = -1 if quote is _OUT else unclosed_quote_end(tag[:cut])
-                if end >= 0:
-                    self._tag = [tag[:end]]
-                    self._end_tag(has_value=True)
-                    return j, tag[end + 1 :]
-                self._tag = [tag[:cut]]
-                self._end_tag(has_value=False)
-                # A closing tag that cuts the tag short is most likely the parameter's own, and so is the one
-                # after a Dsml token with no "<" before it: it may not end the call (see _scan_invoke). (After
-                # "<" a new tag begins: it is read as any other.)
-                self._stray = cut == len(tag) or tag.endswith("</")
-                return j, tag[cut:]
+                if j > i:
+                    self._tag.append(s[i:j])
+                    i = j
+                if self._tag_starts():
+                    tag = "".join(self._tag)
+                    cut = len(tag)
+                    if tag.endswith("</"):
+                        cut -= 2
+                    elif tag.endswith("<"):
+                        cut -= 1
+                    self._quote = _OUT
+                    end = -1 if quote is _OUT else unclosed_quote_end(tag[:cut])
+                    if end >= 0:
+                        self._tag = [tag[:end]]
+                        self._end_tag(has_value=True)
+                        return j, tag[end + 1 :]
+                    self._tag = [tag[:cut]]
+                    self._end_tag(has_value=False)
+                    # A closing tag that cuts the tag short is most likely the parameter's own: it may not end
+                    # the call (see _scan_invoke). (After "<" a new tag begins: it is read as any other.)
+                    self._stray = tag.endswith("</")
+                    return j, tag[cut:]
             if quote is _IN_AFTER_QUOTE:
                 quote = _OUT if ch in TAG_WS or ch == ">" or ch == "/" else _IN
             if quote is _OUT:
@@ -489,6 +499,27 @@ class BlockParser(ArgumentWriter):
         self._tag.append(s[i:])
         self._quote = quote
         return n, ""
+
+    def _tag_starts(self) -> bool:
+        """Whether the Dsml token that comes after the parameter tag's text so far (its pieces) begins a new tag
+        that cuts this one short: right after ``<`` or ``</``, outside a quoted value, or inside one that is not
+        a ``name`` attribute's or that already holds a quote or a ``>`` (a stray or missing quote:
+        ``string="tru</…``, ``string="true"</…``, ``string="true>v</…``). Anywhere else the token is text of the
+        tag: of the name (``name="ci｜DSML｜ty"``, ``name="c</｜DSML｜ity"``), of another value, or a separator
+        between attributes. (Each piece is read once: the reading goes on from where the last call left it.)"""
+        pieces = self._tag
+        tag_scan = self._tag_scan
+        if tag_scan[0] is pieces:
+            _, done, scan, tail = tag_scan
+        else:
+            done, scan, tail = 0, _FRESH_SCAN, ""
+        for piece in pieces[done:]:
+            scan = quote_scan(scan, piece)
+            tail = (tail + piece[-2:])[-2:]
+        self._tag_scan = (pieces, len(pieces), scan, tail)
+        if tail[-1:] != "<" and tail != "</":
+            return False
+        return scan.quote is _OUT or scan.inner or not scan.of_name
 
     def _end_tag(self, *, has_value: bool) -> None:
         """The parameter tag is read: its parameter begins."""
