@@ -666,3 +666,89 @@ def test_a_pointer_into_a_meta_schema_document_leads_where_it_does_there(
 )
 def test_a_pointer_token_in_an_array_must_be_an_index(token: str, problem: str | None) -> None:
     assert _schema.schema_problem({"type": "object", "$ref": f"#/allOf/{token}", "allOf": [{}]}) == problem
+
+
+# -- vocabularies at a reference's target, contains, ids read anew, anchors compiled once ----------------------
+
+_META = "https://json-schema.org/draft/2020-12/meta/"
+_BAD = {"$ref": "#/nope"}
+
+
+@pytest.mark.parametrize(
+    ("root", "target", "compiled"),
+    [
+        # A target of the root's resource without a $schema or an id of its own keeps the root's vocabularies.
+        (_META + "validation", {"allOf": [_BAD]}, False),
+        (_META + "validation", {"$anchor": "a", "allOf": [_BAD]}, False),
+        # One naming a resource, or with a $schema of its own, has them chosen anew by that $schema.
+        (_META + "validation", {"$id": "http://e/x", "allOf": [_BAD]}, True),
+        (_META + "core", {"$id": "x.json", "allOf": [_BAD]}, True),
+        (_META + "validation", {"$schema": D7, "allOf": [_BAD]}, True),
+        (_META + "validation", {"$schema": "http://e/zzz", "allOf": [_BAD]}, True),
+        (_META + "validation", {"$schema": _META + "applicator", "allOf": [_BAD]}, True),
+        (_META + "validation", {"$schema": _META + "validation", "allOf": [_BAD]}, False),
+        (
+            _META + "validation",
+            {"$id": "http://e/x", "$schema": _META + "validation", "allOf": [_BAD]},
+            False,
+        ),
+        # Under a root of the whole dialect, every vocabulary stays in force.
+        (D2020, {"$schema": _META + "validation", "allOf": [_BAD]}, True),
+    ],
+)
+def test_a_reference_target_of_its_own_chooses_its_vocabularies(
+    root: str, target: dict[str, Any], compiled: bool
+) -> None:
+    ref = "#a" if "$anchor" in target else "#/$defs/t"
+    schema = {"$schema": root, "type": "object", "$ref": ref, "$defs": {"t": target}}
+    assert _schema.schema_problem(schema) == (_missing("/nope") if compiled else None)
+
+
+@pytest.mark.parametrize(
+    ("uri", "compiled"),
+    [
+        (D2020, True),
+        (D2020 + "#", True),
+        (D2019, True),
+        ("http://json-schema.org/schema", True),
+        ("http://json-schema.org/draft/2020-12/schema", True),
+        (D7, True),
+        (_META + "applicator", False),
+        (_META + "core", False),
+        ("https://json-schema.org/draft/2019-09/meta/validation", False),
+        (D2020 + "#/x", False),
+        ("HTTPS://json-schema.org/draft/2020-12/schema", False),
+        ("http://e/zzz", False),
+    ],
+)
+def test_contains_is_compiled_in_a_dialect_named_by_its_uri(uri: str, compiled: bool) -> None:
+    for inner in ({"contains": _BAD}, {"items": {"contains": _BAD}}):
+        schema = {"type": "object", "not": {"$schema": uri, **inner}}
+        assert _schema.schema_problem(schema) == (_missing("/nope") if compiled else None)
+    # The contains an unevaluatedItems beside it compiles is compiled all the same.
+    schema = {"type": "object", "not": {"$schema": uri, "unevaluatedItems": {}, "contains": _BAD}}
+    assert _schema.schema_problem(schema) == _missing("/nope")
+
+
+def test_an_uncrawled_subschema_reached_by_a_pointer_names_nothing() -> None:
+    defs = {"a": {"$id": "http://e/y", "items": {"$id": "#q"}, "not": {"$ref": "#q"}}}
+    schema = {"$schema": D7, "type": "object", "properties": {"b": {"$ref": "#/$defs/a"}}, "$defs": defs}
+    assert _schema.schema_problem(schema) == "Anchor 'q' does not exist"
+    defs = {"a": {"$id": "http://e/y", "properties": {"k": {}}, "not": {"$ref": "#/properties/b"}}}
+    schema["$defs"] = defs
+    assert _schema.schema_problem(schema) is None  # resolved against the root's base URI
+
+
+@pytest.mark.parametrize(
+    ("props", "problem"),
+    [
+        ({"b": {"$ref": "#item"}, "c": {"$ref": "#why"}}, None),
+        ({"b": {"allOf": [{"$ref": "#item"}]}, "c": {"$ref": "#why"}}, None),
+        ({"c": {"$ref": "#why"}, "b": {"$ref": "#item"}}, _missing("/$defs/x")),
+        ({"b": {"$ref": "#/$defs/i"}, "c": {"$ref": "#why"}}, _missing("/$defs/x")),
+        ({"b": {"$ref": "#item"}, "c": {"$ref": "#nope"}}, "Anchor 'nope' does not exist"),
+    ],
+)
+def test_one_anchor_target_of_a_resource_is_compiled(props: dict[str, Any], problem: str | None) -> None:
+    defs = {"i": {"$anchor": "item"}, "y": {"$anchor": "why", "not": {"$ref": "#/$defs/x"}}}
+    assert _schema.schema_problem({"type": "object", "$defs": defs, "properties": props}) == problem

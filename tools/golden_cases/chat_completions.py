@@ -5430,6 +5430,247 @@ def _hardening() -> list[Case]:
             "... 2**64 - 1 is one, out of range",
             {"type": "object", "$ref": "#/allOf/18446744073709551615", "allOf": [{}]},
         ),
+        (
+            "invalid-schema-vocabulary-ref-target-own-id",
+            "under a vocabulary meta-schema, a reference's target naming a resource compiles every vocabulary",
+            {
+                "$schema": "https://json-schema.org/draft/2020-12/meta/validation",
+                "type": "object",
+                "$ref": "#/$defs/t",
+                "$defs": {"t": {"$id": "http://e/x", "allOf": [{"$ref": "#/nope"}]}},
+            },
+        ),
+        (
+            "invalid-schema-vocabulary-ref-target-own-schema",
+            "... one with a $schema of its own, the vocabularies that names",
+            {
+                "$schema": "https://json-schema.org/draft/2020-12/meta/core",
+                "type": "object",
+                "$ref": "#/$defs/t",
+                "$defs": {
+                    "t": {
+                        "$schema": "https://json-schema.org/draft/2020-12/meta/applicator",
+                        "allOf": [{"$ref": "#/nope"}],
+                    }
+                },
+            },
+        ),
+        (
+            "schema-vocabulary-ref-target-own-schema-validation",
+            "... so a target naming the validation vocabulary's compiles no applicator",
+            {
+                "$schema": "https://json-schema.org/draft/2020-12/meta/validation",
+                "type": "object",
+                "$ref": "#/$defs/t",
+                "$defs": {
+                    "t": {
+                        "$id": "http://e/x",
+                        "$schema": "https://json-schema.org/draft/2020-12/meta/validation",
+                        "allOf": [{"$ref": "#/nope"}],
+                    }
+                },
+            },
+        ),
+        (
+            "invalid-schema-vocabulary-ref-into-other-resource",
+            "... and a target inside another resource, that resource's",
+            {
+                "$schema": "https://json-schema.org/draft/2020-12/meta/validation",
+                "type": "object",
+                "$ref": "http://e/x#/allOf/0",
+                "$defs": {"t": {"$id": "http://e/x", "allOf": [{"allOf": [{"$ref": "#/nope"}]}]}},
+            },
+        ),
+        (
+            "schema-applicator-meta-schema-contains",
+            "a $schema naming no meta-schema by its draft's URI: contains is not compiled",
+            {
+                "$schema": "https://json-schema.org/draft/2019-09/meta/applicator",
+                "type": "object",
+                "contains": {"$ref": "#/nope"},
+            },
+        ),
+        (
+            "schema-subschema-vocabulary-dialect-contains",
+            "... a subschema's own $schema too, and what it holds",
+            {
+                "type": "object",
+                "not": {
+                    "$schema": "https://json-schema.org/draft/2020-12/meta/validation",
+                    "items": {"contains": {"$ref": "#/nope"}},
+                },
+            },
+        ),
+        (
+            "invalid-schema-subschema-vocabulary-dialect-contains-unevaluated",
+            "... but for the contains an unevaluatedItems beside it compiles",
+            {
+                "type": "object",
+                "not": {
+                    "$schema": "https://json-schema.org/draft/2020-12/meta/applicator",
+                    "unevaluatedItems": {},
+                    "contains": {"$ref": "#/nope"},
+                },
+            },
+        ),
+        (
+            "schema-vocabulary-ref-target-resource-of-that-name",
+            "... a target naming a resource, the $schema of the resource of that name that won (here: no applicator)",
+            {
+                "$schema": "https://json-schema.org/draft/2019-09/meta/core",
+                "type": "object",
+                "$ref": "#/$defs/t",
+                "$defs": {"t": {"$id": "http://e/x", "not": {"$ref": "#/nope"}}},
+                "propertyNames": {
+                    "$schema": "https://json-schema.org/draft/2020-12/meta/content",
+                    "$id": "http://e/x",
+                },
+            },
+        ),
+        (
+            "invalid-schema-vocabulary-ref-target-compiled-again-in-place",
+            "... and a target compiled with its own vocabularies is compiled again where it stands, with the root's",
+            {
+                "$schema": "https://json-schema.org/draft/2020-12/meta/applicator",
+                "type": "object",
+                "$ref": "#x",
+                "items": {
+                    "$schema": "https://json-schema.org/draft/2020-12/meta/format-annotation",
+                    "$anchor": "x",
+                    "anyOf": [{"$ref": "#/nope"}],
+                },
+            },
+        ),
+        (
+            "invalid-schema-uncrawled-anchor-reached-by-pointer",
+            "a subschema the crawl did not see, reached by a pointer, names no anchor",
+            {
+                "$schema": "http://json-schema.org/draft-07/schema#",
+                "type": "object",
+                "$ref": "#/$defs/t",
+                "$defs": {
+                    "t": {
+                        "$schema": "https://json-schema.org/draft/2020-12/meta/meta-data",
+                        "$ref": "#x",
+                        "$anchor": "x",
+                    }
+                },
+            },
+        ),
+        (
+            "invalid-schema-uncrawled-id-keeps-base",
+            "... and its id leaves the base URI of its references as it was",
+            {
+                "$schema": "http://json-schema.org/draft-07/schema#",
+                "type": "object",
+                "properties": {"b": {"$ref": "#/$defs/a"}},
+                "$defs": {
+                    "a": {
+                        "$id": "http://e/y",
+                        "properties": {"k": {"type": "string"}},
+                        "not": {"$ref": "#/properties/k"},
+                    }
+                },
+            },
+        ),
+        (
+            "invalid-schema-target-id-read-in-resource-dialect",
+            "a reference's target is compiled in its resource's dialect, which reads its id: the crawl did not",
+            {
+                "type": "object",
+                "$ref": "#/definitions/u",
+                "definitions": {
+                    "u": {
+                        "$schema": "http://json-schema.org/draft-04/schema#",
+                        "$id": "x.json",
+                        "not": {"$ref": "#"},
+                    }
+                },
+            },
+        ),
+        (
+            "invalid-schema-target-id-read-in-resource-dialect-draft7",
+            "... an $id beside a $ref in draft 7 names a resource there",
+            {
+                "type": "object",
+                "$ref": "#/definitions/u",
+                "definitions": {
+                    "u": {"$schema": "http://json-schema.org/draft-07/schema#", "$id": "x.json", "$ref": "#"}
+                },
+            },
+        ),
+        (
+            "schema-target-id-read-in-resource-dialect-self-reference",
+            "... a reference to the subschema holding it compiles nothing more",
+            {
+                "type": "object",
+                "properties": {
+                    "a": {
+                        "$schema": "http://json-schema.org/draft-07/schema#",
+                        "$ref": "#/properties/a",
+                        "$id": "x.json",
+                    }
+                },
+            },
+        ),
+        (
+            "invalid-schema-target-id-not-read-in-draft4",
+            "... and draft 4 reads no $id of what it holds",
+            {
+                "type": "object",
+                "$schema": "http://json-schema.org/draft-04/schema#",
+                "$ref": "#/$defs/t",
+                "$defs": {
+                    "t": {
+                        "$schema": "https://json-schema.org/draft/2019-09/schema",
+                        "allOf": [{"$ref": "#/nope", "$id": "#anchor"}],
+                    }
+                },
+            },
+        ),
+        (
+            "schema-second-anchor-reference-not-compiled",
+            "once an anchor's subschema is compiled, a reference to another anchor of its resource compiles nothing",
+            {
+                "type": "object",
+                "$defs": {
+                    "i": {"$anchor": "item"},
+                    "y": {"$anchor": "why", "not": {"$ref": "#/$defs/x"}},
+                },
+                "properties": {"b": {"$ref": "#item"}, "c": {"$ref": "#why"}},
+            },
+        ),
+        (
+            "schema-second-anchor-reference-not-compiled-draft7",
+            "... a plain-name id of draft 7 alike",
+            {
+                "$schema": "http://json-schema.org/draft-07/schema#",
+                "type": "object",
+                "definitions": {"y": {"$id": "#why", "$ref": "#/definitions/x"}},
+                "properties": {"a": {"$id": "#item"}, "b": {"$ref": "#item"}, "c": {"$ref": "#why"}},
+            },
+        ),
+        (
+            "invalid-schema-second-anchor-reference-missing",
+            "... but the anchor must exist",
+            {
+                "type": "object",
+                "$defs": {"i": {"$anchor": "item"}},
+                "properties": {"b": {"$ref": "#item"}, "c": {"$ref": "#why"}},
+            },
+        ),
+        (
+            "invalid-schema-anchor-reference-inside-anchor-target",
+            "... and a reference to an anchor met while the first one's subschema is compiled is compiled",
+            {
+                "type": "object",
+                "$defs": {
+                    "i": {"$anchor": "item", "not": {"$ref": "#why"}},
+                    "y": {"$anchor": "why", "not": {"$ref": "#/$defs/x"}},
+                },
+                "properties": {"b": {"$ref": "#item"}},
+            },
+        ),
     ):
         cases += _both(
             name,

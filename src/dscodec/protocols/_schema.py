@@ -712,7 +712,7 @@ class _Registry:
     pointer or anchor must lead to a schema (a boolean or an object) in its resource, and a resource the registry
     lacks is refused (``Retrieving external resources is not supported once the registry is populated``): only
     the 2020-12 meta-schema documents can be reached, once loaded. A reference that leads into a subschema the
-    crawl did not see has that subschema crawled first.
+    crawl did not see has that subschema crawled first (its references checked; it names nothing).
     """
 
     def __init__(self, schema: Mapping[str, Any], draft: _Draft) -> None:
@@ -725,6 +725,11 @@ class _Registry:
         #: The base URI of each crawled subschema, and its dialect (by ``id()``).
         self.base: dict[int, str] = {}
         self.drafts: dict[int, _Draft] = {}
+        #: The resources one of whose anchors a reference led to, that anchor's subschema compiled: a reference
+        #: to an anchor of one of them, once found, is not compiled again, whichever anchor it names (observed).
+        self._anchors_compiled: set[str] = set()
+        #: The subschemas crawled only when a reference led into them (by ``id()``): their ids name nothing.
+        self.late: set[int] = set()
         #: Compiling may find a problem: a reference, a ``$recursiveRef``, an ``$id`` the crawl does not check, a
         #: keyword the dialect checks only once compiled.
         self.needs_compiling = False
@@ -788,6 +793,8 @@ class _Registry:
         """
         resources: dict[str, Any] = {}
         anchors: dict[str, dict[str, Any]] = {}
+        crawled: list[int] = []
+        top_base = base
         # A draft of None marks where a subschema's own subschemas are all crawled: it is registered as the
         # resource its base URI names (post-order).
         stack: list[tuple[Any, str, bool, _Draft | None]] = [(top, base, False, draft)]
@@ -810,6 +817,7 @@ class _Registry:
                 self.needs_compiling = True
             if not hidden and id(node) not in self.base:
                 base, resource = self._register(node, base, found, draft, anchors)
+                crawled.append(id(node))
                 if resource:
                     stack.append((node, base, False, None))
                     if node is self.schema and base != self.root_key:
@@ -827,6 +835,14 @@ class _Registry:
                     continue  # crawled later, when a reference leads there: each subschema once
                 for sub in reversed(_schemas_of(key, value, node, draft, compiled=False)):
                     stack.append((sub, base, inner, draft))
+        if found is not self._crawled:
+            # Reached by a pointer, what the crawl did not see names nothing: no resource, no anchor, and its ids
+            # leave the base URI of its references as it was (observed). The references it holds were checked
+            # against the base URIs its ids give, as the crawl does.
+            for seen in crawled:
+                self.base[seen] = top_base
+            self.late.update(crawled)
+            return
         for key, node in resources.items():
             self.resources.setdefault(key, node)
         for key, named in anchors.items():
@@ -972,6 +988,21 @@ class _Registry:
                 return None, _with_fragment(base, value)
         return None, base
 
+    def reads_id_otherwise(self, node: Mapping[str, Any], draft: _Draft) -> bool:
+        """Whether compiling ``node`` in ``draft`` reads its id otherwise than the crawl did (another id keyword,
+        or the older drafts' rules on one but not the other): a reference's target compiled in the dialect of its
+        resource, not the one its own ``$schema`` names, and what it holds. Its base URI is then found from its
+        parent's as the compiled dialect reads its id, and so are those of what it holds (observed: an ``$id``
+        the crawl did not read names a resource the registry lacks)."""
+        crawled = self.drafts.get(id(node))
+        if (
+            crawled is None
+            or id(node) in self.late
+            or (crawled.id_keyword == draft.id_keyword and crawled.legacy_ids == draft.legacy_ids)
+        ):
+            return False
+        return crawled.id_keyword in node or draft.id_keyword in node
+
     def steps(
         self, node: Mapping[str, Any], base: str, draft: _Draft, vocabularies: _Draft
     ) -> Iterator[tuple[Any, str | None, _Draft, _Draft]]:
@@ -994,6 +1025,12 @@ class _Registry:
         elif draft.unevaluated_vocabulary and not vocabularies.unevaluated_vocabulary:
             items = {key: value for key, value in node.items() if key not in _UNEVALUATED}
         for key in _compile_order(items, draft):
+            if (
+                key == "contains"
+                and not draft.compiles_contains
+                and not _unevaluated_items(items, vocabularies)
+            ):
+                continue
             if key.startswith(_LOOKED_UP):
                 kind, _, name = key.removeprefix(_LOOKED_UP).partition("\x00")
                 found = self._walked(self._filter_keyword_steps(kind, name, node, base, draft))
@@ -1120,10 +1157,20 @@ class _Registry:
             problem, target, target_base, target_draft = self.compiled(
                 value, base, dynamic=key == "$dynamicRef"
             )
+            anchor = value.partition("#")[2]
+            anchor = anchor if anchor and not anchor.startswith("/") else ""
             if problem is not None:
                 yield problem, None, draft, vocabularies
-            elif target is not None:
-                yield target, target_base, target_draft, target_draft
+            elif target is not None and not (anchor and target_base in self._anchors_compiled):
+                yield (
+                    target,
+                    target_base,
+                    target_draft,
+                    self._target_vocabularies(target, target_base, target_draft),
+                )
+                if anchor:
+                    # Reached once what the target holds is compiled (the walk is depth first).
+                    self._anchors_compiled.add(target_base)
         elif key == "pattern" and isinstance(value, str) and not _regex_ok(value):
             # A pattern is compiled where it stands, so a reference after it comes later (observed).
             yield f'{json_text(value)} is not a "regex"', None, draft, vocabularies
@@ -1159,6 +1206,30 @@ class _Registry:
                     yield _type_problem(sub, "boolean", "object"), None, draft, vocabularies
                     return
                 yield sub, base, _dialect(sub, draft), vocabularies
+
+    def _target_vocabularies(self, target: Any, key: str, draft: _Draft) -> _Draft:
+        """The vocabularies in force compiling a reference's ``target`` (dialect ``draft``) in the resource ``key``.
+        Where the root's ``$schema`` put only some in force, they are chosen anew (observed) for a target with a
+        ``$schema`` of its own, by that, and for one naming a resource or in a resource other than the root, by
+        the ``$schema`` of the resource registered under that name (of two of one name, the one that won): those
+        of the vocabulary meta-schema, or the meta-schema of the document with a ``$vocabulary``, it names, else
+        all of them; a target of the root's resource keeps the root's."""
+        if self.draft.in_force is None or not draft.vocabularies or not isinstance(target, Mapping):
+            return draft
+        uri = target.get("$schema")
+        if not isinstance(uri, str):
+            value = self._id_of(target, draft)
+            if isinstance(value, str) and value.partition("#")[0]:
+                key = self.base.get(id(target), key)  # the resource its id names: maybe another of that name
+            resource = self.resources.get(key)
+            if resource is None or resource is self.schema:
+                return draft
+            uri = resource.get("$schema") if isinstance(resource, Mapping) else None
+        in_force = None
+        meta = _meta_schema_key(uri) if isinstance(uri, str) else None
+        if meta is not None:
+            in_force, _ = _vocabularies_in_force(meta, self.resources.get(meta))
+        return replace(draft, in_force=in_force)
 
     def compiled(self, ref: str, base: str, *, dynamic: bool) -> tuple[str | None, Any, str, _Draft]:
         """Resolve ``ref`` (a ``$dynamicRef`` with ``dynamic``) from a compiled subschema whose base URI is
@@ -1576,7 +1647,9 @@ def _compiled_problem(schema: Any, draft: _Draft, registry: _Registry | None) ->
     meta-schema did not look, a pattern that is no regex."""
     # The subschemas the walk below compiles; those whose keywords but references are compiled (by the walk, or
     # found by _compiled_nodes).
-    seen: set[int] = set()
+    # Each subschema is compiled once per set of vocabularies in force (observed: a target compiled with those its
+    # own $schema names is compiled again where it stands, with the root's).
+    seen: set[tuple[int, frozenset[str] | None]] = set()
     compiled: set[int] = set()
     walk = registry is not None and registry.needs_compiling
     if registry is not None and not walk and registry.draft.ref_siblings:
@@ -1595,7 +1668,7 @@ def _compiled_problem(schema: Any, draft: _Draft, registry: _Registry | None) ->
         stack: list[tuple[Iterator[tuple[Any, str | None, _Draft, _Draft]], Any, bool]] = [
             (iter([(schema, registry.root_key, registry.draft, registry.draft)]), None, False)
         ]
-        rebased_seen: set[int] = set()
+        rebased_seen: set[tuple[int, frozenset[str] | None]] = set()
         rebased_once = False
         while stack:
             steps, owner, rebased = stack[-1]
@@ -1612,14 +1685,19 @@ def _compiled_problem(schema: Any, draft: _Draft, registry: _Registry | None) ->
                 if owner is schema or rebased or rebased_once or base == registry.root_base:
                     continue
                 rebased_once = rebased = True
-                rebased_seen.add(id(node))
+                rebased_seen.add((id(node), vocabularies.in_force))
                 stack.append((registry.steps(node, base, dialect, vocabularies), node, rebased))
                 continue
+            if node is owner:
+                continue  # a reference to the subschema holding it compiles nothing more (observed)
+            if not rebased and registry.reads_id_otherwise(node, dialect):
+                rebased = True  # its base URI, and those of what it holds, are found anew
             marks = rebased_seen if rebased else seen
-            if id(node) in marks:
+            mark = (id(node), vocabularies.in_force)
+            if mark in marks:
                 continue
-            marks.add(id(node))
-            if not rebased and _compiles_keywords(node, dialect, vocabularies):
+            marks.add(mark)
+            if _compiles_keywords(node, dialect, vocabularies):
                 compiled.add(id(node))
             problem, base = registry.enter(node, base, dialect, rebased=rebased)
             if problem is not None:
@@ -1677,6 +1755,15 @@ def _compiles_keywords(node: Mapping[str, Any], draft: _Draft, vocabularies: _Dr
     return draft.ref_siblings or "$ref" not in node
 
 
+def _unevaluated_items(node: Mapping[str, Any], vocabularies: _Draft) -> bool:
+    """Whether an ``unevaluatedItems`` of ``node`` compiles what stands beside it (``contains`` among them)."""
+    return (
+        "unevaluatedItems" in node
+        and node["unevaluatedItems"] is not True
+        and vocabularies.unevaluated_vocabulary
+    )
+
+
 def _compiled_nodes(schema: Any, draft: _Draft) -> set[int]:
     """The ids of the subschemas the reference compiles in a schema without references: the root and what it
     applies, as :func:`_schemas_of` says, all the way down."""
@@ -1694,6 +1781,8 @@ def _compiled_nodes(schema: Any, draft: _Draft) -> set[int]:
         out.add(id(node))
         for key, value in node.items():
             if key in _UNEVALUATED and dialect.unevaluated_vocabulary and not draft.unevaluated_vocabulary:
+                continue
+            if key == "contains" and not dialect.compiles_contains and not _unevaluated_items(node, draft):
                 continue
             subs = _schemas_of(key, value, node, dialect, compiled=True)
             if key in _UNEVALUATED and subs and value is not True:
@@ -1878,6 +1967,11 @@ class _Draft:
     #: The vocabularies in force (:data:`_VOCABULARY_NAMES`) where the root's ``$schema`` names a vocabulary
     #: meta-schema, or a meta-schema of the document with a ``$vocabulary`` (observed); None: all of them.
     in_force: frozenset[str] | None = None
+    #: Whether ``contains`` is compiled where it stands: not in a 2019-09 or 2020-12 subschema whose dialect comes
+    #: from a ``$schema`` (its own or inherited, the root's too) that names none of the meta-schemas the reference
+    #: knows by URI (a vocabulary meta-schema, one with a fragment, one of the document: observed), but for the
+    #: ``contains`` an ``unevaluatedItems`` beside it compiles.
+    compiles_contains: bool = True
 
     @cached_property
     def vocabulary_of(self) -> Mapping[str, int]:
@@ -2031,6 +2125,9 @@ _DRAFTS: dict[str, _Draft] = {
     ),
 }
 _DRAFT_2020 = _DRAFTS["2020"]
+#: 2020-12 as a ``$schema`` naming no meta-schema the reference knows by URI chooses it (see
+#: :attr:`_Draft.compiles_contains`).
+_DRAFT_2020_UNNAMED = replace(_DRAFT_2020, compiles_contains=False)
 #: The URI each draft names itself by: one of these followed by any number of ``#`` names a meta-schema the
 #: reference knows (observed; so do the other spellings of :data:`_BY_TEXT`).
 _CANONICAL = frozenset(
@@ -2060,8 +2157,11 @@ def _dialect(node: Any, inherited: _Draft) -> _Draft:
     uri = node.get("$schema") if isinstance(node, Mapping) else None
     if not isinstance(uri, str):
         return inherited
-    name = _DRAFT_URIS.get(uri.rstrip("#"))  # any number of trailing "#" (observed)
-    return _DRAFT_2020 if name is None else _DRAFTS[name]
+    text = uri.rstrip("#")  # any number of trailing "#" (observed)
+    name = _DRAFT_URIS.get(text)
+    if name is not None:
+        return _DRAFTS[name]
+    return _DRAFT_2020 if text in _CANONICAL or text in _BY_TEXT else _DRAFT_2020_UNNAMED
 
 
 def meta_schema_problem(schema: Any, *, draft: _Draft | None = None, formats: bool = False) -> str | None:
