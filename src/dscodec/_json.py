@@ -144,14 +144,11 @@ def _opening_brackets(data: str | bytes) -> int:
     return len(data)
 
 
-def _replaced_brackets(data: str | bytes, value: Any, containers: int) -> bool:
-    """Whether the text holds a ``[`` or ``{`` that is in no part of its parsed ``value`` (which holds
-    ``containers`` arrays and objects): a value a later duplicate key replaced held it. Every bracket of the
-    value is in the text, either as it is or as an escape (``\\u005b``); so the two counts match exactly when
-    nothing was replaced that held one, and the text holds no such escape. Counted in C."""
-    if not isinstance(data, (str, bytes, bytearray)):
-        data = bytes(data)
-    text = _opening_brackets(data)
+def _replaced_brackets(data: str | bytes, value: Any, containers: int, text: int) -> bool:
+    """Whether the text, which holds ``text`` of ``[`` and ``{``, holds one that is in no part of its parsed
+    ``value`` (which holds ``containers`` arrays and objects): a value a later duplicate key replaced held it.
+    Every bracket of the value is in the text, either as it is or as an escape (``\\u005b``); so the two counts
+    match exactly when nothing was replaced that held one, and the text holds no such escape. Counted in C."""
     if text == containers:
         return False
     written = orjson.dumps(value)  # its strings' brackets as they are, one per array and object
@@ -227,14 +224,20 @@ def loads(data: str | bytes, *, max_depth: int = MAX_DEPTH) -> Any:
         value = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
         raise JSONDecodeError(_utf8_error(data) or str(exc)) from None
-    if len(data) <= 2 * max_depth or (len(data) <= _COUNTED_UP_TO and _opening_brackets(data) <= max_depth):
+    if not isinstance(data, (str, bytes, bytearray)):  # another buffer (a memoryview): its bytes
+        data = bytes(data)
+    counted = len(data) <= _COUNTED_UP_TO and len(data) > 2 * max_depth
+    brackets = _opening_brackets(data) if counted else 0
+    if len(data) <= 2 * max_depth or (counted and brackets <= max_depth):
         # Each level of nesting takes two characters at least, and opens a bracket (text in strings only adds
         # to the count): such a document cannot be too deep.
         reread = _holds_negative_zero(data)
     else:
         too_deep, zero, containers = _parsed_shape(value, max_depth)
-        if not too_deep and _replaced_brackets(data, value, containers):
-            # The reference's reader refuses too deep a value a duplicate key replaces as well.
+        if not too_deep and counted and _replaced_brackets(data, value, containers, brackets):
+            # The reference's reader refuses too deep a value a duplicate key replaces as well. (Checked in the
+            # documents whose brackets are counted anyway: a request body a client wrote by hand, not the long
+            # conversations a serving loop resends, whose every read the count would slow.)
             too_deep = _text_depth_exceeds(data, max_depth)
         if too_deep:
             raise JSONDecodeError(depth_error(max_depth))
