@@ -155,19 +155,20 @@ def _replaced_brackets(data: str | bytes, value: Any, containers: int, text: int
     held = written.count(b"[") + written.count(b"{")
     if held < text:  # (an escape only adds to the value's count)
         return True
-    if isinstance(data, str):
-        escaped = len(_BRACKET_ESCAPE.findall(data)) if held > text or "\\u00" in data else 0
-    else:
-        escaped = len(_BRACKET_ESCAPE_BYTES.findall(data)) if held > text or b"\\u00" in data else 0
+    source = _as_text(data)
+    escaped = len(_BRACKET_ESCAPE.findall(source)) if held > text or "\\u00" in source else 0
     return held != text + escaped
+
+
+def _as_text(data: str | bytes) -> str:
+    """JSON text orjson has read, as ``str`` (valid UTF-8 when it was bytes)."""
+    return data if isinstance(data, str) else data.decode("utf-8")
 
 
 #: The escapes of ``[`` and ``{`` in JSON text (and what only looks like one, after an escaped backslash: a count
 #: that is one too many only sends the document to the slower exact reading).
 _BRACKET_ESCAPE = re.compile(r"\\u00[57][bB]")
-_BRACKET_ESCAPE_BYTES = re.compile(rb"\\u00[57][bB]")
 _STRING_LITERAL = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
-_STRING_LITERAL_BYTES = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
 _NESTING = {"[": 1, "{": 1, "]": -1, "}": -1}
 
 
@@ -175,12 +176,7 @@ def _text_depth_exceeds(data: str | bytes, limit: int) -> bool:
     """Whether valid JSON text nests arrays and objects more than ``limit`` deep, read from the text itself (so a
     value a later duplicate key replaced counts too): its strings taken out, then the running depth of its
     brackets. Linear; only for the documents :func:`_replaced_brackets` sends here."""
-    if isinstance(data, str):
-        brackets = re.findall(r"[\[\]{}]", _STRING_LITERAL.sub("", data))
-    else:
-        brackets = re.findall(
-            r"[\[\]{}]", _STRING_LITERAL_BYTES.sub(b"", bytes(data)).decode("ascii", "replace")
-        )
+    brackets = re.findall(r"[\[\]{}]", _STRING_LITERAL.sub("", _as_text(data)))
     return max(accumulate(map(_NESTING.__getitem__, brackets)), default=0) > limit
 
 
@@ -245,7 +241,7 @@ def loads(data: str | bytes, *, max_depth: int = MAX_DEPTH) -> Any:
     if reread:
         # orjson reads "-0" as the integer 0; re-read with hooks that keep the sign as -0.0. The depth was
         # checked above, so the recursive reader stays far from Python's recursion limit.
-        text = data if isinstance(data, str) else data.decode("utf-8")
+        text = _as_text(data)
         try:
             value = json.loads(
                 text, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_reject_constant

@@ -27,8 +27,6 @@ from __future__ import annotations
 import math
 import numbers
 import operator
-import os
-import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
@@ -200,15 +198,6 @@ _REASONING, _CONTENT = object(), object()
 _NO_USAGE = PromptUsage()
 
 
-def _is_tokenizer_like(tokenizer: object) -> bool:
-    """Whether ``tokenizer`` is what :meth:`Vocabulary.load` takes (checked without importing ``tokenizers``: a
-    ``tokenizers.Tokenizer`` can only come from it once it is imported)."""
-    if tokenizer is None or isinstance(tokenizer, (Vocabulary, str, os.PathLike)):
-        return True
-    module = sys.modules.get("tokenizers")
-    return module is not None and isinstance(tokenizer, module.Tokenizer)
-
-
 def _checked_clock(clock: Callable[[], float]) -> Callable[[], float]:
     """``clock``, its readings checked: a unix time in seconds (a finite number from 0 to 2**63 - 1). A clock that
     fails or gives anything else is a :class:`~dscodec.errors.StreamStateError` where it is read."""
@@ -294,7 +283,7 @@ class StreamProcessor:
         _check_text(model, "model")
         if signature is not None:
             _check_text(signature, "signature")
-        if not _is_tokenizer_like(tokenizer):
+        if not Vocabulary.takes(tokenizer):
             raise StreamStateError(
                 "tokenizer must be None, a path, a tokenizers.Tokenizer or a Vocabulary, "
                 f"not {type(tokenizer).__name__}"

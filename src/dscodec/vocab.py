@@ -245,6 +245,15 @@ class Vocabulary:
         self.encode_plain(["Warm up: words, 123 numbers,\n\tand 中文.", "ok"])
         self.count_tokens("warm up")
 
+    @staticmethod
+    def takes(tokenizer: object) -> bool:
+        """Whether ``tokenizer`` is of a kind :meth:`load` takes (checked without importing ``tokenizers``: a
+        ``tokenizers.Tokenizer`` can only come from it once it is imported)."""
+        if tokenizer is None or isinstance(tokenizer, (Vocabulary, str, os.PathLike)):
+            return True
+        module = sys.modules.get("tokenizers")
+        return module is not None and isinstance(tokenizer, module.Tokenizer)
+
     @classmethod
     def load(cls, tokenizer: TokenizerLike = None) -> Vocabulary:
         """Load a vocabulary from ``None`` (the bundled V4 tokenizer), a path, or a ``tokenizers.Tokenizer``.

@@ -39,7 +39,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from dscodec._words import tokenizers_module
 from dscodec.conversation import ConversationRequest
 from dscodec.errors import ConversionError, DscodecError, shown
 from dscodec.server.backend import (
@@ -129,10 +128,7 @@ class ScriptedBackend:
             raise ScriptError("a script file needs at least one script")
         self.scripts: dict[str, Script] = {name: _script(name, value) for name, value in scripts.items()}
         self.default = next(iter(self.scripts))
-        if not (
-            tokenizer is None
-            or isinstance(tokenizer, (str, os.PathLike, Vocabulary, tokenizers_module().Tokenizer))
-        ):
+        if not Vocabulary.takes(tokenizer):
             raise TypeError(
                 f"tokenizer must be None, a path or a tokenizers.Tokenizer, not {type(tokenizer).__name__}"
             )
