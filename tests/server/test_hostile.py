@@ -124,8 +124,16 @@ def hostile_backend(job: BackendRequest) -> Any:
     return _outputs(case)
 
 
+#: The loggers watched: the server's, and uvicorn's (which logs exceptions that reach it).
+WATCHED = ("uvicorn", "uvicorn.error", "dscodec.server")
+
+
 class LogWatch(logging.Handler):
-    """Collects the records of the server's loggers and uvicorn's (which logs exceptions that reach it)."""
+    """Collects the records of the server's loggers and uvicorn's (which logs exceptions that reach it).
+
+    uvicorn sets its logging up whenever a server is made (``uvicorn.Config``), and that removes every handler of
+    its loggers, this one too: :meth:`take`, which each test calls once its server is up, puts it back.
+    """
 
     def __init__(self) -> None:
         super().__init__(level=logging.WARNING)
@@ -136,7 +144,16 @@ class LogWatch(logging.Handler):
         with self.lock_records:
             self.records.append(record)
 
+    def attach(self) -> None:
+        for name in WATCHED:
+            logging.getLogger(name).addHandler(self)  # once: a handler already there is not added again
+
+    def detach(self) -> None:
+        for name in WATCHED:
+            logging.getLogger(name).removeHandler(self)
+
     def take(self) -> list[logging.LogRecord]:
+        self.attach()
         with self.lock_records:
             out, self.records = self.records, []
         return out
@@ -145,12 +162,9 @@ class LogWatch(logging.Handler):
 @pytest.fixture(scope="module")
 def logs() -> Iterator[LogWatch]:
     watch = LogWatch()
-    loggers = [logging.getLogger(name) for name in ("uvicorn", "uvicorn.error", "dscodec.server")]
-    for logger in loggers:
-        logger.addHandler(watch)
+    watch.attach()
     yield watch
-    for logger in loggers:
-        logger.removeHandler(watch)
+    watch.detach()
 
 
 @pytest.fixture(scope="module")

@@ -483,6 +483,69 @@ def test_a_stream_the_client_stops_reading_is_given_up_after_the_send_timeout(
             client.close()
 
 
+class _Records(logging.Handler):
+    """The messages of the records of one logger (added once the server is up: uvicorn's logging setup removes the
+    handlers of its loggers, but keeps their filters)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+def test_a_stream_given_up_on_purpose_is_no_error_of_uvicorn() -> None:
+    """Giving up the answer of a client that stopped reading leaves the response unfinished, which makes uvicorn
+    close the connection. uvicorn logs that as an error of the app; the server's own warning has said what
+    happened, so uvicorn's error is dropped. An app that leaves a response unfinished by mistake still gets it."""
+    flood = _Flood(chunks=3_000)
+    app = create_app(flood, tokenizer=VOCABULARY, context_limit=10_000_000, send_timeout=0.3)
+    payload = json.dumps(body("chat_completions", stream=True, max_tokens=393_216)).encode()
+    key = new_id()
+    records = _Records()
+    uvicorn_log = logging.getLogger("uvicorn.error")
+    with LiveServer(app) as live:
+        uvicorn_log.addHandler(records)
+        client = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            client.settimeout(10)
+            client.connect(("127.0.0.1", live.port))
+            client.sendall(
+                b"POST /v1/chat/completions HTTP/1.1\r\nhost: test\r\ncontent-type: application/json\r\n"
+                + f"x-test-id: {key}\r\ncontent-length: {len(payload)}\r\n\r\n".encode()
+                + payload
+            )
+            assert client.recv(12).startswith(b"HTTP/1.1 200")
+            deadline = time.monotonic() + 20
+            while not flood.runs.get(key, {}).get("closed") and time.monotonic() < deadline:
+                time.sleep(0.02)
+            assert flood.runs[key]["closed"]
+            time.sleep(0.3)  # uvicorn's check follows the app's return
+            with httpx.Client(base_url=live.url, timeout=5) as other:
+                assert other.get("/health").status_code == 200
+        finally:
+            client.close()
+            uvicorn_log.removeHandler(records)
+    assert not [message for message in records.messages if "without completing response" in message]
+
+    async def unfinished(scope: Any, receive: Any, send: Any) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"part", "more_body": True})
+
+    records = _Records()
+    with LiveServer(unfinished) as live:
+        uvicorn_log.addHandler(records)
+        try:
+            with httpx.Client(base_url=live.url, timeout=5) as other, pytest.raises(httpx.HTTPError):
+                other.get("/").read()
+            time.sleep(0.1)
+        finally:
+            uvicorn_log.removeHandler(records)
+    assert [message for message in records.messages if "without completing response" in message]
+
+
 # -- unusual backends ---------------------------------------------------------------------------------------------
 
 

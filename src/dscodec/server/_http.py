@@ -539,6 +539,33 @@ class ClientStalled(OSError):
     """The client read nothing of the answer for the send deadline: the server stops writing to it."""
 
 
+class _Abandoned:
+    """Whether :class:`SendDeadline` gave up the answer of the request being served."""
+
+    abandoned = False
+
+
+#: The :class:`_Abandoned` of the request being answered (set by :class:`SendDeadline`, and left set when it returns:
+#: the HTTP server reads it in the same task once the app is done).
+_ANSWER: ContextVar[_Abandoned | None] = ContextVar("dscodec_answer", default=None)
+
+#: What uvicorn logs, as an error, of an app that returns before its response is complete.
+_UNFINISHED = "ASGI callable returned without completing response."
+
+
+class _AbandonedOnPurpose(logging.Filter):
+    """Drop uvicorn's error about an unfinished response when the response was given up on purpose: a client that
+    stopped reading, already named in the server's own warning. Leaving the response unfinished is how the app has
+    the connection closed; the error would tell the operator of a fault that did not happen."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        answer = _ANSWER.get()
+        return not (answer is not None and answer.abandoned and record.msg == _UNFINISHED)
+
+
+logging.getLogger("uvicorn.error").addFilter(_AbandonedOnPurpose())
+
+
 class SendDeadline:
     """Bound every write of an answer: a client that stops reading (its connection open, its window full) makes
     the server's ``send`` wait for the socket to drain, and without a deadline that wait never ends, holding the
@@ -556,16 +583,17 @@ class SendDeadline:
             await self.app(scope, receive, send)
             return
         seconds = self.seconds
-        stalled = False
+        answer = _Abandoned()
+        # Not reset: uvicorn logs its complaint after the app returned (_AbandonedOnPurpose).
+        _ANSWER.set(answer)
 
         async def bounded(message: Message) -> None:
-            nonlocal stalled
-            if stalled:  # nothing more goes to a client that stopped reading
+            if answer.abandoned:  # nothing more goes to a client that stopped reading
                 raise ClientStalled("the client stopped reading")
             with anyio.move_on_after(seconds) as waiting:
                 await send(message)
             if waiting.cancelled_caught:
-                stalled = True
+                answer.abandoned = True
                 logger.warning(
                     "the client read nothing for %g s; the answer to %s %s was abandoned",
                     seconds,
