@@ -225,7 +225,8 @@ class StreamProcessor:
         model: the model name the events carry.
         created: unix seconds stamped on the response; now when None.
         tokenizer: decodes pushed token ids and counts reasoning tokens; the bundled DeepSeek V4 tokenizer when
-            None (loaded on first use).
+            None (loaded on first use). A path or a ``tokenizers.Tokenizer`` is loaded once and remembered while it
+            is unchanged (the last two), so naming the same one for every response costs no second load.
         signature: Messages only: the thinking block's signature (default: the response id).
         tool_call_id_factory: makes tool call ids from the call index (random ``call_NN_…`` ids by default). What it
             returns must be a ``str`` UTF-8 can encode: anything else fails the processor

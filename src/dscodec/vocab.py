@@ -33,6 +33,8 @@ import json
 import os
 import re
 import sys
+import threading
+import weakref
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Union
 
@@ -267,10 +269,20 @@ class Vocabulary:
             return _bundled()
         tokenizer_type = tokenizers_module().Tokenizer
         if isinstance(tokenizer, tokenizer_type):
-            # A copy: the caller may still change theirs.
-            return cls.adopt(tokenizer_type.from_str(tokenizer.to_str()), name="<tokenizers.Tokenizer>")
+            key = _object_key(tokenizer)
+            found = _LOADED.get(key, tokenizer)
+            if found is None:
+                # A copy: the caller may still change theirs.
+                found = cls.adopt(tokenizer_type.from_str(tokenizer.to_str()), name="<tokenizers.Tokenizer>")
+                _LOADED.put(key, tokenizer, found)
+            return found
         if isinstance(tokenizer, (str, os.PathLike)):
-            return cls.adopt(_read(tokenizer), name=str(tokenizer))
+            key = _file_key(tokenizer)
+            found = _LOADED.get(key, None)
+            if found is None:
+                found = cls.adopt(_read(tokenizer), name=str(tokenizer))
+                _LOADED.put(key, None, found)
+            return found
         raise TypeError(
             f"tokenizer must be None, a path or a tokenizers.Tokenizer, not {type(tokenizer).__name__}"
         )
@@ -546,6 +558,88 @@ def _read(where: str | os.PathLike[str]) -> Tokenizer:
         if not isinstance(document, dict) or "model" not in document:
             problem = "is not a tokenizer.json (no 'model' section)"
     raise TokenizerError(f"tokenizer {path} {problem}")
+
+
+class _Loaded:
+    """The vocabularies loaded last from files and from ``tokenizers.Tokenizer`` objects (:meth:`Vocabulary.load`),
+    by a key that tells whether the source is still the same: loading takes about a second, and a caller may name
+    the same tokenizer for every response (``StreamProcessor(..., tokenizer=path)``). A few are kept, the oldest
+    forgotten first; the bundled vocabulary is kept apart (:func:`_bundled`)."""
+
+    LIMIT = 2
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        # key -> (a weak reference to the Tokenizer object loaded, or None for a file; the vocabulary)
+        self._entries: dict[tuple[object, ...], tuple[weakref.ref[Tokenizer] | None, Vocabulary]] = {}
+
+    def get(self, key: tuple[object, ...] | None, source: Tokenizer | None) -> Vocabulary | None:
+        """The vocabulary loaded for ``key``, from ``source`` itself when it is an object (an id is reused once
+        its object is gone); None when there is none."""
+        if key is None:
+            return None
+        with self._lock:
+            entry = self._entries.pop(key, None)
+            if entry is None:
+                return None
+            held, vocabulary = entry
+            if held is not None and held() is not source:
+                return None
+            self._entries[key] = entry  # the newest again
+            return vocabulary
+
+    def put(self, key: tuple[object, ...] | None, source: Tokenizer | None, vocabulary: Vocabulary) -> None:
+        if key is None:
+            return
+        held = None if source is None else weakref.ref(source)
+        with self._lock:
+            self._entries.pop(key, None)
+            self._entries[key] = (held, vocabulary)
+            while len(self._entries) > self.LIMIT:
+                del self._entries[next(iter(self._entries))]
+
+
+_LOADED = _Loaded()
+
+
+def _file_key(where: str | os.PathLike[str]) -> tuple[object, ...] | None:
+    """What tells a tokenizer file (or the folder holding one) apart: its real path, identity, size and
+    modification time; None when it cannot be told (the file is then read, and its problem reported, as ever)."""
+    try:
+        path = os.fspath(where)
+        if os.path.isdir(path):
+            path = os.path.join(path, "tokenizer.json")
+        stat = os.stat(path)
+        return ("file", os.path.realpath(path), stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns)
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def _object_key(tokenizer: Tokenizer) -> tuple[object, ...] | None:
+    """What tells a ``tokenizers.Tokenizer`` object apart, as far as a caller may have changed it since it was last
+    loaded: the object, its vocabulary sizes, its pipeline's parts, truncation and padding (tens of microseconds;
+    its whole text takes a tenth of a second). None when these cannot be read."""
+    try:
+        return (
+            "object",
+            id(tokenizer),
+            tokenizer.get_vocab_size(with_added_tokens=True),
+            tokenizer.get_vocab_size(with_added_tokens=False),
+            type(tokenizer.model),
+            _raw_state(tokenizer.normalizer),
+            _raw_state(tokenizer.pre_tokenizer),
+            _raw_state(tokenizer.post_processor),
+            _raw_state(tokenizer.decoder),
+            repr(tokenizer.truncation),
+            repr(tokenizer.padding),
+        )
+    except Exception:  # noqa: BLE001 - a tokenizer that cannot tell: loaded anew each time
+        return None
+
+
+def _raw_state(component: object) -> object:
+    """A pipeline part's serialised state (None for none)."""
+    return None if component is None else component.__getstate__()
 
 
 @functools.lru_cache(maxsize=1)

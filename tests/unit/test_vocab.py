@@ -8,8 +8,11 @@ alphabet in many contexts and over generated text.
 from __future__ import annotations
 
 import itertools
+import os
 import re
+import shutil
 import unicodedata
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -355,6 +358,40 @@ def test_a_tokenizer_object_is_copied() -> None:
     tokenizer.add_special_tokens(["<｜mine｜>"])
     assert "<｜mine｜>" not in vocab.added and vocab.full.token_to_id("<｜mine｜>") is None
     assert vocab.encode_plain(["Hello"]) == VOCAB.encode_plain(["Hello"])
+
+
+def test_the_same_tokenizer_object_is_loaded_once_while_it_is_unchanged() -> None:
+    # StreamProcessor(..., tokenizer=...) loads on every response: the same object must not cost a second each.
+    tokenizer = Tokenizer.from_file(str(bundled_tokenizer_path()))
+    first = Vocabulary.load(tokenizer)
+    assert Vocabulary.load(tokenizer) is first
+    tokenizer.add_special_tokens(["<｜mine｜>"])
+    changed = Vocabulary.load(tokenizer)
+    assert changed is not first and "<｜mine｜>" in changed.added and "<｜mine｜>" not in first.added
+    assert Vocabulary.load(tokenizer) is changed
+    other = Tokenizer.from_file(str(bundled_tokenizer_path()))
+    assert Vocabulary.load(other) is not changed
+
+
+def test_the_same_tokenizer_file_is_loaded_once_until_it_changes(tmp_path: Path) -> None:
+    file = tmp_path / "tokenizer.json"
+    shutil.copyfile(bundled_tokenizer_path(), file)
+    first = Vocabulary.load(file)
+    assert Vocabulary.load(str(file)) is first and Vocabulary.load(tmp_path) is first
+    stat = file.stat()
+    os.utime(file, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+    again = Vocabulary.load(file)
+    assert again is not first and again.added == first.added
+    assert Vocabulary.load(file) is again
+
+
+def test_only_the_last_loaded_tokenizers_are_kept() -> None:
+    tokenizers = [
+        Tokenizer.from_file(str(bundled_tokenizer_path())) for _ in range(vocab_module._Loaded.LIMIT + 1)
+    ]
+    loaded = [Vocabulary.load(tokenizer) for tokenizer in tokenizers]
+    assert Vocabulary.load(tokenizers[-1]) is loaded[-1]
+    assert Vocabulary.load(tokenizers[0]) is not loaded[0]  # the oldest was forgotten
 
 
 @pytest.mark.parametrize("count", [0, 1, 7, 3_000])
