@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from dscodec.errors import DscodecError, ModelOutputError
+from dscodec.errors import DscodecError, ModelOutputError, shown
 
 if TYPE_CHECKING:
     from dscodec.conversation import Protocol
@@ -42,11 +42,28 @@ def accumulate(
         ModelOutputError: ``events`` is no iterable of events (a single event, a string, a number), an event is
             not a mapping, or its fields have types no stream of ``protocol`` has (a damaged or foreign
             recording); the message names what was wrong.
+        TypeError: ``response_id`` or ``model`` is neither a ``str`` nor None, or ``created`` neither an ``int``
+            nor None.
+        ValueError: ``response_id`` or ``model`` holds a lone surrogate, or ``created`` is not from 0 to
+            2**63 - 1.
     """
     from dscodec.protocols._registry import spec
     from dscodec.protocols._wire import WireEvent
 
     found = spec(protocol)
+    for name, text in (("response_id", response_id), ("model", model)):
+        if text is not None:
+            if not isinstance(text, str):
+                raise TypeError(f"{name} must be a str or None, not {type(text).__name__}")
+            try:
+                text.encode()
+            except UnicodeEncodeError:
+                raise ValueError(f"{name} must be valid Unicode text (it holds a lone surrogate)") from None
+    if created is not None:
+        if type(created) is not int:
+            raise TypeError(f"created must be an int or None, not {type(created).__name__}")
+        if not 0 <= created < 2**63:
+            raise ValueError(f"created must be from 0 to 2**63 - 1, not {shown(created)}")
     dicts: list[Mapping[str, Any]] = []
     outside = False  # an event dict from outside (a recording): the response it gives is checked
     if isinstance(events, (str, bytes, bytearray, Mapping, WireEvent)) or not isinstance(events, Iterable):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -250,7 +251,8 @@ class ConversationRequest(_Model):
         Raises:
             ContextLengthExceeded: the prompt and the requested completion do not fit; bound to the request's
                 protocol, so its ``body`` has that protocol's error shape.
-            TypeError: a count that is no ``int``.
+            TypeError: a count that is no ``int`` (the request's ``max_tokens`` included), or a request built by
+                hand whose ``conversation`` or ``inference_options`` is of the wrong type.
             ValueError: a negative count, or one from 2**63 on.
         """
         for name, value in (("prompt_tokens", prompt_tokens), ("context_limit", context_limit)):
@@ -258,8 +260,23 @@ class ConversationRequest(_Model):
                 raise TypeError(f"{name} must be an int, not {type(value).__name__}")
             if not 0 <= value < 2**63:
                 raise ValueError(f"{name} must be from 0 to 2**63 - 1, not {shown(value)}")
-        requested = self.inference_options.max_tokens
+        options, conv = self.inference_options, self.conversation
+        if not isinstance(options, InferenceOptions):
+            raise TypeError(
+                f"request.inference_options must be an InferenceOptions, not {type(options).__name__}"
+            )
+        if not isinstance(conv, Conversation):
+            raise TypeError(f"request.conversation must be a Conversation, not {type(conv).__name__}")
+        requested = options.max_tokens
         if requested is not None:
+            if type(requested) is not int:
+                raise TypeError(
+                    f"request.inference_options.max_tokens must be an int or None, not {type(requested).__name__}"
+                )
+            if not 0 <= requested < 2**63:
+                raise ValueError(
+                    f"request.inference_options.max_tokens must be from 0 to 2**63 - 1, not {shown(requested)}"
+                )
             total = prompt_tokens + requested
             if context_limit <= _U32_MAX < total and prompt_tokens <= _U32_MAX:
                 # The reference counts in 32 bits, adding with saturation: a sum past 2**32 - 1 is 2**32 - 1, and
@@ -272,7 +289,6 @@ class ConversationRequest(_Model):
             return max(1, min(requested, context_limit - prompt_tokens))
         if prompt_tokens > context_limit:
             raise _context_error(prompt_tokens, 0, context_limit, prompt_tokens).with_protocol(self.protocol)
-        conv = self.conversation
         if not conv.thinking_mode:
             default = _DEFAULT_MAX_TOKENS_NOTHINK
         elif conv.reasoning_effort == "max":
@@ -288,3 +304,271 @@ def _context_error(prompt_tokens: int, completion: int, limit: int, total: int) 
         f"({prompt_tokens} in the messages, {completion} in the completion). "
         "Please reduce the length of the messages or completion."
     )
+
+
+# -- checks of conversations and requests built by hand -------------------------------------------------------------
+
+#: How deep a JSON value of a conversation built by hand (tool parameters, a response schema) may nest: what a
+#: converted request can hold, with room to spare; deeper values would exhaust the writer's recursion.
+_VALUE_DEPTH = 128
+
+_EFFORTS = ("low", "high", "xhigh", "max")
+_TOOL_CHOICES = ("auto", "none", "required")
+_FORMATS = ("text", "json_object", "json_schema", "regex")
+_STAGES = ("reasoning_start", "reasoning_continuation", "content_continuation")
+_IMAGE_KINDS = ("url", "data_url", "bytes")
+_DETAILS = ("low", "high", "original", "auto")
+_ROLES: dict[type, str] = {}  # filled below, once the message classes exist
+#: Stop strings of one request, and the length of one: what conversion accepts (docs/limits.md). The stream's
+#: cost per output character grows with both, so a request built by hand is held to them too.
+_STOPS = 16
+_STOP_LENGTH = 4096
+
+
+def _type_error(where: str, expected: str, value: object) -> TypeError:
+    return TypeError(f"{where} must be {expected}, not {type(value).__name__}")
+
+
+def _text(value: object, where: str, *, optional: bool = False) -> None:
+    if value is None and optional:
+        return
+    if not isinstance(value, str):
+        raise _type_error(where, "a str or None" if optional else "a str", value)
+    try:
+        value.encode()
+    except UnicodeEncodeError:
+        raise ValueError(f"{where} must be valid Unicode text (it holds a lone surrogate)") from None
+
+
+def _flag(value: object, where: str, *, optional: bool = False) -> None:
+    if not (type(value) is bool or (optional and value is None)):
+        raise _type_error(where, "a bool or None" if optional else "a bool", value)
+
+
+def _choice(value: object, allowed: tuple[str, ...], where: str, *, optional: bool = False) -> None:
+    if value is None and optional:
+        return
+    if not isinstance(value, str) or value not in allowed:
+        names = " or ".join(map(repr, allowed)) + (" or None" if optional else "")
+        raise ValueError(f"{where} must be {names}, not {shown(value)}")
+
+
+def _items(value: object, where: str, *, optional: bool = False) -> list[Any] | tuple[Any, ...]:
+    if value is None and optional:
+        return ()
+    if not isinstance(value, (list, tuple)):
+        raise _type_error(where, "a list or None" if optional else "a list", value)
+    return value
+
+
+def _json_value(value: object, where: str) -> None:
+    """``value`` is what parsed JSON holds (dicts with str keys, lists, str, int, float, bool, None), nested at most
+    ``_VALUE_DEPTH`` deep; checked without recursion."""
+    stack: list[tuple[object, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if item is None or isinstance(item, (str, bool, int, float)):
+            if isinstance(item, str):
+                _text(item, where)
+            elif isinstance(item, float) and not math.isfinite(item):
+                raise ValueError(
+                    f"{where} must be a JSON value: it holds {item!r}, which JSON has no number for"
+                )
+            elif isinstance(item, int) and not -(2**63) <= item < 2**64:
+                raise ValueError(f"{where} must be a JSON value: it holds an integer beyond 64 bits")
+            continue
+        if depth >= _VALUE_DEPTH:
+            raise ValueError(f"{where} nests deeper than {_VALUE_DEPTH} arrays and objects")
+        if isinstance(item, dict):
+            for key, child in item.items():
+                if not isinstance(key, str):
+                    raise TypeError(f"{where} must be a JSON value: an object key is a {type(key).__name__}")
+                stack.append((child, depth + 1))
+        elif isinstance(item, (list, tuple)):
+            stack.extend((child, depth + 1) for child in item)
+        else:
+            raise TypeError(f"{where} must be a JSON value: it holds a {type(item).__name__}")
+
+
+def _tools(tools: object, where: str, *, optional: bool = False) -> None:
+    for k, tool in enumerate(_items(tools, where, optional=optional)):
+        at = f"{where}[{k}]"
+        if not isinstance(tool, ToolDefinition):
+            raise _type_error(at, "a ToolDefinition", tool)
+        _text(tool.name, f"{at}.name")
+        _text(tool.description, f"{at}.description", optional=True)
+        _json_value(tool.parameters, f"{at}.parameters")
+        _flag(tool.strict, f"{at}.strict", optional=True)
+        _flag(tool.defer_loading, f"{at}.defer_loading")
+
+
+def _images(images: object, where: str) -> None:
+    for k, image in enumerate(_items(images, where)):
+        at = f"{where}[{k}]"
+        if not isinstance(image, ImagePlaceholder):
+            raise _type_error(at, "an ImagePlaceholder", image)
+        if type(image.offset) is not int:
+            raise _type_error(f"{at}.offset", "an int", image.offset)
+        if not -(2**63) <= image.offset < 2**63:
+            raise ValueError(
+                f"{at}.offset must be an index of the message content, not {shown(image.offset)}"
+            )
+        source = image.source
+        if not isinstance(source, ImageSource):
+            raise _type_error(f"{at}.source", "an ImageSource", source)
+        _choice(source.kind, _IMAGE_KINDS, f"{at}.source.kind")
+        _text(source.url, f"{at}.source.url", optional=True)
+        if source.data is not None and not isinstance(source.data, bytes):
+            raise _type_error(f"{at}.source.data", "bytes or None", source.data)
+        _text(source.media_type, f"{at}.source.media_type", optional=True)
+        _choice(source.detail, _DETAILS, f"{at}.source.detail")
+        _text(source.path, f"{at}.source.path")
+
+
+def conversation_looks_valid(conversation: Conversation) -> bool:
+    """A quick test of the fields :func:`check_conversation` checks, without their messages: True when every field
+    has its declared type and value (JSON values and the contents of texts are not looked into). Cheap enough for
+    every rendering; when it says False, :func:`check_conversation` names what is wrong."""
+    conv = conversation
+    if not (
+        type(conv.thinking_mode) is bool
+        and (conv.reasoning_effort is None or conv.reasoning_effort in _EFFORTS)
+        and conv.tool_choice in _TOOL_CHOICES
+        and conv.response_format in _FORMATS
+        and (conv.response_regex is None or type(conv.response_regex) is str)
+        and type(conv.messages) is list
+        and type(conv.tools) is list
+    ):
+        return False
+    roles = _ROLES
+    for tool in conv.tools:
+        if not (
+            type(tool) is ToolDefinition
+            and type(tool.name) is str
+            and (tool.description is None or type(tool.description) is str)
+            and (tool.strict is None or type(tool.strict) is bool)
+            and type(tool.defer_loading) is bool
+        ):
+            return False
+    for message in conv.messages:
+        cls = type(message)
+        role = roles.get(cls)
+        if role is None or message.role != role or type(message.content) is not str:
+            return False
+        if isinstance(message, AssistantMessage):
+            if not (
+                (message.reasoning is None or type(message.reasoning) is str)
+                and type(message.prefix) is bool
+                and type(message.tool_calls) is list
+            ):
+                return False
+            for call in message.tool_calls:
+                if not (
+                    type(call) is ToolCall
+                    and type(call.id) is str
+                    and type(call.name) is str
+                    and type(call.arguments) is str
+                ):
+                    return False
+        elif not isinstance(message, LatestReminderMessage):
+            images = message.images
+            if type(images) is not list:
+                return False
+            if images:
+                try:
+                    _images(images, "")
+                except (TypeError, ValueError):
+                    return False
+            if isinstance(message, SystemMessage):
+                if message.tools is not None:
+                    if type(message.tools) is not list:
+                        return False
+                    try:
+                        _tools(message.tools, "")
+                    except (TypeError, ValueError):
+                        return False
+            elif isinstance(message, ToolMessage) and not (
+                message.tool_call_id is None or type(message.tool_call_id) is str
+            ):
+                return False
+    return True
+
+
+def check_conversation(conversation: Conversation, where: str = "conversation") -> None:
+    """Check a conversation built by hand before it is rendered: every field of the type and the values it is
+    declared with (those of :func:`dscodec.convert` always are). Linear in the conversation's size.
+
+    Raises:
+        TypeError: a field of the wrong type (the message names it: ``conversation.messages[2].content``).
+        ValueError: a field of the right type with a value it cannot take (an unknown effort, a lone surrogate in
+            a text, a JSON value nested too deep).
+    """
+    conv = conversation
+    _flag(conv.thinking_mode, f"{where}.thinking_mode")
+    _choice(conv.reasoning_effort, _EFFORTS, f"{where}.reasoning_effort", optional=True)
+    _choice(conv.tool_choice, _TOOL_CHOICES, f"{where}.tool_choice")
+    _choice(conv.response_format, _FORMATS, f"{where}.response_format")
+    _json_value(conv.response_schema, f"{where}.response_schema")
+    _text(conv.response_regex, f"{where}.response_regex", optional=True)
+    _tools(conv.tools, f"{where}.tools")
+    for index, message in enumerate(_items(conv.messages, f"{where}.messages")):
+        at = f"{where}.messages[{index}]"
+        role = _ROLES.get(type(message))
+        if role is None:
+            role = next((r for cls, r in _ROLES.items() if isinstance(message, cls)), None)
+            if role is None:
+                raise _type_error(
+                    at, "a message (SystemMessage, UserMessage, AssistantMessage, ...)", message
+                )
+        if message.role != role:
+            raise ValueError(
+                f"{at}.role must be {role!r} for a {type(message).__name__}, not {shown(message.role)}"
+            )
+        _text(message.content, f"{at}.content")
+        if isinstance(message, AssistantMessage):
+            _text(message.reasoning, f"{at}.reasoning", optional=True)
+            _flag(message.prefix, f"{at}.prefix")
+            for k, call in enumerate(_items(message.tool_calls, f"{at}.tool_calls")):
+                if not isinstance(call, ToolCall):
+                    raise _type_error(f"{at}.tool_calls[{k}]", "a ToolCall", call)
+                _text(call.id, f"{at}.tool_calls[{k}].id")
+                _text(call.name, f"{at}.tool_calls[{k}].name")
+                _text(call.arguments, f"{at}.tool_calls[{k}].arguments")
+        elif not isinstance(message, LatestReminderMessage):
+            _images(message.images, f"{at}.images")
+            if isinstance(message, SystemMessage):
+                _tools(message.tools, f"{at}.tools", optional=True)
+            elif isinstance(message, ToolMessage):
+                _text(message.tool_call_id, f"{at}.tool_call_id", optional=True)
+
+
+def check_parsing_options(options: object, where: str = "request.parsing_options") -> None:
+    """Check the parsing options of a request built by hand before its output is read.
+
+    Raises:
+        TypeError, ValueError: as :func:`check_conversation`.
+    """
+    if not isinstance(options, ParsingOptions):
+        raise _type_error(where, "a ParsingOptions", options)
+    _flag(options.parse_tool_calls, f"{where}.parse_tool_calls")
+    _flag(options.starts_in_tool_calls, f"{where}.starts_in_tool_calls")
+    _flag(options.parse_json_output, f"{where}.parse_json_output")
+    _choice(options.thinking_initial_stage, _STAGES, f"{where}.thinking_initial_stage", optional=True)
+    stops = _items(options.stop_sequences, f"{where}.stop_sequences")
+    if len(stops) > _STOPS:
+        raise ValueError(f"{where}.stop_sequences holds {len(stops)} stop strings, more than {_STOPS}")
+    for k, stop in enumerate(stops):
+        _text(stop, f"{where}.stop_sequences[{k}]")
+        if len(stop) > _STOP_LENGTH:
+            raise ValueError(f"{where}.stop_sequences[{k}] is longer than {_STOP_LENGTH} characters")
+
+
+_ROLES.update(
+    {
+        SystemMessage: "system",
+        UserMessage: "user",
+        AssistantMessage: "assistant",
+        ToolMessage: "tool",
+        LatestReminderMessage: "latest_reminder",
+    }
+)

@@ -71,6 +71,11 @@ class DscodecError(Exception):
     details: dict[str, Any] | None = None
 
     def __init__(self, message: str, *, param: str | None = None, protocol: str | None = None) -> None:
+        if not isinstance(message, str):
+            raise TypeError(f"an error's message must be a str, not {type(message).__name__}")
+        for name, value in (("param", param), ("protocol", protocol)):
+            if value is not None and not isinstance(value, str):
+                raise TypeError(f"an error's {name} must be a str or None, not {type(value).__name__}")
         super().__init__(message)
         self.message = message
         self.param = param
@@ -87,6 +92,8 @@ class DscodecError(Exception):
     def with_protocol(self, protocol: str) -> Self:
         """This error in ``protocol``'s shape: a copy naming ``protocol``, or the error itself when it names a
         protocol already (an error passing through several layers keeps the innermost one)."""
+        if not isinstance(protocol, str):
+            raise TypeError(f"protocol must be a str, not {type(protocol).__name__}")
         if self._protocol is not None:
             return self
         twin = self.copy()

@@ -100,6 +100,8 @@ class ConversionOptions:
         Raises:
             TypeError, ValueError: as :class:`ConversionOptions` (``version`` neither ``"v4"`` nor ``"v4.1"``).
         """
+        if not isinstance(name, str):
+            raise TypeError(f"model names must be str, not {type(name).__name__}")
         names = dict(self.model_versions_by_name)
         names[name] = version
         return dataclasses.replace(self, model_versions_by_name=names)
@@ -110,6 +112,8 @@ class ConversionOptions:
         Raises:
             TypeError, ValueError: as :class:`ConversionOptions`.
         """
+        if not isinstance(names, Mapping):
+            raise TypeError(f"model_versions_by_name must be a mapping, not {type(names).__name__}")
         return dataclasses.replace(self, model_versions_by_name=dict(names))
 
     def replace(self, **changes: object) -> ConversionOptions:

@@ -32,7 +32,7 @@ from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import Any, Literal, NoReturn
 
-from dscodec.conversation import ConversationRequest
+from dscodec.conversation import Conversation, ConversationRequest, check_parsing_options
 from dscodec.errors import DscodecError, ModelOutputError, StreamStateError, shown
 from dscodec.protocols._registry import spec
 from dscodec.protocols._wire import BackendFinish, EventWriter, Outcome, PromptUsage, WireEvent
@@ -276,6 +276,19 @@ class StreamProcessor:
             raise StreamStateError(
                 f"request must be a ConversationRequest (from dscodec.convert), not {type(request).__name__}"
             )
+        conversation = request.conversation
+        if not isinstance(conversation, Conversation):
+            raise StreamStateError(
+                f"request.conversation must be a Conversation, not {type(conversation).__name__}"
+            )
+        if type(conversation.thinking_mode) is not bool:
+            raise StreamStateError(
+                f"request.conversation.thinking_mode must be a bool, not {type(conversation.thinking_mode).__name__}"
+            )
+        try:
+            check_parsing_options(request.parsing_options)
+        except (TypeError, ValueError) as exc:  # a request built by hand: refused here, not in the machine
+            raise StreamStateError(str(exc)) from None
         if tool_call_id_factory is not None and not callable(tool_call_id_factory):
             raise StreamStateError(
                 f"tool_call_id_factory must be a callable or None, not {type(tool_call_id_factory).__name__}"

@@ -536,7 +536,11 @@ def _read(where: str | os.PathLike[str]) -> Tokenizer:
         raise TokenizerError(
             f"tokenizer path {shown(text)} is no file name (it holds a NUL or a lone surrogate)"
         )
-    if path.is_dir():
+    try:
+        folder = path.is_dir()
+    except OSError as exc:  # a name the system refuses (too long, say): no file can have it
+        raise TokenizerError(f"tokenizer path {shown(text)} cannot be read: {exc.strerror or exc}") from None
+    if folder:
         path = path / "tokenizer.json"
     try:
         tokenizer: Tokenizer = tokenizers_module().Tokenizer.from_file(str(path))

@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 from dscodec.conversation import Conversation, ConversationRequest, ModelVersion
-from dscodec.prompt.render import RenderedPrompt, conversation_of, render_prompt
+from dscodec.prompt.render import (
+    HAND_BUILT_FAILURES,
+    RenderedPrompt,
+    conversation_of,
+    explain_failure,
+    render_prompt,
+)
 
 __all__ = ["RenderedPrompt", "render_request"]
 
@@ -24,8 +30,14 @@ def render_request(
         [(0, 21), (21, 29), (31, 44), (44, 52)]
 
     Raises:
-        TypeError: ``request`` is neither a converted request nor a conversation, or a conversation comes
-            without ``version``.
-        ValueError: ``version`` is neither ``"v4"`` nor ``"v4.1"``.
+        TypeError: ``request`` is neither a converted request nor a conversation, a conversation comes without
+            ``version``, or a field of a conversation built by hand has the wrong type (the message names it).
+        ValueError: ``version`` is neither ``"v4"`` nor ``"v4.1"``, or a field of a conversation built by hand
+            has a value it cannot take.
     """
-    return render_prompt(*conversation_of(request, version, "rendering"))
+    conversation, version = conversation_of(request, version, "rendering")
+    try:
+        return render_prompt(conversation, version)
+    except HAND_BUILT_FAILURES:
+        explain_failure(conversation)
+        raise

@@ -16,6 +16,7 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 from dscodec.conversation import Effort, ModelVersion, ToolDefinition
+from dscodec.errors import shown
 
 __all__ = [
     "APPLY_PATCH_TOOL",
@@ -365,7 +366,7 @@ def dialect_for(version: ModelVersion) -> Dialect:
     try:
         return _BY_VERSION[version]
     except (KeyError, TypeError):  # TypeError: an unhashable value
-        raise ValueError(f"unknown model version {version!r:.100}; expected 'v4' or 'v4.1'") from None
+        raise ValueError(f"unknown model version {shown(version)}; expected 'v4' or 'v4.1'") from None
 
 
 # -- apply_patch (behavior.md#apply-patch-tool) --------------------------------------------------------------

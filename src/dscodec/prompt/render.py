@@ -36,6 +36,8 @@ from dscodec.conversation import (
     ToolDefinition,
     ToolMessage,
     UserMessage,
+    check_conversation,
+    conversation_looks_valid,
 )
 from dscodec.errors import ConversionError
 from dscodec.prompt._order import (
@@ -97,19 +99,59 @@ def conversation_of(
     """The conversation and template version to render ``request`` with: a converted request's own version
     unless ``version`` is given; a bare conversation needs ``version``.
 
+    A conversation built by hand is checked first (:func:`~dscodec.conversation.check_conversation`), so a
+    field of the wrong type or value is refused by name rather than failing somewhere in the renderer.
+
     Raises:
-        TypeError: ``request`` is neither, or a conversation comes without ``version``.
+        TypeError: ``request`` is neither, a conversation comes without ``version``, or a field of the
+            conversation has the wrong type.
+        ValueError: ``version`` is neither ``"v4"`` nor ``"v4.1"``, or a field of the conversation has a value it
+            cannot take.
     """
     if isinstance(request, ConversationRequest):
-        return request.conversation, request.model_version if version is None else version
-    if not isinstance(request, Conversation):
+        conversation, where = request.conversation, "request.conversation"
+        if not isinstance(conversation, Conversation):
+            raise TypeError(f"{where} must be a Conversation, not {type(conversation).__name__}")
+        if version is None:
+            version = request.model_version
+    elif not isinstance(request, Conversation):
         raise TypeError(
             f"{doing} needs a ConversationRequest (from dscodec.convert) or a Conversation, "
             f"not {type(request).__name__}"
         )
-    if version is None:
+    elif version is None:
         raise TypeError(f"{doing} a Conversation needs version='v4' or 'v4.1'")
-    return request, version
+    else:
+        conversation, where = request, "conversation"
+    dialect_for(version)  # an unknown version is refused before anything is read
+    if not conversation_looks_valid(conversation):
+        check_conversation(conversation, where)
+    return conversation, version
+
+
+#: What rendering a conversation built by hand may raise from deep inside when a value in it is not what its field
+#: declares (a JSON value that is none, a lone surrogate the tokenizer cannot take).
+HAND_BUILT_FAILURES = (
+    TypeError,
+    ValueError,
+    AttributeError,
+    KeyError,
+    IndexError,
+    RecursionError,
+    OverflowError,
+    UnicodeError,
+)
+
+
+def explain_failure(request: ConversationRequest | Conversation) -> None:
+    """Called while an exception from rendering or encoding ``request`` is handled: raises the
+    :func:`~dscodec.conversation.check_conversation` error that names the field at fault, if any (the quick test
+    of :func:`conversation_of` leaves JSON values and the contents of texts unchecked); else returns, and the
+    caller re-raises what it caught."""
+    if isinstance(request, ConversationRequest):
+        check_conversation(request.conversation, "request.conversation")
+    else:
+        check_conversation(request)
 
 
 def render_segments(

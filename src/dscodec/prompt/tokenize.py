@@ -23,8 +23,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from dscodec.conversation import Conversation, ConversationRequest, ModelVersion, UserMessage
-from dscodec.errors import shown
-from dscodec.prompt.render import RenderedPrompt, Segment, Special, conversation_of, render_segments, special
+from dscodec.errors import TokenizerError, shown
+from dscodec.prompt.render import (
+    HAND_BUILT_FAILURES,
+    RenderedPrompt,
+    Segment,
+    Special,
+    conversation_of,
+    explain_failure,
+    render_segments,
+    special,
+)
 from dscodec.vocab import TokenizerLike, Vocabulary
 
 __all__ = ["PromptEncoder"]
@@ -76,12 +85,11 @@ class _Encoded:
 
     def prefix(self, count: int) -> list[int]:
         """The first ``count`` ids, as a new list."""
-        if count <= self.shared:
-            assert self.base is not None
-            return self.base.prefix(count)
-        if self.base is None:
+        if self.base is None:  # (a prompt of no ids at all has neither base nor shared ids)
             head = self.ids[:count]
             return head if isinstance(head, list) else head.tolist()
+        if count <= self.shared:
+            return self.base.prefix(count)
         out = self.base.prefix(self.shared)
         out += self.ids[: count - self.shared]
         return out
@@ -153,15 +161,27 @@ class PromptEncoder:
 
         Raises:
             SpecialTokenMissing: the template needs a special token the tokenizer lacks.
-            TypeError: ``request`` is neither a converted request nor a conversation, or a conversation comes
-                without ``version``.
-            ValueError: ``version`` is neither ``"v4"`` nor ``"v4.1"``.
+            TypeError: ``request`` is neither a converted request nor a conversation, a conversation comes
+                without ``version``, or a field of a conversation built by hand has the wrong type.
+            ValueError: ``version`` is neither ``"v4"`` nor ``"v4.1"``, or a field of a conversation built by
+                hand has a value it cannot take (a lone surrogate in a text, say).
         """
-        segments, _ = render_segments(*conversation_of(request, version, "encoding"))
-        return self.encode_segments(segments)
+        conversation, version = conversation_of(request, version, "encoding")
+        try:
+            segments, _ = render_segments(conversation, version)
+            return self.encode_segments(segments)
+        except (*HAND_BUILT_FAILURES, TokenizerError):
+            explain_failure(conversation)
+            raise
 
     def encode_rendered(self, prompt: RenderedPrompt) -> list[int]:
-        """Encode a rendered prompt from its text and special spans."""
+        """Encode a rendered prompt from its text and special spans.
+
+        Raises:
+            TypeError: ``prompt`` is no :class:`~dscodec.RenderedPrompt`, or its text or spans have the wrong type.
+            ValueError: a span is empty, reaches past the text, or is not after the span before it.
+            SpecialTokenMissing: a span is no special token of the tokenizer.
+        """
         if not isinstance(prompt, RenderedPrompt):
             raise TypeError(
                 f"prompt must be a RenderedPrompt (from dscodec.render), not {type(prompt).__name__}"
@@ -169,7 +189,25 @@ class PromptEncoder:
         segments: list[Segment] = []
         pos = 0
         text = prompt.text
-        for start, end in prompt.special_spans:
+        if not isinstance(text, str):
+            raise TypeError(f"prompt.text must be a str, not {type(text).__name__}")
+        spans = prompt.special_spans
+        if not isinstance(spans, (list, tuple)):
+            raise TypeError(f"prompt.special_spans must be a list, not {type(spans).__name__}")
+        for index, span in enumerate(spans):
+            if not (
+                isinstance(span, (list, tuple))
+                and len(span) == 2
+                and type(span[0]) is int
+                and type(span[1]) is int
+            ):
+                raise TypeError(f"prompt.special_spans[{index}] must be a pair of ints, not {shown(span)}")
+            start, end = span
+            if not pos <= start < end <= len(text):
+                raise ValueError(
+                    f"prompt.special_spans[{index}] must be a non-empty span of the text after the span before "
+                    f"it (ascending and disjoint, within {len(text)} characters), not {shown(span)}"
+                )
             if start > pos:
                 segments.append(text[pos:start])
             segments.append(special(text[start:end]))

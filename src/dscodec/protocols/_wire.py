@@ -11,7 +11,7 @@ from typing import Any, Literal
 import orjson
 
 from dscodec.conversation import ConversationRequest
-from dscodec.errors import DscodecError
+from dscodec.errors import DscodecError, shown
 from dscodec.stream.events import ContentDelta, Event, ReasoningDelta, TokenLogprob, ToolCallDelta
 
 __all__ = [
@@ -146,6 +146,12 @@ def dumps_json(value: Any) -> str:
     return logprob_notation(orjson.dumps(value).decode())
 
 
+def _check_event_name(event: str | None) -> None:
+    """An SSE event name is one line: a line break in it would end the ``event:`` field and start another."""
+    if event is not None and ("\n" in event or "\r" in event):
+        raise ValueError(f"a WireEvent's event name must be one line, not {shown(event)}")
+
+
 class WireEvent:
     """One event as a protocol sends it: a JSON object, and for SSE an optional event name.
 
@@ -170,14 +176,37 @@ class WireEvent:
                 f"a WireEvent is a dict and an optional str event name, not {type(data).__name__} and "
                 f"{type(event).__name__}"
             )
+        _check_event_name(event)
         self._data: dict[str, Any] | None = data
         self._json: str | None = None
         self.event = event
 
     @staticmethod
     def from_json(text: str, *, event: str | None = None) -> WireEvent:
-        """An event from its compact JSON text (which dscodec wrote itself)."""
-        return _JsonEvent(text, event)
+        """An event from its compact JSON text (which dscodec wrote itself).
+
+        Raises:
+            TypeError: ``text`` is no ``str`` or ``event`` neither a ``str`` nor None.
+            ValueError: ``text`` is not the JSON text of an object.
+        """
+        if not isinstance(text, str) or (event is not None and not isinstance(event, str)):
+            raise TypeError(
+                f"WireEvent.from_json takes a str of JSON and an optional str event name, not "
+                f"{type(text).__name__} and {type(event).__name__}"
+            )
+        _check_event_name(event)
+        text = str.__str__(text)  # a str subclass as the plain text it holds
+        try:
+            data = orjson.loads(text)
+        except orjson.JSONDecodeError as exc:
+            raise ValueError(f"WireEvent.from_json takes the JSON text of an object: {exc}") from None
+        if not isinstance(data, dict):
+            raise ValueError(  # noqa: TRY004 - the value the text holds is wrong, not the argument's type
+                f"WireEvent.from_json takes the JSON text of an object, not of a {type(data).__name__}"
+            )
+        made = _JsonEvent(text, event)
+        made._data = data
+        return made
 
     @property
     def data(self) -> dict[str, Any]:
@@ -192,7 +221,10 @@ class WireEvent:
     def to_json(self) -> str:
         """Compact JSON, as sent on the wire (non-ASCII kept raw; non-finite numbers become ``null``)."""
         if self._json is None:
-            self._json = dumps_json(self._data)
+            try:
+                self._json = dumps_json(self._data)
+            except orjson.JSONEncodeError as exc:  # data a caller put in by hand
+                raise TypeError(f"the WireEvent's data cannot be written as JSON: {exc}") from None
         return self._json
 
     def sse(self) -> str:
