@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 import dscodec
-from dscodec.protocols._wire import PromptUsage, dumps_json, logprob_dict
-from dscodec.protocols.openai_chat.outbound import ChatChunkWriter
+from dscodec.protocols._wire import Outcome, PromptUsage, dumps_json, logprob_dict
+from dscodec.protocols.openai_chat.outbound import ChatChunkWriter, finish_reason, usage_dict
 from dscodec.stream.events import (
     ContentDelta,
     ReasoningDelta,
@@ -114,3 +115,49 @@ def test_chunks_with_log_probabilities_are_the_chunk_objects_serialised(
         include_usage=include_usage,
         logprobs={"reasoning_content": listed},
     )
+
+
+@pytest.mark.parametrize("include_usage", [True, False])
+@pytest.mark.parametrize("thinking", [True, False])
+@given(
+    prompt=st.integers(0, 2**63 - 1),
+    cached=st.integers(0, 2**63 - 1),
+    completion=st.integers(0, 2**63 - 1),
+    reasoning=st.none() | st.integers(0, 2**63 - 1),
+    finish=st.sampled_from([None, "stop", "length", "content_filter"]),
+    tool_calls=st.integers(0, 3),
+    stop=st.none() | _TEXT,
+)
+def test_first_and_last_chunks_are_the_chunk_objects_serialised(
+    include_usage: bool,
+    thinking: bool,
+    prompt: int,
+    cached: int,
+    completion: int,
+    reasoning: int | None,
+    finish: Any,
+    tool_calls: int,
+    stop: str | None,
+) -> None:
+    # open() and close() write their chunks as JSON text too: the same bytes as the objects usage_dict and
+    # finish_reason describe, serialised.
+    writer = _writer(include_usage=include_usage, thinking=thinking)
+    usage = PromptUsage(prompt, cached, "fp\n")
+    [first] = writer.open(usage)
+    role: dict[str, Any] = (
+        {"role": "assistant", "content": None, "reasoning_content": ""}
+        if thinking
+        else {"role": "assistant", "content": ""}
+    )
+    assert first.to_json() == _expected(role, include_usage=include_usage)
+    outcome = Outcome(finish, tool_calls, stop, usage, completion, reasoning)
+    [last] = writer.close(outcome)
+    chunk = orjson.loads(
+        _expected(
+            {"content": "", "reasoning_content": None} if thinking else {"content": ""}, include_usage=False
+        )
+    )
+    chunk["choices"][0]["finish_reason"] = finish_reason(outcome)
+    chunk["usage"] = usage_dict(outcome, with_reasoning=thinking)
+    assert last.to_json() == dumps_json(chunk)
+    assert last.to_dict() == chunk

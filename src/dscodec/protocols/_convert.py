@@ -113,13 +113,6 @@ class Content:
     length: int = 0
 
     @classmethod
-    def of_text(cls, text: str) -> Content:
-        """Content that is one text."""
-        content = cls()
-        content.add(text)
-        return content
-
-    @classmethod
     def of_parts(cls, texts: Iterable[str], sources: Iterable[conv.ImageSource | None]) -> Content:
         """Content of parts in order: the image token for a part with an image source, else the part's text."""
         content = cls()

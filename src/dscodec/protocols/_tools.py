@@ -50,16 +50,16 @@ def validate_tool_names(names: Sequence[str], *, path: str = "tools[{i}].functio
     ``path`` is the field as the messages quote it, with ``{i}`` for the tool index.
     """
     for index, name in enumerate(names):
-        where = path.format(i=index)
+        # (The field's name is made only for a message: names are checked in every request.)
         if name == "":
-            raise empty_string_error(where)
+            raise empty_string_error(path.format(i=index))
         # The limit counts UTF-8 bytes, not characters (as the reference does): "é" * 65 is 130 long.
         size = len(name) if name.isascii() else len(name.encode("utf-8", "surrogatepass"))
         if size > _TOOL_NAME_MAX:
-            raise string_too_long_error(where, limit=_TOOL_NAME_MAX, length=size)
+            raise string_too_long_error(path.format(i=index), limit=_TOOL_NAME_MAX, length=size)
         if _TOOL_NAME.fullmatch(name) is None:
             raise ConversionError(
-                f"Invalid '{where}': string does not match pattern. "
+                f"Invalid '{path.format(i=index)}': string does not match pattern. "
                 "Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'."
             )
 

@@ -136,13 +136,13 @@ class _Converter(_convert.RequestConverter[wire.ChatCompletionRequest]):
         while index < len(wire_messages):
             message = wire_messages[index]
             if isinstance(message, wire.SystemMessage):
-                content = self._content(message.content, index)
+                text, images = self._text_and_images(message.content, index)
                 # The reference drops system messages that end up empty.
-                if content.text:
-                    out.append(conv.SystemMessage(content=content.text, images=content.images))
+                if text:
+                    out.append(conv.SystemMessage(content=text, images=images))
             elif isinstance(message, wire.UserMessage):
-                content = self._content(message.content, index)
-                out.append(conv.UserMessage(content=content.text, images=content.images))
+                text, images = self._text_and_images(message.content, index)
+                out.append(conv.UserMessage(content=text, images=images))
             elif isinstance(message, wire.LatestReminderMessage):
                 out.append(conv.LatestReminderMessage(content=message.content))
             elif isinstance(message, wire.ToolMessage):
@@ -220,12 +220,8 @@ class _Converter(_convert.RequestConverter[wire.ChatCompletionRequest]):
                     f"Duplicate value for 'tool_call_id' of {answer.tool_call_id} in message[{position}]"
                 )
             answered.add(answer.tool_call_id)
-            content = self._content(answer.content, position)
-            out.append(
-                conv.ToolMessage(
-                    tool_call_id=answer.tool_call_id, content=content.text, images=content.images
-                )
-            )
+            text, images = self._text_and_images(answer.content, position)
+            out.append(conv.ToolMessage(tool_call_id=answer.tool_call_id, content=text, images=images))
             position += 1
         if len(answered) < len(calls):
             raise ConversionError(
@@ -234,11 +230,14 @@ class _Converter(_convert.RequestConverter[wire.ChatCompletionRequest]):
             )
         return position
 
-    def _content(self, content: wire.Content, index: int) -> _convert.Content:
-        """System, user and tool content: text parts and image placeholders joined with a blank line."""
+    def _text_and_images(self, content: wire.Content, index: int) -> tuple[str, list[conv.ImagePlaceholder]]:
+        """System, user and tool content: text parts and image placeholders joined with a blank line, as text and
+        the images placed in it. A plain string is its own text, with no images (every message of a history
+        takes this way, without the parts' bookkeeping)."""
         if isinstance(content, str):
-            return _convert.Content.of_text(content)
-        return _convert.Content.of_parts(map(_plain_text, content), self._image_sources(content, index))
+            return content, []
+        converted = _convert.Content.of_parts(map(_plain_text, content), self._image_sources(content, index))
+        return converted.text, converted.images
 
     def _assistant_content(self, content: wire.Content, index: int) -> str:
         if isinstance(content, str):

@@ -32,7 +32,7 @@ from dscodec.protocols._wire import (
 from dscodec.protocols.openai_chat import ChatWire
 from dscodec.stream.events import ContentDelta, Event, ReasoningDelta, ToolCallDelta, ToolCallStart
 
-__all__ = ["WRITER", "ChatChunkWriter", "finish_reason", "usage_dict"]
+__all__ = ["WRITER", "ChatChunkWriter", "finish_reason", "usage_dict", "usage_json"]
 
 
 #: Argument fragments up to this long have their chunk remembered, up to this many per call.
@@ -68,6 +68,28 @@ def usage_dict(outcome: Outcome, *, with_reasoning: bool) -> dict[str, Any]:
     usage["prompt_cache_hit_tokens"] = cached
     usage["prompt_cache_miss_tokens"] = max(0, prompt - cached)
     return usage
+
+
+def usage_json(outcome: Outcome, *, with_reasoning: bool) -> str | None:
+    """:func:`usage_dict` as compact JSON text, written directly; None unless every count is an ``int`` (what the
+    stream processor gives), whose text is its digits."""
+    prompt = outcome.prompt.prompt_tokens
+    cached = outcome.prompt.cached_tokens
+    completion = outcome.completion_tokens
+    reasoning = outcome.reasoning_tokens if with_reasoning else None
+    if not (
+        type(prompt) is int
+        and type(cached) is int
+        and type(completion) is int
+        and (reasoning is None or type(reasoning) is int)
+    ):
+        return None
+    details = "" if reasoning is None else f',"completion_tokens_details":{{"reasoning_tokens":{reasoning}}}'
+    return (
+        f'{{"prompt_tokens":{prompt},"completion_tokens":{completion},"total_tokens":{prompt + completion},'
+        f'"prompt_tokens_details":{{"cached_tokens":{cached}}}{details},'
+        f'"prompt_cache_hit_tokens":{cached},"prompt_cache_miss_tokens":{max(0, prompt - cached)}}}'
+    )
 
 
 class ChatChunkWriter(EventWriter):
@@ -120,13 +142,14 @@ class ChatChunkWriter(EventWriter):
         self._reasoning_before = self._head + '{"content":null,"reasoning_content":'
         self._reasoning_after = "}" + self._tail
         self._argument_after = "}}]}" + self._tail
+        # The first chunk as JSON text around its delta (what _chunk's dict serialises to).
         if not self._thinking:
-            delta: dict[str, Any] = {"role": "assistant", "content": ""}
+            delta = '{"role":"assistant","content":""}'
         elif self.request.parsing_options.thinking_initial_stage == "content_continuation":
-            delta = {"role": "assistant", "content": "", "reasoning_content": None}
+            delta = '{"role":"assistant","content":"","reasoning_content":null}'
         else:
-            delta = {"role": "assistant", "content": None, "reasoning_content": ""}
-        return [self._chunk(delta)]
+            delta = '{"role":"assistant","content":null,"reasoning_content":""}'
+        return [json_event(f"{self._head}{delta}{self._tail}")]
 
     def _with_logprobs(
         self, before: str, event: ContentDelta | ReasoningDelta, close: str, field: str
@@ -264,11 +287,23 @@ class ChatChunkWriter(EventWriter):
         return out
 
     def close(self, outcome: Outcome) -> list[WireEvent]:
-        delta: dict[str, Any] = (
-            {"content": "", "reasoning_content": None} if self._thinking else {"content": ""}
-        )
         with_reasoning = self.request.parsing_options.thinking_initial_stage is not None
-        chunk = self._chunk(delta, None, finish_reason(outcome)).data
+        usage = usage_json(outcome, with_reasoning=with_reasoning) if self._head else None
+        if usage is not None:
+            # Opened: the last chunk as JSON text around its delta, finish reason and usage (the usage last, where
+            # the dict below puts it).
+            delta = '{"content":"","reasoning_content":null}' if self._thinking else '{"content":""}'
+            return [
+                json_event(
+                    f'{self._head}{delta},"logprobs":null,"finish_reason":{string_literal(finish_reason(outcome))}'
+                    f'}}],"usage":{usage}}}'
+                )
+            ]
+        chunk = self._chunk(
+            {"content": "", "reasoning_content": None} if self._thinking else {"content": ""},
+            None,
+            finish_reason(outcome),
+        ).data
         chunk["usage"] = usage_dict(outcome, with_reasoning=with_reasoning)
         return [dict_event(chunk)]
 

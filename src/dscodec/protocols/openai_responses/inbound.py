@@ -420,23 +420,21 @@ class _Converter(_convert.RequestConverter[wire.ResponsesRequest]):
                 self.loaded.append((announcement, item.tools))
         elif isinstance(item, wire.FunctionCallOutputItem):
             # A function output's content is converted (and its images checked) before it is paired.
-            content = self._content(item.output, index, parts_path=f"input[{index}].output")
+            text, images = self._text_and_images(item.output, index, field="output")
             if item.call_id is None:
                 # An output naming no call answers nothing: it is kept as a tool result on its own.
                 self._close_turn()
-                self.out.append(
-                    conv.ToolMessage(tool_call_id=None, content=content.text, images=content.images)
-                )
+                self.out.append(conv.ToolMessage(tool_call_id=None, content=text, images=images))
             else:
                 self._answer(index, item.call_id).outputs[item.call_id] = conv.ToolMessage(
-                    tool_call_id=item.call_id, content=content.text, images=content.images
+                    tool_call_id=item.call_id, content=text, images=images
                 )
         elif isinstance(item, wire.CustomToolCallOutputItem):
             # A custom tool's output is paired first, then converted.
             turn = self._answer(index, item.call_id)
-            content = self._content(item.output, index, parts_path=f"input[{index}].output")
+            text, images = self._text_and_images(item.output, index, field="output")
             turn.outputs[item.call_id] = conv.ToolMessage(
-                tool_call_id=item.call_id, content=content.text, images=content.images
+                tool_call_id=item.call_id, content=text, images=images
             )
         elif item.role == "assistant":
             if self.turn is not None and self.turn.calls:
@@ -448,12 +446,12 @@ class _Converter(_convert.RequestConverter[wire.ResponsesRequest]):
                 turn.contents.append(text)
         else:
             self._close_turn()
-            content = self._content(item.content, index, parts_path=f"input[{index}].content")
+            text, images = self._text_and_images(item.content, index, field="content")
             if item.role == "system" or item.role == "developer" and self.version != "v4":
                 # V4 has no system turns in the middle of a conversation: a developer message is a user one.
-                self.out.append(conv.SystemMessage(content=content.text, images=content.images))
+                self.out.append(conv.SystemMessage(content=text, images=images))
             else:
-                self.out.append(conv.UserMessage(content=content.text, images=content.images))
+                self.out.append(conv.UserMessage(content=text, images=images))
 
     def _answer(self, index: int, call_id: str) -> _Turn:
         """The turn whose call ``call_id`` an output answers (checked: once, and only a call of that turn)."""
@@ -558,13 +556,18 @@ class _Converter(_convert.RequestConverter[wire.ResponsesRequest]):
 
     # -- content (behavior.md#responses) ------------------------------------------------------------------------
 
-    def _content(self, content: wire.Content, index: int, *, parts_path: str) -> _convert.Content:
-        """User, system and tool-output content: text parts and image placeholders joined with a blank line."""
+    def _text_and_images(
+        self, content: wire.Content, index: int, *, field: str
+    ) -> tuple[str, list[conv.ImagePlaceholder]]:
+        """User, system and tool-output content (the item's ``field``): text parts and image placeholders joined
+        with a blank line, as text and the images placed in it. A plain string is its own text, with no images
+        (every item of a history takes this way, without the parts' bookkeeping)."""
         if isinstance(content, str):
-            return _convert.Content.of_text(content)
-        return _convert.Content.of_parts(
-            map(_plain_text, content), self._image_sources(content, index, parts_path)
+            return content, []
+        converted = _convert.Content.of_parts(
+            map(_plain_text, content), self._image_sources(content, index, f"input[{index}].{field}")
         )
+        return converted.text, converted.images
 
     def _assistant_content(self, content: wire.Content, index: int) -> str:
         if isinstance(content, str):
