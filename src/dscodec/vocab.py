@@ -463,6 +463,13 @@ class Vocabulary:
     def _encode(self, tokenizer: Tokenizer, texts: list[str]) -> list[Encoding]:
         if not texts:
             return []
+        for text in texts:
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:  # (some tokenizers releases would take it and change it unseen)
+                raise TokenizerError(
+                    f"tokenizer {self.name} cannot encode text that holds a lone surrogate"
+                ) from None
         try:
             return tokenizer.encode_batch_fast(texts, add_special_tokens=False)
         except Exception as exc:  # noqa: BLE001 - tokenizers raises a bare Exception subclass
@@ -575,7 +582,7 @@ class _Loaded:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         # key -> (a weak reference to the Tokenizer object loaded, or None for a file; the vocabulary)
-        self._entries: dict[tuple[object, ...], tuple[weakref.ref[Tokenizer] | None, Vocabulary]] = {}
+        self._entries: dict[tuple[object, ...], tuple[Callable[[], Tokenizer | None] | None, Vocabulary]] = {}
 
     def get(self, key: tuple[object, ...] | None, source: Tokenizer | None) -> Vocabulary | None:
         """The vocabulary loaded for ``key``, from ``source`` itself when it is an object (an id is reused once
@@ -595,7 +602,12 @@ class _Loaded:
     def put(self, key: tuple[object, ...] | None, source: Tokenizer | None, vocabulary: Vocabulary) -> None:
         if key is None:
             return
-        held = None if source is None else weakref.ref(source)
+        held: Callable[[], Tokenizer | None] | None = None
+        if source is not None:
+            try:
+                held = weakref.ref(source)
+            except TypeError:  # a tokenizers release whose objects take no weak reference: held as they are
+                held = functools.partial(_same, source)
         with self._lock:
             self._entries.pop(key, None)
             self._entries[key] = (held, vocabulary)
@@ -604,6 +616,10 @@ class _Loaded:
 
 
 _LOADED = _Loaded()
+
+
+def _same(source: Tokenizer) -> Tokenizer:
+    return source
 
 
 def _file_key(where: str | os.PathLike[str]) -> tuple[object, ...] | None:
