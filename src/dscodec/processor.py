@@ -523,11 +523,23 @@ class StreamProcessor:
             # UTF-8 sequence at the end is held by the decoder). An id the decoder does not take as it is goes
             # the general way below, which checks it.
             lane = self._id_lane
+            decoder = self._decoder
+            assert decoder is not None  # decode_plain is its method
             try:
-                if lane is not None and lane is self._block_lane and len(ids) > 1:
+                if len(ids) == 1:
+                    # decode_plain's commonest case without its call: an id whose bytes are whole characters,
+                    # with none held before it.
+                    token_id = ids[0]
+                    text = (
+                        None
+                        if decoder.held or type(token_id) is not int
+                        else decoder.whole_texts.get(token_id)
+                    )
+                    if text is None:
+                        text = decode_plain(ids)
+                elif lane is not None and lane is self._block_lane:
                     # The tags of a tool-call block: the same few groups of ids again and again.
-                    assert self._decoder is not None
-                    text = self._decoder.decode_group(ids)
+                    text = decoder.decode_group(ids)
                 else:
                     text = decode_plain(ids)
             except LookupError:

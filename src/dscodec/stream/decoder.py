@@ -173,6 +173,9 @@ class IncrementalDecoder:
 
     Attributes:
         units: the units of the last group :meth:`decode_plain` decoded into units (with ``unit_of`` only).
+        held: the bytes of an incomplete UTF-8 sequence held from the last ids (read-only).
+        whole_texts: the text of each id met so far whose bytes are whole characters on their own (the
+            vocabulary's table, shared by its decoders; read-only): the text of that id while nothing is held.
 
     Examples:
         >>> dec = IncrementalDecoder(Vocabulary.load(None))
@@ -182,7 +185,6 @@ class IncrementalDecoder:
 
     __slots__ = (
         "_groups",
-        "_held",
         "_lp_cache",
         "_not_whole",
         "_ordinary",
@@ -191,8 +193,9 @@ class IncrementalDecoder:
         "_texts",
         "_unit_ids",
         "_unit_of",
-        "_whole",
+        "held",
         "units",
+        "whole_texts",
     )
 
     def __init__(self, vocab: Vocabulary, *, unit_of: Callable[[str], str] | None = None) -> None:
@@ -201,12 +204,12 @@ class IncrementalDecoder:
         self._special = vocab.added_spellings
         # The bytes of an incomplete UTF-8 sequence, held until it completes (what an incremental UTF-8
         # decoder buffers; decoding held + new bytes at once gives the same text however the bytes are split).
-        self._held = b""
+        self.held = b""
         # The logprob fields (token text, bytes) of each id met so far, kept in the vocabulary for every decoder.
         self._lp_cache = vocab.logprob_fields
         # The texts of ids whose bytes are whole characters, and the ids that have none (special ids, and ids whose
         # bytes are not whole), as met so far: kept in the vocabulary for every decoder, one entry per id at most.
-        self._whole = vocab.whole_texts
+        self.whole_texts = vocab.whole_texts
         self._not_whole = vocab.not_whole_ids
         self._texts = True  # groups of ids try the whole texts first
         # With ``unit_of``, :meth:`decode_plain` decodes a group holding special ids into units at once, here.
@@ -222,7 +225,7 @@ class IncrementalDecoder:
     @property
     def pending_bytes(self) -> bool:
         """True while an incomplete UTF-8 sequence is held."""
-        return bool(self._held)
+        return bool(self.held)
 
     def feed(self, ids: Iterable[int]) -> str:
         """The text the ids complete."""
@@ -245,7 +248,7 @@ class IncrementalDecoder:
             if not data:
                 out.append(TokenText(token_id, "", None, True))
                 continue
-            if not self._held and data.isascii():
+            if not self.held and data.isascii():
                 out.append(TokenText(token_id, data.decode("ascii")))
                 continue
             out.append(TokenText(token_id, self._utf8(data)))
@@ -260,7 +263,7 @@ class IncrementalDecoder:
         Raises:
             LookupError: as :meth:`decode_plain`.
         """
-        if self._held:
+        if self.held:
             return self.decode_plain(ids)
         key = ids if type(ids) is tuple else tuple(ids)  # a list, or any other sequence of ids
         groups = self._groups
@@ -278,7 +281,7 @@ class IncrementalDecoder:
                     self.units = units
                 return text
         text = self.decode_plain(ids)
-        if not self._held and found is None:
+        if not self.held and found is None:
             if len(groups) >= _GROUP_LIMIT:
                 groups.clear()
             groups[key] = (text, self.units) if text is None else (text, "")
@@ -297,13 +300,12 @@ class IncrementalDecoder:
             LookupError: an id is not an ``int`` the vocabulary has (nothing changed): the caller's general path
                 checks it (and refuses it, or decodes an unknown id to nothing).
         """
-        whole = self._whole
-        texts: list[str] = []
+        whole = self.whole_texts
         if len(ids) == 1:
             token_id = ids[0]
             if type(token_id) is not int or token_id < 0:
                 raise LookupError(token_id)
-            if not self._held:
+            if not self.held:
                 text = whole.get(token_id)
                 if text is not None:
                     return text
@@ -312,18 +314,20 @@ class IncrementalDecoder:
                 unit_of = self._unit_of
                 if unit_of is not None:
                     unit = self._unit_ids[token_id] = unit_of(spelling)
-                    self.units = self._flush_bytes() + unit if self._held else unit
+                    self.units = self._flush_bytes() + unit if self.held else unit
                 return None
             rows = self._rows
             if token_id >= len(rows):
                 raise LookupError(token_id)
             data = rows[token_id]
-            if not self._held:
+            if not self.held:
                 text = self._whole_text(token_id)
                 if text is not None:
                     return text
+            texts: list[str] = []  # (none: the id's bytes are decoded below)
         else:
-            if self._texts and not self._held:
+            texts = []
+            if self._texts and not self.held:
                 # Ids met before as whole characters: their texts, joined. Once an id is not one of them (a
                 # special id, an unknown one, bytes that are not whole characters), the rest goes by bytes, and
                 # so do the next groups until one is all ASCII (CJK text is mostly ids that are not whole).
@@ -387,14 +391,14 @@ class IncrementalDecoder:
                     self.units = self._decode_units(ids, 0, texts, self._unit_of)
                 return None
         # _utf8 with an ASCII shortcut, inline: this is the per-push path
-        held = self._held
+        held = self.held
         if held:
             data = held + data
         elif data.isascii():
             self._texts = True
             return "".join(texts) + data.decode("ascii") if texts else data.decode("ascii")
         text, used = _utf8_decode(data, "replace", False)
-        self._held = data[used:]
+        self.held = data[used:]
         return "".join(texts) + text if texts else text
 
     def _whole_text(self, token_id: object) -> str | None:
@@ -414,7 +418,7 @@ class IncrementalDecoder:
         except UnicodeDecodeError:
             self._not_whole.add(token_id)
             return None
-        self._whole[token_id] = text
+        self.whole_texts[token_id] = text
         return text
 
     def decode_units(self, ids: Sequence[int], unit_of: Callable[[str], str]) -> str:
@@ -433,12 +437,12 @@ class IncrementalDecoder:
         """:meth:`decode_units` of ``ids[start:]`` after ``out``, the texts of the ids before (nothing held)."""
         ordinary = self._ordinary
         special = self._special
-        whole = self._whole
+        whole = self.whole_texts
         run: list[bytes] = []
         for token_id in ids[start:] if start else ids:
             row = ordinary[token_id]
             if row is not None:
-                if not run and not self._held:
+                if not run and not self.held:
                     # Bytes that are whole characters on their own, with nothing before them to complete:
                     # their remembered text.
                     text = whole.get(token_id)
@@ -450,7 +454,7 @@ class IncrementalDecoder:
             if run:
                 out.append(self._utf8(b"".join(run)))
                 run = []
-            if self._held:
+            if self.held:
                 out.append(self._flush_bytes())
             unit = self._unit_ids[token_id] = unit_of(special[token_id])
             out.append(unit)
@@ -460,10 +464,10 @@ class IncrementalDecoder:
 
     def _utf8(self, data: bytes) -> str:
         """The text ``data`` completes after the held bytes; an incomplete sequence at its end is held."""
-        if self._held:
-            data = self._held + data
+        if self.held:
+            data = self.held + data
         text, used = _utf8_decode(data, "replace", False)
-        self._held = data[used:]
+        self.held = data[used:]
         return text
 
     def plain_text(self, token_id: int) -> str | None:
@@ -473,9 +477,9 @@ class IncrementalDecoder:
         end), bytes that do not form whole characters, or an incomplete sequence held from before — use
         :meth:`decode` for those.
         """
-        if self._held or type(token_id) is not int:  # (not int: a bool, or no number at all, even unhashable)
+        if self.held or type(token_id) is not int:  # (not int: a bool, or no number at all, even unhashable)
             return None
-        text = self._whole.get(token_id)
+        text = self.whole_texts.get(token_id)
         if text is not None:
             return text
         return self._whole_text(token_id)
@@ -485,10 +489,10 @@ class IncrementalDecoder:
         return self._flush_bytes()
 
     def _flush_bytes(self) -> str:
-        if not self._held:
+        if not self.held:
             return ""
-        text = _utf8_decode(self._held, "replace", True)[0]
-        self._held = b""
+        text = _utf8_decode(self.held, "replace", True)[0]
+        self.held = b""
         return text
 
     def token_bytes(self, token_id: int) -> bytes:
