@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections
+import contextlib
 import gzip
 import json
 import logging
@@ -457,30 +458,40 @@ def test_a_stream_the_client_stops_reading_is_given_up_after_the_send_timeout(
     (A complete response goes out in one write, which never waits: the connection holds it.)"""
     flood = _Flood(chunks=3_000)  # 30 MB of text: far more than the socket buffers hold
     app = create_app(flood, tokenizer=VOCABULARY, context_limit=10_000_000, send_timeout=0.3)
+    with (
+        LiveServer(app) as live,
+        caplog.at_level(logging.WARNING, logger="dscodec.server"),
+        _stalled_stream(live, flood) as run,
+    ):
+        assert run["closed"] and run["yielded"] < flood.chunks
+        assert "the client read nothing for 0.3 s; the answer to POST /v1/chat/completions" in caplog.text
+        with httpx.Client(base_url=live.url, timeout=5) as other:  # the server goes on serving
+            assert other.get("/health").status_code == 200
+
+
+@contextlib.contextmanager
+def _stalled_stream(live: LiveServer, flood: _Flood) -> Iterator[dict[str, Any]]:
+    """A streamed Chat request from a client with a small receive buffer that reads the status line and nothing
+    more: yields the flood's run once the server closed its backend (or 20 s passed), the connection still open."""
     payload = json.dumps(body("chat_completions", stream=True, max_tokens=393_216)).encode()
     key = new_id()
-    with LiveServer(app) as live, caplog.at_level(logging.WARNING, logger="dscodec.server"):
-        client = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        try:
-            client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-            client.settimeout(10)
-            client.connect(("127.0.0.1", live.port))
-            client.sendall(
-                b"POST /v1/chat/completions HTTP/1.1\r\nhost: test\r\ncontent-type: application/json\r\n"
-                + f"x-test-id: {key}\r\ncontent-length: {len(payload)}\r\n\r\n".encode()
-                + payload
-            )
-            assert client.recv(12).startswith(b"HTTP/1.1 200")
-            deadline = time.monotonic() + 20
-            while not flood.runs.get(key, {}).get("closed") and time.monotonic() < deadline:
-                time.sleep(0.02)
-            run = flood.runs[key]
-            assert run["closed"] and run["yielded"] < flood.chunks
-            assert "the client read nothing for 0.3 s; the answer to POST /v1/chat/completions" in caplog.text
-            with httpx.Client(base_url=live.url, timeout=5) as other:  # the server goes on serving
-                assert other.get("/health").status_code == 200
-        finally:
-            client.close()
+    client = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        client.settimeout(10)
+        client.connect(("127.0.0.1", live.port))
+        client.sendall(
+            b"POST /v1/chat/completions HTTP/1.1\r\nhost: test\r\ncontent-type: application/json\r\n"
+            + f"x-test-id: {key}\r\ncontent-length: {len(payload)}\r\n\r\n".encode()
+            + payload
+        )
+        assert client.recv(12).startswith(b"HTTP/1.1 200")
+        deadline = time.monotonic() + 20
+        while not flood.runs.get(key, {}).get("closed") and time.monotonic() < deadline:
+            time.sleep(0.02)
+        yield flood.runs[key]
+    finally:
+        client.close()
 
 
 class _Records(logging.Handler):
@@ -501,32 +512,17 @@ def test_a_stream_given_up_on_purpose_is_no_error_of_uvicorn() -> None:
     happened, so uvicorn's error is dropped. An app that leaves a response unfinished by mistake still gets it."""
     flood = _Flood(chunks=3_000)
     app = create_app(flood, tokenizer=VOCABULARY, context_limit=10_000_000, send_timeout=0.3)
-    payload = json.dumps(body("chat_completions", stream=True, max_tokens=393_216)).encode()
-    key = new_id()
     records = _Records()
     uvicorn_log = logging.getLogger("uvicorn.error")
     with LiveServer(app) as live:
         uvicorn_log.addHandler(records)
-        client = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         try:
-            client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-            client.settimeout(10)
-            client.connect(("127.0.0.1", live.port))
-            client.sendall(
-                b"POST /v1/chat/completions HTTP/1.1\r\nhost: test\r\ncontent-type: application/json\r\n"
-                + f"x-test-id: {key}\r\ncontent-length: {len(payload)}\r\n\r\n".encode()
-                + payload
-            )
-            assert client.recv(12).startswith(b"HTTP/1.1 200")
-            deadline = time.monotonic() + 20
-            while not flood.runs.get(key, {}).get("closed") and time.monotonic() < deadline:
-                time.sleep(0.02)
-            assert flood.runs[key]["closed"]
-            time.sleep(0.3)  # uvicorn's check follows the app's return
-            with httpx.Client(base_url=live.url, timeout=5) as other:
-                assert other.get("/health").status_code == 200
+            with _stalled_stream(live, flood) as run:
+                assert run["closed"]
+                time.sleep(0.3)  # uvicorn's check follows the app's return
+                with httpx.Client(base_url=live.url, timeout=5) as other:
+                    assert other.get("/health").status_code == 200
         finally:
-            client.close()
             uvicorn_log.removeHandler(records)
     assert not [message for message in records.messages if "without completing response" in message]
 
