@@ -26,7 +26,7 @@ def test_each_broken_stream_is_flagged_with_its_code_only(path: Path) -> None:
     protocol = path.parent.name
     if code == "GEN006" and not sdk_available(protocol):
         pytest.skip("the official SDK is not installed")
-    findings = lint(protocol, path.read_text(encoding="utf-8"), request=_request(protocol))  # type: ignore[arg-type]
+    findings = lint(protocol, path.read_bytes(), request=_request(protocol))  # type: ignore[arg-type]
     assert findings, f"{path.name}: nothing found"
     assert {finding.code for finding in findings} == {code}, [str(finding) for finding in findings]
 

@@ -385,3 +385,22 @@ def test_a_url_or_header_no_request_can_carry_is_one_usage_error(
     result = pytester.runpytest(*given)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([said])
+
+
+def test_transcripts_of_one_name_get_tests_of_their_own(pytester: pytest.Pytester) -> None:
+    """Two transcripts of one name in a file: each test has its own id, so that each can be picked and named."""
+    first, second = recorded(), recorded("Bye!")
+    first.name = second.name = "same"
+    second.backend = [Usage(4), Text("Goodbye!", 2), Finish("stop")]
+    dump_transcripts([first, second], pytester.path / "takes.jsonl")
+    result = pytester.runpytest("-v", "-p", "no:randomly")
+    result.assert_outcomes(passed=3, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*takes.jsonl::replay?same? PASSED*",
+            "*takes.jsonl::lint?same? PASSED*",
+            "*takes.jsonl::replay?same #1? FAILED*",
+            "*takes.jsonl::lint?same #1? PASSED*",
+        ]
+    )
+    pytester.runpytest("takes.jsonl::replay[same #1]").assert_outcomes(failed=1)

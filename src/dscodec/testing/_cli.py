@@ -128,7 +128,7 @@ def lint_command(args: argparse.Namespace, out: TextIO) -> int:
             )
             label = exchange.url
             protocol, request = exchange.protocol, body
-            answer: Any = exchange.text
+            answer: Any = exchange.data  # the bytes: an answer that is not UTF-8 is a finding (GEN010)
             status = exchange.status
         else:
             if args.file is None:
@@ -137,7 +137,6 @@ def lint_command(args: argparse.Namespace, out: TextIO) -> int:
                 raise _UsageError("--timeout and --max-bytes bound a live answer: they go with --url")
             label = "<stdin>" if args.file == "-" else args.file
             data = _read_bytes(args.file)
-            text = data.decode("utf-8", errors="replace")  # a server's answer as a client reads it
             request = _read_json(args.request) if args.request is not None else None
             if starts_as_transcript(data):
                 # A file may hold several transcripts (format version 2): each answer is linted. A transcript
@@ -159,7 +158,9 @@ def lint_command(args: argparse.Namespace, out: TextIO) -> int:
                     for finding in found:
                         print(f"{where}: {finding}", file=out)
                 return 1 if found_any else 0
-            answer = text
+            answer = (
+                data  # the bytes: an answer that is not UTF-8 is a finding (GEN010), as a client reads it
+            )
             if protocol is None:
                 raise _UsageError("give --protocol (chat_completions, responses or messages)")
     except ImportError as exc:
@@ -414,7 +415,7 @@ def compare_command(args: argparse.Namespace, out: TextIO) -> int:
         except ValueError as exc:
             raise _UsageError(f"--ignore: {exc}") from None
         expected, actual = _answer(args.expected), _answer(args.actual)
-        if args.sections:
+        if args.sections is not None:
             sections = args.sections.split(",")
         else:
             (kind, have), (other, has) = _kind(expected), _kind(actual)

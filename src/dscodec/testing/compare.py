@@ -4,8 +4,8 @@ Two answers to the same request differ in what a server makes up per response: i
 configuration fingerprint. :func:`normalise` replaces exactly those, so what is left to compare is what the
 client would read:
 
-* ids (the string values of the keys in :data:`ID_KEYS`: response, item, tool call ids, opaque reasoning
-  content, thinking signatures) become ``<id-1>``, ``<id-2>`` ... numbered by first appearance; one id always gets
+* ids (the string values of the keys in :data:`ID_KEYS`: response, item, tool call and request ids, opaque
+  reasoning content, thinking signatures) become ``<id-1>``, ``<id-2>`` ... numbered by first appearance; one id always gets
   the same placeholder, so references between events (an ``item_id`` naming an item) still compare;
 * timestamps (integer values of the keys in :data:`TIME_KEYS`) become ``"<timestamp>"``;
 * a non-null ``system_fingerprint`` becomes ``"<fingerprint>"``.
@@ -46,7 +46,16 @@ __all__ = [
 
 #: Keys whose string values are made up per response.
 ID_KEYS = frozenset(
-    {"id", "item_id", "call_id", "response_id", "previous_response_id", "signature", "encrypted_content"}
+    {
+        "id",
+        "item_id",
+        "call_id",
+        "response_id",
+        "previous_response_id",
+        "request_id",  # the HTTP request's id in an Anthropic error body or error event: new per request
+        "signature",
+        "encrypted_content",
+    }
 )
 #: Keys whose integer values are wall-clock times.
 TIME_KEYS = frozenset({"created", "created_at", "completed_at"})
@@ -210,8 +219,12 @@ def _show(value: Any, limit: int = 160) -> str:
         return "<missing>"
     try:
         text = json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):  # no JSON value (a set), or an integer of more digits than Python writes
-        text = shown(value, limit + 1)
+    except (
+        TypeError,
+        ValueError,
+        RecursionError,
+    ):  # no JSON value (a set, data nested past Python's recursion),
+        text = shown(value, limit + 1)  # or an integer of more digits than Python writes
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -583,7 +596,8 @@ def compare(
         [Difference(path='response.text', expected='Hello', actual='Help')]
 
     Raises:
-        ValueError: a section none of the four (a misspelt section would compare nothing), an empty ignore rule,
+        ValueError: a section none of the four (a misspelt section would compare nothing), no section at all, an
+            empty ignore rule,
             an ``ids`` pattern that is no valid regular expression, or an answer that nests deeper than Python's recursion allows or
             holds itself.
         TypeError: an answer of another kind, an ignore rule that is no ``str``, ``sections`` that is no
@@ -600,9 +614,14 @@ def compare(
             f"sections must be a section name or a collection of them, not {type(sections).__name__}"
         )
     if sections is not None:
+        sections = list(sections)
+        if not sections:
+            raise ValueError(
+                f"sections names no section, so nothing would be compared; name some of {', '.join(SECTIONS)}"
+            )
         unknown = [section for section in sections if section not in SECTIONS]
         if unknown:
-            raise ValueError(f"unknown section {unknown[0]!r:.100}; expected some of {', '.join(SECTIONS)}")
+            raise ValueError(f"unknown section {shown(unknown[0])}; expected some of {', '.join(SECTIONS)}")
     want = answer_sections(expected, ids=ids, fingerprints=fingerprints, merge=merge_deltas)
     got = answer_sections(actual, ids=ids, fingerprints=fingerprints, merge=merge_deltas)
     rules = [_pattern(rule) for rule in rules_given]

@@ -39,6 +39,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from dscodec.errors import shown
+from dscodec.stream._markers import has_surrogate
 from dscodec.testing.transcript import (
     BackendItem,
     Failure,
@@ -163,7 +165,9 @@ class FakeEngine:
         if incremental and kind != "sglang":
             raise ValueError("incremental streaming is an SGLang option")
         if isinstance(delay, bool) or not isinstance(delay, (int, float)) or not 0 <= delay <= _MAX_DELAY:
-            raise ValueError(f"delay must be a number of seconds from 0 to {_MAX_DELAY:g}, not {delay!r}")
+            raise ValueError(
+                f"delay must be a number of seconds from 0 to {_MAX_DELAY:g}, not {shown(delay)}"
+            )
         if type(incremental) is not bool:
             raise TypeError(f"incremental must be a bool, not {type(incremental).__name__}")
         if not isinstance(model, str):
@@ -206,8 +210,9 @@ class FakeEngine:
         Raises:
             TypeError: an item that is no backend item, or a field of the wrong type (a ``Text`` whose text is no
                 string, a log probability that is no number).
-            ValueError: a ``content_filter`` finish (neither engine has one), a negative id or count, or log
-                probabilities that are not one entry per id.
+            ValueError: a ``content_filter`` finish (neither engine has one), a negative id or count, log
+                probabilities that are not one entry per id, or a ``Text`` holding a lone surrogate (no tokenizer
+                encodes one).
         """
         items = self._checked(reply)
         with self._lock:
@@ -225,6 +230,11 @@ class FakeEngine:
                 raise ValueError(f"{where}: {self.kind} has no {item.reason!r} finish")
             if isinstance(item, Text) and not isinstance(item.text, str):
                 raise TypeError(f"{where}: the text must be a str, not {type(item.text).__name__}")
+            if isinstance(item, Text) and has_surrogate(item.text):
+                raise ValueError(
+                    f"{where}: the text holds a lone surrogate, which no tokenizer encodes (an engine never "
+                    "streams one)"
+                )
             if isinstance(item, Failure) and not isinstance(item.message, str):
                 raise TypeError(f"{where}: the message must be a str, not {type(item.message).__name__}")
             if isinstance(item, Usage) and (type(item.cached_tokens) is not int or item.cached_tokens < 0):

@@ -144,6 +144,30 @@ class Exchange:
     frames: list[Frame] | None
     response: dict[str, Any] | None  # the body, when it is a JSON object (else see ``text``)
     unterminated: str = ""
+    #: The answer's bytes as they came (``text`` is them decoded as a client decodes them, any bad byte a U+FFFD):
+    #: ``lint`` reports bytes that are not UTF-8 (GEN010).
+    data: bytes = b""
+
+
+def _body_bytes(body: Mapping[str, Any]) -> bytes:
+    """The request body as JSON, or the error of a body that JSON cannot hold (checked before anything is sent).
+
+    Raises:
+        TypeError: the body holds a value JSON has none for (a set, an object).
+        ValueError: the body holds itself, or nests deeper than Python's recursion allows.
+    """
+    try:
+        return json.dumps(dict(body)).encode()
+    except RecursionError:
+        raise ValueError("body nests deeper than Python's recursion allows, or holds itself") from None
+    except ValueError as exc:  # a circular reference, an integer of more digits than Python writes out
+        raise ValueError(f"body is no JSON data: {exc}") from None
+    except TypeError as exc:
+        raise TypeError(f"body is no JSON data: {exc}") from None
+
+
+#: The longest single wait given to the socket layer (a year): longer timeouts overflow the system's timers.
+_MAX_WAIT = 365 * 24 * 3600.0
 
 
 def _check_limits(timeout: object, max_bytes: object) -> None:
@@ -177,10 +201,12 @@ def send(
 
     Raises:
         ImportError: httpx is not installed (it comes with ``pip install 'dscodec[testing]'``).
-        TypeError: ``url`` is no str, ``body`` no mapping, ``protocol`` neither a str nor None, ``headers`` no
-            mapping of str to str, or ``timeout`` or ``max_bytes`` no number.
+        TypeError: ``url`` is no str, ``body`` no mapping (or one holding a value JSON has none for, such as a
+            set), ``protocol`` neither a str nor None, ``headers`` no mapping of str to str, or ``timeout`` or
+            ``max_bytes`` no number.
         ValueError: a ``url`` that is no ``http://`` or ``https://`` address, an unknown ``protocol``, a header
-            that HTTP cannot carry (not ASCII, a line break),
+            that HTTP cannot carry (not ASCII, a line break), a ``body`` that holds itself or nests deeper than
+            Python's recursion allows,
             ``timeout`` not a finite number of seconds above 0, or ``max_bytes`` below 1.
         TranscriptError: the protocol cannot be told, the server cannot be reached, or its answer takes longer
             than ``timeout`` or is longer than ``max_bytes``.
@@ -189,6 +215,7 @@ def send(
     target, resolved = endpoint(url, protocol)  # checks both
     if not isinstance(body, Mapping):
         raise TypeError(f"body must be the request body (a mapping), not {type(body).__name__}")
+    payload = _body_bytes(body)
     given = _checked_headers(headers)
     try:
         import httpx
@@ -205,8 +232,10 @@ def send(
     data = bytearray()
     try:
         with (
-            httpx.Client(timeout=timeout) as client,
-            client.stream("POST", target, content=json.dumps(dict(body)).encode(), headers=sent) as answer,
+            # Each wait is bounded by the whole answer's bound, within what a socket's timer holds (a timeout of
+            # 1e30 seconds is accepted: the operating system's timers stop at some years).
+            httpx.Client(timeout=min(timeout, _MAX_WAIT)) as client,
+            client.stream("POST", target, content=payload, headers=sent) as answer,
         ):
             for chunk in answer.iter_bytes():
                 data += chunk
@@ -224,7 +253,9 @@ def send(
         raise TranscriptError(f"{target}: the answer had not ended after {timeout} seconds") from None
     except httpx.HTTPError as exc:
         raise TranscriptError(f"{target}: the request failed: {exc}") from None
-    exchange = Exchange(target, resolved, dict(body), status, content_type, text, None, None)
+    exchange = Exchange(
+        target, resolved, dict(body), status, content_type, text, None, None, data=bytes(data)
+    )
     if "text/event-stream" in content_type:
         exchange.frames, exchange.unterminated = parse_sse(text)
         return exchange
@@ -295,7 +326,7 @@ def recheck(
         raise TypeError(f"url must be a str, not {type(url).__name__}")
     # The caller's mistakes are refused before anything is sent, whether or not anything will be.
     _split_url(url)
-    ignore_rules(ignore)
+    ignore = ignore_rules(ignore)  # read once: an iterator's rules are kept for the comparison
     _checked_headers(headers)
     _check_limits(timeout, max_bytes)
     if transcript.frames is None and transcript.response is None and transcript.response_text is None:
@@ -339,6 +370,13 @@ def transcript_of(exchange: Exchange, *, name: str = "") -> Transcript:
         origin="live",
         meta={"url": exchange.url},
     )
+    try:
+        exchange.data.decode("utf-8")
+    except UnicodeDecodeError as exc:  # the text holds U+FFFD for the bad bytes: say where they were
+        transcript.meta["not_utf8"] = f"{exc.reason} at byte {exc.start}"
+    if exchange.frames is not None and exchange.unterminated:
+        # What came after the last complete frame (a stream cut short): kept, and linted as GEN009.
+        transcript.meta["unterminated"] = exchange.unterminated
     if exchange.frames is not None:
         events = []
         for frame in exchange.frames:

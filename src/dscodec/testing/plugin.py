@@ -153,8 +153,12 @@ class TranscriptFile(pytest.File):
             yield ReplayItem.from_parent(self, name="replay", index=0)
             yield LintItem.from_parent(self, name="lint", index=0)
             return
+        seen: set[str] = set()
         for index, transcript in enumerate(transcripts):
             label = transcript.name or str(index)
+            if label in seen:  # two transcripts of one name: each test still gets an id of its own
+                label = f"{label} #{index}"
+            seen.add(label)
             yield ReplayItem.from_parent(self, name=f"replay[{label}]", index=index)
             yield LintItem.from_parent(self, name=f"lint[{label}]", index=index)
 

@@ -374,7 +374,7 @@ def verify(
     Raises:
         As :func:`replay`; and TypeError or ValueError for an ``ignore`` rule that is no str or is empty.
     """
-    ignore_rules(ignore)
+    ignore = ignore_rules(ignore)  # read once: an iterator's rules are kept for the comparison
     result = replay(transcript, chunking=chunking, tokenizer=tokenizer, options=options)
     return _replay_differences(
         transcript, result, ignore=ignore, frames=chunking == "recorded" and transcript.origin != "live"

@@ -737,18 +737,60 @@ def _frame(line: dict[str, Any], where: str) -> Frame:
 _ITEM_KINDS = frozenset({"usage", "text", "tokens", "finish", "failure"})
 
 
+#: The fields each kind of line may hold. A field of no line kind (a misspelt ``reasn``, which would otherwise
+#: read as the field's default) is refused rather than dropped.
+_FIELDS: dict[str, frozenset[str]] = {
+    "transcript": frozenset(
+        {
+            "kind",
+            "format",
+            "version",
+            "protocol",
+            "name",
+            "origin",
+            "response_id",
+            "created",
+            "signature",
+            "meta",
+        }
+    ),
+    "request": frozenset({"kind", "body"}),
+    "usage": frozenset({"kind", "prompt_tokens", "cached_tokens", "system_fingerprint"}),
+    "text": frozenset({"kind", "text", "token_count"}),
+    "tokens": frozenset({"kind", "ids", "logprobs"}),
+    "finish": frozenset({"kind", "reason"}),
+    "failure": frozenset({"kind", "message", "status"}),
+    "frame": frozenset({"kind", "event", "data", "raw"}),
+    "response": frozenset({"kind", "status", "body", "raw"}),
+    "accumulated": frozenset({"kind", "body"}),
+}
+
+
+def _check_fields(line: dict[str, Any], kind: str, where: str) -> None:
+    """Refuse a field the line's kind does not have (format version 2 has no others)."""
+    allowed = _FIELDS[kind]
+    unknown = [name for name in line if name not in allowed]
+    if unknown:
+        raise TranscriptError(
+            f"{where}: {'the header' if kind == 'transcript' else f'a {kind} line'} has no field {shown(unknown[0], limit=60)}; its fields are "
+            f"{', '.join(sorted(allowed - {'kind'}))}"
+        )
+
+
 def _header(line: dict[str, Any], where: str) -> dict[str, Any]:
     if line.get("kind") != "transcript" or line.get("format") != FORMAT:
         raise TranscriptError(f"{where}: the first line must be the header of a {FORMAT} file")
     version = line.get("version")
     if not isinstance(version, int) or isinstance(version, bool) or not 1 <= version <= VERSION:
         raise TranscriptError(
-            f"{where}: transcript format version {version!r} is not supported; this dscodec reads 1 to {VERSION}"
+            f"{where}: transcript format version {shown(version, limit=60)} is not supported; this dscodec reads "
+            f"1 to {VERSION}"
         )
     if line.get("protocol") not in _PROTOCOLS:
-        raise TranscriptError(f"{where}: unknown protocol {line.get('protocol')!r}")
+        raise TranscriptError(f"{where}: unknown protocol {shown(line.get('protocol'), limit=60)}")
     if line.get("origin", "codec") not in _ORIGINS:
-        raise TranscriptError(f"{where}: unknown origin {line.get('origin')!r}")
+        raise TranscriptError(f"{where}: unknown origin {shown(line.get('origin'), limit=60)}")
+    _check_fields(line, "transcript", where)
     return line
 
 
@@ -789,6 +831,7 @@ def parse_lines(
         if line_phase < phase or (line_phase == phase and kind in _ONCE):
             raise TranscriptError(f"{where}: {_misplaced(kind, transcript, request is not None)}")
         phase = line_phase
+        _check_fields(line, kind, where)
         if kind == "request":
             body = line.get("body")
             if not isinstance(body, dict):
@@ -903,8 +946,10 @@ def loads_transcripts(text: str | bytes, *, source: str = "<transcript>") -> lis
     Raises:
         TranscriptError: the text is not UTF-8, a line is not a JSON object, or a transcript is malformed or of
             a newer version.
-        TypeError: ``text`` is neither ``str`` nor ``bytes``.
+        TypeError: ``text`` is neither ``str`` nor ``bytes``, or ``source`` is no ``str``.
     """
+    if not isinstance(source, str):
+        raise TypeError(f"source must be a str (the name errors give the text), not {type(source).__name__}")
     decoded = _decode(text, source)
     if not decoded:
         raise TranscriptError(f"{source}: empty transcript")
@@ -928,7 +973,7 @@ def loads_transcript(text: str | bytes, *, source: str = "<transcript>") -> Tran
     Raises:
         TranscriptError: a line is not a JSON object, the transcript is malformed or of a newer version, or the
             text holds several transcripts (read those with :func:`loads_transcripts`).
-        TypeError: ``text`` is neither ``str`` nor ``bytes``.
+        TypeError: ``text`` is neither ``str`` nor ``bytes``, or ``source`` is no ``str``.
     """
     found = loads_transcripts(text, source=source)
     if len(found) > 1:

@@ -440,6 +440,10 @@ def main() -> None:
         (folder / "GEN009-unterminated.sse").write_text(
             sse(base(protocol, TOOL_OUTPUT)).rstrip("\n"), encoding="utf-8", newline="\n"
         )
+        # A stream whose bytes are not UTF-8 (in a comment, so that nothing else is wrong with it).
+        (folder / "GEN010-not-utf8.sse").write_bytes(
+            b": keep-alive \xff\xfe\n\n" + sse(base(protocol, TOOL_OUTPUT)).encode()
+        )
 
 
 if __name__ == "__main__":

@@ -83,7 +83,7 @@ def lint(
     """
     if not isinstance(protocol, str) or protocol not in _STREAMS:
         raise ValueError(
-            f"unknown protocol {protocol!r:.100}; expected chat_completions, responses or messages"
+            f"unknown protocol {shown(protocol)}; expected chat_completions, responses or messages"
         )
     if type(sdk) is not bool:
         raise TypeError(f"sdk must be True or False, not {shown(sdk, 60)}")
@@ -97,12 +97,31 @@ def lint(
             report = Report()
             report.add("GEN008", "the transcript records no answer: no frame and no response line")
             return report.findings
+        # What ``record`` noted of the answer's bytes: they were not UTF-8, or the stream ended inside a frame.
+        not_utf8 = answer.meta.get("not_utf8")
+        rest = answer.meta.get("unterminated") if answer.frames is not None else None
+        unterminated = rest if isinstance(rest, str) else ""
         answer = answer.answer()
+    else:
+        not_utf8, unterminated = None, ""
     if request is not None and not isinstance(request, Mapping):
         raise TypeError(f"request must be the request body (a dict) or None, not {type(request).__name__}")
     report = Report()
+    if isinstance(not_utf8, str) and not_utf8:
+        report.add("GEN010", f"the answer was not UTF-8 ({not_utf8[:60]}): a client reads U+FFFD there")
     if isinstance(answer, (str, bytes, bytearray)):
-        text = answer if isinstance(answer, str) else answer.decode("utf-8", errors="replace")
+        if isinstance(answer, str):
+            text = answer
+        else:
+            try:
+                text = bytes(answer).decode("utf-8")
+            except UnicodeDecodeError as exc:
+                # Read on as a client reads it (each bad byte a U+FFFD), and say so: its text is not what was sent.
+                report.add(
+                    "GEN010",
+                    f"the answer is not UTF-8 ({exc.reason} at byte {exc.start}): a client reads U+FFFD there",
+                )
+                text = bytes(answer).decode("utf-8", errors="replace")
         body = _json_object(text)
         if body is not None:
             _BODIES[protocol](report, body, text, sdk=sdk)
@@ -138,6 +157,9 @@ def lint(
     items = list(answer)
     transport = all(isinstance(item, Frame) for item in items)
     frames = [_as_frame(item, index) for index, item in enumerate(items)]
+    if unterminated:  # as for SSE text that ends inside a frame
+        report.add("GEN009", f"the stream ends inside a frame: {unterminated[:60]!r}")
+        frames += parse_sse(unterminated + "\n\n")[0]
     _stream(protocol, frames, report, request=request, transport=transport, sdk=sdk)
     return report.findings
 

@@ -72,6 +72,7 @@ _TABLE: tuple[tuple[str, str], ...] = (
     ("GEN007", "an error body or error event is not in the protocol's error shape"),
     ("GEN008", "the stream is empty"),
     ("GEN009", "the stream ends inside a frame (no blank line after its last line)"),
+    ("GEN010", "the answer's bytes are not UTF-8 (a client reads U+FFFD in place of the bad bytes)"),
     # -- Chat Completions ------------------------------------------------------------------------------------
     ("CHT001", "a choice's first chunk does not announce role assistant, or a later chunk a role"),
     ("CHT002", "chunks disagree on id, object, created or model"),

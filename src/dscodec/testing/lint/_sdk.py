@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from dscodec.errors import shown
 from dscodec.testing.lint._base import Report
 
 __all__ = ["sdk_available", "validate_body", "validate_event"]
@@ -68,7 +69,7 @@ def sdk_available(protocol: str) -> bool:
     """
     if protocol not in ("chat_completions", "responses", "messages"):
         raise ValueError(
-            f"unknown protocol {protocol!r:.100}; expected chat_completions, responses or messages"
+            f"unknown protocol {shown(protocol)}; expected chat_completions, responses or messages"
         )
     return (_anthropic() if protocol == "messages" else _openai()) is not None
 
