@@ -27,7 +27,8 @@ JSON body parsed and converted, a new processor): what a request pays once, side
 as token ids, one and four per push, answering the same request in OpenAI Responses and in Anthropic Messages
 (their events serialised; JSON mode in Responses only, as Messages has none). Then half of the prose output, one
 id per push, each with its log probability and five alternatives, in Chat Completions and Responses (Messages
-streams none); before them, complete responses of requests that are not streamed, four ids per push, built by a
+streams none): the same five values for every id (``same``), then 32-bit floats that hardly ever repeat, as a
+model server sends them (``varied``); before them, complete responses of requests that are not streamed, four ids per push, built by a
 coalescing processor and ``accumulate`` against the reference's response accumulator. And a last measurement pushes the same output with a tool argument ten times longer, to show that
 the cost per character stays flat (linear total cost).
 
@@ -44,6 +45,7 @@ import json
 import random
 import re
 import statistics
+import struct
 import sys
 import sysconfig
 import time
@@ -512,6 +514,23 @@ def _ours_short(text: str, vocab: Vocabulary, groups: list[list[int]]) -> Callab
     return lambda: ours(dscodec.convert("chat_completions", text), vocab, groups)()
 
 
+def _same_logprobs(output: list[int]) -> list[Any]:
+    """An entry per id, the same five values each time (every value written is one seen before)."""
+    return [(-0.25, [(t, -0.25), (t + 1, -1.5), (t + 2, -2.5), (t + 3, -3.5), (t + 4, -4.5)]) for t in output]
+
+
+def _varied_logprobs(output: list[int]) -> list[Any]:
+    """An entry per id as a model server sends them: 32-bit floats, the chosen id's near zero, the alternatives'
+    spread lower, hardly any value seen twice."""
+    rng = random.Random(11)
+    f32 = struct.Struct("<f")
+
+    def value(rate: float) -> float:
+        return f32.unpack(f32.pack(-rng.expovariate(rate)))[0]
+
+    return [(value(2.0), [(t + k, value(0.5)) for k in range(5)]) for t in output]
+
+
 def _repeat(run: Callable[[], object], times: int) -> Callable[[], int]:
     def repeated() -> int:
         for _ in range(times):
@@ -670,18 +689,16 @@ def main() -> None:
     print(
         f"{'log probabilities':<30}{'tokens':>7}{'dscodec µs/token':>18}{'reference µs/token':>20}{'ratio':>8}"
     )
+    output = kinds["prose"][1][: args.tokens // 2]
     for protocol, body in (
         ("chat_completions", {**BODY, "logprobs": True, "top_logprobs": 5}),
         ("responses", {**PROTOCOL_BODIES["responses"]["tools"], "top_logprobs": 5}),
     ):
-        output = kinds["prose"][1][: args.tokens // 2]
-        entries = [
-            (-0.25, [(t, -0.25), (t + 1, -1.5), (t + 2, -2.5), (t + 3, -3.5), (t + 4, -4.5)]) for t in output
-        ]
-        sides = [ours(dscodec.convert(protocol, body), vocab, _groups(output, 1), logprobs=entries)]  # type: ignore[arg-type]
-        if ref is not None:
-            sides.append(reference(ref, _groups(output, 1), body, protocol=protocol, logprobs=entries))
-        _per_token_row(f"{protocol + ', prose':<30}{len(output):>7}", sides, len(output), args.runs)
+        for values, entries in (("same", _same_logprobs(output)), ("varied", _varied_logprobs(output))):
+            sides = [ours(dscodec.convert(protocol, body), vocab, _groups(output, 1), logprobs=entries)]
+            if ref is not None:
+                sides.append(reference(ref, _groups(output, 1), body, protocol=protocol, logprobs=entries))
+            _per_token_row(f"{protocol + ', ' + values:<30}{len(output):>7}", sides, len(output), args.runs)
     print()
 
     # Linear cost: a tool call alone, its string argument 2K and then 20K characters long.

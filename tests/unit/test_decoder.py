@@ -270,3 +270,31 @@ def test_log_probabilities_are_the_shortest_decimal_of_their_32_bit_float(value:
 @given(st.floats(width=32, allow_nan=False, allow_infinity=False) | st.floats(-1e30, 1e30))
 def test_f32_logprob_agrees_with_its_definition(value: float) -> None:
     assert repr(f32_logprob(value)) == repr(_shortest_f32_oracle(value))
+
+
+def test_f32_logprob_agrees_with_its_definition_on_every_kind_of_32_bit_float() -> None:
+    # Seeded bit patterns of every exponent (normal, subnormal, powers of two, whose intervals are uneven), each
+    # as it is and nudged towards the ends of its interval, where the quick way and the careful one part.
+    import random
+
+    rng = random.Random(2026)
+    bits = [
+        (sign << 31) | (exponent << 23) | rng.getrandbits(23) for exponent in range(255) for sign in (0, 1)
+    ]
+    bits += [(exponent << 23) | fraction for exponent in range(255) for fraction in (0, 1, 0x7FFFFF)]
+    # The floats whose interval ends on a short decimal (a multiple of 10**p exactly halfway to a neighbour):
+    # there the end counts for an even float only.
+    for power in range(1, 30):
+        for multiple in range(1, 400, 7):
+            middle = multiple * 10**power
+            low = _F32.unpack(_F32.pack(middle))[0]
+            if low > middle:
+                low = _F32.unpack(struct.pack("<I", struct.unpack("<I", _F32.pack(middle))[0] - 1))[0]
+            if low < middle:
+                bits.append(struct.unpack("<I", _F32.pack(low))[0])
+                bits.append(bits[-1] + 1)
+    for pattern in bits:
+        exact = _F32.unpack(struct.pack("<I", pattern))[0]
+        for value in (exact, exact * (1 + 2**-25), exact * (1 - 2**-25), exact * (1 + 2**-24)):
+            if _f32(value):
+                assert repr(f32_logprob(value)) == repr(_shortest_f32_oracle(value)), (pattern, value)

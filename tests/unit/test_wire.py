@@ -9,10 +9,12 @@ from hypothesis import strategies as st
 from dscodec.protocols._wire import dumps_json, logprob_dict, logprob_entries_json
 from dscodec.stream.events import TokenLogprob, TopLogprob
 
-# Values of every notation: around 1e-6 and 1e13 where the reference's differs from orjson's, zeros of both
-# signs, the -9999.0 of D21, and any finite double.
+# Values of every notation: around 1e-6 and 1e13 where the reference's differs from orjson's, the edges of the
+# range written without a second look (1e-5 to 1e13), zeros of both signs, the -9999.0 of D21, and any finite
+# double.
 _VALUES = st.one_of(
     st.sampled_from([0.0, -0.0, -9999.0, -5e-6, -1e-6, -9.99e-7, -1e13, -2.777244e14, -1e16, -1e300]),
+    st.sampled_from([-1e-5, -9.999999e-6, -1.0000001e-5, -9.999999e12, -9999999999999.998, 1e-5, 1e13]),
     st.floats(min_value=-1e-4, max_value=0.0),
     st.floats(allow_nan=False, allow_infinity=False),
 )

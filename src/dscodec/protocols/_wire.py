@@ -74,13 +74,21 @@ _TEXT_MEMO_LIMIT = 1 << 14
 
 def _number_text(value: float) -> str:
     text = _NUMBER_TEXT.get(value)
-    if text is None:
-        text = logprob_notation(f'"logprob":{orjson.dumps(value).decode()}')[len('"logprob":') :]
-        if not value:  # 0.0 and -0.0 are one key: neither is remembered
-            return text
-        if len(_NUMBER_TEXT) >= _TEXT_MEMO_LIMIT:
-            _NUMBER_TEXT.clear()
-        _NUMBER_TEXT[value] = text
+    return _new_number_text(value) if text is None else text
+
+
+def _new_number_text(value: float) -> str:
+    """:func:`_number_text` of a value not found in its memo (where it goes, unless zero), for a caller that
+    looked."""
+    text = orjson.dumps(value).decode()
+    # From 1e-5 to 1e13 orjson's notation is the reference's (:data:`_ODD_LOGPROB`).
+    if type(value) is not float or not 1e-5 <= abs(value) < 1e13:
+        text = logprob_notation(f'"logprob":{text}')[len('"logprob":') :]
+    if not value:  # 0.0 and -0.0 are one key: neither is remembered
+        return text
+    if len(_NUMBER_TEXT) >= _TEXT_MEMO_LIMIT:
+        _NUMBER_TEXT.clear()
+    _NUMBER_TEXT[value] = text
     return text
 
 
@@ -117,7 +125,7 @@ def logprob_entries_json(entries: Sequence[TokenLogprob]) -> str:
         else:
             head, tail = _entry_text(entry.token, entry.bytes)
         append("," + head if parts else head)
-        append(number(entry.logprob) or _number_text(entry.logprob))
+        append(number(entry.logprob) or _new_number_text(entry.logprob))
         append(tail)
         tops = entry.top_logprobs
         if not tops:
@@ -133,7 +141,7 @@ def logprob_entries_json(entries: Sequence[TokenLogprob]) -> str:
                 head, tail = _entry_text(top.token, top.bytes)
             append(separator + head)
             separator = ","
-            append(number(top.logprob) or _number_text(top.logprob))
+            append(number(top.logprob) or _new_number_text(top.logprob))
             append(tail)
             append("}")
         append("]}")

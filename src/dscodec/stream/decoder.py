@@ -101,6 +101,11 @@ def f32_logprob(value: float) -> float:
     found = _F32_MEMO.get(value)
     if found is not None and value != 0:  # (0.0 and -0.0 are one key)
         return found
+    return _f32_remembered(value)
+
+
+def _f32_remembered(value: float) -> float:
+    """:func:`f32_logprob` of a value not found in its memo (where it goes), for a caller that looked."""
     try:
         shortest = _f32_shortest(value)
     except OverflowError:
@@ -109,6 +114,34 @@ def f32_logprob(value: float) -> float:
         _F32_MEMO.clear()
     _F32_MEMO[value] = shortest
     return shortest
+
+
+def _ratio(scale: int, power: int) -> tuple[int, int]:
+    """``2**scale / 10**power`` as a fraction ``num / den`` of integers."""
+    if scale >= 0:
+        return (1 << scale) * (_POW10[-power] if power < 0 else 1), _POW10[power] if power >= 0 else 1
+    if power < 0:
+        return _POW10[-power], 1 << -scale
+    return 1, _POW10[power] << -scale
+
+
+def _steps(exponent: int) -> tuple[int, int, int, int, int, int]:
+    """What :func:`_f32_shortest` tries for a normal float of ``exponent`` whose interval has equal halves (4
+    units of ``2**(exponent - 152)`` wide): the power of ten just above that width, then the one below it (an
+    interval of that width always holds a multiple of the lower one), each with its :func:`_ratio`."""
+    scale = exponent - 152
+    power = math.floor(math.log10(4 * 2.0**scale)) + 1
+    return (power, *_ratio(scale, power), power - 1, *_ratio(scale, power - 1))
+
+
+#: :func:`_steps` by exponent (normal floats only: 1 to 254).
+_STEPS = [_steps(exponent) if 0 < exponent < 255 else (0, 0, 0, 0, 0, 0) for exponent in range(256)]
+
+
+def _decimal(digits: int, power: int, negative: int) -> float:
+    """The float nearest to ``digits * 10**power`` (both conversions below round correctly), with its sign."""
+    value = digits / _POW10[-power] if power < 0 else float(digits * _POW10[power])
+    return -value if negative else value
 
 
 def _f32_shortest(value: float) -> float:
@@ -122,29 +155,46 @@ def _f32_shortest(value: float) -> float:
     bits = _u32_unpack(_f32_pack(value))[0]
     exponent = (bits >> 23) & 0xFF
     fraction = bits & 0x7FFFFF
+    odd = fraction & 1  # the interval's ends are v's own only when v is even
+    if exponent and fraction:
+        # The commonest case, from a table: an interval of equal halves, 4 units wide around v = 4 * mantissa.
+        # The multiple of 10**power nearest to v (a tie to the even one) is inside when any is (equal halves);
+        # else the one of the power below, which always is.
+        v = 4 * (fraction | 0x800000)
+        power, num, den, lower, lower_num, lower_den = _STEPS[exponent]
+        scaled = v * num
+        digits, rest = divmod(scaled, den)
+        if 2 * rest > den or (2 * rest == den and digits & 1):
+            digits += 1
+        off = abs(
+            digits * den - scaled
+        )  # its distance to v, and the interval's half, in units of 2**scale / num
+        reach = 2 * num
+        if off > reach or (off == reach and odd):  # outside (the ends are v's own only when v is even)
+            power, num, den = lower, lower_num, lower_den
+            scaled = v * num
+            digits, rest = divmod(scaled, den)
+            if 2 * rest > den or (2 * rest == den and digits & 1):
+                digits += 1
+        # (_decimal, inline: this is the per-value path)
+        shortest = digits / _POW10[-power] if power < 0 else float(digits * _POW10[power])
+        return -shortest if bits >> 31 else shortest
     # In units of 2**scale: v is 4 * mantissa, its interval lo..hi (narrower below a power of two).
     if exponent:
         mantissa = fraction | 0x800000
         scale = exponent - 152
-        lo = 4 * mantissa - (1 if fraction == 0 and exponent > 1 else 2)
+        lo = 4 * mantissa - (1 if exponent > 1 else 2)
     elif fraction:  # a subnormal
         mantissa, scale = fraction, -151
         lo = 4 * mantissa - 2
     else:
         return -0.0 if bits >> 31 else 0.0
     hi = 4 * mantissa + 2
-    odd = mantissa & 1  # the interval's ends are v's own only when v is even
     # The largest power 10**k with a multiple in the interval: at most one above the interval's width.
     power = math.floor(math.log10((hi - lo) * 2.0**scale)) + 1
     while True:
         # Reals in units of 2**scale, divided by 10**power: num / den.
-        if scale >= 0:
-            num = (1 << scale) * (_POW10[-power] if power < 0 else 1)
-            den = _POW10[power] if power >= 0 else 1
-        elif power < 0:
-            num, den = _POW10[-power], 1 << -scale
-        else:
-            num, den = 1, _POW10[power] << -scale
+        num, den = _ratio(scale, power)
         low, rest = divmod(lo * num, den)
         if rest or odd:
             low += 1
@@ -160,7 +210,7 @@ def _f32_shortest(value: float) -> float:
         if 2 * rest > den or (2 * rest == den and digits & 1):
             digits += 1
         digits = min(max(digits, low), high)
-    return float(f"{'-' if bits >> 31 else ''}{digits}e{power}")
+    return _decimal(digits, power, bits >> 31)
 
 
 class IncrementalDecoder:
@@ -530,11 +580,13 @@ class IncrementalDecoder:
                 ):
                     return None
                 alt_token, alt_data = known(alt_id) or self._lp_fields(alt_id)
-                append(new(TopLogprob, (alt_token, f32(alt_logprob) or f32_logprob(alt_logprob), alt_data)))
+                append(
+                    new(TopLogprob, (alt_token, f32(alt_logprob) or _f32_remembered(alt_logprob), alt_data))
+                )
         except (TypeError, ValueError):  # a pair that is no pair
             return None
         token, data = known(token_id) or self._lp_fields(token_id)
-        return new(TokenLogprob, (token, f32(logprob) or f32_logprob(logprob), data, tuple(tops)))
+        return new(TokenLogprob, (token, f32(logprob) or _f32_remembered(logprob), data, tuple(tops)))
 
     def logprob(
         self, token_id: int, logprob: float, top_logprobs: Sequence[tuple[int, float]] = ()
