@@ -233,12 +233,15 @@ def _some_as_text(pieces: list[list[int]], rng: random.Random) -> list[Any]:
 def fake_logprobs(ids: list[int], start: int) -> list[tuple[float, list[tuple[int, float]]]]:
     """One made-up entry per id (the id's place in the output is ``start`` + its index): a log probability and
     zero to two alternatives, the same on both sides. Every other value has all its digits (a double, or every
-    fourth a 32-bit float as a model server sends it), so that how each side writes it is compared too."""
+    fourth a 32-bit float as a model server sends it), so that how each side writes it is compared too; every
+    fifth is of any size within the 32-bit range (1e-46 to 1e38, where the notations change)."""
     entries = []
     for k, token_id in enumerate(ids, start):
         exact = ((k * 7919) % 1000) / 997
+        if k % 5 == 2:
+            exact = (1 + (k * 37 % 1000) / 1000) * 10.0 ** ((k * 7919) % 85 - 46)
         logprob = -(
-            _F32.unpack(_F32.pack(exact))[0] if k % 4 == 1 else exact if k % 4 == 3 else round(exact, 6)
+            _F32.unpack(_F32.pack(exact))[0] if k % 4 == 1 else exact if k % 4 == 3 else float(f"{exact:.6g}")
         )
         tops = [(token_id, logprob), ((token_id * 31 + 7) % 128000, logprob - 1.5)][: k % 3]
         entries.append((logprob, tops))
