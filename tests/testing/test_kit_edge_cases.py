@@ -263,11 +263,29 @@ def _body(protocol: str) -> dict[str, Any]:
     return dict(REQUEST)
 
 
+def _chat_stream_exchange(body: dict[str, Any], text: str, frames: Any, rest: str, data: bytes = b"") -> Any:
+    """What ``send`` gives for a Chat Completions stream answered with ``text`` (200, SSE)."""
+    from dscodec.testing.live import Exchange
+
+    return Exchange(
+        "http://x/v1/chat/completions",
+        "chat_completions",
+        body,
+        200,
+        "text/event-stream",
+        text,
+        frames,
+        None,
+        rest,
+        data,
+    )
+
+
 def test_a_stream_cut_inside_a_frame_is_kept_and_linted_as_such() -> None:
     """The text after the last complete frame is what the server sent too: the transcript keeps it, and its
     lint says what linting the stream's text says."""
     from dscodec.testing import parse_sse
-    from dscodec.testing.live import Exchange, transcript_of
+    from dscodec.testing.live import transcript_of
 
     body = {**REQUEST, "stream": True}
     frames = replay(Transcript("chat_completions", body, [Text("Hello there", 3)])).transcript.frames
@@ -276,17 +294,7 @@ def test_a_stream_cut_inside_a_frame_is_kept_and_linted_as_such() -> None:
     cut = text[: len(text) // 2]
     parsed, rest = parse_sse(cut)
     assert rest
-    exchange = Exchange(
-        "http://x/v1/chat/completions",
-        "chat_completions",
-        body,
-        200,
-        "text/event-stream",
-        cut,
-        parsed,
-        None,
-        rest,
-    )
+    exchange = _chat_stream_exchange(body, cut, parsed, rest)
     transcript = transcript_of(exchange)
     assert transcript.meta["unterminated"] == rest
     codes = [f.code for f in lint("chat_completions", cut)]
@@ -298,7 +306,7 @@ def test_a_stream_cut_inside_a_frame_is_kept_and_linted_as_such() -> None:
 
 def test_a_recorded_answer_that_was_not_utf8_is_linted_as_such() -> None:
     from dscodec.testing import parse_sse
-    from dscodec.testing.live import Exchange, transcript_of
+    from dscodec.testing.live import transcript_of
 
     body = {**REQUEST, "stream": True}
     frames = replay(Transcript("chat_completions", body, [Text("Hé there", 3)])).transcript.frames
@@ -306,18 +314,7 @@ def test_a_recorded_answer_that_was_not_utf8_is_linted_as_such() -> None:
     data = "".join(frame.sse() for frame in frames).encode().replace("é".encode(), b"\xe9")
     text = data.decode("utf-8", errors="replace")
     parsed, rest = parse_sse(text)
-    exchange = Exchange(
-        "http://x/v1/chat/completions",
-        "chat_completions",
-        body,
-        200,
-        "text/event-stream",
-        text,
-        parsed,
-        None,
-        rest,
-        data,
-    )
+    exchange = _chat_stream_exchange(body, text, parsed, rest, data)
     transcript = transcript_of(exchange)
     at = data.index(b"\xe9")
     assert transcript.meta["not_utf8"].endswith(f"at byte {at}")
