@@ -1,6 +1,6 @@
 """dscodec: OpenAI / Anthropic requests to DeepSeek V4 prompts and token ids, and model output back to events.
 
-Every public name but the errors loads on first use (the request models, the renderer, the tokenizer front, the
+Every public name but the errors and ``accumulate`` loads on first use (the request models, the renderer, the tokenizer front, the
 stream processor), so ``import dscodec`` stays cheap and a program pays only for the parts it uses.
 """
 

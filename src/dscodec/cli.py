@@ -113,7 +113,7 @@ def _parser() -> argparse.ArgumentParser:
             command.add_argument(
                 "--tokenizer",
                 default=None,
-                help="tokenizer.json to use (default: the bundled DeepSeek V4 one)",
+                help="tokenizer.json, or a model folder holding one (default: the bundled DeepSeek V4 one)",
             )
     text = "serve the example HTTP server, scripted or in front of vLLM / SGLang (needs dscodec[server])"
     serve = commands.add_parser("serve", help=text, description=text)

@@ -189,7 +189,13 @@ class Conversation(_Model):
 
 @dataclass(frozen=True)
 class OutputConstraint:
-    """A constraint for constrained decoding: ``schema`` is compact JSON, ``""`` or the regex."""
+    """A constraint for constrained decoding (behavior.md#output-constraints).
+
+    Attributes:
+        kind: ``"tool_call"`` (tools offered), ``"tool_call_required"`` (a call is required), ``"json"`` or
+            ``"regex"``.
+        schema: compact JSON (the tools as an array, or the JSON schema), ``""`` for any JSON object, or the regex.
+    """
 
     kind: Literal["tool_call", "tool_call_required", "json", "regex"]
     schema: str = ""
@@ -197,7 +203,16 @@ class OutputConstraint:
 
 @dataclass(slots=True, kw_only=True)
 class InferenceOptions(_Model):
-    """Sampling settings resolved from the request (values the model server should use)."""
+    """Sampling settings resolved from the request (values the model server should use).
+
+    Attributes:
+        temperature, top_p: as resolved for the thinking mode and the model version (behavior.md#sampling).
+        max_tokens: the requested completion budget, or None; :meth:`ConversationRequest.resolve_max_tokens`
+            gives the budget to use.
+        logprobs, top_logprobs: whether log probabilities were asked for, and how many alternatives per token.
+        seed: the sampling seed, or None.
+        output_constraint: what constrained decoding should enforce, or None for free output.
+    """
 
     temperature: float = 1.0
     top_p: float = 1.0
@@ -210,7 +225,15 @@ class InferenceOptions(_Model):
 
 @dataclass(slots=True, kw_only=True)
 class ParsingOptions(_Model):
-    """How the response path reads the model's output for this request."""
+    """How the response path reads the model's output for this request (behavior.md#parsing-options).
+
+    Attributes:
+        parse_tool_calls: read DSML tool-call blocks as calls (the request offers tools).
+        starts_in_tool_calls: the output starts inside a tool-call block (a call is required).
+        parse_json_output: JSON output mode (``json_object``).
+        thinking_initial_stage: the stage the output starts in: None without thinking.
+        stop_sequences: the request's stop strings, applied by the stream processor.
+    """
 
     parse_tool_calls: bool = True
     starts_in_tool_calls: bool = False
@@ -229,7 +252,16 @@ _DEFAULT_MAX_TOKENS_THINK_MAX = 131072
 
 @dataclass(slots=True, kw_only=True)
 class ConversationRequest(_Model):
-    """The result of :func:`dscodec.convert`: a conversation plus everything the serving side needs."""
+    """The result of :func:`dscodec.convert`: a conversation plus everything the serving side needs.
+
+    Attributes:
+        protocol: the protocol the request came in (``"chat_completions"``, ``"responses"`` or ``"messages"``).
+        model: the model name the client sent; model_version: its template version (``"v4"`` or ``"v4.1"``).
+        stream: whether the client asked for a stream.
+        conversation: the neutral conversation :func:`dscodec.render` and :class:`~dscodec.PromptEncoder` take.
+        inference_options: the sampling settings; parsing_options: how to read the model's output.
+        wire: what the protocol's stream writer keeps (opaque).
+    """
 
     protocol: Protocol
     model: str

@@ -122,17 +122,21 @@ def test_the_body_is_not_read_without_a_key(guarded: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("keys", "error"),
+    ("keys", "error", "says"),
     [
-        ("sk-one", TypeError),
-        ([], ValueError),
-        ([5], TypeError),
-        (["has space"], ValueError),
-        ([""], ValueError),
+        ("sk-one", TypeError, "not one key"),
+        ([], ValueError, "at least one key"),
+        ([5], TypeError, "must be a str"),
+        (
+            ["sk-a", "has space"],
+            ValueError,
+            r"API key 2 must be printable ASCII text without spaces \(the key",
+        ),
+        ([""], ValueError, "API key 1 is empty"),
     ],
 )
-def test_bad_keys_are_refused_when_the_app_is_made(keys: Any, error: type[Exception]) -> None:
-    with pytest.raises(error):
+def test_bad_keys_are_refused_when_the_app_is_made(keys: Any, error: type[Exception], says: str) -> None:
+    with pytest.raises(error, match=says):
         create_app(ScriptedBackend(SCRIPTS, tokenizer=VOCABULARY), tokenizer=VOCABULARY, api_keys=keys)
 
 
@@ -159,4 +163,4 @@ def test_serve_takes_keys_from_the_command_line_or_the_environment(
     seen = start(monkeypatch, ["--script", str(SCRIPT_FILE), "--host", "0.0.0.0"])
     assert "no API key is needed" in capsys.readouterr().err
     assert start(monkeypatch, ["--script", str(SCRIPT_FILE), "--api-key", "two words"])["status"] == 2
-    assert "API key must be printable" in capsys.readouterr().err
+    assert "API key 1 must be printable" in capsys.readouterr().err

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import math
 import socket
@@ -211,6 +212,8 @@ def test_extra_fields_are_defaults_the_request_replaces(engine: tuple[str, Stand
         ({"api_key": 5}, TypeError, "api_key"),
         ({"client": "client"}, TypeError, "client"),
         ({"timeout": "30"}, TypeError, "timeout"),
+        ({"constraints": "no"}, TypeError, "constraints"),
+        ({"constraints": 0}, TypeError, "constraints"),
         ({"extra": [("priority", 1)]}, TypeError, "extra"),
         ({"extra": {"stream": False}}, ValueError, "extra cannot set stream"),
     ],
@@ -233,6 +236,15 @@ def test_fixed_fields_of_each_engine() -> None:
     with pytest.raises(TypeError, match="model"):
         VLLMBackend("http://engine", model=5)  # type: ignore[arg-type]
     assert VLLMBackend("https://engine:8000/", timeout=5)._timeout.read == 5
+
+
+def test_both_backends_name_every_option_in_their_signature() -> None:
+    """Type checkers see each option of both backends (none hides behind ``**options``)."""
+    for backend in (VLLMBackend, SGLangBackend):
+        parameters = inspect.signature(backend).parameters
+        assert {"api_key", "client", "timeout", "constraints", "extra"} <= set(parameters)
+        assert all(p.kind is not inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+    assert VLLMBackend("http://engine", api_key="k", constraints=False).headers["authorization"] == "Bearer k"
 
 
 def test_the_served_model_name_goes_to_vllm() -> None:

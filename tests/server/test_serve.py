@@ -24,6 +24,8 @@ from dscodec.vocab import Vocabulary, bundled_tokenizer_path
 from tests.server.conftest import LiveServer, new_id
 from tests.server.standins import SCRIPTS, StandIn
 
+EXAMPLE_SCRIPTS = Path(__file__).resolve().parents[2] / "examples" / "scripts.json"
+
 
 def start(monkeypatch: pytest.MonkeyPatch, argv: list[str]) -> dict[str, Any]:
     """Run ``dscodec serve`` up to the point where uvicorn would start; what it would have served."""
@@ -115,6 +117,8 @@ def test_served_model_names(monkeypatch: pytest.MonkeyPatch, capsys: pytest.Capt
         (["--upstream", "vllm", "http://x", "--tokenizer", "/nonexistent/folder"], "could not be read"),
         (["--upstream", "vllm", "127.0.0.1:8000"], "must be an http:// or https:// address"),
         (["--upstream", "sglang", "ftp://engine"], "must be an http:// or https:// address"),
+        (["--upstream", "sglang", "http://x", "--upstream-model", "m"], "is sent only to vLLM"),
+        (["--script", str(EXAMPLE_SCRIPTS), "--upstream-model", "m"], "a scripted server has no use for it"),
     ],
 )
 def test_bad_serve_options(

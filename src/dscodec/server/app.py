@@ -208,11 +208,16 @@ def _check_arguments(
             raise TypeError("api_keys must be a collection of keys (str), not one key, or None")
         if not api_keys:
             raise ValueError("api_keys must hold at least one key (None: no key needed)")
-        for key in api_keys:
+        for number, key in enumerate(api_keys, 1):
             if not isinstance(key, str):
                 raise TypeError(f"an API key must be a str, not {type(key).__name__}")
-            if not key or not key.isascii() or not key.isprintable() or key != key.strip() or " " in key:
-                raise ValueError("an API key must be printable ASCII text without spaces, not empty")
+            if not key:
+                raise ValueError(f"API key {number} is empty")
+            if not key.isascii() or not key.isprintable() or key != key.strip() or " " in key:
+                # The key itself is not shown: error messages end up in logs.
+                raise ValueError(
+                    f"API key {number} must be printable ASCII text without spaces (the key is not shown)"
+                )
 
 
 def create_app(

@@ -279,14 +279,25 @@ def upstream_app(
     :func:`~dscodec.server.create_app`).
 
     Raises:
+        ServeError: ``upstream_model`` with an engine other than vLLM, which takes no model name from dscodec.
         TokenizerError: the tokenizer cannot be loaded.
     """
     from dscodec.server.backends import SGLangBackend, VLLMBackend
 
+    _check_upstream_model(engine, upstream_model)
     options = options or ConversionOptions()
     vocabulary = _load(tokenizer, options)
     backend: Backend = VLLMBackend(url, model=upstream_model) if engine == "vllm" else SGLangBackend(url)
     return _app(backend, vocabulary, context_limit, options, api_keys)
+
+
+def _check_upstream_model(engine: str | None, upstream_model: str | None) -> None:
+    """Refuse a model name that would be read past: only the vLLM backend sends one to its engine."""
+    if upstream_model is not None and engine != "vllm":
+        where = "a scripted server" if engine is None else f"--upstream {engine}"
+        raise ServeError(
+            f"--upstream-model {upstream_model!r} is sent only to vLLM (--upstream vllm); {where} has no use for it"
+        )
 
 
 def _app(
@@ -338,7 +349,8 @@ def serve(
     ``upstream`` (``("vllm" | "sglang", url)``); with ``api_keys``, every request but ``/health`` needs one of them.
 
     Raises:
-        ServeError: neither or both of ``script`` and ``upstream``; a bad served name; an address that cannot be
+        ServeError: neither or both of ``script`` and ``upstream``; ``upstream_model`` without a vLLM upstream; a
+            bad served name; an address that cannot be
             listened on (a host that does not resolve or is not this machine's, a port in use), found before the
             tokenizer is loaded.
         ScriptError: the script file cannot be loaded.
@@ -349,6 +361,7 @@ def serve(
     out = log or sys.stderr
     if (script is None) == (upstream is None):
         raise ServeError("give either a script file or an upstream engine")
+    _check_upstream_model(upstream[0] if upstream is not None else None, upstream_model)
     options = serving_options(aliases, served_models).replace(unsupported=unsupported)
     if script is not None:
         ScriptedBackend.from_file(script)  # a bad file fails before the slow tokenizer load

@@ -256,8 +256,9 @@ class EngineBackend:
         api_key: sent as ``Authorization: Bearer <key>`` when given.
         client: an ``httpx.AsyncClient`` to use (the backend then does not close it); one is made on first use
             otherwise.
-        timeout: the timeouts of the client the backend makes.
-        constraints: pass dscodec's output constraint to the engine's structured-output fields (default).
+        timeout: the timeouts of the client the backend makes: an ``httpx.Timeout``, or a number of seconds for
+            every one of them.
+        constraints: ``True`` to pass dscodec's output constraint to the engine's structured-output fields (default).
         extra: more fields for every request body (engine options dscodec does not set). The fields every body
             has (:attr:`fixed_fields`: the prompt, the budget, the sampling, streaming) cannot be given; a field
             dscodec sets for some requests only (a seed, log probabilities, the constraint) is a default the
@@ -283,7 +284,7 @@ class EngineBackend:
         *,
         api_key: str | None = None,
         client: httpx.AsyncClient | None = None,
-        timeout: httpx.Timeout = DEFAULT_TIMEOUT,
+        timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
         constraints: bool = True,
         extra: Mapping[str, Any] | None = None,
     ) -> None:
@@ -302,6 +303,9 @@ class EngineBackend:
             raise TypeError(
                 f"timeout must be an httpx.Timeout or a number of seconds, not {type(timeout).__name__}"
             )
+        if not isinstance(constraints, bool):
+            # A truthy "no" or 0.0 would otherwise send the constraints the caller meant to turn off.
+            raise TypeError(f"constraints must be a bool, not {type(constraints).__name__}")
         if extra is not None and not isinstance(extra, Mapping):
             raise TypeError(f"extra must be a mapping or None, not {type(extra).__name__}")
         fixed = sorted(key for key in extra or {} if key in self.fixed_fields)

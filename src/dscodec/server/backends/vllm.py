@@ -13,11 +13,12 @@ apply only after the reasoning, in thinking mode.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
 import anyio
+import httpx
 import orjson
 
 from dscodec.errors import DscodecError
@@ -32,7 +33,7 @@ from dscodec.server.backend import (
     TokenChunk,
 )
 from dscodec.server.backends import _engine
-from dscodec.server.backends._engine import EngineBackend, EngineError, engine_failure
+from dscodec.server.backends._engine import DEFAULT_TIMEOUT, EngineBackend, EngineError, engine_failure
 
 __all__ = ["VLLMBackend"]
 
@@ -50,8 +51,7 @@ class VLLMBackend(EngineBackend):
         base_url: the vLLM server, e.g. ``http://127.0.0.1:8000``.
         model: the served model name to send (vLLM's ``--served-model-name``); None sends none, and vLLM
             uses the model it serves.
-        **options: see :class:`~dscodec.server.backends.EngineBackend` (``api_key``, ``client``, ``timeout``,
-            ``constraints``, ``extra``).
+        api_key, client, timeout, constraints, extra: as for :class:`~dscodec.server.backends.EngineBackend`.
 
     Examples:
         >>> backend = VLLMBackend("http://127.0.0.1:8000/")
@@ -80,10 +80,22 @@ class VLLMBackend(EngineBackend):
         }
     )
 
-    def __init__(self, base_url: str, *, model: str | None = None, **options: Any) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        model: str | None = None,
+        api_key: str | None = None,
+        client: httpx.AsyncClient | None = None,
+        timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
+        constraints: bool = True,
+        extra: Mapping[str, Any] | None = None,
+    ) -> None:
         if model is not None and not isinstance(model, str):
             raise TypeError(f"model must be a str or None, not {type(model).__name__}")
-        super().__init__(base_url, **options)
+        super().__init__(
+            base_url, api_key=api_key, client=client, timeout=timeout, constraints=constraints, extra=extra
+        )
         self.model = model
 
     def payload(self, job: BackendRequest) -> dict[str, Any]:
