@@ -35,6 +35,7 @@ if TYPE_CHECKING:
         InferenceOptions,
         OutputConstraint,
         ParsingOptions,
+        Protocol,
     )
     from dscodec.options import ConversionOptions
     from dscodec.processor import StreamProcessor
@@ -52,6 +53,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "InferenceOptions": ("dscodec.conversation", "InferenceOptions"),
     "OutputConstraint": ("dscodec.conversation", "OutputConstraint"),
     "ParsingOptions": ("dscodec.conversation", "ParsingOptions"),
+    "Protocol": ("dscodec.conversation", "Protocol"),
     "PromptEncoder": ("dscodec.prompt.tokenize", "PromptEncoder"),
     "RenderedPrompt": ("dscodec.prompt", "RenderedPrompt"),
     "StreamProcessor": ("dscodec.processor", "StreamProcessor"),
@@ -126,6 +128,7 @@ __all__ = [
     "OutputConstraint",
     "ParsingOptions",
     "PromptEncoder",
+    "Protocol",
     "RenderedPrompt",
     "SpecialTokenMissing",
     "StreamProcessor",
