@@ -421,3 +421,82 @@ def test_sglang_abort_wins_over_a_bad_cumulative_list() -> None:
     abort["meta_info"]["finish_reason"] = {"type": "abort", "message": "too busy", "status_code": 503}
     with pytest.raises(Exception, match="too busy"):
         reader.feed(abort)
+
+
+# -- usage counts that are no counts, extra sequences ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize(
+    "usage",
+    [
+        {"prompt_tokens": -5, "prompt_tokens_details": {"cached_tokens": -3}},
+        {"prompt_tokens": 2**63 + 5, "prompt_tokens_details": {"cached_tokens": 10**18}},
+        {"prompt_tokens": True, "prompt_tokens_details": {"cached_tokens": "3"}},
+    ],
+)
+def test_a_vllm_usage_that_is_no_count_keeps_the_answer(stream: bool, usage: dict[str, Any]) -> None:
+    """The whole answer came, then a usage chunk whose counts are out of range or of the wrong type: the answer is
+    served (not a 502), with the prompt's length as its usage."""
+    usage_chunk = {"id": "cmpl-raw", "object": "text_completion", "choices": [], "usage": usage}
+    engine = RawEngine([vllm_chunk(IDS[:3]), vllm_chunk(IDS[3:], finish="stop"), usage_chunk])
+    with serving("vllm", engine) as url:
+        response = ask(url, "chat_completions", stream=stream)
+        assert answer_text("chat_completions", response, stream) == TEXT
+        if not stream:
+            counts = response.json()["usage"]
+            assert counts["prompt_tokens"] == len(engine.bodies[-1]["prompt"])
+            assert counts["prompt_tokens_details"]["cached_tokens"] == 0
+
+
+def _sglang_events(meta: dict[str, Any]) -> list[dict[str, Any]]:
+    first = {"text": "", "output_ids": IDS[:3], "meta_info": {"finish_reason": None, **meta}}
+    last = {"text": "", "output_ids": IDS, "meta_info": {"finish_reason": {"type": "stop"}, **meta}}
+    return [first, last]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize(
+    "meta",
+    [{}, {"prompt_tokens": -5, "cached_tokens": -1}, {"prompt_tokens": "10", "cached_tokens": [1]}],
+    ids=["missing", "negative", "wrong-type"],
+)
+def test_a_sglang_usage_that_is_no_count_is_the_prompt_length(stream: bool, meta: dict[str, Any]) -> None:
+    """SGLang's counts missing or no counts: the answer is served with the prompt's length as its usage (not 0, not
+    a 502)."""
+    engine = RawEngine(_sglang_events(meta))
+    with serving("sglang", engine) as url:
+        response = ask(url, "messages", stream=stream)
+        assert answer_text("messages", response, stream) == TEXT
+        if not stream:
+            assert response.json()["usage"]["input_tokens"] == len(engine.bodies[-1]["input_ids"])
+            assert response.json()["usage"]["cache_read_input_tokens"] == 0
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_sglang_events_of_other_sequences_are_ignored(stream: bool) -> None:
+    """An engine that streams more sequences than asked (``index`` 1 interleaved, finishing first): the answer is
+    sequence 0's, whole."""
+    events: list[Any] = []
+    for n, event in enumerate(_sglang_events({"prompt_tokens": 12, "completion_tokens": 0})):
+        events.append({**event, "index": 0})
+        other = {"text": "", "output_ids": EXTRA[: n + 1], "meta_info": {"finish_reason": None}, "index": 1}
+        if n == 0:
+            other["meta_info"]["finish_reason"] = {"type": "length"}
+        events.insert(len(events) - 1, other)
+    engine = RawEngine(events)
+    with serving("sglang", engine) as url:
+        response = ask(url, "chat_completions", stream=stream)
+        assert answer_text("chat_completions", response, stream) == TEXT
+
+
+def test_sglang_reader_reads_only_sequence_0() -> None:
+    from dscodec.server.backends.sglang import _Reader
+
+    reader = _Reader(logprobs=False, top=0, prompt_tokens=9)
+    other = {"output_ids": [7], "meta_info": {"finish_reason": {"type": "stop"}}, "index": 1}
+    assert reader.feed(other) == [] and not reader.done
+    assert reader.feed({"output_ids": [5], "meta_info": {"finish_reason": None}}) == [
+        PromptUsage(9, 0),
+        TokenChunk([5]),
+    ]

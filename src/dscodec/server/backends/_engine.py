@@ -191,6 +191,19 @@ def engine_failure(
     return EngineError(f"The inference engine ({engine}) answered HTTP {status}: {message}")
 
 
+#: The largest token count the server takes from a backend (2**53 - 1, what every JSON reader holds exactly).
+MAX_COUNT = 2**53 - 1
+
+
+def usage_count(value: object) -> int | None:
+    """A token count an engine reported in its usage, or None when it is no count: not an integer (a bool is
+    none), below 0, or past :data:`MAX_COUNT`. The readers pass over such a count (the prompt's own length, or 0
+    cached tokens, stands) rather than fail an answer the engine has generated in full."""
+    if type(value) is int and 0 <= value <= MAX_COUNT:
+        return value
+    return None
+
+
 def error_status(code: object) -> int:
     """The status an engine's error event or abort carries: ``code`` when it is an HTTP error status, else 500."""
     return code if isinstance(code, int) and 400 <= code <= 599 else 500

@@ -84,7 +84,11 @@ class SGLangBackend(EngineBackend):
         return body
 
     def reader(self, job: BackendRequest) -> _Reader:
-        return _Reader(logprobs=job.request.inference_options.logprobs, top=_engine.top_logprobs(job))
+        return _Reader(
+            logprobs=job.request.inference_options.logprobs,
+            top=_engine.top_logprobs(job),
+            prompt_tokens=len(job.token_ids),
+        )
 
 
 class _Reader:
@@ -103,7 +107,8 @@ class _Reader:
     so far or whose earlier ids differ from it is an :class:`EngineError` (text would be lost or repeated).
     """
 
-    def __init__(self, *, logprobs: bool, top: int) -> None:
+    def __init__(self, *, logprobs: bool, top: int, prompt_tokens: int = 0) -> None:
+        self.prompt_tokens = prompt_tokens  # the prompt's length, for when SGLang reports no usable count
         self.logprobs = logprobs
         self.top = top
         self.output: list[int] = []  # the ids so far
@@ -116,15 +121,23 @@ class _Reader:
         if error is not None:
             code = error.get("code") if isinstance(error, dict) else None
             raise engine_failure(_ENGINE, _engine.error_status(code), orjson.dumps(event))
+        if event.get("index", 0) != 0:
+            # Another sequence of a request for several (dscodec asks for one): no part of this answer.
+            return []
         meta = event.get("meta_info")
         if not isinstance(meta, dict):
             raise EngineError("SGLang sent an event without meta_info")
         out: list[BackendOutput] = []
         if not self.started:
             self.started = True
+            # A count that is missing or no count is passed over, as vLLM's is: the prompt's length, no cached
+            # tokens.
+            prompt = _engine.usage_count(meta.get("prompt_tokens"))
+            cached = _engine.usage_count(meta.get("cached_tokens"))
             out.append(
                 PromptUsage(
-                    prompt_tokens=_count(meta, "prompt_tokens"), cached_tokens=_count(meta, "cached_tokens")
+                    prompt_tokens=self.prompt_tokens if prompt is None else prompt,
+                    cached_tokens=0 if cached is None else cached,
                 )
             )
         finish = meta.get("finish_reason")
@@ -192,13 +205,6 @@ class _Reader:
             pairs = [_pair(alt) for alt in row or []]
             out.append(_engine.with_top(logprob, pairs, self.top))
         return out
-
-
-def _count(meta: dict[str, Any], key: str) -> int:
-    value = meta.get(key, 0)
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise EngineError(f"SGLang sent meta_info.{key}={value!r}; expected an integer")
-    return value
 
 
 def _logprob(entry: object) -> float:

@@ -308,14 +308,15 @@ class _Reader:
         return self._answer()
 
     def _usage(self, usage: dict[str, Any]) -> None:
-        # A count that is no integer (a bool is none to JSON) is passed over: the prompt's own length stands.
+        # A count that is no count (no integer, a bool, below 0, past 2**53 - 1) is passed over: the prompt's own
+        # length, and no cached tokens, stand. The answer is whole by now; a bad usage must not turn it into a 502.
         self.usage = True
-        prompt = usage.get("prompt_tokens")
-        if type(prompt) is int:
+        prompt = _engine.usage_count(usage.get("prompt_tokens"))
+        if prompt is not None:
             self.prompt_tokens = prompt
         details = usage.get("prompt_tokens_details")
-        cached = details.get("cached_tokens") if isinstance(details, dict) else None
-        if type(cached) is int:
+        cached = _engine.usage_count(details.get("cached_tokens") if isinstance(details, dict) else None)
+        if cached is not None:
             self.cached_tokens = cached
 
     def _finish(self, reason: object) -> None:
