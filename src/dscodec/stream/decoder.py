@@ -125,23 +125,17 @@ def _ratio(scale: int, power: int) -> tuple[int, int]:
     return 1, _POW10[power] << -scale
 
 
-def _steps(exponent: int) -> tuple[int, int, int, int, int, int]:
+def _steps(exponent: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
     """What :func:`_f32_shortest` tries for a normal float of ``exponent`` whose interval has equal halves (4
     units of ``2**(exponent - 152)`` wide): the power of ten just above that width, then the one below it (an
     interval of that width always holds a multiple of the lower one), each with its :func:`_ratio`."""
     scale = exponent - 152
     power = math.floor(math.log10(4 * 2.0**scale)) + 1
-    return (power, *_ratio(scale, power), power - 1, *_ratio(scale, power - 1))
+    return (power, *_ratio(scale, power)), (power - 1, *_ratio(scale, power - 1))
 
 
 #: :func:`_steps` by exponent (normal floats only: 1 to 254).
-_STEPS = [_steps(exponent) if 0 < exponent < 255 else (0, 0, 0, 0, 0, 0) for exponent in range(256)]
-
-
-def _decimal(digits: int, power: int, negative: int) -> float:
-    """The float nearest to ``digits * 10**power`` (both conversions below round correctly), with its sign."""
-    value = digits / _POW10[-power] if power < 0 else float(digits * _POW10[power])
-    return -value if negative else value
+_STEPS = [_steps(exponent) if 0 < exponent < 255 else ((0, 0, 1), (0, 0, 1)) for exponent in range(256)]
 
 
 def _f32_shortest(value: float) -> float:
@@ -161,24 +155,28 @@ def _f32_shortest(value: float) -> float:
         # The multiple of 10**power nearest to v (a tie to the even one) is inside when any is (equal halves);
         # else the one of the power below, which always is.
         v = 4 * (fraction | 0x800000)
-        power, num, den, lower, lower_num, lower_den = _STEPS[exponent]
-        scaled = v * num
-        digits, rest = divmod(scaled, den)
-        if 2 * rest > den or (2 * rest == den and digits & 1):
-            digits += 1
-        off = abs(
-            digits * den - scaled
-        )  # its distance to v, and the interval's half, in units of 2**scale / num
-        reach = 2 * num
-        if off > reach or (off == reach and odd):  # outside (the ends are v's own only when v is even)
-            power, num, den = lower, lower_num, lower_den
+        for power, num, den in _STEPS[exponent]:
             scaled = v * num
             digits, rest = divmod(scaled, den)
             if 2 * rest > den or (2 * rest == den and digits & 1):
                 digits += 1
-        # (_decimal, inline: this is the per-value path)
-        shortest = digits / _POW10[-power] if power < 0 else float(digits * _POW10[power])
-        return -shortest if bits >> 31 else shortest
+            # Its distance to v against the interval's half (2 units), both in units of 2**scale / num.
+            off = abs(digits * den - scaled)
+            if off < 2 * num or (off == 2 * num and not odd):
+                break
+    else:
+        found = _searched_digits(exponent, fraction, odd)
+        if found is None:
+            return -0.0 if bits >> 31 else 0.0
+        digits, power = found
+    # The float nearest to digits * 10**power (both conversions round correctly), with its sign.
+    shortest = digits / _POW10[-power] if power < 0 else float(digits * _POW10[power])
+    return -shortest if bits >> 31 else shortest
+
+
+def _searched_digits(exponent: int, fraction: int, odd: int) -> tuple[int, int] | None:
+    """:func:`_f32_shortest`'s digits and power of ten for a float of uneven halves (a power of two) or a
+    subnormal, found by search down from the power just above the interval's width; None for zero."""
     # In units of 2**scale: v is 4 * mantissa, its interval lo..hi (narrower below a power of two).
     if exponent:
         mantissa = fraction | 0x800000
@@ -188,7 +186,7 @@ def _f32_shortest(value: float) -> float:
         mantissa, scale = fraction, -151
         lo = 4 * mantissa - 2
     else:
-        return -0.0 if bits >> 31 else 0.0
+        return None
     hi = 4 * mantissa + 2
     # The largest power 10**k with a multiple in the interval: at most one above the interval's width.
     power = math.floor(math.log10((hi - lo) * 2.0**scale)) + 1
@@ -210,7 +208,7 @@ def _f32_shortest(value: float) -> float:
         if 2 * rest > den or (2 * rest == den and digits & 1):
             digits += 1
         digits = min(max(digits, low), high)
-    return _decimal(digits, power, bits >> 31)
+    return digits, power
 
 
 class IncrementalDecoder:
