@@ -158,9 +158,8 @@ def lint_command(args: argparse.Namespace, out: TextIO) -> int:
                     for finding in found:
                         print(f"{where}: {finding}", file=out)
                 return 1 if found_any else 0
-            answer = (
-                data  # the bytes: an answer that is not UTF-8 is a finding (GEN010), as a client reads it
-            )
+            # The bytes: an answer that is not UTF-8 is a finding (GEN010), as a client reads it.
+            answer = data
             if protocol is None:
                 raise _UsageError("give --protocol (chat_completions, responses or messages)")
     except ImportError as exc:

@@ -219,12 +219,10 @@ def _show(value: Any, limit: int = 160) -> str:
         return "<missing>"
     try:
         text = json.dumps(value, ensure_ascii=False)
-    except (
-        TypeError,
-        ValueError,
-        RecursionError,
-    ):  # no JSON value (a set, data nested past Python's recursion),
-        text = shown(value, limit + 1)  # or an integer of more digits than Python writes
+    except (TypeError, ValueError, RecursionError):
+        # No JSON value (a set, data nested past Python's recursion), or an integer of more digits than Python
+        # writes.
+        text = shown(value, limit + 1)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -597,9 +595,8 @@ def compare(
 
     Raises:
         ValueError: a section none of the four (a misspelt section would compare nothing), no section at all, an
-            empty ignore rule,
-            an ``ids`` pattern that is no valid regular expression, or an answer that nests deeper than Python's recursion allows or
-            holds itself.
+            empty ignore rule, an ``ids`` pattern that is no valid regular expression, or an answer that nests
+            deeper than Python's recursion allows or holds itself.
         TypeError: an answer of another kind, an ignore rule that is no ``str``, ``sections`` that is no
             collection of names, or ``ids``, ``fingerprints`` or ``merge_deltas`` of another type.
     """

@@ -52,6 +52,15 @@ _BODIES = {
 }
 
 
+def _cut_frame(report: Report, rest: str) -> list[Frame]:
+    """The frame a stream ends inside (``rest``, the text after its last complete frame; none when empty), read as
+    if it had ended there, and GEN009 for it."""
+    if not rest:
+        return []
+    report.add("GEN009", f"the stream ends inside a frame: {rest[:60]!r}")
+    return parse_sse(rest + "\n\n")[0]
+
+
 def lint(
     protocol: Protocol,
     answer: Answer,
@@ -134,9 +143,7 @@ def lint(
             report.add("GEN001", f"the body is a JSON {other}, not an object: {text.strip()[:60]!r}")
             return report.findings
         frames, rest = parse_sse(text)
-        if rest:
-            report.add("GEN009", f"the stream ends inside a frame: {rest[:60]!r}")
-            frames += parse_sse(rest + "\n\n")[0]
+        frames += _cut_frame(report, rest)
         _stream(protocol, frames, report, request=request, transport=True, sdk=sdk)
         return report.findings
     if isinstance(answer, Mapping):
@@ -157,9 +164,7 @@ def lint(
     items = list(answer)
     transport = all(isinstance(item, Frame) for item in items)
     frames = [_as_frame(item, index) for index, item in enumerate(items)]
-    if unterminated:  # as for SSE text that ends inside a frame
-        report.add("GEN009", f"the stream ends inside a frame: {unterminated[:60]!r}")
-        frames += parse_sse(unterminated + "\n\n")[0]
+    frames += _cut_frame(report, unterminated)  # as for SSE text that ends inside a frame
     _stream(protocol, frames, report, request=request, transport=transport, sdk=sdk)
     return report.findings
 
