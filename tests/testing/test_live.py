@@ -473,3 +473,15 @@ def test_a_url_that_is_no_http_address_is_refused_before_sending(url: str) -> No
         ValueError, match="url"
     ):  # nothing recorded to compare with: the url is checked all the same
         recheck(Transcript("messages", {"model": "DeepSeek-V4-Pro"}, []), url)
+
+
+def test_a_body_naming_a_key_twice_is_recorded_as_its_text(serve: Callable[[Any], str]) -> None:
+    """A JSON body naming a key twice used to be recorded as its parsed object, which keeps one of the two
+    values: it is recorded as the text it came as, which reads back as it was."""
+    from dscodec.testing import dumps_transcript, loads_transcript
+
+    body = b'{"id":"chatcmpl-1","object":"chat.completion","object":"list","choices":[]}'
+    url = serve(answering_app(body, b"application/json"))
+    transcript = record(url, {**BODY, "stream": False})
+    assert transcript.response is None and transcript.response_text == body.decode()
+    assert loads_transcript(dumps_transcript(transcript)).response_text == body.decode()

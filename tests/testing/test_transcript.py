@@ -511,3 +511,57 @@ def test_a_bad_value_is_named_by_its_field(line: str, message: str) -> None:
         loads_transcript("\n".join([HEADER + "}", '{"kind": "request", "body": {}}', line]))
     with pytest.raises(TranscriptError, match=":1: created must be an integer, not 1.5"):
         loads_transcript(HEADER + ', "created": 1.5}\n{"kind": "request", "body": {}}')
+
+
+def test_frames_a_parsed_object_would_change_are_kept_as_their_text() -> None:
+    """A frame whose JSON names a key twice, or spans several lines (a multi-line ``data:`` field), used to be
+    written as its parsed object: one of the two values was lost, and the line breaks were gone when read back.
+    Both are written as their exact text now; a frame of one line with unique keys is still written as JSON."""
+    frames = [
+        Frame('{"type":"x","index":0,"index":1}', "x"),
+        Frame('{\n  "a": [1,\n 2]\n}'),
+        Frame('{"b": {"c": 1, "c": 2}}'),
+        Frame('{"d": 1}'),
+    ]
+    text = dumps_transcript(Transcript("responses", REQUEST, frames=frames))
+    lines = [json.loads(line) for line in text.splitlines()]
+    assert [("raw" in line, "data" in line) for line in lines[2:]] == [(True, False)] * 3 + [(False, True)]
+    again = loads_transcript(text).frames
+    assert again == frames[:3] + [Frame('{"d":1}')]
+
+
+def test_a_line_naming_a_key_twice_is_refused_rather_than_read_as_one_value() -> None:
+    """``json.loads`` keeps the last of two equal keys: a transcript line ``{"kind": "finish", "reason": "stop",
+    "reason": null}``, or a request body naming ``model`` twice, read as one of its values, silently."""
+    head = HEADER + "}\n"
+    for text, key in [
+        (head + '{"kind": "request", "body": {"model": "a", "model": "b"}}\n', "model"),
+        (
+            head + '{"kind": "request", "body": {}}\n{"kind": "finish", "reason": "stop", "reason": null}\n',
+            "reason",
+        ),
+        (
+            head.replace('"version": 2', '"version": 2, "version": 1') + '{"kind": "request", "body": {}}\n',
+            "version",
+        ),
+    ]:
+        with pytest.raises(TranscriptError, match=f"names the key '{key}' twice"):
+            loads_transcript(text)
+
+
+def test_a_stream_without_frames_reads_back_as_an_empty_stream_not_as_no_answer() -> None:
+    """A server that answered a stream with no event at all, recorded as ``frames=[]``, used to read back as a
+    transcript without an answer (``frames`` None): the header now says the stream was empty."""
+    empty = Transcript("messages", REQUEST, frames=[])
+    text = dumps_transcript(empty)
+    assert json.loads(text.splitlines()[0])["empty_stream"] is True
+    again = loads_transcript(text)
+    assert again.frames == [] and again.streamed and again.answered
+    unanswered = loads_transcript(dumps_transcript(Transcript("messages", REQUEST)))
+    assert unanswered.frames is None and not unanswered.answered
+    assert "empty_stream" not in dumps_transcript(Transcript("messages", REQUEST, frames=[Frame("{}")]))
+    header = HEADER + ', "empty_stream": true}\n{"kind": "request", "body": {}}\n'
+    with pytest.raises(TranscriptError, match="yet frames follow"):
+        loads_transcript(header + '{"kind": "frame", "event": null, "data": {}}\n')
+    with pytest.raises(TranscriptError, match="'empty_stream' must be true or false"):
+        loads_transcript(header.replace("true", '"yes"'))

@@ -22,7 +22,7 @@ from dscodec.errors import shown
 from dscodec.testing._derive import derive_backend
 from dscodec.testing._sse import Frame, parse_sse
 from dscodec.testing.compare import MISSING, Difference, compare, ignore_rules
-from dscodec.testing.transcript import Transcript, TranscriptError
+from dscodec.testing.transcript import Transcript, TranscriptError, names_a_key_twice
 
 __all__ = ["Exchange", "endpoint", "recheck", "record", "send"]
 
@@ -352,6 +352,9 @@ def transcript_of(exchange: Exchange, *, name: str = "") -> Transcript:
     :func:`dscodec.accumulate` cannot read them), the transcript has no backend items and no accumulated
     answer: its replay then fails, and its lint says why.
     """
+    response, text = exchange.response, exchange.text
+    if response is not None and names_a_key_twice(text):
+        response = None  # the body names a key twice: its text keeps both values, a dict would keep one
     transcript = Transcript(
         protocol=exchange.protocol,
         request=exchange.request,
@@ -363,8 +366,8 @@ def transcript_of(exchange: Exchange, *, name: str = "") -> Transcript:
             status=exchange.status,
         ),
         frames=exchange.frames,
-        response=exchange.response,
-        response_text=exchange.text if exchange.frames is None and exchange.response is None else None,
+        response=response,
+        response_text=text if exchange.frames is None and response is None else None,
         status=exchange.status,
         name=name,
         origin="live",

@@ -513,12 +513,19 @@ def _item_line(item: BackendItem) -> dict[str, Any]:
 
 
 def _frame_line(frame: Frame) -> dict[str, Any]:
+    """A frame's line: its JSON as ``data`` (read back as compact JSON text, the same values), or its exact text
+    as ``raw`` when the JSON would not come back as this frame: a frame that is no JSON object or array (a bare
+    scalar keeps its spelling), one whose data spans several lines (a multi-line ``data:`` field), and one that
+    names a key twice in an object (a parsed object keeps one of them)."""
+    raw = {"kind": "frame", "event": frame.event, "raw": frame.data}
+    if "\n" in frame.data:
+        return raw
     try:
-        data = json.loads(frame.data)
+        data = json.loads(frame.data, object_pairs_hook=_unique_pairs)
     except (ValueError, RecursionError):
-        return {"kind": "frame", "event": frame.event, "raw": frame.data}
-    if not isinstance(data, (dict, list)):  # a bare JSON scalar keeps its exact text
-        return {"kind": "frame", "event": frame.event, "raw": frame.data}
+        return raw
+    if not isinstance(data, (dict, list)):
+        return raw
     return {"kind": "frame", "event": frame.event, "data": data}
 
 
@@ -541,6 +548,8 @@ def transcript_lines(transcript: Transcript) -> Iterator[dict[str, Any]]:
             header[key] = value
     if transcript.meta:
         header["meta"] = transcript.meta
+    if transcript.frames == []:  # a stream without a single frame: no frame line says it was a stream
+        header["empty_stream"] = True
     yield header
     yield {"kind": "request", "body": transcript.request}
     for item in transcript.backend:
@@ -752,6 +761,7 @@ _FIELDS: dict[str, frozenset[str]] = {
             "created",
             "signature",
             "meta",
+            "empty_stream",
         }
     ),
     "request": frozenset({"kind", "body"}),
@@ -808,6 +818,9 @@ def parse_lines(
     meta = header.get("meta") or {}
     if not isinstance(meta, dict):
         raise TranscriptError(f"{at}: the header's 'meta' must be a JSON object")
+    empty_stream = header.get("empty_stream", False)
+    if not isinstance(empty_stream, bool):
+        raise TranscriptError(f"{at}: the header's 'empty_stream' must be true or false")
     request: dict[str, Any] | None = None
     transcript = Transcript(
         protocol=cast(Protocol, header["protocol"]),
@@ -869,6 +882,12 @@ def parse_lines(
             transcript.accumulated = body
     if request is None:
         raise TranscriptError(f"{source}: the transcript has no request line")
+    if empty_stream:
+        if transcript.frames is not None:
+            raise TranscriptError(
+                f"{at}: the header says the stream is empty ('empty_stream'), yet frames follow"
+            )
+        transcript.frames = []
     transcript.request = request
     return transcript
 
@@ -900,17 +919,44 @@ def json_object(
     """``text`` read as a JSON object (the transcript lines, the command line's JSON files).
 
     Raises:
-        Exception: ``error(f"{not_json}: <the parser's message>")`` when ``text`` is not JSON,
-            ``error(not_object)`` when it is JSON but not an object.
+        Exception: ``error(f"{not_json}: <the parser's message>")`` when ``text`` is not JSON or names a key
+            twice in one object, ``error(not_object)`` when it is JSON but not an object.
     """
     try:
-        value = json.loads(text)
-    except ValueError as exc:
+        value = json.loads(text, object_pairs_hook=_unique_pairs)
+    except ValueError as exc:  # a key named twice too (DuplicateKeyError): one of its values would be lost
         raise error(f"{not_json}: {exc}") from None
     except RecursionError:
         raise error(f"{not_json}: it is nested too deeply to read") from None
     if not isinstance(value, dict):
         raise error(not_object)
+    return value
+
+
+class DuplicateKeyError(ValueError):
+    """A JSON object names one key twice: reading it as a dict would keep only one of the values."""
+
+
+def names_a_key_twice(text: str) -> bool:
+    """Whether JSON ``text`` names a key twice in one of its objects (False for text that is no JSON)."""
+    try:
+        json.loads(text, object_pairs_hook=_unique_pairs)
+    except DuplicateKeyError:
+        return True
+    except (ValueError, RecursionError):
+        return False
+    return False
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object's pairs as a dict, refusing a key named twice (``json.loads``' ``object_pairs_hook``)."""
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise DuplicateKeyError(f"an object names the key {shown(key, limit=60)} twice")
+            seen.add(key)
     return value
 
 
