@@ -329,6 +329,43 @@ def test_white_space_in_a_class_in_extended_mode() -> None:
     assert regex_ok("(?x)[a - z]") and regex_ok("(?x)[a#]\n]")
 
 
+def test_a_closing_bracket_first_in_a_class_starts_no_range() -> None:
+    # A "]" right after "[" or "[^" (in extended mode after white space too) is a character of its own, so in
+    # "[]-!]" the hyphen is one too (observed). Two hyphens after an ECMA empty class "[]" (which opens a class in
+    # the engines' reading) are a set difference, and "(?x)[ ^]" is a negated class left open.
+    taken = [
+        "[]-!]",
+        "[^]-!]",
+        "[]-!-#]",
+        "[]-[b]]",
+        "[]-[]]]",
+        "[]-\\d]",
+        "(?x)[ ] - !]",
+        "[]--[]]]",
+        "[]~~--!]",
+    ]
+    assert all(regex_ok(pattern) for pattern in taken)
+    refused = ["[]-[]]", "[]-[]a]", "[]-", "(?x)[ ^]", "[\\]-!]"]
+    assert not any(regex_ok(pattern) for pattern in refused)
+
+
+def test_numbers_of_any_length_are_read() -> None:
+    # Leading zeros are taken however many, and a count or a group number of thousands of digits is read
+    # without int() refusing it (it reads at most 4,300 digits): no ValueError.
+    zeros = "0" * 5000
+    taken = ["a{" + zeros + "1}", "a{1," + zeros + "2}", "(?=x)a{" + zeros + "1}", "(a)\\" + zeros + "1"]
+    assert all(regex_ok(pattern) for pattern in [*taken, "(a)\\0000000000001"])  # group 1
+    refused = [
+        "a{" + zeros + "2," + zeros + "1}",
+        "a{" + "9" * 5000 + "}",
+        "(a)\\" + zeros + "2",
+        "(a)\\1" + zeros,
+    ]
+    assert not any(regex_ok(pattern) for pattern in refused)
+    assert all(ecma_regex_ok(pattern) for pattern in taken[:2])
+    assert not any(ecma_regex_ok(pattern) for pattern in [refused[0], refused[3]])
+
+
 def test_simple_case_folding_data() -> None:
     # Static Unicode 16 data, whatever the Unicode version of the running Python.
     orbits = _fold_orbits()

@@ -908,9 +908,10 @@ class _Reader:
                 k += 1
             if not digits:
                 return None, k
-            if len(digits.lstrip("0")) > 10 or int(digits) > 0xFFFFFFFF:
+            value = _decimal(digits)
+            if value is None or value > 0xFFFFFFFF:
                 _fail()  # beyond 32 bits: refused by both readings
-            return int(digits), k
+            return value, k
 
         low, k = number(self.pos + 1)
         if low is None:
@@ -938,13 +939,13 @@ class _Reader:
             if self.strict:
                 _fail()
             return None
-        for digits in (low, high):
-            if len(digits.lstrip("0")) > 10 or (digits and int(digits) > 0xFFFFFFFF):
-                _fail()  # beyond 32 bits: refused by both readings
+        least, most = _decimal(low or "0"), _decimal(high or "0")
+        if least is None or most is None or least > 0xFFFFFFFF or most > 0xFFFFFFFF:
+            _fail()  # beyond 32 bits: refused by both readings
         self.pos = match.end()
         if not comma:
-            return int(low), int(low)
-        return int(low or "0"), (int(high) if high else None)
+            return least, least
+        return least, (most if high else None)
 
     def quantifier(self, item: _Item) -> _Item | None:
         """One quantifier of the lenient reading at the reader (``*``, ``+``, ``?`` or a count, then ``?`` for
@@ -1233,7 +1234,9 @@ class _Reader:
             start = self.pos - 1
             while self.peek() is not None and "0" <= self.text[self.pos] <= "9":
                 self.pos += 1
-            return self.reference(int(text[start : self.pos][-12:]) if self.pos - start <= 12 else 1 << 40)
+            # Leading zeros are taken, however many (observed: "(a)\\0000000000001" names group 1).
+            number = _decimal(text[start : self.pos])
+            return self.reference(1 << 40 if number is None else number)
         if c in "kg" and not self.strict and self.peek() in ("<", "'"):
             close = ">" if self.peek() == "<" else "'"
             if c == "g" and close != ">":
@@ -1429,6 +1432,8 @@ class _Reader:
         while True:
             if first:
                 self.pos += 1  # the "["
+                if skip:
+                    self.skip_space(comments=False)  # (observed: "(?x)[ ^]" is a negated class, left open)
                 negated = self.peek() == "^"
                 if negated:
                     self.pos += 1
@@ -1449,7 +1454,19 @@ class _Reader:
                     return _Item(cost, nest=2 * deepest)  # the strict reading counts two levels per class
                 stack[-1][1].append(cost)
                 continue
+            if first and c == "]":
+                # A "]" first in a class (after an optional "^") is a character of its own: it starts no range
+                # (observed: "[]-!]" is "]", "-" and "!").
+                self.pos += 1
+                spans.append((0x5D, 0x5D))
+                first = False
+                continue
             first = False
+            if c in "-&~" and self.peek(1) == c:
+                # A set operation ("--", "&&", "~~"): escaped in a class but after an ECMA empty class "[]", which
+                # opens one here (observed: "[]--[]]]" and "[]~~--!]" are taken).
+                self.pos += 2
+                continue
             if c == "[":
                 match = _ASCII_CLASS.match(self.text, self.pos)
                 if match is not None and match.group(1) in _ASCII_CLASSES:
@@ -1462,7 +1479,7 @@ class _Reader:
             start = self.class_item(spans, costs)
             if skip:
                 self.skip_space(comments=False)
-            if self.peek() == "-" and self.peek(1) not in (None, "]"):
+            if self.peek() == "-" and self.peek(1) not in (None, "]", "-"):
                 self.pos += 1
                 if skip:
                     self.skip_space(comments=False)
@@ -1506,6 +1523,19 @@ class _Reader:
 
 #: A class escape the lenient engine reads as Unicode's (a backslash before it: not necessarily an escape).
 _PERL_ESCAPE = re.compile(r"\\[dDsSwW]")
+
+
+def _decimal(digits: str) -> int | None:
+    """The value of ASCII decimal ``digits``, or None when it has more than 20 significant digits (leading zeros
+    are dropped before ``int`` reads them: it refuses a string of more than 4,300 digits, zeros too)."""
+    significant = digits.lstrip("0")
+    return None if len(significant) > 20 else int(significant or "0")
+
+
+def _decimal_less(left: str, right: str) -> bool:
+    """Whether the number of ASCII decimal digits ``left`` is less than that of ``right``, however long."""
+    left, right = left.lstrip("0"), right.lstrip("0")
+    return (len(left), left) < (len(right), right)
 
 
 def _beyond_64_bits(digits: str) -> bool:
@@ -1687,7 +1717,7 @@ class _EcmaReader:
                 if found is None or last != _ATOM:
                     _fail()
                 low, comma, high = found.groups()
-                if comma and high and int(high) < int(low):
+                if comma and high and _decimal_less(high, low):
                     _fail()
                 self.pos = found.end()
                 self.lazy()
@@ -1751,7 +1781,8 @@ class _EcmaReader:
             end = self.pos + 1
             while end < len(text) and "0" <= text[end] <= "9":
                 end += 1
-            if int(text[self.pos + 1 : end]) > self.groups:
+            number = _decimal(text[self.pos + 1 : end])
+            if number is None or number > self.groups:
                 _fail()
             self.pos = end
             return _ATOM
