@@ -323,6 +323,19 @@ def test_the_added_spelling_test_needs_two_characters() -> None:
     assert nothing is not None and not nothing("<｜User｜>")
 
 
+def test_the_added_spelling_test_costs_the_text_not_the_spellings() -> None:
+    """Each place a spelling could start was compared with every spelling of its first two characters: 862 of
+    the DeepSeek vocabulary start with ``<｜``, so reasoning of ``<｜`` over and over (counted at the end of a
+    stream) took half a minute for 400,000 characters. Now each place costs the characters the text shares with
+    a spelling."""
+    holds = words_module.added_spelling_test(VOCAB.added)
+    assert holds is not None
+    for text in ("<｜" * 200_000, "<|" * 200_000, "<｜place▁holder▁no▁" * 20_000):
+        assert not holds(text)
+        assert holds("<｜User｜>" + text)
+    assert holds("<｜" * 200_000 + "<｜User｜>")
+
+
 def test_count_tokens_of_long_text_with_added_spellings() -> None:
     spellings = sorted(VOCAB.added)[:40]
     text = "\n".join(f"line {i} {spellings[i % 40]} 中文 text’s\n  indented" for i in range(3_000))
