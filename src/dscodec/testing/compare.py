@@ -312,37 +312,91 @@ def _delta_key(event: Any) -> tuple[Any, ...] | None:
 _BLOCK_DELTA_FIELDS = {"text_delta": "text", "thinking_delta": "thinking", "input_json_delta": "partial_json"}
 
 
-def _merge_into(into: dict[str, Any], event: dict[str, Any], key: tuple[Any, ...]) -> None:
-    """Add delta ``event`` to ``into`` (a copy made for merging), which has the same key."""
+def _merge_run(run: list[Mapping[str, Any]], key: tuple[Any, ...]) -> dict[str, Any]:
+    """The delta events of ``run`` (consecutive, all of ``key``) as one: a copy of the first with the text of every
+    one joined, and their log probability entries in one list. Each text and list is built once, so merging costs
+    as much as the events are long, however many there are."""
+    into: dict[str, Any] = _copy(run[0])
+    if len(run) == 1:
+        return into
+    rest = run[1:]
     if key[0] == "chat arguments":
         function = into["choices"][0]["delta"]["tool_calls"][0]["function"]
-        function["arguments"] += event["choices"][0]["delta"]["tool_calls"][0]["function"]["arguments"]
+        function["arguments"] = "".join(
+            [function["arguments"]]
+            + [event["choices"][0]["delta"]["tool_calls"][0]["function"]["arguments"] for event in rest]
+        )
     elif key[0] == "chat text":
-        choice, added = into["choices"][0], event["choices"][0]
-        choice["delta"][key[1]] += added["delta"][key[1]]
-        mine, theirs = choice.get("logprobs"), added.get("logprobs")
-        if isinstance(theirs, dict) and not isinstance(mine, dict):
-            choice["logprobs"] = theirs
-        elif isinstance(mine, dict) and isinstance(theirs, dict):
-            choice["logprobs"] = {
-                field: _joined(mine.get(field), theirs.get(field)) for field in {**mine, **theirs}
-            }
+        choice = into["choices"][0]
+        texts = [choice["delta"][key[1]]]
+        logprobs = _Logprobs(choice.get("logprobs"))
+        for event in rest:
+            added = event["choices"][0]
+            texts.append(added["delta"][key[1]])
+            logprobs.add(added.get("logprobs"))
+        choice["delta"][key[1]] = "".join(texts)
+        if logprobs.value is not _ABSENT:
+            choice["logprobs"] = logprobs.value
     elif key[0] == "content_block_delta":
         field = _BLOCK_DELTA_FIELDS[key[2]]
-        into["delta"] = {**into["delta"], field: into["delta"][field] + event["delta"][field]}
+        into["delta"][field] = "".join([into["delta"][field]] + [event["delta"][field] for event in rest])
     else:
-        into["delta"] += event["delta"]
-        if isinstance(into.get("logprobs"), list) or isinstance(event.get("logprobs"), list):
-            into["logprobs"] = _joined(into.get("logprobs"), event.get("logprobs"))
+        into["delta"] = "".join([into["delta"]] + [event["delta"] for event in rest])
+        entries = into.get("logprobs", _ABSENT)
+        for event in rest:
+            added = event.get("logprobs")
+            if isinstance(entries, list):
+                if isinstance(added, list):
+                    entries.extend(added)  # (a list of the copy made above, or one made below)
+            elif isinstance(added, list):
+                entries = list(added)
+            # neither a list: the entries stay as they are
+        if entries is not _ABSENT:
+            into["logprobs"] = entries
+    return into
 
 
-def _joined(first: Any, second: Any) -> Any:
-    """Two lists of logprob entries as one (a missing or null side adds nothing)."""
-    if not isinstance(first, list):
-        return second
-    if not isinstance(second, list):
-        return first
-    return first + second
+#: A field the merged event does not have (yet).
+_ABSENT: Any = object()
+
+
+class _Logprobs:
+    """The ``logprobs`` of merged Chat chunks: the first object met, then each field's entry lists joined (a field
+    that one side lacks or holds no list keeps the other side's list; with no list on either side, the later
+    value). Lists are extended in place (each one a copy made here), so the merge stays linear."""
+
+    def __init__(self, value: Any) -> None:
+        self.value: Any = _ABSENT if value is None else value
+        # The fields whose value is no list: the next object merged replaces them (with None when it lacks them).
+        self.plain: set[Any] = set()
+        if isinstance(value, dict):
+            self._take(value)
+
+    def _take(self, value: dict[str, Any]) -> None:
+        self.value = _copy(value)
+        self.plain = {field for field, entries in value.items() if not isinstance(entries, list)}
+
+    def add(self, theirs: Any) -> None:
+        if not isinstance(theirs, dict):
+            return
+        mine = self.value
+        if not isinstance(mine, dict):
+            self._take(theirs)
+            return
+        for field in self.plain - theirs.keys():
+            mine[field] = None
+        for field, added in theirs.items():
+            entries = mine.get(field)
+            if isinstance(entries, list):
+                if isinstance(added, list):
+                    entries.extend(added)
+            elif isinstance(added, list):
+                mine[field] = list(added)
+                self.plain.discard(field)
+            else:
+                mine[field] = added
+                self.plain.add(field)
+        self.plain = {field for field in self.plain if mine[field] is not None}
 
 
 def merge_deltas(events: Sequence[Mapping[str, Any]] | Sequence[Frame]) -> list[Any]:
@@ -425,14 +479,23 @@ def _merged_frame_list(frames: list[Frame]) -> list[Frame]:
 
 def _merged(events: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     out: list[Any] = []
+    run: list[Mapping[str, Any]] = []  # the delta events of ``last`` not yet merged
     last: tuple[Any, ...] | None = None
     for event in events:
         key = _delta_key(event)
         if key is not None and key == last:
-            _merge_into(out[-1], dict(event), key)
+            run.append(event)
             continue
-        out.append(_copy(event) if key is not None else dict(event) if isinstance(event, Mapping) else event)
+        if run:
+            out.append(_merge_run(run, cast("tuple[Any, ...]", last)))
+            run = []
+        if key is not None:
+            run.append(event)
+        else:
+            out.append(dict(event) if isinstance(event, Mapping) else event)
         last = key
+    if run:
+        out.append(_merge_run(run, cast("tuple[Any, ...]", last)))
     if len(out) < len(events):  # something merged: the sequence numbers that followed move up
         numbered = [e for e in out if isinstance(e, dict) and type(e.get("sequence_number")) is int]
         for offset, event in enumerate(numbered):
@@ -558,10 +621,84 @@ def ignore_rules(ignore: Iterable[str] | str) -> list[str]:
 
 
 def _pattern(rule: str) -> re.Pattern[str]:
+    """The regular expression of an ignore rule: the paths it leaves out, matched in full."""
     if not any(c in rule for c in ".[*"):
         # A bare key name: that key anywhere.
         return re.compile(r"(?:.*[.\]])?" + re.escape(rule) + r"(?:[.\[].*)?")
     return re.compile(".*".join(re.escape(part) for part in rule.split("*")) + r"(?:[.\[].*)?")
+
+
+class _Rule:
+    """An ignore rule matched piece by piece as :func:`_diff` walks down, so that each step costs the length of
+    the piece of path it adds (``.key`` or ``[3]``), never that of the whole path: a long key above many values
+    made matching every path from its start cost the square of the answer's size.
+
+    :func:`_diff` stops at the first path a rule matches, so a path is only asked about when its parent's was
+    not matched. A bare key name (no ``.``, ``[`` or ``*``) then matches exactly when the piece added does (a
+    match ending in the parent's path would have matched it; one cannot start there, a piece starts with ``.``
+    or ``[``). A path pattern's parts between the ``*`` are found left to right, each as early as it can be
+    (which leaves the most room for the rest), the first at the start; a state carries the parts found and the
+    text after the last of them, cut to what a part may still start in.
+    """
+
+    def __init__(self, rule: str) -> None:
+        self.regex = _pattern(rule)
+        self.bare = not any(c in rule for c in ".[*")
+        self.parts = rule.split("*")
+        self.keep = max(map(len, self.parts))
+
+    def start(self) -> tuple[int, str]:
+        """The state before any path: no part found, no text."""
+        return (0, "")
+
+    def step(self, state: tuple[int, str], piece: str) -> tuple[int, str] | None:
+        """The state after ``piece`` is added to the path, or None when the path it makes is matched."""
+        if self.bare:
+            return None if self.regex.fullmatch(piece) else state
+        found, text = state
+        text += piece
+        parts = self.parts
+        last = len(parts) - 1
+        if found == 0:
+            first = parts[0]
+            if len(text) < len(first):
+                return (0, text) if first.startswith(text) else (-1, "")
+            if not text.startswith(first):
+                return (-1, "")
+            if last == 0:  # no "*": the path is the rule, or goes on below it
+                return None if len(text) == len(first) or text[len(first)] in ".[" else (-1, "")
+            found, text = 1, text[len(first) :]
+        elif found < 0:  # the start differs: no path below matches
+            return state
+        while found < last:
+            at = text.find(parts[found])
+            if at < 0:
+                return (found, text[max(0, len(text) - self.keep + 1) :])
+            text = text[at + len(parts[found]) :]
+            found += 1
+        end = parts[last]
+        if not end:  # the rule ends with "*": any path below the parts matches
+            return None
+        at = text.find(end)
+        while at >= 0:
+            after = at + len(end)
+            if after == len(text) or text[after] in ".[":
+                return None
+            at = text.find(end, at + 1)
+        return (found, text[max(0, len(text) - self.keep + 1) :])
+
+
+#: A path as :func:`_diff` carries it: the path above and the piece added, or the section name alone.
+_Path = tuple[Any, str]
+
+
+def _path_text(path: _Path) -> str:
+    pieces: list[str] = []
+    node: Any = path
+    while node is not None:
+        node, piece = node
+        pieces.append(piece)
+    return "".join(reversed(pieces))
 
 
 def compare(
@@ -621,32 +758,59 @@ def compare(
             raise ValueError(f"unknown section {shown(unknown[0])}; expected some of {', '.join(SECTIONS)}")
     want = answer_sections(expected, ids=ids, fingerprints=fingerprints, merge=merge_deltas)
     got = answer_sections(actual, ids=ids, fingerprints=fingerprints, merge=merge_deltas)
-    rules = [_pattern(rule) for rule in rules_given]
+    rules = [_Rule(rule) for rule in rules_given]
     out: list[Difference] = []
     try:
         for section in SECTIONS:
             if section not in want or (sections is not None and section not in sections):
                 continue
-            _diff(section, want[section], got.get(section, MISSING), rules, out)
+            _diff(
+                None,
+                section,
+                [rule.start() for rule in rules],
+                want[section],
+                got.get(section, MISSING),
+                rules,
+                out,
+            )
     except RecursionError:
         raise _too_deep() from None
     return out
 
 
-def _diff(path: str, want: Any, got: Any, rules: list[re.Pattern[str]], out: list[Difference]) -> None:
-    if any(rule.fullmatch(path) for rule in rules):
-        return
+def _diff(
+    above: _Path | None,
+    piece: str,
+    states: list[tuple[int, str]],
+    want: Any,
+    got: Any,
+    rules: list[_Rule],
+    out: list[Difference],
+) -> None:
+    """Add to ``out`` where ``want`` and ``got`` differ, at the path ``above`` plus ``piece``, unless an ignore
+    rule matches it (``states``: where each rule stands above it)."""
+    if rules:
+        after: list[tuple[int, str]] = []
+        for rule, state in zip(rules, states):
+            moved = rule.step(state, piece)
+            if moved is None:
+                return
+            after.append(moved)
+        states = after
+    path: _Path = (above, piece)
     if isinstance(want, dict) and isinstance(got, dict):
         for key, value in want.items():
-            _diff(f"{path}.{key}", value, got.get(key, MISSING), rules, out)
+            _diff(path, f".{key}", states, value, got.get(key, MISSING), rules, out)
         for key, value in got.items():
             if key not in want:
-                _diff(f"{path}.{key}", MISSING, value, rules, out)
+                _diff(path, f".{key}", states, MISSING, value, rules, out)
         return
     if isinstance(want, list) and isinstance(got, list):
         for index in range(max(len(want), len(got))):
             _diff(
-                f"{path}[{index}]",
+                path,
+                f"[{index}]",
+                states,
                 want[index] if index < len(want) else MISSING,
                 got[index] if index < len(got) else MISSING,
                 rules,
@@ -654,4 +818,4 @@ def _diff(path: str, want: Any, got: Any, rules: list[re.Pattern[str]], out: lis
             )
         return
     if type(want) is not type(got) or want != got:
-        out.append(Difference(path, want, got))
+        out.append(Difference(_path_text(path), want, got))

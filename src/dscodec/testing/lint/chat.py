@@ -11,6 +11,7 @@ ends a failed stream instead (optionally followed by ``[DONE]``).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -48,6 +49,8 @@ class _Choice:
     reasoning: list[str] = field(default_factory=list)
     content: list[str] = field(default_factory=list)
     calls: dict[int, _Call] = field(default_factory=dict)
+    # The ids of the calls, to find a reused one at once: ids as they are where they hash, else by their JSON.
+    ids: set[Any] = field(default_factory=set)
 
 
 #: A usage object's total and the counts it adds up, and each detail count with the count it is part of.
@@ -65,6 +68,19 @@ def _usage(report: Report, usage: Mapping[str, Any], index: int | None, path: st
 def _include_usage(request: Mapping[str, Any] | None) -> bool:
     options = request.get("stream_options") if request is not None else None
     return isinstance(options, Mapping) and options.get("include_usage") is True
+
+
+def _id_key(value: Any) -> Any:
+    """What a call's id is told apart by: the id itself when it hashes (a str, as it should be), else its JSON
+    (or, for a value JSON cannot write, the value's identity)."""
+    try:
+        hash(value)
+    except TypeError:
+        try:
+            return ("json", json.dumps(value, sort_keys=True))
+        except (TypeError, ValueError, RecursionError):
+            return ("object", id(value))
+    return value
 
 
 def _tool_calls(report: Report, state: _Choice, calls: Any, index: int, path: str) -> None:
@@ -104,8 +120,10 @@ def _tool_calls(report: Report, state: _Choice, calls: Any, index: int, path: st
                     index,
                     where,
                 )
-            if call.get("id") and any(other.id == call.get("id") for other in state.calls.values()):
+            key = _id_key(call.get("id"))
+            if call.get("id") and key in state.ids:
                 report.add("CHT005", f"tool call {position} reuses the id {call.get('id')!r}", index, where)
+            state.ids.add(key)
             known = state.calls[position] = _Call(call.get("id"), name, at=index)
         else:
             if call.get("id") is not None and call.get("id") != known.id:
