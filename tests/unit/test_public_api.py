@@ -161,6 +161,13 @@ def test_encode_segments_refuses_what_is_no_segment(segment: object) -> None:
     assert encoder.encode_segments(segments) == encoder.encode(_request())
 
 
+@pytest.mark.parametrize("segments", [None, 5, "<｜User｜>hi", b"hi", {"a": 1}])
+def test_encode_segments_refuses_what_is_no_sequence_of_segments(segments: object) -> None:
+    """None used to raise Python's own "object is not iterable"; a str was read as one segment a character."""
+    with pytest.raises(TypeError, match="segments must be a sequence of str and Special segments"):
+        dscodec.PromptEncoder().encode_segments(segments)  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize(("cache_chars", "error"), [(-1, ValueError), ("x", TypeError), (1.5, TypeError)])
 def test_prompt_encoder_refuses_a_bad_cache_size(cache_chars: object, error: type[Exception]) -> None:
     with pytest.raises(error, match="cache_chars must be"):

@@ -19,7 +19,7 @@ import bisect
 import threading
 from array import array
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from dscodec.conversation import Conversation, ConversationRequest, ModelVersion, UserMessage
@@ -229,8 +229,13 @@ class PromptEncoder:
         """Encode rendered segments: specials by id, text gaps without the added vocabulary.
 
         Raises:
-            TypeError: a segment is neither a ``str`` nor a :class:`~dscodec.prompt.render.Special`.
+            TypeError: ``segments`` is no sequence (a str or a mapping is none either), or a segment is neither a
+                ``str`` nor a :class:`~dscodec.prompt.render.Special`.
         """
+        if isinstance(segments, (str, bytes, Mapping)) or not isinstance(segments, Iterable):
+            raise TypeError(
+                f"segments must be a sequence of str and Special segments, not {type(segments).__name__}"
+            )
         segments = list(segments)
         reused = self._reuse(segments) if self._prompts else None
         start = 0 if reused is None else reused[0].special_at[reused[1] - 1] + 1
