@@ -6,9 +6,11 @@ What the reference accepts is pinned by the recorded golden cases (``schema-rege
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from dscodec.protocols import _regex as regex_module
 from dscodec.protocols._regex import _ecma_classes, _fold_orbits, _folded, ecma_regex_ok, regex_ok
 
 PIECES = st.sampled_from(
@@ -25,6 +27,33 @@ def test_any_text_gets_an_answer(pattern: str) -> None:
 @given(st.lists(PIECES, max_size=16).map("".join))
 def test_any_arrangement_of_syntax_gets_an_answer(pattern: str) -> None:
     assert regex_ok(pattern) in (True, False)
+
+
+class _NothingPlain:
+    """A stand-in for the reader's set of characters that start no run of plain ones: it holds them all."""
+
+    def __contains__(self, item: object) -> bool:
+        return True
+
+
+@given(
+    st.lists(st.one_of(PIECES, st.sampled_from(["ab", "abc", "x y", "é字𝒜", "#c\n", "(?#c)"])), max_size=16)
+)
+def test_runs_of_plain_characters_read_as_one_character_at_a_time(pieces: list[str]) -> None:
+    # The reader takes a run of plain characters in one step (all but its last, which a quantifier may follow);
+    # the answer is the one of reading each character on its own.
+    pattern = "".join(pieces)
+    answers = (regex_ok(pattern), ecma_regex_ok(pattern))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(regex_module, "_NOT_PLAIN", _NothingPlain())
+        assert (regex_ok(pattern), ecma_regex_ok(pattern)) == answers, pattern
+
+
+def test_a_long_run_of_plain_characters_is_one_program() -> None:
+    # Plain characters alone are no program; in one, each costs its UTF-8 length, and a run of them before a
+    # quantifier leaves its last to the quantifier (1,000 two-byte characters cost what 2,000 b do).
+    assert regex_ok("(a)\\1" + "b" * 330_000) and not regex_ok("(a)\\1" + "b" * 330_000 + "c?")
+    assert regex_ok("\\1(a)" + "é" * 1000 + "b{325673}") and not regex_ok("\\1(a)" + "é" * 1000 + "b{325674}")
 
 
 @given(st.text(alphabet="abc123 _-", max_size=30))

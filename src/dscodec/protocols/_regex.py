@@ -332,6 +332,10 @@ _WHITE_SPACE = frozenset(
     "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029"
     "\u202f\u205f\u3000"
 )
+#: What a pattern's character may be other than a plain one (outside a class, in the mode of the reading).
+_NOT_PLAIN = frozenset("|)*+?{([\\.^$")
+_PLAIN_RUN = re.compile(r"[^|)*+?{(\[\\.^$]+")
+_PLAIN_RUN_EXTENDED = re.compile("[^|)*+?{(\\[\\\\.^$#" + "".join(sorted(_WHITE_SPACE)) + "]+")
 _LENIENT_COUNT = re.compile(r"\{([0-9]*)(,?)([0-9]*)\}")
 #: The same in extended mode, where a space, a tab, a line feed or a carriage return inside the braces is skipped
 #: (observed: no other white space there).
@@ -634,6 +638,15 @@ def _split(items: Sequence[_Item], *, hard: bool) -> int:
     return max(_program(items[:start]), _program(items[end:]), *(item.tough for item in items[start:end]))
 
 
+#: A plain character's item by the length of its UTF-8 form (items are never changed, so they may be shared).
+_PLAIN_ITEMS = [_Item(32 * length, literal=True) for length in range(5)]
+
+
+def _plain_item(code: int) -> _Item:
+    """What :meth:`_Reader.character` gives for a plain character outside the i flag."""
+    return _PLAIN_ITEMS[1 if code < 0x80 else 2 if code < 0x800 else 3 if code < 0x10000 else 4]
+
+
 def _sequence(items: Sequence[_Item], *, nest: int) -> _Item:
     """A concatenation of ``items`` (one item stands for itself; none is the empty pattern)."""
     if not items:
@@ -854,6 +867,17 @@ class _Reader:
                     _fail()  # nothing to repeat
                 self.pos += 1
                 item = _Item(32, literal=True)
+            elif c not in _NOT_PLAIN and not self.insensitive:
+                # A run of plain characters: each but the last (which a quantifier may follow) is its own item,
+                # as the step by step reading below makes it, without that reading's calls per character.
+                run = (_PLAIN_RUN_EXTENDED if self.extended else _PLAIN_RUN).match(self.text, self.pos)
+                assert run is not None
+                end = run.end() - 1
+                if end > self.pos:
+                    items.extend(_plain_item(code) for code in map(ord, self.text[self.pos : end]))
+                    self.pos = end
+                self.pos += 1
+                item = _plain_item(ord(self.text[end]))
             else:
                 found = self.atom(depth)
                 if found is None:  # a flag group: nothing a quantifier may repeat
@@ -1063,7 +1087,7 @@ class _Reader:
         cost = _orbit_cost(code) if self.insensitive else None
         if cost is not None:
             return _Item(cost, literal=True)
-        return _Item(32 * len(chr(code).encode("utf-8", "surrogatepass")), literal=True)
+        return _plain_item(code)
 
     def group(self, depth: int) -> _Item | None:
         depth += 1
