@@ -740,7 +740,11 @@ def _frame(line: dict[str, Any], where: str) -> Frame:
         return Frame(raw, event)
     if "data" not in line:
         raise TranscriptError(f"{where}: a frame needs 'data' or 'raw'")
-    return Frame(json.dumps(line["data"], ensure_ascii=False, separators=(",", ":")), event)
+    return Frame(_FRAME_DATA.encode(line["data"]), event)
+
+
+#: How a frame's data is written back to its text (one encoder for every frame).
+_FRAME_DATA = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
 _ITEM_KINDS = frozenset({"usage", "text", "tokens", "finish", "failure"})
@@ -923,7 +927,12 @@ def json_object(
             twice in one object, ``error(not_object)`` when it is JSON but not an object.
     """
     try:
-        value = json.loads(text, object_pairs_hook=_unique_pairs)
+        # One decoder for every line (json.loads with a hook makes a new one per call); json.loads still reads
+        # what is no plain str, and says what it says of a leading byte order mark.
+        if type(text) is str and not text.startswith("\ufeff"):
+            value = _UNIQUE_KEYS.decode(text)
+        else:
+            value = json.loads(text, object_pairs_hook=_unique_pairs)
     except ValueError as exc:  # a key named twice too (DuplicateKeyError): one of its values would be lost
         raise error(f"{not_json}: {exc}") from None
     except RecursionError:
@@ -958,6 +967,9 @@ def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
                 raise DuplicateKeyError(f"an object names the key {shown(key, limit=60)} twice")
             seen.add(key)
     return value
+
+
+_UNIQUE_KEYS = json.JSONDecoder(object_pairs_hook=_unique_pairs)
 
 
 def _decode(text: str | bytes, source: str) -> list[tuple[int, dict[str, Any]]]:
