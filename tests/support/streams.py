@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -45,10 +45,24 @@ def takes(case: Path) -> dict[str, Transcript]:
     return {t.meta["chunking"]: t for t in _takes(case)}
 
 
+@cache
+def _headers(case: Path) -> tuple[dict[str, Any], ...]:
+    """The header line of each transcript of ``case``, its other lines left unread (the recorder writes each
+    header as one line starting with its kind)."""
+    with case.open(encoding="utf-8") as file:
+        return tuple(json.loads(line) for line in file if line.startswith('{"kind": "transcript"'))
+
+
 def scenario(case: Path) -> dict[str, Any]:
     """The scenario's notes (description, version, settings, output, ``reads_as``, the reference's parsing
     options): the first transcript of the file carries them."""
-    return _takes(case)[0].meta
+    meta: dict[str, Any] = _headers(case)[0]["meta"]
+    return meta
+
+
+def chunkings(case: Path) -> list[str]:
+    """The names of the scenario's recorded chunkings, in recording order (as :func:`takes` has them)."""
+    return [header["meta"]["chunking"] for header in _headers(case)]
 
 
 @dataclass

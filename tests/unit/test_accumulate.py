@@ -93,6 +93,7 @@ def _chat_stream(
     return out
 
 
+@pytest.mark.heavy
 def test_chat_many_deltas_add_up_to_the_merged_stream() -> None:
     pieces = _cycle()
     calls = [(i % 2, p) for i, p in enumerate(pieces)]  # two calls, their fragments interleaved
@@ -208,6 +209,7 @@ def _responses_stream(
     return out
 
 
+@pytest.mark.heavy
 def test_responses_many_deltas_add_up_to_the_merged_stream() -> None:
     pieces = _cycle()
     stream = _responses_stream(pieces, pieces, pieces, pieces, logprob_every=1000)
@@ -382,6 +384,7 @@ def _json_pieces(n: int) -> tuple[list[str], dict[str, Any]]:
     return [text[i : i + 3] for i in range(0, len(text), 3)], value
 
 
+@pytest.mark.heavy
 def test_messages_many_deltas_add_up_to_the_merged_stream() -> None:
     pieces = _cycle()
     json_pieces, value = _json_pieces(N)

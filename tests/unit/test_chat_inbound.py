@@ -1203,6 +1203,7 @@ def test_tool_call_pairing_is_linear() -> None:
     assert Counted.comparisons <= 6 * MANY
 
 
+@pytest.mark.heavy
 def test_twenty_thousand_tools_and_calls() -> None:
     n = 20_000
     request = convert(body(tools=_tools([f"t{i}" for i in range(n)])))

@@ -1280,6 +1280,7 @@ def test_content_is_joined_once() -> None:
     assert texts == ["a", "", "b"]
 
 
+@pytest.mark.heavy
 def test_twenty_thousand_tools_blocks_and_calls() -> None:
     n = 20_000
     assert len(convert(body(tools=[tool(f"t{i}") for i in range(n)])).conversation.tools) == n

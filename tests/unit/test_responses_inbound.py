@@ -1243,6 +1243,7 @@ def test_many_namespaces_with_one_name() -> None:
     assert request.wire.namespace_tool_map[f"gh__x_{MANY + 1}"] == ("gh", "x")
 
 
+@pytest.mark.heavy
 def test_twenty_thousand_tools_and_calls() -> None:
     n = 20_000
     assert len(convert(body(tools=[function(f"t{i}") for i in range(n)])).conversation.tools) == n

@@ -365,6 +365,7 @@ def test_byte_table_equals_the_vocabulary() -> None:
     assert VOCAB.token_bytes(-1) == VOCAB.token_bytes(len(rows)) == b""
 
 
+@pytest.mark.heavy
 def test_a_tokenizer_object_is_copied() -> None:
     tokenizer = Tokenizer.from_file(str(bundled_tokenizer_path()))
     vocab = Vocabulary.load(tokenizer)
@@ -373,6 +374,7 @@ def test_a_tokenizer_object_is_copied() -> None:
     assert vocab.encode_plain(["Hello"]) == VOCAB.encode_plain(["Hello"])
 
 
+@pytest.mark.heavy
 def test_the_same_tokenizer_object_is_loaded_once_while_it_is_unchanged() -> None:
     # StreamProcessor(..., tokenizer=...) loads on every response: the same object must not cost a second each.
     tokenizer = Tokenizer.from_file(str(bundled_tokenizer_path()))
@@ -386,6 +388,7 @@ def test_the_same_tokenizer_object_is_loaded_once_while_it_is_unchanged() -> Non
     assert Vocabulary.load(other) is not changed
 
 
+@pytest.mark.heavy
 def test_the_same_tokenizer_file_is_loaded_once_until_it_changes(tmp_path: Path) -> None:
     file = tmp_path / "tokenizer.json"
     shutil.copyfile(bundled_tokenizer_path(), file)
@@ -398,6 +401,7 @@ def test_the_same_tokenizer_file_is_loaded_once_until_it_changes(tmp_path: Path)
     assert Vocabulary.load(file) is again
 
 
+@pytest.mark.heavy
 def test_only_the_last_loaded_tokenizers_are_kept() -> None:
     tokenizers = [
         Tokenizer.from_file(str(bundled_tokenizer_path())) for _ in range(vocab_module._Loaded.LIMIT + 1)
