@@ -420,3 +420,162 @@ def test_case_insensitive_classes_hold_every_case() -> None:
     assert regex_ok(r"(?i)s{50000}") and not regex_ok(r"(?i)k{45000}")
     assert regex_ok(r"(?i)\p{Lu}{960}") and not regex_ok(r"(?i)\p{Lu}{1010}") and not regex_ok(r"\p{Lu}{400}")
     assert regex_ok(r"(?i)\x{3b1}{60000}") and not regex_ok(r"(?i)\x{3b9}{60000}")  # ι has four cases
+
+
+def test_a_range_may_end_in_an_opening_bracket() -> None:
+    # After an ECMA empty class "[]" a "[" is left as it is: as a range's end it is the character, in "[]0-[b]]" the
+    # range "0"-"[" then "b", the class closed by the first "]" of the two. The lenient engine counts a class opening
+    # there, so its class ends at the second one, and it hands what lies between on to the strict reading's
+    # engine as a pattern of its own (after a class, without look-arounds, alone in its groups). Checked against
+    # the reference.
+    taken = [
+        "[]0-[b]]",
+        "[^]0-[b]]",
+        "[]0-[b]c]",
+        "[]0-[b]()]",
+        "[]0-[b]]]",
+        "[]0-[b]*]",
+        "[]0-[b]**]",  # that engine takes a quantifier on a quantifier
+        "[]0-[b]{2}]",
+        "[]0-[b]|]",
+        "[]0-[b]\\d]",
+        "[]0-[b]-]",
+        "[]0-[:alpha:]]",
+        "[]0-[[b]]]",
+        "[]0-[b&&c]]",
+        "[]0-[b][]]]",
+        "[]0-[b][^]]]",
+        "[]0-[b](?:)*]",
+        "[]0-[b]a\\b{2}]",
+        "(?x)[]0 - [b]]",
+        "(?x)[]0-[ b]]",
+    ]
+    refused = [
+        "[]0-[b](]",
+        "([]0-[b])]",
+        "[]0-[b](]a)",
+        "[]0-[]]",  # a "]" first in the class the lenient engine counts is a character: that class never ends
+        "[]0-[b]",
+        "[]a-[b]]",
+        "[]0-[b]{]",
+        "[]0-[b][]]",
+        "[]0-[b][^]]",
+        "[]0-[b](?=a)]",
+        "[]0-[b](a)\\1]",
+        "[]0-[b]a\\b{start}]",  # to that engine "\b" and then a count
+        "[]0-[b]a{1000}{1000}{1000}]",
+        "[]\\d-[b]]",
+        "(?x)[]0- [b]]",  # to the lenient reading the range "0"-" "
+    ]
+    assert [pattern for pattern in taken if not regex_ok(pattern)] == []
+    assert [pattern for pattern in refused if regex_ok(pattern)] == []
+    # Each in what the one before leaves: read one after the other, without recursing.
+    assert regex_ok("[]0-[b]" * 5000 + "x" + "]" * 5000)
+
+
+def test_class_escapes_are_written_out_for_the_lenient_engine() -> None:
+    # When the strict reading reads the pattern to the end, the lenient engine gets each class escape it read
+    # in a class as a class ("[0-9]" for "\d"): in extended mode "[ -\d]" is to it the range " "-"[" and then
+    # "0-9]", which closes the class, so what follows up to the "]" it counts is a pattern of its own; a class
+    # escape first is a nested class, after which a hyphen is a character. A "\cX" the strict reading read it gets
+    # as that control character, though the pattern goes on past a look-around. Checked against the reference.
+    taken = [
+        "(?x)[ -\\d]",
+        "(?x)[  -\\d]",
+        "(?x)[ -\\w]",
+        "(?x)[ -\\S]",
+        "(?x)[ -\\D]",
+        "(?x)[^ -\\d]",
+        "(?x)[\t-\\d]",
+        "(?x)[\n-\\d]",
+        "(?x)[\v-\\d]",
+        "(?x)[#x\n-\\d]",
+        "(?x)[a-b -\\d]",
+        "(?x)[ -\\da]",
+        "(?x)[ -\\d*]",
+        "(?x)[ -\\d()]",
+        "(?x)[ -\\d{2}]",
+        "(?x)[ -\\d[]",
+        "(?x)[ -\\d]]",
+        "(?x)[][ -\\d]a]",
+        "(?x)[ -\\d]a",
+        "(?x)[\\d- ]",
+        "(?x)[\\S- ]",
+        "(?x)[\\cA]",
+        "(?x)[\\cA-\\cB]",
+        "(?x)[\\cA](?=a)",
+        "(?x)((?-x))[ -\\d]",
+        "((?x)[ -\\d])",
+    ]
+    refused = [
+        "[ -\\d]",
+        "(?x)[ -\\p{L}]",  # not written out
+        "(?x)[ -\\n]",
+        "(?x)[! -\\d]",
+        "(?x)[\u3000-\\d]",  # after "["
+        "(?x)[\xa0-\\d]",
+        "(?x)[ ^-\\d]",
+        "(?x)[ -\\d(]",
+        "(?x)[ -\\d)]",
+        "(?x)[ -\\d{]",
+        "(?x)[][ -\\d](]",
+        "(?=x)(?x)[ -\\d]",  # the strict reading stops at the look-ahead: nothing is written out
+        "(?x)[ -\\d](?=a)",
+        "(?x)[\\d- ](?=a)",
+        "(?x)[a# -\\d\na]",  # in the strict reading's comment: not written out
+        "(?x)[a#\\d- \na]",
+        "(?x)[ -\\cA]",
+        "(?=a)(?x)[\\cA]",
+    ]
+    assert [pattern for pattern in taken if not regex_ok(pattern)] == []
+    assert [pattern for pattern in refused if regex_ok(pattern)] == []
+
+
+def test_hyphens_in_a_class_in_extended_mode() -> None:
+    # The strict reading takes hyphens first in a class as characters, white space between them skipped, and
+    # looks past white space and one "#" (not a comment's text) for the "]" or "-" after a hyphen that makes it
+    # no range's. Checked against the reference.
+    taken = [
+        "(?x)[- -!]",
+        "(?x)[ - -!]",
+        "(?x)[^- -!]",
+        "(?x)[ - -\\d]",
+        "(?x)[a - ]",
+        "(?x)[a - -]",
+        "(?x)[a - - b]",
+        '(?x)["-#]\n !]',
+    ]
+    refused = ["(?x)[a- ]", '(?x)["-#\n !]', '(?x)[" - # c\n !]', "(?x)[z - a]"]
+    assert [pattern for pattern in taken if not regex_ok(pattern)] == []
+    assert [pattern for pattern in refused if regex_ok(pattern)] == []
+
+
+def test_each_reading_reads_a_class_by_its_own_rules_in_extended_mode() -> None:
+    # What the strict reading skips as a comment the lenient one reads by its rules alone. Checked against the
+    # reference.
+    taken = [
+        "(?x)[a#\\e\n]",
+        "(?x)[a#\\b\n]",
+        "(?x)[a#\\k\n]",
+        "(?x)[a#\\G\n]",
+        "(?x)[a#\\<\n]",
+        "(?x)[a#\\é\n]",
+    ]
+    refused = ["(?x)[a#\\cA\n]", "(?x)[a#\\q\n]", "(?x)[a#\\p{Foo}\n]", "(?x)[\\b]"]
+    assert [pattern for pattern in taken if not regex_ok(pattern)] == []
+    assert [pattern for pattern in refused if regex_ok(pattern)] == []
+
+
+def test_readings_that_end_a_class_apart() -> None:
+    # In extended mode the two readings may end a class at different places; the lenient reading then reads the
+    # rest from its own end by its own rules. Checked against the reference.
+    taken = ["(?x)[a#]\n]", "(?x)[ ]]", "(?x)[\n]]\\cA", "(?x)[\t] *]", "(?x)[ ]{,2}]", "(?x)[ ]{]"]
+    refused = [
+        "(?x)[a#](\n]",
+        "(?x)[\t] **]]",
+        "(?x)[\n]-\\[^**-[\v\\w]",
+        "(?x)[#\\d]\n\\S\\s**]|\n]]",
+        "(?x)[ ]|*]",
+    ]
+    assert [pattern for pattern in taken if not regex_ok(pattern)] == []
+    assert [pattern for pattern in refused if regex_ok(pattern)] == []

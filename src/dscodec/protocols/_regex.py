@@ -20,7 +20,11 @@ The readings scope flags differently. A flag group alone (``(?x)``, ``(?i-x)``) 
 it in the strict reading; in the lenient one only when that group captures nothing (``(?:…)``, ``(?i:…)``): out of a
 capturing group, a look-around or an atomic group it goes on, so ``(?=(?x)a) #(`` ends in a comment. When the two
 readings' flags part while both go on, the lenient reading is done again on its own (:func:`regex_ok`). In extended
-mode the strict reading skips white space and comments in a class, the lenient one takes them as characters.
+mode the strict reading skips white space and comments in a class, the lenient one takes them as characters; when
+the two end a class apart, the lenient reading is done again too, by its rules alone from that class on. The lenient
+engine reads the pattern as the strict reading writes it out: a ``\\cX`` it read as that control character and, when
+it reads the pattern to the end, a class escape it read in a class as a class, ``[`` first (so in extended mode
+``[ -\\d]`` is a range from the space to ``[``, then ``0-9]`` closes the class).
 
 Then each program the pattern compiles to must stay under a size limit (10 MiB). A pattern without hard parts
 (look-arounds, back-references and the groups they name, atomic groups, possessive repetitions, word boundaries)
@@ -148,7 +152,8 @@ class _Invalid(Exception):
 
 
 class _Parted(Exception):
-    """The strict reading stopped after the two readings' flags parted: the rest is for a second reading."""
+    """The strict reading stopped after the two readings parted (their flags, or where a class ends): the rest is for
+    a second reading. Its argument: the reader."""
 
 
 def _fail() -> NoReturn:
@@ -712,8 +717,53 @@ def _behind_branch(inner: _Item) -> int:
     return max(worst, run)
 
 
+#: What the lenient engine is handed written out, after a backslash the strict reading reads: ``\\cX`` (a control
+#: character) and, in a class, the class escapes (see :meth:`_Reader.char_class`).
+_WRITTEN_OUT = frozenset("cdDsSwW")
 #: A word boundary (``\\b{start}``, ``\\<``, ...).
 _BOUNDARY = _Item(8, hard=True, least=0)
+
+
+def _peek_space(text: str, k: int) -> str | None:
+    """The character from ``k`` on that tells the strict reading in extended mode whether a class's hyphen is a
+    range's: white space is passed over, and one ``#``, but not a comment's text (observed: ``(?x)["-#]\\n !]`` is
+    ``"``, ``-`` and ``!``)."""
+    n = len(text)
+    hash_seen = False
+    while k < n:
+        c = text[k]
+        if c == "#" and not hash_seen:
+            hash_seen = True
+        elif c not in _WHITE_SPACE:
+            return c
+        k += 1
+    return None
+
+
+def _lenient_class_end(text: str, k: int) -> int:
+    """Where the class opening at ``k`` ends (past its ``]``) as the lenient engine finds it, -1 if it never does:
+    each ``[`` opens a class (but an ASCII class ``[:alpha:]``), in which a ``]`` first (after an optional ``^``) is
+    a character."""
+    n = len(text)
+    depth = 0
+    while k < n:
+        c = text[k]
+        k += 1
+        if c == "\\":
+            k += 1
+        elif c == "[":
+            match = _ASCII_CLASS.match(text, k - 1) if depth else None
+            if match is not None and match.group(1) in _ASCII_CLASSES:
+                k = match.end()
+                continue
+            depth += 1
+            k += text.startswith("^", k)
+            k += text.startswith("]", k)
+        elif c == "]":
+            depth -= 1
+            if not depth:
+                return k
+    return -1
 
 
 class _Reader:
@@ -727,8 +777,14 @@ class _Reader:
         unicode: bool = False,
         referenced: frozenset[int] = frozenset(),
         lenient_flags: bool = False,
+        rest: bool = False,
+        written: dict[int, str] | None = None,
+        apart: int = -1,
     ) -> None:
         self.text = text
+        # The rest of a class the strict reading's engine alone reads (see lenient_rest): it takes any quantifier
+        # on any item but nothing, and ``\\b{`` starts a count.
+        self.rest = rest
         self.pos = 0
         # The class escapes cost what the lenient engine's Unicode classes cost (see regex_ok).
         self.perl_costs = _UNICODE_PERL_COSTS if unicode else _PERL_COSTS
@@ -755,13 +811,19 @@ class _Reader:
         self.behind = 0  # look-behinds around the reader
         self.in_behind = False  # the innermost look-around around the reader is a look-behind
         self.escapes: set[str] = set()  # the class escapes of the class being read
+        # Where the strict reading read a "\\c" (or a class escape in a class), by position: the letter (see
+        # class_member). A second reading with the lenient reading's flags is handed the first one's.
+        self.written: dict[int, str] = {} if written is None else written
+        # Where the two readings first end a class apart (see char_class), -1 for nowhere: noted by a first reading;
+        # the second one reads on from there by the lenient reading's rules alone.
+        self.apart = apart
 
     def end_strict(self) -> None:
         """The strict reading stops (at a look-around or a back-reference): the lenient one's flags rule. When
         they parted from the strict one's, this reading may have read the lenient reading's text otherwise so far
         (:class:`_Parted`: a second reading takes over)."""
         if self.parted and not self.lenient_flags:
-            raise _Parted
+            raise _Parted(self)
         self.strict = False
         self.extended, self.insensitive = self.lenient_extended, self.lenient_insensitive
 
@@ -1007,7 +1069,7 @@ class _Reader:
             low, optional = bounds[0], bounds == (0, 1)
         else:
             return None
-        if not item.repeatable:
+        if not (item.repeatable or self.rest):
             _fail()
         self.skip_space()
         if self.peek() == "?":  # lazy (a "+" right after it makes the repetition possessive too)
@@ -1039,6 +1101,11 @@ class _Reader:
         # each as plain characters whose closing "}" may take a quantifier of its own.
         while True:
             self.skip_space()
+            if self.rest:
+                repeated = self.quantifier(item)
+                if repeated is not None:
+                    item = repeated
+                    continue
             if self.peek() != "{":
                 break
             start = self.pos
@@ -1277,7 +1344,12 @@ class _Reader:
             _fail()
         if c == "c":
             letter = self.peek()
-            if not self.strict or letter is None or not ("a" <= letter.lower() <= "z"):
+            if self.strict and not self.lenient_flags:
+                self.written[self.pos - 2] = c
+            # The lenient reading knows no "\\c" but one the strict reading wrote out (see class_member).
+            if not (self.strict or self.written.get(self.pos - 2) == c):
+                _fail()
+            if letter is None or not ("a" <= letter.lower() <= "z"):
                 _fail()
             self.pos += 1
             return _Item(32, literal=True)
@@ -1285,7 +1357,7 @@ class _Reader:
             return self.character(self.hex_value(c))
         if c in "pP":
             return _Item(self.property())
-        if c in "bB" and self.peek() == "{":
+        if c in "bB" and self.peek() == "{" and not self.rest:
             following = self.peek(1)
             if self.extended:  # spaces may come before the count's number (observed)
                 k = self.pos + 1
@@ -1390,8 +1462,6 @@ class _Reader:
         """One item of a class (not a ``[``): its code point, or None for a set (``\\d``, ``\\p{L}``), whose
         ranges go to ``spans`` or, for large sets, whose estimated cost goes to ``costs``."""
         c = self.text[self.pos]
-        if c == "[":  # a range cannot end in a class
-            _fail()
         self.pos += 1
         if c != "\\":
             return ord(c)
@@ -1436,23 +1506,50 @@ class _Reader:
     def char_class(self) -> _Item:
         """A class. In extended mode the strict reading skips white space and comments in it (around a range's
         hyphen too), while the lenient one takes them as characters (observed: ``(?=a)(?x)[z - a]`` is taken,
-        ``(?x)[z - a]`` and ``(?x)[a- z]`` are not); while both go on, both must take it."""
+        ``(?x)[z - a]`` and ``(?x)[a- z]`` are not); while both go on, both must take it, each by its own rules
+        (observed: ``(?x)[a#\\e\\n]`` is taken, ``(?x)[a#\\cA\\n]`` is not).
+
+        The lenient engine is handed the pattern with what the strict reading read as a ``\\cX`` written out as
+        that control character and, when the strict reading reads the pattern to the end, each class escape it
+        read written out as a class (the ECMA meaning), ``[`` first: there a range may end in one, ending with a
+        ``[`` and closing the class, and none starts a range (observed: ``(?x)[ -\\d]`` and ``(?x)[\\d- ]`` are
+        taken, ``(?x)[ -\\d(]``, ``(?x)[a# -\\d\\na]`` and ``(?x)[ -\\d](?=a)`` are not). The second reading of a
+        pattern the strict reading does not read to the end (see _read) reads the class escapes as they are."""
         # (A second reading with the lenient reading's flags is that reading's alone.)
         if not (self.extended and self.strict) or self.lenient_flags:
+            if self.strict and self.pos == self.apart:
+                self.end_strict()
             return self.class_read(skip=False)
         start = self.pos
-        self.class_read(skip=False)
-        self.pos = start
-        return self.class_read(skip=True)
+        item = self.class_read(skip=True)
+        end = self.pos
+        self.pos, self.strict = start, False
+        try:
+            self.class_read(skip=False)
+        finally:
+            self.strict = True
+        if self.pos != end and not self.parted:
+            # The readings end the class apart (observed: "(?x)[a#](\n]" and "(?x)[\t] **]]" are not taken): from
+            # here they read the text otherwise, as when their flags part.
+            self.parted = True
+            self.apart = start
+        self.pos = end
+        return item
 
     def class_read(self, *, skip: bool) -> _Item:
         """A class read with or without skipping white space and comments, with the classes nested in it (left
         unescaped after an ECMA empty class ``[]``) read on a stack of their own rather than by recursion: they may
-        nest 250 deep."""
+        nest 250 deep.
+
+        A range may end in a ``[``, the character (``[]0-[b]]`` is ``]``, ``0``-``[`` and ``b``, then a ``]``),
+        while the lenient engine, to find where its class ends, counts a class opening there; it hands its class on
+        as written, so what lies between the end read here and its own is a pattern there (:meth:`lenient_rest`)."""
         # Each open class: its spans, its costs, whether negated, the class escapes met in it.
         stack: list[tuple[list[tuple[int, int]], list[int], bool, set[str]]] = []
         deepest = 0
         first = True
+        opening = self.pos
+        farther = False  # the lenient engine's class may end after the one read here
         while True:
             if first:
                 self.pos += 1  # the "["
@@ -1463,6 +1560,15 @@ class _Reader:
                     self.pos += 1
                 stack.append(([], [], negated, set()))
                 deepest = max(deepest, len(stack))
+                if skip:
+                    # Hyphens first in a class are characters, white space between them skipped (observed:
+                    # "(?x)[- -!]" is taken); then a "]" closes the class.
+                    self.skip_space(comments=False)
+                    while self.peek() == "-":
+                        self.pos += 1
+                        stack[-1][0].append((0x2D, 0x2D))
+                        self.skip_space(comments=False)
+                        first = False
             spans, costs, negated, escapes = stack[-1]
             if skip:
                 self.skip_space(comments=False)
@@ -1475,6 +1581,8 @@ class _Reader:
                 every = any(e in escapes and e.upper() in escapes for e in "dsw")  # [\\s\\S]: any character
                 cost = 964 if every else self.class_cost(spans, costs, negated=negated, escapes=escapes)
                 if not stack:
+                    if farther and not (skip or self.rest):  # (a rest is the strict reading's engine's alone)
+                        cost += self.lenient_rest(opening)
                     return _Item(cost, nest=2 * deepest)  # the strict reading counts two levels per class
                 stack[-1][1].append(cost)
                 continue
@@ -1500,21 +1608,70 @@ class _Reader:
                     first = True  # a nested class opens
                 continue  # a hyphen after either is a plain one: the next item
             self.escapes = escapes
-            start = self.class_item(spans, costs)
+            start, nested = self.class_member(spans, costs)
             if skip:
                 self.skip_space(comments=False)
-            if self.peek() == "-" and self.peek(1) not in (None, "]", "-"):
+            following = _peek_space(self.text, self.pos + 1) if skip else self.peek(1)
+            if self.peek() == "-" and following not in (None, "]", "-") and not nested:
                 self.pos += 1
                 if skip:
                     self.skip_space(comments=False)
                 if self.peek() is None:
                     _fail()
-                end = self.class_item([], [])
+                closes = False
+                if self.peek() == "[":
+                    self.pos += 1
+                    end: int | None = 0x5B
+                    farther = True
+                else:
+                    end, closes = self.class_member([], [])
+                    if closes:  # a class written out: its "[" ends the range, the rest of it closes the class
+                        end = 0x5B
+                        farther = True
                 if start is None or end is None or end < start:
                     _fail()
                 spans.append((start, end))
+                if closes:
+                    stack.pop()  # (its cost is not needed: this is the lenient reading's check alone)
+                    if not stack:
+                        self.lenient_rest(opening)
+                        return _Item(0)
             elif start is not None:
                 spans.append((start, start))
+
+    def class_member(self, spans: list[tuple[int, int]], costs: list[int]) -> tuple[int | None, bool]:
+        """An item of a class (:meth:`class_item`), and whether it is a class escape written out as a class. The
+        strict reading notes where it reads a ``\\c`` or a class escape (:attr:`written`); the lenient one alone
+        takes those written out (see :meth:`char_class`; a ``\\cX`` as its control character)."""
+        letter = self.peek(1) if self.peek() == "\\" else None
+        if letter in _WRITTEN_OUT:
+            if self.strict and not self.lenient_flags:
+                self.written[self.pos] = letter
+            elif self.pos in self.written and (letter == "c" or self.perl_costs is _PERL_COSTS):
+                self.pos += 3 if letter == "c" else 2
+                return (ord(self.text[self.pos - 1]) % 32, False) if letter == "c" else (None, True)
+        return self.class_item(spans, costs), False
+
+    def lenient_rest(self, opening: int) -> int:
+        """Read what lies between the end of the class opening at ``opening`` read here and the end the lenient
+        engine finds (:func:`_lenient_class_end`); the estimated size it adds. It is a pattern for the engine that
+        engine hands its class on to, the strict reading's: after a class, so a quantifier may come first, without
+        x flag, alone in its groups (observed: ``[]0-[b]**]`` is taken, ``[]0-[b](]`` and ``([]0-[b])]`` are not). What
+        it costs goes with the class: repeated, the lenient engine repeats both (``[]0-[b]]{100000}`` is too large)."""
+        end = _lenient_class_end(self.text, opening)
+        if end < 0:
+            _fail()
+        start, self.pos = self.pos, end
+        if end == start + 1:
+            return 32  # a "]" alone
+        rest = _Reader("0" + self.text[start:end], rest=True)
+        try:
+            size = rest.read()
+        except _Parted:
+            _fail()  # a look-around or a back-reference, which that engine does not know
+        if not rest.strict:
+            _fail()
+        return size
 
     def class_cost(
         self, spans: list[tuple[int, int]], costs: list[int], *, negated: bool, escapes: set[str]
@@ -1575,13 +1732,21 @@ def regex_ok(pattern: str) -> bool:
         try:
             reader, size = _read(text, lenient_flags=False)
             parted, easy = reader.parted, reader.strict
-        except _Parted:
+        except _Parted as stop:
+            reader = stop.args[0]
             parted, easy, size = True, False, 0
         if parted:
-            # A flag group alone left a capturing group while the strict reading went on: the lenient reading's
-            # flags differ from there on, so it reads part of the text otherwise. A reading with its flags from the
-            # start must succeed too; when the lenient engine runs the pattern, its programs are the ones counted.
-            again, again_size = _read(text, lenient_flags=True)
+            # A flag group alone left a capturing group while the strict reading went on (the lenient reading's
+            # flags differ from there on), or the readings ended a class apart: the lenient reading reads part of
+            # the text otherwise. A reading with its flags from the start must succeed too, by its rules alone from
+            # where the classes' ends parted; when the lenient engine runs the pattern, its programs are the ones
+            # counted.
+            written = reader.written
+            if not easy:  # (the class escapes are not written out)
+                written = {at: letter for at, letter in written.items() if letter == "c"}
+            again, again_size = _read(
+                text, lenient_flags=True, written=written, apart=reader.apart, easy=easy
+            )
             if not (easy and again.strict):
                 size = again_size
     except _Invalid:
@@ -1589,19 +1754,32 @@ def regex_ok(pattern: str) -> bool:
     return size <= _SIZE_LIMIT
 
 
-def _read(text: str, *, lenient_flags: bool) -> tuple[_Reader, int]:
+def _read(
+    text: str,
+    *,
+    lenient_flags: bool,
+    written: dict[int, str] | None = None,
+    apart: int = -1,
+    easy: bool = False,
+) -> tuple[_Reader, int]:
     """A reading of ``text`` (:class:`_Invalid` when a rule says no): the reader, the estimated size of the largest
-    program."""
-    reader = _Reader(text, lenient_flags=lenient_flags)
+    program. ``written``, ``apart`` and ``easy`` (whether the strict reading reads the pattern to the end): what a
+    first reading found, for a second one."""
+    reader = _Reader(text, lenient_flags=lenient_flags, written=written, apart=apart)
     size = reader.read()
-    unicode = not reader.strict and _PERL_ESCAPE.search(text) is not None
+    unicode = not (reader.strict or easy) and _PERL_ESCAPE.search(text) is not None
     if unicode or reader.numbers:
         # Read again when only the lenient reading reached the end (its programs are the ones whose size counts,
         # and there the class escapes are Unicode's), or when back-references name groups: a reference may follow
         # its group, so only a second reading knows the group is hard when it reads it (which never makes a
         # program larger, but may leave a look-behind of varying length unmatchable).
         again = _Reader(
-            text, unicode=unicode, referenced=frozenset(reader.numbers), lenient_flags=lenient_flags
+            text,
+            unicode=unicode,
+            referenced=frozenset(reader.numbers),
+            lenient_flags=lenient_flags,
+            written=written,
+            apart=apart,
         )
         size = again.read()
     return reader, size
