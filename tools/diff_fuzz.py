@@ -391,6 +391,9 @@ def documented(protocol: str, body: object, problem: str) -> str | None:
         return "D9 (unknown Responses items)"
     if problem.count("is not present in a registry") == 2:  # both refuse it, naming another reference
         return "several unresolvable $refs (the reference names one at random)"
+    # Both refuse it, each naming one of the unknown vocabularies.
+    if problem.count("Unknown vocabulary: ") == 2:
+        return "several unknown vocabularies (the reference names one at random)"
     if problem.startswith("outcome: dscodec read") and _D11.search(problem):
         return "D11 (an array read as an object's fields)"
     if _PAIRING.match(problem):

@@ -1218,6 +1218,16 @@ def test_strict_key_order_per_type() -> None:
             "Invalid tool parameters schema : field `anyOf`: missing field `type`",
         ),
         (
+            # D11: the reference reads an array member by position (the tag, then the variant's fields) and takes
+            # this one as `{"type": "string"}`; dscodec wants an object.
+            {"type": "object", "properties": {"a": {"anyOf": [["string", None, None, None, None]]}}},
+            "tool",
+            (
+                "Invalid tool parameters schema : field `anyOf`: invalid type: sequence, expected internally tagged "
+                "enum JsonSchemaType"
+            ),
+        ),
+        (
             {"type": "object", "properties": {"a": {"type": "integer", "minimum": 1.5}}},
             "tool",
             "Invalid tool parameters schema : invalid type: floating point `1.5`, expected i64",
