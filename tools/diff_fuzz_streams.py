@@ -43,11 +43,13 @@ event is compared (``--events`` is implied; ``--ids --logprobs`` adds log probab
 scenarios out), and outputs that spell the end-of-sentence token are left out (D15).
 
 With ``--cuts N`` the recorded outputs are cut instead, each at about N evenly spaced points (every point of an
-output shorter than N), and each cut goes to both sides as one text chunk with the finish reason ``length``;
+output shorter than N), and each cut goes to both sides as one text chunk (one chunk of its ids with ``--ids``)
+with the finish reason ``length``;
 every event is compared. Scenarios whose whole output is malformed, holds a ``string="false"`` value that is no
 JSON (D8) or spells the end-of-sentence token (D15), or runs in JSON mode (D7) or with a Messages
 ``tool_choice`` of ``any`` (D10) are left out: on the rest, the
-only difference to expect is a ``string="false"`` value cut short (D8).
+only difference to expect is a ``string="false"`` value cut short (D8), and with ``--ids`` the token count of a
+chunk in which a stop sequence matched (D13).
 """
 
 from __future__ import annotations
@@ -970,7 +972,10 @@ def sweep_cuts(protocol: str, args: argparse.Namespace) -> int:
         ):
             continue
         for cut in range(1, len(output), max(1, len(output) // args.cuts)):
-            pieces: list[Any] = [output[:cut]]
+            text = output[:cut]
+            pieces: list[Any] = [
+                _vocabulary().full.encode(text, add_special_tokens=False).ids if args.ids else text
+            ]
             plan = Plan(finish="length")
             ran += 1
             theirs = event_view(reference_events(protocol, body, pieces, tokenizer=True, plan=plan))
@@ -979,14 +984,16 @@ def sweep_cuts(protocol: str, args: argparse.Namespace) -> int:
                 continue
             key = (
                 'D8 (a string="false" value cut short)'
-                if _CUT_IN_VALUE.search(pieces[0])
+                if _CUT_IN_VALUE.search(text)
                 else _event_difference_kind(body, ours["events"], theirs["events"], pieces)
             )
             found[key] += 1
-            if found[key] <= 3 and not key.startswith("D8 "):
-                print(f"{protocol}: differs in {key}: cut after {pieces[0][-120:]!r}")
+            if found[key] <= 3 and not key.startswith(("D8 ", "token counts")):
+                print(f"{protocol}: differs in {key}: cut after {text[-120:]!r}")
                 print(f"    {_first_difference(ours['events'], theirs['events'])}")
-    unexpected = sum(n for key, n in found.items() if not key.startswith("D8 "))
+    # As ids, a stop sequence matched inside the one chunk changes the token count too (D13).
+    expected = ("D8 ", "token counts (D12, D13)") if args.ids else ("D8 ",)
+    unexpected = sum(n for key, n in found.items() if not key.startswith(expected))
     print(f"{protocol}: {ran} cuts, {sum(found.values())} differ {dict(found)}")
     return unexpected
 
