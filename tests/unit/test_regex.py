@@ -579,3 +579,94 @@ def test_readings_that_end_a_class_apart() -> None:
     ]
     assert [pattern for pattern in taken if not regex_ok(pattern)] == []
     assert [pattern for pattern in refused if regex_ok(pattern)] == []
+
+
+def test_white_space_each_reading_skips_in_extended_mode() -> None:
+    # Outside a class the strict reading skips Unicode's White_Space, the lenient one only a space, a tab, a line
+    # feed and a carriage return: it takes the rest as characters (which it may repeat). A comment ends at a line
+    # feed only, in both. Checked against the reference.
+    taken = [
+        "(?=a)(?x)(\v*)",
+        "(?=a)(?x)(\u3000*)",
+        "(?=a)(?x)(\x85*)",
+        "(?x)a?\u3000*",
+        "(?x)(?:\v(?=a))*",
+        "(?x)(?:\v)*",
+        "(?x)(?:)\u3000*",
+        "(?x)(a)*\v??\\1",
+        "(?x)(a)+\u2028++\\1",
+        "(?x)[:foo:]\\s]?\u3000*z0",
+        "(?=a)(?x)[[:alpha:]|\v*]b",
+        "(?x)#\r)",
+        "(?=a)(?x)#\u2028)",
+    ]
+    refused = [
+        "(?=a)(?x)(\r*)",
+        "(?=a)(?x)( *)",
+        "(?x)(\v*)",
+        "(?x)a? *",
+        "(?x)(?: (?=a))*",
+        "(?x)(?:)*",
+        "(?x)a?\u3000**",
+        "(?x)a(?i)\u3000*",
+        "(?x)#\n)",
+        "(?=a)(?x)#\n)",
+    ]
+    assert [pattern for pattern in taken if not regex_ok(pattern)] == []
+    assert [pattern for pattern in refused if regex_ok(pattern)] == []
+
+
+def test_white_space_in_braces_in_extended_mode() -> None:
+    # In "\\x{…}" and "\\b{…}" only the lenient reading's white space is skipped; in a count the strict reading
+    # skips white space and comments between the digits too, while the lenient one reads two numbers apart as plain
+    # characters. Checked against the reference.
+    taken = [
+        "(?x)\\x{ 41}",
+        "(?x)\\b{\tstart}",
+        "(?=a)(?x)\\b{\t,",
+        "(?x)a{2\v41}",
+        "(?x)a{2 4 ,1 0 0}",
+        "(?x)a{#\n2}",
+        "(?x)a{2#\n,3}",
+        "(?=a)(?x)\\K{2 4}",
+        "(?=a)(?x)\\K{\v2}",
+        "(?=a)(?x){2\t41}",
+    ]
+    refused = [
+        "(?x)\\x{\v41}",
+        "(?=a)(?x)\\x{\u300041}",
+        "(?x)\\b{\u3000start}",
+        "(?x)\\b{\f2}",
+        "a{2 41}",
+        "(?x)a{2 4 ,1 0}",
+        "(?x)a{2\x1c4}",
+        "(?=a)(?x)\\K{ 2 }",
+        "(?x)a{2#}",
+    ]
+    assert [pattern for pattern in taken if not regex_ok(pattern)] == []
+    assert [pattern for pattern in refused if regex_ok(pattern)] == []
+
+
+def test_a_back_reference_in_a_class_stops_the_strict_reading() -> None:
+    # The lenient reading then reads the class by its own rules (and takes no back-reference in one). Checked
+    # against the reference.
+    taken = ["(?x)(a)[ ]\\1", "(?x)(a)[\v]\\1]", "(a)(?x)[\v]{\\1", "(?x)(a)[\u3000]a\\1"]
+    refused = ["(a)[\\1]", "(?x)(a)[ ]\\1\\q", "(?x)(a)[ ]\\9", "(?x)[ ]\\1]"]
+    assert [pattern for pattern in taken if not regex_ok(pattern)] == []
+    assert [pattern for pattern in refused if regex_ok(pattern)] == []
+
+
+def test_white_space_among_flags_in_the_lenient_reading() -> None:
+    # While x holds, the lenient reading skips its white space among a flag group's flags (the strict one takes
+    # none there). Checked against the reference.
+    taken = ["(?=a)(?x)(? i)", "(?=a)(?x)(? )", "(?=a)(?x)(?\ti\t:a)", "(?=a)(?x)(?- )", "(?=a)(?x)(?-\tx)a"]
+    refused = [
+        "(?x)(? )",
+        "(?x)(?i )",
+        "(?=a)(?x)(?-x )",
+        "(?=a)(?x)(?\u3000i)",
+        "(?=a)(?x)(? =a)",
+        "(?=a)(?x)(?-)",
+    ]
+    assert [pattern for pattern in taken if not regex_ok(pattern)] == []
+    assert [pattern for pattern in refused if regex_ok(pattern)] == []

@@ -21,7 +21,11 @@ it in the strict reading; in the lenient one only when that group captures nothi
 capturing group, a look-around or an atomic group it goes on, so ``(?=(?x)a) #(`` ends in a comment. When the two
 readings' flags part while both go on, the lenient reading is done again on its own (:func:`regex_ok`). In extended
 mode the strict reading skips white space and comments in a class, the lenient one takes them as characters; when
-the two end a class apart, the lenient reading is done again too, by its rules alone from that class on. The lenient
+the two end a class apart, the lenient reading is done again too, by its rules alone from that class on. White space
+is Unicode's White_Space for the strict reading, only a space, a tab, a line feed and a carriage return for the
+lenient one (it takes the rest as characters, which it may repeat: ``(?x)a?\\u3000*`` is taken); where the strict
+reading skipped some of the rest outside a class, the lenient reading is done again on its own too. A comment ends
+at a line feed in both. A back-reference in a class stops the strict reading there (``(?x)(a)[ ]\\1``). The lenient
 engine reads the pattern as the strict reading writes it out: a ``\\cX`` it read as that control character and, when
 it reads the pattern to the end, a class escape it read in a class as a class, ``[`` first (so in extended mode
 ``[ -\\d]`` is a range from the space to ``[``, then ``0-9]`` closes the class).
@@ -154,6 +158,10 @@ class _Invalid(Exception):
 class _Parted(Exception):
     """The strict reading stopped after the two readings parted (their flags, or where a class ends): the rest is for
     a second reading. Its argument: the reader."""
+
+
+class _BackInClass(Exception):
+    """The strict reading met a back-reference in a class, where it stops (see :meth:`_Reader.char_class`)."""
 
 
 def _fail() -> NoReturn:
@@ -332,15 +340,20 @@ _LENIENT_CLASS_LETTERS = frozenset("abdefhknrstvwzABDGHKRSW")
 _LENIENT_VALUES = {"a": 7, "b": 8, "e": 27, **_SIMPLE_ESCAPES}
 _WORD_BOUNDARIES = ("start", "end", "start-half", "end-half")
 _STRICT_FLAGS = frozenset("imsUuxR")
-#: Unicode's White_Space characters (what both readings skip in extended mode; Python's ``isspace`` has more).
+#: Unicode's White_Space characters (what the strict reading skips in extended mode; Python's ``isspace`` has more).
 _WHITE_SPACE = frozenset(
     "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029"
     "\u202f\u205f\u3000"
 )
+#: What the lenient reading skips in extended mode, outside classes (observed: ``(?=a)(?x)(\v*)`` and
+#: ``(?=a)(?x)(\u3000*)`` are taken, ``(?=a)(?x)(\r*)`` is not); in a ``\x{…}`` or a ``\b{…}`` too, where the strict
+#: reading skips more (observed: ``(?x)\x{ 41}`` is taken, ``(?x)\x{\v41}`` is not).
+_LENIENT_SPACE = frozenset("\t\n\r ")
 #: What a pattern's character may be other than a plain one (outside a class, in the mode of the reading).
 _NOT_PLAIN = frozenset("|)*+?{([\\.^$")
 _PLAIN_RUN = re.compile(r"[^|)*+?{(\[\\.^$]+")
 _PLAIN_RUN_EXTENDED = re.compile("[^|)*+?{(\\[\\\\.^$#" + "".join(sorted(_WHITE_SPACE)) + "]+")
+_LENIENT_PLAIN_RUN_EXTENDED = re.compile(r"[^|)*+?{(\[\\.^$#\t\n\r ]+")
 _LENIENT_COUNT = re.compile(r"\{([0-9]*)(,?)([0-9]*)\}")
 #: The same in extended mode, where a space, a tab, a line feed or a carriage return inside the braces is skipped
 #: (observed: no other white space there).
@@ -808,6 +821,11 @@ class _Reader:
         self.lenient_insensitive = False
         self.lenient_flags = lenient_flags
         self.parted = False  # the two readings' flags differed while both went on
+        # Where the strict reading last skipped white space the lenient one, in extended mode too, takes as a
+        # character (the end of that white space; -1 for nowhere): from there they read the text otherwise, so the
+        # lenient reading is done again on its own (see regex_ok).
+        self.spaced = -1
+        self.atom_end = 0  # where the last item read by a concatenation ends (before its quantifiers)
         self.behind = 0  # look-behinds around the reader
         self.in_behind = False  # the innermost look-around around the reader is a look-behind
         self.escapes: set[str] = set()  # the class escapes of the class being read
@@ -822,7 +840,7 @@ class _Reader:
         """The strict reading stops (at a look-around or a back-reference): the lenient one's flags rule. When
         they parted from the strict one's, this reading may have read the lenient reading's text otherwise so far
         (:class:`_Parted`: a second reading takes over)."""
-        if self.parted and not self.lenient_flags:
+        if (self.parted or self.spaced >= 0) and not self.lenient_flags:
             raise _Parted(self)
         self.strict = False
         self.extended, self.insensitive = self.lenient_extended, self.lenient_insensitive
@@ -837,14 +855,18 @@ class _Reader:
         """Skip what lies between the parts of a pattern: white space and ``#`` comments in extended mode and, for
         the lenient reading alone (the strict one refuses them), comment groups ``(?#…)`` outside classes, in
         which a backslash escapes the next character (``(?#\\))`` is one comment)."""
+        # The strict reading's white space (outside a class, where the lenient one reads too: see spaced).
+        first, outside = self.strict and not self.lenient_flags, comments
         comments = comments and not self.strict
         if not (self.extended or comments):
             return
         text, n = self.text, len(self.text)
         while self.pos < n:
             c = text[self.pos]
-            if self.extended and c in _WHITE_SPACE:
+            if self.extended and c in (_WHITE_SPACE if first else _LENIENT_SPACE):
                 self.pos += 1
+                if first and outside and self.lenient_extended and c not in _LENIENT_SPACE:
+                    self.spaced = self.pos
             elif self.extended and c == "#":
                 end = text.find("\n", self.pos)
                 self.pos = n if end < 0 else end + 1
@@ -923,7 +945,12 @@ class _Reader:
             if c is None or c == "|" or c == ")":
                 break
             if c in "*+?":
-                _fail()  # nothing to repeat
+                if not (items and self.spaced > self.atom_end):
+                    _fail()  # nothing to repeat
+                # The strict reading repeats a repetition (the lenient reading takes none, but here it repeats
+                # white space the strict one skipped: observed, "(?x)a?\u3000*" is taken, "(?x)a? *" is not).
+                items[-1] = self.repetitions(items[-1])
+                continue
             if c == "{":
                 if self.strict:
                     _fail()  # nothing to repeat
@@ -932,7 +959,13 @@ class _Reader:
             elif c not in _NOT_PLAIN and not self.insensitive:
                 # A run of plain characters: each but the last (which a quantifier may follow) is its own item,
                 # as the step by step reading below makes it, without that reading's calls per character.
-                run = (_PLAIN_RUN_EXTENDED if self.extended else _PLAIN_RUN).match(self.text, self.pos)
+                if not self.extended:
+                    plain = _PLAIN_RUN
+                elif self.strict and not self.lenient_flags:
+                    plain = _PLAIN_RUN_EXTENDED
+                else:
+                    plain = _LENIENT_PLAIN_RUN_EXTENDED
+                run = plain.match(self.text, self.pos)
                 assert run is not None
                 end = run.end() - 1
                 if end > self.pos:
@@ -948,6 +981,7 @@ class _Reader:
                         _fail()
                     continue
                 item = found
+            self.atom_end = self.pos
             item = self.repetitions(item)
             if self.strict and item.nest > _NEST_LIMIT:
                 _fail()
@@ -980,18 +1014,29 @@ class _Reader:
 
     def count(self) -> tuple[int, int | None]:
         """The count the strict reading requires at a ``{`` (``{n}``, ``{n,}`` or ``{n,m}`` with ``n <= m``, spaces
-        allowed around the numbers), consumed."""
+        allowed around the numbers; in extended mode white space and comments around the numbers and between their
+        digits too: ``(?x)a{2 4#\n1}`` is ``a{241}``, observed), consumed."""
         text, n = self.text, len(self.text)
 
+        def gap(k: int) -> int:
+            while k < n:
+                if text[k] in _WHITE_SPACE:
+                    k += 1
+                elif text[k] == "#" and self.extended:
+                    end = text.find("\n", k)
+                    k = n if end < 0 else end + 1
+                else:
+                    break
+            return k
+
         def number(k: int) -> tuple[int | None, int]:
-            while k < n and text[k] in _WHITE_SPACE:
-                k += 1
-            start = k
+            k = gap(k)
+            found: list[str] = []
             while k < n and "0" <= text[k] <= "9":
-                k += 1
-            digits = text[start:k]
-            while k < n and text[k] in _WHITE_SPACE:
-                k += 1
+                found.append(text[k])
+                k = gap(k + 1) if self.extended else k + 1
+            digits = "".join(found)
+            k = gap(k)
             if not digits:
                 return None, k
             value = _decimal(digits)
@@ -1020,6 +1065,8 @@ class _Reader:
         if match is None or not (match.group(1) or match.group(2)):
             return None
         low, comma, high = match.groups()
+        if high and not comma:
+            return None  # two numbers apart (observed: "(?=a)(?x)\\K{2 4}" is taken)
         if _beyond_64_bits(low) or _beyond_64_bits(high):
             # A number the lenient reading cannot parse: it reads a plain "{" (the strict one refuses it).
             if self.strict:
@@ -1069,8 +1116,8 @@ class _Reader:
             low, optional = bounds[0], bounds == (0, 1)
         else:
             return None
-        if not (item.repeatable or self.rest):
-            _fail()
+        if not (item.repeatable or self.rest or self.spaced > self.atom_end):
+            _fail()  # (the lenient reading may repeat white space the strict one skipped, which repeats anything)
         self.skip_space()
         if self.peek() == "?":  # lazy (a "+" right after it makes the repetition possessive too)
             self.pos += 1
@@ -1160,6 +1207,7 @@ class _Reader:
         depth += 1
         if depth > _GROUP_LIMIT:
             _fail()
+        opened = self.pos
         self.pos += 1
         self.skip_space()
         saved = self.extended, self.insensitive
@@ -1255,8 +1303,9 @@ class _Reader:
             return inner.but(
                 nest=nest, repeatable=True, hard=True, literal=False, tough=inner.easy, kind="", parts=()
             )
-        # A group that captures nothing: the lenient reading sees through it, so it repeats as its item does.
-        return inner.but(nest=nest)
+        # A group that captures nothing: the lenient reading sees through it, so it repeats as its item does (one
+        # holding white space the strict reading skipped holds a character for the lenient one).
+        return inner.but(nest=nest, repeatable=inner.repeatable or self.spaced > opened)
 
     def capture_name(self, close: str) -> None:
         end = self.text.find(close, self.pos)
@@ -1288,6 +1337,11 @@ class _Reader:
             if self.pos >= n:
                 _fail()
             c = text[self.pos]
+            if c in _LENIENT_SPACE and self.extended and not self.strict:
+                # The lenient reading skips its white space among flags while x holds (observed: "(?=a)(?x)(? i)"
+                # and "(?=a)(?x)(? )" are taken, "(?=a)(?x)(?-x )" is not).
+                self.pos += 1
+                continue
             if c in ":)":
                 break
             if c == "-":
@@ -1361,9 +1415,9 @@ class _Reader:
             following = self.peek(1)
             if self.extended:  # spaces may come before the count's number (observed)
                 k = self.pos + 1
-                while k < len(text) and text[k] in _WHITE_SPACE:
+                while k < len(text) and text[k] in _LENIENT_SPACE:
                     k += 1
-                if k > self.pos + 1 and k < len(text) and "0" <= text[k] <= "9":
+                if k > self.pos + 1 and k < len(text) and text[k] in "0123456789,":
                     following = text[k]
             if following is not None and ("0" <= following <= "9" or (following == "," and not self.strict)):
                 return _BOUNDARY  # a count of the boundary follows
@@ -1372,7 +1426,7 @@ class _Reader:
             end = text.find("}", self.pos)
             name = text[self.pos + 1 : end] if end >= 0 else ""
             if self.extended:
-                name = "".join(ch for ch in name if ch not in _WHITE_SPACE)
+                name = "".join(ch for ch in name if ch not in _LENIENT_SPACE)
             if name not in _WORD_BOUNDARIES:
                 _fail()
             self.pos = end + 1
@@ -1422,7 +1476,7 @@ class _Reader:
                 _fail()
             digits = text[self.pos + 1 : end]
             if self.extended:
-                digits = "".join(ch for ch in digits if ch not in _WHITE_SPACE)
+                digits = "".join(ch for ch in digits if ch not in _LENIENT_SPACE)
             self.pos = end + 1
             if not digits or len(digits) > 8 or not all(d in _HEX for d in digits):
                 _fail()
@@ -1480,6 +1534,8 @@ class _Reader:
                 _fail()
             self.pos += 1
             return ord(letter) % 32
+        if self.strict and "1" <= e <= "9":
+            raise _BackInClass
         if e.isascii() and e.isalnum():
             if self.strict and e not in "dDsSwW" and e != "a" and e not in _SIMPLE_ESCAPES:
                 _fail()
@@ -1515,6 +1571,20 @@ class _Reader:
         ``[`` and closing the class, and none starts a range (observed: ``(?x)[ -\\d]`` and ``(?x)[\\d- ]`` are
         taken, ``(?x)[ -\\d(]``, ``(?x)[a# -\\d\\na]`` and ``(?x)[ -\\d](?=a)`` are not). The second reading of a
         pattern the strict reading does not read to the end (see _read) reads the class escapes as they are."""
+        start = self.pos
+        try:
+            return self.both_classes()
+        except _BackInClass:
+            # The strict reading stops at a back-reference in a class, the lenient one reads the class (observed:
+            # "(?x)(a)[ ]\\1" is taken; "(a)[\\1]" is not: the lenient reading takes none in a class).
+            self.pos = start
+            if self.apart < 0:
+                self.apart = start  # (where a second reading stops the strict reading too)
+            self.end_strict()
+            return self.class_read(skip=False)
+
+    def both_classes(self) -> _Item:
+        """A class read by the readings going on (:meth:`char_class`)."""
         # (A second reading with the lenient reading's flags is that reading's alone.)
         if not (self.extended and self.strict) or self.lenient_flags:
             if self.strict and self.pos == self.apart:
@@ -1731,15 +1801,16 @@ def regex_ok(pattern: str) -> bool:
     try:
         try:
             reader, size = _read(text, lenient_flags=False)
-            parted, easy = reader.parted, reader.strict
+            parted, easy = reader.parted or reader.spaced >= 0, reader.strict
         except _Parted as stop:
             reader = stop.args[0]
             parted, easy, size = True, False, 0
         if parted:
             # A flag group alone left a capturing group while the strict reading went on (the lenient reading's
-            # flags differ from there on), or the readings ended a class apart: the lenient reading reads part of
-            # the text otherwise. A reading with its flags from the start must succeed too, by its rules alone from
-            # where the classes' ends parted; when the lenient engine runs the pattern, its programs are the ones
+            # flags differ from there on), the readings ended a class apart, or the strict reading skipped white
+            # space the lenient one takes as a character: the lenient reading reads part of the text otherwise. A
+            # reading with its flags from the start must succeed too, by its rules alone from where the classes'
+            # ends parted; when the lenient engine runs the pattern, its programs are the ones
             # counted.
             written = reader.written
             if not easy:  # (the class escapes are not written out)
