@@ -29,6 +29,12 @@ def test_any_arrangement_of_syntax_gets_an_answer(pattern: str) -> None:
     assert regex_ok(pattern) in (True, False)
 
 
+def assert_verdicts(taken: list[str], refused: list[str]) -> None:
+    """Every pattern of ``taken`` is accepted and every one of ``refused`` refused (the wrong ones are named)."""
+    assert [pattern for pattern in taken if not regex_ok(pattern)] == []
+    assert [pattern for pattern in refused if regex_ok(pattern)] == []
+
+
 class _NothingPlain:
     """A stand-in for the reader's set of characters that start no run of plain ones: it holds them all."""
 
@@ -467,8 +473,7 @@ def test_a_range_may_end_in_an_opening_bracket() -> None:
         "[]\\d-[b]]",
         "(?x)[]0- [b]]",  # to the lenient reading the range "0"-" "
     ]
-    assert [pattern for pattern in taken if not regex_ok(pattern)] == []
-    assert [pattern for pattern in refused if regex_ok(pattern)] == []
+    assert_verdicts(taken, refused)
     # Each in what the one before leaves: read one after the other, without recursing.
     assert regex_ok("[]0-[b]" * 5000 + "x" + "]" * 5000)
 
@@ -527,8 +532,7 @@ def test_class_escapes_are_written_out_for_the_lenient_engine() -> None:
         "(?x)[ -\\cA]",
         "(?=a)(?x)[\\cA]",
     ]
-    assert [pattern for pattern in taken if not regex_ok(pattern)] == []
-    assert [pattern for pattern in refused if regex_ok(pattern)] == []
+    assert_verdicts(taken, refused)
 
 
 def test_hyphens_in_a_class_in_extended_mode() -> None:
@@ -546,8 +550,7 @@ def test_hyphens_in_a_class_in_extended_mode() -> None:
         '(?x)["-#]\n !]',
     ]
     refused = ["(?x)[a- ]", '(?x)["-#\n !]', '(?x)[" - # c\n !]', "(?x)[z - a]"]
-    assert [pattern for pattern in taken if not regex_ok(pattern)] == []
-    assert [pattern for pattern in refused if regex_ok(pattern)] == []
+    assert_verdicts(taken, refused)
 
 
 def test_each_reading_reads_a_class_by_its_own_rules_in_extended_mode() -> None:
@@ -562,8 +565,7 @@ def test_each_reading_reads_a_class_by_its_own_rules_in_extended_mode() -> None:
         "(?x)[a#\\é\n]",
     ]
     refused = ["(?x)[a#\\cA\n]", "(?x)[a#\\q\n]", "(?x)[a#\\p{Foo}\n]", "(?x)[\\b]"]
-    assert [pattern for pattern in taken if not regex_ok(pattern)] == []
-    assert [pattern for pattern in refused if regex_ok(pattern)] == []
+    assert_verdicts(taken, refused)
 
 
 def test_readings_that_end_a_class_apart() -> None:
@@ -577,8 +579,7 @@ def test_readings_that_end_a_class_apart() -> None:
         "(?x)[#\\d]\n\\S\\s**]|\n]]",
         "(?x)[ ]|*]",
     ]
-    assert [pattern for pattern in taken if not regex_ok(pattern)] == []
-    assert [pattern for pattern in refused if regex_ok(pattern)] == []
+    assert_verdicts(taken, refused)
 
 
 def test_white_space_each_reading_skips_in_extended_mode() -> None:
@@ -612,8 +613,7 @@ def test_white_space_each_reading_skips_in_extended_mode() -> None:
         "(?x)#\n)",
         "(?=a)(?x)#\n)",
     ]
-    assert [pattern for pattern in taken if not regex_ok(pattern)] == []
-    assert [pattern for pattern in refused if regex_ok(pattern)] == []
+    assert_verdicts(taken, refused)
 
 
 def test_white_space_in_braces_in_extended_mode() -> None:
@@ -643,8 +643,7 @@ def test_white_space_in_braces_in_extended_mode() -> None:
         "(?=a)(?x)\\K{ 2 }",
         "(?x)a{2#}",
     ]
-    assert [pattern for pattern in taken if not regex_ok(pattern)] == []
-    assert [pattern for pattern in refused if regex_ok(pattern)] == []
+    assert_verdicts(taken, refused)
 
 
 def test_a_back_reference_in_a_class_stops_the_strict_reading() -> None:
@@ -652,8 +651,7 @@ def test_a_back_reference_in_a_class_stops_the_strict_reading() -> None:
     # against the reference.
     taken = ["(?x)(a)[ ]\\1", "(?x)(a)[\v]\\1]", "(a)(?x)[\v]{\\1", "(?x)(a)[\u3000]a\\1"]
     refused = ["(a)[\\1]", "(?x)(a)[ ]\\1\\q", "(?x)(a)[ ]\\9", "(?x)[ ]\\1]"]
-    assert [pattern for pattern in taken if not regex_ok(pattern)] == []
-    assert [pattern for pattern in refused if regex_ok(pattern)] == []
+    assert_verdicts(taken, refused)
 
 
 def test_white_space_among_flags_in_the_lenient_reading() -> None:
@@ -668,5 +666,4 @@ def test_white_space_among_flags_in_the_lenient_reading() -> None:
         "(?=a)(?x)(? =a)",
         "(?=a)(?x)(?-)",
     ]
-    assert [pattern for pattern in taken if not regex_ok(pattern)] == []
-    assert [pattern for pattern in refused if regex_ok(pattern)] == []
+    assert_verdicts(taken, refused)
