@@ -15,6 +15,8 @@ from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from dscodec.stream._json_prefix import JsonPrefix
 from dscodec.stream._markers import EOS_SPELLING
 from dscodec.testing import Difference, Transcript, compare, format_differences, load_transcripts, replay
@@ -133,6 +135,23 @@ def single_chunk(takes: list[Take], take: Take) -> Take:
     if token_input and IDS_WHOLE in by_name:
         return by_name[IDS_WHOLE]
     return by_name["whole"]
+
+
+class Distinct:
+    """Remembers the JSON values it has been shown, so that a check run on every chunking of a case runs once a
+    distinct value: most events (and many final answers) are the same in every chunking, and validating them with
+    the SDK's types again would only repeat the same verdict."""
+
+    def __init__(self) -> None:
+        self._seen: set[bytes] = set()
+
+    def new(self, value: Any) -> bool:
+        """Whether ``value`` was not shown before (object keys in any order are the same value)."""
+        key = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+        if key in self._seen:
+            return False
+        self._seen.add(key)
+        return True
 
 
 def replay_all(case: Path) -> list[Take]:
