@@ -89,7 +89,7 @@ def parting_explained(ours: list[Delta], theirs: list[Delta], stops: list[str]) 
 
 
 def _takes(protocol: str, case: Path) -> list[Take]:
-    return [take for take in replay_all(case) if take.name in WHOLE]
+    return replay_all(case, WHOLE)
 
 
 @pytest.mark.parametrize(("protocol", "case"), CASES, ids=[f"{p}/{c.stem}" for p, c in CASES])

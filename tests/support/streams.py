@@ -10,6 +10,7 @@ the same way off both sides.
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
@@ -154,10 +155,13 @@ class Distinct:
         return True
 
 
-def replay_all(case: Path) -> list[Take]:
-    """Every recorded chunking of ``case`` replayed through dscodec as recorded."""
+def replay_all(case: Path, names: Collection[str] | None = None) -> list[Take]:
+    """Every recorded chunking of ``case`` (those of ``names`` only, if given) replayed through dscodec as
+    recorded."""
     out = []
     for name, recorded in takes(case).items():
+        if names is not None and name not in names:
+            continue
         run = replay(recorded)
         assert run.request is not None, f"{recorded.name}: the request did not convert"
         assert recorded.frames is not None and not recorded.meta["reference"]["error"], recorded.name
