@@ -22,7 +22,7 @@ GET = b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n"
 @pytest.fixture(scope="module")
 def port() -> Iterator[int]:
     app = create_app(ScriptedBackend(SCRIPTS, tokenizer=VOCABULARY), tokenizer=VOCABULARY)
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)  # no Nagle delay
     listener.bind(("127.0.0.1", 0))
     config = uvicorn.Config(app, log_level="warning", lifespan="off", http=head_timeout_protocol(TIMEOUT))
     server = uvicorn.Server(config)

@@ -8,7 +8,9 @@ rules: the token budget, special tokens in the text, log probabilities, failures
 
 from __future__ import annotations
 
+import asyncio
 import json
+import socket
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -24,7 +26,7 @@ import dscodec
 from dscodec.server import create_app
 from dscodec.server.backends import SGLangBackend, VLLMBackend
 from dscodec.testing import Failure, Finish, Text, Tokens, Transcript, Usage, compare, lint, replay
-from dscodec.testing.engines import FakeEngine, serve_engine
+from dscodec.testing.engines import FakeEngine, _listener, serve_engine
 from dscodec.testing.live import send
 from dscodec.testing.strategies import scenarios, token_chunkings
 from tests.server.conftest import VOCABULARY, LiveServer
@@ -531,3 +533,27 @@ def test_serve_engine_checks_its_arguments() -> None:
         expected = f"the fake engine cannot listen on 127.0.0.1:{port}: "
         with pytest.raises(RuntimeError, match=expected), serve_engine(engine, port=port):
             pass
+
+
+def test_the_fake_engines_connections_send_without_waiting_for_acknowledgements() -> None:
+    """The socket :func:`serve_engine` listens on gives connections that asyncio (uvicorn's loop) sets to send at
+    once (``TCP_NODELAY``): with Nagle's algorithm on, an answer's second write waited for the client's delayed
+    acknowledgement, about 40 ms a request."""
+
+    async def accepted_no_delay() -> int:
+        flags: list[int] = []
+
+        async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            flags.append(writer.get_extra_info("socket").getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+            writer.close()
+
+        listener = _listener("127.0.0.1", 0)
+        server = await asyncio.start_server(handle, sock=listener)
+        async with server:
+            reader, writer = await asyncio.open_connection("127.0.0.1", listener.getsockname()[1])
+            assert await reader.read() == b""
+            writer.close()
+        assert len(flags) == 1
+        return flags[0]
+
+    assert asyncio.run(accepted_no_delay()) != 0

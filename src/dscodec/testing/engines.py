@@ -759,6 +759,29 @@ async def _lifespan(receive: _Receive, send: _Send) -> None:
             return
 
 
+def _listener(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``host`` and ``port`` for uvicorn to listen on (the errors as
+    :func:`serve_engine` documents them).
+
+    It is made with its protocol named: asyncio turns Nagle's algorithm off only on connections accepted from a
+    socket whose protocol is TCP by name, and with it on, every answer written in two parts (the head, then the
+    body or the next event) waited for the client's delayed acknowledgement, about 40 ms a request.
+    """
+    listener = socket.socket(
+        socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP
+    )
+    try:
+        listener.bind((host, port))
+    except socket.gaierror as exc:
+        listener.close()
+        raise ValueError(f"host {host!r:.100} is no address to listen on: {exc.strerror or exc}") from None
+    except (OSError, OverflowError) as exc:
+        listener.close()
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise RuntimeError(f"the fake engine cannot listen on {host}:{port}: {reason}") from None
+    return listener
+
+
 @contextmanager
 def serve_engine(engine: FakeEngine, *, host: str = "127.0.0.1", port: int = 0) -> Iterator[str]:
     """Serve ``engine`` with uvicorn in a background thread for the ``with`` block; yields its base URL.
@@ -786,16 +809,7 @@ def serve_engine(engine: FakeEngine, *, host: str = "127.0.0.1", port: int = 0) 
         import uvicorn  # optional: only serving needs it
     except ImportError as exc:  # pragma: no cover - the test extra has it
         raise ImportError("serve_engine needs uvicorn: pip install 'dscodec[testing]'") from exc
-    listener = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
-    try:
-        listener.bind((host, port))
-    except socket.gaierror as exc:
-        listener.close()
-        raise ValueError(f"host {host!r:.100} is no address to listen on: {exc.strerror or exc}") from None
-    except (OSError, OverflowError) as exc:
-        listener.close()
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-        raise RuntimeError(f"the fake engine cannot listen on {host}:{port}: {reason}") from None
+    listener = _listener(host, port)
     bound = listener.getsockname()[1]
     server = uvicorn.Server(uvicorn.Config(engine, log_level="warning", lifespan="off"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
