@@ -667,3 +667,157 @@ def test_white_space_among_flags_in_the_lenient_reading() -> None:
         "(?=a)(?x)(?-)",
     ]
     assert_verdicts(taken, refused)
+
+
+def test_a_class_rest_closes_groups_the_lenient_engine_writes_out() -> None:
+    # The rest of a class (what lies between the end the strict reading finds and the lenient engine's) is read in
+    # the program the class lands in, as the lenient engine writes it out: its ")" may close a group opened there
+    # before the class, its "(" open one that group's own ")" closes. It writes out a capturing group, an
+    # alternation or a concatenation in a larger piece, a repetition in a repetition (but a greedy "*", "+", "?" in
+    # another), a class under the i flag in a group of its own; never a group that captures nothing as such. To the
+    # strict reading the rest's ")" close groups around the class too. Checked against the reference.
+    taken = [
+        "([]0-[b])(])",
+        "(?<n>[]0-[b])(])",
+        "([]0-[b])(]){2}",
+        "([]0-[b])|(])",
+        "([]0-[b])(?i:])",
+        "([]0-[b])(?i)(])",
+        "\\b([]0-[b])(])",
+        "([]0-[b])(])\\b",
+        "(\\b([]0-[b])(]))",
+        "([]0-[b])(])(a)\\2",
+        "(?i:[]0-[b])(])",
+        "(?i)(?:[]0-[b])(])",
+        "(?:a(?i)[]0-[b])(])",
+        "(?i)(?:a(?:b[]0-[b]))((]))",
+        "a(?:b[]0-[b])(])",
+        "a(?:b|[]0-[b])(])",
+        "c|(?:b|[]0-[b])(])",
+        "(?:b[]0-[b])(])*",
+        "(?:b[]0-[b])(])a",
+        "a(?:b(?:c[]0-[b]))((]))",
+        "\\b(?:b|[]0-[b])(])",
+        "\\b(?:a(?:b[]0-[b])(]))",
+        "(?:(?:[]0-[b])(])*){2}",
+        "(?:(?:[]0-[b])(])+?)?",
+        "(?:[]0-[b])(])*(?=a)",
+        "(?:c|(?:[]0-[b]))((])+)(?=a)",
+        "(?=c|[]0-[b])(])a",
+        "(?=a)(?>c|[]0-[b])(])",
+        "(?:\\b|(?:c|[]0-[b])(]))",
+        "(?x)([ -\\d)(])",
+        "(?x)(?i:[ -\\d)(])",
+        "(?x)(([ -\\d))((]))",
+        "(?x)(?i)[ -\\d)(]",
+        "(?x)((?i)[ -\\d))((])",
+    ]
+    refused = [
+        "(?:[]0-[b])(])",
+        "(?s:[]0-[b])(])",
+        "(?-i:[]0-[b])(])",
+        "(?i:(?:[]0-[b]))((]))",
+        "(?i:(?-i:[]0-[b])(]))",
+        "(?i)[]0-[b])(]",
+        "(?i)([]0-[b]))((])",
+        "([]0-[b])(])\\1",
+        "([]0-[b])(]\\b)",
+        "(a\\b[]0-[b])(])",
+        "\\b([]0-[b])(])\\b",
+        "(?:([]0-[b])(]))+\\b",
+        "(?:([]0-[b])(]))?\\b",
+        "a(?:[]0-[b])(])",
+        "(?:b|[]0-[b])(])",
+        "c|(?:b[]0-[b])(])",
+        "(?:(?:b[]0-[b])(]))",
+        "(?:[]0-[b])(])*",
+        "\\ba(?:b[]0-[b])(])",
+        "a(?:b[]0-[b])(])\\b",
+        "(?:b[]0-[b])(])*\\b",
+        "(?:(?:[]0-[b])(])+)?",
+        "(?:(?:[]0-[b])(])*){0,1}",
+        "(?:(?:[]0-[b])(])){2}",
+        "(?=[]0-[b])(])a",
+        "(?=a)(?>[]0-[b])(])",
+        "(c|[]0-[b])(])\\1",
+        "\\b([]0-[b])(])?(?=a)",
+        "(?x)(?:[ -\\d)(])",
+        "(?x)([ -\\d)(?i)])",
+        "(?x)([ -\\d)(])\\1",
+        "(?x)(?i)[ -\\d))((]",
+    ]
+    assert_verdicts(taken, refused)
+
+
+def test_what_each_reading_skips_in_braces() -> None:
+    # The lenient reading skips in a count, a "\\b{…}" and a "\\x{…}" what it skips between the parts of a
+    # pattern: in extended mode its white space and "#" comments, and comment groups "(?#…)"; out of extended mode
+    # the strict reading takes white space after a count's comma only before an upper bound. Checked against the
+    # reference.
+    taken = [
+        "(?x)a{2 #c\n}",
+        "(?x)a{#c\n2,3}",
+        "a{ 2}",
+        "a{2,\t3}",
+        "a{2 ,}",
+        "(?x)a{2, }",
+        "(?x)a{2,\u3000}",
+        "(?=a)a{2(?#c)}",
+        "(?=a)(?x)a{2#c\n3}*",
+        "(?x)\\b{#c\n2}",
+        "(?x)\\b{st#c\nart}",
+        "(?=a)\\b{(?#c)start}",
+        "(?=a)\\b{(?#c),2}",
+        "(?x)\\x{4#c\n1}",
+        "(?=a)\\x{(?#c)41}",
+        "(?=a)[\\x{(?#c)41}]",
+        "(?x)[\\x{#c\n41}]",
+    ]
+    refused = [
+        "(?x)a{2 #c\n}*",
+        "(?x)a{#c\n2}*",
+        "(?=a)(?x)a{,#c\n}*",
+        "(?=a)a{(?#c)2}*",
+        "(?=a)(?x)a{2(?#c),3}*",
+        "a{2, }",
+        "a{ 2 , }",
+        "a{2,\u3000}",
+        "(?x)(?-x)a{2,\t}",
+        "(?x)\\b{#c\n,2}",
+        "(?=a)\\b{(?#c)}",
+        "(?x)\\b{#c\n2}*",
+        "(?x)\\x{41#}",
+        "(?x)\\x{\x0b41}",
+    ]
+    assert_verdicts(taken, refused)
+
+
+def test_a_long_gap_in_a_count_is_read_in_linear_time() -> None:
+    # (Once read by a regular expression that backtracked over each way to share the gap among its parts.)
+    # A "{" that starts no count is a plain character; the reference agrees on each.
+    assert regex_ok("(?=a)(?x)a{" + " " * 20_000 + "x")
+    assert regex_ok("(?=a)a{" + "1" * 20_000 + "x")
+    assert regex_ok("(?=a)(?x)a{" + " " * 20_000 + "}")
+    assert not regex_ok("(?=a)(?x)a{" + " " * 20_000 + "2}*")
+
+
+def test_a_class_rest_is_priced_with_its_class() -> None:
+    # A quantifier first in a class's rest repeats the class; a count after it repeats both (the largest counts
+    # taken, checked against the reference).
+    taken = [
+        "[]0-[b]{119153}]",
+        "(?x)[ -\\d{145632}]",
+        "(?x)[ -\\w{119153}]",
+        "[]0-[b]x]{68983}",
+        "[]0-[b]]{87379}",
+        "[]0-[b]*{81918}]",
+    ]
+    refused = [
+        "[]0-[b]{119154}]",
+        "(?x)[ -\\d{145633}]",
+        "(?x)[ -\\w{119154}]",
+        "[]0-[b]x]{68984}",
+        "[]0-[b]]{87380}",
+        "[]0-[b]*{81919}]",
+    ]
+    assert_verdicts(taken, refused)

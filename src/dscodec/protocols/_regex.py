@@ -28,7 +28,11 @@ reading skipped some of the rest outside a class, the lenient reading is done ag
 at a line feed in both. A back-reference in a class stops the strict reading there (``(?x)(a)[ ]\\1``). The lenient
 engine reads the pattern as the strict reading writes it out: a ``\\cX`` it read as that control character and, when
 it reads the pattern to the end, a class escape it read in a class as a class, ``[`` first (so in extended mode
-``[ -\\d]`` is a range from the space to ``[``, then ``0-9]`` closes the class).
+``[ -\\d]`` is a range from the space to ``[``, then ``0-9]`` closes the class). Where the lenient engine ends a
+class past the strict reading's end (:meth:`_Reader.lenient_rest`), what lies between is read in the text of the
+program the class lands in, as the lenient engine writes it out: its ``)`` may close groups written there around
+the class (``([]0-[b])(])`` is taken, ``(?:[]0-[b])(])`` is not). In braces (a count, ``\\b{…}``, ``\\x{…}``) the
+lenient reading skips what it skips between a pattern's parts, comments included.
 
 Then each program the pattern compiles to must stay under a size limit (10 MiB). A pattern without hard parts
 (look-arounds, back-references and the groups they name, atomic groups, possessive repetitions, word boundaries)
@@ -354,10 +358,6 @@ _NOT_PLAIN = frozenset("|)*+?{([\\.^$")
 _PLAIN_RUN = re.compile(r"[^|)*+?{(\[\\.^$]+")
 _PLAIN_RUN_EXTENDED = re.compile("[^|)*+?{(\\[\\\\.^$#" + "".join(sorted(_WHITE_SPACE)) + "]+")
 _LENIENT_PLAIN_RUN_EXTENDED = re.compile(r"[^|)*+?{(\[\\.^$#\t\n\r ]+")
-_LENIENT_COUNT = re.compile(r"\{([0-9]*)(,?)([0-9]*)\}")
-#: The same in extended mode, where a space, a tab, a line feed or a carriage return inside the braces is skipped
-#: (observed: no other white space there).
-_LENIENT_COUNT_EXTENDED = re.compile(r"\{[\t\n\r ]*([0-9]*)[\t\n\r ]*(,?)[\t\n\r ]*([0-9]*)[\t\n\r ]*\}")
 _ASCII_CLASS = re.compile(r"\[:\^?([a-z]+):\]")
 _ASCII_CLASSES = _words("alnum alpha ascii blank cntrl digit graph lower print punct space upper word xdigit")
 #: What a class escape's program costs per copy (the ECMA meanings: ``\\d`` and ``\\w`` are ASCII).
@@ -586,10 +586,12 @@ class _Item:
         "kind",
         "least",
         "literal",
+        "needs",
         "nest",
         "parts",
         "repeatable",
         "tough",
+        "unwritable",
     )
 
     def __init__(
@@ -607,6 +609,8 @@ class _Item:
         kind: str = "",
         parts: Sequence[_Item] = (),
         flawed: bool = False,
+        needs: int = 0,
+        unwritable: int = 0,
     ) -> None:
         self.cost = cost  # the estimated size as (a part of) one program
         # Whether a quantifier may follow it: not a look-around, \G, \K or nothing, nor a group that captures
@@ -621,11 +625,19 @@ class _Item:
         own = 0 if literal or hard else cost
         self.easy = own if easy is None else easy
         self.tough = own if tough is None else tough
-        self.kind = kind  # "alternation", "concatenation", "ahead" (a positive look-ahead), or ""
+        # "alternation", "concatenation", "ahead" (a positive look-ahead), "repetition" (parts unset), or ""
+        self.kind = kind
         self.parts = parts  # the branches, the items, or the look-ahead's inside
         # It holds a part the lenient engine refuses only when it compiles it (a look-behind it cannot match): the
         # pattern is refused unless a repetition {0} around drops the part uncompiled.
         self.flawed = flawed
+        # How many groups around it the text the lenient engine writes out of an easy one must still hold (a class
+        # whose rest closes groups it did not open, see _Reader.lenient_rest); for a hard one, 0.
+        self.needs = needs
+        # Where such a rest lacks its groups, in the program its part lands in: _IN_EASY when the piece is in an
+        # easy context (for a hard piece only: an easy one is a whole program there, which ``needs`` tells),
+        # _IN_HARD when in a hard one.
+        self.unwritable = unwritable
 
     def but(self, **changes: Any) -> _Item:
         """A copy of this item with the fields ``changes`` names set as given (the others as they are)."""
@@ -656,6 +668,66 @@ def _split(items: Sequence[_Item], *, hard: bool) -> int:
     return max(_program(items[:start]), _program(items[end:]), *(item.tough for item in items[start:end]))
 
 
+#: The bits of :attr:`_Item.unwritable`.
+_IN_EASY, _IN_HARD = 1, 2
+
+
+#: What the lenient engine writes in a group of its own when it writes out an easy piece: in an alternation (or
+#: alone, but for the whole pattern), in a concatenation, in a repetition (observed: ``a(?:b[]0-[b])(])``,
+#: ``a(?:b|[]0-[b])(])``, ``(?:b[]0-[b])(])*`` and ``(?:(?:[]0-[b])(])*){2}`` are taken, ``a(?:[]0-[b])(])``
+#: and ``c|(?:b[]0-[b])(])`` are not). A greedy ``*``, ``+`` or ``?`` (or the same count) of one of those is one
+#: repetition, no group (observed: ``(?:(?:[]0-[b])(])+)?`` is not taken, ``(?:(?:[]0-[b])(])+?)?`` and
+#: ``(?:(?:[]0-[b])(])+){1}`` are).
+_IN_ALTERNATION = frozenset({"alternation"})
+_IN_CONCATENATION = frozenset({"alternation", "concatenation"})
+_IN_SIMPLE_REPETITION = frozenset({"alternation", "concatenation", "repetition"})
+_IN_REPETITION = _IN_SIMPLE_REPETITION | {"simple repetition"}
+_SIMPLE_BOUNDS = ((0, None), (1, None), (0, 1))
+
+
+def _written_needs(item: _Item, grouped: frozenset[str]) -> int:
+    """The groups an easy item still needs (:attr:`_Item.needs`) written out as a part of a larger piece, where
+    the lenient engine writes the kinds of piece ``grouped`` names in a group of their own."""
+    needs = item.needs
+    if needs and item.kind in grouped:
+        needs -= 1
+    return needs
+
+
+def _unwritable(item: _Item, *, hard: bool) -> bool:
+    """Whether a part of ``item`` lacks the groups its rest needs when ``item`` is in a hard or an easy context
+    (an easy item in an easy context is one program: it must need none)."""
+    if hard:
+        return bool(item.unwritable & _IN_HARD)
+    return bool(item.unwritable & _IN_EASY) if item.hard else item.needs > 0
+
+
+def _alone_unwritable(item: _Item) -> bool:
+    """:func:`_unwritable` for ``item`` in an easy context where the lenient engine writes an easy one out as a
+    program of its own that is a part of a larger pattern: an alternation in a group of its own (observed:
+    ``(?=c|[]0-[b])(])a``, ``(?=a)(?>c|[]0-[b])(])`` and ``(?:\\b|(?:c|[]0-[b])(]))`` are taken; not so in a
+    group a back-reference names, ``(c|[]0-[b])(])\\1`` is not)."""
+    if item.hard:
+        return bool(item.unwritable & _IN_EASY)
+    return _written_needs(item, _IN_ALTERNATION) > 0
+
+
+def _split_unwritable(items: Sequence[_Item], *, hard: bool) -> bool:
+    """:func:`_unwritable` for a concatenation with the programs of :func:`_split`: the items of the runs at its
+    start and end are written out one after the other, as if at its top (``\\b(?:b|[]0-[b])(])`` is taken,
+    ``\\ba(?:b[]0-[b])(])`` is not); each item between is in a hard context."""
+    n = len(items)
+    start = 0
+    while start < n and items[start].fixed and not items[start].hard:
+        start += 1
+    end = n
+    while end > start and not items[end - 1].hard and (items[end - 1].fixed or not hard):
+        end -= 1
+    return any(_written_needs(item, _IN_ALTERNATION) > 0 for item in (*items[:start], *items[end:])) or any(
+        _unwritable(item, hard=True) for item in items[start:end]
+    )
+
+
 #: A plain character's item by the length of its UTF-8 form (items are never changed, so they may be shared).
 _PLAIN_ITEMS = [_Item(32 * length, literal=True) for length in range(5)]
 
@@ -673,6 +745,13 @@ def _sequence(items: Sequence[_Item], *, nest: int) -> _Item:
         return items[0].but(nest=nest)  # the lenient reading sees through it: repeatable as its item is
     cost = sum(item.cost for item in items)
     hard = any(item.hard for item in items)
+    needs = unwritable = 0
+    if any(item.needs or item.unwritable for item in items):
+        unwritable = _IN_HARD * _split_unwritable(items, hard=True)
+        if hard:
+            unwritable |= _IN_EASY * _split_unwritable(items, hard=False)
+        else:
+            needs = max(_written_needs(item, _IN_CONCATENATION) for item in items)
     return _Item(
         cost,
         nest=nest,
@@ -685,6 +764,8 @@ def _sequence(items: Sequence[_Item], *, nest: int) -> _Item:
         kind="concatenation",
         parts=items,
         flawed=any(item.flawed for item in items),
+        needs=needs,
+        unwritable=unwritable,
     )
 
 
@@ -753,6 +834,37 @@ def _peek_space(text: str, k: int) -> str | None:
     return None
 
 
+#: A group of flags alone, after its "(" (it opens no group).
+_FLAG_GROUP = re.compile(r"\?[A-Za-z-]*\)")
+
+
+def _groups_closed(text: str) -> int:
+    """How many groups opened before it a class's rest ``text`` closes (see :meth:`_Reader.lenient_rest`): the most
+    its ``)`` outnumber its ``(`` from its start on, escapes and classes passed over."""
+    depth = lowest = k = 0
+    n = len(text)
+    while k < n:
+        c = text[k]
+        k += 1
+        if c == "\\":
+            k += 1
+        elif c == "[":
+            end = _lenient_class_end(text, k - 1)
+            if end < 0:
+                break
+            k = end
+        elif c == "(":
+            flags = _FLAG_GROUP.match(text, k)
+            if flags is None:
+                depth += 1
+            else:
+                k = flags.end()
+        elif c == ")":
+            depth -= 1
+            lowest = min(lowest, depth)
+    return -lowest
+
+
 def _lenient_class_end(text: str, k: int) -> int:
     """Where the class opening at ``k`` ends (past its ``]``) as the lenient engine finds it, -1 if it never does:
     each ``[`` opens a class (but an ASCII class ``[:alpha:]``), in which a ``]`` first (after an optional ``^``) is
@@ -793,6 +905,7 @@ class _Reader:
         rest: bool = False,
         written: dict[int, str] | None = None,
         apart: int = -1,
+        placeholder: tuple[int, int] = (-1, 0),
     ) -> None:
         self.text = text
         # The rest of a class the strict reading's engine alone reads (see lenient_rest): it takes any quantifier
@@ -827,6 +940,10 @@ class _Reader:
         self.spaced = -1
         self.atom_end = 0  # where the last item read by a concatenation ends (before its quantifiers)
         self.behind = 0  # look-behinds around the reader
+        self.open_groups = 0  # groups around the reader
+        self.written_rest_cost = -1  # what a class written out with a rest costs (see both_classes)
+        # Where the class a rest follows stands in the rest's text, what it costs (see lenient_rest).
+        self.placeholder, self.placeholder_cost = placeholder
         self.in_behind = False  # the innermost look-around around the reader is a look-behind
         self.escapes: set[str] = set()  # the class escapes of the class being read
         # Where the strict reading read a "\\c" (or a class escape in a class), by position: the letter (see
@@ -899,6 +1016,12 @@ class _Reader:
             item = _sequence([_Item(64, least=0), item.parts[0]], nest=0)
         elif item.kind == "concatenation" and item.parts[-1].kind == "ahead":
             rest = _sequence(item.parts[:-1], nest=0)
+            # (a group the lenient engine writes out, an alternation in one of its own in it: observed,
+            # "(?:[]0-[b])(])*(?=a)" and "(?:c|(?:[]0-[b]))((])+)(?=a)" are taken)
+            needs = 0 if rest.hard else max(_written_needs(rest, _IN_ALTERNATION) - 1, 0)
+            unwritable = _IN_HARD * _unwritable(rest, hard=True)
+            if rest.hard:
+                unwritable |= _IN_EASY * _unwritable(rest, hard=False)
             group = _Item(
                 rest.cost + 64,
                 hard=rest.hard,
@@ -906,10 +1029,15 @@ class _Reader:
                 least=rest.least,
                 easy=rest.easy if rest.hard else None,
                 tough=rest.tough,
+                needs=needs,
+                unwritable=unwritable,
             )
             item = _sequence([group, item.parts[-1].parts[0]], nest=0)
-        # An easy pattern is one program; a hard one is run by the lenient engine, with its easy parts compiled.
-        return item.easy if item.hard else item.cost
+        if _unwritable(item, hard=False):
+            _fail()  # a class's rest lacks the groups it closes (see lenient_rest)
+        # An easy pattern is one program; a hard one is run by the lenient engine, with its easy parts compiled
+        # (a class's rest is one program of the strict reading's engine).
+        return item.easy if item.hard and not self.rest else item.cost
 
     def alternation(self, depth: int) -> _Item:
         branches = [self.concatenation(depth)]
@@ -923,6 +1051,14 @@ class _Reader:
             _fail()
         hard = any(b.hard for b in branches)
         least = min(b.least for b in branches)
+        needs = unwritable = 0
+        if any(b.needs or b.unwritable for b in branches):
+            # The lenient engine runs the alternation of a hard context (or a hard one), each branch a program.
+            unwritable = _IN_HARD * any(_unwritable(b, hard=True) for b in branches)
+            if hard:
+                unwritable |= _IN_EASY * any(_alone_unwritable(b) for b in branches)
+            else:
+                needs = max(_written_needs(b, _IN_ALTERNATION) for b in branches)
         return _Item(
             sum(b.cost for b in branches) + 8 * len(branches),
             nest=nest,
@@ -934,6 +1070,8 @@ class _Reader:
             kind="alternation",
             parts=branches,
             flawed=any(b.flawed for b in branches),
+            needs=needs,
+            unwritable=unwritable,
         )
 
     def concatenation(self, depth: int) -> _Item:
@@ -951,7 +1089,10 @@ class _Reader:
                 # white space the strict one skipped: observed, "(?x)a?\u3000*" is taken, "(?x)a? *" is not).
                 items[-1] = self.repetitions(items[-1])
                 continue
-            if c == "{":
+            if self.pos == self.placeholder:
+                self.pos += 1
+                item = _Item(self.placeholder_cost)
+            elif c == "{":
                 if self.strict:
                     _fail()  # nothing to repeat
                 self.pos += 1
@@ -1049,8 +1190,13 @@ class _Reader:
             _fail()
         high: int | None = low
         if k < n and text[k] == ",":
+            # Out of extended mode a "}" right after the comma leaves the count open; anything else starts its
+            # upper bound, white space included (observed: "a{2, 3}" is taken, "a{2, }" is not; "(?x)a{2, }" is).
+            closed = not self.extended and text.startswith("}", k + 1)
             high, k = number(k + 1)
             if high is not None and high < low:
+                _fail()
+            if high is None and not (self.extended or closed):
                 _fail()
         if k >= n or text[k] != "}":
             _fail()
@@ -1058,13 +1204,16 @@ class _Reader:
         return low, high
 
     def lenient_count(self) -> tuple[int, int | None] | None:
-        """The count the lenient reading sees at a ``{`` (``{n}``, ``{n,}``, ``{,m}``, ``{,}``, ``{n,m}``, no
-        spaces but in extended mode, bounds in any order), consumed; None (nothing consumed) when it reads a plain
-        ``{``."""
-        match = (_LENIENT_COUNT_EXTENDED if self.extended else _LENIENT_COUNT).match(self.text, self.pos)
-        if match is None or not (match.group(1) or match.group(2)):
+        """The count the lenient reading sees at a ``{`` (``{n}``, ``{n,}``, ``{,m}``, ``{,}``, ``{n,m}``, bounds
+        in any order), consumed; None (nothing consumed) when it reads a plain ``{``. Around the numbers and the
+        comma it skips what :meth:`skip_space` skips (observed: ``(?=a)(?x)a{2 #c\\n}*`` and ``(?=a)a{2(?#c)}*``
+        are not taken, the count leaving the ``*`` nothing to repeat)."""
+        found = self.lenient_count_parts()
+        if found is None:
             return None
-        low, comma, high = match.groups()
+        low, comma, high, end = found
+        if not (low or comma):
+            return None
         if high and not comma:
             return None  # two numbers apart (observed: "(?=a)(?x)\\K{2 4}" is taken)
         if _beyond_64_bits(low) or _beyond_64_bits(high):
@@ -1075,10 +1224,64 @@ class _Reader:
         least, most = _decimal(low or "0"), _decimal(high or "0")
         if least is None or most is None or least > 0xFFFFFFFF or most > 0xFFFFFFFF:
             _fail()  # beyond 32 bits: refused by both readings
-        self.pos = match.end()
+        self.pos = end
         if not comma:
             return least, least
         return least, (most if high else None)
+
+    def lenient_gap(self, k: int) -> int:
+        """Where what the lenient reading skips in braces (a count, ``\\b{…}``) from ``k`` on ends: its white space
+        and ``#`` comments in extended mode, comment groups ``(?#…)`` (see skip_space); -1 for a comment that never
+        ends."""
+        text, n = self.text, len(self.text)
+        while k < n:
+            c = text[k]
+            if self.extended and c in _LENIENT_SPACE:
+                k += 1
+            elif self.extended and c == "#":
+                k = text.find("\n", k) + 1
+                if not k:
+                    return -1
+            elif not self.strict and text.startswith("(?#", k):
+                k += 3
+                while k < n and text[k] != ")":
+                    k += 2 if text[k] == "\\" else 1
+                if k >= n:
+                    return -1
+                k += 1
+            else:
+                break
+        return k
+
+    def lenient_count_parts(self) -> tuple[str, str, str, int] | None:
+        """The parts of a count at the ``{`` at the reader as the lenient reading finds them, each run of digits
+        taken whole (its low digits, its comma, its high digits, where it ends), without consuming them; None when
+        no ``}`` ends them. Read by hand, in time linear in what it passes over."""
+        text, n = self.text, len(self.text)
+        gap = self.lenient_gap
+
+        def digits(k: int) -> int:
+            while k < n and "0" <= text[k] <= "9":
+                k += 1
+            return k
+
+        parts: list[str] = []
+        k = self.pos + 1
+        for step in range(3):
+            k = gap(k)
+            if k < 0:
+                return None
+            if step == 1:  # the comma
+                parts.append("," if k < n and text[k] == "," else "")
+                k += len(parts[-1])
+            else:
+                end = digits(k)
+                parts.append(text[k:end])
+                k = end
+        k = gap(k)
+        if k < 0 or k >= n or text[k] != "}":
+            return None
+        return parts[0], parts[1], parts[2], k + 1
 
     def quantifier(self, item: _Item) -> _Item | None:
         """One quantifier of the lenient reading at the reader (``*``, ``+``, ``?`` or a count, then ``?`` for
@@ -1095,10 +1298,12 @@ class _Reader:
             cost = item.cost + 40
             fixed = False
             low, optional = (1 if c == "+" else 0), c == "?"
+            bounds: tuple[int, int | None] = (low, 1 if optional else None)
         elif c == "{":
-            bounds = self.lenient_count()
-            if bounds is None:
+            found = self.lenient_count()
+            if found is None:
                 return None
+            bounds = found
             reverse = bounds[1] is not None and bounds[0] > bounds[1]
             if reverse and self.in_behind:
                 flawed = True  # bounds in reverse order: taken but in a look-behind (observed)
@@ -1119,10 +1324,19 @@ class _Reader:
         if not (item.repeatable or self.rest or self.spaced > self.atom_end):
             _fail()  # (the lenient reading may repeat white space the strict one skipped, which repeats anything)
         self.skip_space()
-        if self.peek() == "?":  # lazy (a "+" right after it makes the repetition possessive too)
+        lazy = self.peek() == "?"
+        if lazy:  # (a "+" right after it makes the repetition possessive too)
             self.pos += 1
+        simple = not lazy and bounds in _SIMPLE_BOUNDS
         # The lenient engine runs a repetition of a hard item itself (it costs nothing by itself); an optional
         # item stays in the context it is in, any other goes into a hard one.
+        needs = unwritable = 0
+        if item.needs or item.unwritable:
+            unwritable = _IN_HARD * _unwritable(item, hard=True)
+            if item.hard:
+                unwritable |= _IN_EASY * _unwritable(item, hard=not optional)
+            else:
+                needs = _written_needs(item, _IN_SIMPLE_REPETITION if simple else _IN_REPETITION)
         repeated = _Item(
             cost,
             nest=item.nest + 1,
@@ -1132,10 +1346,14 @@ class _Reader:
             easy=(item.easy if optional else item.tough) if item.hard else None,
             tough=item.tough,
             flawed=flawed,
+            kind="simple repetition" if simple else "repetition",
+            needs=needs,
+            unwritable=unwritable,
         )
         if self.peek() == "+":  # possessive: an atomic group, hard, whose inside is in an easy context
             self.pos += 1
-            return repeated.but(hard=True, tough=repeated.easy)
+            unwritable = (_IN_EASY | _IN_HARD) * _unwritable(repeated, hard=False)
+            return repeated.but(hard=True, tough=repeated.easy, needs=0, unwritable=unwritable)
         return repeated
 
     def repetitions(self, item: _Item) -> _Item:
@@ -1254,7 +1472,9 @@ class _Reader:
         around = self.in_behind
         if look:
             self.in_behind = behind
+        self.open_groups += 1
         inner = self.alternation(depth)
+        self.open_groups -= 1
         self.in_behind = around
         if behind:
             self.behind -= 1
@@ -1270,6 +1490,14 @@ class _Reader:
         else:
             self.extended, self.insensitive = lenient
         nest = inner.nest + 1
+        # Where the inside of the group lacks the groups a class's rest needs (see lenient_rest): written out alone
+        # in a look-around or an atomic group, whole in a group a back-reference names.
+        inside = unwritable = 0
+        if inner.needs or inner.unwritable:
+            inside = (_IN_EASY | _IN_HARD) * (
+                _alone_unwritable(inner) if look or atomic else _unwritable(inner, hard=False)
+            )
+            unwritable = _IN_HARD * _unwritable(inner, hard=True)
         if look:  # its inside is in an easy context
             worst = _behind(inner) if behind else inner.easy
             return _Item(
@@ -1283,12 +1511,18 @@ class _Reader:
                 kind="ahead" if positive_ahead else "",
                 parts=(inner,),
                 flawed=inner.flawed or (behind and not _behind_matchable(inner)),
+                unwritable=inside,
             )
         if capture:
             if inner.fixed:
                 self.lengths[number] = inner.least
             # A group a back-reference names is hard: the lenient engine runs it itself.
             hard = inner.hard or number in self.referenced
+            # The group's own parentheses are one of the groups a class's rest in it may need, when the lenient
+            # engine writes the group out whole (observed: "([]0-[b])(])" and "\\b([]0-[b])(])" are taken,
+            # "([]0-[b])(])\\1" and "(a\\b[]0-[b])(])" are not).
+            if hard:
+                unwritable |= inside & _IN_EASY
             return _Item(
                 inner.cost + 64,
                 nest=nest,
@@ -1298,10 +1532,20 @@ class _Reader:
                 easy=inner.easy if hard else None,
                 tough=inner.tough,
                 flawed=inner.flawed,
+                needs=0 if hard else max(inner.needs - 1, 0),
+                unwritable=unwritable,
             )
         if atomic:  # hard, its inside in an easy context (and repeatable, even when empty)
             return inner.but(
-                nest=nest, repeatable=True, hard=True, literal=False, tough=inner.easy, kind="", parts=()
+                nest=nest,
+                repeatable=True,
+                hard=True,
+                literal=False,
+                tough=inner.easy,
+                kind="",
+                parts=(),
+                needs=0,
+                unwritable=inside,
             )
         # A group that captures nothing: the lenient reading sees through it, so it repeats as its item does (one
         # holding white space the strict reading skipped holds a character for the lenient one).
@@ -1412,24 +1656,22 @@ class _Reader:
         if c in "pP":
             return _Item(self.property())
         if c in "bB" and self.peek() == "{" and not self.rest:
-            following = self.peek(1)
-            if self.extended:  # spaces may come before the count's number (observed)
-                k = self.pos + 1
-                while k < len(text) and text[k] in _LENIENT_SPACE:
-                    k += 1
-                if k > self.pos + 1 and k < len(text) and text[k] in "0123456789,":
-                    following = text[k]
+            # What the lenient reading skips in braces may come before a count's number and among a name's
+            # characters (observed: "(?x)\\b{ 2}", "(?x)\\b{#c\n2}", "(?x)\\b{st#c\nart}" and
+            # "(?=a)\\b{st(?#c)art}" are taken).
+            k = self.lenient_gap(self.pos + 1)
+            following = text[k] if 0 <= k < len(text) else None
             if following is not None and ("0" <= following <= "9" or (following == "," and not self.strict)):
                 return _BOUNDARY  # a count of the boundary follows
             if c == "B":
                 _fail()
-            end = text.find("}", self.pos)
-            name = text[self.pos + 1 : end] if end >= 0 else ""
-            if self.extended:
-                name = "".join(ch for ch in name if ch not in _LENIENT_SPACE)
-            if name not in _WORD_BOUNDARIES:
+            letters: list[str] = []
+            while 0 <= k < len(text) and text[k] != "}":
+                letters.append(text[k])
+                k = self.lenient_gap(k + 1)
+            if k < 0 or k >= len(text) or "".join(letters) not in _WORD_BOUNDARIES:
                 _fail()
-            self.pos = end + 1
+            self.pos = k + 1
             return _BOUNDARY
         if c.isascii() and c.isalpha():
             if self.strict:
@@ -1471,13 +1713,17 @@ class _Reader:
     def hex_value(self, kind: str) -> int:
         text = self.text
         if self.peek() == "{":
-            end = text.find("}", self.pos)
-            if end < 0:
+            # What the lenient reading skips in braces may come among the digits, in a class too (observed:
+            # "(?x)\\x{4#c\n1}" and "(?=a)[\\x{(?#c)41}]" are taken).
+            found: list[str] = []
+            k = self.lenient_gap(self.pos + 1)
+            while 0 <= k < len(text) and text[k] != "}" and len(found) <= 8:
+                found.append(text[k])
+                k = self.lenient_gap(k + 1)
+            digits = "".join(found)
+            if k < 0 or k >= len(text) or text[k] != "}":
                 _fail()
-            digits = text[self.pos + 1 : end]
-            if self.extended:
-                digits = "".join(ch for ch in digits if ch not in _LENIENT_SPACE)
-            self.pos = end + 1
+            self.pos = k + 1
             if not digits or len(digits) > 8 or not all(d in _HEX for d in digits):
                 _fail()
         else:
@@ -1594,10 +1840,18 @@ class _Reader:
         item = self.class_read(skip=True)
         end = self.pos
         self.pos, self.strict = start, False
+        self.written_rest_cost = -1
         try:
-            self.class_read(skip=False)
+            lenient = self.class_read(skip=False)
         finally:
             self.strict = True
+        if self.written_rest_cost >= 0:
+            # The lenient engine's class has a rest (see lenient_rest): its program holds both, and may need groups.
+            item = item.but(
+                cost=max(item.cost, self.written_rest_cost),
+                needs=lenient.needs,
+                unwritable=lenient.unwritable,
+            )
         if self.pos != end and not self.parted:
             # The readings end the class apart (observed: "(?x)[a#](\n]" and "(?x)[\t] **]]" are not taken): from
             # here they read the text otherwise, as when their flags part.
@@ -1651,9 +1905,11 @@ class _Reader:
                 every = any(e in escapes and e.upper() in escapes for e in "dsw")  # [\\s\\S]: any character
                 cost = 964 if every else self.class_cost(spans, costs, negated=negated, escapes=escapes)
                 if not stack:
+                    needs = 0
                     if farther and not (skip or self.rest):  # (a rest is the strict reading's engine's alone)
-                        cost += self.lenient_rest(opening)
-                    return _Item(cost, nest=2 * deepest)  # the strict reading counts two levels per class
+                        cost, needs = self.lenient_rest(opening, cost)
+                    # (the strict reading counts two levels per class)
+                    return _Item(cost, nest=2 * deepest, needs=needs, unwritable=_IN_HARD * (needs > 0))
                 stack[-1][1].append(cost)
                 continue
             if first and c == "]":
@@ -1702,10 +1958,17 @@ class _Reader:
                     _fail()
                 spans.append((start, end))
                 if closes:
-                    stack.pop()  # (its cost is not needed: this is the lenient reading's check alone)
+                    # The written out class's "[" ended the range; what follows it in the class, the escape's
+                    # characters (a "^" first for a complement), are the class's too (observed:
+                    # "(?x)[ -\\w{119153}]" is taken, "(?x)[ -\\w{119154}]" is not).
+                    letter = self.text[self.pos - 1]
+                    written = [*_CLASS_SPANS[letter.lower()], *([(0x5E, 0x5E)] if letter.isupper() else [])]
+                    cost = self.class_cost(_merged([*spans, *written]), costs, negated=negated, escapes=set())
+                    stack.pop()
                     if not stack:
-                        self.lenient_rest(opening)
-                        return _Item(0)
+                        cost, needs = self.lenient_rest(opening, cost, written_out=True)
+                        self.written_rest_cost = cost
+                        return _Item(cost, needs=needs, unwritable=_IN_HARD * (needs > 0))
             elif start is not None:
                 spans.append((start, start))
 
@@ -1722,26 +1985,42 @@ class _Reader:
                 return (ord(self.text[self.pos - 1]) % 32, False) if letter == "c" else (None, True)
         return self.class_item(spans, costs), False
 
-    def lenient_rest(self, opening: int) -> int:
-        """Read what lies between the end of the class opening at ``opening`` read here and the end the lenient
-        engine finds (:func:`_lenient_class_end`); the estimated size it adds. It is a pattern for the engine that
-        engine hands its class on to, the strict reading's: after a class, so a quantifier may come first, without
-        x flag, alone in its groups (observed: ``[]0-[b]**]`` is taken, ``[]0-[b](]`` and ``([]0-[b])]`` are not). What
-        it costs goes with the class: repeated, the lenient engine repeats both (``[]0-[b]]{100000}`` is too large)."""
+    def lenient_rest(self, opening: int, cost: int, *, written_out: bool = False) -> tuple[int, int]:
+        """Read what lies between the end of the class opening at ``opening`` read here (whose estimated size is
+        ``cost``) and the end the lenient engine finds (:func:`_lenient_class_end`); the estimated size of both,
+        and how many groups around the class the rest needs (:attr:`_Item.needs`). It is a pattern for the engine
+        that engine hands its class on to, the strict reading's: after the class, so a quantifier there repeats
+        the class, without x flag (observed: ``[]0-[b]**]`` is taken, ``[]0-[b](]`` and ``([]0-[b])]`` are not;
+        ``[]0-[b]{119153}]`` is taken, ``[]0-[b]{119154}]`` is not, as for as many copies of the class). What it
+        costs goes with the class: repeated, the lenient engine repeats both (``[]0-[b]]{87379}`` and
+        ``[]0-[b]x]{68983}`` are taken, with one more copy they are not).
+
+        That engine reads it in the text of the program the class lands in, as the lenient engine writes it out:
+        it may close groups opened there before the class, then open as many, which those groups' own ``)`` close
+        (observed: ``([]0-[b])(])`` and ``(?x)([ -\\d)(])`` are taken, ``(?:[]0-[b])(])`` is not: the lenient engine
+        writes no group that captures nothing as such). Under the i flag it writes the class in a group of its own,
+        ``(?i:…)`` (``(?i)(?:[]0-[b])(])`` is taken). ``written_out``: the class ends in a class escape written out
+        as a class, which the strict reading read as such (its class holds the rest)."""
         end = _lenient_class_end(self.text, opening)
         if end < 0:
             _fail()
         start, self.pos = self.pos, end
         if end == start + 1:
-            return 32  # a "]" alone
-        rest = _Reader("0" + self.text[start:end], rest=True)
+            return cost + 32, 0  # a "]" alone
+        text = self.text[start:end]
+        closed = _groups_closed(text)
+        if self.strict and not written_out and closed > self.open_groups:
+            # To the strict reading, which ends the class before, the rest's ")" close groups around it too, of any
+            # kind (observed: "(?i)[]0-[b])(]" is not taken).
+            _fail()
+        rest = _Reader("(" * closed + "0" + text + ")" * closed, rest=True, placeholder=(closed, cost))
         try:
             size = rest.read()
         except _Parted:
             _fail()  # a look-around or a back-reference, which that engine does not know
         if not rest.strict:
             _fail()
-        return size
+        return size, max(closed - self.lenient_insensitive, 0)
 
     def class_cost(
         self, spans: list[tuple[int, int]], costs: list[int], *, negated: bool, escapes: set[str]
