@@ -654,10 +654,10 @@ def _program(items: Sequence[_Item]) -> int:
     return sum(item.cost for item in items)
 
 
-def _split(items: Sequence[_Item], *, hard: bool) -> int:
-    """The largest program of a concatenation of ``items`` (some hard) compiled in a hard or an easy context: the
-    easy items of a fixed length at the start make one program, so do the easy items at the end (in a hard context
-    only those of a fixed length), and each item between is compiled in a hard context."""
+def _ends(items: Sequence[_Item], *, hard: bool) -> tuple[int, int]:
+    """Where the runs of easy items at the start and at the end of a concatenation of ``items`` (some hard) end
+    and start when it is compiled in a hard or an easy context: at the start those of a fixed length, at the end
+    those of a fixed length in a hard context, any in an easy one."""
     n = len(items)
     start = 0
     while start < n and items[start].fixed and not items[start].hard:
@@ -665,6 +665,13 @@ def _split(items: Sequence[_Item], *, hard: bool) -> int:
     end = n
     while end > start and not items[end - 1].hard and (items[end - 1].fixed or not hard):
         end -= 1
+    return start, end
+
+
+def _split(items: Sequence[_Item], *, hard: bool) -> int:
+    """The largest program of a concatenation of ``items`` (some hard) compiled in a hard or an easy context: the
+    runs of :func:`_ends` make one program each, and each item between is compiled in a hard context."""
+    start, end = _ends(items, hard=hard)
     return max(_program(items[:start]), _program(items[end:]), *(item.tough for item in items[start:end]))
 
 
@@ -716,13 +723,7 @@ def _split_unwritable(items: Sequence[_Item], *, hard: bool) -> bool:
     """:func:`_unwritable` for a concatenation with the programs of :func:`_split`: the items of the runs at its
     start and end are written out one after the other, as if at its top (``\\b(?:b|[]0-[b])(])`` is taken,
     ``\\ba(?:b[]0-[b])(])`` is not); each item between is in a hard context."""
-    n = len(items)
-    start = 0
-    while start < n and items[start].fixed and not items[start].hard:
-        start += 1
-    end = n
-    while end > start and not items[end - 1].hard and (items[end - 1].fixed or not hard):
-        end -= 1
+    start, end = _ends(items, hard=hard)
     return any(_written_needs(item, _IN_ALTERNATION) > 0 for item in (*items[:start], *items[end:])) or any(
         _unwritable(item, hard=True) for item in items[start:end]
     )
