@@ -866,6 +866,16 @@ def _groups_closed(text: str) -> int:
     return -lowest
 
 
+def _comment_group_end(text: str, k: int) -> int:
+    """Where the comment group ``(?#…)`` opening at ``k`` ends (past its ``)``; a backslash in it escapes the next
+    character, so ``(?#\\))`` is one comment), -1 if it never does."""
+    n = len(text)
+    k += 3
+    while k < n and text[k] != ")":
+        k += 2 if text[k] == "\\" else 1
+    return k + 1 if k < n else -1
+
+
 def _lenient_class_end(text: str, k: int) -> int:
     """Where the class opening at ``k`` ends (past its ``]``) as the lenient engine finds it, -1 if it never does:
     each ``[`` opens a class (but an ASCII class ``[:alpha:]``), in which a ``]`` first (after an optional ``^``) is
@@ -989,12 +999,10 @@ class _Reader:
                 end = text.find("\n", self.pos)
                 self.pos = n if end < 0 else end + 1
             elif comments and text.startswith("(?#", self.pos):
-                k = self.pos + 3
-                while k < n and text[k] != ")":
-                    k += 2 if text[k] == "\\" else 1
-                if k >= n:
+                end = _comment_group_end(text, self.pos)
+                if end < 0:
                     _fail()  # the comment never closes
-                self.pos = k + 1
+                self.pos = end
             else:
                 return
 
@@ -1244,12 +1252,9 @@ class _Reader:
                 if not k:
                     return -1
             elif not self.strict and text.startswith("(?#", k):
-                k += 3
-                while k < n and text[k] != ")":
-                    k += 2 if text[k] == "\\" else 1
-                if k >= n:
+                k = _comment_group_end(text, k)
+                if k < 0:
                     return -1
-                k += 1
             else:
                 break
         return k
