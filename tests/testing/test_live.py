@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import ssl
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
@@ -15,6 +16,7 @@ import pytest
 
 from dscodec.cli import main
 from dscodec.testing import TranscriptError, lint, load_transcript, verify
+from dscodec.testing import live as live_module
 from dscodec.testing.live import record, send
 from tests.server.conftest import LiveServer
 
@@ -81,6 +83,39 @@ def test_an_answer_within_the_bounds_is_read_whole(serve: Callable[[Any], str]) 
     assert exchange.frames is not None and len(exchange.frames) == 21
     with pytest.raises(TranscriptError, match=f"passed {size - 1} bytes"):
         send(url, BODY, max_bytes=size - 1)
+
+
+def test_the_tls_settings_are_made_once_for_every_exchange(
+    serve: Callable[[Any], str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """httpx reads the certificate authorities' file for each client made without TLS settings (tens of
+    milliseconds); ``send`` makes its settings once and hands them to every client."""
+    import httpx
+
+    made: list[ssl.SSLContext] = []
+
+    def create_ssl_context(*args: Any, **kwargs: Any) -> ssl.SSLContext:
+        made.append(real(*args, **kwargs))
+        return made[-1]
+
+    real = httpx.create_ssl_context
+    clients: list[Any] = []
+    client_type = httpx.Client
+
+    def client(*args: Any, **kwargs: Any) -> httpx.Client:
+        clients.append(kwargs.get("verify"))
+        return client_type(*args, **kwargs)
+
+    monkeypatch.setattr(httpx, "create_ssl_context", create_ssl_context)
+    monkeypatch.setattr(httpx, "Client", client)
+    live_module._tls_settings.cache_clear()
+    try:
+        url = serve(streaming_app(2, 0))
+        for _ in range(3):
+            assert send(url, BODY).frames is not None
+    finally:
+        live_module._tls_settings.cache_clear()
+    assert len(made) == 1 and clients == [made[0]] * 3
 
 
 def test_a_stream_that_never_ends_fails_at_the_size_bound(serve: Callable[[Any], str]) -> None:

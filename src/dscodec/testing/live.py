@@ -8,8 +8,10 @@ protocol's path appended.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
+import ssl
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -182,6 +184,17 @@ def _check_limits(timeout: object, max_bytes: object) -> None:
         raise ValueError(f"max_bytes must be 1 or more, not {shown(max_bytes)}")
 
 
+@functools.cache
+def _tls_settings() -> ssl.SSLContext:
+    """The TLS settings of every exchange, made on the first: an httpx client made without them reads the
+    certificate authorities' file anew, about 50 ms of CPU a client, which a loop of short exchanges (a fuzzing
+    test's) would pay on every request. The file and the ``SSL_CERT_FILE``/``SSL_CERT_DIR`` variables are read
+    then, once."""
+    import httpx
+
+    return httpx.create_ssl_context()
+
+
 def send(
     url: str,
     body: Mapping[str, Any],
@@ -234,7 +247,7 @@ def send(
         with (
             # Each wait is bounded by the whole answer's bound, within what a socket's timer holds (a timeout of
             # 1e30 seconds is accepted: the operating system's timers stop at some years).
-            httpx.Client(timeout=min(timeout, _MAX_WAIT)) as client,
+            httpx.Client(timeout=min(timeout, _MAX_WAIT), verify=_tls_settings()) as client,
             client.stream("POST", target, content=payload, headers=sent) as answer,
         ):
             for chunk in answer.iter_bytes():
