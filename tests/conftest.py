@@ -8,8 +8,16 @@ long exploring run.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from hypothesis import HealthCheck, settings
+
+# The tests speak plain HTTP to servers on 127.0.0.1 only, and make hundreds of HTTP clients (httpx's, the SDKs'):
+# httpx reads the certificate authorities' file for each one, about 50 ms of CPU. It reads the file
+# SSL_CERT_FILE names, else a folder SSL_CERT_DIR names, which OpenSSL reads only when it checks a TLS peer:
+# point it at a folder that holds no certificate (the servers and commands the tests start inherit this too).
+os.environ["SSL_CERT_FILE"] = ""
+os.environ["SSL_CERT_DIR"] = str(Path(__file__).parent / "support")
 
 settings.register_profile(
     "dscodec",
