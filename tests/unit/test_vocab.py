@@ -10,14 +10,13 @@ from __future__ import annotations
 import itertools
 import os
 import re
-import shutil
 import unicodedata
 from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from tokenizers import Tokenizer
+from tokenizers import Tokenizer, decoders, models, pre_tokenizers
 
 from dscodec import _words as words_module
 from dscodec import vocab as vocab_module
@@ -28,7 +27,6 @@ from dscodec.vocab import (
     _WORD,
     Vocabulary,
     _byte_decoder,
-    bundled_tokenizer_path,
     safe_cuts,
 )
 
@@ -269,7 +267,8 @@ def test_mixed_lines_and_short_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_word_memory_starts_over_and_long_words_are_not_kept(monkeypatch: pytest.MonkeyPatch) -> None:
-    vocab = Vocabulary(Tokenizer.from_file(str(bundled_tokenizer_path())), name="test")
+    vocab = VOCAB
+    monkeypatch.setattr(vocab, "_word_ids", {})  # a memory of its own, given back after the test
     monkeypatch.setattr(vocab_module, "_WORD_MEMO_SIZE", 5)
     texts = ["alpha beta gamma delta", "epsilon zeta eta theta iota", "alpha " + "=" * 300 + " kappa"]
     for _ in range(2):
@@ -285,10 +284,11 @@ def test_count_tokens_equals_the_full_tokenizer(text: str) -> None:
     assert VOCAB.count_tokens(text) == expected  # again, with the text's words remembered
 
 
-def test_count_tokens_with_words_too_long_to_remember() -> None:
+def test_count_tokens_with_words_too_long_to_remember(monkeypatch: pytest.MonkeyPatch) -> None:
     """Word text whose words were all seen is counted from the word memory; a word too long to be kept sends
     the count the encoding way, every time."""
-    vocab = Vocabulary(Tokenizer.from_file(str(bundled_tokenizer_path())), name="test")
+    vocab = VOCAB
+    monkeypatch.setattr(vocab, "_word_ids", {})  # a memory of its own, given back after the test
     for text in ["alpha beta", "alpha " + "=" * 300 + " beta", "=" * 300]:
         expected = len(FULL.encode(text, add_special_tokens=False).ids)
         assert [vocab.count_tokens(text) for _ in range(3)] == [expected] * 3
@@ -365,33 +365,44 @@ def test_byte_table_equals_the_vocabulary() -> None:
     assert VOCAB.token_bytes(-1) == VOCAB.token_bytes(len(rows)) == b""
 
 
-@pytest.mark.heavy
+def small_tokenizer() -> Tokenizer:
+    """A byte-level tokenizer of 256 ids and two added tokens: what the loading and caching rules need, in
+    milliseconds (the bundled vocabulary takes about a second a load)."""
+    alphabet = sorted(pre_tokenizers.ByteLevel.alphabet())
+    tokenizer = Tokenizer(models.BPE(vocab={c: i for i, c in enumerate(alphabet)}, merges=[]))
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tokenizer.decoder = decoders.ByteLevel()
+    tokenizer.add_special_tokens(["<｜begin▁of▁sentence｜>", "<｜end▁of▁sentence｜>"])
+    return tokenizer
+
+
 def test_a_tokenizer_object_is_copied() -> None:
-    tokenizer = Tokenizer.from_file(str(bundled_tokenizer_path()))
+    tokenizer = small_tokenizer()
     vocab = Vocabulary.load(tokenizer)
     tokenizer.add_special_tokens(["<｜mine｜>"])
     assert "<｜mine｜>" not in vocab.added and vocab.full.token_to_id("<｜mine｜>") is None
-    assert vocab.encode_plain(["Hello"]) == VOCAB.encode_plain(["Hello"])
+    assert vocab.encode_plain(["Hello <｜mine｜>"]) == Vocabulary.load(small_tokenizer()).encode_plain(
+        ["Hello <｜mine｜>"]
+    )
 
 
-@pytest.mark.heavy
 def test_the_same_tokenizer_object_is_loaded_once_while_it_is_unchanged() -> None:
     # StreamProcessor(..., tokenizer=...) loads on every response: the same object must not cost a second each.
-    tokenizer = Tokenizer.from_file(str(bundled_tokenizer_path()))
+    tokenizer = small_tokenizer()
     first = Vocabulary.load(tokenizer)
     assert Vocabulary.load(tokenizer) is first
     tokenizer.add_special_tokens(["<｜mine｜>"])
     changed = Vocabulary.load(tokenizer)
     assert changed is not first and "<｜mine｜>" in changed.added and "<｜mine｜>" not in first.added
     assert Vocabulary.load(tokenizer) is changed
-    other = Tokenizer.from_file(str(bundled_tokenizer_path()))
+    other = small_tokenizer()
+    other.add_special_tokens(["<｜mine｜>"])
     assert Vocabulary.load(other) is not changed
 
 
-@pytest.mark.heavy
 def test_the_same_tokenizer_file_is_loaded_once_until_it_changes(tmp_path: Path) -> None:
     file = tmp_path / "tokenizer.json"
-    shutil.copyfile(bundled_tokenizer_path(), file)
+    small_tokenizer().save(str(file))
     first = Vocabulary.load(file)
     assert Vocabulary.load(str(file)) is first and Vocabulary.load(tmp_path) is first
     stat = file.stat()
@@ -401,13 +412,10 @@ def test_the_same_tokenizer_file_is_loaded_once_until_it_changes(tmp_path: Path)
     assert Vocabulary.load(file) is again
 
 
-@pytest.mark.heavy
 def test_only_the_last_loaded_tokenizers_are_kept() -> None:
-    tokenizers = [
-        Tokenizer.from_file(str(bundled_tokenizer_path())) for _ in range(vocab_module._Loaded.LIMIT + 1)
-    ]
+    tokenizers = [small_tokenizer() for _ in range(vocab_module._Loaded.LIMIT + 1)]
     loaded = [Vocabulary.load(tokenizer) for tokenizer in tokenizers]
-    assert Vocabulary.load(tokenizers[-1]) is loaded[-1]
+    assert [Vocabulary.load(tokenizer) for tokenizer in tokenizers[1:]] == loaded[1:]  # the newest are kept
     assert Vocabulary.load(tokenizers[0]) is not loaded[0]  # the oldest was forgotten
 
 
