@@ -38,7 +38,6 @@ from pathlib import Path
 from typing import Any, Final
 
 import orjson
-import pydantic
 import pytest
 from openai.types.responses import Response, ResponseStreamEvent
 
@@ -46,6 +45,7 @@ import dscodec
 from tests.support.streams import (
     IDS_WHOLE,
     Distinct,
+    EventTypes,
     Take,
     assert_same,
     cases,
@@ -60,7 +60,7 @@ from tests.support.streams import (
 
 PROTOCOL: Final = "responses"
 CASES = cases(PROTOCOL)
-STREAM_EVENT = pydantic.TypeAdapter(ResponseStreamEvent)
+STREAM_EVENT = EventTypes(ResponseStreamEvent)
 
 _DELTAS = {
     "response.output_text.delta",
@@ -280,7 +280,7 @@ def _validate_with_the_sdk(takes: list[Take]) -> None:
         for event in run.events:
             data = event.to_dict()
             if distinct.new(data):
-                STREAM_EVENT.validate_python(data, strict=True)
+                STREAM_EVENT.validate(data)
         response = dscodec.accumulate(PROTOCOL, run.events)
         if distinct.new(response):
             Response.model_validate(response, strict=True)

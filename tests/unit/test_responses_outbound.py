@@ -13,7 +13,6 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-import pydantic
 import pytest
 from openai._types import omit
 from openai.lib.streaming.responses import ResponseStreamState
@@ -37,8 +36,9 @@ from dscodec.stream.events import (
     ToolCallStart,
     TopLogprob,
 )
+from tests.support.streams import EventTypes
 
-STREAM_EVENT = pydantic.TypeAdapter(ResponseStreamEvent)
+STREAM_EVENT = EventTypes(ResponseStreamEvent)
 V4 = "DeepSeek-V4-Pro"
 D = "｜DSML｜"
 WEATHER = {"type": "function", "name": "get_weather", "parameters": {"type": "object", "properties": {}}}
@@ -88,7 +88,7 @@ def sdk_checked(wire: list[WireEvent]) -> list[dict[str, Any]]:
     for event in wire:
         assert event.event == event.to_dict()["type"]
         assert event.sse() == f"event: {event.event}\ndata: {event.to_json()}\n\n"
-        state.handle_event(STREAM_EVENT.validate_python(event.to_dict(), strict=True))
+        state.handle_event(STREAM_EVENT.validate(event.to_dict()))
     dicts = [e.to_dict() for e in wire]
     assert [d["sequence_number"] for d in dicts] == list(range(len(dicts)))
     return dicts
