@@ -1,6 +1,6 @@
 """Shared test settings.
 
-Hypothesis takes its example count from ``DSCODEC_MAX_EXAMPLES`` (60 by default: CI stays quick). By default the
+Hypothesis takes its example count from ``DSCODEC_MAX_EXAMPLES`` (40 by default: CI stays quick). By default the
 examples are derandomized, so a CI run is repeatable; set ``DSCODEC_RANDOM_EXAMPLES=1`` (with a larger count) for a
 long exploring run.
 """
@@ -21,7 +21,7 @@ os.environ["SSL_CERT_DIR"] = str(Path(__file__).parent / "support")
 
 settings.register_profile(
     "dscodec",
-    max_examples=int(os.environ.get("DSCODEC_MAX_EXAMPLES", "60")),
+    max_examples=int(os.environ.get("DSCODEC_MAX_EXAMPLES", "40")),
     deadline=None,
     derandomize=os.environ.get("DSCODEC_RANDOM_EXAMPLES", "") not in ("1", "true", "yes"),
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
