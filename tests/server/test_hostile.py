@@ -64,12 +64,12 @@ async def _outputs(case: str) -> AsyncIterator[BackendOutput]:
         yield KeepAlive()
         await _hang()
     if case == "keep_alive":  # silences shorter than the timeout, together longer, before and after the usage
-        for _ in range(2):
-            await anyio.sleep(TIMEOUT * 0.6)
+        for _ in range(3):  # each silence leaves the timeout 0.3 s of room on a loaded machine
+            await anyio.sleep(TIMEOUT * 0.4)
             yield KeepAlive()
         yield PromptUsage(prompt_tokens=3)
-        for _ in range(2):
-            await anyio.sleep(TIMEOUT * 0.6)
+        for _ in range(3):
+            await anyio.sleep(TIMEOUT * 0.4)
             yield KeepAlive()
     first: dict[str, Any] = {
         "wrong_first": "garbage",
