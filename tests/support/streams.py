@@ -24,8 +24,7 @@ from dscodec.testing import Difference, Transcript, compare, format_differences,
 from dscodec.testing.compare import normalise as _normalise
 from dscodec.testing.lint._sdk import _by_type
 from dscodec.testing.replay import Replay
-from dscodec.testing.transcript import Text
-from dscodec.testing.transcript import loads_transcripts as load_transcripts_text
+from dscodec.testing.transcript import Text, loads_transcripts
 from tests.support.fixtures import FIXTURES
 
 STREAMS = FIXTURES / "streams"
@@ -38,6 +37,10 @@ def cases(protocol: str) -> list[Path]:
     """The transcript files of ``protocol``, one per scenario."""
     folder = STREAMS / protocol
     return sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
+
+
+#: How the recorder writes the first line of every transcript (its header).
+_HEADER = '{"kind": "transcript"'
 
 
 @lru_cache(maxsize=8)
@@ -57,11 +60,7 @@ def takes(case: Path, names: Collection[str] | None = None) -> dict[str, Transcr
             keep = json.loads(line)["meta"]["chunking"] in names
         if keep:
             kept.append(line)
-    return {t.meta["chunking"]: t for t in load_transcripts_text("\n".join(kept), source=str(case))}
-
-
-#: How the recorder writes the first line of every transcript (its header).
-_HEADER = '{"kind": "transcript"'
+    return {t.meta["chunking"]: t for t in loads_transcripts("\n".join(kept), source=str(case))}
 
 
 @cache
