@@ -428,30 +428,40 @@ def _event_difference_kind(
             # where dscodec reads on (and finds the call cut short).
             return "D8? (a tool_search_call with a tag the reference does not read: it ends the call there)"
         return "events (a status or a finish differs)"
-    if _SPACED_PARAMETER_NAME.search(_output_text(pieces)):
-        return "D8? (a parameter name with whitespace: the reference's key is no JSON string)"
-    if any(not _strict_json(f'"{name}"') for name in _PARAMETER_NAME.findall(_output_text(pieces))):
-        return "D8? (a parameter name that is no JSON string content: dscodec escapes it, the reference copies it)"
-    if set(_STRING_ATTRIBUTE.findall(_output_text(pieces))) - {"true", "false"}:
-        return "D8? (a parameter tag with an unknown string value)"
-    if _malformed_markup(_output_text(pieces)) or _BARE_PARAMETER_TAG.search(_output_text(pieces)):
-        return "D8? (malformed tags: dscodec reads them by their attributes)"
-    # A newline after a partial opener also looks like a tag the parser does not know (``<`` then a newline):
-    # the newline is the likelier cause, so it is asked first.
-    if any(isinstance(p, str) for p in pieces) and _PARTIAL_OPENER_NEWLINE.search(_output_text(pieces)):
-        return "D14? (a newline after a partial opener in text)"
-    if _UNKNOWN_TAG.search(_output_text(pieces)):
-        return "D8? (a tag the parser does not know: its closing tag does not end the call)"
-    if _ends_in_half_a_character(pieces):
-        return "D12? (a chunk of ids ends in half a character)"
-    if _CUT_IN_VALUE.search(_output_text(pieces)):
-        return 'D8? (a string="false" value cut by the end of the output: a JSON string of its raw text)'
-    if any(not _strict_json(value) for value in _FALSE_VALUE.findall(_output_text(pieces))):
-        return 'D8? (a string="false" value that is no JSON: null when blank, else a JSON string of its raw text)'
+    kind = _markup_kind(pieces)
+    if kind is not None:
+        return kind
     mine, other = _argument_texts(merged_ours), _argument_texts(merged_theirs)
     if mine and all(map(_strict_json, mine)) and not all(map(_strict_json, other)):
         return "D8? (the reference's arguments are no JSON, dscodec's are)"
     return "events"
+
+
+def _markup_kind(pieces: list[Any]) -> str | None:
+    """A documented deviation that the output itself explains (its markup, or a chunk of ids ending in half a
+    character), whatever part of the answer differs; None when nothing in the output does."""
+    text = _output_text(pieces)
+    if _SPACED_PARAMETER_NAME.search(text):
+        return "D8? (a parameter name with whitespace: the reference's key is no JSON string)"
+    if any(not _strict_json(f'"{name}"') for name in _PARAMETER_NAME.findall(text)):
+        return "D8? (a parameter name that is no JSON string content: dscodec escapes it, the reference copies it)"
+    if set(_STRING_ATTRIBUTE.findall(text)) - {"true", "false"}:
+        return "D8? (a parameter tag with an unknown string value)"
+    if _malformed_markup(text) or _BARE_PARAMETER_TAG.search(text):
+        return "D8? (malformed tags: dscodec reads them by their attributes)"
+    # A newline after a partial opener also looks like a tag the parser does not know (``<`` then a newline):
+    # the newline is the likelier cause, so it is asked first.
+    if any(isinstance(p, str) for p in pieces) and _PARTIAL_OPENER_NEWLINE.search(text):
+        return "D14? (a newline after a partial opener in text)"
+    if _UNKNOWN_TAG.search(text):
+        return "D8? (a tag the parser does not know: its closing tag does not end the call)"
+    if _ends_in_half_a_character(pieces):
+        return "D12? (a chunk of ids ends in half a character)"
+    if _CUT_IN_VALUE.search(text):
+        return 'D8? (a string="false" value cut by the end of the output: a JSON string of its raw text)'
+    if any(not _strict_json(value) for value in _FALSE_VALUE.findall(text)):
+        return 'D8? (a string="false" value that is no JSON: null when blank, else a JSON string of its raw text)'
+    return None
 
 
 def _waits_on_the_end_of_sentence(body: dict[str, Any], text: str) -> bool:
@@ -834,6 +844,8 @@ def fuzz(protocol: str, args: argparse.Namespace) -> int:
         elif _any_tool(body):
             # The reference reads ``any`` as ``auto``: its output starts outside the block (stop sequences apply).
             key = f"D10 (tool_choice any): {key}"
+        elif "calls" in keys and (kind := _markup_kind(pieces)) is not None:
+            key = f"{kind}: {key}"
         found[key] += 1
         if found[key] <= 3:
             print(f"{protocol}: differs in {key}")
