@@ -1085,8 +1085,9 @@ def main() -> int:
             "--json-mode compares with the reference's single chunk, where logprobs go elsewhere (D7, D19)"
         )
     protocols = args.protocol or PROTOCOLS
-    if args.json_mode:
-        protocols = [p for p in protocols if p != "messages"]  # Messages has no JSON mode
+    if args.json_mode and "messages" in protocols:
+        print("messages: left out (Messages has no JSON mode)")
+        protocols = [p for p in protocols if p != "messages"]
     if args.cuts:
         return 1 if sum(sweep_cuts(protocol, args) for protocol in protocols) else 0
     if args.mutate:
