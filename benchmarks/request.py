@@ -21,9 +21,9 @@ reported with the ratio to the reference measured alongside (below 1.0 means dsc
 * cold: convert + render + encode with every cache off and the vocabulary's word memory, the renderer's memos
   of tool-call arguments and schema lines and the converter's memo of checked tool schemas emptied first
   (nothing of the request seen before), against the reference's convert + encode;
-* cold with fresh tokenizers on both sides: each run loads the tokenizer anew (untimed), so the BPE word cache
-  ``tokenizers`` keeps per tokenizer is empty for both (in the rows above it is warm on both sides, from the
-  earlier runs of the same prompt);
+* cold with fresh tokenizers on both sides: each run loads the tokenizer anew (untimed; for dscodec a vocabulary
+  of its own, its word memory empty), so the BPE word cache ``tokenizers`` keeps per tokenizer is empty for both
+  (in the rows above it is warm on both sides, from the earlier runs of the same prompt);
 * the same with the word memory kept (a serving loop's new conversation: common words seen before);
 * the breakdown of the cold figure (convert, render, encode);
 * the floor: Hugging Face ``tokenizers`` alone, one ``encode_batch_fast`` call over the prompt's text gaps (what
