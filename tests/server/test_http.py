@@ -388,6 +388,36 @@ def test_client_disconnect_stops_the_backend(http: httpx.Client, recorder: Recor
     assert not run.exhausted and run.yielded < 100  # the script has 400 chunks at 10 ms each
 
 
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_a_client_that_closes_its_sending_side_counts_as_gone(
+    server: LiveServer, recorder: Recorder, protocol: str
+) -> None:
+    """A TCP half-close after the request (the client's end of stream) is a disconnect: the server cannot tell a
+    client that still reads from one that left, and stopping the backend for one that left is what matters
+    (docs/server.md, Plug in a real backend)."""
+    key = new_id()
+    payload = json.dumps(body(protocol, stream=True)).encode()
+    head = (
+        f"POST {PATHS[protocol]} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        f"X-Scenario: slow\r\nX-Test-Id: {key}\r\nContent-Length: {len(payload)}\r\n\r\n"
+    )
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as conn:
+        conn.sendall(head.encode() + payload)
+        conn.shutdown(socket.SHUT_WR)
+        answer = b""
+        while chunk := conn.recv(65536):  # the server closes the connection
+            answer += chunk
+    assert b"[DONE]" not in answer and b"message_stop" not in answer and b"response.completed" not in answer
+    # The backend never starts (uvicorn closes the connection at the client's end of stream, before the request is
+    # handled) or, if the request was handled first, it is closed early.
+    deadline = time.monotonic() + 0.5
+    while key not in recorder.runs and time.monotonic() < deadline:
+        time.sleep(0.01)
+    if key in recorder.runs:
+        run = recorder.wait_closed(key, timeout=3)
+        assert not run.exhausted and run.yielded < 100  # the script has 400 chunks at 10 ms each
+
+
 class _Ready:
     """A backend whose output is all there already (an engine's queue drained): its iterator never waits, so only
     the server's own checkpoints let the disconnect watcher run."""
