@@ -66,6 +66,10 @@ from dscodec.vocab import _NOT_WORD_TEXT, _WORD, bundled_tokenizer_path
 
 HERE = Path(__file__).resolve().parent
 
+#: A request of one short message: the small request of the start-up figures, and what makes a vocabulary's
+#: first-use parts untimed before a cold run.
+SMALL = {"model": "DeepSeek-V4-Pro", "messages": [{"role": "user", "content": "Hello, who are you?"}]}
+
 # -- start-up and memory, in fresh processes -------------------------------------------------------------------
 
 _RSS = 'int(__import__("re").search(r"VmRSS:\\s+(\\d+)", open("/proc/self/status").read()).group(1)) / 1024'
@@ -137,7 +141,7 @@ def request(body):
     d = time.perf_counter()
     return [b - a, c - b, d - c]
 
-small = json.dumps({"model": "DeepSeek-V4-Pro", "messages": [{"role": "user", "content": "Hello, who are you?"}]})
+small = json.dumps(__SMALL__)
 large = open(sys.argv[1], encoding="utf-8").read()
 first_small = request(small)
 first_large = request(large)
@@ -159,7 +163,7 @@ vocab.count_tokens("The user wants a summary; the reasoning is short.")
 later_count = time.perf_counter() - start
 print(json.dumps([load_s, first_small, median(later_small), first_large, median(later_large),
                   first_bytes, first_count, later_count, median(later_cold)]))
-"""
+""".replace("__SMALL__", repr(SMALL))
 
 _OURS_PRELOADED = """
 import sys, time, json
@@ -168,14 +172,14 @@ encoder = dscodec.PromptEncoder(cache_chars=0)
 start = time.perf_counter()
 dscodec.preload()
 preload_s = time.perf_counter() - start
-small = {"model": "DeepSeek-V4-Pro", "messages": [{"role": "user", "content": "Hello, who are you?"}]}
+small = __SMALL__
 times = []
 for _ in range(3):
     start = time.perf_counter()
     encoder.encode(dscodec.convert("chat_completions", json.dumps(small)))
     times.append(time.perf_counter() - start)
 print(json.dumps([preload_s, times[0], times[2]]))
-"""
+""".replace("__SMALL__", repr(SMALL))
 
 
 def _child(code: str, *args: str) -> list[float]:
@@ -582,10 +586,6 @@ def other_protocols(name: str, tokens: int, runs: int, reference: Any) -> None:
         print(line)
 
 
-#: A request of one short message: what a vocabulary makes on first use is made by it, untimed.
-_HELLO = {"model": "DeepSeek-V4-Pro", "messages": [{"role": "user", "content": "Hello"}]}
-
-
 def _fresh_cold(body: str, reference: object | None, *, runs: int) -> tuple[float, float | None]:
     """Median cold encode of ``body`` by dscodec and by the reference, each run with a tokenizer loaded just before
     (untimed), so that no BPE word of the prompt is cached by either side: (dscodec, reference or None)."""
@@ -600,7 +600,7 @@ def _fresh_cold(body: str, reference: object | None, *, runs: int) -> tuple[floa
         # A vocabulary of its own (Vocabulary.load would give the one loaded before, its words remembered).
         vocabulary = Vocabulary.adopt(Tokenizer.from_file(path), name=path)
         encoder = dscodec.PromptEncoder(vocabulary, cache_chars=0)
-        encoder.encode(dscodec.convert("chat_completions", _HELLO))  # what is made on first use (untimed)
+        encoder.encode(dscodec.convert("chat_completions", SMALL))  # what is made on first use (untimed)
         render._ARGUMENTS.clear()
         render._SCHEMA_LINES.clear()
         _tools._SCHEMAS.clear()
