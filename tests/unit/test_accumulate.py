@@ -648,6 +648,83 @@ def test_a_response_from_damaged_event_dicts_is_refused_naming_the_field(
         dscodec.accumulate(protocol, events)
 
 
+def _stream_of(protocol: str) -> list[dict[str, Any]]:
+    """The event dicts of a short answer (reasoning, then text) in ``protocol``."""
+    body: dict[str, Any] = {"model": "DeepSeek-V4-Pro", "stream": True}
+    if protocol == "responses":
+        body["input"] = "hi"
+    else:
+        body["messages"] = [{"role": "user", "content": "hi"}]
+        if protocol == "messages":
+            body["max_tokens"] = 100
+    processor = dscodec.StreamProcessor(dscodec.convert(protocol, body), response_id="r", model="m")  # type: ignore[arg-type]
+    events = processor.start(1, 0) + processor.push_text("hmm</think>answer", 3) + processor.finish("stop")
+    return [event.to_dict() for event in events]
+
+
+_PROTOCOLS = ("chat_completions", "responses", "messages")
+_ORIGINS = {
+    "chat_completions": "a Chat Completions chunk",
+    "responses": "an OpenAI Responses event",
+    "messages": "an Anthropic Messages event",
+}
+
+
+@pytest.mark.parametrize(("recorded", "given"), [(a, b) for a in _PROTOCOLS for b in _PROTOCOLS if a != b])
+@pytest.mark.parametrize("cut", ["whole", "from the second event", "the last event"])
+def test_a_stream_of_another_protocol_is_refused_naming_where_it_is_from(
+    recorded: str, given: str, cut: str
+) -> None:
+    """A recording of one protocol given as another's (whole, or only part of it) is no stream of that
+    protocol: refused, never an empty answer that looks like a good one."""
+    events = _stream_of(recorded)
+    events = {"whole": events, "from the second event": events[1:], "the last event": events[-1:]}[cut]
+    with pytest.raises(dscodec.ModelOutputError, match="stream event 0 is not") as caught:
+        dscodec.accumulate(given, events)  # type: ignore[arg-type]
+    assert _ORIGINS[recorded] in str(caught.value)  # where the events are from
+    # The same events given as their own protocol add up.
+    assert dscodec.accumulate(recorded, events)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("protocol", "event", "said"),
+    [
+        ("chat_completions", {"id": "c"}, "it has no type"),
+        (
+            "chat_completions",
+            {"type": "error", "error": {"type": "overloaded_error", "message": "x"}},
+            "Messages",
+        ),
+        ("responses", {"response": {"id": "r"}}, "it has no type"),
+        ("responses", {"type": 5}, "its type is 5"),
+        ("responses", {"type": "message_delta", "delta": {}}, "Messages"),
+        ("messages", {"delta": {"text": "x"}}, "it has no type"),
+        ("messages", {"type": ["message_start"]}, r"its type is \['message_start'\]"),
+        ("messages", {"type": "response.output_text.delta", "delta": "x"}, "Responses"),
+    ],
+)
+def test_an_event_that_is_none_of_its_protocol_is_refused(
+    protocol: str, event: dict[str, Any], said: str
+) -> None:
+    with pytest.raises(dscodec.ModelOutputError, match=said):
+        dscodec.accumulate(protocol, [event])  # type: ignore[arg-type]
+
+
+def test_error_frames_and_unknown_event_types_of_the_protocol_itself_still_add_up() -> None:
+    error = {"error": {"message": "overloaded", "type": "server_error", "code": None}}
+    assert dscodec.accumulate("chat_completions", [error]) == error
+    failure = {"type": "error", "error": {"type": "overloaded_error", "message": "x"}}
+    assert dscodec.accumulate("messages", [failure]) == failure
+    # A Messages event type dscodec does not know (the stream may grow new ones) is passed over.
+    events = _stream_of("messages")
+    with_unknown = [events[0], {"type": "message_annotation", "x": 1}, *events[1:]]
+    assert dscodec.accumulate("messages", with_unknown) == dscodec.accumulate("messages", events)
+    # A Responses event of an unknown kind is passed over too.
+    events = _stream_of("responses")
+    with_unknown = [events[0], {"type": "response.something_new", "sequence_number": 1}, *events[1:]]
+    assert dscodec.accumulate("responses", with_unknown) == dscodec.accumulate("responses", events)
+
+
 def test_recorded_streams_of_every_protocol_pass_the_check() -> None:
     """The check is of the reference's own shapes: every recorded stream accumulates."""
     from dscodec.testing import loads_transcripts

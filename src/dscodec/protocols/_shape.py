@@ -14,11 +14,22 @@ allows null). Fields may be absent.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
-from dscodec.errors import ModelOutputError
+from dscodec.errors import ModelOutputError, shown
 
-__all__ = ["INT", "INT_OR_NONE", "LOGPROB_ENTRY", "NUMBER", "STR", "STR_OR_NONE", "check_response"]
+__all__ = [
+    "INT",
+    "INT_OR_NONE",
+    "LOGPROB_ENTRY",
+    "MESSAGES_EVENTS",
+    "NUMBER",
+    "STR",
+    "STR_OR_NONE",
+    "check_response",
+    "foreign_event",
+]
 
 #: The most arrays and objects a complete response may nest (the response included): as deep as orjson writes.
 #: dscodec's own answers stay below it (a Messages tool input nested to the value limit is about 130 levels).
@@ -41,6 +52,38 @@ _NAMES = {
     dict: "an object",
     list: "an array",
 }
+
+
+#: The event types of an Anthropic Messages stream.
+MESSAGES_EVENTS = frozenset(
+    {
+        "message_start",
+        "message_delta",
+        "message_stop",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "ping",
+        "error",
+    }
+)
+
+
+def foreign_event(stream: str, index: int, event: Mapping[str, Any]) -> ModelOutputError:
+    """The error for event ``index`` of a recording given as a ``stream`` (``"a Chat Completions"``...) that is no
+    event of that stream, naming the stream it looks like it came from."""
+    kind = event.get("type")
+    if "choices" in event or event.get("object") == "chat.completion.chunk":
+        origin = "it looks like a Chat Completions chunk"
+    elif type(kind) is str and kind.startswith("response."):
+        origin = f"its type {shown(kind)} is an OpenAI Responses event"
+    elif type(kind) is str and kind in MESSAGES_EVENTS:
+        origin = f"its type {shown(kind)} is an Anthropic Messages event"
+    elif "type" in event:
+        origin = f"its type is {shown(kind)}"
+    else:
+        origin = "it has no type"
+    return ModelOutputError(f"stream event {index} is not {stream} stream event ({origin})")
 
 
 def _kind(value: Any) -> str:

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from dscodec._json import JSONDecodeError, loads
-from dscodec.protocols._shape import INT, INT_OR_NONE, STR, STR_OR_NONE
+from dscodec.protocols._shape import INT, INT_OR_NONE, STR, STR_OR_NONE, foreign_event
 
 __all__ = ["RESPONSE_SHAPE", "accumulate_events"]
 
@@ -90,7 +90,7 @@ def accumulate_events(
     blocks: dict[int, dict[str, Any]] = {}
     # Per block index: the pieces of its text, thinking, signature or JSON input, joined once at the end.
     pieces: dict[int, dict[str, list[str]]] = {}
-    for event in events:
+    for position, event in enumerate(events):
         kind = event.get("type")
         if kind == "content_block_delta":
             delta = event.get("delta") or {}
@@ -133,6 +133,9 @@ def accumulate_events(
             message["usage"].update({k: v for k, v in usage.items() if v is not None})
         elif kind == "error":
             return dict(event)
+        elif type(kind) is not str or kind.startswith("response.") or "choices" in event:
+            # (an unknown type of Messages event is passed over: the stream may grow new ones)
+            raise foreign_event("an Anthropic Messages", position, event)
 
     if message is None:
         message = _empty(response_id, model)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from dscodec.protocols._shape import INT, INT_OR_NONE, LOGPROB_ENTRY, STR, STR_OR_NONE
+from dscodec.protocols._shape import INT, INT_OR_NONE, LOGPROB_ENTRY, STR, STR_OR_NONE, foreign_event
 
 __all__ = ["RESPONSE_SHAPE", "accumulate_chunks"]
 
@@ -77,9 +77,11 @@ def accumulate_chunks(
     finish: Any = None
     usage: Any = None
     fingerprint: Any = None
-    for chunk in chunks:
-        if "error" in chunk and "choices" not in chunk:
-            return dict(chunk)
+    for index, chunk in enumerate(chunks):
+        if "choices" not in chunk:
+            if "error" in chunk and "type" not in chunk:  # an error frame
+                return dict(chunk)
+            raise foreign_event("a Chat Completions", index, chunk)
         if first is None:
             first = chunk
             fingerprint = chunk.get("system_fingerprint")

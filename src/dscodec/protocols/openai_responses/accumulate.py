@@ -21,7 +21,15 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from dscodec.errors import ModelOutputError
-from dscodec.protocols._shape import INT, LOGPROB_ENTRY, NUMBER, RESPONSE_DEPTH, STR, STR_OR_NONE
+from dscodec.protocols._shape import (
+    INT,
+    LOGPROB_ENTRY,
+    NUMBER,
+    RESPONSE_DEPTH,
+    STR,
+    STR_OR_NONE,
+    foreign_event,
+)
 from dscodec.protocols.openai_responses.outbound import default_settings, response_object
 
 __all__ = ["RESPONSE_SHAPE", "accumulate_events"]
@@ -95,10 +103,12 @@ def accumulate_events(
     done: dict[int, Mapping[str, Any]] = {}
     failure: Mapping[str, Any] | None = None
     texts = _Texts()
-    for event in events:
+    for position, event in enumerate(events):
         if not isinstance(event, Mapping):
             continue
         kind = event.get("type")
+        if type(kind) is not str or not (kind.startswith("response.") or kind == "error"):
+            raise foreign_event("an OpenAI Responses", position, event)
         index = event.get("output_index")
         if kind in _FINAL:
             response = event.get("response")
