@@ -92,6 +92,7 @@ def preload(*, protocols: "Iterable[str] | None" = None) -> None:
         "dscodec.prompt.tokenize",
         "dscodec.processor",
         "dscodec.protocols",
+        "dscodec.protocols._schema",  # the reader of tool and response-format schemas
     ):
         importlib.import_module(module)
     for found in specs:

@@ -135,13 +135,35 @@ def test_preload_imports_each_named_protocols_three_parts(call: str, packages: l
     assert out.strip() == repr(expected)
 
 
-def test_preload_also_imports_the_renderer_the_encoder_front_and_the_processor() -> None:
+def test_preload_also_imports_the_renderer_the_encoder_front_the_processor_and_the_schema_reader() -> None:
+    modules = (
+        "dscodec.prompt.render",
+        "dscodec.prompt.tokenize",
+        "dscodec.processor",
+        "dscodec.protocols._schema",
+    )
     code = (
-        "import sys, dscodec; dscodec.preload(protocols=[]); "
-        "print([m in sys.modules for m in ('dscodec.prompt.render', 'dscodec.prompt.tokenize', 'dscodec.processor')])"
+        f"import sys, dscodec; dscodec.preload(protocols=[]); print([m in sys.modules for m in {modules!r}])"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "[True, True, True]"
+    assert out.strip() == "[True, True, True, True]"
+
+
+def test_a_request_without_a_schema_leaves_the_schema_reader_unloaded_and_the_first_schema_loads_it() -> None:
+    """The schema reader (regular expression dialects, meta-schemas) is the largest part of the request path: a
+    program that never sends a tool or a response-format schema never loads it; preload() loads it up front."""
+    code = (
+        "import sys, dscodec\n"
+        "reader = 'dscodec.protocols._schema'\n"
+        "body = {'model': 'DeepSeek-V4-Pro', 'messages': [{'role': 'user', 'content': 'hi'}]}\n"
+        "dscodec.convert('chat_completions', body)\n"
+        "print(reader in sys.modules)\n"
+        "tool = {'type': 'function', 'function': {'name': 'f', 'parameters': {'type': 'object'}}}\n"
+        "request = dscodec.convert('chat_completions', {**body, 'tools': [tool]})\n"
+        "print(reader in sys.modules, request.conversation.tools[0].name)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split("\n")[:2] == ["False", "True f"]
 
 
 def test_preload_refuses_an_unknown_protocol_before_loading_any() -> None:

@@ -15,7 +15,6 @@ from typing import Any
 from dscodec._json import dumps_compact
 from dscodec.conversation import OutputConstraint, ToolDefinition
 from dscodec.errors import ConversionError
-from dscodec.protocols._schema import normalize_strict_schema, schema_problem
 
 __all__ = [
     "check_strict_tools",
@@ -34,6 +33,8 @@ def contains_json_word(texts: Iterable[str]) -> bool:
 
 def validate_json_schema_value(schema: Any) -> None:
     """A non-strict ``json_schema`` response format: any valid JSON Schema (behavior.md#output-constraints)."""
+    from dscodec.protocols._schema import schema_problem  # (loaded by the first schema)
+
     problem = schema_problem(schema)
     if problem is not None:
         raise ConversionError(f"Invalid json schema: {problem}")
@@ -43,6 +44,8 @@ def json_schema_constraint(schema: Any, *, strict: bool | None) -> OutputConstra
     """The JSON constraint of a ``json_schema`` response format: the schema checked, or normalised when
     ``strict`` is true (behavior.md#output-constraints, behavior.md#json-schemas), as compact JSON."""
     if strict is True:
+        from dscodec.protocols._schema import normalize_strict_schema
+
         schema = normalize_strict_schema(schema, target="response_format")
     else:
         validate_json_schema_value(schema)

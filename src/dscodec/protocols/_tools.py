@@ -20,7 +20,6 @@ from dscodec.conversation import ModelVersion, ToolDefinition
 from dscodec.errors import ConversionError
 from dscodec.prompt.dialects import APPLY_PATCH_TOOL
 from dscodec.protocols._body import empty_string_error, json_text, string_too_long_error
-from dscodec.protocols._schema import normalize_strict_schema, schema_problem
 
 __all__ = [
     "APPLY_PATCH_TOOLS",
@@ -110,6 +109,9 @@ _SCHEMAS: Memo[bytes, str | None] = Memo(entries=1024, longest=1 << 20)
 
 def _schema_problem(schema: Any, memo: Memo[bytes, str | None] = _SCHEMAS) -> str | None:
     """:func:`schema_problem`, remembered in ``memo``."""
+    # The schema reader (its regular expression dialects, the meta-schemas) is loaded by the first schema.
+    from dscodec.protocols._schema import schema_problem
+
     try:
         key = orjson.dumps(schema)
     except (orjson.JSONEncodeError, TypeError):
@@ -145,6 +147,8 @@ def function_definition(
     empty object, behavior.md#json-schemas), others validated (a missing schema stays empty, behavior.md#tools-and-tool-choice)."""
     checked: Any
     if strict is True:
+        from dscodec.protocols._schema import normalize_strict_schema
+
         source = parameters if parameters is not None else {"type": "object"}
         checked = normalize_strict_schema(source, target="tool")
     elif parameters is None:
