@@ -4,7 +4,8 @@ the fields a client reads of the types its protocol gives them.
 Event dicts may come from outside (a recorded stream parsed by the caller), and an accumulator copies ids,
 names, reasons, usage and log probabilities as it finds them. A response built from a damaged or foreign
 recording must not look like a good one, nor hold what cannot be written as JSON: it is refused with a
-:class:`~dscodec.errors.ModelOutputError` naming the field.
+:class:`~dscodec.errors.ModelOutputError` naming the field. An event of another protocol's stream is refused
+as the accumulator meets it (:func:`foreign_event`), before it could be passed over as an unknown kind.
 
 A shape is a dict of field shapes (other keys are only checked to be JSON), a one-item list (each item of an
 array has that shape), or a tuple of the types a value may have (:data:`STR`, :data:`INT`, ...; ``None`` in it
