@@ -24,7 +24,6 @@ __all__ = [
     "INT",
     "INT_OR_NONE",
     "LOGPROB_ENTRY",
-    "MESSAGES_EVENTS",
     "NUMBER",
     "STR",
     "STR_OR_NONE",
@@ -56,7 +55,7 @@ _NAMES = {
 
 
 #: The event types of an Anthropic Messages stream.
-MESSAGES_EVENTS = frozenset(
+_MESSAGES_EVENTS = frozenset(
     {
         "message_start",
         "message_delta",
@@ -78,7 +77,7 @@ def foreign_event(stream: str, index: int, event: Mapping[str, Any]) -> ModelOut
         origin = "it looks like a Chat Completions chunk"
     elif type(kind) is str and kind.startswith("response."):
         origin = f"its type {shown(kind)} is an OpenAI Responses event"
-    elif type(kind) is str and kind in MESSAGES_EVENTS:
+    elif type(kind) is str and kind in _MESSAGES_EVENTS:
         origin = f"its type {shown(kind)} is an Anthropic Messages event"
     elif "type" in event:
         origin = f"its type is {shown(kind)}"
