@@ -650,16 +650,7 @@ def test_a_response_from_damaged_event_dicts_is_refused_naming_the_field(
 
 def _stream_of(protocol: str) -> list[dict[str, Any]]:
     """The event dicts of a short answer (reasoning, then text) in ``protocol``."""
-    body: dict[str, Any] = {"model": "DeepSeek-V4-Pro", "stream": True}
-    if protocol == "responses":
-        body["input"] = "hi"
-    else:
-        body["messages"] = [{"role": "user", "content": "hi"}]
-        if protocol == "messages":
-            body["max_tokens"] = 100
-    processor = dscodec.StreamProcessor(dscodec.convert(protocol, body), response_id="r", model="m")  # type: ignore[arg-type]
-    events = processor.start(1, 0) + processor.push_text("hmm</think>answer", 3) + processor.finish("stop")
-    return [event.to_dict() for event in events]
+    return [event.to_dict() for event in _events(protocol, iter(["hmm</think>answer"]))]
 
 
 _PROTOCOLS = ("chat_completions", "responses", "messages")
