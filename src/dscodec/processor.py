@@ -30,12 +30,12 @@ import operator
 import time
 from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from typing import Any, Literal, NoReturn
+from typing import Any, Literal, NoReturn, cast
 
 from dscodec.conversation import Conversation, ConversationRequest, check_parsing_options
 from dscodec.errors import DscodecError, ModelOutputError, StreamStateError, shown
 from dscodec.protocols._registry import spec
-from dscodec.protocols._wire import BackendFinish, EventWriter, Outcome, PromptUsage, WireEvent
+from dscodec.protocols._wire import BackendFinish, EventWriter, LogprobWriter, Outcome, PromptUsage, WireEvent
 from dscodec.stream._markers import EOS_HARD, EOS_SOFT, has_surrogate, sanitize_text
 from dscodec.stream.decoder import NEG_INF_LOGPROB, IncrementalDecoder, TokenText
 from dscodec.stream.dsml import ToolCallIdFactory
@@ -328,6 +328,7 @@ class StreamProcessor:
         self._tokenizer = tokenizer
         self._vocab: Vocabulary | None = None
         self._decoder: IncrementalDecoder | None = None
+        self._logprobs: LogprobWriter | None = None  # made with the first log probability entry
         # The per-push path's calls, bound once.
         self._plain_token = self._machine.plain_token
         self._plain_chunk = self._machine.plain_chunk
@@ -932,17 +933,27 @@ class StreamProcessor:
         self._refuse(f"{where} must be a finite number or -inf, not {number}")
 
     def _entry(self, decoder: IncrementalDecoder, k: int, token_id: int, logprob: object) -> TokenLogprob:
+        """The entry of one id. Given in one of its commonest shapes (a finite float, or a ``(float, [(int, float),
+        ...])`` pair of finite numbers), it is checked in one pass and kept as it came (:class:`GivenLogprob`), to
+        be written when a writer writes it: the output machine carries entries without looking into them, and
+        this processor's writers take such an entry where they take the stream decoder's. Anything else takes the
+        checks of :meth:`_checked_entry`, which name what is wrong."""
         if type(logprob) is tuple and len(logprob) == 2:
-            # The commonest shape, a (float, [(int, float), ...]) pair of finite numbers, checked in one pass
-            # (anything else takes the checks below, which name what is wrong).
             first, alternatives = logprob
             if type(first) is float and _finite(first) and type(alternatives) in (list, tuple):
-                entry = decoder.logprob_of_pairs(token_id, first, alternatives)
+                entry = (self._logprobs or self._logprob_writer(decoder)).given(token_id, first, alternatives)
                 if entry is not None:
-                    return entry
+                    return cast(TokenLogprob, entry)
         elif type(logprob) is float and _finite(logprob):
-            return decoder.logprob(token_id, logprob)
+            return cast(
+                TokenLogprob, (self._logprobs or self._logprob_writer(decoder)).given(token_id, logprob)
+            )
         return self._checked_entry(decoder, k, token_id, logprob)
+
+    def _logprob_writer(self, decoder: IncrementalDecoder) -> LogprobWriter:
+        assert self._vocab is not None  # loaded with the decoder
+        writer = self._logprobs = LogprobWriter(decoder.logprob_fields, self._vocab)
+        return writer
 
     def _checked_entry(
         self, decoder: IncrementalDecoder, k: int, token_id: int, logprob: object

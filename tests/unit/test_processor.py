@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import dscodec
+from dscodec.protocols._wire import logprob_entries_json
 from dscodec.stream.decoder import IncrementalDecoder
 from dscodec.vocab import Vocabulary
 
@@ -451,15 +452,18 @@ _EDGES = [
 
 
 def _entry_outcomes(token_id: int, logprob: Any) -> list[Any]:
-    """The entry, or the refusal's message, of the processor's quick check and of its check part by part."""
-    outcomes = []
+    """The entry as the wire writes it, or the refusal's message, of the processor's quick check (which makes the
+    JSON text itself) and of its check part by part (which makes the entry)."""
+    outcomes: list[Any] = []
     for check in ("_entry", "_checked_entry"):
         p = _processor(thinking={"type": "disabled"})
         decoder = p._ensure_decoder()
         try:
-            outcomes.append(getattr(p, check)(decoder, 3, token_id, logprob))
+            entry = getattr(p, check)(decoder, 3, token_id, logprob)
         except dscodec.ModelOutputError as exc:
-            outcomes.append(str(exc))
+            outcomes.append(("refused", str(exc)))
+        else:
+            outcomes.append(("entry", logprob_entries_json([entry])))
     return outcomes
 
 

@@ -3,20 +3,28 @@
 from __future__ import annotations
 
 import abc
+import math
 import re
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
 
+from dscodec._f32 import f32_logprob_once
 from dscodec.conversation import ConversationRequest
 from dscodec.errors import DscodecError, shown
 from dscodec.stream.events import ContentDelta, Event, ReasoningDelta, TokenLogprob, ToolCallDelta
 
+if TYPE_CHECKING:
+    from dscodec.vocab import Vocabulary
+
 __all__ = [
     "BackendFinish",
     "EventWriter",
+    "GivenLogprob",
+    "LogprobWriter",
     "Outcome",
     "PromptUsage",
     "WireEvent",
@@ -29,6 +37,10 @@ __all__ = [
 ]
 
 BackendFinish = Literal["stop", "length", "content_filter"]
+
+#: Token ids are below this (the bound the stream processor checks).
+_ID_LIMIT = 1 << 32
+_finite = math.isfinite
 
 
 #: A log probability orjson writes in another notation than the reference does (both write the shortest digits of
@@ -72,6 +84,15 @@ _ENTRY_TEXT: dict[str, tuple[tuple[int, ...], str, str]] = {}
 _TEXT_MEMO_LIMIT = 1 << 14
 
 
+def _value_text(value: float) -> str:
+    """The JSON text of a log probability value in the reference's notation (not remembered)."""
+    text = orjson.dumps(value).decode()
+    # From 1e-5 to 1e13 orjson's notation is the reference's (:data:`_ODD_LOGPROB`).
+    if type(value) is not float or not 1e-5 <= abs(value) < 1e13:
+        text = logprob_notation(f'"logprob":{text}')[len('"logprob":') :]
+    return text
+
+
 def _number_text(value: float) -> str:
     text = _NUMBER_TEXT.get(value)
     return _new_number_text(value) if text is None else text
@@ -80,10 +101,7 @@ def _number_text(value: float) -> str:
 def _new_number_text(value: float) -> str:
     """:func:`_number_text` of a value not found in its memo (where it goes, unless zero), for a caller that
     looked."""
-    text = orjson.dumps(value).decode()
-    # From 1e-5 to 1e13 orjson's notation is the reference's (:data:`_ODD_LOGPROB`).
-    if type(value) is not float or not 1e-5 <= abs(value) < 1e13:
-        text = logprob_notation(f'"logprob":{text}')[len('"logprob":') :]
+    text = _value_text(value)
     if not value:  # 0.0 and -0.0 are one key: neither is remembered
         return text
     if len(_NUMBER_TEXT) >= _TEXT_MEMO_LIMIT:
@@ -92,19 +110,23 @@ def _new_number_text(value: float) -> str:
     return text
 
 
+def _entry_pieces(token: str, data: tuple[int, ...]) -> tuple[str, str]:
+    """An entry's JSON text around its value: ``{"token":…,"logprob":`` and ``,"bytes":[…]``."""
+    return f'{{"token":{orjson.dumps(token).decode()},"logprob":', f',"bytes":{orjson.dumps(data).decode()}'
+
+
 def _entry_text(token: str, data: tuple[int, ...]) -> tuple[str, str]:
     found = _ENTRY_TEXT.get(token)
     if found is not None and (found[0] is data or found[0] == data):
         return found[1], found[2]
-    head = f'{{"token":{orjson.dumps(token).decode()},"logprob":'
-    tail = f',"bytes":{orjson.dumps(data).decode()}'
+    head, tail = _entry_pieces(token, data)
     if len(_ENTRY_TEXT) >= _TEXT_MEMO_LIMIT:
         _ENTRY_TEXT.clear()
     _ENTRY_TEXT[token] = (data, head, tail)
     return head, tail
 
 
-def logprob_entries_json(entries: Sequence[TokenLogprob]) -> str:
+def logprob_entries_json(entries: Sequence[TokenLogprob | GivenLogprob]) -> str:
     """The JSON array of ``entries`` in the OpenAI shape, as :func:`dumps_json` writes a list of
     :func:`logprob_dict` (the reference's notation included), from remembered pieces: the per-token path of the
     writers that stream log probabilities.
@@ -119,6 +141,10 @@ def logprob_entries_json(entries: Sequence[TokenLogprob]) -> str:
     number = _NUMBER_TEXT.get
     known = _ENTRY_TEXT.get
     for entry in entries:
+        if isinstance(entry, GivenLogprob):  # as the backend gave it (:class:`LogprobWriter`)
+            text = entry.text()
+            append("," + text if parts else text)
+            continue
         found = known(entry.token)
         if found is not None and found[0] is entry.bytes:
             head, tail = found[1], found[2]
@@ -146,6 +172,102 @@ def logprob_entries_json(entries: Sequence[TokenLogprob]) -> str:
             append("}")
         append("]}")
     return "[" + "".join(parts) + "]"
+
+
+#: The JSON text of each log probability value a backend gave, by that value (as :func:`f32_logprob` and
+#: :func:`_number_text` make it); bounded, started over when full; zero not remembered.
+_GIVEN_TEXT: dict[float, str] = {}
+#: Per vocabulary: the JSON text of an entry around its value (:func:`_entry_pieces`) by token id.
+_PIECES: weakref.WeakKeyDictionary[Vocabulary, dict[int, tuple[str, str]]] = weakref.WeakKeyDictionary()
+#: Most ids a vocabulary's table of :data:`_PIECES` holds (ids beyond the vocabulary may come too).
+_PIECES_LIMIT = 200_000
+
+
+def _given_text(value: float) -> str:
+    """The JSON text of log probability ``value`` as a backend gave it (not found in :data:`_GIVEN_TEXT`, where it
+    goes unless zero)."""
+    text = _value_text(f32_logprob_once(value))
+    if value:  # 0.0 and -0.0 are one key
+        if len(_GIVEN_TEXT) >= _TEXT_MEMO_LIMIT:
+            _GIVEN_TEXT.clear()
+        _GIVEN_TEXT[value] = text
+    return text
+
+
+class GivenLogprob(tuple[Any, ...]):
+    """A log probability entry as a backend gave it, checked (:meth:`LogprobWriter.given`): written as JSON text
+    only when a writer writes it (:meth:`text`), so that an entry a writer drops (Responses drops those of the
+    reasoning) costs no more than its check. Its parts are the writer, the id, the value and the alternatives (a
+    tuple of ``(int, float)`` tuples), all immutable."""
+
+    __slots__ = ()
+
+    def text(self) -> str:
+        """The entry's JSON text in the OpenAI shape, as :func:`logprob_entries_json` writes the stream decoder's
+        entry of the same id, value and alternatives."""
+        writer, token_id, logprob, pairs = self
+        known = writer.pieces.get
+        given = _GIVEN_TEXT.get
+        parts = []
+        for alt_id, alt_logprob in pairs:
+            head, tail = known(alt_id) or writer.new_pieces(alt_id)
+            parts.append(f"{head}{given(alt_logprob) or _given_text(alt_logprob)}{tail}}}")
+        head, tail = known(token_id) or writer.new_pieces(token_id)
+        number = given(logprob) or _given_text(logprob)
+        return f'{head}{number}{tail},"top_logprobs":[{",".join(parts)}]}}'
+
+
+class LogprobWriter:
+    """The log probability entries of one stream as the backend gave them (:class:`GivenLogprob`), checked while
+    they are taken and written as the JSON text of the OpenAI entry when a writer writes them: the per-token path of
+    the stream processor, whose output machine carries such an entry where it carries a stream decoder's entry.
+    ``fields`` gives the ``token`` text and ``bytes`` of an id (the stream decoder's ``logprob_fields``); the texts
+    around each id's value are kept per vocabulary.
+
+    Examples:
+        >>> from dscodec.stream.decoder import IncrementalDecoder
+        >>> from dscodec.vocab import Vocabulary
+        >>> vocab = Vocabulary.load(None)
+        >>> writer = LogprobWriter(IncrementalDecoder(vocab).logprob_fields, vocab)
+        >>> writer.given(72, -0.25, [(73, -1.5)]).text()
+        '{"token":"f","logprob":-0.25,"bytes":[102],"top_logprobs":[{"token":"g","logprob":-1.5,"bytes":[103]}]}'
+    """
+
+    __slots__ = ("_fields", "pieces")
+
+    def __init__(self, fields: Callable[[int], tuple[str, tuple[int, ...]]], vocab: Vocabulary) -> None:
+        self._fields = fields
+        pieces = _PIECES.get(vocab)
+        if pieces is None:
+            pieces = _PIECES[vocab] = {}
+        #: The JSON text of an entry around its value (:func:`_entry_pieces`), by id, for the vocabulary.
+        self.pieces = pieces
+
+    def new_pieces(self, token_id: int) -> tuple[str, str]:
+        """:attr:`pieces` of an id not found there (where they go while there is room)."""
+        found = _entry_pieces(*self._fields(token_id))
+        if len(self.pieces) < _PIECES_LIMIT:
+            self.pieces[token_id] = found
+        return found
+
+    def given(self, token_id: int, logprob: float, pairs: Sequence[Any] = ()) -> GivenLogprob | None:
+        """The entry of ``token_id`` (an ordinary id or not) with finite ``logprob`` and its alternatives in their
+        commonest shape: a list or tuple of ``(id, logprob)`` tuples of an ``int`` id ``0 <= id < 2**32`` and a
+        finite ``float``. None when they are not (the caller then checks them one by one and names what is
+        wrong)."""
+        for pair in pairs:
+            if type(pair) is not tuple or len(pair) != 2:
+                return None
+            alt_id, alt_logprob = pair
+            if (
+                type(alt_id) is not int
+                or type(alt_logprob) is not float
+                or not 0 <= alt_id < _ID_LIMIT
+                or not _finite(alt_logprob)
+            ):
+                return None
+        # The list copied: a backend may reuse it once the push returned, and the entry is written later.
+        return tuple.__new__(GivenLogprob, (self, token_id, logprob, tuple(pairs)))
 
 
 def dumps_json(value: Any) -> str:
@@ -312,8 +434,12 @@ class Outcome:
     reasoning_tokens: int | None
 
 
-def logprob_dict(entry: TokenLogprob) -> dict[str, Any]:
-    """A logprob entry in the OpenAI shape (``token``, ``logprob``, ``bytes``, ``top_logprobs``)."""
+def logprob_dict(entry: TokenLogprob | GivenLogprob) -> dict[str, Any]:
+    """A logprob entry in the OpenAI shape (``token``, ``logprob``, ``bytes``, ``top_logprobs``); one as the backend
+    gave it (:class:`LogprobWriter`) is read back from its JSON text."""
+    if isinstance(entry, GivenLogprob):
+        found: dict[str, Any] = orjson.loads(entry.text())
+        return found
     return {
         "token": entry.token,
         "logprob": entry.logprob,

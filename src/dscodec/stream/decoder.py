@@ -18,17 +18,21 @@ logprob entries to the delta that carries the end of each token's text.
 
 from __future__ import annotations
 
-import math
-import struct
 from codecs import utf_8_decode as _utf8_decode
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from dscodec._f32 import NEG_INF_LOGPROB, f32_logprob
 from dscodec.stream.events import TokenLogprob, TopLogprob
 from dscodec.vocab import Vocabulary
 
-__all__ = ["NEG_INF_LOGPROB", "IncrementalDecoder", "TokenText", "f32_logprob", "logprob_token_text"]
+__all__ = [
+    "NEG_INF_LOGPROB",
+    "IncrementalDecoder",
+    "TokenText",
+    "f32_logprob",
+    "logprob_token_text",
+]
 
 
 @dataclass(slots=True)
@@ -71,144 +75,6 @@ def logprob_token_text(data: bytes) -> str:
 _CACHE_LIMIT = 200_000
 #: Most groups of ids :meth:`IncrementalDecoder.decode_group` remembers.
 _GROUP_LIMIT = 1024
-#: Token ids are below this (the bound the stream processor checks).
-_ID_LIMIT = 1 << 32
-_finite = math.isfinite
-
-#: What a ``-inf`` log probability becomes (the value vLLM's OpenAI-compatible server writes for it); so does a
-#: negative one beyond the 32-bit range (D21).
-NEG_INF_LOGPROB = -9999.0
-#: The largest 32-bit float, by its shortest decimal: what a positive log probability beyond that range becomes.
-_F32_MAX = 3.4028235e38
-_f32_pack = struct.Struct("<f").pack
-_u32_unpack = struct.Struct("<I").unpack
-_POW10 = [10**k for k in range(64)]
-#: :func:`f32_logprob` of the values seen, by value (emptied when full): a stream's entries repeat.
-_F32_MEMO: dict[float, float] = {}
-_F32_MEMO_LIMIT = 1 << 14
-
-
-def f32_logprob(value: float) -> float:
-    """A finite log probability as a 32-bit float, as model servers compute it and the reference writes it: the
-    float of the shortest decimal that reads back as the same 32-bit float, the nearest such one to it (ties to an
-    even last digit): ``-0.31326162815093994`` → ``-0.31326163``, ``-1e-50`` → ``-0.0``. A value beyond the 32-bit
-    range is ``-9999.0`` when negative (as ``-inf`` is) and the largest 32-bit float when positive (D21).
-
-    Examples:
-        >>> f32_logprob(-0.31326162815093994), f32_logprob(-0.25), f32_logprob(-1e-50), f32_logprob(-1e39)
-        (-0.31326163, -0.25, -0.0, -9999.0)
-    """
-    found = _F32_MEMO.get(value)
-    if found is not None and value != 0:  # (0.0 and -0.0 are one key)
-        return found
-    return _f32_remembered(value)
-
-
-def _f32_remembered(value: float) -> float:
-    """:func:`f32_logprob` of a value not found in its memo (where it goes), for a caller that looked."""
-    try:
-        shortest = _f32_shortest(value)
-    except OverflowError:
-        return NEG_INF_LOGPROB if value < 0 else _F32_MAX
-    if len(_F32_MEMO) >= _F32_MEMO_LIMIT:
-        _F32_MEMO.clear()
-    _F32_MEMO[value] = shortest
-    return shortest
-
-
-def _ratio(scale: int, power: int) -> tuple[int, int]:
-    """``2**scale / 10**power`` as a fraction ``num / den`` of integers."""
-    if scale >= 0:
-        return (1 << scale) * (_POW10[-power] if power < 0 else 1), _POW10[power] if power >= 0 else 1
-    if power < 0:
-        return _POW10[-power], 1 << -scale
-    return 1, _POW10[power] << -scale
-
-
-def _steps(exponent: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
-    """What :func:`_f32_shortest` tries for a normal float of ``exponent`` whose interval has equal halves (4
-    units of ``2**(exponent - 152)`` wide): the power of ten just above that width, then the one below it (an
-    interval of that width always holds a multiple of the lower one), each with its :func:`_ratio`."""
-    scale = exponent - 152
-    power = math.floor(math.log10(4 * 2.0**scale)) + 1
-    return (power, *_ratio(scale, power)), (power - 1, *_ratio(scale, power - 1))
-
-
-#: :func:`_steps` by exponent (normal floats only: 1 to 254).
-_STEPS = [_steps(exponent) if 0 < exponent < 255 else ((0, 0, 1), (0, 0, 1)) for exponent in range(256)]
-
-
-def _f32_shortest(value: float) -> float:
-    """:func:`f32_logprob` of a value within the 32-bit range, in integers: the 32-bit float ``v`` nearest to
-    ``value`` owns the reals between the midpoints to its neighbours (the midpoints too when its last bit is 0),
-    and the answer is the multiple of the largest power of ten in that interval that is nearest to ``v``.
-
-    Raises:
-        OverflowError: ``value`` is beyond the 32-bit range.
-    """
-    bits = _u32_unpack(_f32_pack(value))[0]
-    exponent = (bits >> 23) & 0xFF
-    fraction = bits & 0x7FFFFF
-    odd = fraction & 1  # the interval's ends are v's own only when v is even
-    if exponent and fraction:
-        # The commonest case, from a table: an interval of equal halves, 4 units wide around v = 4 * mantissa.
-        # The multiple of 10**power nearest to v (a tie to the even one) is inside when any is (equal halves);
-        # else the one of the power below, which always is.
-        v = 4 * (fraction | 0x800000)
-        for power, num, den in _STEPS[exponent]:
-            scaled = v * num
-            digits, rest = divmod(scaled, den)
-            if 2 * rest > den or (2 * rest == den and digits & 1):
-                digits += 1
-            # Its distance to v against the interval's half (2 units), both in units of 2**scale / num.
-            off = abs(digits * den - scaled)
-            if off < 2 * num or (off == 2 * num and not odd):
-                break
-    else:
-        found = _searched_digits(exponent, fraction, odd)
-        if found is None:
-            return -0.0 if bits >> 31 else 0.0
-        digits, power = found
-    # The float nearest to digits * 10**power (both conversions round correctly), with its sign.
-    shortest = digits / _POW10[-power] if power < 0 else float(digits * _POW10[power])
-    return -shortest if bits >> 31 else shortest
-
-
-def _searched_digits(exponent: int, fraction: int, odd: int) -> tuple[int, int] | None:
-    """:func:`_f32_shortest`'s digits and power of ten for a float of uneven halves (a power of two) or a
-    subnormal, found by search down from the power just above the interval's width; None for zero."""
-    # In units of 2**scale: v is 4 * mantissa, its interval lo..hi (narrower below a power of two).
-    if exponent:
-        mantissa = fraction | 0x800000
-        scale = exponent - 152
-        lo = 4 * mantissa - (1 if exponent > 1 else 2)
-    elif fraction:  # a subnormal
-        mantissa, scale = fraction, -151
-        lo = 4 * mantissa - 2
-    else:
-        return None
-    hi = 4 * mantissa + 2
-    # The largest power 10**k with a multiple in the interval: at most one above the interval's width.
-    power = math.floor(math.log10((hi - lo) * 2.0**scale)) + 1
-    while True:
-        # Reals in units of 2**scale, divided by 10**power: num / den.
-        num, den = _ratio(scale, power)
-        low, rest = divmod(lo * num, den)
-        if rest or odd:
-            low += 1
-        high, rest = divmod(hi * num, den)
-        if not rest and odd:
-            high -= 1
-        if low <= high:
-            break
-        power -= 1
-    digits = low
-    if low < high:
-        digits, rest = divmod(4 * mantissa * num, den)
-        if 2 * rest > den or (2 * rest == den and digits & 1):
-            digits += 1
-        digits = min(max(digits, low), high)
-    return digits, power
 
 
 class IncrementalDecoder:
@@ -550,6 +416,10 @@ class IncrementalDecoder:
             return spelling.encode("utf-8")
         return self._rows[token_id] if 0 <= token_id < len(self._rows) else b""
 
+    def logprob_fields(self, token_id: int) -> tuple[str, tuple[int, ...]]:
+        """The ``token`` text and ``bytes`` of a logprob entry for ``token_id`` (behavior.md#token-chunks-and-usage)."""
+        return self._lp_cache.get(token_id) or self._lp_fields(token_id)
+
     def _lp_fields(self, token_id: int) -> tuple[str, tuple[int, ...]]:
         fields = self._lp_cache.get(token_id)
         if fields is None:
@@ -558,33 +428,6 @@ class IncrementalDecoder:
             if len(self._lp_cache) < _CACHE_LIMIT:
                 self._lp_cache[token_id] = fields
         return fields
-
-    def logprob_of_pairs(self, token_id: int, logprob: float, pairs: Iterable[Any]) -> TokenLogprob | None:
-        """:meth:`logprob` for alternatives given in their commonest shape, checked while they are read: each
-        pair an ``(id, logprob)`` of an ``int`` id ``0 <= id < 2**32`` and a finite ``float``. None when one is
-        not (then nothing was made; the caller checks them one by one and names what is wrong)."""
-        known = self._lp_cache.get
-        new = tuple.__new__  # the named tuples made directly (their own constructor is a Python function)
-        f32 = _F32_MEMO.get
-        tops: list[TopLogprob] = []
-        append = tops.append
-        try:
-            for alt_id, alt_logprob in pairs:
-                if (
-                    type(alt_id) is not int
-                    or type(alt_logprob) is not float
-                    or not 0 <= alt_id < _ID_LIMIT
-                    or not _finite(alt_logprob)
-                ):
-                    return None
-                alt_token, alt_data = known(alt_id) or self._lp_fields(alt_id)
-                append(
-                    new(TopLogprob, (alt_token, f32(alt_logprob) or _f32_remembered(alt_logprob), alt_data))
-                )
-        except (TypeError, ValueError):  # a pair that is no pair
-            return None
-        token, data = known(token_id) or self._lp_fields(token_id)
-        return new(TokenLogprob, (token, f32(logprob) or _f32_remembered(logprob), data, tuple(tops)))
 
     def logprob(
         self, token_id: int, logprob: float, top_logprobs: Sequence[tuple[int, float]] = ()

@@ -37,8 +37,8 @@ from dscodec.protocols._wire import (
     PromptUsage,
     WireEvent,
     dict_event,
+    dumps_json,
     json_event,
-    logprob_dict,
     logprob_entries_json,
 )
 from dscodec.protocols.openai_responses import ResponsesWire
@@ -47,7 +47,6 @@ from dscodec.stream.events import (
     ContentDelta,
     Event,
     ReasoningDelta,
-    TokenLogprob,
     ToolCallDelta,
     ToolCallEnd,
     ToolCallStart,
@@ -257,7 +256,9 @@ class _Item:
             self.delta_tail = f"{item}{logprobs}{after}"
             self.delta_logprobs = (f'{item},"logprobs":', after)
         self.parts: list[str] = []  # text, arguments or input fragments
-        self.logprobs: list[TokenLogprob] = []  # a message's entries, written at its end
+        self.logprobs: list[
+            str
+        ] = []  # the JSON arrays of a message's entries, by delta: read back at its end
         self.call_id = ""
         self.name = ""
         self.namespace: str | None = None
@@ -308,6 +309,8 @@ class ResponsesEventWriter(EventWriter):
         self._open: _Item | None = None
         self._calls: dict[int, _Item] = {}
         self._ended = False
+        #: The JSON arrays of the messages' entries by the placeholder their dicts hold (see :meth:`_event`).
+        self._entries: dict[str, str] = {}
 
     # -- the response object ------------------------------------------------------------------------------------
 
@@ -336,7 +339,20 @@ class ResponsesEventWriter(EventWriter):
     def _lifecycle(self, kind: str, response: dict[str, Any]) -> WireEvent:
         seq = self._seq
         self._seq = seq + 1
-        return dict_event({"type": kind, "response": response, "sequence_number": seq}, event=kind)
+        return self._event({"type": kind, "response": response, "sequence_number": seq}, kind)
+
+    def _event(self, data: dict[str, Any], name: str) -> WireEvent:
+        """The event of ``data``, which may hold a message's entries by their placeholder (an :class:`orjson.Fragment`
+        of a raw NUL, a character orjson never writes raw; :meth:`_close_item`): written with them in place, their
+        text as it was sent with the deltas. Such an event is made from its JSON text, its dict read back from it
+        on first use, so the dicts with placeholders never leave the writer."""
+        if not self._entries:
+            return dict_event(data, event=name)
+        text = dumps_json(data)
+        if "\x00" in text:
+            for placeholder, entries in self._entries.items():
+                text = text.replace(placeholder, entries, 1)
+        return json_event(text, name)
 
     # -- EventWriter ------------------------------------------------------------------------------------------
 
@@ -522,9 +538,9 @@ class ResponsesEventWriter(EventWriter):
             return
         if kind == _MESSAGE:
             # The delta's JSON text, its entries written from remembered pieces (the per-token path).
-            item.logprobs += event.logprobs
             before, after = item.delta_logprobs
             entries = logprob_entries_json(event.logprobs)
+            item.logprobs.append(entries)
             seq = self._next()
             out.append(
                 json_event(
@@ -678,7 +694,13 @@ class ResponsesEventWriter(EventWriter):
         text = "".join(item.parts)
         if kind == _MESSAGE or kind == _REASONING:
             if kind == _MESSAGE:
-                logprobs = [logprob_dict(e) for e in item.logprobs]
+                # The entries sent with the deltas, written once more in each of the four events below: by a
+                # placeholder, in place of a list of dicts that would be read back from their text and written again.
+                logprobs: Any = []
+                if item.logprobs:
+                    placeholder = f"\x00{len(self._entries)}\x00"
+                    self._entries[placeholder] = f"[{','.join(a[1:-1] for a in item.logprobs if len(a) > 2)}]"
+                    logprobs = orjson.Fragment(placeholder)
                 part: dict[str, Any] = {
                     "type": "output_text",
                     "annotations": [],
@@ -720,7 +742,7 @@ class ResponsesEventWriter(EventWriter):
                     "summary": [],
                     "encrypted_content": f"{self.response_id}-{index}",
                 }
-            out.append(dict_event(text_done, event=text_done["type"]))
+            out.append(self._event(text_done, text_done["type"]))
             part_done = {
                 "type": "response.content_part.done",
                 "content_index": 0,
@@ -729,7 +751,7 @@ class ResponsesEventWriter(EventWriter):
                 "part": part,
                 "sequence_number": self._next(),
             }
-            out.append(dict_event(part_done, event="response.content_part.done"))
+            out.append(self._event(part_done, "response.content_part.done"))
         elif kind == _SEARCH:
             # A call the output cut short keeps the empty arguments it was announced with, and is incomplete even
             # when the response is not: its arguments spell no JSON object (reference).
@@ -780,7 +802,7 @@ class ResponsesEventWriter(EventWriter):
             "output_index": index,
             "sequence_number": self._next(),
         }
-        out.append(dict_event(data, event="response.output_item.done"))
+        out.append(self._event(data, "response.output_item.done"))
 
 
 #: This protocol's stream writer, for the protocol table.
