@@ -685,20 +685,25 @@ def main() -> None:
     print()
 
     # Log probabilities: one id per push with its log probability and five alternatives, in the protocols that
-    # stream them (Messages has none).
+    # stream them (Messages has none): the prose's reasoning alone (Responses drops the reasoning's entries), then
+    # its reasoning and answer.
     print(
-        f"{'log probabilities':<30}{'tokens':>7}{'dscodec µs/token':>18}{'reference µs/token':>20}{'ratio':>8}"
+        f"{'log probabilities':<48}{'tokens':>7}{'dscodec µs/token':>18}{'reference µs/token':>20}{'ratio':>8}"
     )
-    output = kinds["prose"][1][: args.tokens // 2]
-    for protocol, body in (
-        ("chat_completions", {**BODY, "logprobs": True, "top_logprobs": 5}),
-        ("responses", {**PROTOCOL_BODIES["responses"]["tools"], "top_logprobs": 5}),
-    ):
-        for values, entries in (("same", _same_logprobs(output)), ("varied", _varied_logprobs(output))):
-            sides = [ours(dscodec.convert(protocol, body), vocab, _groups(output, 1), logprobs=entries)]
-            if ref is not None:
-                sides.append(reference(ref, _groups(output, 1), body, protocol=protocol, logprobs=entries))
-            _per_token_row(f"{protocol + ', ' + values:<30}{len(output):>7}", sides, len(output), args.runs)
+    prose = kinds["prose"][1]
+    for span, output in (("reasoning", prose[: args.tokens // 2]), ("reasoning and answer", prose)):
+        for protocol, body in (
+            ("chat_completions", {**BODY, "logprobs": True, "top_logprobs": 5}),
+            ("responses", {**PROTOCOL_BODIES["responses"]["tools"], "top_logprobs": 5}),
+        ):
+            for values, entries in (("same", _same_logprobs(output)), ("varied", _varied_logprobs(output))):
+                sides = [ours(dscodec.convert(protocol, body), vocab, _groups(output, 1), logprobs=entries)]
+                if ref is not None:
+                    sides.append(
+                        reference(ref, _groups(output, 1), body, protocol=protocol, logprobs=entries)
+                    )
+                label = f"{protocol}, {values}, {span}"
+                _per_token_row(f"{label:<48}{len(output):>7}", sides, len(output), args.runs)
     print()
 
     # Linear cost: a tool call alone, its string argument 2K and then 20K characters long.
