@@ -1,8 +1,9 @@
 """The shortest decimal of a 32-bit float, which log probabilities are written as (behavior.md#token-chunks-and-usage).
 
 Model servers compute log probabilities as 32-bit floats; the reference writes each as the shortest decimal that
-reads back as the same 32-bit float. :func:`f32_logprob` gives the double of that decimal, worked out in integers
-(exact, no formatting and parsing of candidates).
+reads back as the same 32-bit float. :func:`f32_logprob` gives the double of that decimal, worked out exactly
+without formatting and parsing candidates: in doubles for the floats of about 1e-5 to 1e7, where every step is
+exact, and in integers for the others.
 """
 
 from __future__ import annotations
@@ -84,17 +85,55 @@ def _steps(exponent: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
 _STEPS = [_steps(exponent) if 0 < exponent < 255 else ((0, 0, 1), (0, 0, 1)) for exponent in range(256)]
 
 
+def _float_steps(exponent: int) -> tuple[float, float] | None:
+    """For :func:`_f32_shortest` in doubles: ``10**k`` for the power ``10**-k`` of the first of :func:`_steps`,
+    and the interval's half (2 units of ``2**(exponent - 152)``) times ``10**k``; None where that is not exact.
+
+    Every product taken is exact when ``0 <= k`` and ``k + 1 <= 12`` (32-bit floats from about 1e-5 to 1e7): a
+    24-bit mantissa times ``5**12 < 2**28`` fits the 53 bits of a double, and the powers of two only move the
+    exponent. ``round`` of an exact double is exact, so is its difference to it (both are multiples of its last
+    place), and a correctly rounded division of exact operands gives the double nearest to the decimal, as the
+    integer path's does."""
+    if not 0 < exponent < 255:
+        return None
+    k = -_STEPS[exponent][0][0]
+    if not 0 <= k <= 11:
+        return None
+    return float(10**k), math.ldexp(1.0, exponent - 151) * 10**k
+
+
+#: :func:`_float_steps` by exponent.
+_FLOAT_STEPS = [_float_steps(exponent) for exponent in range(256)]
+_f32_unpack = struct.Struct("<f").unpack
+
+
 def _f32_shortest(value: float) -> float:
-    """:func:`f32_logprob` of a value within the 32-bit range, in integers: the 32-bit float ``v`` nearest to
+    """:func:`f32_logprob` of a value within the 32-bit range: the 32-bit float ``v`` nearest to
     ``value`` owns the reals between the midpoints to its neighbours (the midpoints too when its last bit is 0),
     and the answer is the multiple of the largest power of ten in that interval that is nearest to ``v``.
 
     Raises:
         OverflowError: ``value`` is beyond the 32-bit range.
     """
-    bits = _u32_unpack(_f32_pack(value))[0]
+    packed = _f32_pack(value)
+    bits: int = _u32_unpack(packed)[0]
     exponent = (bits >> 23) & 0xFF
     fraction = bits & 0x7FFFFF
+    steps = _FLOAT_STEPS[exponent]
+    if steps is not None and fraction:
+        # The commonest case in doubles, each step exact (see _float_steps): v * 10**k and its distance to the
+        # nearest integer (ties to even, as round does), against the interval's half in the same units.
+        v_float: float = _f32_unpack(packed)[0]
+        up, half = steps
+        scaled = v_float * up
+        digits = round(scaled)
+        off = abs(digits - scaled)
+        if off < half:
+            return digits / up
+        if off > half:  # the power below: its nearest multiple is always inside
+            up *= 10.0
+            return round(v_float * up) / up
+        # An end of the interval (v's own only when v is even): worked out in integers below.
     odd = fraction & 1  # the interval's ends are v's own only when v is even
     if exponent and fraction:
         # The commonest case, from a table: an interval of equal halves, 4 units wide around v = 4 * mantissa.

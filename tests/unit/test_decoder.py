@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dscodec import _f32 as f32_module
 from dscodec.stream.decoder import IncrementalDecoder, TokenText, f32_logprob, logprob_token_text
 from dscodec.vocab import Vocabulary
 
@@ -270,6 +271,27 @@ def test_log_probabilities_are_the_shortest_decimal_of_their_32_bit_float(value:
 @given(st.floats(width=32, allow_nan=False, allow_infinity=False) | st.floats(-1e30, 1e30))
 def test_f32_logprob_agrees_with_its_definition(value: float) -> None:
     assert repr(f32_logprob(value)) == repr(_shortest_f32_oracle(value))
+
+
+@settings(max_examples=settings.default.max_examples * 20)  # cheap: many values
+@given(
+    exponent=st.integers(100, 160),
+    fraction=st.integers(0, 2**23 - 1) | st.integers(0, 15) | st.integers(2**23 - 16, 2**23 - 1),
+    sign=st.integers(0, 1),
+)
+def test_the_shortest_decimal_worked_out_in_doubles_is_the_one_in_integers(
+    exponent: int, fraction: int, sign: int
+) -> None:
+    """The 32-bit floats of about 1e-5 to 1e7 take steps in doubles, each exact; the integer path (the doubles'
+    table emptied) gives the same for every one, and for those just outside that range."""
+    value = _F32.unpack(struct.pack("<I", (sign << 31) | (exponent << 23) | fraction))[0]
+    quick = f32_module._f32_shortest(value)
+    table = f32_module._FLOAT_STEPS
+    f32_module._FLOAT_STEPS = [None] * 256
+    try:
+        assert repr(quick) == repr(f32_module._f32_shortest(value))
+    finally:
+        f32_module._FLOAT_STEPS = table
 
 
 def test_f32_logprob_agrees_with_its_definition_on_every_kind_of_32_bit_float() -> None:
