@@ -256,9 +256,8 @@ class _Item:
             self.delta_tail = f"{item}{logprobs}{after}"
             self.delta_logprobs = (f'{item},"logprobs":', after)
         self.parts: list[str] = []  # text, arguments or input fragments
-        self.logprobs: list[
-            str
-        ] = []  # the JSON arrays of a message's entries, by delta: read back at its end
+        # The JSON arrays of a message's entries, a delta's each: spliced into its done events at its end.
+        self.logprobs: list[str] = []
         self.call_id = ""
         self.name = ""
         self.namespace: str | None = None
