@@ -308,8 +308,8 @@ class ResponsesEventWriter(EventWriter):
         self._open: _Item | None = None
         self._calls: dict[int, _Item] = {}
         self._ended = False
-        #: The JSON arrays of the messages' entries by the placeholder their dicts hold (see :meth:`_event`).
-        self._entries: dict[str, str] = {}
+        #: The JSON arrays of the messages' entries; their dicts hold the index (see :meth:`_event`).
+        self._entries: list[str] = []
 
     # -- the response object ------------------------------------------------------------------------------------
 
@@ -348,9 +348,10 @@ class ResponsesEventWriter(EventWriter):
         if not self._entries:
             return dict_event(data, event=name)
         text = dumps_json(data)
-        if "\x00" in text:
-            for placeholder, entries in self._entries.items():
-                text = text.replace(placeholder, entries, 1)
+        if "\x00" in text:  # one pass, however many messages: "\x00k\x00" is the k-th message's entries
+            pieces = text.split("\x00")
+            pieces[1::2] = [self._entries[int(k)] for k in pieces[1::2]]
+            text = "".join(pieces)
         return json_event(text, name)
 
     # -- EventWriter ------------------------------------------------------------------------------------------
@@ -697,9 +698,8 @@ class ResponsesEventWriter(EventWriter):
                 # placeholder, in place of a list of dicts that would be read back from their text and written again.
                 logprobs: Any = []
                 if item.logprobs:
-                    placeholder = f"\x00{len(self._entries)}\x00"
-                    self._entries[placeholder] = f"[{','.join(a[1:-1] for a in item.logprobs if len(a) > 2)}]"
-                    logprobs = orjson.Fragment(placeholder)
+                    logprobs = orjson.Fragment(f"\x00{len(self._entries)}\x00")
+                    self._entries.append(f"[{','.join(a[1:-1] for a in item.logprobs if len(a) > 2)}]")
                 part: dict[str, Any] = {
                     "type": "output_text",
                     "annotations": [],
