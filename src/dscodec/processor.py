@@ -510,6 +510,48 @@ class StreamProcessor:
             ModelOutputError: an id or log probability out of bounds, or ``logprobs`` without one entry per id
                 (the processor then fails; send :meth:`fail`'s events to tell the client).
         """
+        lane = self._id_lane
+        if lane is not None and logprobs is None and type(ids) is list and len(ids) == 1:
+            # The commonest push of all: one ordinary id of whole characters in the middle of a lane (a value, a
+            # channel, a tool-call block), none held before it: the per-push path's steps below, in its order.
+            decoder = self._decoder
+            token_id = ids[0]
+            if (
+                self._lane is not None
+                and decoder is not None
+                and self._gathered is None
+                and not decoder.held
+                and type(token_id) is int
+                and self._completion_tokens < _FAST_COUNT_LIMIT
+            ):
+                text = decoder.whole_texts.get(token_id)
+                if text:
+                    self._completion_tokens += 1
+                    try:
+                        arguments = lane(text)
+                    except DscodecError as exc:  # the block parser failed (the machine has failed)
+                        self._failed(exc, [])
+                        raise
+                    if arguments is not None:
+                        return self._writer_lane(arguments, text) if arguments else []
+                    self._machine_lane = self._id_lane = None
+                    return self._ids_text(text)
+                if text is None and lane is self._block_lane:
+                    # A special id met before (a Dsml token) inside a tool-call block: its unit takes the same lane,
+                    # unless it is the end of sentence (decode_plain's units, without its call).
+                    units = decoder.unit_ids.get(token_id)
+                    if units is not None and EOS_HARD not in units and EOS_SOFT not in units:
+                        decoder.units = units
+                        self._completion_tokens += 1
+                        try:
+                            events = lane(units)
+                        except DscodecError as exc:
+                            self._failed(exc, [])
+                            raise
+                        if events is not None:
+                            return self._writer_lane(events, units) if events else []
+                        self._machine_lane = self._id_lane = None
+                        return self._ids_units(units, lane)
         decode_plain = self._lane
         if decode_plain is None and self._status == "open" and self._decoder is None:
             # The first ids of an open response: the decoder is made for them, and they take the per-push path.
@@ -575,48 +617,10 @@ class StreamProcessor:
                             if events is not None:
                                 return self._writer_lane(events, units) if events else []
                     self._machine_lane = self._id_lane = None
-                try:
-                    if text is None:  # special ids (markers) among them: decoded into the machine's units
-                        machine = self._machine
-                        assert self._decoder is not None
-                        units = self._decoder.units  # decode_plain decoded them (the decoder has unit_of)
-                        events = machine.block_units(units)
-                        if events is not None:  # inside a tool-call block: its events only
-                            if lane is None or lane is not self._block_lane:
-                                self._open_block_lane(tokens=True)
-                            else:  # the lane through the block stays open
-                                self._id_lane = lane
-                            return self._writer.write(events) if events else []
-                        events = machine.feed_units(units)
-                        self._open_block_lane(tokens=True)  # when still inside a tool-call block
-                    else:
-                        # Plain text in the middle of the reasoning, the content or a JSON-mode value (or no
-                        # text yet), or in the middle of a string argument: straight to the writer.
-                        emitted = self._plain_token(text)
-                        if emitted is None:  # declined: the machine's other ways
-                            events = self._machine.feed_declined(text)
-                        elif isinstance(emitted, str):
-                            return self._channel_text(emitted, ids=True)
-                        elif isinstance(emitted, list):
-                            # Other text inside a tool-call block: tool-call events only (no reasoning, not the
-                            # output's end).
-                            self._open_block_lane(tokens=True)
-                            return self._writer.write(emitted) if emitted else []
-                        else:
-                            return self._string_piece(*emitted)
-                except DscodecError as exc:
-                    self._failed(exc, [])
-                    raise
-                if not events:
-                    return []
-                if len(events) == 1:
-                    event = events[0]
-                    if type(event) is ReasoningDelta:
-                        self._reasoning.append(event.text)
-                        return self._writer.write(events)
-                    if type(event) is not OutputEnd:
-                        return self._writer.write(events)
-                return self._deliver(events, [])
+                if text is None:  # special ids (markers) among them: decoded into the machine's units
+                    assert self._decoder is not None
+                    return self._ids_units(self._decoder.units, lane)  # decode_plain decoded them (unit_of)
+                return self._ids_text(text)
         if self._gathered:  # what waited is read before this push goes another way
             flushed = self._read_gathered()
             if flushed:  # the response ended (never expected): this push is refused, as after any end
@@ -659,6 +663,59 @@ class StreamProcessor:
             self._failed(exc, out)
             raise
         return self._deliver(events, out)
+
+    def _ids_text(self, text: str) -> list[WireEvent]:
+        """:meth:`push_tokens`' per-push path for the text of ordinary ids that no lane took. Plain text in the
+        middle of the reasoning, the content or a JSON-mode value (or no text yet), or in the middle of a string
+        argument, goes straight to the writer; other text takes the machine's other ways."""
+        try:
+            emitted = self._plain_token(text)
+            if emitted is None:  # declined: the machine's other ways
+                events = self._machine.feed_declined(text)
+            elif isinstance(emitted, str):
+                return self._channel_text(emitted, ids=True)
+            elif isinstance(emitted, list):
+                # Other text inside a tool-call block: tool-call events only (no reasoning, not the output's end).
+                self._open_block_lane(tokens=True)
+                return self._writer.write(emitted) if emitted else []
+            else:
+                return self._string_piece(*emitted)
+        except DscodecError as exc:
+            self._failed(exc, [])
+            raise
+        return self._ids_events(events)
+
+    def _ids_units(self, units: str, lane: _MachineLane | None) -> list[WireEvent]:
+        """:meth:`push_tokens`' per-push path for the units of ids with special ids among them that no lane took
+        (``lane``: the one open before the push, if any)."""
+        machine = self._machine
+        try:
+            events = machine.block_units(units)
+            if events is not None:  # inside a tool-call block: its events only
+                if lane is None or lane is not self._block_lane:
+                    self._open_block_lane(tokens=True)
+                else:  # the lane through the block stays open
+                    self._id_lane = lane
+                return self._writer.write(events) if events else []
+            events = machine.feed_units(units)
+            self._open_block_lane(tokens=True)  # when still inside a tool-call block
+        except DscodecError as exc:
+            self._failed(exc, [])
+            raise
+        return self._ids_events(events)
+
+    def _ids_events(self, events: list[Event]) -> list[WireEvent]:
+        """The wire events of what the machine gave for the text of ids on the per-push path."""
+        if not events:
+            return []
+        if len(events) == 1:
+            event = events[0]
+            if type(event) is ReasoningDelta:
+                self._reasoning.append(event.text)
+                return self._writer.write(events)
+            if type(event) is not OutputEnd:
+                return self._writer.write(events)
+        return self._deliver(events, [])
 
     def _token_with_logprob(self, token_id: int, text: str, logprob: Logprob) -> list[WireEvent]:
         """:meth:`push_tokens` of one ordinary id whose bytes are whole characters (``text``; no bytes held) and its

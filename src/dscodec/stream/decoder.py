@@ -105,8 +105,8 @@ class IncrementalDecoder:
         "_rows",
         "_special",
         "_texts",
-        "_unit_ids",
         "_unit_of",
+        "unit_ids",
         "held",
         "units",
         "whole_texts",
@@ -129,8 +129,9 @@ class IncrementalDecoder:
         # With ``unit_of``, :meth:`decode_plain` decodes a group holding special ids into units at once, here.
         self._unit_of = unit_of
         # The unit of each special id met so far (``unit_of`` of its spelling), so that a group holding special ids
-        # between ids of whole texts is decoded into units in the same single pass.
-        self._unit_ids: dict[int, str] = {}
+        # between ids of whole texts is decoded into units in the same single pass (and a caller's per-push path
+        # finds a special id's unit without decoding it).
+        self.unit_ids: dict[int, str] = {}
         self.units = ""
         # What decode_group remembers: the outcome of each group of ids decoded with nothing held that left
         # nothing held (its text, or None and its units).
@@ -227,7 +228,7 @@ class IncrementalDecoder:
             if spelling is not None:
                 unit_of = self._unit_of
                 if unit_of is not None:
-                    unit = self._unit_ids[token_id] = unit_of(spelling)
+                    unit = self.unit_ids[token_id] = unit_of(spelling)
                     self.units = self._flush_bytes() + unit if self.held else unit
                 return None
             rows = self._rows
@@ -247,7 +248,7 @@ class IncrementalDecoder:
                 # so do the next groups until one is all ASCII (CJK text is mostly ids that are not whole).
                 not_whole = self._not_whole
                 specials = self._special
-                unit_ids = self._unit_ids
+                unit_ids = self.unit_ids
                 units = False  # a special id's unit is among the texts
                 try:
                     for token_id in ids:
@@ -370,7 +371,7 @@ class IncrementalDecoder:
                 run = []
             if self.held:
                 out.append(self._flush_bytes())
-            unit = self._unit_ids[token_id] = unit_of(special[token_id])
+            unit = self.unit_ids[token_id] = unit_of(special[token_id])
             out.append(unit)
         if run:
             out.append(self._utf8(b"".join(run)))

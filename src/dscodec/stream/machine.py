@@ -794,15 +794,29 @@ class OutputMachine(FastPaths):
             made = (block, None, None)
         sym = self._sym
 
+        def token_lane(text: str) -> list[Event] | None:
+            # plain_token's tool-call case, without its call and its checks for what no lane push changes (the text
+            # of ordinary ids holds no spelling, so nothing is held: the chunk lane's steps for that are left out).
+            if self._stage is not TOOL_CALLS or not text or block.state is _STRING_VALUE:
+                return None
+            self._pos += len(text)
+            out: list[Event] = []
+            if self._other_spellings:
+                text = text.translate(self._other_spellings)
+            try:
+                block.feed(text, out)
+            except BaseException as exc:
+                raise self._fail(exc) from exc
+            self._tool_calls = block.calls
+            if block.done:
+                self._stage = DISCARD
+            return out
+
         def lane(text: str) -> list[Event] | None:
-            # plain_token's (tokens) or plain_chunk's tool-call case, without its call and its checks for what no
-            # lane push changes.
+            # plain_chunk's tool-call case, without its call and its checks for what no lane push changes.
             if self._stage is not TOOL_CALLS or not text:
                 return None
-            if tokens:
-                if block.state is _STRING_VALUE:
-                    return None
-            elif (
+            if (
                 sym.held
                 or (_START_A in text and _LT_SPELLING.search(text) is not None)
                 or _START_B in text
@@ -835,7 +849,10 @@ class OutputMachine(FastPaths):
                 self._stage = DISCARD
             return out
 
-        self._block_lanes = (block, lane, made[2]) if tokens else (block, made[1], lane)
+        if tokens:
+            self._block_lanes = (block, token_lane, made[2])
+            return token_lane
+        self._block_lanes = (block, made[1], lane)
         return lane
 
     def feed_declined(self, text: str) -> list[Event]:
