@@ -651,9 +651,11 @@ class StreamProcessor:
                 self._refuse(
                     f"invalid log probabilities: {len(given)} log probabilities for {len(checked)} token IDs"
                 )
-            entries = [
-                self._entry(decoder, k, token_id, lp) for k, (token_id, lp) in enumerate(zip(checked, given))
-            ]
+            # (A loop, not a comprehension: one here would make every push on Python 3.11 keep its locals in
+            # cells.)
+            entries = []
+            for k, (token_id, lp) in enumerate(zip(checked, given)):
+                entries.append(self._entry(decoder, k, token_id, lp))
         self._add_completion_tokens(len(checked))
         out = self._begin()
         try:
@@ -973,7 +975,10 @@ class StreamProcessor:
         given = self._sequence(ids, "token ids")
         if all(type(value) is int and 0 <= value < ID_LIMIT for value in given):
             return given  # type: ignore[return-value]
-        return [self._token_id(value, f"token id {k}") for k, value in enumerate(given)]
+        checked = []  # (a loop: a comprehension would keep ``self`` in a cell every call, on Python 3.11)
+        for k, value in enumerate(given):
+            checked.append(self._token_id(value, f"token id {k}"))
+        return checked
 
     def _logprob(self, value: object, where: str) -> float:
         """A log probability: a real number, finite or ``-inf`` (which becomes ``-9999.0``)."""

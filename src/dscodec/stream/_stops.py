@@ -202,7 +202,8 @@ class StopMatcher:
         if from_start:
             self.reset()
         try:
-            return any(self.step(ch) >= 0 for ch in text)
+            step = self.step  # (``self`` kept out of a cell)
+            return any(step(ch) >= 0 for ch in text)
         finally:
             self._node, self.depth = node, depth
 

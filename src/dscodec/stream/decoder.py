@@ -106,8 +106,8 @@ class IncrementalDecoder:
         "_special",
         "_texts",
         "_unit_of",
-        "unit_ids",
         "held",
+        "unit_ids",
         "units",
         "whole_texts",
     )

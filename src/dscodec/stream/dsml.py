@@ -192,6 +192,12 @@ def random_tool_call_id(index: int) -> str:
             _fill_id_pool()
 
 
+def _begins_a_closer(word: str) -> bool:
+    """Whether ``word`` may begin one of the closing tags that end a call (a function of its own, so that the
+    parser's method keeps its locals out of cells)."""
+    return any(c.startswith(word) for c in _CALL_CLOSERS)
+
+
 class BlockParser(ArgumentWriter):
     """Parses one DSML tool-call block from machine units into tool-call events.
 
@@ -407,7 +413,7 @@ class BlockParser(ArgumentWriter):
             if self._stray:
                 word = s[end : end + _CLOSER_LOOKAHEAD]
                 if not word.startswith(_CALL_CLOSERS):
-                    if end + len(word) == len(s) and any(c.startswith(word) for c in _CALL_CLOSERS):
+                    if end + len(word) == len(s) and _begins_a_closer(word):
                         self._held = s[end - _INVOKE_LENGTHS[index] :]  # not yet known: read again with more
                         return len(s)
                     self._stray = False  # the unknown tag's closing tag: the call goes on

@@ -270,8 +270,11 @@ class OutputMachine(FastPaths):
                 if quick is not None:
                     return quick
             if logprobs:
-                anchor = self._pos + len(units) - 1 if units else self._pos
-                self._entries.extend((anchor, self._pos, entry) for entry in logprobs)
+                pos = self._pos
+                anchor = pos + len(units) - 1 if units else pos
+                entries = self._entries
+                for entry in logprobs:  # (no generator: one would keep this method's locals in cells)
+                    entries.append((anchor, pos, entry))
             elif not self._sym.held:  # as token text is read (a held spelling waits for the general path)
                 return self._units(units)
             return self._process(units)

@@ -350,7 +350,8 @@ class ResponsesEventWriter(EventWriter):
         text = dumps_json(data)
         if "\x00" in text:  # one pass, however many messages: "\x00k\x00" is the k-th message's entries
             pieces = text.split("\x00")
-            pieces[1::2] = [self._entries[int(k)] for k in pieces[1::2]]
+            entries = self._entries  # (``self`` kept out of a cell)
+            pieces[1::2] = [entries[int(k)] for k in pieces[1::2]]
             text = "".join(pieces)
         return json_event(text, name)
 
