@@ -1494,3 +1494,39 @@ def test_a_clock_that_gives_no_time_is_a_stream_state_error(clock: Any, says: st
     p.push_text("Hello", 1)
     with pytest.raises(dscodec.StreamStateError, match=says):
         p.finish("stop")
+
+
+def test_per_push_methods_keep_no_locals_in_cells() -> None:
+    """The methods every push runs through keep no local in a cell: on Python 3.11 a comprehension or a generator
+    that uses a local (``self`` most often) puts it in a cell at every call, which makes each use of it slower
+    and costs an allocation per push, whichever way the push then goes."""
+    from dscodec.processor import StreamProcessor
+    from dscodec.protocols.anthropic_messages.outbound import MessagesEventWriter
+    from dscodec.protocols.openai_chat.outbound import ChatChunkWriter
+    from dscodec.protocols.openai_responses.outbound import ResponsesEventWriter
+    from dscodec.stream.dsml import BlockParser
+    from dscodec.stream.machine import OutputMachine
+
+    methods = [
+        StreamProcessor.push_tokens,
+        StreamProcessor.push_text,
+        StreamProcessor._ids_text,
+        StreamProcessor._ids_units,
+        StreamProcessor._ids_events,
+        StreamProcessor._token_ids,
+        OutputMachine.feed,
+        OutputMachine.feed_tokens,
+        OutputMachine.plain_token,
+        OutputMachine.plain_chunk,
+        BlockParser.feed,
+        BlockParser._scan_invoke,
+        BlockParser._end_tag,
+        BlockParser._parameter,
+        IncrementalDecoder.decode_plain,
+        IncrementalDecoder.decode_group,
+        ChatChunkWriter.write,
+        ResponsesEventWriter.write,
+        MessagesEventWriter.write,
+    ]
+    with_cells = {m.__qualname__: m.__code__.co_cellvars for m in methods if m.__code__.co_cellvars}
+    assert with_cells == {}
