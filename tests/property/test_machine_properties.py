@@ -450,6 +450,34 @@ def test_stop_matcher_agrees_with_the_definition(stops: list[str], text: str) ->
     assert position == -1
 
 
+@given(
+    stops=st.lists(st.text(alphabet="ab c", min_size=1, max_size=6), min_size=1, max_size=4),
+    text=st.text(alphabet="abc d", max_size=40),
+    cuts=st.lists(st.integers(0, 40), max_size=8),
+)
+def test_stop_matcher_advance_agrees_with_the_definition(
+    stops: list[str], text: str, cuts: list[int]
+) -> None:
+    """``advance`` over any chunking of the text: a chunk is refused (nothing changed) exactly when the first
+    match ends inside it, and after every chunk it takes, the depth is the longest end of the text so far that can
+    still grow into a stop (the characters that begin no stop, skipped in one search, leave it right)."""
+    matcher = StopMatcher(stops)
+    position, _ = _first_stop(stops, text)
+    bounds = sorted({0, len(text), *(c for c in cuts if c <= len(text))})
+    for start, end in itertools.pairwise(bounds):
+        before = matcher.state_key()
+        if not matcher.advance(text[start:end]):
+            assert start <= position < end
+            assert matcher.state_key() == before
+            return
+        assert not start <= position < end
+        held = next(
+            (k for k in range(min(end, 6), 0, -1) if any(s.startswith(text[end - k : end]) for s in stops)), 0
+        )
+        assert matcher.depth == held
+    assert position == -1
+
+
 TAGS = st.sampled_from(
     [
         'name="a" string="true"',

@@ -51,9 +51,10 @@ class StopMatcher:
         self.stops = tuple(sanitize_text(s) for s in stops if s)
         self.first_chars = frozenset(s[0] for s in self.stops)
         self._chars = frozenset("".join(self.stops))
-        #: Finds the next character that belongs to some stop sequence (any other one resets a partial match).
+        #: Finds the next character that begins some stop sequence: with nothing partly matched, any other one
+        #: leaves the matcher where it is (at the root), so the text up to it is skipped in one search.
         self._search = (
-            re.compile("[" + "".join(map(re.escape, sorted(self._chars))) + "]").search
+            re.compile("[" + "".join(map(re.escape, sorted(self.first_chars))) + "]").search
             if self.stops
             else None
         )
@@ -163,8 +164,9 @@ class StopMatcher:
 
     def advance(self, text: str) -> bool:
         """Consume ``text`` unless a stop sequence ends inside it: True when none does (the state then follows
-        ``text``), False with nothing changed. Characters that belong to no stop sequence are skipped in one
-        search each (they only reset a partial match)."""
+        ``text``), False with nothing changed. With nothing partly matched, the text up to the next character
+        that begins a stop sequence is skipped in one search; a character that belongs to no stop sequence resets
+        a partial match."""
         search = self._search
         if search is None:
             return True
