@@ -511,38 +511,61 @@ class StreamProcessor:
                 (the processor then fails; send :meth:`fail`'s events to tell the client).
         """
         lane = self._id_lane
-        if lane is not None and logprobs is None and type(ids) is list and len(ids) == 1:
-            # The commonest push of all: one ordinary id of whole characters in the middle of a lane (a value, a
-            # channel, a tool-call block), none held before it: the per-push path's steps below, in its order.
-            decoder = self._decoder
-            token_id = ids[0]
+        if lane is not None and logprobs is None and (type(ids) is list or type(ids) is tuple):
+            # The commonest push of all: ids in the middle of a lane (a value, a channel, a tool-call block) as the
+            # last push left it, their bytes decoded in one step (an incomplete UTF-8 sequence at the end is held
+            # by the decoder). An id the decoder does not take as it is goes the general way, which checks it.
+            decode_plain = self._lane  # (not None while a lane is open, but for a text chunk's lane)
             if (
-                self._lane is not None
-                and decoder is not None
+                decode_plain is not None
                 and self._gathered is None
-                and not decoder.held
-                and type(token_id) is int
                 and self._completion_tokens < _FAST_COUNT_LIMIT
             ):
-                text = decoder.whole_texts.get(token_id)
-                if text:
-                    self._completion_tokens += 1
-                    try:
-                        arguments = lane(text)
-                    except DscodecError as exc:  # the block parser failed (the machine has failed)
-                        self._failed(exc, [])
-                        raise
-                    if arguments is not None:
-                        return self._writer_lane(arguments, text) if arguments else []
-                    self._machine_lane = self._id_lane = None
-                    return self._ids_text(text)
-                if text is None and lane is self._block_lane:
-                    # A special id met before (a Dsml token) inside a tool-call block: its unit takes the same lane,
-                    # unless it is the end of sentence (decode_plain's units, without its call).
-                    units = decoder.unit_ids.get(token_id)
-                    if units is not None and EOS_HARD not in units and EOS_SOFT not in units:
-                        decoder.units = units
-                        self._completion_tokens += 1
+                decoder = self._decoder
+                assert decoder is not None  # decode_plain is its method
+                try:
+                    if len(ids) == 1:
+                        # decode_plain's commonest cases without its call, none held: an id of whole characters,
+                        # or a special id met before (its unit).
+                        token_id = ids[0]
+                        if decoder.held or type(token_id) is not int:
+                            text = decode_plain(ids)
+                        else:
+                            text = decoder.whole_texts.get(token_id)
+                            if text is None:
+                                units = decoder.unit_ids.get(token_id)
+                                if units is None:
+                                    text = decode_plain(ids)
+                                else:
+                                    decoder.units = units
+                    elif not ids:
+                        raise LookupError  # nothing pushed: the general path
+                    elif lane is self._block_lane:
+                        # The tags of a tool-call block: the same few groups of ids again and again.
+                        text = decoder.decode_group(ids)
+                    else:
+                        text = decode_plain(ids)
+                except LookupError:
+                    pass
+                else:
+                    self._completion_tokens += len(ids)
+                    if text:
+                        try:
+                            arguments = lane(text)
+                        except DscodecError as exc:  # the block parser failed (the machine has failed)
+                            self._failed(exc, [])
+                            raise
+                        if arguments is not None:
+                            return self._writer_lane(arguments, text) if arguments else []
+                        self._machine_lane = self._id_lane = None
+                        return self._ids_text(text)
+                    if text is not None:  # ids that complete no character: nothing, in any lane
+                        return []
+                    # Special ids among them (a Dsml token inside a tool-call block, say): decode_plain decoded them
+                    # into the machine's units, which take the same lane through a block unless the end of
+                    # sentence is among them.
+                    units = decoder.units
+                    if lane is self._block_lane and EOS_HARD not in units and EOS_SOFT not in units:
                         try:
                             events = lane(units)
                         except DscodecError as exc:
@@ -550,8 +573,8 @@ class StreamProcessor:
                             raise
                         if events is not None:
                             return self._writer_lane(events, units) if events else []
-                        self._machine_lane = self._id_lane = None
-                        return self._ids_units(units, lane)
+                    self._machine_lane = self._id_lane = None
+                    return self._ids_units(units, lane)
         decode_plain = self._lane
         if decode_plain is None and self._status == "open" and self._decoder is None:
             # The first ids of an open response: the decoder is made for them, and they take the per-push path.
@@ -563,17 +586,13 @@ class StreamProcessor:
             and ids
             and self._completion_tokens < _FAST_COUNT_LIMIT
         ):
-            # The per-token hot path: ordinary ids, checked and their bytes decoded in one step (an incomplete
-            # UTF-8 sequence at the end is held by the decoder). An id the decoder does not take as it is goes
-            # the general way below, which checks it.
-            lane = self._id_lane
+            # The per-push path with no lane open (any open lane was offered the ids above, unless the response
+            # gathers them): ordinary ids, checked and their bytes decoded in one step.
             decoder = self._decoder
             assert decoder is not None  # decode_plain is its method
             try:
                 if len(ids) == 1:
-                    # decode_plain's commonest case without its call: an id whose bytes are whole characters,
-                    # with none held before it.
-                    token_id = ids[0]
+                    token_id = ids[0]  # (decode_plain's commonest case without its call, as above)
                     text = (
                         None
                         if decoder.held or type(token_id) is not int
@@ -581,9 +600,6 @@ class StreamProcessor:
                     )
                     if text is None:
                         text = decode_plain(ids)
-                elif lane is not None and lane is self._block_lane:
-                    # The tags of a tool-call block: the same few groups of ids again and again.
-                    text = decoder.decode_group(ids)
                 else:
                     text = decode_plain(ids)
             except LookupError:
@@ -592,34 +608,9 @@ class StreamProcessor:
                 self._completion_tokens += len(ids)
                 if self._gathered is not None:  # coalescing without stop sequences
                     return self._gather(text, len(ids))
-                if lane is not None:  # the middle of a value or a channel, as the last push left it
-                    if text is not None:
-                        if not text:  # an id that completes no character: nothing, in any lane
-                            return []
-                        try:
-                            arguments = lane(text)
-                        except DscodecError as exc:  # the block parser failed (the machine has failed)
-                            self._failed(exc, [])
-                            raise
-                        if arguments is not None:
-                            return self._writer_lane(arguments, text) if arguments else []
-                    elif lane is self._block_lane:
-                        # Special ids (a Dsml token) inside a tool-call block: their units take the same lane,
-                        # unless the end of sentence is among them.
-                        assert self._decoder is not None
-                        units = self._decoder.units
-                        if EOS_HARD not in units and EOS_SOFT not in units:
-                            try:
-                                events = lane(units)
-                            except DscodecError as exc:
-                                self._failed(exc, [])
-                                raise
-                            if events is not None:
-                                return self._writer_lane(events, units) if events else []
-                    self._machine_lane = self._id_lane = None
+                self._machine_lane = self._id_lane = None
                 if text is None:  # special ids (markers) among them: decoded into the machine's units
-                    assert self._decoder is not None
-                    return self._ids_units(self._decoder.units, lane)  # decode_plain decoded them (unit_of)
+                    return self._ids_units(decoder.units, None)  # decode_plain decoded them (unit_of)
                 return self._ids_text(text)
         if self._gathered:  # what waited is read before this push goes another way
             flushed = self._read_gathered()
