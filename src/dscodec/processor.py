@@ -591,17 +591,7 @@ class StreamProcessor:
             decoder = self._decoder
             assert decoder is not None  # decode_plain is its method
             try:
-                if len(ids) == 1:
-                    token_id = ids[0]  # (decode_plain's commonest case without its call, as above)
-                    text = (
-                        None
-                        if decoder.held or type(token_id) is not int
-                        else decoder.whole_texts.get(token_id)
-                    )
-                    if text is None:
-                        text = decode_plain(ids)
-                else:
-                    text = decode_plain(ids)
+                text = decode_plain(ids)
             except LookupError:
                 pass
             else:
