@@ -511,7 +511,7 @@ class StreamProcessor:
                 (the processor then fails; send :meth:`fail`'s events to tell the client).
         """
         lane = self._id_lane
-        if lane is not None and logprobs is None and (type(ids) is list or type(ids) is tuple):
+        if lane is not None and logprobs is None and (type(ids) is list or type(ids) is tuple) and ids:
             # The commonest push of all: ids in the middle of a lane (a value, a channel, a tool-call block) as the
             # last push left it, their bytes decoded in one step (an incomplete UTF-8 sequence at the end is held
             # by the decoder). An id the decoder does not take as it is goes the general way, which checks it.
@@ -538,8 +538,6 @@ class StreamProcessor:
                                     text = decode_plain(ids)
                                 else:
                                     decoder.units = units
-                    elif not ids:
-                        raise LookupError  # nothing pushed: the general path
                     elif lane is self._block_lane:
                         # The tags of a tool-call block: the same few groups of ids again and again.
                         text = decoder.decode_group(ids)
