@@ -44,19 +44,34 @@ def f32_logprob(value: float) -> float:
 
 def f32_logprob_once(value: float) -> float:
     """:func:`f32_logprob` worked out, not looked up nor remembered: for a caller that keeps what it makes of the
-    value instead."""
+    value instead. A model server's log probabilities are mostly 32-bit floats of about 1e-5 to 1e7, worked out
+    here in doubles (see :func:`_float_steps`); the others, and the ends of an interval, by :func:`_f32_shortest`."""
     try:
-        return _f32_shortest(value)
+        packed = _f32_pack(value)
     except OverflowError:
         return NEG_INF_LOGPROB if value < 0 else _F32_MAX
+    bits: int = _u32_unpack(packed)[0]
+    steps = _FLOAT_STEPS[(bits >> 23) & 0xFF]
+    if steps is not None and bits & 0x7FFFFF:
+        # v * 10**k and its distance to the nearest integer (ties to even, as round does), against the interval's
+        # half in the same units; each step exact. The sign rides along: v is the signed 32-bit float.
+        v: float = _f32_unpack(packed)[0]
+        up, half = steps
+        scaled = v * up
+        digits = round(scaled)
+        off = abs(digits - scaled)
+        if off < half:
+            return digits / up
+        if off > half:  # the power below: its nearest multiple is always inside
+            up *= 10.0
+            return round(v * up) / up
+        # An end of the interval (v's own only when v is even): worked out in integers.
+    return _f32_shortest(value)
 
 
 def f32_remembered(value: float) -> float:
     """:func:`f32_logprob` of a value not found in its memo (where it goes), for a caller that looked."""
-    try:
-        shortest = _f32_shortest(value)
-    except OverflowError:
-        return NEG_INF_LOGPROB if value < 0 else _F32_MAX
+    shortest = f32_logprob_once(value)
     if len(F32_MEMO) >= F32_MEMO_LIMIT:
         F32_MEMO.clear()
     F32_MEMO[value] = shortest
@@ -86,7 +101,7 @@ _STEPS = [_steps(exponent) if 0 < exponent < 255 else ((0, 0, 1), (0, 0, 1)) for
 
 
 def _float_steps(exponent: int) -> tuple[float, float] | None:
-    """For :func:`_f32_shortest` in doubles: ``10**k`` for the power ``10**-k`` of the first of :func:`_steps`,
+    """For :func:`f32_logprob_once` in doubles: ``10**k`` for the power ``10**-k`` of the first of :func:`_steps`,
     and the interval's half (2 units of ``2**(exponent - 152)``) times ``10**k``; None where that is not exact.
 
     Every product taken is exact when ``0 <= k`` and ``k + 1 <= 12`` (32-bit floats from about 1e-5 to 1e7): a
@@ -108,9 +123,10 @@ _f32_unpack = struct.Struct("<f").unpack
 
 
 def _f32_shortest(value: float) -> float:
-    """:func:`f32_logprob` of a value within the 32-bit range: the 32-bit float ``v`` nearest to
-    ``value`` owns the reals between the midpoints to its neighbours (the midpoints too when its last bit is 0),
-    and the answer is the multiple of the largest power of ten in that interval that is nearest to ``v``.
+    """:func:`f32_logprob` of a value within the 32-bit range, in integers (:func:`f32_logprob_once` takes most
+    values in doubles first): the 32-bit float ``v`` nearest to ``value`` owns the reals between the midpoints to
+    its neighbours (the midpoints too when its last bit is 0), and the answer is the multiple of the largest power
+    of ten in that interval that is nearest to ``v``.
 
     Raises:
         OverflowError: ``value`` is beyond the 32-bit range.
@@ -119,21 +135,6 @@ def _f32_shortest(value: float) -> float:
     bits: int = _u32_unpack(packed)[0]
     exponent = (bits >> 23) & 0xFF
     fraction = bits & 0x7FFFFF
-    steps = _FLOAT_STEPS[exponent]
-    if steps is not None and fraction:
-        # The commonest case in doubles, each step exact (see _float_steps): v * 10**k and its distance to the
-        # nearest integer (ties to even, as round does), against the interval's half in the same units.
-        v_float: float = _f32_unpack(packed)[0]
-        up, half = steps
-        scaled = v_float * up
-        digits = round(scaled)
-        off = abs(digits - scaled)
-        if off < half:
-            return digits / up
-        if off > half:  # the power below: its nearest multiple is always inside
-            up *= 10.0
-            return round(v_float * up) / up
-        # An end of the interval (v's own only when v is even): worked out in integers below.
     odd = fraction & 1  # the interval's ends are v's own only when v is even
     if exponent and fraction:
         # The commonest case, from a table: an interval of equal halves, 4 units wide around v = 4 * mantissa.

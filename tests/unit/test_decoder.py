@@ -285,11 +285,11 @@ def test_the_shortest_decimal_worked_out_in_doubles_is_the_one_in_integers(
     """The 32-bit floats of about 1e-5 to 1e7 take steps in doubles, each exact; the integer path (the doubles'
     table emptied) gives the same for every one, and for those just outside that range."""
     value = _F32.unpack(struct.pack("<I", (sign << 31) | (exponent << 23) | fraction))[0]
-    quick = f32_module._f32_shortest(value)
+    quick = f32_module.f32_logprob_once(value)
     table = f32_module._FLOAT_STEPS
     f32_module._FLOAT_STEPS = [None] * 256
     try:
-        assert repr(quick) == repr(f32_module._f32_shortest(value))
+        assert repr(quick) == repr(f32_module.f32_logprob_once(value))
     finally:
         f32_module._FLOAT_STEPS = table
 

@@ -41,6 +41,7 @@ BackendFinish = Literal["stop", "length", "content_filter"]
 #: Token ids are below this (the bound the stream processor checks).
 _ID_LIMIT = 1 << 32
 _finite = math.isfinite
+_dumps = orjson.dumps
 
 
 #: A log probability orjson writes in another notation than the reference does (both write the shortest digits of
@@ -186,7 +187,11 @@ _PIECES_LIMIT = 200_000
 def _given_text(value: float) -> str:
     """The JSON text of log probability ``value`` as a backend gave it (not found in :data:`_GIVEN_TEXT`, where it
     goes unless zero)."""
-    text = _value_text(f32_logprob_once(value))
+    shortest = f32_logprob_once(value)
+    # _value_text, inline (a stream of varied values makes this call for nearly every value)
+    text = _dumps(shortest).decode()
+    if not 1e-5 <= abs(shortest) < 1e13:
+        text = logprob_notation(f'"logprob":{text}')[len('"logprob":') :]
     if value:  # 0.0 and -0.0 are one key
         if len(_GIVEN_TEXT) >= _TEXT_MEMO_LIMIT:
             _GIVEN_TEXT.clear()
