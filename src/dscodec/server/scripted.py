@@ -37,6 +37,7 @@ import os
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, Literal
 
+import anyio
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from dscodec.conversation import ConversationRequest
@@ -207,8 +208,9 @@ class ScriptedBackend:
         if script.fail_after == 0:
             raise ScriptedFailure("scripted failure before any output")
         # Encoding the script's text takes time that grows with it: a worker thread does it, as the server does
-        # its own such work, so that other requests go on meanwhile.
-        chunks, finish = await asyncio.to_thread(self.plan, script, job)
+        # its own such work, so that other requests go on meanwhile (the server's own worker threads, started
+        # before its first request: asyncio's default executor would be made, and its module imported, then).
+        chunks, finish = await anyio.to_thread.run_sync(self.plan, script, job)
         prompt_tokens = len(job.token_ids) if script.prompt_tokens is None else script.prompt_tokens
         yield PromptUsage(prompt_tokens=prompt_tokens, cached_tokens=min(script.cached_tokens, prompt_tokens))
         for index, chunk in enumerate(chunks):
