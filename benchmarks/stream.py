@@ -14,13 +14,16 @@ one id at a time and four at a time; then the same output as text chunks, the te
 their token count (what a backend that detokenizes itself sends): one row per kind, input and push size
 (``--input ids`` or ``text`` for one of the two).
 
-The last two columns are a floor: the least work a Python codec does per push to answer with one chunk (check
+The next two columns are a floor: the least work a Python codec does per push to answer with one chunk (check
 the ids, decode their bytes, escape the text, build and serialise one chunk event; no markers, no stages, no tool
 calls; for text chunks the same without decoding), and its ratio to the reference. Where the floor's ratio is above a goal, no Python codec that makes one
 call per push reaches that goal on that output. For token ids two more columns give a second floor: the same
 decoding, then the very events dscodec answers each push with, written by its Chat writer and serialised (what
 is left when reading the output costs nothing). Where its ratio is near a goal, the goal leaves next to nothing
-for reading markers and tool-call markup.
+for reading markers and tool-call markup. For many small parameters, where nearly every event comes from
+tool-call markup, a third floor (``made``) is that one call per push, with the push's neutral events made afresh
+before the writer writes them: what a codec laid out as dscodec is (a reader that makes neutral events, then a
+protocol writer) pays when reading the markup costs nothing.
 
 Then short responses: the first 50 tokens of each output, one id per push, each response a new request (its
 JSON body parsed and converted, a new processor): what a request pays once, side by side. Then the same outputs
@@ -41,6 +44,7 @@ from __future__ import annotations
 
 import argparse
 import codecs
+import dataclasses
 import json
 import random
 import re
@@ -479,6 +483,54 @@ def events_floor(
     return run
 
 
+#: The outputs whose rows also show :func:`made_floor`: where nearly every event comes from tool-call markup. (Where
+#: the processor's lanes write text straight to the writer, without neutral events, dscodec itself is below it.)
+MADE_KINDS = ("many small parameters",)
+
+
+def made_floor(
+    request: dscodec.ConversationRequest, vocab: Vocabulary, groups: list[list[int]]
+) -> Callable[[], int]:
+    """:func:`events_floor` as a codec of dscodec's layout pays it: one call per push, which checks and decodes
+    the ids, then makes the push's neutral events afresh (their fields recorded before timing) and has the Chat
+    writer write them. Reading markers and markup costs nothing here; what a codec that keeps the neutral events
+    between its reader and its protocol writers (see ARCHITECTURE.md) pays at the least."""
+    machine = OutputMachine(request.parsing_options, tool_call_id_factory=lambda index: f"call_{index}")
+    decoder = IncrementalDecoder(vocab)
+    recipes = [
+        [(type(event), tuple(getattr(event, f.name) for f in dataclasses.fields(event))) for event in events]
+        for events in (machine.feed(decoder.feed(group)) for group in groups)
+    ]
+    rows = vocab.id_bytes
+    limit = 2**32
+
+    def run() -> int:
+        processor = dscodec.StreamProcessor(
+            request, response_id="chatcmpl-1", model="DeepSeek-V4-Pro", tokenizer=vocab
+        )
+        size = sum(len(event.to_json()) for event in processor.start(100, 0))
+        write = processor._writer.write
+        held = [b""]
+
+        def push(group: list[int], recipe: list[tuple[Any, tuple[Any, ...]]]) -> list[WireEvent]:
+            for token_id in group:
+                if type(token_id) is not int or not 0 <= token_id < limit:
+                    raise ValueError(token_id)
+            data = held[0] + b"".join([rows[i] for i in group])
+            _, used = codecs.utf_8_decode(data, "replace", False)
+            held[0] = data[used:]
+            if not recipe:
+                return []
+            return write([kind(*fields) for kind, fields in recipe])
+
+        for group, recipe in zip(groups, recipes):
+            for event in push(group, recipe):
+                size += len(event.to_json())
+        return size
+
+    return run
+
+
 def python_floor_text(chunks: list[tuple[str, int]]) -> Callable[[], int]:
     """:func:`python_floor` for text chunks: check the chunk and its count, escape the text, build and serialise
     one chunk event."""
@@ -590,6 +642,7 @@ def main() -> None:
     print(
         f"{'output':<24}{'tokens':>7}{'input':>6}{'pushes':>8}{'dscodec µs/token':>18}{'reference µs/token':>20}"
         f"{'ratio':>8}{'floor µs/token':>16}{'floor ratio':>12}{'events µs/token':>16}{'events ratio':>12}"
+        f"{'made µs/token':>15}{'made ratio':>11}"
     )
     for kind in chosen:
         body, output = kinds[kind]
@@ -602,6 +655,8 @@ def main() -> None:
                     python_floor(vocab, groups),
                     events_floor(request, vocab, groups),
                 ]
+                if kind in MADE_KINDS:
+                    sides.append(made_floor(request, vocab, groups))
                 if ref is not None:
                     sides.append(reference(ref, groups, body))
             else:
@@ -613,14 +668,18 @@ def main() -> None:
             per_token = [m / len(output) * 1e6 for m in medians]
             mine, floor = per_token[:2]
             events = per_token[2] if form == "ids" else None
+            made = per_token[3] if form == "ids" and kind in MADE_KINDS else None
             theirs = per_token[-1] if ref is not None else None
             line = f"{kind:<24}{len(output):>7}{form:>6}{size:>8}{mine:>18.2f}"
             if theirs is not None:
                 line += f"{theirs:>20.2f}{mine / theirs:>8.2f}{floor:>16.2f}{floor / theirs:>12.2f}"
                 if events is not None:
                     line += f"{events:>16.2f}{events / theirs:>12.2f}"
+                if made is not None:
+                    line += f"{made:>15.2f}{made / theirs:>11.2f}"
             else:
                 line += f"{'':>28}{floor:>16.2f}" + (f"{events:>16.2f}" if events is not None else "")
+                line += f"{'':>12}{made:>15.2f}" if made is not None else ""
             print(line, flush=True)
 
     # Short responses: what each request pays once (parsing and converting the request, setting up the

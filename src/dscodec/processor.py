@@ -569,8 +569,8 @@ class StreamProcessor:
                         except DscodecError as exc:
                             self._failed(exc, [])
                             raise
-                        if events is not None:  # (the writer's lane through a block is its write)
-                            return self._writer.write(events) if events else []
+                        if events is not None:  # the block lane's events: the writer writes them
+                            return self._writer.write(events) if events else []  # type: ignore[arg-type]
                     self._machine_lane = self._id_lane = None
                     return self._ids_units(units, lane)
         decode_plain = self._lane
