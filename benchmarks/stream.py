@@ -448,6 +448,23 @@ def python_floor(vocab: Vocabulary, groups: list[list[int]]) -> Callable[[], int
     return run
 
 
+def _recorded_events(
+    request: dscodec.ConversationRequest, vocab: Vocabulary, groups: list[list[int]]
+) -> list[list[Any]]:
+    """The neutral events dscodec's output machine makes of each group's text (made before timing)."""
+    machine = OutputMachine(request.parsing_options, tool_call_id_factory=lambda index: f"call_{index}")
+    decoder = IncrementalDecoder(vocab)
+    return [machine.feed(decoder.feed(group)) for group in groups]
+
+
+def _started_writer(request: dscodec.ConversationRequest, vocab: Vocabulary) -> tuple[Any, int]:
+    """A new processor's Chat writer, once the processor started, and the size of the opening events."""
+    processor = dscodec.StreamProcessor(
+        request, response_id="chatcmpl-1", model="DeepSeek-V4-Pro", tokenizer=vocab
+    )
+    return processor._writer, sum(len(event.to_json()) for event in processor.start(100, 0))
+
+
 def events_floor(
     request: dscodec.ConversationRequest, vocab: Vocabulary, groups: list[list[int]]
 ) -> Callable[[], int]:
@@ -455,18 +472,12 @@ def events_floor(
     once, before timing), written by its Chat writer and serialised: what is left when reading the output
     (markers, stages, the tool-call block) costs nothing. Its ratio to the reference is what a Python codec
     that writes these events pays before it reads a single marker."""
-    machine = OutputMachine(request.parsing_options, tool_call_id_factory=lambda index: f"call_{index}")
-    decoder = IncrementalDecoder(vocab)
-    recorded = [machine.feed(decoder.feed(group)) for group in groups]
+    recorded = _recorded_events(request, vocab, groups)
     rows = vocab.id_bytes
     limit = 2**32
 
     def run() -> int:
-        processor = dscodec.StreamProcessor(
-            request, response_id="chatcmpl-1", model="DeepSeek-V4-Pro", tokenizer=vocab
-        )
-        size = sum(len(event.to_json()) for event in processor.start(100, 0))
-        writer = processor._writer
+        writer, size = _started_writer(request, vocab)
         held = b""
         for group, events in zip(groups, recorded):
             for token_id in group:
@@ -495,21 +506,16 @@ def made_floor(
     the ids, then makes the push's neutral events afresh (their fields recorded before timing) and has the Chat
     writer write them. Reading markers and markup costs nothing here; what a codec that keeps the neutral events
     between its reader and its protocol writers (see ARCHITECTURE.md) pays at the least."""
-    machine = OutputMachine(request.parsing_options, tool_call_id_factory=lambda index: f"call_{index}")
-    decoder = IncrementalDecoder(vocab)
     recipes = [
         [(type(event), tuple(getattr(event, f.name) for f in dataclasses.fields(event))) for event in events]
-        for events in (machine.feed(decoder.feed(group)) for group in groups)
+        for events in _recorded_events(request, vocab, groups)
     ]
     rows = vocab.id_bytes
     limit = 2**32
 
     def run() -> int:
-        processor = dscodec.StreamProcessor(
-            request, response_id="chatcmpl-1", model="DeepSeek-V4-Pro", tokenizer=vocab
-        )
-        size = sum(len(event.to_json()) for event in processor.start(100, 0))
-        write = processor._writer.write
+        writer, size = _started_writer(request, vocab)
+        write = writer.write
         held = [b""]
 
         def push(group: list[int], recipe: list[tuple[Any, tuple[Any, ...]]]) -> list[WireEvent]:
@@ -641,7 +647,7 @@ def main() -> None:
     inputs = ["ids", "text"] if args.input == "both" else [args.input]
     print(
         f"{'output':<24}{'tokens':>7}{'input':>6}{'pushes':>8}{'dscodec µs/token':>18}{'reference µs/token':>20}"
-        f"{'ratio':>8}{'floor µs/token':>16}{'floor ratio':>12}{'events µs/token':>16}{'events ratio':>12}"
+        f"{'ratio':>8}{'floor µs/token':>16}{'floor ratio':>12}{'events µs/token':>16}{'events ratio':>13}"
         f"{'made µs/token':>15}{'made ratio':>11}"
     )
     for kind in chosen:
@@ -674,12 +680,12 @@ def main() -> None:
             if theirs is not None:
                 line += f"{theirs:>20.2f}{mine / theirs:>8.2f}{floor:>16.2f}{floor / theirs:>12.2f}"
                 if events is not None:
-                    line += f"{events:>16.2f}{events / theirs:>12.2f}"
+                    line += f"{events:>16.2f}{events / theirs:>13.2f}"
                 if made is not None:
                     line += f"{made:>15.2f}{made / theirs:>11.2f}"
             else:
                 line += f"{'':>28}{floor:>16.2f}" + (f"{events:>16.2f}" if events is not None else "")
-                line += f"{'':>12}{made:>15.2f}" if made is not None else ""
+                line += f"{'':>13}{made:>15.2f}" if made is not None else ""
             print(line, flush=True)
 
     # Short responses: what each request pays once (parsing and converting the request, setting up the
