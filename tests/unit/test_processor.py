@@ -744,6 +744,21 @@ def test_d18_only_what_may_begin_a_marker_waits(
     assert texts(push(pushes[1])) == second
 
 
+@pytest.mark.parametrize("first", ["\U00011000", "\U0001f600", "\ue000", "\uff5c", "x", "中"])
+def test_held_text_goes_with_the_next_text_whatever_character_it_begins_with(first: str) -> None:
+    """A newline run of the reasoning waits (a ``</think>`` would drop it) and goes out with the next push's text
+    in one delta (D18), also when that push holds a special id written as text (a delta of its own) and its text
+    begins with a character above the sentinel units, as it does with any other character."""
+    dsml = VOCAB.special_id("｜DSML｜")
+    for ids in (_ids(first + "</") + [dsml] + _ids(" parameter"), _ids(first) + [dsml]):
+        p = _processor()  # thinking on, no tools: the Dsml token is text
+        p.start(1, 0)
+        assert _deltas(p.push_tokens(_ids("0:0\n"))) == [{"content": None, "reasoning_content": "0:0"}]
+        texts = [d["reasoning_content"] for d in _deltas(p.push_tokens(ids))]
+        assert texts[0] == "\n" + VOCAB.full.decode(ids[: ids.index(dsml)])
+        assert texts[1] == "｜DSML｜"
+
+
 _VALUE = '<｜DSML｜tool_calls>\n<｜DSML｜invoke name="f">\n<｜DSML｜parameter name="a" string="true">'
 
 

@@ -124,7 +124,7 @@ class LogprobBook:
         for found in _HARD_PIECES.finditer(text):
             piece = found.group()
             piece_upto = upto - (end - found.end())  # one unit per position
-            if piece[0] >= HARD_FIRST:
+            if HARD_FIRST <= piece[0] <= SENTINEL_LAST:  # (a run of text may begin above the sentinels)
                 self._own_delta(channel, piece, piece_upto)
             else:
                 self._text_piece(channel, piece, piece_upto)
