@@ -9,7 +9,7 @@ from typing import Any
 
 import orjson
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from dscodec import _json
@@ -270,16 +270,38 @@ def test_loads_depth_counts_values_a_duplicate_key_replaced(
     kind: Any, text: str, limit: int, pad: bool
 ) -> None:
     """The depth rule reads the text: a value a later duplicate key replaced is refused when too deep, and
-    brackets inside strings (plain, escaped, or after an escaped backslash) never count (in documents up to
-    64 KiB, whose brackets are counted anyway)."""
-    json.loads(text)  # the generator writes valid JSON
-    document = ('["' + "p" * 60_000 + '", ' + text + "]") if pad else "[" + text + "]"
+    brackets inside strings (plain, escaped, or after an escaped backslash) never count, in documents up to
+    64 KiB, whose brackets are counted anyway (``pad`` makes one as long as that; in longer ones only the values
+    kept are measured, see ``test_loads_depth_of_a_long_document_measures_the_values_kept``)."""
+    json.loads(text)  # the generator writes valid JSON (ASCII: as many bytes as characters)
+    padding = max(0, min(60_000, _json._COUNTED_UP_TO - len(text) - len('["", ]')))
+    document = ('["' + "p" * padding + '", ' + text + "]") if pad else "[" + text + "]"
+    assume(len(document) <= _json._COUNTED_UP_TO)
     data = document if kind is str else document.encode()
     if _text_depth(document) > limit:
         with pytest.raises(JSONDecodeError, match="recursion limit"):
             loads(data, max_depth=limit)
     else:
         assert loads(data, max_depth=limit) == json.loads(document)
+
+
+def test_loads_depth_of_a_long_document_measures_the_values_kept() -> None:
+    """Past 64 KiB a value a later duplicate key replaced is not measured (counting the brackets of every long
+    conversation a serving loop resends would slow each read; docs/limits.md): only the values kept are, and a
+    kept value too deep is still refused."""
+    deep = "[" * 9 + "]" * 9
+    for size, refused in ((_json._COUNTED_UP_TO, True), (_json._COUNTED_UP_TO + 1, False)):
+        head = '[{"k": ' + deep + ', "k": 0}, "'
+        document = head + "p" * (size - len(head) - 2) + '"]'
+        assert len(document) == size
+        if refused:
+            with pytest.raises(JSONDecodeError, match="recursion limit"):
+                loads(document, max_depth=8)
+        else:
+            assert loads(document, max_depth=8) == json.loads(document)
+        kept = document.replace(', "k": 0', ', "j": 0')  # the deep value kept: refused at any length
+        with pytest.raises(JSONDecodeError, match="recursion limit"):
+            loads(kept, max_depth=8)
 
 
 def _scalars(value: Any) -> list[Any]:
