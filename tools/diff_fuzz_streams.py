@@ -423,7 +423,7 @@ def _event_difference_kind(
         if 'name="tool_search"' in text and any(not _strict_json(v) for v in _FALSE_VALUE.findall(text)):
             # The one status that follows the arguments: a tool search call whose arguments are no JSON object.
             return 'D8? (a tool_search_call with a string="false" value that is no JSON: incomplete on the reference)'
-        if 'name="tool_search"' in text and (_malformed_markup(text) or _UNKNOWN_TAG.search(text)):
+        if 'name="tool_search"' in text and (_malformed_markup(text) or _unknown_tag(text)):
             # ... or whose invoke the reference ends at the closing tag of a tag it does not read (complete there),
             # where dscodec reads on (and finds the call cut short).
             return "D8? (a tool_search_call with a tag the reference does not read: it ends the call there)"
@@ -453,7 +453,7 @@ def _markup_kind(pieces: list[Any]) -> str | None:
     # the newline is the likelier cause, so it is asked first.
     if any(isinstance(p, str) for p in pieces) and _PARTIAL_OPENER_NEWLINE.search(text):
         return "D14? (a newline after a partial opener in text)"
-    if _UNKNOWN_TAG.search(text):
+    if _unknown_tag(text):
         return "D8? (a tag the parser does not know: its closing tag does not end the call)"
     if _ends_in_half_a_character(pieces):
         return "D12? (a chunk of ids ends in half a character)"
@@ -644,6 +644,20 @@ def _malformed_markup(text: str) -> bool:
 #: A line that begins with "<" but with no tag of a block (``<｜eter``, ``<｜DSrameter``): D8 reads the next
 #: closing tag as that tag's own, where the reference ends the call there.
 _UNKNOWN_TAG = re.compile("\n<(?!｜DSML｜|/｜DSML｜)")
+#: An invoke's opening tag, and a whole parameter (tag, value, closing tag), in both spellings.
+_INVOKE_OPENER = re.compile("<｜DSML｜ ?invoke")
+_PARAMETER_ELEMENT = re.compile("<｜DSML｜ ?parameter[^>]*>.*?</｜DSML｜ ?parameter>", re.DOTALL)
+#: A "<" that begins no tag of a block.
+_NO_BLOCK_TAG = re.compile("<(?!/?｜DSML｜)")
+
+
+def _unknown_tag(text: str) -> bool:
+    """Whether an invoke holds, between its parameters, a "<" that begins no tag of the block (``</ck``, on any
+    line; :data:`_UNKNOWN_TAG` sees only those that begin a line): D8 takes the next closing tag for that tag's
+    own, where the reference ends the call there."""
+    return _UNKNOWN_TAG.search(text) is not None or any(
+        _NO_BLOCK_TAG.search(_PARAMETER_ELEMENT.sub("", invoke)) for invoke in _INVOKE_OPENER.split(text)[1:]
+    )
 
 
 # D14: a newline right after `<｜`, `<｜D` ... `<｜DSML｜` in text chunks (a label for triage: look at the case).
