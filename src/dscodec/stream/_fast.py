@@ -264,13 +264,18 @@ class FastPaths(JsonValueStage):
         if self._stops is not None:
             return None
         pend = self._pend
-        full = pend + text if pend else text
-        if "\n`" in full:
-            return None  # a closing fence may be coming: the general path
         if pend:
-            self._clear()
-        base = self._pos
-        self._pos = end = base + len(text)
+            full = pend + text
+            if "\n`" in full:
+                return None  # a closing fence may be coming: the general path
+            self._pend = ""  # _clear, inline (this is the per-push path)
+            self._pend_pos = []
+            self._nostrip = 0
+        elif "\n`" in text:
+            return None
+        else:
+            full = text
+        self._pos = end = self._pos + len(text)
         if full[-1] == "\n":
             # ``_tail`` is left alone: it is only read in the text stages, and the closing fence that leads back
             # to them rewrites its last character.
