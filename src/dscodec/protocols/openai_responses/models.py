@@ -304,7 +304,7 @@ _ITEMS: dict[str, r.Struct[InputItem]] = {
 
 
 def _read_item(value: Any, path: str) -> InputItem:
-    if not isinstance(value, Mapping):
+    if value.__class__ is not dict and not isinstance(value, Mapping):  # (a parsed body's objects are dicts)
         r.fail("invalid input item", path)
     if "type" not in value:
         # An item without a type is a message ("easy input message"), recognised by its role.
