@@ -188,7 +188,10 @@ class Struct(Generic[_T_co]):
             read, read_null, into = step
             if value is None and not read_null:
                 continue
-            result = read(value, prefix + key)
+            if read is read_str and value.__class__ is str:  # the commonest field, without the call
+                result = value
+            else:
+                result = read(value, prefix + key)
             if into.__class__ is str:
                 found[into] = result
             elif into is not None:
