@@ -366,6 +366,9 @@ class _Converter(_convert.RequestConverter[wire.ResponsesRequest]):
         return self.out
 
     def _item(self, index: int, item: wire.InputItem) -> None:
+        if item.__class__ is wire.MessageItem:  # the commonest item, before the other kinds are asked about
+            self._message_item(index, item)
+            return
         if isinstance(item, wire.ItemReference):
             return  # points at stored state dscodec does not have; the reference drops it too
         if isinstance(item, wire.UnknownItem):
@@ -436,7 +439,11 @@ class _Converter(_convert.RequestConverter[wire.ResponsesRequest]):
             turn.outputs[item.call_id] = conv.ToolMessage(
                 tool_call_id=item.call_id, content=text, images=images
             )
-        elif item.role == "assistant":
+        else:
+            self._message_item(index, item)
+
+    def _message_item(self, index: int, item: wire.MessageItem) -> None:
+        if item.role == "assistant":
             if self.turn is not None and self.turn.calls:
                 self._close_turn()
             text = self._assistant_content(item.content, index)
