@@ -366,7 +366,7 @@ class _Converter(_convert.RequestConverter[wire.ResponsesRequest]):
         return self.out
 
     def _item(self, index: int, item: wire.InputItem) -> None:
-        if item.__class__ is wire.MessageItem:  # the commonest item, before the other kinds are asked about
+        if isinstance(item, wire.MessageItem):  # the commonest item, before the other kinds are asked about
             self._message_item(index, item)
             return
         if isinstance(item, wire.ItemReference):
@@ -439,8 +439,6 @@ class _Converter(_convert.RequestConverter[wire.ResponsesRequest]):
             turn.outputs[item.call_id] = conv.ToolMessage(
                 tool_call_id=item.call_id, content=text, images=images
             )
-        else:
-            self._message_item(index, item)
 
     def _message_item(self, index: int, item: wire.MessageItem) -> None:
         if item.role == "assistant":
