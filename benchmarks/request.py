@@ -32,7 +32,9 @@ reported with the ratio to the reference measured alongside (below 1.0 means dsc
 * the same request again through a caching encoder (a serving loop);
 * the next turn: an encoder that has just encoded the previous request encodes this one (the reference has no
   cache, so its figure is the cold one), with its breakdown; the convert step alone is what is left for any
-  encoder that is handed a JSON body;
+  encoder that is handed a JSON body; and its floor, what any codec that is handed the body and answers with a
+  list of ids pays, measured the same way (right after the previous turn): ``orjson.loads`` of the body and a
+  copy of the ids the two prompts share;
 * the next turn of the same conversation sent as an OpenAI Responses and as an Anthropic Messages body
   (``workloads.in_protocol``), against the reference's cold figure for that body.
 
@@ -56,6 +58,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import orjson
 import workloads
 
 import dscodec
@@ -460,6 +463,17 @@ def workload(name: str, tokens: int, runs: int, reference: object | None) -> Non
 
         return run
 
+    def next_floor() -> float:
+        # What any codec that is handed this JSON body and answers with a list of ids pays, measured as the next
+        # turn is (right after the previous turn was encoded): parsing the body, and a copy of the ids it
+        # shares with the previous prompt.
+        encoder = dscodec.PromptEncoder()
+        previous_ids = encoder.encode(dscodec.convert("chat_completions", previous))
+        start = time.perf_counter()
+        orjson.loads(body)
+        previous_ids[:]
+        return time.perf_counter() - start
+
     sides: dict[str, Callable[[], float]] = {
         "cold": cold_run,
         "words known": words_known,
@@ -468,6 +482,7 @@ def workload(name: str, tokens: int, runs: int, reference: object | None) -> Non
         "same": timed(lambda: warm.encode(dscodec.convert("chat_completions", body))),
         "next": next_turn(),
         "next floor": timed(lambda: plain.encode_batch_fast(new_gaps, add_special_tokens=False)),
+        "next parse floor": next_floor,
     }
     same_ids = True
     if reference is not None:
@@ -544,6 +559,7 @@ def workload(name: str, tokens: int, runs: int, reference: object | None) -> Non
         f"floor: tokenizers over the {len(new_gaps)} new gaps ({sum(map(len, new_gaps))} characters)",
         medians["next floor"],
     )
+    row("floor: parse the body (orjson), copy the previous ids", medians["next parse floor"])
 
 
 def other_protocols(name: str, tokens: int, runs: int, reference: Any) -> None:
