@@ -34,7 +34,7 @@ reported with the ratio to the reference measured alongside (below 1.0 means dsc
   cache, so its figure is the cold one), with its breakdown; the convert step alone is what is left for any
   encoder that is handed a JSON body; and its floor, what any codec that is handed the body and answers with a
   list of ids pays, measured the same way (right after the previous turn): ``orjson.loads`` of the body and a
-  copy of the ids the two prompts share;
+  copy of the previous prompt's ids (all but its last few are the ones the two prompts share);
 * the next turn of the same conversation sent as an OpenAI Responses and as an Anthropic Messages body
   (``workloads.in_protocol``), against the reference's cold figure for that body.
 
@@ -465,8 +465,8 @@ def workload(name: str, tokens: int, runs: int, reference: object | None) -> Non
 
     def next_floor() -> float:
         # What any codec that is handed this JSON body and answers with a list of ids pays, measured as the next
-        # turn is (right after the previous turn was encoded): parsing the body, and a copy of the ids it
-        # shares with the previous prompt.
+        # turn is (right after the previous turn was encoded): parsing the body, and a copy of the previous
+        # prompt's ids (the shared ones, and the few of its generation prompt the next turn replaces).
         encoder = dscodec.PromptEncoder()
         previous_ids = encoder.encode(dscodec.convert("chat_completions", previous))
         start = time.perf_counter()
