@@ -26,7 +26,9 @@ before the writer writes them: what a codec laid out as dscodec is (a reader tha
 protocol writer) pays when reading the markup costs nothing.
 
 Then short responses: the first 50 tokens of each output, one id per push, each response a new request (its
-JSON body parsed and converted, a new processor): what a request pays once, side by side. Then the same outputs
+JSON body parsed and converted, a new processor): what a request pays once, side by side; then the same short
+responses phase by phase (convert, set-up, start, pushes, finish), with each side's conversion of the body timed
+back to back as well (what it costs with its code and data still in the caches). Then the same outputs
 as token ids, one and four per push, answering the same request in OpenAI Responses and in Anthropic Messages
 (their events serialised; JSON mode in Responses only, as Messages has none). Then half of the prose output, one
 id per push, each with its log probability and five alternatives, in Chat Completions and Responses (Messages
@@ -54,6 +56,7 @@ import sys
 import sysconfig
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -572,6 +575,90 @@ def _ours_short(text: str, vocab: Vocabulary, groups: list[list[int]]) -> Callab
     return lambda: ours(dscodec.convert("chat_completions", text), vocab, groups)()
 
 
+#: The phases of a short response, as :func:`_ours_phases` and :func:`_reference_phases` time them.
+PHASES = ("convert", "set-up", "start", "pushes", "finish")
+
+
+def _ours_phases(text: str, vocab: Vocabulary, groups: list[list[int]]) -> list[float]:
+    """One short response of :func:`_ours_short`, each phase timed on its own (seconds, in :data:`PHASES`'
+    order): the body parsed and converted, the processor made, its opening events, the pushes, the last chunk."""
+    clock = time.perf_counter
+    t0 = clock()
+    request = dscodec.convert("chat_completions", text)
+    t1 = clock()
+    processor = dscodec.StreamProcessor(
+        request, response_id="chatcmpl-1", model="DeepSeek-V4-Pro", tokenizer=vocab
+    )
+    t2 = clock()
+    for event in processor.start(100, 0):
+        event.to_json()
+    t3 = clock()
+    for group in groups:
+        for event in processor.push_tokens(group):
+            event.to_json()
+    t4 = clock()
+    for event in processor.finish("stop"):
+        event.to_json()
+    t5 = clock()
+    return [t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4]
+
+
+def _reference_phases(ref: Any, tokenizer: Any, groups: list[list[int]], text: str) -> list[float]:
+    """:func:`_ours_phases` on the reference's side (its finish is the finish chunk and the processor's end)."""
+    clock = time.perf_counter
+    options = ref.ConversionOptions()
+    t0 = clock()
+    request = ref.ChatCompletionRequest(text)
+    converted = request.convert(options)
+    t1 = clock()
+    generator = request.chunk_generator(converted, "chatcmpl-1", "DeepSeek-V4-Pro")
+    processor = ref.StreamProcessor(generator, converted.parsing_options, tokenizer)
+    t2 = clock()
+    for event in processor.push(ref.InferenceChunk.ready(prompt_usage=ref.PromptUsage(prompt_tokens=100))):
+        event.to_json()
+    t3 = clock()
+    for group in groups:
+        for event in processor.push(ref.InferenceChunk.tokens(group, None)):
+            event.to_json()
+    t4 = clock()
+    for event in processor.push(ref.InferenceChunk.finish(ref.InferenceFinishReason.Stop)):
+        event.to_json()
+    for event in processor.finish():
+        event.to_json()
+    t5 = clock()
+    return [t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4]
+
+
+def _reference_convert(ref: Any, options: Any, text: str) -> object:
+    """The reference's conversion of a Chat Completions body (its JSON text)."""
+    return ref.ChatCompletionRequest(text).convert(options)
+
+
+def _phase_medians(sides: list[Callable[[], list[float]]], runs: int) -> list[list[float]]:
+    """Each side's median per phase in µs, over ``runs`` rounds of :data:`SHORT_REPEAT` responses a side (the
+    sides taking turns, a response at a time)."""
+    for side in sides:
+        side()
+    samples: list[list[list[float]]] = [[[] for _ in PHASES] for _ in sides]
+    for _ in range(runs * SHORT_REPEAT):
+        for side, phases in zip(sides, samples):
+            for bucket, seconds in zip(phases, side()):
+                bucket.append(seconds)
+    return [[statistics.median(bucket) * 1e6 for bucket in phases] for phases in samples]
+
+
+def _convert_back_to_back(convert: Callable[[], object], times: int = 200) -> float:
+    """µs per conversion of one body converted ``times`` times in a row (the code and data it touches stay in
+    the caches), the best of three rounds."""
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        for _ in range(times):
+            convert()
+        best = min(best, time.perf_counter() - start)
+    return best / times * 1e6
+
+
 def _same_logprobs(output: list[int]) -> list[Any]:
     """An entry per id, the same five values each time (every value written is one seen before)."""
     return [(-0.25, [(t, -0.25), (t + 1, -1.5), (t + 2, -2.5), (t + 3, -3.5), (t + 4, -4.5)]) for t in output]
@@ -705,6 +792,30 @@ def main() -> None:
         if ref is not None:
             line += f"{medians[1] / SHORT_REPEAT * 1e6:>23.1f}{medians[0] / medians[1]:>8.2f}"
         print(line, flush=True)
+    print()
+
+    # The same short responses, phase by phase (medians of each phase timed on its own, a response at a time and
+    # the sides taking turns, as above), then one body converted again and again, back to back: the difference
+    # between the two convert columns is what a request pays for code and data that the rest of a response has
+    # pushed out of the caches.
+    header = "".join(f"{phase:>16}" for phase in PHASES)
+    print(f"{'short response phases':<24}{'side':>10}{header}{'convert, back to back':>24}")
+    tokenizer = ref.Tokenizer.from_file(str(bundled_tokenizer_path())) if ref is not None else None
+    for kind in chosen:
+        body, output = kinds[kind]
+        groups = _groups(output[:SHORT_TOKENS], 1)
+        text = json.dumps(body)
+        phase_sides: list[Callable[[], list[float]]] = [partial(_ours_phases, text, vocab, groups)]
+        hot = [_convert_back_to_back(partial(dscodec.convert, "chat_completions", text))]
+        if ref is not None:
+            phase_sides.append(partial(_reference_phases, ref, tokenizer, groups, text))
+            hot.append(_convert_back_to_back(partial(_reference_convert, ref, ref.ConversionOptions(), text)))
+        rows = _phase_medians(phase_sides, args.runs)
+        for side, phases, back_to_back in zip(("dscodec", "reference"), rows, hot):
+            cells = "".join(f"{value:>16.1f}" for value in phases)
+            print(
+                f"{kind if side == 'dscodec' else '':<24}{side:>10}{cells}{back_to_back:>24.1f}", flush=True
+            )
     print()
 
     # The other protocols: the same outputs as token ids, their events serialised (Responses and Messages
