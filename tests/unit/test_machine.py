@@ -699,6 +699,25 @@ def test_stop_matcher_reports_what_must_be_held() -> None:
     assert [matcher.step(ch) for ch in "bcx"] == [0, -1, -1]  # the first stop ends at the "b"
 
 
+def test_stop_matchers_of_the_same_stops_share_the_automaton_not_the_state() -> None:
+    """Requests resend their stop sequences: the second matcher takes the automaton the first built (nothing is
+    built again), and each keeps its own place in the text."""
+    stops = ["abcab", "bcx", "END OF ANSWER"]
+    first = StopMatcher(stops)
+    second = StopMatcher(list(stops))
+    assert second._parent is first._parent and second._fail is first._fail and second._more is first._more
+    assert [first.step(ch) for ch in "zabca"] == [-1] * 5
+    assert (first.depth, first.state) == (4, "abca")
+    assert (second.depth, second.state) == (0, "")
+    assert [second.step(ch) for ch in "xbc"] == [-1, -1, -1] and second.state == "bc"
+    assert first.state == "abca"
+    assert [first.step(ch) for ch in "b"] == [0] and [second.step(ch) for ch in "x"] == [1]
+    # Other stops, or the same ones in another order (the first listed wins a tie), build their own.
+    other = StopMatcher(["bcx", "abcab", "END OF ANSWER"])
+    assert other._parent is not first._parent
+    assert [other.step(ch) for ch in "zabcab"][-1] == 1  # "abcab", second in this list
+
+
 # --- D15: the end-of-sentence token ends the output ------------------------------------------------------------
 
 EOS = "<｜end▁of▁sentence｜>"

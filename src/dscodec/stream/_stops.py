@@ -5,10 +5,32 @@ from __future__ import annotations
 import re
 from array import array
 from collections import deque
+from collections.abc import Callable
 
+from dscodec._memo import Memo
 from dscodec.stream._markers import sanitize_text
 
 __all__ = ["StopMatcher"]
+
+#: A :class:`StopMatcher`'s automaton: its fields ``stops``, ``first_chars``, ``_chars``, ``_search``, ``_parent``,
+#: ``_code``, ``_depth``, ``_best``, ``_more`` and ``_fail``, in that order.
+_Automaton = tuple[
+    tuple[str, ...],
+    frozenset[str],
+    frozenset[str],
+    "Callable[[str, int], re.Match[str] | None] | None",
+    "array[int]",
+    "array[int]",
+    "array[int]",
+    "array[int]",
+    dict[int, dict[int, int]],
+    "array[int]",
+]
+
+#: The automata built, by the stop sequences given: a client sends the same ones with every request, and an
+#: automaton never changes once built (a matcher's own state is its node and depth), so matchers share it. Bounded
+#: by the characters of the stop sequences (a stop sequence is at most 4096 characters, deviation D16).
+_AUTOMATA: Memo[tuple[str, ...], _Automaton] = Memo(longest=16_384, entries=256, total=65_536)
 
 
 class StopMatcher:
@@ -47,7 +69,53 @@ class StopMatcher:
         "stops",
     )
 
+    stops: tuple[str, ...]
+    first_chars: frozenset[str]
+    _chars: frozenset[str]
+    _search: Callable[[str, int], re.Match[str] | None] | None
+    _parent: array[int]
+    _code: array[int]
+    _depth: array[int]
+    _best: array[int]
+    _more: dict[int, dict[int, int]]
+    _fail: array[int]
+
     def __init__(self, stops: list[str]) -> None:
+        key = tuple(stops)
+        built = _AUTOMATA.found.get(key)
+        if built is None:
+            self._build(key)
+            built = (
+                self.stops,
+                self.first_chars,
+                self._chars,
+                self._search,
+                self._parent,
+                self._code,
+                self._depth,
+                self._best,
+                self._more,
+                self._fail,
+            )
+            _AUTOMATA.put(key, built, sum(len(stop) for stop in key))
+        else:
+            (
+                self.stops,
+                self.first_chars,
+                self._chars,
+                self._search,
+                self._parent,
+                self._code,
+                self._depth,
+                self._best,
+                self._more,
+                self._fail,
+            ) = built
+        self.depth = 0
+        self._node = 0
+
+    def _build(self, stops: tuple[str, ...]) -> None:
+        """The automaton of ``stops`` (the fields :data:`_Automaton` lists), built in place."""
         self.stops = tuple(sanitize_text(s) for s in stops if s)
         self.first_chars = frozenset(s[0] for s in self.stops)
         self._chars = frozenset("".join(self.stops))
@@ -58,15 +126,13 @@ class StopMatcher:
             if self.stops
             else None
         )
-        self.depth = 0
-        self._node = 0
         # Node 0 is the root. A node's children are the node created right after it along the same stop (when
         # ``_parent`` of that node says so) plus, for branching points, the entries of ``_more``.
         self._parent = array("q", [-1])
         self._code = array("l", [0])  # the code point on the edge into each node
         self._depth = array("q", [0])
         self._best = array("q", [-1])  # the first-listed stop ending at this node (own or via failure links)
-        self._more: dict[int, dict[int, int]] = {}
+        self._more = {}
         for index, stop in enumerate(self.stops):
             node = 0
             for ch in stop:
