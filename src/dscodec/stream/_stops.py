@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 import re
 from array import array
 from collections import deque
@@ -31,6 +32,10 @@ _Automaton = tuple[
 #: automaton never changes once built (a matcher's own state is its node and depth), so matchers share it. Bounded
 #: by the characters of the stop sequences (a stop sequence is at most 4096 characters, deviation D16).
 _AUTOMATA: Memo[tuple[str, ...], _Automaton] = Memo(longest=16_384, entries=256, total=65_536)
+#: A built matcher's automaton, as :data:`_AUTOMATA` keeps it.
+_automaton_of = operator.attrgetter(
+    "stops", "first_chars", "_chars", "_search", "_parent", "_code", "_depth", "_best", "_more", "_fail"
+)
 
 
 class StopMatcher:
@@ -85,19 +90,7 @@ class StopMatcher:
         built = _AUTOMATA.found.get(key)
         if built is None:
             self._build(key)
-            built = (
-                self.stops,
-                self.first_chars,
-                self._chars,
-                self._search,
-                self._parent,
-                self._code,
-                self._depth,
-                self._best,
-                self._more,
-                self._fail,
-            )
-            _AUTOMATA.put(key, built, sum(len(stop) for stop in key))
+            _AUTOMATA.put(key, _automaton_of(self), sum(len(stop) for stop in key))
         else:
             (
                 self.stops,
