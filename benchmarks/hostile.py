@@ -25,7 +25,7 @@ from typing import Any
 import dscodec
 from dscodec.prompt import render
 from dscodec.protocols import _tools
-from dscodec.stream import _dsml_tags
+from dscodec.stream import _dsml_tags, _stops
 from dscodec.vocab import Vocabulary
 
 _VOCAB = Vocabulary.load(None)
@@ -605,13 +605,15 @@ SHAPES: list[tuple[str, Callable[[int], Callable[[], object]], int]] = [
 
 def forget() -> None:
     """Empty what dscodec remembers between requests (text gaps and prompts, words, tool-call arguments, tool
-    schemas, how the block parser read pieces of blocks), so that each run measures the work, not a lookup of
-    what the run before it did."""
+    schemas, stop-sequence automata, how the block parser read pieces of blocks), so that each run measures the
+    work, not a lookup of what the run before it did."""
     _ENCODER.clear_cache()
     _ENCODER.vocabulary._word_ids = {}
     render._ARGUMENTS.clear()
     render._SCHEMA_LINES.clear()
     _tools._SCHEMAS.clear()
+    _tools._STRICT.clear()
+    _stops._AUTOMATA.clear()
     for steps in _dsml_tags.TAG_STEPS:
         steps.clear()
     for scans in _dsml_tags.SCANS.values():

@@ -435,6 +435,7 @@ def workload(name: str, tokens: int, runs: int, reference: object | None) -> Non
         render._ARGUMENTS.clear()
         render._SCHEMA_LINES.clear()
         _tools._SCHEMAS.clear()
+        _tools._STRICT.clear()
 
     def cold_run() -> float:
         forget()
@@ -620,6 +621,7 @@ def _fresh_cold(body: str, reference: object | None, *, runs: int) -> tuple[floa
         render._ARGUMENTS.clear()
         render._SCHEMA_LINES.clear()
         _tools._SCHEMAS.clear()
+        _tools._STRICT.clear()
         start = time.perf_counter()
         encoder.encode(dscodec.convert("chat_completions", body))
         ours.append(time.perf_counter() - start)

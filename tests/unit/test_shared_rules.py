@@ -1446,7 +1446,7 @@ def test_schema_problems_are_remembered_by_their_json_text() -> None:
     memo: Memo[bytes, str | None] = Memo(entries=2, longest=200)
 
     def problem(schema: Any) -> str | None:
-        return _tools._schema_problem(schema, memo)
+        return _tools.remembered_schema_problem(schema, memo)
 
     good = {"type": "object", "properties": {"a": {"type": "string"}}}
     bad = {"type": "object", "properties": {"a": {"type": "strin"}}}
@@ -1463,6 +1463,66 @@ def test_schema_problems_are_remembered_by_their_json_text() -> None:
     assert len(memo.found) == 1  # too long to keep
     with pytest.raises(ConversionError, match="Invalid schema for function 'f'"):
         _tools.validate_function_parameters("f", bad)
+
+
+def test_a_json_schema_response_format_shares_the_schema_memo() -> None:
+    schema = {"type": "object", "properties": {"memo_probe": {"type": "string"}}}
+    key = json.dumps(schema, separators=(",", ":")).encode()
+    _tools._SCHEMAS.found.pop(key, None)
+    constraint = _constraints.json_schema_constraint(schema, strict=None)
+    assert constraint.schema == json.dumps(schema, separators=(",", ":"))
+    assert _tools._SCHEMAS.found[key] is None  # checked once, remembered as fine
+    try:
+        _tools._SCHEMAS.found[key] = "remembered"
+        with pytest.raises(ConversionError, match="^Invalid json schema: remembered$"):
+            _constraints.json_schema_constraint(schema, strict=False)
+    finally:
+        _tools._SCHEMAS.found.pop(key, None)
+
+
+def test_strict_schemas_are_remembered_by_target_and_json_text() -> None:
+    from dscodec._memo import Memo
+
+    memo: Memo[tuple[str, bytes], bytes | str] = Memo(entries=8, longest=1000)
+
+    def strict(schema: Any, target: Any = "tool") -> dict[str, Any]:
+        return _tools.remembered_strict_schema(schema, target=target, memo=memo)
+
+    good = {"type": "object", "properties": {"n": {"type": "number", "minimum": 1.5, "const": 2}}}
+    first = strict(good)
+    assert first == _schema.normalize_strict_schema(good, target="tool")
+    again = strict(good)  # from the memo: equal, in the same key order and number types, but a copy
+    assert again == first and again is not first
+    assert json.dumps(again) == json.dumps(first)
+    assert (
+        type(again["properties"]["n"]["const"]) is int and type(again["properties"]["n"]["minimum"]) is float
+    )
+    again["properties"]["n"]["const"] = 99  # a caller changing its copy changes nothing remembered
+    assert strict(good) == first
+    assert len(memo.found) == 1
+    # A failure is remembered by its message, per target (the messages differ).
+    bad = {"type": "object", "properties": {"a": {"type": "strin"}}}
+    for target in ("tool", "response_format"):
+        with pytest.raises(ConversionError) as fresh:
+            _schema.normalize_strict_schema(bad, target=target)
+        for _ in range(2):
+            with pytest.raises(ConversionError) as remembered:
+                strict(bad, target)
+            assert type(remembered.value) is ConversionError
+            assert (remembered.value.message, remembered.value.param) == (fresh.value.message, None)
+    assert len(memo.found) == 3
+    empty = {"type": "object", "properties": {}}
+    assert strict(empty) == {
+        "type": "object",
+        "properties": {},
+        "additionalProperties": False,
+        "required": [],
+    }
+    with pytest.raises(ConversionError, match="no properties"):
+        strict(empty, "response_format")
+    # Not plain JSON: normalised each time, not remembered.
+    assert strict({"type": "object", "properties": {"a": {"type": "string", "description": "\ud800"}}})
+    assert len(memo.found) == 5
 
 
 def test_strict_number_and_integer_nodes_keep_const_after_the_description() -> None:

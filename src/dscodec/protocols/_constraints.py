@@ -15,6 +15,7 @@ from typing import Any
 from dscodec._json import dumps_compact
 from dscodec.conversation import OutputConstraint, ToolDefinition
 from dscodec.errors import ConversionError
+from dscodec.protocols._tools import remembered_schema_problem, remembered_strict_schema
 
 __all__ = [
     "check_strict_tools",
@@ -32,10 +33,9 @@ def contains_json_word(texts: Iterable[str]) -> bool:
 
 
 def validate_json_schema_value(schema: Any) -> None:
-    """A non-strict ``json_schema`` response format: any valid JSON Schema (behavior.md#output-constraints)."""
-    from dscodec.protocols._schema import schema_problem  # (loaded by the first schema)
-
-    problem = schema_problem(schema)
+    """A non-strict ``json_schema`` response format: any valid JSON Schema (behavior.md#output-constraints).
+    Its problem is remembered by the schema's JSON text, as a tool's is: a client sends it with every request."""
+    problem = remembered_schema_problem(schema)
     if problem is not None:
         raise ConversionError(f"Invalid json schema: {problem}")
 
@@ -44,9 +44,7 @@ def json_schema_constraint(schema: Any, *, strict: bool | None) -> OutputConstra
     """The JSON constraint of a ``json_schema`` response format: the schema checked, or normalised when
     ``strict`` is true (behavior.md#output-constraints, behavior.md#json-schemas), as compact JSON."""
     if strict is True:
-        from dscodec.protocols._schema import normalize_strict_schema
-
-        schema = normalize_strict_schema(schema, target="response_format")
+        schema = remembered_strict_schema(schema, target="response_format")
     else:
         validate_json_schema_value(schema)
     return OutputConstraint(kind="json", schema=dumps_compact(schema))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Container, Iterable, Mapping, Sequence
-from typing import Any, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 import orjson
 
@@ -20,6 +20,9 @@ from dscodec.conversation import ModelVersion, ToolDefinition
 from dscodec.errors import ConversionError
 from dscodec.prompt.dialects import APPLY_PATCH_TOOL
 from dscodec.protocols._body import empty_string_error, json_text, string_too_long_error
+
+if TYPE_CHECKING:
+    from dscodec.protocols._strict_schema import StrictTarget
 
 __all__ = [
     "APPLY_PATCH_TOOLS",
@@ -30,6 +33,8 @@ __all__ = [
     "namespaced_description",
     "namespaced_name",
     "namespaced_names",
+    "remembered_schema_problem",
+    "remembered_strict_schema",
     "resolve_tool_choice",
     "unique_definitions",
     "unknown_tool_choice",
@@ -103,12 +108,13 @@ class NameAllocator:
 
 
 #: The problems of schemas checked before (None: none), by their compact JSON text: a client sends the same tools
-#: with every request.
+#: (and the same ``json_schema`` response format) with every request.
 _SCHEMAS: Memo[bytes, str | None] = Memo(entries=1024, longest=1 << 20)
 
 
-def _schema_problem(schema: Any, memo: Memo[bytes, str | None] = _SCHEMAS) -> str | None:
-    """:func:`schema_problem`, remembered in ``memo``."""
+def remembered_schema_problem(schema: Any, memo: Memo[bytes, str | None] = _SCHEMAS) -> str | None:
+    """:func:`~dscodec.protocols._schema.schema_problem`, remembered in ``memo`` by the schema's JSON text (the
+    problem depends on nothing else: a tool's parameters and a response format's schema share the memo)."""
     # The schema reader (its regular expression dialects, the meta-schemas) is loaded by the first schema.
     from dscodec.protocols._schema import schema_problem
 
@@ -123,13 +129,50 @@ def _schema_problem(schema: Any, memo: Memo[bytes, str | None] = _SCHEMAS) -> st
     return problem  # type: ignore[return-value]
 
 
+#: Strict schemas normalised before, by their target and compact JSON text: the normalised schema's JSON text, or
+#: the message of the error normalising gave. A hit gives a new copy (read from that text), so no request shares
+#: another's schema objects.
+_STRICT: Memo[tuple[str, bytes], bytes | str] = Memo(entries=1024, longest=1 << 20)
+
+
+def remembered_strict_schema(
+    schema: Any, *, target: StrictTarget, memo: Memo[tuple[str, bytes], bytes | str] = _STRICT
+) -> dict[str, Any]:
+    """:func:`~dscodec.protocols._schema.normalize_strict_schema`, remembered in ``memo``: the same schema
+    always normalises to the same JSON, or fails with the same message.
+
+    Raises:
+        ConversionError: the schema is outside the strict subset (the message ``normalize_strict_schema`` gives).
+    """
+    from dscodec.protocols._schema import normalize_strict_schema
+
+    try:
+        key = (target, orjson.dumps(schema))
+    except (orjson.JSONEncodeError, TypeError):  # not plain JSON (a lone surrogate, an integer past 64 bits)
+        return normalize_strict_schema(schema, target=target)
+    found = memo.found.get(key)
+    if found is None:
+        try:
+            node = normalize_strict_schema(schema, target=target)
+        except ConversionError as exc:
+            if type(exc) is ConversionError and exc.param is None:
+                memo.put(key, exc.message, len(key[1]))
+            raise
+        memo.put(key, orjson.dumps(node), len(key[1]))
+        return node
+    if type(found) is str:
+        raise ConversionError(found)
+    normalised: dict[str, Any] = orjson.loads(found)
+    return normalised
+
+
 def validate_function_parameters(name: str, parameters: Any) -> None:
     """A non-strict tool's ``parameters``: a valid JSON Schema whose ``type`` is ``"object"`` (behavior.md#tools-and-tool-choice).
 
     Raises:
         ConversionError: ``Invalid schema for function '<name>': …``.
     """
-    problem = _schema_problem(parameters)
+    problem = remembered_schema_problem(parameters)
     if problem is not None:
         raise ConversionError(f"Invalid schema for function '{name}': {problem}")
     type_value = parameters.get("type") if isinstance(parameters, dict) else None
@@ -147,10 +190,8 @@ def function_definition(
     empty object, behavior.md#json-schemas), others validated (a missing schema stays empty, behavior.md#tools-and-tool-choice)."""
     checked: Any
     if strict is True:
-        from dscodec.protocols._schema import normalize_strict_schema
-
         source = parameters if parameters is not None else {"type": "object"}
-        checked = normalize_strict_schema(source, target="tool")
+        checked = remembered_strict_schema(source, target="tool")
     elif parameters is None:
         checked = {}
     else:
