@@ -104,6 +104,8 @@ class _Converter(_convert.RequestConverter[wire.ResponsesRequest]):
     answered: set[str] = field(default_factory=set)
     #: ``_flat_names()``, computed once.
     flat_names: frozenset[str] | None = None
+    #: ``_namespace_tool_map()``, computed once (its callers only read it).
+    tool_map: dict[str, tuple[str, str]] | None = None
     #: (namespace, name) of each namespace member -> its prompt name (the first, for a member declared twice); then
     #: of each history call that names no member, as it is met.
     call_names: dict[tuple[str, str], str] | None = None
@@ -200,14 +202,16 @@ class _Converter(_convert.RequestConverter[wire.ResponsesRequest]):
     def _namespace_tool_map(self) -> dict[str, tuple[str, str]]:
         """Prompt name -> (namespace, name) of every namespace member, in request order, whatever ``tool_choice``
         says (the names are made by :func:`~dscodec.protocols._tools.namespaced_names`)."""
-        members = [
-            (tool.name, inner.name)
-            for tool in self.request.tools or ()
-            if isinstance(tool, wire.NamespaceTool)
-            for inner in tool.tools
-        ]
-        names = _tools.namespaced_names(members, flat=self._flat_names(), version=self.version)
-        return dict(zip(names, members))
+        if self.tool_map is None:
+            members = [
+                (tool.name, inner.name)
+                for tool in self.request.tools or ()
+                if isinstance(tool, wire.NamespaceTool)
+                for inner in tool.tools
+            ]
+            names = _tools.namespaced_names(members, flat=self._flat_names(), version=self.version)
+            self.tool_map = dict(zip(names, members))
+        return self.tool_map
 
     def _tools(self) -> list[conv.ToolDefinition]:
         """The tool definitions in request order, schemas checked (behavior.md#responses, behavior.md#json-schemas)."""
