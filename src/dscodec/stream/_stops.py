@@ -7,32 +7,18 @@ import re
 from array import array
 from collections import deque
 from collections.abc import Callable
+from typing import Any
 
 from dscodec._memo import Memo
 from dscodec.stream._markers import sanitize_text
 
 __all__ = ["StopMatcher"]
 
-#: A :class:`StopMatcher`'s automaton: its fields ``stops``, ``first_chars``, ``_chars``, ``_search``, ``_parent``,
-#: ``_code``, ``_depth``, ``_best``, ``_more`` and ``_fail``, in that order.
-_Automaton = tuple[
-    tuple[str, ...],
-    frozenset[str],
-    frozenset[str],
-    "Callable[[str, int], re.Match[str] | None] | None",
-    "array[int]",
-    "array[int]",
-    "array[int]",
-    "array[int]",
-    dict[int, dict[int, int]],
-    "array[int]",
-]
-
 #: The automata built, by the stop sequences given: a client sends the same ones with every request, and an
 #: automaton never changes once built (a matcher's own state is its node and depth), so matchers share it. Bounded
 #: by the characters of the stop sequences (a stop sequence is at most 4096 characters, deviation D16).
-_AUTOMATA: Memo[tuple[str, ...], _Automaton] = Memo(longest=16_384, entries=256, total=65_536)
-#: A built matcher's automaton, as :data:`_AUTOMATA` keeps it.
+_AUTOMATA: Memo[tuple[str, ...], tuple[Any, ...]] = Memo(longest=16_384, entries=256, total=65_536)
+#: A built matcher's automaton, as :data:`_AUTOMATA` keeps it (the fields' types are the class's annotations).
 _automaton_of = operator.attrgetter(
     "stops", "first_chars", "_chars", "_search", "_parent", "_code", "_depth", "_best", "_more", "_fail"
 )
@@ -108,7 +94,7 @@ class StopMatcher:
         self._node = 0
 
     def _build(self, stops: tuple[str, ...]) -> None:
-        """The automaton of ``stops`` (the fields :data:`_Automaton` lists), built in place."""
+        """The automaton of ``stops`` (the fields :data:`_automaton_of` reads), built in place."""
         self.stops = tuple(sanitize_text(s) for s in stops if s)
         self.first_chars = frozenset(s[0] for s in self.stops)
         self._chars = frozenset("".join(self.stops))
