@@ -1,6 +1,6 @@
 """Differential sweep: every field of the recorded requests set to each value of a fixed list, both sides compared.
 
-    python tools/diff_sweep.py [--protocol messages] [--streams] [--out /tmp/sweep]
+    python tools/diff_sweep.py [--protocol messages] [--streams [--tool-output]] [--out /tmp/sweep]
     python tools/diff_sweep.py --strict-keywords
 
 Where ``diff_fuzz.py`` mutates at random, this walks: for each protocol, the valid ``request.json`` files of
@@ -12,7 +12,10 @@ that has it, so a sweep of a protocol sends a few tens of thousands of bodies.
 
 Compared, without ``--streams``: what ``diff_fuzz.py`` compares (outcome, error message, prompt, ids, every
 option), and for Responses also the echo fields and the namespace tool map. With ``--streams``: for each body
-both sides accept, every event of a short output (reasoning, ``</think>``, answer), pushed as text chunks.
+both sides accept, every event of a short output (reasoning, ``</think>``, answer), pushed as text chunks. With
+``--tool-output`` as well, the output calls the first tool the body declares instead (a string and a JSON
+parameter, in the model version's DSML, without the block's opening tag where the prompt holds it), cut into short
+chunks, and only bodies that declare a tool are compared: how every field meets a tool call's events.
 
 ``--strict-keywords`` sweeps the strict-mode schema rules instead: each keyword of each kind of schema node
 (every type, a type list, ``anyOf``, ``$ref``) with well-typed and ill-typed values, in a strict tool and a strict
@@ -43,6 +46,7 @@ from record_golden import Recorder, _load_reference
 
 import dscodec
 from dscodec import PromptEncoder
+from dscodec.prompt.dialects import dialect_for
 from dscodec.vocab import with_added_tokens
 
 #: What each node is set to in turn ("<delete>": the key is removed, the array item dropped).
@@ -56,6 +60,33 @@ VALUES: list[Any] = [
 
 #: The short output each accepted body streams with ``--streams``.
 OUTPUT = ["Let me think.", "</think>", "Hello", " world"]
+
+#: ``--tool-output``: how the markup of the call is cut into text chunks (characters a chunk).
+TOOL_CHUNK = 7
+
+
+def tool_output(request: dscodec.ConversationRequest) -> list[str] | None:
+    """The output that calls the first tool ``request`` declares, as text chunks (None: it declares none)."""
+    tools = request.conversation.tools
+    if not tools:
+        return None
+    options = request.parsing_options
+    d = dialect_for(request.model_version)
+    dsml = d.dsml
+    properties = tools[0].parameters.get("properties") if isinstance(tools[0].parameters, dict) else None
+    key = next(iter(properties), "path") if isinstance(properties, dict) and properties else "path"
+    if '"' in key or "<" in key:
+        key = "path"
+    text = "" if options.starts_in_tool_calls else f"Calling.{d.block_separator}<{dsml}{d.tool_calls_tag}>\n"
+    text += (
+        f'<{dsml}{d.invoke_tag} name="{tools[0].name}">\n'
+        f'<{dsml}{d.parameter_tag} name="{key}" string="true">a/b "c"</{dsml}{d.parameter_tag}>\n'
+        f'<{dsml}{d.parameter_tag} name="n" string="false">[3, {{"x": null}}]</{dsml}{d.parameter_tag}>\n'
+        f"</{dsml}{d.invoke_tag}>\n</{dsml}{d.tool_calls_tag}>"
+    )
+    pieces = ["Let me think.", "</think>"] if options.thinking_initial_stage is not None else []
+    return pieces + [text[i : i + TOOL_CHUNK] for i in range(0, len(text), TOOL_CHUNK)]
+
 
 #: ``--strict-keywords``: the node kinds, the keywords, and the values each keyword takes.
 STRICT_NODES: dict[str, dict[str, Any]] = {
@@ -143,10 +174,11 @@ def _shape(body: Any, path: tuple[Any, ...]) -> str:
 class _Sides:
     """Both sides' views of one body of ``protocol``: the request path, or the stream events of :data:`OUTPUT`."""
 
-    def __init__(self, ref: Any, protocol: str, *, streams: bool) -> None:
+    def __init__(self, ref: Any, protocol: str, *, streams: bool, tools: bool = False) -> None:
         self.ref = ref
         self.protocol = protocol
         self.streams = streams
+        self.tools = tools
         self.recorder = Recorder(ref, request_class=diff_fuzz.PROTOCOLS[protocol])
         self.encoders = {
             "v4": PromptEncoder(),
@@ -186,15 +218,18 @@ class _Sides:
 
     def _stream_difference(self, body: Any) -> str | None:
         try:
-            dscodec.convert(self.protocol, body)  # type: ignore[arg-type]
+            request = dscodec.convert(self.protocol, body)  # type: ignore[arg-type]
         except dscodec.DscodecError:
             return None
+        output = tool_output(request) if self.tools else OUTPUT
+        if output is None:
+            return None
         try:
-            reference = diff_fuzz_streams.reference_events(self.protocol, body, OUTPUT, tokenizer=True)
+            reference = diff_fuzz_streams.reference_events(self.protocol, body, output, tokenizer=True)
         except Exception:  # noqa: BLE001 - the reference refuses the body: nothing to compare
             return None
         try:
-            ours = diff_fuzz_streams.our_events(self.protocol, body, OUTPUT)
+            ours = diff_fuzz_streams.our_events(self.protocol, body, output)
         except Exception as exc:  # noqa: BLE001 - an internal error is exactly what this looks for
             return f"crash {type(exc).__name__}: {exc}"
         self.compared += 1
@@ -204,9 +239,9 @@ class _Sides:
         return diff_fuzz_streams._first_difference(mine["events"], theirs["events"])
 
 
-def sweep(ref: Any, protocol: str, *, streams: bool, out: Path | None) -> int:
+def sweep(ref: Any, protocol: str, *, streams: bool, out: Path | None, tools: bool = False) -> int:
     """Sweep ``protocol``; print the differences by kind; the number of bodies that differ."""
-    sides = _Sides(ref, protocol, streams=streams)
+    sides = _Sides(ref, protocol, streams=streams, tools=tools)
     seeds: list[tuple[str, Any]] = []
     skipped = 0
     for path in sorted((diff_fuzz.REPO_DIR / "fixtures" / "requests" / protocol).glob("*/request.json")):
@@ -253,7 +288,7 @@ def sweep(ref: Any, protocol: str, *, streams: bool, out: Path | None) -> int:
                     number = sum(map(len, found.values()))
                     (out / f"{protocol}-{number}.json").write_text(json.dumps(body, ensure_ascii=False))
     differ = sum(map(len, found.values()))
-    what = "stream events" if streams else "request path"
+    what = ("stream events of a tool call" if tools else "stream events") if streams else "request path"
     print(
         f"{protocol} ({what}): {len(seeds)} seeds ({skipped} left out, already different), {bodies} bodies, "
         f"{sides.compared} compared, {differ} differ"
@@ -312,15 +347,20 @@ def main() -> int:
     )
     parser.add_argument("--protocol", choices=sorted(diff_fuzz.PROTOCOLS), action="append")
     parser.add_argument("--streams", action="store_true", help="compare the stream events of a short output")
+    parser.add_argument(
+        "--tool-output", action="store_true", help="with --streams: the output calls the body's first tool"
+    )
     parser.add_argument("--strict-keywords", action="store_true", help="sweep the strict-mode schema rules")
     parser.add_argument("--out", type=Path, default=None, help="write each differing body here")
     args = parser.parse_args()
     ref = _load_reference()
     if args.strict_keywords:
         return 1 if strict_keywords(ref) else 0
+    if args.tool_output and not args.streams:
+        parser.error("--tool-output compares stream events: give --streams too")
     total = 0
     for protocol in args.protocol or sorted(diff_fuzz.PROTOCOLS):
-        total += sweep(ref, protocol, streams=args.streams, out=args.out)
+        total += sweep(ref, protocol, streams=args.streams, out=args.out, tools=args.tool_output)
     return 1 if total else 0
 
 
