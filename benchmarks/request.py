@@ -31,10 +31,15 @@ reported with the ratio to the reference measured alongside (below 1.0 means dsc
   ``tokenizers`` encoding the prompt's distinct words (dscodec's own floor);
 * the same request again through a caching encoder (a serving loop);
 * the next turn: an encoder that has just encoded the previous request encodes this one (the reference has no
-  cache, so its figure is the cold one), with its breakdown; the convert step alone is what is left for any
-  encoder that is handed a JSON body; and its floor, what any codec that is handed the body and answers with a
-  list of ids pays, measured the same way (right after the previous turn): ``orjson.loads`` of the body and a
-  copy of the previous prompt's ids (all but its last few are the ones the two prompts share);
+  cache, so its figure is the cold one), with its breakdown (the convert step alone is what is left for any
+  encoder that is handed a JSON body). The memories the cold run empties are emptied before the previous request
+  is encoded, so the new turn's text (the model's answer and the user's follow-up) is as new as in a serving
+  loop: only the words the previous request holds are known. Its floors: ``tokenizers`` over the new gaps (what
+  an encoder that hands the new text to ``tokenizers`` pays), and what any codec that is handed the body and
+  answers with a list of ids pays, measured the same way (right after the previous turn): ``orjson.loads`` of
+  the body and a copy of the previous prompt's ids (all but its last few are the ones the two prompts share);
+  and the part of dscodec's next turn that is ``tokenizers`` encoding the new turn's words that the previous
+  request does not hold;
 * the next turn of the same conversation sent as an OpenAI Responses and as an Anthropic Messages body
   (``workloads.in_protocol``), against the reference's cold figure for that body.
 
@@ -415,6 +420,16 @@ def text_gaps(body: str) -> list[str]:
     return [g for g in gaps if g]
 
 
+def forget(vocabulary: Any) -> None:
+    """Empty what dscodec remembers between requests but the encoders' own caches: ``vocabulary``'s word memory,
+    the renderer's memos of tool-call arguments and schema lines, and the converter's memos of tool schemas."""
+    vocabulary._word_ids = {}
+    render._ARGUMENTS.clear()
+    render._SCHEMA_LINES.clear()
+    _tools._SCHEMAS.clear()
+    _tools._STRICT.clear()
+
+
 def workload(name: str, tokens: int, runs: int, reference: object | None) -> None:
     load = workloads.build(name, tokens)
     body, previous = load.body, load.previous
@@ -429,16 +444,16 @@ def workload(name: str, tokens: int, runs: int, reference: object | None) -> Non
     words = [w for w in dict.fromkeys(itertools.chain.from_iterable(_WORD.findall(g) for g in gaps))]
     word_texts = [g for g in gaps if vocab._words is not None and not _NOT_WORD_TEXT.search(g)]
     distinct = [w for w in dict.fromkeys(itertools.chain.from_iterable(_WORD.findall(g) for g in word_texts))]
-
-    def forget() -> None:
-        vocab._word_ids = {}
-        render._ARGUMENTS.clear()
-        render._SCHEMA_LINES.clear()
-        _tools._SCHEMAS.clear()
-        _tools._STRICT.clear()
+    # The words of the new turn that the previous request does not hold: what the next turn hands to tokenizers.
+    known = set(itertools.chain.from_iterable(_WORD.findall(g) for g in seen))
+    new_words = [
+        w
+        for w in dict.fromkeys(itertools.chain.from_iterable(_WORD.findall(g) for g in new_gaps))
+        if w not in known
+    ]
 
     def cold_run() -> float:
-        forget()
+        forget(vocab)
         start = time.perf_counter()
         cold.encode(dscodec.convert("chat_completions", body))
         return time.perf_counter() - start
@@ -451,6 +466,7 @@ def workload(name: str, tokens: int, runs: int, reference: object | None) -> Non
 
     def next_turn(part: str = "all") -> Callable[[], float]:
         def run() -> float:
+            forget(vocab)  # only what the previous turn holds is known: the new turn's words were never seen
             encoder = dscodec.PromptEncoder()
             encoder.encode(dscodec.convert("chat_completions", previous))
             a = time.perf_counter()
@@ -468,6 +484,7 @@ def workload(name: str, tokens: int, runs: int, reference: object | None) -> Non
         # What any codec that is handed this JSON body and answers with a list of ids pays, measured as the next
         # turn is (right after the previous turn was encoded): parsing the body, and a copy of the previous
         # prompt's ids (the shared ones, and the few of its generation prompt the next turn replaces).
+        forget(vocab)
         encoder = dscodec.PromptEncoder()
         previous_ids = encoder.encode(dscodec.convert("chat_completions", previous))
         start = time.perf_counter()
@@ -483,6 +500,7 @@ def workload(name: str, tokens: int, runs: int, reference: object | None) -> Non
         "same": timed(lambda: warm.encode(dscodec.convert("chat_completions", body))),
         "next": next_turn(),
         "next floor": timed(lambda: plain.encode_batch_fast(new_gaps, add_special_tokens=False)),
+        "next words floor": timed(lambda: vocab._encode_new_words(new_words)),
         "next parse floor": next_floor,
     }
     same_ids = True
@@ -504,7 +522,7 @@ def workload(name: str, tokens: int, runs: int, reference: object | None) -> Non
     segments, _ = render_segments(converted.conversation, "v4")
 
     def cold_encode() -> float:
-        forget()
+        forget(vocab)
         start = time.perf_counter()
         cold.encode_segments(segments)
         return time.perf_counter() - start
@@ -560,6 +578,10 @@ def workload(name: str, tokens: int, runs: int, reference: object | None) -> Non
         f"floor: tokenizers over the {len(new_gaps)} new gaps ({sum(map(len, new_gaps))} characters)",
         medians["next floor"],
     )
+    row(
+        f"floor: tokenizers over its {len(new_words)} new words ({sum(map(len, new_words))} chars)",
+        medians["next words floor"],
+    )
     row("floor: parse the body (orjson), copy the previous ids", medians["next parse floor"])
 
 
@@ -573,6 +595,7 @@ def other_protocols(name: str, tokens: int, runs: int, reference: Any) -> None:
 
         def next_turn(body: str = body, previous: str = previous, protocol: str = protocol) -> float:
             encoder = dscodec.PromptEncoder()
+            forget(encoder.vocabulary)
             encoder.encode(dscodec.convert(protocol, previous))  # type: ignore[arg-type]
             start = time.perf_counter()
             encoder.encode(dscodec.convert(protocol, body))  # type: ignore[arg-type]
@@ -618,10 +641,7 @@ def _fresh_cold(body: str, reference: object | None, *, runs: int) -> tuple[floa
         vocabulary = Vocabulary.adopt(Tokenizer.from_file(path), name=path)
         encoder = dscodec.PromptEncoder(vocabulary, cache_chars=0)
         encoder.encode(dscodec.convert("chat_completions", SMALL))  # what is made on first use (untimed)
-        render._ARGUMENTS.clear()
-        render._SCHEMA_LINES.clear()
-        _tools._SCHEMAS.clear()
-        _tools._STRICT.clear()
+        forget(vocabulary)
         start = time.perf_counter()
         encoder.encode(dscodec.convert("chat_completions", body))
         ours.append(time.perf_counter() - start)
