@@ -1,6 +1,6 @@
 """Differential sweep: every field of the recorded requests set to each value of a fixed list, both sides compared.
 
-    python tools/diff_sweep.py [--protocol messages] [--streams [--tool-output]] [--out /tmp/sweep]
+    python tools/diff_sweep.py [--protocol messages] [--streams [--tool-output] [--ids]] [--out /tmp/sweep]
     python tools/diff_sweep.py --strict-keywords
 
 Where ``diff_fuzz.py`` mutates at random, this walks: for each protocol, the valid ``request.json`` files of
@@ -15,7 +15,9 @@ option), and for Responses also the echo fields and the namespace tool map. With
 both sides accept, every event of a short output (reasoning, ``</think>``, answer), pushed as text chunks. With
 ``--tool-output`` as well, the output calls the first tool the body declares instead (a string and a JSON
 parameter, in the model version's DSML, without the block's opening tag where the prompt holds it), cut into short
-chunks, and only bodies that declare a tool are compared: how every field meets a tool call's events.
+chunks, and only bodies that declare a tool are compared: how every field meets a tool call's events. With
+``--ids`` the output goes as token ids instead (its text encoded with the added vocabulary, so ``</think>`` and
+the Dsml token are the special ids a model writes), :data:`IDS_PER_PUSH` a push.
 
 ``--strict-keywords`` sweeps the strict-mode schema rules instead: each keyword of each kind of schema node
 (every type, a type list, ``anyOf``, ``$ref``) with well-typed and ill-typed values, in a strict tool and a strict
@@ -63,6 +65,8 @@ OUTPUT = ["Let me think.", "</think>", "Hello", " world"]
 
 #: ``--tool-output``: how the markup of the call is cut into text chunks (characters a chunk).
 TOOL_CHUNK = 7
+#: ``--ids``: token ids a push.
+IDS_PER_PUSH = 3
 
 
 def tool_output(request: dscodec.ConversationRequest) -> list[str] | None:
@@ -174,11 +178,14 @@ def _shape(body: Any, path: tuple[Any, ...]) -> str:
 class _Sides:
     """Both sides' views of one body of ``protocol``: the request path, or the stream events of :data:`OUTPUT`."""
 
-    def __init__(self, ref: Any, protocol: str, *, streams: bool, tools: bool = False) -> None:
+    def __init__(
+        self, ref: Any, protocol: str, *, streams: bool, tools: bool = False, ids: bool = False
+    ) -> None:
         self.ref = ref
         self.protocol = protocol
         self.streams = streams
         self.tools = tools
+        self.ids = ids
         self.recorder = Recorder(ref, request_class=diff_fuzz.PROTOCOLS[protocol])
         self.encoders = {
             "v4": PromptEncoder(),
@@ -224,6 +231,9 @@ class _Sides:
         output = tool_output(request) if self.tools else OUTPUT
         if output is None:
             return None
+        if self.ids:
+            units = self.encoders["v4"].vocabulary.full.encode("".join(output), add_special_tokens=False).ids
+            output = [units[i : i + IDS_PER_PUSH] for i in range(0, len(units), IDS_PER_PUSH)]
         try:
             reference = diff_fuzz_streams.reference_events(self.protocol, body, output, tokenizer=True)
         except Exception:  # noqa: BLE001 - the reference refuses the body: nothing to compare
@@ -239,9 +249,11 @@ class _Sides:
         return diff_fuzz_streams._first_difference(mine["events"], theirs["events"])
 
 
-def sweep(ref: Any, protocol: str, *, streams: bool, out: Path | None, tools: bool = False) -> int:
+def sweep(
+    ref: Any, protocol: str, *, streams: bool, out: Path | None, tools: bool = False, ids: bool = False
+) -> int:
     """Sweep ``protocol``; print the differences by kind; the number of bodies that differ."""
-    sides = _Sides(ref, protocol, streams=streams, tools=tools)
+    sides = _Sides(ref, protocol, streams=streams, tools=tools, ids=ids)
     seeds: list[tuple[str, Any]] = []
     skipped = 0
     for path in sorted((diff_fuzz.REPO_DIR / "fixtures" / "requests" / protocol).glob("*/request.json")):
@@ -289,6 +301,7 @@ def sweep(ref: Any, protocol: str, *, streams: bool, out: Path | None, tools: bo
                     (out / f"{protocol}-{number}.json").write_text(json.dumps(body, ensure_ascii=False))
     differ = sum(map(len, found.values()))
     what = ("stream events of a tool call" if tools else "stream events") if streams else "request path"
+    what += " (token ids)" if streams and ids else ""
     print(
         f"{protocol} ({what}): {len(seeds)} seeds ({skipped} left out, already different), {bodies} bodies, "
         f"{sides.compared} compared, {differ} differ"
@@ -350,17 +363,20 @@ def main() -> int:
     parser.add_argument(
         "--tool-output", action="store_true", help="with --streams: the output calls the body's first tool"
     )
+    parser.add_argument("--ids", action="store_true", help="with --streams: the output goes as token ids")
     parser.add_argument("--strict-keywords", action="store_true", help="sweep the strict-mode schema rules")
     parser.add_argument("--out", type=Path, default=None, help="write each differing body here")
     args = parser.parse_args()
     ref = _load_reference()
     if args.strict_keywords:
         return 1 if strict_keywords(ref) else 0
-    if args.tool_output and not args.streams:
-        parser.error("--tool-output compares stream events: give --streams too")
+    if (args.tool_output or args.ids) and not args.streams:
+        parser.error("--tool-output and --ids compare stream events: give --streams too")
     total = 0
     for protocol in args.protocol or sorted(diff_fuzz.PROTOCOLS):
-        total += sweep(ref, protocol, streams=args.streams, out=args.out, tools=args.tool_output)
+        total += sweep(
+            ref, protocol, streams=args.streams, out=args.out, tools=args.tool_output, ids=args.ids
+        )
     return 1 if total else 0
 
 
