@@ -77,9 +77,10 @@ def tool_output(request: dscodec.ConversationRequest) -> list[str] | None:
     options = request.parsing_options
     d = dialect_for(request.model_version)
     dsml = d.dsml
-    properties = tools[0].parameters.get("properties") if isinstance(tools[0].parameters, dict) else None
-    key = next(iter(properties), "path") if isinstance(properties, dict) and properties else "path"
-    if '"' in key or "<" in key:
+    parameters = tools[0].parameters  # (None when the tool declares none)
+    properties = parameters.get("properties") if isinstance(parameters, dict) else None
+    key = next(iter(properties), "path") if isinstance(properties, dict) else "path"
+    if '"' in key or "<" in key:  # (a name the markup cannot hold as it is)
         key = "path"
     text = "" if options.starts_in_tool_calls else f"Calling.{d.block_separator}<{dsml}{d.tool_calls_tag}>\n"
     text += (
@@ -300,8 +301,10 @@ def sweep(
                     number = sum(map(len, found.values()))
                     (out / f"{protocol}-{number}.json").write_text(json.dumps(body, ensure_ascii=False))
     differ = sum(map(len, found.values()))
-    what = ("stream events of a tool call" if tools else "stream events") if streams else "request path"
-    what += " (token ids)" if streams and ids else ""
+    what = "request path"
+    if streams:
+        what = "stream events of a tool call" if tools else "stream events"
+        what += " (token ids)" if ids else ""
     print(
         f"{protocol} ({what}): {len(seeds)} seeds ({skipped} left out, already different), {bodies} bodies, "
         f"{sides.compared} compared, {differ} differ"
